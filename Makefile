@@ -1,0 +1,133 @@
+# pgci — build, dependencies, tests, run, bench, sanitizers, install.
+#
+# Sources are found by wildcard: a new module in src/<area>/, checks/ or reports/, a
+# new unit test tests/unit/test_*.c, or a new end-to-end script tests/e2e/*.sh is
+# picked up without editing this file.
+
+BUILD   ?= build
+PREFIX  ?= /usr/local
+CC      ?= cc
+OPT     ?= -O2
+SAN     ?=
+# make run: the workspace to run on (default: the bundled demo workspace).
+WORKSPACE ?=
+
+TS_PY   := $(BUILD)/deps/tree-sitter-python
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+           -Wno-unused-parameter
+CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -g $(OPT) $(SAN) $(WARN) -Isrc -I. $(CFLAGS)
+LDLIBS_ALL := -lcurl -lgit2 -lcmark -ljansson -ltree-sitter -lpthread -lm $(LDLIBS)
+
+# CUDA kernels: compiled when nvcc exists (sm_90), compiled out otherwise.
+NVCC    ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+CUDA_SRCS := $(wildcard kernels/*.cu)
+ifneq ($(strip $(NVCC)),)
+ifneq ($(strip $(CUDA_SRCS)),)
+ifeq ($(strip $(SAN)),)
+CUDA_HOME := $(patsubst %/bin/nvcc,%,$(NVCC))
+CFLAGS_ALL += -DPGCI_HAVE_CUDA=1 -I$(CUDA_HOME)/include
+LDLIBS_ALL += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lcublas
+CUDA_OBJS := $(CUDA_SRCS:%.cu=$(BUILD)/obj/%.cu.o)
+endif
+endif
+endif
+
+LIB_SRCS  := $(sort $(wildcard src/*/*.c) $(wildcard checks/*.c) $(wildcard reports/*.c) \
+                    $(wildcard kernels/*.c))
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+MAIN_OBJ  := $(BUILD)/obj/src/main.o
+TS_OBJS   := $(BUILD)/obj/ts/parser.o $(BUILD)/obj/ts/scanner.o
+LIB       := $(BUILD)/libpgci.a
+BIN       := bin/pgci
+ifneq ($(BUILD),build)
+BIN       := $(BUILD)/bin/pgci
+endif
+
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+E2E       := $(sort $(wildcard tests/e2e/*.sh))
+FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+
+.PHONY: all deps build test unit e2e oracle run corpus-test bench asan install format clean \
+        fuzz fuzz-smoke check-format report-demo gpu-check
+
+all: build
+
+$(BUILD)/deps/.stamp: scripts/deps.sh
+	@bash scripts/deps.sh $(BUILD)
+
+deps: $(BUILD)/deps/.stamp
+
+build: deps $(BIN)
+
+$(BUILD)/obj/ts/%.o: $(BUILD)/deps/.stamp
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	@$(CC) -std=c11 -O2 -g $(SAN) -w -I$(TS_PY)/src -c $(TS_PY)/src/$*.c -o $@
+
+$(BUILD)/obj/%.o: %.c $(BUILD)/deps/.stamp
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/%.cu.o: %.cu $(wildcard kernels/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  NVCC    $<"
+	@$(NVCC) -O2 -std=c++17 -arch=sm_90 -Isrc -I. -Xcompiler -Wall -c $< -o $@
+
+$(LIB): $(LIB_OBJS) $(TS_OBJS) $(CUDA_OBJS)
+	@rm -f $@
+	@ar rcs $@ $^
+
+$(BIN): $(MAIN_OBJ) $(LIB)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	@$(CC) $(SAN) -o $@ $^ $(LDLIBS_ALL) $(if $(CUDA_OBJS),-lstdc++)
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL) -lcmocka $(if $(CUDA_OBJS),-lstdc++)
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+# --- tests ---------------------------------------------------------------------------
+# Unit tests (cmocka), then end-to-end scenarios driving the built binary, then the
+# oracle tests (Python's difflib, the real patchgen, real ruff), then the fuzz smoke.
+test: build $(UNIT_BINS)
+	@PGCI_BUILD=$(BUILD) PGCI=$(abspath $(BIN)) bash tests/run_all.sh $(UNIT_BINS)
+
+unit: build $(UNIT_BINS)
+	@set -e; for t in $(UNIT_BINS); do $$t; done
+
+e2e: build
+	@set -e; for t in $(E2E); do PGCI=$(abspath $(BIN)) PGCI_BUILD=$(BUILD) bash $$t; done
+
+asan:
+	$(MAKE) BUILD=build-asan OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" test
+
+fuzz-smoke fuzz:
+	@PGCI_BUILD=$(BUILD) bash tests/fuzz/run.sh $@
+
+# --- the main job ----------------------------------------------------------------------
+run: build
+	@$(BIN) run $(if $(WORKSPACE),-C $(WORKSPACE),)
+
+corpus-test: build
+	@PGCI=$(abspath $(BIN)) PGCI_BUILD=$(BUILD) bash tests/corpus/run.sh
+
+bench: build
+	@PGCI=$(abspath $(BIN)) PGCI_BUILD=$(BUILD) bash bench/run.sh
+
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/pgci
+
+format:
+	clang-format -i $(shell git ls-files '*.c' '*.h')
+
+check-format:
+	clang-format --dry-run -Werror $(shell git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf $(BUILD) build-asan bin

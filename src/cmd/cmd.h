@@ -1,0 +1,39 @@
+/*
+ * cmd.h - the subcommands. Each lives in src/cmd/cmd_<name>.c as
+ * cmd_<name>(argc, argv) with argv[0] the command name, and returns the process
+ * exit code: 0 clean, 1 findings at or above --fail-on, 2 usage or environment
+ * error. Only code under src/cmd/ prints results and errors.
+ */
+#ifndef PGCI_CMD_CMD_H
+#define PGCI_CMD_CMD_H
+
+#include "core/opts.h"
+
+#define PGCI_VERSION "0.1.0"
+
+enum { EXIT_CLEAN = 0, EXIT_FINDINGS = 1, EXIT_ERROR = 2 };
+
+int cmd_fetch(int argc, const char **argv);
+int cmd_index(int argc, const char **argv);
+int cmd_list(int argc, const char **argv);
+int cmd_regen(int argc, const char **argv);
+int cmd_check(int argc, const char **argv);
+int cmd_names(int argc, const char **argv);
+int cmd_survey(int argc, const char **argv);
+int cmd_logits(int argc, const char **argv);
+int cmd_report(int argc, const char **argv);
+int cmd_run(int argc, const char **argv);
+int cmd_patchgen(int argc, const char **argv);
+
+/* Prints "pgci: error: <last error>" on stderr and returns EXIT_ERROR. */
+int cmd_error(void);
+
+/* Parses options with the common ones; on --help returns 1 with *exit_code = 0,
+ * on a usage error prints it and sets *exit_code = 2. Returns 0 to go on. */
+int cmd_parse(int argc, const char **argv, const opt *table, common_opts *common,
+              const char *usage, const char *summary, strvec *rest, int *exit_code);
+
+/* The number of jobs to use: the --jobs value, else the number of online CPUs. */
+int cmd_jobs(const common_opts *common);
+
+#endif

@@ -1,0 +1,213 @@
+/*
+ * Why a poll loop: a child that writes a lot to stderr while we block writing its
+ * stdin (or reading its stdout) would deadlock with naive sequential I/O. We poll
+ * all three pipes, non-blocking, until the child closes both outputs, then reap it.
+ * The child is put in its own process group so a timeout kills what it spawned too.
+ */
+#include "core/proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/error.h"
+
+extern char **environ;
+
+static long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void proc_argv_string(strbuf *out, const char *const *argv)
+{
+    for (size_t i = 0; argv[i]; i++) {
+        if (i)
+            strbuf_addc(out, ' ');
+        strbuf_adds(out, argv[i]);
+    }
+}
+
+static int name_error(int code, const proc_opts *opts, const char *why)
+{
+    strbuf cmd = STRBUF_INIT;
+    proc_argv_string(&cmd, opts->argv);
+    pgci_error_set(code, "command '%s' %s", cmd.buf, why);
+    strbuf_free(&cmd);
+    return code;
+}
+
+static int drain(int fd, strbuf *sb, size_t cap)
+{
+    char buf[65536];
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof(buf));
+        if (n > 0) {
+            size_t keep = (size_t)n;
+            if (sb->len + keep > cap)
+                keep = sb->len < cap ? cap - sb->len : 0;
+            strbuf_add(sb, buf, keep);
+            continue;
+        }
+        if (n == 0)
+            return 1; /* EOF */
+        if (errno == EINTR)
+            continue;
+        return 0; /* EAGAIN */
+    }
+}
+
+int proc_run(const proc_opts *opts, proc_result *res)
+{
+    int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
+    memset(res, 0, sizeof(*res));
+    strbuf_init(&res->out, 0);
+    strbuf_init(&res->err, 0);
+    size_t cap = opts->max_output ? opts->max_output : (size_t)256 << 20;
+
+    if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0 ||
+        (opts->stdin_data && pipe2(in, O_CLOEXEC) < 0)) {
+        int e = errno;
+        for (int i = 0; i < 2; i++) {
+            if (in[i] >= 0) close(in[i]);
+            if (out[i] >= 0) close(out[i]);
+            if (err[i] >= 0) close(err[i]);
+        }
+        return name_error(PGCI_EIO, opts, strerror(e));
+    }
+
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                                        POSIX_SPAWN_SETSIGDEF);
+    posix_spawnattr_setpgroup(&attr, 0);
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(&attr, &none);
+    sigset_t def;
+    sigemptyset(&def);
+    sigaddset(&def, SIGPIPE);
+    posix_spawnattr_setsigdefault(&attr, &def);
+    if (opts->stdin_data)
+        posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+    else
+        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, err[1], 2);
+    if (opts->cwd)
+        posix_spawn_file_actions_addchdir_np(&fa, opts->cwd);
+
+    pid_t pid;
+    int rc = posix_spawnp(&pid, opts->argv[0], &fa, &attr, (char *const *)opts->argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    close(out[1]);
+    close(err[1]);
+    if (in[0] >= 0)
+        close(in[0]);
+    if (rc != 0) {
+        close(out[0]);
+        close(err[0]);
+        if (in[1] >= 0)
+            close(in[1]);
+        return name_error(rc == ENOENT ? PGCI_ENOTFOUND : PGCI_EIO, opts,
+                          rc == ENOENT ? "not found (is it installed and on PATH?)"
+                                       : strerror(rc));
+    }
+
+    fcntl(out[0], F_SETFL, O_NONBLOCK);
+    fcntl(err[0], F_SETFL, O_NONBLOCK);
+    if (in[1] >= 0)
+        fcntl(in[1], F_SETFL, O_NONBLOCK);
+    size_t in_off = 0;
+    int out_open = 1, err_open = 1;
+    long deadline = opts->timeout_ms > 0 ? now_ms() + opts->timeout_ms : 0;
+    if (in[1] >= 0 && opts->stdin_len == 0) {
+        close(in[1]);
+        in[1] = -1;
+    }
+
+    /* SIGPIPE from a child that exits before reading all of stdin must not kill us. */
+    struct sigaction ign = {0}, old_pipe;
+    ign.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &ign, &old_pipe);
+
+    while (out_open || err_open) {
+        struct pollfd p[3];
+        int np = 0;
+        int io = -1, ie = -1, ii = -1;
+        if (out_open) { io = np; p[np++] = (struct pollfd){out[0], POLLIN, 0}; }
+        if (err_open) { ie = np; p[np++] = (struct pollfd){err[0], POLLIN, 0}; }
+        if (in[1] >= 0) { ii = np; p[np++] = (struct pollfd){in[1], POLLOUT, 0}; }
+        int wait = -1;
+        if (deadline) {
+            long left = deadline - now_ms();
+            if (left <= 0) {
+                res->timed_out = 1;
+                break;
+            }
+            wait = (int)left;
+        }
+        int n = poll(p, (nfds_t)np, wait);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            break;
+        if (io >= 0 && p[io].revents && drain(out[0], &res->out, cap)) out_open = 0;
+        if (ie >= 0 && p[ie].revents && drain(err[0], &res->err, cap)) err_open = 0;
+        if (ii >= 0 && p[ii].revents) {
+            ssize_t w = write(in[1], opts->stdin_data + in_off, opts->stdin_len - in_off);
+            if (w > 0)
+                in_off += (size_t)w;
+            if ((w < 0 && errno != EAGAIN && errno != EINTR) || in_off >= opts->stdin_len) {
+                close(in[1]);
+                in[1] = -1;
+            }
+        }
+    }
+    if (in[1] >= 0)
+        close(in[1]);
+    close(out[0]);
+    close(err[0]);
+    if (res->timed_out)
+        kill(-pid, SIGKILL);
+
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    sigaction(SIGPIPE, &old_pipe, NULL);
+    (void)all;
+
+    if (res->timed_out) {
+        char why[64];
+        snprintf(why, sizeof(why), "timed out after %d ms and was killed", opts->timeout_ms);
+        return name_error(PGCI_ELIMIT, opts, why);
+    }
+    if (WIFSIGNALED(st)) {
+        res->signal = WTERMSIG(st);
+        char why[64];
+        snprintf(why, sizeof(why), "was killed by signal %d (%s)", res->signal,
+                 strsignal(res->signal));
+        return name_error(PGCI_EIO, opts, why);
+    }
+    res->status = WEXITSTATUS(st);
+    return 0;
+}
+
+void proc_result_free(proc_result *res)
+{
+    strbuf_free(&res->out);
+    strbuf_free(&res->err);
+}

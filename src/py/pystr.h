@@ -1,0 +1,26 @@
+/*
+ * pystr.h - decoding Python string literals as the interpreter would.
+ *
+ * Handles every prefix (r, u, b, f and their case and combinations), single,
+ * double and triple quotes, all escapes (\n \t \\ \' \" \a \b \f \v \0-\777 \xHH
+ * \uXXXX \UXXXXXXXX \N{NAME} is refused as unsupported, line continuation), and
+ * implicit concatenation of adjacent literals (a tree-sitter `concatenated_string`).
+ * The result is UTF-8. f-strings with replacement fields are refused: their value
+ * is not a constant.
+ */
+#ifndef PGCI_PY_PYSTR_H
+#define PGCI_PY_PYSTR_H
+
+#include "core/strbuf.h"
+#include "py/py.h"
+
+/* Decodes one literal's source text (prefix, quotes and body) into out. On error
+ * (bad escape, unterminated, f-string with fields) sets a message and returns
+ * PGCI_EINVALID / PGCI_EUNSUPPORTED. */
+int pystr_decode(strbuf *out, const char *lit, size_t len);
+
+/* Decodes a `string` or `concatenated_string` node. The error message is prefixed
+ * with PATH:LINE:COL. */
+int pystr_decode_node(strbuf *out, const py_tree *t, TSNode n);
+
+#endif

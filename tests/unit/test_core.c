@@ -1,0 +1,238 @@
+/* Unit tests for src/core: strbuf, vectors, the hash map, the arena, errors, path
+ * safety, atomic writes and the process API. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/arena.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/hashmap.h"
+#include "core/opts.h"
+#include "core/proc.h"
+#include "core/strbuf.h"
+#include "core/vec.h"
+
+static void test_strbuf(void **state)
+{
+    (void)state;
+    strbuf sb = STRBUF_INIT;
+    assert_string_equal(sb.buf, "");
+    strbuf_adds(&sb, "abc");
+    strbuf_addf(&sb, "-%d-%s", 42, "x");
+    strbuf_addc(&sb, '!');
+    assert_string_equal(sb.buf, "abc-42-x!");
+    assert_int_equal(sb.len, 9);
+    strbuf_adds(&sb, "  \n\t");
+    strbuf_rtrim(&sb);
+    assert_string_equal(sb.buf, "abc-42-x!");
+    for (int i = 0; i < 10000; i++)
+        strbuf_addc(&sb, 'y');
+    assert_int_equal(sb.len, 10009);
+    assert_int_equal(sb.buf[10008], 'y');
+    assert_int_equal(sb.buf[10009], '\0');
+    size_t n;
+    char *d = strbuf_detach(&sb, &n);
+    assert_int_equal(n, 10009);
+    assert_int_equal(sb.len, 0);
+    free(d);
+    strbuf_free(&sb);
+}
+
+static void test_strvec_sort(void **state)
+{
+    (void)state;
+    strvec v = STRVEC_INIT;
+    strvec_push(&v, "b");
+    strvec_push(&v, "c");
+    strvec_push(&v, "a");
+    strvec_sort(&v);
+    assert_string_equal(v.items[0], "a");
+    assert_string_equal(v.items[2], "c");
+    assert_int_equal(strvec_find(&v, "c"), 2);
+    assert_int_equal(strvec_find(&v, "z"), -1);
+    strvec_free(&v);
+}
+
+static void test_hashmap(void **state)
+{
+    (void)state;
+    hashmap m = HASHMAP_INIT;
+    char keys[1000][8];
+    for (int i = 0; i < 1000; i++) {
+        snprintf(keys[i], sizeof(keys[i]), "k%d", i);
+        assert_null(hashmap_put(&m, keys[i], (void *)(intptr_t)(i + 1)));
+    }
+    assert_int_equal(m.count, 1000);
+    for (int i = 0; i < 1000; i++)
+        assert_int_equal((intptr_t)hashmap_get(&m, keys[i]), i + 1);
+    assert_null(hashmap_get(&m, "nope"));
+    assert_int_equal((intptr_t)hashmap_put(&m, "k5", (void *)7), 6);
+    assert_int_equal((intptr_t)hashmap_remove(&m, "k5"), 7);
+    assert_false(hashmap_has(&m, "k5"));
+    assert_int_equal((intptr_t)hashmap_get(&m, "k6"), 7);
+    /* insertion order survives */
+    assert_string_equal(m.entries[0].key, "k0");
+    hashmap_free(&m);
+}
+
+static void test_arena(void **state)
+{
+    (void)state;
+    arena a = ARENA_INIT;
+    char *s = arena_strdup(&a, "hello");
+    char *big = arena_alloc(&a, 200000);
+    assert_int_equal(big[199999], 0);
+    char *f = arena_printf(&a, "%s-%d", s, 3);
+    assert_string_equal(f, "hello-3");
+    arena_free(&a);
+}
+
+static void test_error_wrap(void **state)
+{
+    (void)state;
+    assert_int_equal(pgci_error_set(PGCI_ENOTFOUND, "HTTP %d", 404), PGCI_ENOTFOUND);
+    pgci_error_wrap(PGCI_ENET, "cannot fetch %s", "x.py");
+    assert_string_equal(pgci_error_last(), "cannot fetch x.py: HTTP 404");
+    assert_int_equal(pgci_error_code(), PGCI_ENET);
+    pgci_error_clear();
+    assert_string_equal(pgci_error_last(), "");
+}
+
+static void test_path_check(void **state)
+{
+    (void)state;
+    assert_int_equal(fs_path_check("a/b.py", "p"), 0);
+    assert_int_equal(fs_path_check("a/..b/c", "p"), 0);
+    assert_int_equal(fs_path_check("../x", "p"), PGCI_EINVALID);
+    assert_non_null(strstr(pgci_error_last(), "escapes"));
+    assert_int_equal(fs_path_check("a/../../x", "p"), PGCI_EINVALID);
+    assert_int_equal(fs_path_check("/etc/passwd", "p"), PGCI_EINVALID);
+    assert_int_equal(fs_path_check("a\nb", "p"), PGCI_EINVALID);
+    assert_int_equal(fs_path_check("", "p"), PGCI_EINVALID);
+    assert_int_equal(fs_path_check("a\\b", "p"), PGCI_EINVALID);
+}
+
+static void test_join_under_symlink(void **state)
+{
+    (void)state;
+    strbuf dir = STRBUF_INIT, p = STRBUF_INIT, link = STRBUF_INIT;
+    assert_int_equal(fs_mkdtemp(&dir, "pgci-test"), 0);
+    fs_join(&link, dir.buf, "out");
+    assert_int_equal(symlink("/etc", link.buf), 0);
+    assert_int_equal(fs_join_under(&p, dir.buf, "out/passwd", "path"), PGCI_EINVALID);
+    assert_non_null(strstr(pgci_error_last(), "outside"));
+    strbuf_reset(&p);
+    assert_int_equal(fs_join_under(&p, dir.buf, "new/file", "path"), 0);
+    assert_int_equal(fs_remove_tree(dir.buf), 0);
+    strbuf_free(&dir);
+    strbuf_free(&p);
+    strbuf_free(&link);
+}
+
+static void test_atomic_write(void **state)
+{
+    (void)state;
+    strbuf dir = STRBUF_INIT, f = STRBUF_INIT, back = STRBUF_INIT;
+    assert_int_equal(fs_mkdtemp(&dir, "pgci-test"), 0);
+    fs_join(&f, dir.buf, "x.txt");
+    assert_int_equal(fs_write_atomic(f.buf, "one\n", 4), 0);
+    assert_int_equal(fs_read_file(&back, f.buf, 0), 0);
+    assert_string_equal(back.buf, "one\n");
+    /* writing into a directory that does not exist fails and leaves nothing */
+    strbuf bad = STRBUF_INIT;
+    fs_join(&bad, dir.buf, "missing/x.txt");
+    assert_int_equal(fs_write_atomic(bad.buf, "x", 1), PGCI_EIO);
+    strvec names = STRVEC_INIT;
+    assert_int_equal(fs_list_dir(&names, dir.buf), 0);
+    assert_int_equal(names.len, 1);
+    assert_string_equal(names.items[0], "x.txt");
+    strvec_free(&names);
+    if (geteuid() != 0) {
+        chmod(dir.buf, 0555);
+        assert_int_equal(fs_write_atomic(f.buf, "two\n", 4), PGCI_EIO);
+        chmod(dir.buf, 0755);
+    }
+    assert_int_equal(fs_remove_tree(dir.buf), 0);
+    strbuf_free(&dir);
+    strbuf_free(&f);
+    strbuf_free(&back);
+    strbuf_free(&bad);
+}
+
+static void test_proc(void **state)
+{
+    (void)state;
+    const char *argv[] = {"sh", "-c", "cat; echo err >&2; exit 3", NULL};
+    proc_opts o = {.argv = argv, .stdin_data = "hello", .stdin_len = 5, .timeout_ms = 5000};
+    proc_result r;
+    assert_int_equal(proc_run(&o, &r), 0);
+    assert_int_equal(r.status, 3);
+    assert_string_equal(r.out.buf, "hello");
+    assert_string_equal(r.err.buf, "err\n");
+    proc_result_free(&r);
+
+    const char *slow[] = {"sleep", "10", NULL};
+    proc_opts o2 = {.argv = slow, .timeout_ms = 200};
+    assert_int_equal(proc_run(&o2, &r), PGCI_ELIMIT);
+    assert_true(r.timed_out);
+    assert_non_null(strstr(pgci_error_last(), "timed out"));
+    proc_result_free(&r);
+
+    const char *missing[] = {"pgci-no-such-command", NULL};
+    proc_opts o3 = {.argv = missing};
+    assert_int_equal(proc_run(&o3, &r), PGCI_ENOTFOUND);
+    assert_non_null(strstr(pgci_error_last(), "pgci-no-such-command"));
+    proc_result_free(&r);
+}
+
+static void test_opts(void **state)
+{
+    (void)state;
+    const char *tag = NULL;
+    int write = 0;
+    strvec fmts = STRVEC_INIT, rest = STRVEC_INIT;
+    opt table[] = {
+        OPT_STR('t', "tag", &tag, "TAG", "the tag"),
+        OPT_BOOL(0, "write", &write, "write"),
+        OPT_LIST(0, "format", &fmts, "F", "formats"),
+        OPT_END(),
+    };
+    common_opts c = {0};
+    const char *argv[] = {"regen", "--tag=v1", "a.py", "--write", "--format", "md,json",
+                          "-j", "3", "--", "--not-an-option"};
+    assert_int_equal(opts_parse(10, argv, table, &c, "u", NULL, &rest), 0);
+    assert_string_equal(tag, "v1");
+    assert_true(write);
+    assert_int_equal(fmts.len, 2);
+    assert_string_equal(fmts.items[1], "json");
+    assert_int_equal(c.jobs, 3);
+    assert_int_equal(rest.len, 2);
+    assert_string_equal(rest.items[1], "--not-an-option");
+    const char *bad[] = {"regen", "--nope"};
+    assert_int_equal(opts_parse(2, bad, table, &c, "u", NULL, &rest), PGCI_EUSAGE);
+    assert_non_null(strstr(pgci_error_last(), "--nope"));
+    const char *noval[] = {"regen", "--tag"};
+    assert_int_equal(opts_parse(2, noval, table, &c, "u", NULL, &rest), PGCI_EUSAGE);
+    strvec_free(&fmts);
+    strvec_free(&rest);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_strbuf),          cmocka_unit_test(test_strvec_sort),
+        cmocka_unit_test(test_hashmap),         cmocka_unit_test(test_arena),
+        cmocka_unit_test(test_error_wrap),      cmocka_unit_test(test_path_check),
+        cmocka_unit_test(test_join_under_symlink), cmocka_unit_test(test_atomic_write),
+        cmocka_unit_test(test_proc),            cmocka_unit_test(test_opts),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
