@@ -131,3 +131,6 @@ check-format:
 
 clean:
 	rm -rf $(BUILD) build-asan bin
+
+# Areas may add their own targets in mk/<area>.mk (kernels, fuzzing, reports).
+-include $(sort $(wildcard mk/*.mk))
