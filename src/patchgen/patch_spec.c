@@ -4,6 +4,7 @@
  */
 #include "patchgen/patch_spec.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const struct {
@@ -32,10 +33,14 @@ int pg_patch_type_from_member(const char *member)
     return -1;
 }
 
+/* The evaluator allocates the pg_config struct itself inside its own arena, so
+ * freeing the arena frees everything; a pg_config built by hand (on the stack, in a
+ * test) is freed the same way without touching the struct's own storage. */
 void pg_config_free(pg_config *c)
 {
     if (!c)
         return;
+    arena mem = c->mem;
     VEC_FREE(&c->patches);
     VEC_FREE(&c->additional_imports);
     VEC_FREE(&c->post_import_blocks);
@@ -43,6 +48,5 @@ void pg_config_free(pg_config *c)
     VEC_FREE(&c->positioned_helpers);
     VEC_FREE(&c->drop_imported_names);
     VEC_FREE(&c->exclude);
-    arena_free(&c->mem);
-    free(c);
+    arena_free(&mem);
 }

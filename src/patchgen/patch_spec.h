@@ -100,6 +100,8 @@ typedef struct pg_config {
     unsigned line, col; /* where PatchConfig(...) was called (in the file that made it) */
 } pg_config;
 
+/* Frees the config's vectors and its arena (which, for an evaluated config, holds the
+ * struct itself). Accepts NULL and hand-built configs. */
 void pg_config_free(pg_config *c);
 
 #endif
