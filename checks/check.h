@@ -48,8 +48,13 @@ typedef struct check_ctx {
     size_t n_inputs;
     const char *ruff;         /* ruff command when available, else NULL */
     const char *ruff_version; /* "0.13.2" when known */
-    const char *const *ruff_extra_ignore; /* NULL-terminated, may be NULL */
-    int ruff_isolated;
+    const char *ruff_missing; /* why ruff is unavailable, when it is */
+    /* Normalises a source the way the regeneration does (ruff check --fix, then
+     * ruff format, with the workspace's settings); NULL when ruff is unavailable.
+     * Provided by the pipeline so checks need not know how ruff is run. */
+    int (*normalize)(void *arg, const char *path_hint, const char *src, size_t len,
+                     strbuf *out);
+    void *normalize_arg;
 } check_ctx;
 
 enum { CHECK_RAN = 0, CHECK_NOT_RUN = 1 };

@@ -8,5 +8,6 @@
 
 extern const check_def check_drift;
 extern const check_def check_diff_consistency;
+extern const check_def check_ruff_equivalence;
 
 #endif
