@@ -338,10 +338,19 @@ static void add_check_section(md_doc *m, const run_doc *d, const char *id)
         strbuf_adds(&sb, "\n");
         if (detail && *detail) {
             int is_diff = !strncmp(detail, "--- ", 4) || strstr(detail, "\n@@ ") != NULL;
-            strbuf_adds(&sb, "\n  <details><summary>details</summary>\n\n  ```");
+            /* a fence longer than any run of backticks in the detail, so nothing
+             * inside can close it */
+            size_t run = 0, longest = 0;
+            for (const char *q = detail; *q; q++) {
+                run = *q == '`' ? run + 1 : 0;
+                if (run > longest)
+                    longest = run;
+            }
+            strbuf fence = STRBUF_INIT;
+            strbuf_addrep(&fence, "`", longest >= 3 ? longest + 1 : 3);
+            strbuf_addf(&sb, "\n  <details><summary>details</summary>\n\n  %s", fence.buf);
             strbuf_adds(&sb, is_diff ? "diff\n" : "\n");
-            /* indent so the fence stays inside the list item; a fence inside the
-             * detail cannot close ours because ours is longer */
+            /* indented so the fence stays inside the list item */
             const char *p = detail;
             while (*p) {
                 const char *e = strchr(p, '\n');
@@ -351,7 +360,8 @@ static void add_check_section(md_doc *m, const run_doc *d, const char *id)
                 strbuf_addc(&sb, '\n');
                 p += n + (e != NULL);
             }
-            strbuf_adds(&sb, "  ```\n\n  </details>\n\n");
+            strbuf_addf(&sb, "  %s\n\n  </details>\n\n", fence.buf);
+            strbuf_free(&fence);
         }
         strvec_free(&where);
         strvec_free(&cfgs);

@@ -207,6 +207,30 @@ static void test_sarif(void **state)
     run_doc_free(&d);
 }
 
+/* A detail holding a code fence of its own must not close the report's fence
+ * (a bug found while writing the sample run: the rest of the page became code). */
+static void test_fence_in_detail(void **state)
+{
+    (void)state;
+    run_doc d;
+    run_doc_init(&d, "check", 0);
+    findings fs = FINDINGS_INIT;
+    finding *f = findings_add(&fs, "drift", SEV_ERROR, "cfg", "x.py", 1, 1, NULL, "t");
+    finding_set_detail(f, "--- a\n+++ b\n@@ -1 +1 @@\n ```\n-````x\n+y\n");
+    run_doc_set_findings(&d, &fs);
+    strbuf html = STRBUF_INIT;
+    assert_int_equal(report_html(&html, &d), 0);
+    assert_non_null(strstr(html.buf, "<h2>Configs</h2>"));
+    assert_non_null(strstr(html.buf, "-````x"));
+    const char *pre = strstr(html.buf, "<pre>");
+    assert_non_null(pre);
+    assert_null(strstr(pre + 1, "<pre>"));
+    assert_true(strstr(html.buf, "</pre>") < strstr(html.buf, "<h2>Configs</h2>"));
+    strbuf_free(&html);
+    findings_free(&fs);
+    run_doc_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -216,6 +240,7 @@ int main(void)
         cmocka_unit_test(test_comment_limit),
         cmocka_unit_test(test_github_escaping),
         cmocka_unit_test(test_sarif),
+        cmocka_unit_test(test_fence_in_detail),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
