@@ -62,7 +62,8 @@ static void test_splitlines(void **state)
     assert_int_equal(st[2], 3);
     free(st);
     /* Not boundaries: \x1f, U+2027, a lone C2 or 85 byte, NEL split from its lead. */
-    const char *t = "a\x1f\xe2\x80\xa7" "b\xc2x\x85";
+    const char *t = "a\x1f\xe2\x80\xa7"
+                    "b\xc2x\x85";
     n = difflib_splitlines(t, strlen(t), &st);
     assert_int_equal(n, 1);
     free(st);
@@ -158,8 +159,8 @@ static void test_blocks_and_opcodes(void **state)
     m = difflib_matcher_new(a, na, b, nb, 1);
     const difflib_opcode *op = difflib_opcodes(m, &cnt);
     static const difflib_opcode want[] = {
-        {DIFFLIB_DELETE, 0, 1, 0, 0},  {DIFFLIB_EQUAL, 1, 3, 0, 2}, {DIFFLIB_REPLACE, 3, 4, 2, 3},
-        {DIFFLIB_EQUAL, 4, 6, 3, 5},   {DIFFLIB_INSERT, 6, 6, 5, 6},
+        {DIFFLIB_DELETE, 0, 1, 0, 0}, {DIFFLIB_EQUAL, 1, 3, 0, 2},  {DIFFLIB_REPLACE, 3, 4, 2, 3},
+        {DIFFLIB_EQUAL, 4, 6, 3, 5},  {DIFFLIB_INSERT, 6, 6, 5, 6},
     };
     assert_int_equal(cnt, 5);
     for (size_t i = 0; i < cnt; i++) {
@@ -202,7 +203,7 @@ static void test_grouped_opcodes(void **state)
             b[nb++] = 100; /* b[8:8] = ['i'] */
         b[nb++] = a[i];
     }
-    b[20] = 101; /* b[20] += 'x' */
+    b[20] = 101;                                           /* b[20] += 'x' */
     memmove(&b[23], &b[28], (nb - 28) * sizeof(uint32_t)); /* b[23:28] = [] */
     nb -= 5;
     b[30] = 102; /* b[30] += 'y' */
@@ -366,7 +367,8 @@ static void test_context_merging(void **state)
     b = numbered(20, 5, 13);
     d = unified(a, b, 3);
     assert_non_null(strstr(d, "@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+changed 5\n 6\n 7\n 8\n@@ "));
-    assert_non_null(strstr(d, "@@ -10,7 +10,7 @@\n 10\n 11\n 12\n-13\n+changed 13\n 14\n 15\n 16\n"));
+    assert_non_null(
+        strstr(d, "@@ -10,7 +10,7 @@\n 10\n 11\n 12\n-13\n+changed 13\n 14\n 15\n 16\n"));
     assert_int_equal(count_hunks(d), 2);
     free(b);
     free(d);
