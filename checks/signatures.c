@@ -247,6 +247,137 @@ size_t signatures_rename_candidates(const index_module *a, const index_module *b
     return n;
 }
 
+/* ---- annotations ----------------------------------------------------------------- */
+
+/* Splits "a, b[c, d], e" at its top-level commas. */
+static void split_top(strvec *out, const char *s, size_t n)
+{
+    int depth = 0;
+    size_t start = 0;
+    for (size_t i = 0; i <= n; i++) {
+        if (i == n || (s[i] == ',' && depth == 0)) {
+            size_t a = start, b = i;
+            while (a < b && s[a] == ' ')
+                a++;
+            while (b > a && s[b - 1] == ' ')
+                b--;
+            if (b > a)
+                strvec_pushn(out, s + a, b - a);
+            start = i + 1;
+        } else if (s[i] == '[' || s[i] == '(') {
+            depth++;
+        } else if (s[i] == ']' || s[i] == ')') {
+            depth--;
+        }
+    }
+}
+
+static void norm_annotation(strbuf *out, const char *s, size_t n);
+
+/* Adds the members of a union to v, flattening nested Optional/Union/|. */
+static void union_members(strvec *v, const char *s, size_t n)
+{
+    while (n && s[0] == ' ')
+        s++, n--;
+    while (n && s[n - 1] == ' ')
+        n--;
+    int is_opt = n > 9 && !strncmp(s, "Optional[", 9) && s[n - 1] == ']';
+    int is_union = n > 6 && !strncmp(s, "Union[", 6) && s[n - 1] == ']';
+    if (is_opt || is_union) {
+        size_t off = is_opt ? 9 : 6;
+        strvec parts = STRVEC_INIT;
+        split_top(&parts, s + off, n - off - 1);
+        for (size_t i = 0; i < parts.len; i++)
+            union_members(v, parts.items[i], strlen(parts.items[i]));
+        if (is_opt && strvec_find(v, "None") < 0)
+            strvec_push(v, "None");
+        strvec_free(&parts);
+        return;
+    }
+    /* a | b at the top level */
+    int depth = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '[' || s[i] == '(')
+            depth++;
+        else if (s[i] == ']' || s[i] == ')')
+            depth--;
+        else if (s[i] == '|' && depth == 0) {
+            union_members(v, s, i);
+            union_members(v, s + i + 1, n - i - 1);
+            return;
+        }
+    }
+    strbuf one = STRBUF_INIT;
+    norm_annotation(&one, s, n);
+    if (strvec_find(v, one.buf) < 0)
+        strvec_push(v, one.buf);
+    strbuf_free(&one);
+}
+
+/* A canonical spelling of an annotation: Optional[X], Union[X, None] and X | None
+ * are one type, whatever their order; typing's List/Dict/Tuple are the builtins. */
+static void norm_annotation(strbuf *out, const char *s, size_t n)
+{
+    strvec members = STRVEC_INIT;
+    int depth = 0, has_union = (n > 9 && !strncmp(s, "Optional[", 9)) ||
+                               (n > 6 && !strncmp(s, "Union[", 6));
+    for (size_t i = 0; i < n && !has_union; i++) {
+        if (s[i] == '[' || s[i] == '(')
+            depth++;
+        else if (s[i] == ']' || s[i] == ')')
+            depth--;
+        else if (s[i] == '|' && depth == 0)
+            has_union = 1;
+    }
+    if (has_union) {
+        union_members(&members, s, n);
+        strvec_sort(&members);
+        for (size_t i = 0; i < members.len; i++)
+            strbuf_addf(out, "%s%s", i ? " | " : "", members.items[i]);
+        strvec_free(&members);
+        return;
+    }
+    const char *br = memchr(s, '[', n);
+    if (!br || s[n - 1] != ']') {
+        strbuf_add(out, s, n);
+        return;
+    }
+    size_t head = (size_t)(br - s);
+    static const char *const aliases[][2] = {
+        {"List", "list"}, {"Dict", "dict"}, {"Tuple", "tuple"}, {"Set", "set"}, {"Type", "type"}};
+    int done = 0;
+    for (size_t i = 0; i < 5 && !done; i++)
+        if (strlen(aliases[i][0]) == head && !strncmp(s, aliases[i][0], head)) {
+            strbuf_adds(out, aliases[i][1]);
+            done = 1;
+        }
+    if (!done)
+        strbuf_add(out, s, head);
+    strbuf_addc(out, '[');
+    strvec args = STRVEC_INIT;
+    split_top(&args, br + 1, n - head - 2);
+    for (size_t i = 0; i < args.len; i++) {
+        if (i)
+            strbuf_adds(out, ", ");
+        norm_annotation(out, args.items[i], strlen(args.items[i]));
+    }
+    strvec_free(&args);
+    strbuf_addc(out, ']');
+}
+
+static int annotation_eq(const char *a, const char *b)
+{
+    if (!a || !b)
+        return a == b;
+    strbuf x = STRBUF_INIT, y = STRBUF_INIT;
+    norm_annotation(&x, a, strlen(a));
+    norm_annotation(&y, b, strlen(b));
+    int eq = !strcmp(x.buf, y.buf);
+    strbuf_free(&x);
+    strbuf_free(&y);
+    return eq;
+}
+
 /* ---- parameters ---------------------------------------------------------------- */
 
 static long param_index(const index_def *fn, const char *name)
@@ -340,13 +471,13 @@ static void compare_params(sig_ctx *c, const char *target, const index_def *a, c
                 "`%s`: default of `%s` changed: %s → %s", target, pa->name,
                 pa->default_value ? pa->default_value : "(none)",
                 pb->default_value ? pb->default_value : "(none)");
-        if (!str_eq(pa->annotation, pb->annotation))
+        if (!annotation_eq(pa->annotation, pb->annotation))
             add(c, SEV_INFO, sig_data(a, b), "param-annotation-changed", target,
                 "`%s`: annotation of `%s` changed: %s → %s", target, pa->name,
                 pa->annotation ? pa->annotation : "(none)",
                 pb->annotation ? pb->annotation : "(none)");
     }
-    if (!str_eq(a->returns, b->returns))
+    if (!annotation_eq(a->returns, b->returns))
         add(c, SEV_INFO, sig_data(a, b), "return-annotation-changed", target,
             "`%s`: return annotation changed: %s → %s", target, a->returns ? a->returns : "(none)",
             b->returns ? b->returns : "(none)");
@@ -447,6 +578,23 @@ static void compare_init_attrs(sig_ctx *c, const char *target, const index_def *
             }
         }
         strvec_free(&to);
+        if (best < 0 || best_s < 0.3) {
+            /* no name alike: when exactly one attribute went and one came, that is
+             * a rename too (self.gate -> self.router) */
+            size_t gone = 0, came = 0;
+            long only = -1;
+            for (size_t k = 0; k < a->n_init_attrs; k++)
+                gone += find_str(b->init_attrs, b->n_init_attrs, a->init_attrs[k]) < 0;
+            for (size_t j = 0; j < b->n_init_attrs; j++)
+                if (!used_b[j] && find_str(a->init_attrs, a->n_init_attrs, b->init_attrs[j]) < 0) {
+                    came++;
+                    only = (long)j;
+                }
+            if (gone == 1 && came == 1) {
+                best = only;
+                best_s = 1.0;
+            }
+        }
         int uses = text_mentions_attr(c->patch_text, old);
         severity sev = uses ? SEV_ERROR : SEV_WARNING;
         const char *why = uses ? " and the patch still uses it" : "";
