@@ -43,7 +43,7 @@ int cmd_fetch(int argc, const char **argv)
     const char *source = NULL;
     int no_cache = 0, git_fetch = 0, list_tags = 0, print = 0;
     int timeout_s = 0, connect_s = 0, stall_s = 0, retries = -1, retry_delay_ms = 0;
-    int max_kib = 0;
+    int max_kib = 0, retry_after_max_s = 0;
     const opt table[] = {
         OPT_LIST('t', "tag", &tags, "TAG", "an upstream tag (repeatable)"),
         OPT_LIST('m', "module", &modules, "MODULE",
@@ -62,6 +62,8 @@ int cmd_fetch(int argc, const char **argv)
                 "retries on 5xx, 408, 429, timeouts and connection errors (default 3)"),
         OPT_INT(0, "retry-delay", &retry_delay_ms, "MS",
                 "first backoff delay, doubled per retry (default 500)"),
+        OPT_INT(0, "retry-after-max", &retry_after_max_s, "SECONDS",
+                "longest Retry-After honoured (default 60)"),
         OPT_INT(0, "max-size", &max_kib, "KIB", "largest file accepted (default 16384)"),
         OPT_END(),
     };
@@ -85,6 +87,7 @@ int cmd_fetch(int argc, const char **argv)
         .max_bytes = (size_t)max_kib * 1024,
         .retries = retries < 0 ? 0 : retries == 0 ? -1 : retries,
         .retry_delay_ms = retry_delay_ms,
+        .retry_after_max_ms = (long)retry_after_max_s * 1000,
         .jobs = common.jobs,
         .git_fetch = git_fetch,
         .base_dir = common.workspace ? common.workspace : getcwd(cwd, sizeof(cwd)),
