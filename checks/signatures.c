@@ -749,8 +749,7 @@ static void collect_identifiers(const py_tree *t, TSNode n, strvec *out)
         collect_identifiers(t, ts_node_named_child(n, i), out);
 }
 
-/* The replacement's own source lines (first decorator to end), or NULL. */
-static char *object_text(const pg_object *o)
+char *signatures_object_text(const pg_object *o)
 {
     if (!o || !o->text)
         return NULL;
@@ -952,7 +951,7 @@ void signatures_compare(findings *out, const survey_pair *p)
         if (later || strvec_find(&seen, patch->target) >= 0)
             continue;
         strvec_push(&seen, patch->target);
-        char *text = object_text(patch->replacement);
+        char *text = signatures_object_text(patch->replacement);
         c.patch = patch;
         c.patch_text = text;
         compare_target(&c, patch, patch->target);
@@ -969,7 +968,7 @@ void signatures_compare(findings *out, const survey_pair *p)
             vanished(&c, h->target);
     }
     for (size_t i = 0; i < cfg->helpers.len; i++) {
-        char *text = object_text(cfg->helpers.items[i]);
+        char *text = signatures_object_text(cfg->helpers.items[i]);
         pg_patch fake = {0};
         fake.target = cfg->helpers.items[i]->name;
         c.patch = NULL;
