@@ -7,7 +7,7 @@
 #     byte-identical for every case.
 #  2. When the corpus cache already holds transformers 5.9.0 and 5.16.1 (see
 #     tests/corpus/30-difflib.sh, which downloads them), every models/*/modeling_*.py
-#     pair as well. Nothing is downloaded here.
+#     both ways as well. Nothing is downloaded here.
 set -eu
 cd "$(dirname "$0")/../.."
 BUILD=${PGCI_BUILD:-build}
