@@ -9,11 +9,11 @@ joined with "\\n", plus one final newline). Any mismatch is printed with its cas
 and the inputs are saved for replay; the exit status is 1.
 
     difflib_oracle.py --tool DIFFTOOL [--cases N] [--seed S]
-                      [--pairs DIR_A DIR_B [--match GLOB]] [--keep DIR]
+                      [--pairs DIR_A DIR_B [--match GLOB] [--one-way]] [--keep DIR]
 
 --pairs diffs every file whose name matches GLOB under either directory against
 the file at the same relative path under the other (the empty text when it is
-missing there), in both directions, instead of generated cases.
+missing there), in both directions unless --one-way, instead of generated cases.
 """
 
 import argparse
@@ -182,9 +182,10 @@ def expected(case):
     return text.encode("utf-8"), pg.encode("utf-8")
 
 
-def pair_cases(dir_a, dir_b, pattern):
-    """Every file matching pattern under either directory, diffed both ways; a file
-    missing on one side is diffed against the empty text."""
+def pair_cases(dir_a, dir_b, pattern, both_ways):
+    """Every file matching pattern under either directory, diffed from dir_a to
+    dir_b (and back with both_ways); a file missing on one side is diffed against
+    the empty text."""
 
     def listing(top):
         found = {}
@@ -202,7 +203,8 @@ def pair_cases(dir_a, dir_b, pattern):
         kind = "pair" if rel in old and rel in new else "one-sided"
         a, b = old.get(rel, ""), new.get(rel, "")
         cases.append((kind, a, b, 3, "a/" + rel, "b/" + rel))
-        cases.append((kind + "-reversed", b, a, 3, "a/" + rel, "b/" + rel))
+        if both_ways:
+            cases.append((kind + "-reversed", b, a, 3, "a/" + rel, "b/" + rel))
     return cases
 
 
@@ -256,6 +258,7 @@ def main():
     ap.add_argument("--seed", type=int, default=20260101)
     ap.add_argument("--pairs", nargs=2)
     ap.add_argument("--match", default="*", help="file name pattern for --pairs")
+    ap.add_argument("--one-way", action="store_true", help="--pairs only from DIR_A to DIR_B")
     ap.add_argument("--keep", default="")
     ap.add_argument("--bench", action="store_true",
                     help="time pgci and Python one after the other (wall clock)")
@@ -263,7 +266,7 @@ def main():
 
     t0 = time.time()
     if args.pairs:
-        cases = pair_cases(*args.pairs, args.match)
+        cases = pair_cases(*args.pairs, args.match, not args.one_way)
         if not cases:
             raise SystemExit("no file exists under both %s and %s" % tuple(args.pairs))
     else:
