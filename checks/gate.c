@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "checks/checks.h"
+#include "checks/regen_finding.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/log.h"
@@ -262,8 +263,7 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
         c->cfg = cfgs[i];
         if (g->status < 0) {
             c->error = g->error ? g->error : "regeneration failed";
-            findings_add(&out->fs, "regen", SEV_ERROR, c->module, c->config_path, 0, 0, NULL,
-                         "cannot regenerate: %s", c->error);
+            regen_finding(&out->fs, c->module, c->config_path, "cannot regenerate", c->error);
             out->n_failed++;
             continue;
         }
