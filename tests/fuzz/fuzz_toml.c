@@ -73,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ws->doc = doc;
     pgci_error_clear();
     if (workspace_read_pyproject(ws, doc) < 0 && !pgci_error_last()[0])
-        abort(); /* an error without a message */
+        abort();        /* an error without a message */
     workspace_free(ws); /* frees doc too */
     return 0;
 }
