@@ -6,7 +6,8 @@
 #   tests/fuzz/run.sh fuzz         each target FUZZ_SECONDS seconds (default 300)
 #   FUZZ_TARGETS="toml py"         only these targets
 #
-# Seeds: tests/fuzz/corpus/<name>/ (committed, small, hand-written) plus the files
+# Seeds: tests/fuzz/corpus/<name>/ or tests/fuzz/seeds/<name>/ (committed, small,
+# hand-written) plus the files
 # that tests/fuzz/fuzz_<name>.seeds names, one glob per line relative to the
 # repository root (fixtures, mostly), copied at run time into
 # $BUILD/fuzz/corpus/<name>/, where libFuzzer also keeps what it finds. A dictionary
@@ -76,9 +77,11 @@ for name in "${targets[@]}"; do
     [ -x "$bin" ] || die "$bin was not built"
     corpus=$out/corpus/$name
     mkdir -p "$corpus" "$out/artifacts"
-    if [ -d "tests/fuzz/corpus/$name" ]; then
-        cp -f "tests/fuzz/corpus/$name"/* "$corpus"/ 2>/dev/null || true
-    fi
+    for d in "tests/fuzz/corpus/$name" "tests/fuzz/seeds/$name"; do
+        if [ -d "$d" ]; then
+            cp -f "$d"/* "$corpus"/ 2>/dev/null || true
+        fi
+    done
     if [ -f "tests/fuzz/fuzz_$name.seeds" ]; then
         i=0
         while IFS= read -r glob; do
@@ -92,7 +95,8 @@ for name in "${targets[@]}"; do
             shopt -u globstar nullglob
         done <"tests/fuzz/fuzz_$name.seeds"
     fi
-    [ -n "$(ls -A "$corpus")" ] || die "fuzz_$name has no seed corpus (tests/fuzz/corpus/$name/ or fuzz_$name.seeds)"
+    [ -n "$(ls -A "$corpus")" ] ||
+        echo "fuzz_$name: no seeds (tests/fuzz/corpus/$name/, seeds/$name/ or fuzz_$name.seeds); starting empty" >&2
     dict=()
     [ -f "tests/fuzz/fuzz_$name.dict" ] && dict=(-dict="tests/fuzz/fuzz_$name.dict")
     log=$out/fuzz_$name.log
