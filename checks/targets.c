@@ -22,6 +22,26 @@ static const pg_patch *patch_of(const check_input *in, long i)
     return &in->cfg->patches.items[i];
 }
 
+/* "if_statement" -> "an `if` block": statement kinds in words for titles. */
+static const char *statement_words(const char *type)
+{
+    static const char *const names[][2] = {
+        {"expression_statement", "an expression statement"},
+        {"if_statement", "an `if` block"},
+        {"try_statement", "a `try` block"},
+        {"with_statement", "a `with` block"},
+        {"for_statement", "a `for` loop"},
+        {"while_statement", "a `while` loop"},
+        {"annotated_assignment", "an annotated assignment"},
+        {"assert_statement", "an `assert`"},
+        {"delete_statement", "a `del`"},
+    };
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (!strcmp(type, names[i][0]))
+            return names[i][1];
+    return type;
+}
+
 static void note_finding(findings *out, const check_input *in, const cg_note *n)
 {
     const pg_patch *p = patch_of(in, n->patch);
@@ -68,9 +88,9 @@ static void note_finding(findings *out, const check_input *in, const cg_note *n)
         break;
     case CG_NOTE_DROPPED_STATEMENT:
         f = findings_add(out, "targets", SEV_INFO, in->module, in->config_path, 0, 0, data,
-                         "upstream %s at %s line %u is left out of the generated file (patchgen "
+                         "%s at %s line %u is left out of the generated file (patchgen "
                          "keeps only classes, functions, assignments and the docstring)",
-                         n->target, src, n->line);
+                         statement_words(n->target), src, n->line);
         break;
     case CG_NOTE_EXCLUDED_MISSING:
         f = findings_add(out, "targets", SEV_WARNING, in->module, in->config_path, 0, 0, data,

@@ -42,7 +42,7 @@ static char *survey(const char *model, pg_patch_type type, const char *target,
     patch.replacement = replacement;
     patch.reg_line = 7;
     VEC_PUSH(&cfg.patches, patch);
-    survey_pair p = {"cfg", "cfg.py", &cfg, a, b, "v1.0.0", "v1.1.0"};
+    survey_pair p = {"cfg", "cfg.py", &cfg, a, b, "v1.0.0", "v1.1.0", NULL, 0, NULL};
     findings fs = FINDINGS_INIT;
     signatures_compare(&fs, &p);
     strbuf out = STRBUF_INIT;
