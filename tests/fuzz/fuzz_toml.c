@@ -16,6 +16,8 @@
 #include "workspace/toml.h"
 #include "workspace/workspace.h"
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 static unsigned max_line;
 
 static void check_tree(const toml_value *v, int depth)
