@@ -69,6 +69,32 @@ static void test_splitlines(void **state)
     free(st);
 }
 
+/* Boundaries at every offset of the eight-byte scan, with tabs and other non-boundary
+ * bytes (\x1f, 0xc2 0xa0, 0xe2 0x80 0x8b) that the word filter lets through. */
+static void test_splitlines_offsets(void **state)
+{
+    (void)state;
+    static const char *const seps[] = {"\n", "\r\n", "\r", "\x1e", "\xc2\x85", "\xe2\x80\xa9"};
+    for (size_t k = 0; k < sizeof(seps) / sizeof(*seps); k++) {
+        for (size_t pre = 0; pre < 20; pre++) {
+            strbuf sb = STRBUF_INIT;
+            for (size_t i = 0; i < pre; i++)
+                strbuf_adds(&sb, i % 5 == 4 ? "\t" : i % 7 == 6 ? "\x1f" : "x");
+            strbuf_adds(&sb, "\xc2\xa0\xe2\x80\x8b");
+            size_t first = sb.len + strlen(seps[k]);
+            strbuf_adds(&sb, seps[k]);
+            strbuf_adds(&sb, "tail\ttext");
+            size_t *st;
+            size_t n = difflib_splitlines(sb.buf, sb.len, &st);
+            assert_int_equal(n, 2);
+            assert_int_equal(st[1], first);
+            assert_int_equal(st[2], sb.len);
+            free(st);
+            strbuf_free(&sb);
+        }
+    }
+}
+
 static void test_eol_len(void **state)
 {
     (void)state;
@@ -412,6 +438,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_splitlines),
+        cmocka_unit_test(test_splitlines_offsets),
         cmocka_unit_test(test_eol_len),
         cmocka_unit_test(test_rstrip),
         cmocka_unit_test(test_longest_match),
