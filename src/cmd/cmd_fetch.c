@@ -5,6 +5,11 @@
  * problem; each failure is one line on stderr and the exit status is then 2.
  * The summary goes to stdout (stderr with --print, which writes the sources
  * themselves to stdout).
+ *
+ * Without --module the modules come from the workspace (-C DIR, else the current
+ * directory): the source_module of every config. The workspace also supplies the
+ * source ([tool.pgci] upstream) unless --source is given, and the tag (v<pin>)
+ * unless --tag is.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -16,15 +21,18 @@
 #include "core/error.h"
 #include "core/log.h"
 #include "upstream/upstream.h"
+#include "workspace/workspace.h"
 
 static const char usage[] =
-    "pgci fetch --tag T [--tag T2 ...] [--module M ...] [--source SPEC] [--no-cache]";
+    "pgci fetch [--tag T ...] [--module M ...] [--source SPEC] [--no-cache] [-C DIR]";
 static const char summary[] =
     "Fetches upstream modules at each tag into the cache ($XDG_CACHE_HOME/pgci).\n"
     "SPEC is an https:// URL template with {tag} and {path} (default: GitHub's\n"
     "huggingface/transformers raw files), git:PATH (a local clone) or dir:PATH\n"
-    "(a site-packages or a checkout; {tag} allowed). Exit 2 if any file could not\n"
-    "be fetched, after trying every one.";
+    "(a site-packages or a checkout; {tag} allowed). Without --module: every\n"
+    "config's source_module in the workspace, from its [tool.pgci] upstream, at\n"
+    "v<pin> unless --tag is given. Exit 2 if any file could not be fetched, after\n"
+    "trying every one.";
 
 static int print_tags(upstream *u)
 {
@@ -69,6 +77,8 @@ int cmd_fetch(int argc, const char **argv)
     };
     common_opts common = {0};
     int code = EXIT_CLEAN;
+    workspace *ws = NULL;
+    upstream *u = NULL;
     if (cmd_parse(argc, argv, table, &common, usage, summary, &rest, &code))
         goto out;
     if (rest.len) {
@@ -76,6 +86,31 @@ int cmd_fetch(int argc, const char **argv)
                        rest.items[0]);
         code = cmd_error();
         goto out;
+    }
+    /* the workspace, when it has to supply the modules (and then source and tag) */
+    if (!modules.len && !list_tags) {
+        if (workspace_open(&ws, common.workspace) < 0) {
+            pgci_error_wrap(PGCI_EUSAGE, "fetch: no --module given and no workspace");
+            code = cmd_error();
+            goto out;
+        }
+        if (workspace_source_modules(ws, &modules) < 0) {
+            code = cmd_error();
+            goto out;
+        }
+        if (!modules.len) {
+            pgci_error_set(PGCI_EUSAGE,
+                           "fetch: no config in the workspace at %s names a source_module "
+                           "(give --module)",
+                           ws->root);
+            code = cmd_error();
+            goto out;
+        }
+        if (!source)
+            source = ws->upstream;
+        if (!tags.len && ws->pin)
+            strvec_push_owned(&tags,
+                              pgci_asprintf("%s%s", ws->pin[0] == 'v' ? "" : "v", ws->pin));
     }
     char cwd[PATH_MAX];
     upstream_opts uo = {
@@ -92,20 +127,17 @@ int cmd_fetch(int argc, const char **argv)
         .git_fetch = git_fetch,
         .base_dir = common.workspace ? common.workspace : getcwd(cwd, sizeof(cwd)),
     };
-    upstream *u = NULL;
     if (upstream_open(&u, &uo) < 0) {
         code = cmd_error();
         goto out;
     }
     if (list_tags) {
         code = print_tags(u);
-        upstream_free(u);
         goto out;
     }
-    if (!tags.len || !modules.len) {
-        pgci_error_set(PGCI_EUSAGE, "fetch: %s (see pgci fetch --help)",
-                       !tags.len ? "no --tag given" : "no --module given");
-        upstream_free(u);
+    if (!tags.len) {
+        pgci_error_set(PGCI_EUSAGE, "fetch: no --tag given%s (see pgci fetch --help)",
+                       ws ? " and the workspace has no transformers pin" : "");
         code = cmd_error();
         goto out;
     }
@@ -144,9 +176,10 @@ int cmd_fetch(int argc, const char **argv)
         strbuf_free(&results[i]);
     free(results);
     free(errors);
-    upstream_free(u);
     code = failed ? EXIT_ERROR : EXIT_CLEAN;
 out:
+    upstream_free(u);
+    workspace_free(ws);
     strvec_free(&tags);
     strvec_free(&modules);
     strvec_free(&rest);
