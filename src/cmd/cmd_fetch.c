@@ -109,8 +109,7 @@ int cmd_fetch(int argc, const char **argv)
         if (!source)
             source = ws->upstream;
         if (!tags.len && ws->pin)
-            strvec_push_owned(&tags,
-                              pgci_asprintf("%s%s", ws->pin[0] == 'v' ? "" : "v", ws->pin));
+            strvec_push_owned(&tags, pgci_asprintf("%s%s", ws->pin[0] == 'v' ? "" : "v", ws->pin));
     }
     char cwd[PATH_MAX];
     upstream_opts uo = {
@@ -120,7 +119,9 @@ int cmd_fetch(int argc, const char **argv)
         .total_timeout_ms = (long)timeout_s * 1000,
         .stall_timeout_ms = (long)stall_s * 1000,
         .max_bytes = (size_t)max_kib * 1024,
-        .retries = retries < 0 ? 0 : retries == 0 ? -1 : retries,
+        .retries = retries < 0    ? 0
+                   : retries == 0 ? -1
+                                  : retries,
         .retry_delay_ms = retry_delay_ms,
         .retry_after_max_ms = (long)retry_after_max_s * 1000,
         .jobs = common.jobs,

@@ -158,9 +158,9 @@ int upstream_validate(const char *data, size_t len, const char *name)
                               name, (size_t)(nul - data));
     size_t bad = utf8_invalid_at((const unsigned char *)data, len);
     if (bad < len)
-        return pgci_error_set(PGCI_EINVALID,
-                              "%s is not valid UTF-8 (byte 0x%02x at offset %zu), not Python source",
-                              name, (unsigned char)data[bad], bad);
+        return pgci_error_set(
+            PGCI_EINVALID, "%s is not valid UTF-8 (byte 0x%02x at offset %zu), not Python source",
+            name, (unsigned char)data[bad], bad);
     if (looks_like_html(data, len))
         return pgci_error_set(PGCI_EINVALID,
                               "%s is an HTML page, not Python (an error or login page served "
