@@ -142,26 +142,28 @@ int cmd_fetch(int argc, const char **argv)
         code = cmd_error();
         goto out;
     }
-    size_t n = modules.len, failed = 0;
-    strbuf *results = pgci_calloc(n, sizeof(strbuf));
-    char **errors = pgci_calloc(n, sizeof(char *));
-    for (size_t i = 0; i < n; i++)
-        strbuf_init(&results[i], 0);
-    for (size_t t = 0; t < tags.len; t++) {
-        progress_update("fetch", t, tags.len, tags.items[t]);
-        upstream_fetch_all(u, tags.items[t], &modules, results, errors);
-        progress_done();
-        for (size_t i = 0; i < n; i++) {
-            if (errors[i]) {
-                fprintf(stderr, "pgci: error: %s\n", errors[i]);
-                failed++;
-                free(errors[i]);
-                errors[i] = NULL;
-            } else {
-                log_verbose("%s@%s: %zu bytes", modules.items[i], tags.items[t], results[i].len);
-                if (print)
-                    fwrite(results[i].buf, 1, results[i].len, stdout);
-            }
+    /* every (tag, module) in one batch: the transfers of all tags run together */
+    size_t n = modules.len, total = n * tags.len, failed = 0;
+    upstream_item *items = pgci_calloc(total, sizeof(*items));
+    strbuf *results = pgci_calloc(total, sizeof(strbuf));
+    char **errors = pgci_calloc(total, sizeof(char *));
+    for (size_t k = 0; k < total; k++) {
+        items[k].tag = tags.items[k / n];
+        items[k].module = modules.items[k % n];
+        strbuf_init(&results[k], 0);
+    }
+    progress_update("fetch", 0, total, "");
+    upstream_fetch_batch(u, items, total, results, errors);
+    progress_done();
+    for (size_t k = 0; k < total; k++) {
+        if (errors[k]) {
+            fprintf(stderr, "pgci: error: %s\n", errors[k]);
+            failed++;
+            free(errors[k]);
+        } else {
+            log_verbose("%s@%s: %zu bytes", items[k].module, items[k].tag, results[k].len);
+            if (print)
+                fwrite(results[k].buf, 1, results[k].len, stdout);
         }
     }
     upstream_stats st;
@@ -173,8 +175,9 @@ int cmd_fetch(int argc, const char **argv)
                 "%zu failed, %zu bytes, %zu request%s\n",
                 n, n == 1 ? "" : "s", tags.len, tags.len == 1 ? "" : "s", upstream_describe(u),
                 st.fetched, st.cached, failed, st.bytes, st.requests, st.requests == 1 ? "" : "s");
-    for (size_t i = 0; i < n; i++)
-        strbuf_free(&results[i]);
+    for (size_t k = 0; k < total; k++)
+        strbuf_free(&results[k]);
+    free(items);
     free(results);
     free(errors);
     code = failed ? EXIT_ERROR : EXIT_CLEAN;

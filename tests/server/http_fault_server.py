@@ -55,6 +55,9 @@ def python_body(rest, size):
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # headers and body go out in separate writes; with Nagle on, a kept-alive
+    # connection waits for the client's delayed ACK (40 ms) between them
+    disable_nagle_algorithm = True
 
     def log_message(self, fmt, *args):  # quiet: the request log is the record
         pass
