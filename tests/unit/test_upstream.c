@@ -308,11 +308,27 @@ static void test_dir_source(void **state)
                            "nope.py exists there"));
     assert_int_equal(upstream_fetch(u, "v1", "transformers..x", &out), PGCI_EINVALID);
     assert_int_equal(upstream_fetch(u, "../v1", m, &out), PGCI_EINVALID);
+    /* a batch mixes tags; each outcome lands in its own slot */
+    upstream_item items[] = {{"v2", m}, {"v1", m}, {"v3", m}, {"..", m}};
+    strbuf bres[4] = {STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT};
+    char *berr[4];
+    assert_int_equal(upstream_fetch_batch(u, items, 4, bres, berr), PGCI_ENOTFOUND);
+    assert_string_equal(bres[0].buf, "A = 2\n");
+    assert_string_equal(bres[1].buf, "A = 1\n");
+    assert_null(berr[0]);
+    assert_null(berr[1]);
+    assert_non_null(strstr(berr[2], "no such directory"));
+    assert_int_equal(bres[2].len, 0);
+    assert_non_null(strstr(berr[3], "tag '..' must not start with '.'"));
+    for (int i = 0; i < 4; i++) {
+        free(berr[i]);
+        strbuf_free(&bres[i]);
+    }
     upstream_stats st;
     upstream_get_stats(u, &st);
-    assert_int_equal(st.fetched, 2);
+    assert_int_equal(st.fetched, 4);
     assert_int_equal(st.cached, 0);
-    assert_int_equal(st.bytes, 12);
+    assert_int_equal(st.bytes, 24);
     assert_int_equal(st.requests, 0);
     upstream_free(u);
 
