@@ -5,6 +5,7 @@
 #include "checks/names.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -108,9 +109,14 @@ static void noqa_walk(const py_tree *t, TSNode n, noqa_map *nm)
             const char *s = py_text(t, k, &len);
             int fw;
             unsigned m = noqa_comment(s, len, &fw);
-            if (fw)
+            /* a file-wide `# ruff: noqa` only counts on a line of its own */
+            uint32_t b = ts_node_start_byte(k);
+            while (b > 0 && (t->src[b - 1] == ' ' || t->src[b - 1] == '\t'))
+                b--;
+            int own_line = b == 0 || t->src[b - 1] == '\n';
+            if (fw && own_line)
                 nm->file_mask |= m;
-            else
+            else if (!fw)
                 nm->mask[a] |= m;
             down = 0;
         } else if ((!strcmp(type, "string") || !strcmp(type, "line_continuation")) && z > a) {

@@ -53,6 +53,7 @@ enum nt {
     NT_FOR_IN_CLAUSE, NT_IF_CLAUSE, NT_NAMED_EXPR, NT_CONDITIONAL, NT_PATTERN_LIST,
     NT_TUPLE_PATTERN, NT_LIST_PATTERN, NT_TUPLE, NT_LIST, NT_EXPR_LIST, NT_PAREN_EXPR,
     NT_LIST_SPLAT, NT_DICT_SPLAT, NT_PAIR, NT_BINARY_OPERATOR, NT_UNION_PATTERN,
+    NT_BOOLEAN_OPERATOR,
     NT_COUNT
 };
 
@@ -99,6 +100,7 @@ static const char *const nt_names[NT_COUNT] = {
     [NT_PAREN_EXPR] = "parenthesized_expression", [NT_LIST_SPLAT] = "list_splat",
     [NT_DICT_SPLAT] = "dictionary_splat", [NT_PAIR] = "pair",
     [NT_BINARY_OPERATOR] = "binary_operator", [NT_UNION_PATTERN] = "union_pattern",
+    [NT_BOOLEAN_OPERATOR] = "boolean_operator",
 };
 
 enum fld {
@@ -312,7 +314,10 @@ typedef struct ctx {
     TSNode all_value; /* the value of the `__all__ = ...` statement being visited */
 } ctx;
 
-#define MAX_DEPTH 800
+/* Nesting depth of the recursive walk. Python itself refuses much less (200 nested
+ * brackets); a frame chain per level is well under 1 KiB, so this stays far from an
+ * 8 MiB stack even under sanitizers. */
+#define MAX_DEPTH 1000
 
 /* ---- source text and positions ---------------------------------------------------------- */
 
@@ -1119,15 +1124,10 @@ static int is_plain_string(ctx *c, TSNode n)
     return 1;
 }
 
-/* The `subscript` slice nodes of a subscript or generic_type. */
-typedef struct slice_nodes {
-    TSNode items[64];
-    int n;
-} slice_nodes;
-
-static void slice_of(ctx *c, TSNode n, slice_nodes *out)
+/* The `subscript` slice nodes of a subscript or generic_type (heap-allocated: this
+ * runs at every nesting level, so stack frames stay small). */
+static void slice_of(TSNode n, node_vec *out)
 {
-    out->n = 0;
     kid_it it;
     TSNode k;
     TSFieldId f;
@@ -1139,17 +1139,16 @@ static void slice_of(ctx *c, TSNode n, slice_nodes *out)
                 kid_it it2;
                 TSNode t2;
                 kit_init(&it2, k);
-                while (kit_next(&it2, &t2, NULL) && out->n < 64)
-                    out->items[out->n++] = t2;
+                while (kit_next(&it2, &t2, NULL))
+                    VEC_PUSH(out, t2);
                 kit_done(&it2);
             }
     } else {
         while (kit_next(&it, &k, &f))
-            if (f == fld_id[F_SUBSCRIPT] && out->n < 64)
-                out->items[out->n++] = k;
+            if (f == fld_id[F_SUBSCRIPT])
+                VEC_PUSH(out, k);
     }
     kit_done(&it);
-    (void)c;
 }
 
 /* Unwraps (type X) to X. */
@@ -1167,14 +1166,24 @@ static TSNode untype(TSNode n)
 /* ruff's subscript handling: Literal[...] strings are values, Optional["X"] and the
  * other standard generics make their slice a type definition, Annotated[T, ...] only
  * its first element. */
+static void visit_subscript_slice(ctx *c, TSNode value, const node_vec *sl);
+
 static void visit_subscript(ctx *c, TSNode n, TSNode value)
 {
-    slice_nodes sl;
-    slice_of(c, n, &sl);
+    node_vec sl = VEC_INIT;
+    slice_of(n, &sl);
+    visit_subscript_slice(c, value, &sl);
+    VEC_FREE(&sl);
+}
+
+static void visit_subscript_slice(ctx *c, TSNode value, const node_vec *sl)
+{
+    const TSNode *items = sl->items;
+    int n = (int)sl->len;
     if (c->cur.flags & FL_SUBSCRIPT) {
         visit_expr(c, value);
-        for (int i = 0; i < sl.n; i++)
-            visit_expr(c, sl.items[i]);
+        for (int i = 0; i < n; i++)
+            visit_expr(c, items[i]);
         return;
     }
     visit_expr(c, value);
@@ -1182,18 +1191,18 @@ static void visit_subscript(ctx *c, TSNode n, TSNode value)
     if (q && is_typing_strict(q, "Literal")) {
         unsigned saved = c->cur.flags;
         c->cur.flags |= FL_LITERAL;
-        for (int i = 0; i < sl.n; i++)
-            visit_expr(c, sl.items[i]);
+        for (int i = 0; i < n; i++)
+            visit_expr(c, items[i]);
         c->cur.flags = saved;
     } else if (q && is_std_generic(q)) {
-        for (int i = 0; i < sl.n; i++)
-            visit_type_def(c, sl.items[i]);
+        for (int i = 0; i < n; i++)
+            visit_type_def(c, items[i]);
     } else if (q && is_typing_strict(q, "Annotated")) {
-        TSNode one = sl.n == 1 ? untype(sl.items[0]) : (TSNode){{0}, NULL, NULL};
-        if (sl.n > 1) {
-            visit_type_def(c, sl.items[0]);
-            for (int i = 1; i < sl.n; i++)
-                visit_non_type_def(c, sl.items[i]);
+        TSNode one = n == 1 ? untype(items[0]) : (TSNode){{0}, NULL, NULL};
+        if (n > 1) {
+            visit_type_def(c, items[0]);
+            for (int i = 1; i < n; i++)
+                visit_non_type_def(c, items[i]);
         } else if (nt_of(one) == NT_TUPLE) {
             kid_it it;
             TSNode k;
@@ -1203,12 +1212,12 @@ static void visit_subscript(ctx *c, TSNode n, TSNode value)
                 (i++ == 0 ? visit_type_def : visit_non_type_def)(c, k);
             kit_done(&it);
         } else {
-            for (int i = 0; i < sl.n; i++)
-                visit_expr(c, sl.items[i]);
+            for (int i = 0; i < n; i++)
+                visit_expr(c, items[i]);
         }
     } else if (q && is_typing_strict(q, "TypedDict")) {
-        TSNode one = sl.n == 1 ? untype(sl.items[0]) : (TSNode){{0}, NULL, NULL};
-        if (sl.n == 1 && !strcmp(ts_node_type(one), "dictionary")) {
+        TSNode one = n == 1 ? untype(items[0]) : (TSNode){{0}, NULL, NULL};
+        if (n == 1 && !strcmp(ts_node_type(one), "dictionary")) {
             kid_it it;
             TSNode k;
             kit_init(&it, one);
@@ -1222,45 +1231,46 @@ static void visit_subscript(ctx *c, TSNode n, TSNode value)
             }
             kit_done(&it);
         } else {
-            for (int i = 0; i < sl.n; i++)
-                visit_non_type_def(c, sl.items[i]);
+            for (int i = 0; i < n; i++)
+                visit_non_type_def(c, items[i]);
         }
     } else {
-        for (int i = 0; i < sl.n; i++)
-            visit_expr(c, sl.items[i]);
+        for (int i = 0; i < n; i++)
+            visit_expr(c, items[i]);
     }
 }
 
-/* Splits a call's arguments into positional and keyword (name, value) lists. */
+/* A call's arguments split into positional and keyword (name, value) lists; name is a
+ * null node for **kwargs. */
 typedef struct call_args {
-    TSNode pos[64];
-    int npos;
-    TSNode kwname[64], kwval[64]; /* kwname null for **kwargs */
-    int nkw;
+    node_vec pos, kwname, kwval;
 } call_args;
 
 static void call_args_of(TSNode args, call_args *a)
 {
-    a->npos = a->nkw = 0;
+    memset(a, 0, sizeof(*a));
     kid_it it;
     TSNode k;
     kit_init(&it, args);
     while (kit_next(&it, &k, NULL)) {
         if (nt_of(k) == NT_KEYWORD_ARGUMENT) {
-            if (a->nkw < 64) {
-                a->kwname[a->nkw] = fld(k, F_NAME);
-                a->kwval[a->nkw++] = fld(k, F_VALUE);
-            }
+            VEC_PUSH(&a->kwname, fld(k, F_NAME));
+            VEC_PUSH(&a->kwval, fld(k, F_VALUE));
         } else if (nt_of(k) == NT_DICT_SPLAT) {
-            if (a->nkw < 64) {
-                a->kwname[a->nkw] = (TSNode){{0}, NULL, NULL};
-                a->kwval[a->nkw++] = first_named(k);
-            }
-        } else if (a->npos < 64) {
-            a->pos[a->npos++] = k;
+            VEC_PUSH(&a->kwname, ((TSNode){{0}, NULL, NULL}));
+            VEC_PUSH(&a->kwval, first_named(k));
+        } else {
+            VEC_PUSH(&a->pos, k);
         }
     }
     kit_done(&it);
+}
+
+static void call_args_free(call_args *a)
+{
+    VEC_FREE(&a->pos);
+    VEC_FREE(&a->kwname);
+    VEC_FREE(&a->kwval);
 }
 
 static int kw_is(ctx *c, TSNode name, const char *s)
@@ -1321,23 +1331,23 @@ static void visit_call(ctx *c, TSNode n)
         }
         kit_done(&it);
     } else if (q && is_typing(q, "TypeVar")) {
-        for (int i = 0; i < a.npos; i++)
-            (i == 0 ? visit_non_type_def : visit_type_def)(c, a.pos[i]);
-        for (int i = 0; i < a.nkw; i++)
-            if (!ts_node_is_null(a.kwname[i]))
-                (kw_is(c, a.kwname[i], "bound") || kw_is(c, a.kwname[i], "default")
+        for (int i = 0; i < (int)a.pos.len; i++)
+            (i == 0 ? visit_non_type_def : visit_type_def)(c, a.pos.items[i]);
+        for (int i = 0; i < (int)a.kwval.len; i++)
+            if (!ts_node_is_null(a.kwname.items[i]))
+                (kw_is(c, a.kwname.items[i], "bound") || kw_is(c, a.kwname.items[i], "default")
                      ? visit_type_def
-                     : visit_non_type_def)(c, a.kwval[i]);
+                     : visit_non_type_def)(c, a.kwval.items[i]);
     } else if (q && is_typing(q, "NamedTuple")) {
-        for (int i = 0; i < a.npos; i++) {
-            enum nt t = nt_of(a.pos[i]);
+        for (int i = 0; i < (int)a.pos.len; i++) {
+            enum nt t = nt_of(a.pos.items[i]);
             if (i == 0 || (t != NT_LIST && t != NT_TUPLE)) {
-                visit_non_type_def(c, a.pos[i]);
+                visit_non_type_def(c, a.pos.items[i]);
                 continue;
             }
             kid_it it;
             TSNode e;
-            kit_init(&it, a.pos[i]);
+            kit_init(&it, a.pos.items[i]);
             while (kit_next(&it, &e, NULL)) {
                 enum nt et = nt_of(e);
                 if ((et == NT_LIST || et == NT_TUPLE) && ts_node_named_child_count(e) == 2) {
@@ -1349,11 +1359,11 @@ static void visit_call(ctx *c, TSNode n)
             }
             kit_done(&it);
         }
-        for (int i = 0; i < a.nkw; i++) {
-            if (ts_node_is_null(a.kwname[i]) && !strcmp(ts_node_type(a.kwval[i]), "dictionary")) {
+        for (int i = 0; i < (int)a.kwval.len; i++) {
+            if (ts_node_is_null(a.kwname.items[i]) && !strcmp(ts_node_type(a.kwval.items[i]), "dictionary")) {
                 kid_it it;
                 TSNode p;
-                kit_init(&it, a.kwval[i]);
+                kit_init(&it, a.kwval.items[i]);
                 while (kit_next(&it, &p, NULL)) {
                     if (nt_of(p) == NT_PAIR) {
                         visit_non_type_def(c, fld(p, F_KEY));
@@ -1363,18 +1373,18 @@ static void visit_call(ctx *c, TSNode n)
                     }
                 }
                 kit_done(&it);
-            } else if (ts_node_is_null(a.kwname[i])) {
-                visit_non_type_def(c, a.kwval[i]);
+            } else if (ts_node_is_null(a.kwname.items[i])) {
+                visit_non_type_def(c, a.kwval.items[i]);
             } else {
-                visit_type_def(c, a.kwval[i]);
+                visit_type_def(c, a.kwval.items[i]);
             }
         }
     } else if (q && is_typing(q, "TypedDict")) {
-        for (int i = 0; i < a.npos; i++) {
-            if (i > 0 && !strcmp(ts_node_type(a.pos[i]), "dictionary")) {
+        for (int i = 0; i < (int)a.pos.len; i++) {
+            if (i > 0 && !strcmp(ts_node_type(a.pos.items[i]), "dictionary")) {
                 kid_it it;
                 TSNode p;
-                kit_init(&it, a.pos[i]);
+                kit_init(&it, a.pos.items[i]);
                 while (kit_next(&it, &p, NULL)) {
                     if (nt_of(p) == NT_PAIR) {
                         visit_non_type_def(c, fld(p, F_KEY));
@@ -1385,17 +1395,18 @@ static void visit_call(ctx *c, TSNode n)
                 }
                 kit_done(&it);
             } else {
-                visit_non_type_def(c, a.pos[i]);
+                visit_non_type_def(c, a.pos.items[i]);
             }
         }
-        for (int i = 0; i < a.nkw; i++)
-            visit_type_def(c, a.kwval[i]);
+        for (int i = 0; i < (int)a.kwval.len; i++)
+            visit_type_def(c, a.kwval.items[i]);
     } else {
-        for (int i = 0; i < a.npos; i++)
-            visit_non_type_def(c, a.pos[i]);
-        for (int i = 0; i < a.nkw; i++)
-            visit_non_type_def(c, a.kwval[i]);
+        for (int i = 0; i < (int)a.pos.len; i++)
+            visit_non_type_def(c, a.pos.items[i]);
+        for (int i = 0; i < (int)a.kwval.len; i++)
+            visit_non_type_def(c, a.kwval.items[i]);
     }
+    call_args_free(&a);
 }
 
 static void visit_kids(ctx *c, TSNode n)
@@ -1422,6 +1433,24 @@ static void visit_string_parts(ctx *c, TSNode n)
             visit_kids(c, k);
     }
     kit_done(&it);
+}
+
+/* `a + b + c + ...` is a left-leaning tree as deep as it is long; walk its left spine
+ * with a loop so that long generated expressions do not exhaust the stack. Operands
+ * are visited left to right, as a recursive walk would. */
+static void visit_operator_chain(ctx *c, TSNode n)
+{
+    node_vec spine = VEC_INIT;
+    enum nt t = nt_of(n);
+    TSNode left = n;
+    while (nt_of(left) == t) {
+        VEC_PUSH(&spine, left);
+        left = fld(left, F_LEFT);
+    }
+    visit_expr(c, left);
+    for (size_t i = spine.len; i-- > 0;)
+        visit_expr(c, fld(spine.items[i], F_RIGHT));
+    VEC_FREE(&spine);
 }
 
 static void visit_expr_inner(ctx *c, TSNode n)
@@ -1513,6 +1542,10 @@ static void visit_expr_inner(ctx *c, TSNode n)
     case NT_PAIR:
         visit_expr(c, fld(n, F_KEY));
         visit_expr(c, fld(n, F_VALUE));
+        break;
+    case NT_BINARY_OPERATOR:
+    case NT_BOOLEAN_OPERATOR:
+        visit_operator_chain(c, n);
         break;
     default:
         visit_kids(c, n);
@@ -1893,10 +1926,11 @@ static void visit_classdef(ctx *c, TSNode n, TSNode decorated)
     if (!ts_node_is_null(sup)) {
         call_args a;
         call_args_of(sup, &a);
-        for (int i = 0; i < a.npos; i++)
-            visit_expr(c, a.pos[i]);
-        for (int i = 0; i < a.nkw; i++)
-            visit_expr(c, a.kwval[i]);
+        for (size_t i = 0; i < a.pos.len; i++)
+            visit_expr(c, a.pos.items[i]);
+        for (size_t i = 0; i < a.kwval.len; i++)
+            visit_expr(c, a.kwval.items[i]);
+        call_args_free(&a);
     }
     push_scope(c, SK_CLASS);
     TSNode body = fld(n, F_BODY);
@@ -1934,18 +1968,18 @@ static void visit_assignment(ctx *c, TSNode n)
         return;
     }
     /* a = b = value: the value first, then the targets left to right */
-    TSNode targets[64];
-    int nt = 0;
+    node_vec targets = VEC_INIT;
     TSNode v = n;
-    while (nt_of(v) == NT_ASSIGNMENT && ts_node_is_null(fld(v, F_TYPE)) && nt < 64) {
-        targets[nt++] = fld(v, F_LEFT);
+    while (nt_of(v) == NT_ASSIGNMENT && ts_node_is_null(fld(v, F_TYPE))) {
+        VEC_PUSH(&targets, fld(v, F_LEFT));
         v = fld(v, F_RIGHT);
     }
-    c->cur.stmt = is_all_target(c, targets[0]) ? ST_ALL : ST_OTHER;
+    c->cur.stmt = is_all_target(c, targets.items[0]) ? ST_ALL : ST_OTHER;
     c->all_value = v;
     visit_expr(c, v);
-    for (int i = 0; i < nt; i++)
-        visit_target(c, targets[i], TG_STORE);
+    for (size_t i = 0; i < targets.len; i++)
+        visit_target(c, targets.items[i], TG_STORE);
+    VEC_FREE(&targets);
 }
 
 static void visit_aug_assignment(ctx *c, TSNode n)
@@ -2369,19 +2403,18 @@ static TSNode parse_annotation(ctx *c, TSNode str, nm_src **out)
     uint32_t content_start = 0;
     kid_it it;
     TSNode part;
-    kit_init(&it, str);
-    TSNode parts[256];
-    int np = 0;
+    node_vec parts = VEC_INIT;
     if (nt_of(str) == NT_STRING) {
-        parts[np++] = str;
+        VEC_PUSH(&parts, str);
     } else {
-        while (kit_next(&it, &part, NULL) && np < 256)
-            parts[np++] = part;
+        kit_init(&it, str);
+        while (kit_next(&it, &part, NULL))
+            VEC_PUSH(&parts, part);
+        kit_done(&it);
     }
-    kit_done(&it);
-    for (int i = 0; i < np; i++) {
-        TSNode st = ts_node_child(parts[i], 0);
-        TSNode en = ts_node_child(parts[i], ts_node_child_count(parts[i]) - 1);
+    for (size_t i = 0; i < parts.len; i++) {
+        TSNode st = ts_node_child(parts.items[i], 0);
+        TSNode en = ts_node_child(parts.items[i], ts_node_child_count(parts.items[i]) - 1);
         uint32_t a = ts_node_end_byte(st), z = ts_node_start_byte(en);
         if (i == 0)
             content_start = a;
@@ -2404,6 +2437,7 @@ static TSNode parse_annotation(ctx *c, TSNode str, nm_src **out)
             }
         }
     }
+    VEC_FREE(&parts);
     size_t k = 0;
     while (k < content.len && strchr(" \t\r\n\f", content.buf[k]))
         k++;
