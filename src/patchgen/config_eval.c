@@ -727,9 +727,7 @@ static int module_load_src(config_eval *ev, ce_module *importer, const char *abs
     } else {
         strbuf sb = STRBUF_INIT;
         r = fs_read_file(&sb, abs_path, CE_MAX_FILE_BYTES + 1);
-        if (r < 0)
-            r = pgci_error_wrap(r, "cannot read patch config %s", m->rel_path);
-        else
+        if (r == 0)
             r = module_run(ev, m, sb.buf, sb.len);
         strbuf_free(&sb);
     }
