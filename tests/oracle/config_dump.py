@@ -129,6 +129,8 @@ class Finder(importlib.abc.MetaPathFinder):
             spec = self._file_spec(fullname, os.path.join(root, *parts))
             if spec:
                 return spec
+            if os.path.isdir(os.path.join(root, parts[0])):
+                return None  # a workspace module that does not exist
         if parts[0] in sys.stdlib_module_names:
             return None
         if fullname == "veomni" or any(os.path.isdir(os.path.join(r, parts[0])) for r in self.roots):
