@@ -98,45 +98,47 @@ class _EmptyPackageLoader(importlib.abc.Loader):
 
 
 class Finder(importlib.abc.MetaPathFinder):
-    """Workspace modules from their files, patchgen from the release, packages on
-    the way empty, everything non-stdlib stubbed."""
+    """patchgen from the release; the packages on the way to the configs empty;
+    modules under the configs' package from their files; the standard library as
+    usual; everything else stubbed."""
 
-    def __init__(self, roots, patchgen_dir):
-        self.roots = roots
+    def __init__(self, search_root, prefix, patchgen_dir):
+        self.search_root = search_root
+        self.prefix = prefix.split(".") if prefix else []
         self.patchgen_dir = patchgen_dir
 
-    def _file_spec(self, fullname, base):
-        if os.path.isdir(base):
-            spec = importlib.machinery.ModuleSpec(fullname, _EmptyPackageLoader(), is_package=True)
-            spec.submodule_search_locations = [base]
-            return spec
-        if os.path.isfile(base + ".py"):
-            return importlib.util.spec_from_file_location(fullname, base + ".py")
-        return None
+    @staticmethod
+    def _package(fullname, path):
+        spec = importlib.machinery.ModuleSpec(fullname, _EmptyPackageLoader(), is_package=True)
+        spec.submodule_search_locations = [path]
+        return spec
 
     def find_spec(self, fullname, path=None, target=None):
         parts = fullname.split(".")
-        if parts[0] in ("veomni", "patchgen") and (fullname.startswith("veomni.patchgen") or parts[0] == "patchgen"):
+        if fullname.startswith("veomni.patchgen") or parts[0] == "patchgen":
             rest = parts[1:] if parts[0] == "patchgen" else parts[2:]
             base = os.path.join(self.patchgen_dir, "veomni", "patchgen", *rest)
             if not rest:
-                spec = importlib.util.spec_from_file_location(
+                return importlib.util.spec_from_file_location(
                     fullname, os.path.join(base, "__init__.py"), submodule_search_locations=[base]
                 )
-                return spec
-            return self._file_spec(fullname, base)
-        for root in self.roots:
-            spec = self._file_spec(fullname, os.path.join(root, *parts))
-            if spec:
-                return spec
-            if os.path.isdir(os.path.join(root, parts[0])):
-                return None  # a workspace module that does not exist
+            return importlib.util.spec_from_file_location(fullname, base + ".py")
+        n = len(self.prefix)
+        if parts == self.prefix[: len(parts)]:
+            # a package on the way to search_root: empty, no __init__.py runs
+            up = self.search_root
+            for _ in range(n - len(parts)):
+                up = os.path.dirname(up)
+            return self._package(fullname, up)
+        if parts[:n] == self.prefix:
+            base = os.path.join(self.search_root, *parts[n:])
+            if os.path.isdir(base):
+                return self._package(fullname, base)
+            if os.path.isfile(base + ".py"):
+                return importlib.util.spec_from_file_location(fullname, base + ".py")
+            return None  # a workspace module that does not exist
         if parts[0] in sys.stdlib_module_names:
             return None
-        if fullname == "veomni" or any(os.path.isdir(os.path.join(r, parts[0])) for r in self.roots):
-            spec = importlib.machinery.ModuleSpec(fullname, _EmptyPackageLoader(), is_package=True)
-            spec.submodule_search_locations = []
-            return spec
         return importlib.machinery.ModuleSpec(fullname, _StubLoader(), is_package=True)
 
 
@@ -214,13 +216,7 @@ def main():
     root = os.path.realpath(a.root)
     search = os.path.realpath(os.path.join(root, a.search_root))
     prefix = a.prefix.rstrip(".")
-    # The package holding search_root's modules is found from the directory that
-    # holds prefix's first part: e.g. prefix demo.models + search_root demo/models.
-    depth = len(prefix.split(".")) if prefix else 0
-    pkg_root = search
-    for _ in range(depth):
-        pkg_root = os.path.dirname(pkg_root)
-    sys.meta_path.insert(0, Finder([pkg_root], os.path.realpath(a.patchgen)))
+    sys.meta_path.insert(0, Finder(search, prefix, os.path.realpath(a.patchgen)))
     sys.dont_write_bytecode = True
     from veomni.patchgen.patch_spec import PatchConfig
 
