@@ -158,7 +158,8 @@ int workspace_discover(workspace *ws)
             const char *base = strrchr(c.path, '/');
             base = base ? base + 1 : c.path;
             c.name = pgci_strndup(base, strlen(base) - 3);
-            c.dir = base == c.path ? pgci_strdup(".") : pgci_strndup(c.path, (size_t)(base - 1 - c.path));
+            c.dir = base == c.path ? pgci_strdup(".")
+                                   : pgci_strndup(c.path, (size_t)(base - 1 - c.path));
             VEC_PUSH(&ws->configs, c);
         }
         strbuf_free(&path);

@@ -445,8 +445,8 @@ static int parse_string(parser *p, strbuf *out, int allow_multiline)
 
 static int is_bare_key_char(int c)
 {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '-';
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-';
 }
 
 /* A dotted key: bare or quoted parts separated by dots, whitespace allowed around
@@ -666,8 +666,7 @@ done:
 /* --- values ---------------------------------------------------------------------- */
 
 static int parse_value(parser *p, toml_value **out);
-static int set_dotted(parser *p, toml_value *table, strvec *parts, toml_value *v,
-                      unsigned line);
+static int set_dotted(parser *p, toml_value *table, strvec *parts, toml_value *v, unsigned line);
 
 static int parse_array(parser *p, toml_value **out)
 {
@@ -769,8 +768,8 @@ static int parse_value(parser *p, toml_value **out)
 {
     if (++p->depth > TOML_MAX_DEPTH) {
         p->depth--;
-        return pgci_error_set(PGCI_ELIMIT, "%s:%u: values nested deeper than %d levels",
-                              p->name, p->line, TOML_MAX_DEPTH);
+        return pgci_error_set(PGCI_ELIMIT, "%s:%u: values nested deeper than %d levels", p->name,
+                              p->line, TOML_MAX_DEPTH);
     }
     int r;
     int c = peek(p);
@@ -803,8 +802,7 @@ static int parse_value(parser *p, toml_value **out)
         char b[16];
         r = c < 0 || c == '\n' || c == '\r' || c == '#'
                 ? perr(p, "expected a value, found %s", char_desc(c == '\r' ? '\n' : c, b))
-                : perr(p, "expected a value, found %s (a string needs quotes)",
-                       char_desc(c, b));
+                : perr(p, "expected a value, found %s (a string needs quotes)", char_desc(c, b));
     }
     p->depth--;
     return r;
@@ -823,11 +821,12 @@ static int set_dotted(parser *p, toml_value *table, strvec *parts, toml_value *v
             next = value_new(TOML_TABLE, line);
             next->flags = F_DOTTED;
             table_add(t, pgci_strdup(parts->items[i]), next);
-        } else if (next->type != TOML_TABLE || (next->flags & (F_INLINE | F_DEFINED | F_IMPLICIT))) {
+        } else if (next->type != TOML_TABLE ||
+                   (next->flags & (F_INLINE | F_DEFINED | F_IMPLICIT))) {
             char *k = key_join(parts, i + 1);
-            int r = perr(p, "cannot add to '%s' with a dotted key: it is %s defined on line %u", k,
-                         next->type == TOML_TABLE ? "a table" : toml_type_name(next->type),
-                         next->line);
+            int r =
+                perr(p, "cannot add to '%s' with a dotted key: it is %s defined on line %u", k,
+                     next->type == TOML_TABLE ? "a table" : toml_type_name(next->type), next->line);
             free(k);
             toml_free(v);
             return r;
@@ -865,8 +864,7 @@ static int open_header(parser *p, toml_value *root, strvec *parts, int aot, toml
         } else if (next->type != TOML_TABLE || (next->flags & F_INLINE)) {
             char *k = key_join(parts, i + 1);
             int r = perr(p, "'%s' is already %s (line %u), not a table", k,
-                         next->type == TOML_TABLE ? "an inline table"
-                                                  : toml_type_name(next->type),
+                         next->type == TOML_TABLE ? "an inline table" : toml_type_name(next->type),
                          next->line);
             free(k);
             return r;

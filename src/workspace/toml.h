@@ -38,14 +38,14 @@ typedef struct toml_entry {
 
 struct toml_value {
     toml_type type;
-    unsigned line;    /* 1-based line where the value (or its table header) starts */
-    char *str;        /* TOML_STRING */
-    long long integer; /* TOML_INTEGER */
-    double flt;       /* TOML_FLOAT */
-    int boolean;      /* TOML_BOOL */
-    VEC(toml_value *) items;  /* TOML_ARRAY */
-    VEC(toml_entry) entries;  /* TOML_TABLE, in definition order */
-    unsigned flags;   /* how the node was made; private to toml.c */
+    unsigned line;           /* 1-based line where the value (or its table header) starts */
+    char *str;               /* TOML_STRING */
+    long long integer;       /* TOML_INTEGER */
+    double flt;              /* TOML_FLOAT */
+    int boolean;             /* TOML_BOOL */
+    VEC(toml_value *) items; /* TOML_ARRAY */
+    VEC(toml_entry) entries; /* TOML_TABLE, in definition order */
+    unsigned flags;          /* how the node was made; private to toml.c */
 };
 
 /* Maximum nesting of arrays and inline tables inside one value, and maximum number

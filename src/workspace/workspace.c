@@ -54,8 +54,9 @@ static int get_string(const workspace *ws, const toml_value *table, const char *
 static int check_prefix(const workspace *ws, const char *prefix, unsigned line)
 {
     if (!prefix[0])
-        return PERR(ws, line, "[tool.patchgen] package_prefix is empty; it must be the dotted "
-                              "package of search_root, e.g. \"veomni.models.transformers\"");
+        return PERR(ws, line,
+                    "[tool.patchgen] package_prefix is empty; it must be the dotted "
+                    "package of search_root, e.g. \"veomni.models.transformers\"");
     const char *part = prefix;
     for (const char *c = prefix;; c++) {
         if (*c == '.' || *c == '\0') {
@@ -65,8 +66,8 @@ static int check_prefix(const workspace *ws, const char *prefix, unsigned line)
                                 "[tool.patchgen] package_prefix '%s' ends with '.'; patchgen "
                                 "joins it and the path with '.', so write '%.*s'",
                                 prefix, (int)(c - prefix - 1), prefix);
-                return PERR(ws, line,
-                            "[tool.patchgen] package_prefix '%s' has an empty part", prefix);
+                return PERR(ws, line, "[tool.patchgen] package_prefix '%s' has an empty part",
+                            prefix);
             }
             if (*c == '\0')
                 return 0;
@@ -138,8 +139,9 @@ int workspace_read_pyproject(workspace *ws, const toml_value *doc)
     const toml_value *ign = toml_get(pg, "ruff_extra_ignore");
     if (ign) {
         if (ign->type != TOML_ARRAY)
-            return PERR(ws, ign->line, "[tool.patchgen] ruff_extra_ignore must be an array of "
-                                       "strings");
+            return PERR(ws, ign->line,
+                        "[tool.patchgen] ruff_extra_ignore must be an array of "
+                        "strings");
         for (size_t i = 0; i < ign->items.len; i++) {
             const toml_value *it = ign->items.items[i];
             if (it->type != TOML_STRING)
@@ -168,8 +170,7 @@ int workspace_read_pyproject(workspace *ws, const toml_value *doc)
             return r;
         if (ws->upstream_raw) {
             if (!ws->upstream_raw[0])
-                return PERR(ws, toml_get(pgci, "upstream")->line,
-                            "[tool.pgci] upstream is empty");
+                return PERR(ws, toml_get(pgci, "upstream")->line, "[tool.pgci] upstream is empty");
             ws->upstream = resolve_upstream(ws->root, ws->upstream_raw);
         }
     }

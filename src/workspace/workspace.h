@@ -22,8 +22,8 @@ typedef struct ws_config {
 } ws_config;
 
 typedef struct workspace {
-    char *root;           /* absolute path of the workspace */
-    char *pyproject;      /* absolute path of pyproject.toml */
+    char *root;      /* absolute path of the workspace */
+    char *pyproject; /* absolute path of pyproject.toml */
     /* [tool.patchgen] */
     char *search_root;    /* relative to root, e.g. "veomni/models/transformers" */
     char *package_prefix; /* e.g. "veomni.models.transformers" (as written; patchgen
@@ -33,10 +33,10 @@ typedef struct workspace {
     /* the pin: "5.9.0" from transformers==5.9.0 anywhere in dependency arrays */
     char *pin;
     /* [tool.pgci] */
-    char *upstream;       /* source spec: "https://...{tag}...{path}", "git:PATH",
-                             "dir:PATH" ({tag} allowed); NULL: the default URL */
-    char *ruff;           /* ruff command (argv[0]); NULL: "ruff" on PATH */
-    char *ruff_version;   /* the version the workspace expects, or NULL */
+    char *upstream;         /* source spec: "https://...{tag}...{path}", "git:PATH",
+                               "dir:PATH" ({tag} allowed); NULL: the default URL */
+    char *ruff;             /* ruff command (argv[0]); NULL: "ruff" on PATH */
+    char *ruff_version;     /* the version the workspace expects, or NULL */
     VEC(ws_config) configs; /* sorted like Python's sorted(rglob(...)): by path parts */
 
     /* Additions beyond the first contract. */

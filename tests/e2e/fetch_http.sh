@@ -200,6 +200,32 @@ rc=$?
     fail "mixed: exit $rc, $(cat "$T/mixed.err")"
 echo "ok   every module and tag tried after a failure"
 
+# --- the fixture trees served over HTTP: all of them at both tags, byte for byte -------
+FX=$PWD/fixtures/upstream
+FLOG=$T/files.log
+server_start "$FLOG" --root "$FX" || exit 1
+FBASE="http://127.0.0.1:$SERVER_PORT"
+fmods=()
+while IFS= read -r f; do
+    m=${f%.py}
+    fmods+=(--module "${m//\//.}")
+done < <(cd "$FX/v1.0.0" && find . -name '*.py' | sed 's|^\./||' | sort)
+nf=$((${#fmods[@]} / 2))
+XDG_CACHE_HOME=$T/fx/cache "$PGCI" fetch --source "$FBASE/files/{tag}/{path}" --tag v1.0.0 --tag v1.1.0 \
+    "${fmods[@]}" -j 8 >"$T/fx.out" 2>"$T/fx.err" || fail "fixtures: $(cat "$T/fx.err")"
+grep -q ": $((2 * nf)) fetched, 0 from cache, 0 failed, .* $((2 * nf)) requests$" "$T/fx.out" || fail "fixtures: $(cat "$T/fx.out")"
+for tag in v1.0.0 v1.1.0; do
+    while IFS= read -r f; do
+        sum=$(sha256sum <"$FX/$tag/$f" | cut -d' ' -f1)
+        cmp -s "$T/fx/cache/pgci/objects/$sum" "$FX/$tag/$f" || fail "fixtures: $tag/$f not cached intact"
+    done < <(cd "$FX/$tag" && find . -name '*.py' | sed 's|^\./||')
+done
+XDG_CACHE_HOME=$T/fx/cache "$PGCI" fetch --source "$FBASE/files/{tag}/{path}" --tag v1.0.0 --tag v1.1.0 \
+    "${fmods[@]}" >"$T/fx.out" 2>"$T/fx.err" || fail "fixtures warm: $(cat "$T/fx.err")"
+grep -q ": 0 fetched, $((2 * nf)) from cache, 0 failed, .* 0 requests$" "$T/fx.out" || fail "fixtures warm: $(cat "$T/fx.out")"
+[ "$(server_count "$FLOG" files)" -eq $((2 * nf)) ] || fail "fixtures warm: the server saw more requests"
+echo "ok   $nf fixture modules x 2 tags over HTTP, cached intact; warm run: no request"
+
 # --- usage -------------------------------------------------------------------------------
 "$PGCI" fetch --module "$M" >/dev/null 2>"$T/u1.err"
 { [ $? -eq 2 ] && grep -qF "no --tag given" "$T/u1.err"; } || fail "usage: no tag"

@@ -116,5 +116,22 @@ rc=$?
 { [ "$rc" -eq 2 ] && grep -qF "resolves to /etc/passwd, outside" "$T/err"; } || fail "dir symlink: exit $rc: $(cat "$T/err")"
 echo "ok   dir: checkout per tag, site-packages, missing directory, symlink out refused"
 
+# the bundled fixture trees (a site-packages per tag): every module at both tags,
+# byte for byte
+FX=$PWD/fixtures/upstream
+n=0
+for tag in v1.0.0 v1.1.0; do
+    while IFS= read -r f; do
+        m=${f%.py}
+        m=${m//\//.}
+        "$PGCI" fetch --source "dir:$FX/{tag}" --tag "$tag" --module "$m" --print -q >"$T/out" 2>"$T/err" ||
+            fail "fixtures $tag $m: $(cat "$T/err")"
+        cmp -s "$T/out" "$FX/$tag/$f" || fail "fixtures $tag $m: bytes differ"
+        n=$((n + 1))
+    done < <(cd "$FX/$tag" && find . -name '*.py' | sed 's|^\./||' | sort)
+done
+[ "$n" -ge 20 ] || fail "fixtures: only $n modules found"
+echo "ok   dir: all $n fixture modules at both tags, byte for byte"
+
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }
 echo "fetch_local: all passed"

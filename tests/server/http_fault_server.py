@@ -10,7 +10,7 @@ The first path segment picks the behaviour; the rest (usually <tag>/src/<path>) 
 echoed into generated bodies:
 
   ok                  200, a valid Python module of about --size bytes
-  files               200 with the file under --root (404 when missing)
+  files               200 with the file under --root (404 when missing), after --delay ms
   redirect            302 to /ok/<rest>
   loop                302 to the same path, forever
   status-NNN          status NNN with a small HTML body (404, 403, 410, 500 ...)
@@ -81,6 +81,7 @@ class Handler(BaseHTTPRequestHandler):
         if what == "ok":
             self.send_body(200, python_body(rest, size))
         elif what == "files":
+            time.sleep(self.server.delay / 1000)
             full = os.path.realpath(os.path.join(self.server.root or "/nonexistent", rest))
             root = os.path.realpath(self.server.root or "/nonexistent")
             if full.startswith(root + os.sep) and os.path.isfile(full):
@@ -149,6 +150,11 @@ class Handler(BaseHTTPRequestHandler):
             self.send_body(400, b"unknown behaviour")
 
 
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # parallel clients must not meet a full listen backlog
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--log", required=True, help="append one line per request here")
@@ -156,11 +162,12 @@ def main():
     ap.add_argument("--size", type=int, default=2000, help="bytes of an 'ok' module")
     ap.add_argument("--big", type=int, default=2 << 20, help="bytes of a 'big' module")
     ap.add_argument("--root", help="directory served under /files/")
+    ap.add_argument("--delay", type=float, default=0, help="ms to wait before answering /files/")
     ap.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"), help="serve HTTPS")
     a = ap.parse_args()
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    srv.daemon_threads = True
-    srv.log_path, srv.size, srv.big, srv.root, srv.lifetime = a.log, a.size, a.big, a.root, a.lifetime
+    srv = Server(("127.0.0.1", 0), Handler)
+    srv.log_path, srv.size, srv.big, srv.root = a.log, a.size, a.big, a.root
+    srv.lifetime, srv.delay = a.lifetime, a.delay
     if a.tls:
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.load_cert_chain(a.tls[0], a.tls[1])
