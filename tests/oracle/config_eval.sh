@@ -4,7 +4,8 @@
 # (whose veomni/patchgen/ holds the implementation), unpacked into the corpus cache
 # outside the repository and loaded without the rest of veomni
 # (tests/oracle/config_dump.py). Every hand-written fixture config — the demo
-# workspace's and fixtures/configs/cfgfix/basic — must give the same PatchConfig on
+# workspace's, the code generator's feature configs (fixtures/patchgen) and
+# fixtures/configs/cfgfix/basic — must give the same PatchConfig on
 # both sides, field by field: patches (type, target, replacement name, module,
 # file, first and last line as inspect reports them, description, name_map),
 # imports, blocks, helpers, positioned helpers, dropped names, exclusions. Every
@@ -34,6 +35,9 @@ run() {
 rc=0
 run demo same fixtures/workspace demo/models demo.models \
     fixtures/workspace/demo/models/*/*_patch_gen_config.py || rc=1
+# the code generator's feature configs (tests/oracle/patchgen.sh)
+run features same fixtures/patchgen oracle/models oracle.models \
+    fixtures/patchgen/oracle/models/*/*_patch_gen_config.py || rc=1
 run basic same fixtures/configs cfgfix cfgfix fixtures/configs/cfgfix/basic/*_patch_gen_config.py \
     fixtures/configs/cfgfix/hostile/empty_value_name_map_patch_gen_config.py || rc=1
 run errors fail fixtures/configs cfgfix cfgfix fixtures/configs/cfgfix/errors/*_patch_gen_config.py || rc=1
