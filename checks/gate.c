@@ -305,6 +305,12 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
         c->checked_diff = bufs[2 * i + 1];
         c->cfg = cfgs[i];
         if (g->status < 0) {
+            /* the raw output, when codegen got that far, still tells the names check
+             * what the regeneration would hold (ruff refusing F821 fails here) */
+            if (g->raw.len) {
+                c->raw = g->raw.buf;
+                c->raw_len = g->raw.len;
+            }
             c->error = g->error ? g->error : "regeneration failed";
             regen_finding(&out->fs, c->module, c->config_path, "cannot regenerate", c->error);
             out->n_failed++;
