@@ -121,6 +121,26 @@ const char *toml_type_name(toml_type type)
     return "value";
 }
 
+/* "an integer", "a string", ... for messages. */
+static const char *type_with_article(toml_type type)
+{
+    switch (type) {
+    case TOML_INTEGER:
+        return "an integer";
+    case TOML_ARRAY:
+        return "an array";
+    case TOML_STRING:
+        return "a string";
+    case TOML_FLOAT:
+        return "a float";
+    case TOML_BOOL:
+        return "a boolean";
+    case TOML_TABLE:
+        return "a table";
+    }
+    return "a value";
+}
+
 static toml_value *table_lookup(toml_value *t, const char *key)
 {
     return (toml_value *)toml_get(t, key);
@@ -821,16 +841,21 @@ static int set_dotted(parser *p, toml_value *table, strvec *parts, toml_value *v
             next = value_new(TOML_TABLE, line);
             next->flags = F_DOTTED;
             table_add(t, pgci_strdup(parts->items[i]), next);
-        } else if (next->type != TOML_TABLE ||
-                   (next->flags & (F_INLINE | F_DEFINED | F_IMPLICIT))) {
+        } else if (next->type != TOML_TABLE || (next->flags & (F_INLINE | F_DEFINED))) {
             char *k = key_join(parts, i + 1);
-            int r =
-                perr(p, "cannot add to '%s' with a dotted key: it is %s defined on line %u", k,
-                     next->type == TOML_TABLE ? "a table" : toml_type_name(next->type), next->line);
+            int r = perr(p, "cannot add to '%s' with a dotted key: it is %s defined on line %u", k,
+                         next->flags & F_INLINE && next->type == TOML_TABLE
+                             ? "an inline table"
+                             : type_with_article(next->type),
+                         next->line);
             free(k);
             toml_free(v);
             return r;
         }
+        /* A parent made by a header ([a.b.c] makes a.b) may be extended with dotted
+         * keys, as tomllib allows; from then on no header may define it. */
+        if (next->flags == F_IMPLICIT)
+            next->flags = F_DOTTED;
         t = next;
     }
     const char *last = parts->items[parts->len - 1];
@@ -863,9 +888,10 @@ static int open_header(parser *p, toml_value *root, strvec *parts, int aot, toml
             next = next->items.items[next->items.len - 1];
         } else if (next->type != TOML_TABLE || (next->flags & F_INLINE)) {
             char *k = key_join(parts, i + 1);
-            int r = perr(p, "'%s' is already %s (line %u), not a table", k,
-                         next->type == TOML_TABLE ? "an inline table" : toml_type_name(next->type),
-                         next->line);
+            int r =
+                perr(p, "'%s' is already %s (line %u), not a table", k,
+                     next->type == TOML_TABLE ? "an inline table" : type_with_article(next->type),
+                     next->line);
             free(k);
             return r;
         }

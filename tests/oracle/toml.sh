@@ -42,6 +42,9 @@ cases = [
     'a.b = 1\na.b.c = 2', 'a = [[1], ["x"], [], [{}]]', 'k = """\\\n\n  \n  x"""',
     's = "\\u0000"', 's = "\\uD800"', 's = "\\U00110000"', 'a = """"""', "a = ''''''",
     '[x.y]\n[x]\n[x.z]', '[x]\ny.z = 1\n[x.y.w]', 'a = {x = {y = 1}}\n[a.x.q]',
+    '[a.b.c]\n[a]\nb.d = 1', '[a.b.c]\n[a]\nb.d = 1\n[a.b]', '[a.b.c]\n[a.b]\nd=1',
+    '[a]\nb.c=1\n[a.b.x]\n[a]', '[[a.b]]\n[a]\nc=1', '[[a]]\nb.c=1\n[a.b.d]', 'a = [{b=1}]\n[a.c]',
+    '[a.b]\nc=1\n[a]\nb.d=1', '[[t]]\na.b=1\n[[t]]\na.c=1', '[[t]]\na.b=1\n[t.a]',
 ]
 
 def mutate(rng, s):

@@ -283,9 +283,14 @@ static void test_errors(void **state)
     ERR("[a..b]\n", "t.toml:1: expected a key, found '.'");
     ERR("a = 1 2\n", "t.toml:1: expected end of line after a value, found '2'");
     ERR("[a] x = 1\n", "t.toml:1: expected end of line after a table header, found 'x'");
-    ERR("a = {b = 1}\na.c = 2\n", "t.toml:2: cannot add to 'a' with a dotted key");
+    ERR("a = {b = 1}\na.c = 2\n",
+        "t.toml:2: cannot add to 'a' with a dotted key: it is an inline table defined on line 1");
+    ERR("a = 1\na.c = 2\n",
+        "t.toml:2: cannot add to 'a' with a dotted key: it is an integer defined on line 1");
+    /* a parent made by a header takes dotted keys (tomllib agrees), then no header */
+    ERR("[a.b.c]\n[a]\nb.d = 1\n[a.b]\n", "t.toml:4: table [a.b] is defined twice");
     ERR("a = {b = 1}\n[a.c]\n", "t.toml:2: 'a' is already an inline table (line 1), not a table");
-    ERR("a = 1\n[a.b]\n", "t.toml:2: 'a' is already integer (line 1), not a table");
+    ERR("a = 1\n[a.b]\n", "t.toml:2: 'a' is already an integer (line 1), not a table");
     ERR("a = []\n[[a]]\n", "t.toml:2: [[a]] conflicts with 'a' defined on line 1");
     ERR("[[a]]\n[a]\n", "t.toml:2: table [a] is defined twice");
     ERR("[a.b]\n[a]\nb.c = 1\n",
