@@ -304,6 +304,7 @@ static void test_errors(void **state)
     ERR("s = \"\xff\"\n", "t.toml:1: invalid UTF-8 (byte 0xff)");
     ERR("s = \"\xc0\xaf\"\n", "t.toml:1: invalid UTF-8 (overlong or out-of-range sequence)");
     ERR("s = \"\xe2\x82\"", "t.toml:1: invalid UTF-8");
+    ERR("a = 1\n# comment \xff\n", "t.toml:2: invalid UTF-8 (byte 0xff)");
     parse_err("a = \"x\0y\"\n", 10, "t.toml:1: control character 0x00 in a string");
 }
 
