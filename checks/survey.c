@@ -347,7 +347,7 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
         long ci = cm ? find_module(mods, nmods, cm) : -1;
         free(cm);
         survey_pair sp = {sel[i]->module, sel[i]->path, cfgs[i], mp->a, mp->b, out->from,
-                          out->to, mp->src_b.buf, mp->src_b.len,
+                          out->to, mp->src_b.buf, mp->src_b.len, mp->src_a.buf, mp->src_a.len,
                           ci >= 0 ? mods[ci].b : NULL};
         signatures_compare(&out->fs, &sp);
         check_deprecations(&out->fs, &sp);
