@@ -14,6 +14,7 @@
 
 #include "checks/finding.h"
 #include "core/strbuf.h"
+#include "patchgen/codegen.h"
 #include "patchgen/patch_spec.h"
 #include "workspace/workspace.h"
 
@@ -39,6 +40,8 @@ typedef struct check_input {
     size_t expected_diff_len;
     const char *error; /* why evaluation or regeneration failed; NULL when it did not */
     const pg_config *cfg; /* evaluated config; NULL when evaluation failed */
+    const cg_note *notes; /* what codegen did silently (missing targets, ...) */
+    size_t n_notes;
 } check_input;
 
 typedef struct check_ctx {

@@ -9,5 +9,6 @@
 extern const check_def check_drift;
 extern const check_def check_diff_consistency;
 extern const check_def check_ruff_equivalence;
+extern const check_def check_targets;
 
 #endif

@@ -18,7 +18,7 @@ void cgsrc_object_source(strbuf *out, const pg_object *obj)
     if (!obj || !obj->text || obj->start_line == 0 || obj->end_line < obj->start_line)
         return;
     strbuf text = STRBUF_INIT;
-    cgtext_universal_newlines(&text, obj->text, strlen(obj->text));
+    cgtext_universal_newlines(&text, obj->text, obj->text_len ? obj->text_len : strlen(obj->text));
     cg_lines all = VEC_INIT;
     cgtext_readlines(&all, text.buf, text.len);
     size_t idx = obj->start_line - 1;

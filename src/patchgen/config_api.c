@@ -824,6 +824,23 @@ int ce_apply_decorator(ce_ctx *c, TSNode deco, ce_value *d, pg_object *obj)
     }
 }
 
+int ce_call_decorator(ce_ctx *c, TSNode call, ce_value *d, ce_value **out)
+{
+    static const char *const params[] = {"obj", NULL};
+    ce_args a;
+    int r = bind_args(c, call, "decorator", params, 0, &a);
+    if (r < 0)
+        return r;
+    if (!a.val[0])
+        return ce_unsupported(c, call, "a patch decorator is called with the def or class it registers");
+    pg_object *obj = NULL;
+    r = need_object(c, a.val[0], a.node[0], "decorated object", &obj);
+    if (r == 0)
+        r = ce_apply_decorator(c, call, d, obj);
+    *out = a.val[0];
+    return r;
+}
+
 int ce_set_attribute(ce_ctx *c, TSNode stmt, ce_config *cfg, TSNode attr, ce_value *v)
 {
     char *name = py_text_dup(c->t, attr);

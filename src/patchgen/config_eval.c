@@ -443,6 +443,25 @@ static ce_module *patchgen_api_module(config_eval *ev)
     return m;
 }
 
+/* "a -> b -> a": the chain of imports from `target` (being loaded) to here. */
+static int cycle_error(ce_ctx *c, TSNode n, ce_module *target)
+{
+    ce_module *stack[CE_MAX_IMPORT_DEPTH + 2];
+    int k = 0;
+    for (ce_module *m = c->mod; m && k < CE_MAX_IMPORT_DEPTH + 1; m = m->importer) {
+        stack[k++] = m;
+        if (m == target)
+            break;
+    }
+    strbuf chain = STRBUF_INIT;
+    for (int i = k; i-- > 0;)
+        strbuf_addf(&chain, "%s -> ", stack[i]->name);
+    strbuf_adds(&chain, target->name);
+    int r = ce_error_at(c, n, PGCI_EINVALID, "import cycle between patch configs: %s", chain.buf);
+    strbuf_free(&chain);
+    return r;
+}
+
 /* Loads the sibling config `dotted` for an import at node n. */
 static int load_sibling(ce_ctx *c, TSNode n, const char *dotted, ce_module **out)
 {
@@ -460,6 +479,9 @@ static int load_sibling(ce_ctx *c, TSNode n, const char *dotted, ce_module **out
     }
     if (!strcmp(file, c->mod->abs_path))
         return ce_error_at(c, n, PGCI_EINVALID, "config '%s' imports itself", dotted);
+    ce_module *loading = hashmap_get(&c->ev->modules, file);
+    if (loading && loading->state == CE_LOADING)
+        return cycle_error(c, n, loading);
     int r = ce_module_load(c->ev, c->mod, file, out);
     if (r < 0) {
         char *msg = pgci_strdup(pgci_error_last());
@@ -647,27 +669,6 @@ done:
     return r;
 }
 
-static int cycle_error(config_eval *ev, ce_module *importer, ce_module *target)
-{
-    strbuf chain = STRBUF_INIT;
-    /* importer was loaded (transitively) by target: walk back to it */
-    ce_module *stack[CE_MAX_IMPORT_DEPTH + 2];
-    int n = 0;
-    for (ce_module *m = importer; m && n < CE_MAX_IMPORT_DEPTH + 1; m = m->importer) {
-        stack[n++] = m;
-        if (m == target)
-            break;
-    }
-    for (int i = n; i-- > 0;)
-        strbuf_addf(&chain, "%s -> ", stack[i]->name);
-    strbuf_adds(&chain, target->name);
-    int r = pgci_error_set(PGCI_EINVALID, "%s: import cycle between patch configs: %s",
-                           importer->rel_path, chain.buf);
-    strbuf_free(&chain);
-    (void)ev;
-    return r;
-}
-
 static int module_run(config_eval *ev, ce_module *m, const char *src, size_t len)
 {
     if (len > CE_MAX_FILE_BYTES)
@@ -707,8 +708,9 @@ static int module_load_src(config_eval *ev, ce_module *importer, const char *abs
 {
     ce_module *m = hashmap_get(&ev->modules, abs_path);
     if (m) {
-        if (m->state == CE_LOADING)
-            return cycle_error(ev, importer, m);
+        if (m->state == CE_LOADING) /* load_sibling() reports cycles with their place */
+            return pgci_error_set(PGCI_EINVALID, "%s: import cycle between patch configs",
+                                  m->rel_path);
         if (m->state == CE_FAILED)
             return pgci_error_set(m->err_code, "%s", m->err_msg);
         *out = m;
@@ -727,9 +729,7 @@ static int module_load_src(config_eval *ev, ce_module *importer, const char *abs
     } else {
         strbuf sb = STRBUF_INIT;
         r = fs_read_file(&sb, abs_path, CE_MAX_FILE_BYTES + 1);
-        if (r < 0)
-            r = pgci_error_wrap(r, "cannot read patch config %s", m->rel_path);
-        else
+        if (r == 0)
             r = module_run(ev, m, sb.buf, sb.len);
         strbuf_free(&sb);
     }

@@ -240,6 +240,8 @@ int ce_call_api(ce_ctx *c, TSNode call, ce_api api, ce_value **out);
  * patchgen one leaves the object as it is (functools.wraps keeps __name__,
  * __module__ and, through __wrapped__, the source lines). */
 int ce_apply_decorator(ce_ctx *c, TSNode deco, ce_value *d, pg_object *obj);
+/* `config.replace_function("f", ...)(obj)`: a decorator applied by hand. */
+int ce_call_decorator(ce_ctx *c, TSNode call, ce_value *d, ce_value **out);
 /* `config.<attr> = value`. */
 int ce_set_attribute(ce_ctx *c, TSNode stmt, ce_config *cfg, TSNode attr, ce_value *v);
 ce_field ce_field_from_name(const char *name);
