@@ -1,0 +1,14 @@
+/*
+ * checks.h - the check definitions (one file each in checks/) and what they share.
+ */
+#ifndef PGCI_CHECKS_CHECKS_H
+#define PGCI_CHECKS_CHECKS_H
+
+#include "checks/check.h"
+
+extern const check_def check_drift;
+extern const check_def check_diff_consistency;
+extern const check_def check_ruff_equivalence;
+extern const check_def check_targets;
+
+#endif
