@@ -569,7 +569,8 @@ static int add_items(ce_ctx *c, TSNode n, ce_config *cfg, ce_field f, const ce_i
 {
     /* copy first: extending a list with itself must see the old length only */
     void **copy = arena_alloc(&c->ev->mem, (it->len ? it->len : 1) * sizeof(void *));
-    memcpy(copy, it->items, it->len * sizeof(void *));
+    if (it->len)
+        memcpy(copy, it->items, it->len * sizeof(void *));
     for (size_t i = 0; i < it->len; i++) {
         int r = 0;
         switch (f) {
