@@ -16,6 +16,7 @@
 
 #include "core/error.h"
 #include "core/strbuf.h"
+#include "patchgen/config_dump.h"
 #include "patchgen/config_eval.h"
 
 /* --- helpers ----------------------------------------------------------------------- */
@@ -598,6 +599,25 @@ static void test_limits(void **state)
     strbuf_free(&sb);
 }
 
+/* The JSON dump of a config with empty lists (the fuzzer found memcpy from NULL
+ * there and in extend() of an empty list; UBSan in make asan guards both). */
+static void test_dump_empty(void **state)
+{
+    (void)state;
+    pg_config *c = eval_ok(HEAD "other = PatchConfig('m')\nconfig.helpers.extend(other.helpers)\n"
+                                "config.drop_imported_names.update(other.drop_imported_names)\n");
+    strbuf sb = STRBUF_INIT;
+    assert_int_equal(config_dump_json(&sb, c, NULL), 0);
+    assert_string_equal(sb.buf,
+                        "{\"additional_imports\":[],\"description\":\"\",\"drop_imported_names\":[],"
+                        "\"exclude\":[],\"helpers\":[],\"patches\":[],\"positioned_helpers\":[],"
+                        "\"post_import_blocks\":[],\"source_module\":"
+                        "\"transformers.models.toy.modeling_toy\",\"target_file\":"
+                        "\"patched_modeling.py\",\"transformers_version\":null}");
+    strbuf_free(&sb);
+    pg_config_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -605,6 +625,7 @@ int main(void)
         cmocka_unit_test(test_inline),            cmocka_unit_test(test_error_fixtures),
         cmocka_unit_test(test_unsupported_fixtures), cmocka_unit_test(test_hostile_fixtures),
         cmocka_unit_test(test_inline_errors),     cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_dump_empty),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
