@@ -311,6 +311,93 @@ static int exec_expression(ce_ctx *c, TSNode stmt)
 
 /* --- defs and classes ------------------------------------------------------------------ */
 
+static int check_class_body(ce_ctx *c, TSNode body);
+
+/* What Python runs when it executes a def statement, besides its decorators:
+ * default values and annotations (not the body, not the parameter names, which
+ * often are `config` in model code). */
+static int check_def_header(ce_ctx *c, TSNode def)
+{
+    TSNode params = py_field(def, "parameters");
+    ce_iter it;
+    TSNode p;
+    int r = 0;
+    ce_iter_init(&it, params);
+    while (r == 0 && ce_iter_next(&it, &p)) {
+        TSNode parts[2] = {py_field(p, "value"), py_field(p, "type")};
+        for (int i = 0; i < 2 && r == 0; i++)
+            if (!ts_node_is_null(parts[i]) && ce_touches_config(c, parts[i]))
+                r = ce_unsupported(c, parts[i], NULL);
+    }
+    ce_iter_done(&it);
+    TSNode ret = py_field(def, "return_type");
+    if (r == 0 && !ts_node_is_null(ret) && ce_touches_config(c, ret))
+        r = ce_unsupported(c, ret, NULL);
+    return r;
+}
+
+/* A class body runs when the class is defined: a registration inside it would
+ * happen in Python, so it must not pass unnoticed. Nested defs count for their
+ * decorators and headers only. */
+static int check_definition(ce_ctx *c, TSNode n)
+{
+    TSNode def = py_is(n, "decorated_definition") ? py_field(n, "definition") : n;
+    int r = 0;
+    if (py_is(n, "decorated_definition")) {
+        ce_iter it;
+        TSNode d;
+        ce_iter_init(&it, n);
+        while (r == 0 && ce_iter_next(&it, &d))
+            if (py_is(d, "decorator") && ce_touches_config(c, d))
+                r = ce_unsupported(c, d, "a patch decorator inside a class body");
+        ce_iter_done(&it);
+    }
+    if (r == 0 && py_is(def, "function_definition"))
+        r = check_def_header(c, def);
+    if (r == 0 && py_is(def, "class_definition"))
+        r = check_class_body(c, def);
+    return r;
+}
+
+/* A class-body statement touches a PatchConfig; names it binds (`config: Cfg`,
+ * `config = None`: class attributes) do not count, what it evaluates does. */
+static int class_statement_touches(ce_ctx *c, TSNode s)
+{
+    TSNode asg = ce_named_count(s) == 1 ? ce_named_child(s, 0) : s;
+    if (!py_is(s, "expression_statement") || !py_is(asg, "assignment"))
+        return ce_touches_config(c, s);
+    for (TSNode cur = asg; !ts_node_is_null(cur); cur = py_field(cur, "right")) {
+        if (!py_is(cur, "assignment"))
+            return ce_touches_config(c, cur);
+        TSNode left = py_field(cur, "left"), type = py_field(cur, "type");
+        if (!py_is(left, "identifier") && ce_touches_config(c, left))
+            return 1;
+        if (!ts_node_is_null(type) && ce_touches_config(c, type))
+            return 1;
+    }
+    return 0;
+}
+
+static int check_class_body(ce_ctx *c, TSNode cls)
+{
+    TSNode bases = py_field(cls, "superclasses");
+    if (!ts_node_is_null(bases) && ce_touches_config(c, bases))
+        return ce_unsupported(c, bases, NULL);
+    ce_iter it;
+    TSNode s;
+    int r = 0;
+    ce_iter_init(&it, py_field(cls, "body"));
+    while (r == 0 && ce_iter_next(&it, &s)) {
+        if (py_is(s, "function_definition") || py_is(s, "class_definition") ||
+            py_is(s, "decorated_definition"))
+            r = check_definition(c, s);
+        else if (class_statement_touches(c, s))
+            r = ce_unsupported(c, s, NULL);
+    }
+    ce_iter_done(&it);
+    return r;
+}
+
 static int exec_definition(ce_ctx *c, TSNode n)
 {
     TSNode def = py_is(n, "decorated_definition") ? py_field(n, "definition") : n;
@@ -324,6 +411,9 @@ static int exec_definition(ce_ctx *c, TSNode n)
     obj->text_len = c->mod->text_len;
     obj->is_class = py_is(def, "class_definition");
     ce_object_lines(c->t, n, obj);
+    int rc = obj->is_class ? check_class_body(c, def) : check_def_header(c, def);
+    if (rc < 0)
+        return rc;
 
     if (py_is(n, "decorated_definition")) {
         /* Python evaluates decorator expressions top-down, then applies them

@@ -356,6 +356,20 @@ static void test_inline(void **state)
     assert_string_equal(pgci_error_last(),
                         "/cfg/inline_patch_gen_config.py: 'other' is not a PatchConfig");
 
+    /* annotated module-level assignment; `config` as a parameter, a class attribute
+     * and inside function bodies is not the PatchConfig */
+    c = eval_ok("from veomni.patchgen.patch_spec import PatchConfig\n"
+                "config: PatchConfig = PatchConfig('m.n')\n"
+                "def f(config, x: int = 1, *a, k: 'T' = None, **kw) -> None:\n"
+                "    config.add_import('os')\n"
+                "class A(Base):\n    config: 'Cfg'\n    config = None\n"
+                "    def __init__(self, config):\n        config.x = 1\n"
+                "config.exclude_from_output('A')\n");
+    assert_string_equal(c->source_module, "m.n");
+    assert_int_equal(c->additional_imports.len, 0);
+    assert_int_equal(c->exclude.len, 1);
+    pg_config_free(c);
+
     /* placeholder rebinding: the def is shadowed, as in Python */
     c = eval_ok(HEAD "def rotate_half(x):\n    return x\nrotate_half = None\n"
                      "@config.add_helper\ndef h():\n    pass\n");
@@ -438,6 +452,10 @@ static void test_unsupported_fixtures(void **state)
     expect_fixture_error(H "copied_config_patch_gen_config.py", PGCI_EUNSUPPORTED,
                          H "copied_config_patch_gen_config.py:7:7: unsupported construct in "
                            "patch config: copy.deepcopy(config)");
+    expect_fixture_error(H "class_body_patch_gen_config.py", PGCI_EUNSUPPORTED,
+                         H "class_body_patch_gen_config.py:14:5: unsupported construct in patch "
+                           "config: @config.override_method(\"ToyMLP.forward\") (a patch "
+                           "decorator inside a class body)");
     expect_fixture_error(H "opaque_replacement_patch_gen_config.py", PGCI_EUNSUPPORTED,
                          H "opaque_replacement_patch_gen_config.py:7:61: unsupported construct "
                            "in patch config: partial (the replacement must be a def or class "
@@ -527,6 +545,20 @@ static void test_inline_errors(void **state)
                      PGCI_EINVALID,
                      "/cfg/inline_patch_gen_config.py:2:22: invalid source_module \"a b\": not a "
                      "dotted Python name");
+    /* what runs at def/class time: class bodies, defaults, annotations */
+    expect_src_error(HEAD "def f(x=config.add_import('os')):\n    pass\n", PGCI_EUNSUPPORTED,
+                     "/cfg/inline_patch_gen_config.py:3:9: unsupported construct in patch "
+                     "config: config.add_import('os')");
+    expect_src_error(HEAD "def f(x) -> config.target_file:\n    pass\n", PGCI_EUNSUPPORTED,
+                     "/cfg/inline_patch_gen_config.py:3:13: unsupported construct in patch "
+                     "config: config.target_file");
+    expect_src_error(HEAD "class A(config.helpers):\n    pass\n", PGCI_EUNSUPPORTED,
+                     "/cfg/inline_patch_gen_config.py:3:8: unsupported construct in patch "
+                     "config: (config.helpers)");
+    expect_src_error(HEAD "class A:\n    class B:\n        x = config.exclude_from_output('A')\n",
+                     PGCI_EUNSUPPORTED,
+                     "/cfg/inline_patch_gen_config.py:5:9: unsupported construct in patch "
+                     "config: x = config.exclude_from_output('A')");
     expect_src_error(HEAD "with open('x') as f:\n    config.add_helper(f)\n", PGCI_EUNSUPPORTED,
                      "/cfg/inline_patch_gen_config.py:3:1: unsupported construct in patch "
                      "config: with open('x') as f:...");
