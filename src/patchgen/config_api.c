@@ -818,6 +818,10 @@ int ce_apply_decorator(ce_ctx *c, TSNode deco, ce_value *d, pg_object *obj)
         if (d->u.method.field == CF_NONE && !strcmp(d->u.method.name, "add_helper"))
             return add_helper(c, deco, d->u.method.cfg, obj);
         return ce_unsupported(c, deco, "this patch decorator needs its arguments");
+    case CE_OBJECT:
+        if (ce_call_touches_config(c->ev, d->u.obj))
+            return ce_unsupported(c, deco, "the decorator uses a PatchConfig when it runs");
+        return 0;
     default:
         if (ce_touches_config(c, deco))
             return ce_unsupported(c, deco, NULL);

@@ -135,8 +135,13 @@ void config_eval_free(config_eval *ev)
             continue;
         hashmap_free(&m->ns);
         hashmap_free(&m->cloned);
+        if (m->tree) {
+            py_tree_free(m->tree);
+            free(m->tree);
+        }
     }
     hashmap_free(&ev->modules);
+    hashmap_free(&ev->defs);
     arena_free(&ev->mem);
     free(ev);
 }
@@ -442,7 +447,65 @@ static int exec_definition(ce_ctx *c, TSNode n)
     ce_value *v = ce_value_new(c->ev, CE_OBJECT);
     v->u.obj = obj;
     bind_str(c, obj->name, v);
+    ce_def *where = arena_alloc(&c->ev->mem, sizeof(*where));
+    where->mod = c->mod;
+    where->node = def;
+    char key[32];
+    snprintf(key, sizeof(key), "%p", (void *)obj);
+    hashmap_put(&c->ev->defs, key, where);
     return 0;
+}
+
+static int def_touches(config_eval *ev, const pg_object *obj, hashmap *seen, int depth)
+{
+    char key[32];
+    snprintf(key, sizeof(key), "%p", (const void *)obj);
+    ce_def *d = hashmap_get(&ev->defs, key);
+    if (!d || !d->mod->tree || hashmap_has(seen, key))
+        return 0;
+    if (depth > 32)
+        return 1; /* too deep to know: refuse rather than guess */
+    hashmap_put(seen, key, (void *)1);
+    /* a def runs its body; a class runs its methods through __init__ and friends */
+    TSNode body = py_is(d->node, "class_definition") ? d->node : py_field(d->node, "body");
+    TSTreeCursor cur = ts_tree_cursor_new(body);
+    int found = 0;
+    for (;;) {
+        TSNode x = ts_tree_cursor_current_node(&cur);
+        const char *field = ts_tree_cursor_current_field_name(&cur);
+        if (py_is(x, "identifier") && (!field || strcmp(field, "attribute"))) {
+            size_t len;
+            const char *s = py_text(d->mod->tree, x, &len);
+            ce_value *v = hashmap_getn(&d->mod->ns, s, len);
+            if (v && is_config_value(v))
+                found = 1;
+            else if (v && v->kind == CE_OBJECT && v->u.obj != obj)
+                found = def_touches(ev, v->u.obj, seen, depth + 1);
+            if (found)
+                break;
+        }
+        if (ts_tree_cursor_goto_first_child(&cur))
+            continue;
+        int moved = 0;
+        while (!moved && !ts_node_eq(ts_tree_cursor_current_node(&cur), body)) {
+            if (ts_tree_cursor_goto_next_sibling(&cur))
+                moved = 1;
+            else if (!ts_tree_cursor_goto_parent(&cur))
+                break;
+        }
+        if (!moved)
+            break;
+    }
+    ts_tree_cursor_delete(&cur);
+    return found;
+}
+
+int ce_call_touches_config(config_eval *ev, const pg_object *obj)
+{
+    hashmap seen = HASHMAP_INIT;
+    int r = def_touches(ev, obj, &seen, 0);
+    hashmap_free(&seen);
+    return r;
 }
 
 /* --- if ----------------------------------------------------------------------------------- */
@@ -766,18 +829,20 @@ static int module_run(config_eval *ev, ce_module *m, const char *src, size_t len
                               m->rel_path, len, CE_MAX_FILE_BYTES);
     m->text = arena_strndup(&ev->mem, src, len);
     m->text_len = len;
-    py_tree t;
-    int r = py_parse(&t, src, len, m->rel_path);
-    if (r < 0)
+    py_tree *t = pgci_calloc(1, sizeof(*t));
+    int r = py_parse(t, src, len, m->rel_path);
+    if (r < 0) {
+        free(t);
         return r;
-    r = check_depth(&t, m->rel_path);
-    if (r == 0)
-        r = py_check_syntax(&t);
-    if (r == 0) {
-        ce_ctx c = {ev, m, &t, 0};
-        r = exec_block(&c, py_root(&t));
     }
-    py_tree_free(&t);
+    m->tree = t;
+    r = check_depth(t, m->rel_path);
+    if (r == 0)
+        r = py_check_syntax(t);
+    if (r == 0) {
+        ce_ctx c = {ev, m, t, 0};
+        r = exec_block(&c, py_root(t));
+    }
     return r;
 }
 

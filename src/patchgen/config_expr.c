@@ -648,6 +648,8 @@ static int eval_call(ce_ctx *c, TSNode n, ce_value **out)
         return ce_call_method(c, n, f, out);
     if (f->kind == CE_DECORATOR)
         return ce_call_decorator(c, n, f, out);
+    if (f->kind == CE_OBJECT && ce_call_touches_config(c->ev, f->u.obj))
+        return ce_unsupported(c, n, "the def it calls uses a PatchConfig when it runs");
     if (f->kind == CE_API && f->u.api != CA_PATCH_TYPE)
         return ce_call_api(c, n, f->u.api, out);
     if (ce_touches_config(c, n))

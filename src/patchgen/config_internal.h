@@ -168,7 +168,8 @@ struct ce_module {
     char *err_msg;    /* arena, when FAILED */
     hashmap ns;       /* name -> ce_value * */
     hashmap cloned;   /* ce_config * (sibling's) -> ce_config * (this module's copy) */
-    py_tree *tree;    /* only while loading */
+    py_tree *tree;    /* kept until the evaluator is freed: calling one of the module's
+                         defs later needs its body (see ce_call_touches_config) */
     ce_module *importer; /* the module whose import is loading this one (cycle report) */
 };
 
@@ -179,6 +180,7 @@ struct config_eval {
     char *search_abs;  /* absolute search root, or NULL */
     char *prefix;      /* package_prefix with exactly one trailing '.', or NULL */
     hashmap modules;   /* abs path -> ce_module * */
+    hashmap defs;      /* "%p" of a pg_object -> ce_def * (where its def is) */
     ce_config *configs; /* allocation list */
     int import_depth;
     ce_value unknown, none; /* shared singletons */
@@ -192,7 +194,16 @@ typedef struct ce_ctx {
     int depth; /* expression nesting */
 } ce_ctx;
 
+typedef struct ce_def {
+    ce_module *mod;
+    TSNode node; /* the function_definition / class_definition */
+} ce_def;
+
 /* --- config_eval.c ---------------------------------------------------------- */
+/* 1 when calling obj (a def or class of a config) at import time would run code
+ * that uses a PatchConfig: its body, or the bodies of the defs it calls, reaches a
+ * name bound to one. Python would run it; pgci does not, so it must refuse. */
+int ce_call_touches_config(config_eval *ev, const pg_object *obj);
 ce_config *ce_config_new(config_eval *ev);
 /* A copy of cfg that later mutations of either do not affect. */
 ce_config *ce_config_clone(config_eval *ev, const ce_config *cfg);

@@ -456,6 +456,10 @@ static void test_unsupported_fixtures(void **state)
                          H "class_body_patch_gen_config.py:14:5: unsupported construct in patch "
                            "config: @config.override_method(\"ToyMLP.forward\") (a patch "
                            "decorator inside a class body)");
+    expect_fixture_error(H "call_at_import_patch_gen_config.py", PGCI_EUNSUPPORTED,
+                         H "call_at_import_patch_gen_config.py:15:1: unsupported construct in "
+                           "patch config: setup() (the def it calls uses a PatchConfig when it "
+                           "runs)");
     expect_fixture_error(H "opaque_replacement_patch_gen_config.py", PGCI_EUNSUPPORTED,
                          H "opaque_replacement_patch_gen_config.py:7:61: unsupported construct "
                            "in patch config: partial (the replacement must be a def or class "
@@ -559,6 +563,14 @@ static void test_inline_errors(void **state)
                      PGCI_EUNSUPPORTED,
                      "/cfg/inline_patch_gen_config.py:5:9: unsupported construct in patch "
                      "config: x = config.exclude_from_output('A')");
+    expect_src_error(HEAD "def reg(f):\n    return config.add_helper(f)\n"
+                          "@reg\ndef g():\n    pass\n",
+                     PGCI_EUNSUPPORTED,
+                     "/cfg/inline_patch_gen_config.py:5:1: unsupported construct in patch "
+                     "config: @reg (the decorator uses a PatchConfig when it runs)");
+    /* calling a def that keeps away from every PatchConfig is fine */
+    pg_config *ok = eval_ok(HEAD "def two():\n    return 2\nX = two()\n");
+    pg_config_free(ok);
     expect_src_error(HEAD "with open('x') as f:\n    config.add_helper(f)\n", PGCI_EUNSUPPORTED,
                      "/cfg/inline_patch_gen_config.py:3:1: unsupported construct in patch "
                      "config: with open('x') as f:...");
