@@ -202,7 +202,8 @@ static char *module_file(config_eval *ev, const char *dotted, int *outside)
     for (const char *p = dotted + strlen(ev->prefix); *p; p++)
         strbuf_addc(&sb, *p == '.' ? '/' : *p);
     strbuf_adds(&sb, ".py");
-    char *out = fs_is_file(sb.buf) ? real_or_copy(&ev->mem, sb.buf) : arena_strdup(&ev->mem, sb.buf);
+    char *out =
+        fs_is_file(sb.buf) ? real_or_copy(&ev->mem, sb.buf) : arena_strdup(&ev->mem, sb.buf);
     strbuf_free(&sb);
     return out;
 }
@@ -516,7 +517,8 @@ static int condition_false_on_import(ce_ctx *c, TSNode cond)
 {
     if (py_is(cond, "identifier") && py_text_eq(c->t, cond, "TYPE_CHECKING"))
         return 1;
-    if (py_is(cond, "attribute") && py_text_eq(c->t, py_field(cond, "attribute"), "TYPE_CHECKING") &&
+    if (py_is(cond, "attribute") &&
+        py_text_eq(c->t, py_field(cond, "attribute"), "TYPE_CHECKING") &&
         py_text_eq(c->t, py_field(cond, "object"), "typing"))
         return 1;
     if (py_is(cond, "comparison_operator") && ce_named_count(cond) == 2) {
@@ -627,8 +629,9 @@ static int load_sibling(ce_ctx *c, TSNode n, const char *dotted, ce_module **out
                            dotted, c->ev->prefix ? c->ev->prefix : "(none)");
     if (!fs_is_file(file)) {
         const char *rel = path_under(c->ev->root, file);
-        return ce_error_at(c, n, PGCI_ENOTFOUND, "cannot find sibling config '%s': %s does not exist",
-                           dotted, rel ? rel : file);
+        return ce_error_at(c, n, PGCI_ENOTFOUND,
+                           "cannot find sibling config '%s': %s does not exist", dotted,
+                           rel ? rel : file);
     }
     if (!strcmp(file, c->mod->abs_path))
         return ce_error_at(c, n, PGCI_EINVALID, "config '%s' imports itself", dotted);
@@ -793,7 +796,8 @@ static int exec_block(ce_ctx *c, TSNode block)
     return r;
 }
 
-/* --- loading ------------------------------------------------------------------------------------ */
+/* --- loading ------------------------------------------------------------------------------------
+ */
 
 /* Rejects trees nested deeper than the walkers below are allowed to go. */
 static int check_depth(const py_tree *t, const char *rel)
@@ -825,7 +829,8 @@ done:
 static int module_run(config_eval *ev, ce_module *m, const char *src, size_t len)
 {
     if (len > CE_MAX_FILE_BYTES)
-        return pgci_error_set(PGCI_ELIMIT, "%s: %zu bytes is larger than a patch config may be (%u)",
+        return pgci_error_set(PGCI_ELIMIT,
+                              "%s: %zu bytes is larger than a patch config may be (%u)",
                               m->rel_path, len, CE_MAX_FILE_BYTES);
     m->text = arena_strndup(&ev->mem, src, len);
     m->text_len = len;
@@ -872,7 +877,8 @@ static int module_load_src(config_eval *ev, ce_module *importer, const char *abs
         return 0;
     }
     if (ev->import_depth >= CE_MAX_IMPORT_DEPTH)
-        return pgci_error_set(PGCI_ELIMIT, "%s: sibling configs import each other more than %d deep",
+        return pgci_error_set(PGCI_ELIMIT,
+                              "%s: sibling configs import each other more than %d deep",
                               importer ? importer->rel_path : abs_path, CE_MAX_IMPORT_DEPTH);
     m = module_new(ev, abs_path);
     m->importer = importer;
@@ -906,7 +912,8 @@ int ce_module_load(config_eval *ev, ce_module *importer, const char *abs_path, c
     return module_load_src(ev, importer, abs_path, NULL, 0, out);
 }
 
-/* --- finalizing: a self-contained pg_config ---------------------------------------------------- */
+/* --- finalizing: a self-contained pg_config ----------------------------------------------------
+ */
 
 typedef struct fin {
     pg_config *pc;
@@ -1023,8 +1030,9 @@ static int finalize(config_eval *ev, ce_module *m, const char *var, ce_config *s
         VEC_PUSH(&pc->exclude, fin_str(&f, src->exclude.items[i]));
     hashmap_free(&f.copies);
     if (f.bytes > CE_MAX_CONFIG_BYTES) {
-        int r = pgci_error_set(PGCI_ELIMIT, "%s: PatchConfig '%s' carries %zu bytes of text (limit %u)",
-                               m->rel_path, var, f.bytes, CE_MAX_CONFIG_BYTES);
+        int r =
+            pgci_error_set(PGCI_ELIMIT, "%s: PatchConfig '%s' carries %zu bytes of text (limit %u)",
+                           m->rel_path, var, f.bytes, CE_MAX_CONFIG_BYTES);
         pg_config_free(pc);
         return r;
     }
@@ -1047,9 +1055,9 @@ static int pick_config(config_eval *ev, ce_module *m, const char *var, pg_config
         if (m->ns.entries[i].key && x && x->kind == CE_CONFIG)
             strbuf_addf(&names, "%s%s", names.len ? ", " : "", m->ns.entries[i].key);
     }
-    int r = pgci_error_set(PGCI_ENOTFOUND, "%s: no PatchConfig named '%s'%s%s%s", m->rel_path, var,
-                           names.len ? " (PatchConfigs here: " : "", names.buf,
-                           names.len ? ")" : "");
+    int r =
+        pgci_error_set(PGCI_ENOTFOUND, "%s: no PatchConfig named '%s'%s%s%s", m->rel_path, var,
+                       names.len ? " (PatchConfigs here: " : "", names.buf, names.len ? ")" : "");
     strbuf_free(&names);
     return r;
 }

@@ -129,24 +129,42 @@ int ce_unsupported(ce_ctx *c, TSNode n, const char *why)
 const char *ce_kind_name(ce_kind k)
 {
     switch (k) {
-    case CE_NONE: return "None";
-    case CE_BOOL: return "a bool";
-    case CE_INT: return "an int";
-    case CE_STR: return "a string";
-    case CE_LIST: return "a list";
-    case CE_TUPLE: return "a tuple";
-    case CE_SET: return "a set";
-    case CE_DICT: return "a dict";
-    case CE_OBJECT: return "a def or class";
-    case CE_CONFIG: return "a PatchConfig";
-    case CE_FIELD: return "a PatchConfig field";
-    case CE_METHOD: return "a PatchConfig method";
-    case CE_MODULE: return "a module";
-    case CE_API: return "a patchgen API name";
-    case CE_PATCHTYPE: return "a PatchType";
-    case CE_PATCH: return "a Patch";
-    case CE_ITEMS: return "a generator";
-    default: return "a value pgci cannot evaluate statically";
+    case CE_NONE:
+        return "None";
+    case CE_BOOL:
+        return "a bool";
+    case CE_INT:
+        return "an int";
+    case CE_STR:
+        return "a string";
+    case CE_LIST:
+        return "a list";
+    case CE_TUPLE:
+        return "a tuple";
+    case CE_SET:
+        return "a set";
+    case CE_DICT:
+        return "a dict";
+    case CE_OBJECT:
+        return "a def or class";
+    case CE_CONFIG:
+        return "a PatchConfig";
+    case CE_FIELD:
+        return "a PatchConfig field";
+    case CE_METHOD:
+        return "a PatchConfig method";
+    case CE_MODULE:
+        return "a module";
+    case CE_API:
+        return "a patchgen API name";
+    case CE_PATCHTYPE:
+        return "a PatchType";
+    case CE_PATCH:
+        return "a Patch";
+    case CE_ITEMS:
+        return "a generator";
+    default:
+        return "a value pgci cannot evaluate statically";
     }
 }
 
@@ -319,9 +337,17 @@ static int eval_dict(ce_ctx *c, TSNode n, ce_value **out)
 /* --- attributes ----------------------------------------------------------------- */
 
 static const char *const config_methods[] = {
-    "replace_class", "override_method", "replace_function", "modify_init", "add_import",
-    "add_helper", "add_helper_after", "add_post_import_block", "drop_import_names",
-    "exclude_from_output", NULL,
+    "replace_class",
+    "override_method",
+    "replace_function",
+    "modify_init",
+    "add_import",
+    "add_helper",
+    "add_helper_after",
+    "add_post_import_block",
+    "drop_import_names",
+    "exclude_from_output",
+    NULL,
 };
 
 static int eval_config_attr(ce_ctx *c, TSNode n, ce_config *cfg, const char *name, ce_value **out)
@@ -340,9 +366,15 @@ static int eval_config_attr(ce_ctx *c, TSNode n, ce_config *cfg, const char *nam
     switch (f) {
     case CF_NONE:
         return ce_unsupported(c, n, "not an attribute of PatchConfig that pgci models");
-    case CF_SOURCE_MODULE: s = cfg->source_module; break;
-    case CF_TARGET_FILE: s = cfg->target_file; break;
-    case CF_DESCRIPTION: s = cfg->description; break;
+    case CF_SOURCE_MODULE:
+        s = cfg->source_module;
+        break;
+    case CF_TARGET_FILE:
+        s = cfg->target_file;
+        break;
+    case CF_DESCRIPTION:
+        s = cfg->description;
+        break;
     case CF_TRANSFORMERS_VERSION:
         s = cfg->transformers_version;
         if (!s) {
@@ -463,15 +495,21 @@ static ce_value *bool_value(ce_ctx *c, int b)
 static int truth(const ce_value *v)
 {
     switch (v->kind) {
-    case CE_NONE: return 0;
-    case CE_BOOL: return v->u.b;
-    case CE_INT: return v->u.num.overflow ? 1 : v->u.num.i != 0;
-    case CE_STR: return v->u.str.len != 0;
+    case CE_NONE:
+        return 0;
+    case CE_BOOL:
+        return v->u.b;
+    case CE_INT:
+        return v->u.num.overflow ? 1 : v->u.num.i != 0;
+    case CE_STR:
+        return v->u.str.len != 0;
     case CE_LIST:
     case CE_TUPLE:
     case CE_SET:
-    case CE_DICT: return v->u.seq.len != 0;
-    default: return -1;
+    case CE_DICT:
+        return v->u.seq.len != 0;
+    default:
+        return -1;
     }
 }
 

@@ -22,15 +22,15 @@
 #include "py/py.h"
 
 /* Limits that keep a hostile config bounded in time and memory. */
-#define CE_MAX_FILE_BYTES (8u << 20)  /* a config file */
-#define CE_MAX_TREE_DEPTH 1000        /* syntax-tree nesting */
-#define CE_MAX_EXPR_DEPTH 100         /* nested expressions evaluated */
-#define CE_MAX_IMPORT_DEPTH 32        /* chain of sibling-config imports */
-#define CE_MAX_ITEMS 100000           /* entries in one list of a PatchConfig */
+#define CE_MAX_FILE_BYTES (8u << 20)    /* a config file */
+#define CE_MAX_TREE_DEPTH 1000          /* syntax-tree nesting */
+#define CE_MAX_EXPR_DEPTH 100           /* nested expressions evaluated */
+#define CE_MAX_IMPORT_DEPTH 32          /* chain of sibling-config imports */
+#define CE_MAX_ITEMS 100000             /* entries in one list of a PatchConfig */
 #define CE_MAX_CONFIG_BYTES (64u << 20) /* text a finalized config may carry */
 
 typedef enum ce_kind {
-    CE_UNKNOWN,  /* opaque: an import, a call result, anything not evaluated */
+    CE_UNKNOWN, /* opaque: an import, a call result, anything not evaluated */
     CE_NONE,
     CE_BOOL,
     CE_INT,
@@ -158,29 +158,29 @@ struct ce_config {
 enum ce_state { CE_LOADING, CE_DONE, CE_FAILED };
 
 struct ce_module {
-    char *abs_path;   /* arena */
-    char *rel_path;   /* for messages: relative to the workspace root when inside it */
-    char *name;       /* dotted module name (__module__ of what it defines) */
-    char *text;       /* arena copy of the source */
+    char *abs_path; /* arena */
+    char *rel_path; /* for messages: relative to the workspace root when inside it */
+    char *name;     /* dotted module name (__module__ of what it defines) */
+    char *text;     /* arena copy of the source */
     size_t text_len;
     enum ce_state state;
     int err_code;
-    char *err_msg;    /* arena, when FAILED */
-    hashmap ns;       /* name -> ce_value * */
-    hashmap cloned;   /* ce_config * (sibling's) -> ce_config * (this module's copy) */
-    py_tree *tree;    /* kept until the evaluator is freed: calling one of the module's
-                         defs later needs its body (see ce_call_touches_config) */
+    char *err_msg;       /* arena, when FAILED */
+    hashmap ns;          /* name -> ce_value * */
+    hashmap cloned;      /* ce_config * (sibling's) -> ce_config * (this module's copy) */
+    py_tree *tree;       /* kept until the evaluator is freed: calling one of the module's
+                            defs later needs its body (see ce_call_touches_config) */
     ce_module *importer; /* the module whose import is loading this one (cycle report) */
 };
 
 struct config_eval {
     arena mem;
     const workspace *ws;
-    char *root;        /* absolute workspace root, or NULL */
-    char *search_abs;  /* absolute search root, or NULL */
-    char *prefix;      /* package_prefix with exactly one trailing '.', or NULL */
-    hashmap modules;   /* abs path -> ce_module * */
-    hashmap defs;      /* "%p" of a pg_object -> ce_def * (where its def is) */
+    char *root;         /* absolute workspace root, or NULL */
+    char *search_abs;   /* absolute search root, or NULL */
+    char *prefix;       /* package_prefix with exactly one trailing '.', or NULL */
+    hashmap modules;    /* abs path -> ce_module * */
+    hashmap defs;       /* "%p" of a pg_object -> ce_def * (where its def is) */
     ce_config *configs; /* allocation list */
     int import_depth;
     ce_value unknown, none; /* shared singletons */

@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define CHECK(cond)                                                                                \
     do {                                                                                           \
         if (!(cond)) {                                                                             \
-            fprintf(stderr, "fuzz_config_eval: invariant failed: %s (line %d)\n", #cond,          \
+            fprintf(stderr, "fuzz_config_eval: invariant failed: %s (line %d)\n", #cond,           \
                     __LINE__);                                                                     \
             abort();                                                                               \
         }                                                                                          \

@@ -93,11 +93,12 @@ static void expect_src_error(const char *src, int code, const char *msg)
     assert_string_equal(pgci_error_last(), msg);
 }
 
-#define HEAD "from veomni.patchgen.patch_spec import PatchConfig, create_patch_from_external\n" \
-             "config = PatchConfig(source_module=\"transformers.models.toy.modeling_toy\")\n"
+#define HEAD                                                                                       \
+    "from veomni.patchgen.patch_spec import PatchConfig, create_patch_from_external\n"             \
+    "config = PatchConfig(source_module=\"transformers.models.toy.modeling_toy\")\n"
 
-static void check_patch(const pg_patch *p, pg_patch_type type, const char *target,
-                        const char *name, unsigned first, unsigned last, const char *desc)
+static void check_patch(const pg_patch *p, pg_patch_type type, const char *target, const char *name,
+                        unsigned first, unsigned last, const char *desc)
 {
     assert_int_equal(p->type, type);
     assert_string_equal(p->target, target);
@@ -501,18 +502,26 @@ static void test_inline_errors(void **state)
     (void)state;
     const char *F = "/cfg/inline_patch_gen_config.py";
     char msg[512];
-    snprintf(msg, sizeof(msg), "%s:3:1: unsupported construct in patch config: config.exclude += "
-                               "[\"A\"]", F);
+    snprintf(msg, sizeof(msg),
+             "%s:3:1: unsupported construct in patch config: config.exclude += "
+             "[\"A\"]",
+             F);
     expect_src_error(HEAD "config.exclude += [\"A\"]\n", PGCI_EUNSUPPORTED, msg);
-    snprintf(msg, sizeof(msg), "%s:3:1: unsupported construct in patch config: "
-                               "@config.replace_class (this patch decorator needs its arguments)", F);
+    snprintf(msg, sizeof(msg),
+             "%s:3:1: unsupported construct in patch config: "
+             "@config.replace_class (this patch decorator needs its arguments)",
+             F);
     expect_src_error(HEAD "@config.replace_class\nclass A:\n    pass\n", PGCI_EUNSUPPORTED, msg);
-    snprintf(msg, sizeof(msg), "%s:3:35: unsupported construct in patch config: "
-                               "frobnicate=1 (not a parameter of this patchgen call)", F);
+    snprintf(msg, sizeof(msg),
+             "%s:3:35: unsupported construct in patch config: "
+             "frobnicate=1 (not a parameter of this patchgen call)",
+             F);
     expect_src_error(HEAD "config.add_import(\"os\", names=[], frobnicate=1)\n", PGCI_EUNSUPPORTED,
                      msg);
-    snprintf(msg, sizeof(msg), "%s:3:34: unsupported construct in patch config: {\"b\", \"a\"} "
-                               "(a set has no defined order)", F);
+    snprintf(msg, sizeof(msg),
+             "%s:3:34: unsupported construct in patch config: {\"b\", \"a\"} "
+             "(a set has no defined order)",
+             F);
     expect_src_error(HEAD "config.post_import_blocks.extend({\"b\", \"a\"})\n", PGCI_EUNSUPPORTED,
                      msg);
     expect_src_error(HEAD "config.exclude.extend(config.helpers)\n", PGCI_EUNSUPPORTED,
@@ -629,7 +638,8 @@ static void test_limits(void **state)
     for (int i = 0; i < 40; i++)
         strbuf_adds(&sb, "config.helpers.extend(config.helpers)\n");
     assert_int_equal(eval_src(sb.buf, NULL, &c), PGCI_ELIMIT);
-    assert_non_null(strstr(pgci_error_last(), "too many helpers in one PatchConfig (limit 100000)"));
+    assert_non_null(
+        strstr(pgci_error_last(), "too many helpers in one PatchConfig (limit 100000)"));
 
     /* sharing one big block many times is bounded in what a config may carry */
     strbuf_reset(&sb);
@@ -652,12 +662,12 @@ static void test_dump_empty(void **state)
                                 "config.drop_imported_names.update(other.drop_imported_names)\n");
     strbuf sb = STRBUF_INIT;
     assert_int_equal(config_dump_json(&sb, c, NULL), 0);
-    assert_string_equal(sb.buf,
-                        "{\"additional_imports\":[],\"description\":\"\",\"drop_imported_names\":[],"
-                        "\"exclude\":[],\"helpers\":[],\"patches\":[],\"positioned_helpers\":[],"
-                        "\"post_import_blocks\":[],\"source_module\":"
-                        "\"transformers.models.toy.modeling_toy\",\"target_file\":"
-                        "\"patched_modeling.py\",\"transformers_version\":null}");
+    assert_string_equal(
+        sb.buf, "{\"additional_imports\":[],\"description\":\"\",\"drop_imported_names\":[],"
+                "\"exclude\":[],\"helpers\":[],\"patches\":[],\"positioned_helpers\":[],"
+                "\"post_import_blocks\":[],\"source_module\":"
+                "\"transformers.models.toy.modeling_toy\",\"target_file\":"
+                "\"patched_modeling.py\",\"transformers_version\":null}");
     strbuf_free(&sb);
     pg_config_free(c);
 }
@@ -665,10 +675,14 @@ static void test_dump_empty(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_everything),        cmocka_unit_test(test_siblings),
-        cmocka_unit_test(test_inline),            cmocka_unit_test(test_error_fixtures),
-        cmocka_unit_test(test_unsupported_fixtures), cmocka_unit_test(test_hostile_fixtures),
-        cmocka_unit_test(test_inline_errors),     cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_everything),
+        cmocka_unit_test(test_siblings),
+        cmocka_unit_test(test_inline),
+        cmocka_unit_test(test_error_fixtures),
+        cmocka_unit_test(test_unsupported_fixtures),
+        cmocka_unit_test(test_hostile_fixtures),
+        cmocka_unit_test(test_inline_errors),
+        cmocka_unit_test(test_limits),
         cmocka_unit_test(test_dump_empty),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
