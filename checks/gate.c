@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "checks/checks.h"
+#include "checks/regen_finding.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/log.h"
@@ -205,6 +206,55 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
         return r;
     out->n_configs = n;
 
+    /* A config that does not evaluate is not a finding but a broken input: the
+     * gate cannot say anything about it, so it stops with the config's error. */
+    config_eval *ev = NULL;
+    pg_config **cfgs = pgci_calloc(n ? n : 1, sizeof(*cfgs));
+    if ((r = config_eval_new(&ev, ws)) < 0) {
+        free(cfgs);
+        free(sel);
+        return r;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if ((r = config_eval_file(ev, sel[i]->path, o->var_name, &cfgs[i])) < 0) {
+            for (size_t k = 0; k < i; k++)
+                pg_config_free(cfgs[k]);
+            free(cfgs);
+            free(sel);
+            config_eval_free(ev);
+            return r;
+        }
+    }
+    /* a generated file that is not there at all: nothing to check against */
+    if (!o->fix) {
+        for (size_t i = 0; i < n; i++) {
+            char *py = NULL, *diff = NULL;
+            char *dir = fs_dirname(sel[i]->path);
+            r = regen_output_paths(dir, NULL, cfgs[i]->target_file, &py, &diff);
+            free(dir);
+            strbuf p = STRBUF_INIT;
+            if (r == 0) {
+                fs_join(&p, ws->root, py);
+                if (!fs_is_file(p.buf))
+                    r = pgci_error_set(PGCI_ENOTFOUND,
+                                       "%s: generated file %s is missing (pgci check --fix "
+                                       "writes it)",
+                                       sel[i]->path, py);
+            }
+            strbuf_free(&p);
+            free(py);
+            free(diff);
+            if (r < 0) {
+                for (size_t k = 0; k < n; k++)
+                    pg_config_free(cfgs[k]);
+                free(cfgs);
+                free(sel);
+                config_eval_free(ev);
+                return r;
+            }
+        }
+    }
+
     upstream_opts uo;
     memset(&uo, 0, sizeof(uo));
     uo.spec = o->source ? o->source : ws->upstream;
@@ -213,7 +263,11 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
     uo.jobs = o->jobs;
     upstream *up;
     if ((r = upstream_open(&up, &uo)) < 0) {
+        for (size_t k = 0; k < n; k++)
+            pg_config_free(cfgs[k]);
+        free(cfgs);
         free(sel);
+        config_eval_free(ev);
         return r;
     }
 
@@ -234,16 +288,6 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
     run_doc_add_timing(&out->doc, "regen",
                        (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
 
-    /* the evaluated configs, for the checks that point into config files */
-    config_eval *ev = NULL;
-    pg_config **cfgs = pgci_calloc(n ? n : 1, sizeof(*cfgs));
-    if (config_eval_new(&ev, ws) == 0) {
-        for (size_t i = 0; i < n; i++)
-            if (config_eval_file(ev, sel[i]->path, o->var_name, &cfgs[i]) < 0) {
-                cfgs[i] = NULL;
-                pgci_error_clear();
-            }
-    }
 
     check_input *in = pgci_calloc(n ? n : 1, sizeof(*in));
     char **bufs = pgci_calloc(2 * (n ? n : 1), sizeof(char *));
@@ -262,8 +306,7 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
         c->cfg = cfgs[i];
         if (g->status < 0) {
             c->error = g->error ? g->error : "regeneration failed";
-            findings_add(&out->fs, "regen", SEV_ERROR, c->module, c->config_path, 0, 0, NULL,
-                         "cannot regenerate: %s", c->error);
+            regen_finding(&out->fs, c->module, c->config_path, "cannot regenerate", c->error);
             out->n_failed++;
             continue;
         }

@@ -82,6 +82,7 @@ static int report_one(const workspace *ws, const regen_cli *cli, const regen_out
                       int quiet)
 {
     if (r->status < 0) {
+        fflush(stdout);
         fprintf(stderr, "pgci: error: %s\n", r->error ? r->error : "regeneration failed");
         printf("error         %s\n", r->config_path);
         return EXIT_ERROR;
@@ -100,10 +101,12 @@ static int report_one(const workspace *ws, const regen_cli *cli, const regen_out
     if (cli->write || cli->out_dir) {
         int w = 0;
         if (!py_same && (w = write_file(py.buf, &r->py)) < 0) {
+            fflush(stdout);
             fprintf(stderr, "pgci: error: %s\n", pgci_error_last());
             rc = EXIT_ERROR;
         }
         if (w == 0 && !diff_same && (w = write_file(df.buf, &r->diff)) < 0) {
+            fflush(stdout);
             fprintf(stderr, "pgci: error: %s\n", pgci_error_last());
             rc = EXIT_ERROR;
         }
@@ -239,6 +242,7 @@ int cmd_regen(int argc, const char **argv)
         n_err += r == EXIT_ERROR;
         n_change += r == EXIT_FINDINGS;
     }
+    fflush(stdout);
     if (!cli.to_stdout && !common.quiet)
         fprintf(stderr, "pgci: %zu config%s at %s: %zu error%s%s%s\n", sel.len,
                 sel.len == 1 ? "" : "s", tag, n_err, n_err == 1 ? "" : "s",
