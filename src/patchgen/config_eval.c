@@ -231,9 +231,7 @@ static int skip_unless_touching(ce_ctx *c, TSNode n)
 
 static int is_config_value(const ce_value *v)
 {
-    return v->kind == CE_CONFIG || v->kind == CE_FIELD || v->kind == CE_METHOD ||
-           v->kind == CE_MODULE || v->kind == CE_API || v->kind == CE_PATCH ||
-           v->kind == CE_ITEMS || v->kind == CE_DECORATOR;
+    return ce_value_is_config(v);
 }
 
 /* Binds the names of a tuple/list target, element-wise when the value allows it. */
@@ -478,7 +476,7 @@ static int def_touches(config_eval *ev, const pg_object *obj, hashmap *seen, int
             size_t len;
             const char *s = py_text(d->mod->tree, x, &len);
             ce_value *v = hashmap_getn(&d->mod->ns, s, len);
-            if (v && is_config_value(v))
+            if (v ? is_config_value(v) : ce_dynamic_builtin(s, len))
                 found = 1;
             else if (v && v->kind == CE_OBJECT && v->u.obj != obj)
                 found = def_touches(ev, v->u.obj, seen, depth + 1);
@@ -680,8 +678,13 @@ static int exec_import_from(ce_ctx *c, TSNode n)
         if (ts_node_eq(name, py_field(n, "module_name")))
             continue;
         if (py_is(name, "wildcard_import")) {
-            if (src)
+            if (src && !strcmp(src->name, "patchgen")) {
+                for (size_t i = 0; i < src->ns.len; i++)
+                    if (src->ns.entries[i].key)
+                        bind_str(c, src->ns.entries[i].key, src->ns.entries[i].value);
+            } else if (src) {
                 r = ce_unsupported(c, n, "`import *` from a patch config");
+            }
             continue;
         }
         TSNode orig = py_is(name, "aliased_import") ? py_field(name, "name") : name;

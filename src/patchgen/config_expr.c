@@ -287,6 +287,8 @@ static int eval_sequence(ce_ctx *c, TSNode n, ce_kind kind, ce_value **out)
             break;
         }
         r = ce_eval(c, it, &v->u.seq.items[v->u.seq.len]);
+        if (r == 0 && ce_value_is_config(v->u.seq.items[v->u.seq.len]))
+            v->holds_config = 1;
         if (r == 0)
             v->u.seq.len++;
     }
@@ -326,6 +328,8 @@ static int eval_dict(ce_ctx *c, TSNode n, ce_value **out)
         }
         v->u.seq.items[j] = j < v->u.seq.len ? v->u.seq.items[j] : key;
         v->u.seq.items[j + 1] = val;
+        if (ce_value_is_config(key) || ce_value_is_config(val))
+            v->holds_config = 1;
         if (j == v->u.seq.len)
             v->u.seq.len += 2;
     }
@@ -769,7 +773,7 @@ int ce_eval(ce_ctx *c, TSNode n, ce_value **out)
 
 /* --- touching a PatchConfig ------------------------------------------------------- */
 
-static int config_related(const ce_value *v)
+int ce_value_is_config(const ce_value *v)
 {
     if (!v)
         return 0;
@@ -782,10 +786,23 @@ static int config_related(const ce_value *v)
     case CE_PATCHTYPE:
     case CE_PATCH:
     case CE_ITEMS:
+    case CE_DECORATOR:
         return 1;
     default:
-        return 0;
+        return v->holds_config;
     }
+}
+
+/* Builtins that run or reach code by name: a config using them at import time could
+ * change a PatchConfig in a way no syntax shows. */
+int ce_dynamic_builtin(const char *s, size_t len)
+{
+    static const char *const names[] = {"exec", "eval",       "globals", "locals",
+                                        "vars", "__import__", "compile", NULL};
+    for (int i = 0; names[i]; i++)
+        if (strlen(names[i]) == len && !memcmp(names[i], s, len))
+            return 1;
+    return 0;
 }
 
 int ce_touches_config(ce_ctx *c, TSNode n)
@@ -800,7 +817,8 @@ int ce_touches_config(ce_ctx *c, TSNode n)
             if (!field || (strcmp(field, "attribute") && strcmp(field, "name"))) {
                 size_t len;
                 const char *s = py_text(c->t, x, &len);
-                if (config_related(lookup(c, s, len))) {
+                ce_value *v = lookup(c, s, len);
+                if (v ? ce_value_is_config(v) : ce_dynamic_builtin(s, len)) {
                     found = 1;
                     break;
                 }

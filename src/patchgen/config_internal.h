@@ -94,6 +94,7 @@ typedef struct ce_items {
 
 struct ce_value {
     ce_kind kind;
+    int holds_config; /* a container with a PatchConfig-related value inside */
     union {
         int b;
         struct {
@@ -215,7 +216,13 @@ int ce_module_load(config_eval *ev, ce_module *importer, const char *abs_path, c
 /* Evaluates an expression. Never fails for constructs it does not model: those
  * evaluate to CE_UNKNOWN. Fails on limits and on errors inside config values. */
 int ce_eval(ce_ctx *c, TSNode n, ce_value **out);
-/* 1 when the subtree references a name bound to a PatchConfig or the patchgen API. */
+/* 1 when v is a PatchConfig, a part of one, the patchgen API, a container holding
+ * any of those, or (for an unbound name) one of Python's dynamic builtins. */
+int ce_value_is_config(const ce_value *v);
+/* exec, eval, globals, locals, vars, __import__, compile. */
+int ce_dynamic_builtin(const char *s, size_t len);
+/* 1 when the subtree references a name bound to a PatchConfig or the patchgen API,
+ * or a dynamic builtin (exec, eval, globals, ...) that could reach one unseen. */
 int ce_touches_config(ce_ctx *c, TSNode n);
 /* Sets "PATH:LINE:COL: unsupported construct in patch config: TEXT[ (why)]". */
 int ce_unsupported(ce_ctx *c, TSNode n, const char *why);

@@ -577,6 +577,24 @@ static void test_inline_errors(void **state)
                      PGCI_EUNSUPPORTED,
                      "/cfg/inline_patch_gen_config.py:5:1: unsupported construct in patch "
                      "config: @reg (the decorator uses a PatchConfig when it runs)");
+    /* a PatchConfig kept in a container is still one; dynamic code is refused */
+    expect_src_error(HEAD "CONFIGS = [config]\nCONFIGS[0].add_import('os')\n", PGCI_EUNSUPPORTED,
+                     "/cfg/inline_patch_gen_config.py:4:1: unsupported construct in patch "
+                     "config: CONFIGS[0]");
+    expect_src_error(HEAD "exec(\"config.add_import('os')\")\n", PGCI_EUNSUPPORTED,
+                     "/cfg/inline_patch_gen_config.py:3:1: unsupported construct in patch "
+                     "config: exec(\"config.add_import('os')\")");
+    expect_src_error(HEAD "def f():\n    globals()['config'].add_import('os')\nf()\n",
+                     PGCI_EUNSUPPORTED,
+                     "/cfg/inline_patch_gen_config.py:5:1: unsupported construct in patch "
+                     "config: f() (the def it calls uses a PatchConfig when it runs)");
+    /* ...but getattr on something else, and `import *` from patchgen, are fine */
+    pg_config *star = eval_ok("from veomni.patchgen.patch_spec import *\n"
+                              "config = PatchConfig('m')\nX = getattr(object, 'x', None)\n"
+                              "config.patches.append(create_patch_from_external('A', 'm', 'B', "
+                              "PatchType.FUNCTION_REPLACEMENT))\n");
+    assert_int_equal(star->patches.items[0].type, PG_FUNCTION_REPLACEMENT);
+    pg_config_free(star);
     /* calling a def that keeps away from every PatchConfig is fine */
     pg_config *ok = eval_ok(HEAD "def two():\n    return 2\nX = two()\n");
     pg_config_free(ok);
