@@ -10,6 +10,7 @@ const check_def *const check_gate[] = {
     &check_ruff_equivalence,
     &check_diff_consistency,
     &check_targets,
+    &check_protocol_registration,
     NULL,
 };
 
