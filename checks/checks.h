@@ -12,5 +12,6 @@ extern const check_def check_ruff_equivalence;
 extern const check_def check_targets;
 /* the protocol checks (checks/protocol_*.c, docs/protocol.md) */
 extern const check_def check_protocol_registration;
+extern const check_def check_protocol_comments;
 
 #endif

@@ -11,6 +11,7 @@ const check_def *const check_gate[] = {
     &check_diff_consistency,
     &check_targets,
     &check_protocol_registration,
+    &check_protocol_comments,
     NULL,
 };
 
