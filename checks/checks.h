@@ -12,6 +12,8 @@ extern const check_def check_ruff_equivalence;
 extern const check_def check_targets;
 /* the protocol checks (checks/protocol_*.c, docs/protocol.md) */
 extern const check_def check_protocol_registration;
+extern const check_def check_protocol_retired;
 extern const check_def check_protocol_comments;
+extern const check_def check_protocol_siblings;
 
 #endif

@@ -11,7 +11,9 @@ const check_def *const check_gate[] = {
     &check_diff_consistency,
     &check_targets,
     &check_protocol_registration,
+    &check_protocol_retired,
     &check_protocol_comments,
+    &check_protocol_siblings,
     NULL,
 };
 
