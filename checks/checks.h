@@ -15,5 +15,7 @@ extern const check_def check_protocol_registration;
 extern const check_def check_protocol_retired;
 extern const check_def check_protocol_comments;
 extern const check_def check_protocol_siblings;
+extern const check_def check_protocol_tests;
+extern const check_def check_protocol_import;
 
 #endif

@@ -14,6 +14,8 @@ const check_def *const check_gate[] = {
     &check_protocol_retired,
     &check_protocol_comments,
     &check_protocol_siblings,
+    &check_protocol_tests,
+    &check_protocol_import,
     NULL,
 };
 
