@@ -336,6 +336,7 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
     ctx.tag = out->tag;
     ctx.inputs = in;
     ctx.n_inputs = n;
+    ctx.base = o->base;
     if (!o->no_ruff) {
         ctx.ruff = ruff;
         ctx.ruff_version = out->ruff_version;

@@ -23,6 +23,7 @@ typedef struct gate_opts {
     int fix;                /* rewrite drifted .py/.diff atomically */
     const char *cache_dir;  /* upstream cache; NULL: default */
     int timestamp;
+    const char *base;       /* --base REV for the change-set checks; NULL: none */
 } gate_opts;
 
 typedef struct gate_result {

@@ -14,7 +14,7 @@
 #include "workspace/workspace.h"
 
 static const char usage[] = "pgci check [CONFIG...] [--tag T] [--fix] [--fail-on S] [--format "
-                            "text|json] [--run-json FILE] [--no-ruff] [--ruff CMD]";
+                            "text|json] [--run-json FILE] [--no-ruff] [--ruff CMD] [--base REV]";
 
 static void print_text(const gate_result *r, int color)
 {
@@ -77,6 +77,8 @@ int cmd_check(int argc, const char **argv)
                  "a check that may not run without failing the gate"),
         OPT_STR(0, "cache-dir", &go.cache_dir, "DIR", "upstream cache (default ~/.cache/pgci)"),
         OPT_BOOL(0, "timestamp", &go.timestamp, "record the time in run.json"),
+        OPT_STR(0, "base", &go.base, "REV",
+                "flag generated/ changes since REV that come without a config change"),
         OPT_END(),
     };
     int code;
