@@ -3,7 +3,7 @@
 # other (wall time, ratio): the transformers 5.9.0 -> 5.16.1 modeling file pairs,
 # then the oracle's 10,000 generated cases. Both outputs are also checked equal.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 . tests/corpus/lib.sh
 BUILD=${PGCI_BUILD:-build}
 TOOL=$BUILD/tests/tools/difftool

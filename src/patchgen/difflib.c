@@ -27,7 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/hashmap.h"
 #include "core/vec.h"
 
 /* --- lines ----------------------------------------------------------------------- */
@@ -60,11 +59,42 @@ static size_t boundary_at(const char *s, size_t len, size_t i)
     }
 }
 
+/* Bytes that may start a boundary; the scan skips everything else with one table
+ * lookup per byte. */
+static const unsigned char may_end_line[256] = {
+    [0x0a] = 1, [0x0b] = 1, [0x0c] = 1, [0x0d] = 1, [0x1c] = 1,
+    [0x1d] = 1, [0x1e] = 1, [0xc2] = 1, [0xe2] = 1,
+};
+
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
+/* Whether any of the eight bytes in w may start a boundary: a byte below 0x1f, or
+ * 0xc2 / 0xe2 (equal once bit 0x20 is masked). False positives (a tab) only cost a
+ * byte-by-byte look at this word. */
+static int word_may_end_line(uint64_t w)
+{
+    uint64_t below = (w - 0x1f * ONES) & ~w & HIGHS;
+    uint64_t lead = (w & (0xdf * ONES)) ^ (0xc2 * ONES);
+    return (below | ((lead - ONES) & ~lead & HIGHS)) != 0;
+}
+
 size_t difflib_splitlines(const char *s, size_t len, size_t **starts)
 {
     VEC(size_t) v = VEC_INIT;
     size_t i = 0, line = 0;
     while (i < len) {
+        uint64_t w;
+        for (; i + 8 <= len; i += 8) {
+            memcpy(&w, s + i, 8);
+            if (word_may_end_line(w))
+                break;
+        }
+        size_t stop = i + 8 < len ? i + 8 : len;
+        while (i < stop && !may_end_line[(unsigned char)s[i]])
+            i++;
+        if (i == stop)
+            continue;
         size_t b = boundary_at(s, len, i);
         if (b) {
             VEC_PUSH(&v, line);
@@ -138,7 +168,7 @@ struct difflib_matcher {
      * popular ids have an empty range. */
     size_t *off;
     size_t *pos;
-    uint32_t nids;
+    size_t nids; /* ids are below this */
     /* Two rows of run lengths ending at each j, told apart by row stamps. */
     size_t *runlen[2];
     size_t *stamp[2];
@@ -164,27 +194,27 @@ difflib_matcher *difflib_matcher_new(const uint32_t *a, size_t na, const uint32_
     for (size_t j = 0; j < nb; j++)
         if (b[j] > maxid)
             maxid = b[j];
-    m->nids = maxid + 1;
+    m->nids = (size_t)maxid + 1;
 
-    size_t *count = pgci_calloc((size_t)m->nids + 1, sizeof(size_t));
+    size_t *count = pgci_calloc(m->nids + 1, sizeof(size_t));
     for (size_t j = 0; j < nb; j++)
         count[b[j]]++;
     if (autojunk && nb >= 200) {
         size_t ntest = nb / 100 + 1;
-        for (uint32_t x = 0; x < m->nids; x++)
+        for (size_t x = 0; x < m->nids; x++)
             if (count[x] > ntest)
                 count[x] = 0;
     }
-    m->off = pgci_malloc(((size_t)m->nids + 1) * sizeof(size_t));
+    m->off = pgci_malloc((m->nids + 1) * sizeof(size_t));
     size_t total = 0;
-    for (uint32_t x = 0; x < m->nids; x++) {
+    for (size_t x = 0; x < m->nids; x++) {
         m->off[x] = total;
         total += count[x];
     }
     m->off[m->nids] = total;
     m->pos = pgci_malloc(total * sizeof(size_t));
     /* count[x] becomes the fill cursor; popular ids (count 0) are skipped. */
-    for (uint32_t x = 0; x < m->nids; x++)
+    for (size_t x = 0; x < m->nids; x++)
         count[x] = count[x] ? m->off[x] : (size_t)-1;
     for (size_t j = 0; j < nb; j++)
         if (count[b[j]] != (size_t)-1)
@@ -449,7 +479,7 @@ typedef struct line_table {
     size_t mask;
     VEC(const char *) text; /* per id: the bytes of its first occurrence */
     VEC(size_t) len;
-    VEC(unsigned long) hash;
+    VEC(uint64_t) hash;
 } line_table;
 
 static void line_table_init(line_table *t, size_t nlines)
@@ -470,12 +500,28 @@ static void line_table_free(line_table *t)
     VEC_FREE(&t->hash);
 }
 
+/* A hash of s[0..n) eight bytes at a time: lines are hashed once each, but every
+ * byte of both inputs goes through here, so a byte-at-a-time hash would dominate. */
+static uint64_t line_hash(const char *s, size_t n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w;
+    for (; n >= 8; s += 8, n -= 8) {
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdULL;
+        h ^= h >> 32;
+    }
+    w = 0;
+    memcpy(&w, s, n);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+    return h ^ (h >> 29);
+}
+
 /* The id of the line s[0..n), new or existing. The table is sized for every line
  * of both inputs up front, so it never fills past one half. */
 static uint32_t line_table_id(line_table *t, const char *s, size_t n)
 {
-    unsigned long h = pgci_hash(s, n);
-    size_t i = h & t->mask;
+    uint64_t h = line_hash(s, n);
+    size_t i = (size_t)h & t->mask;
     for (;;) {
         uint32_t e = t->slots[i];
         if (!e)
@@ -572,27 +618,32 @@ void difflib_unified_diff(strbuf *out, const char *a, size_t alen, const char *b
     free(bs);
 }
 
+void difflib_patchgen_form(strbuf *out, const char *diff, size_t len)
+{
+    if (!len)
+        return;
+    /* "\n".join(line.rstrip() for line in text.splitlines()) + "\n": the diff is
+     * split again at every str.splitlines boundary, including the ones inside the
+     * lines it quotes. */
+    size_t *starts;
+    size_t nl = difflib_splitlines(diff, len, &starts);
+    for (size_t i = 0; i < nl; i++) {
+        const char *line = diff + starts[i];
+        size_t n = starts[i + 1] - starts[i];
+        n -= difflib_eol_len(line, n);
+        if (i)
+            strbuf_addc(out, '\n');
+        strbuf_add(out, line, difflib_rstrip_len(line, n));
+    }
+    strbuf_addc(out, '\n');
+    free(starts);
+}
+
 void difflib_patchgen_diff(strbuf *out, const char *a, size_t alen, const char *b, size_t blen,
                            const char *fromfile, const char *tofile)
 {
     strbuf text = STRBUF_INIT;
     difflib_unified_diff(&text, a, alen, b, blen, fromfile, tofile, 3);
-    if (text.len) {
-        /* "\n".join(line.rstrip() for line in text.splitlines()) + "\n": the diff is
-         * split again at every str.splitlines boundary, including the ones inside
-         * the lines it quotes. */
-        size_t *starts;
-        size_t nl = difflib_splitlines(text.buf, text.len, &starts);
-        for (size_t i = 0; i < nl; i++) {
-            const char *line = text.buf + starts[i];
-            size_t len = starts[i + 1] - starts[i];
-            len -= difflib_eol_len(line, len);
-            if (i)
-                strbuf_addc(out, '\n');
-            strbuf_add(out, line, difflib_rstrip_len(line, len));
-        }
-        strbuf_addc(out, '\n');
-        free(starts);
-    }
+    difflib_patchgen_form(out, text.buf, text.len);
     strbuf_free(&text);
 }

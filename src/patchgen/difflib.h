@@ -27,6 +27,11 @@ void difflib_unified_diff(strbuf *out, const char *a, size_t alen, const char *b
 void difflib_patchgen_diff(strbuf *out, const char *a, size_t alen, const char *b, size_t blen,
                            const char *fromfile, const char *tofile);
 
+/* The patchgen .diff form of an existing unified diff text: "" stays "", otherwise
+ * the text is split as str.splitlines does, each line right-stripped as str.rstrip
+ * does, and the lines joined with "\n" plus one final "\n". */
+void difflib_patchgen_form(strbuf *out, const char *diff, size_t len);
+
 /* --- the pieces, exposed for tests and for callers that diff their own sequences --- */
 
 /* Splits s[0..len) into lines as Python's str.splitlines(keepends=True) does on the
@@ -61,7 +66,8 @@ typedef struct difflib_opcode {
 } difflib_opcode;
 
 /* SequenceMatcher(None, a, b, autojunk) over sequences of integer ids (equal
- * elements have equal ids). The matcher keeps pointers to a and b: they must
+ * elements have equal ids). Ids should be dense: the index takes memory in
+ * proportion to the largest. The matcher keeps pointers to a and b: they must
  * outlive it. */
 typedef struct difflib_matcher difflib_matcher;
 

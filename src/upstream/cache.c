@@ -79,6 +79,11 @@ int cache_put(const char *root, const char *key, const char *data, size_t len)
     sha256_hex(data, len, h);
     strbuf p = STRBUF_INIT, ref = STRBUF_INIT;
     int r = 0;
+    /* both directories first, so a cache that cannot take a key gets no object */
+    strbuf_addf(&p, "%s/keys", root);
+    if ((r = fs_mkdirs(p.buf)) < 0)
+        goto out;
+    strbuf_reset(&p);
     strbuf_addf(&p, "%s/objects", root);
     if ((r = fs_mkdirs(p.buf)) < 0)
         goto out;
@@ -87,10 +92,6 @@ int cache_put(const char *root, const char *key, const char *data, size_t len)
     char have[SHA256_HEX_LEN + 1];
     if ((!fs_is_file(p.buf) || sha256_file_hex(p.buf, have) < 0 || strcmp(have, h) != 0) &&
         (r = fs_write_atomic(p.buf, data, len)) < 0)
-        goto out;
-    strbuf_reset(&p);
-    strbuf_addf(&p, "%s/keys", root);
-    if ((r = fs_mkdirs(p.buf)) < 0)
         goto out;
     strbuf_reset(&p);
     key_path(&p, root, key);

@@ -37,6 +37,10 @@ typedef struct xfer {
     long long not_before; /* monotonic ms before which a retry may not start */
     int over_cap;         /* the write callback stopped a body past max_bytes */
     int http_error;       /* the write callback stopped an error response */
+    int stalled;          /* the progress callback stopped a transfer with no data */
+    long long last_data;  /* monotonic ms of the last byte received (or the start) */
+    curl_off_t last_now;  /* bytes received at last_data */
+    long long stall_ms;
     size_t max_bytes;
     char errbuf[CURL_ERROR_SIZE];
 } xfer;
@@ -90,17 +94,42 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg)
     return len;
 }
 
+/* curl's own low-speed check averages over several seconds, so a body that stops
+ * after a burst goes unnoticed for a while; this stops it after exactly stall_ms
+ * without a byte (before the headers as well as in the body). */
+static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                       curl_off_t ulnow)
+{
+    (void)dltotal;
+    (void)ultotal;
+    (void)ulnow;
+    xfer *x = arg;
+    long long now = now_ms();
+    if (dlnow != x->last_now) {
+        x->last_now = dlnow;
+        x->last_data = now;
+        return 0;
+    }
+    if (now - x->last_data >= x->stall_ms) {
+        x->stalled = 1;
+        return 1;
+    }
+    return 0;
+}
+
 static int start(CURLM *m, xfer *x, const http_params *p)
 {
     CURL *h = curl_easy_init();
     if (!h)
         return pgci_error_set(PGCI_ENET, "cannot start a transfer (curl_easy_init failed)");
     x->h = h;
-    x->over_cap = x->http_error = 0;
+    x->over_cap = x->http_error = x->stalled = 0;
+    x->last_data = now_ms();
+    x->last_now = 0;
+    x->stall_ms = p->stall_timeout_ms;
     x->errbuf[0] = '\0';
     x->max_bytes = p->max_bytes;
     strbuf_reset(&x->job->body);
-    long stall_s = (p->stall_timeout_ms + 999) / 1000;
     curl_easy_setopt(h, CURLOPT_URL, x->job->url);
     curl_easy_setopt(h, CURLOPT_PRIVATE, x);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
@@ -115,8 +144,9 @@ static int start(CURLM *m, xfer *x, const http_params *p)
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, p->connect_timeout_ms);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, p->total_timeout_ms);
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, stall_s > 0 ? stall_s : 1L);
+    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(h, CURLOPT_XFERINFODATA, x);
     curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)p->max_bytes);
     curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
     curl_easy_setopt(h, CURLOPT_USERAGENT, "pgci/" PGCI_VERSION);
@@ -174,6 +204,10 @@ static void settle(xfer *x, CURLcode rc, const http_params *p)
     if (x->over_cap || rc == CURLE_FILESIZE_EXCEEDED) {
         code = PGCI_ELIMIT;
         why = pgci_asprintf("the body is over the %zu-byte size cap", p->max_bytes);
+    } else if (x->stalled) {
+        transient = 1;
+        why = pgci_asprintf("no data for %lld ms (stalled after %lld bytes)", x->stall_ms,
+                            (long long)x->last_now);
     } else if (x->http_error || (rc == CURLE_OK && (status < 200 || status >= 300))) {
         transient = transient_status(status);
         if (status >= 300 && status < 400)

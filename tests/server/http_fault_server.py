@@ -10,9 +10,10 @@ The first path segment picks the behaviour; the rest (usually <tag>/src/<path>) 
 echoed into generated bodies:
 
   ok                  200, a valid Python module of about --size bytes
-  files               200 with the file under --root (404 when missing)
+  files               200 with the file under --root (404 when missing), after --delay ms
   redirect            302 to /ok/<rest>
-  loop                302 to the same path, forever
+  loop-CODE           CODE (301, 302) to the same path, forever
+  shortlength         200 whose Content-Length stops 8 bytes short, inside a string
   status-NNN          status NNN with a small HTML body (404, 403, 410, 500 ...)
   fail-N-CODE         the first N requests of a path get CODE, then as ok
   retry-after-S       the first request of a path gets 429 with Retry-After: S
@@ -52,8 +53,22 @@ def python_body(rest, size):
     return "".join(lines).encode()
 
 
+BOMB = []
+
+
+def gzip_bomb():
+    """64 MiB of '#' once decoded, about 64 KiB on the wire (made once)."""
+    with LOCK:
+        if not BOMB:
+            BOMB.append(gzip.compress(b"#" * (64 << 20), 6))
+        return BOMB[0]
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # headers and body go out in separate writes; with Nagle on, a kept-alive
+    # connection waits for the client's delayed ACK (40 ms) between them
+    disable_nagle_algorithm = True
 
     def log_message(self, fmt, *args):  # quiet: the request log is the record
         pass
@@ -81,6 +96,7 @@ class Handler(BaseHTTPRequestHandler):
         if what == "ok":
             self.send_body(200, python_body(rest, size))
         elif what == "files":
+            time.sleep(self.server.delay / 1000)
             full = os.path.realpath(os.path.join(self.server.root or "/nonexistent", rest))
             root = os.path.realpath(self.server.root or "/nonexistent")
             if full.startswith(root + os.sep) and os.path.isfile(full):
@@ -90,8 +106,15 @@ class Handler(BaseHTTPRequestHandler):
                 self.send_body(404, b"<html><body>404</body></html>", "text/html")
         elif what == "redirect":
             self.send_body(302, b"", extra=[("Location", "/ok/" + rest)])
-        elif what == "loop":
-            self.send_body(302, b"", extra=[("Location", path)])
+        elif what.startswith("loop-"):
+            self.send_body(int(what[5:]), b"", extra=[("Location", path)])
+        elif what == "shortlength":
+            body = b'x = 1\ny = "a string that the length cuts"\n'
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body) - 8))
+            self.end_headers()
+            self.wfile.write(body)
+            self.close_connection = True
         elif what.startswith("status-"):
             self.send_body(int(what[7:]), b"<html><body>nope</body></html>", "text/html")
         elif what.startswith("fail-"):
@@ -137,8 +160,7 @@ class Handler(BaseHTTPRequestHandler):
             self.send_body(200, gzip.compress(python_body(rest, size)),
                            extra=[("Content-Encoding", "gzip")])
         elif what == "gzipbomb":
-            self.send_body(200, gzip.compress(b"#" * (64 << 20), 9),
-                           extra=[("Content-Encoding", "gzip")])
+            self.send_body(200, gzip_bomb(), extra=[("Content-Encoding", "gzip")])
         elif what == "binary":
             self.send_body(200, bytes(range(256)) * 8, "application/octet-stream")
         elif what == "badutf8":
@@ -149,6 +171,11 @@ class Handler(BaseHTTPRequestHandler):
             self.send_body(400, b"unknown behaviour")
 
 
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # parallel clients must not meet a full listen backlog
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--log", required=True, help="append one line per request here")
@@ -156,11 +183,12 @@ def main():
     ap.add_argument("--size", type=int, default=2000, help="bytes of an 'ok' module")
     ap.add_argument("--big", type=int, default=2 << 20, help="bytes of a 'big' module")
     ap.add_argument("--root", help="directory served under /files/")
+    ap.add_argument("--delay", type=float, default=0, help="ms to wait before answering /files/")
     ap.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"), help="serve HTTPS")
     a = ap.parse_args()
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    srv.daemon_threads = True
-    srv.log_path, srv.size, srv.big, srv.root, srv.lifetime = a.log, a.size, a.big, a.root, a.lifetime
+    srv = Server(("127.0.0.1", 0), Handler)
+    srv.log_path, srv.size, srv.big, srv.root = a.log, a.size, a.big, a.root
+    srv.lifetime, srv.delay = a.lifetime, a.delay
     if a.tls:
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.load_cert_chain(a.tls[0], a.tls[1])

@@ -4,7 +4,8 @@
  *
  *   difftool unified A B FROMFILE TOFILE [N]   unified_diff(A, B) to stdout
  *   difftool patchgen A B FROMFILE TOFILE      the patchgen .diff form to stdout
- *   difftool batch IN OUT                      every case of IN, results to OUT
+ *   difftool batch IN OUT [TIMES]              every case of IN, results to OUT;
+ *                                              TIMES gets the seconds spent diffing
  *
  * Batch format, written by tests/oracle/difflib_oracle.py. IN holds records
  *   "<n> <len a> <len b> <len fromfile> <len tofile>\n" a b fromfile tofile
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/error.h"
 #include "core/fs.h"
@@ -25,7 +27,7 @@ static int usage(void)
 {
     fputs("usage: difftool unified A B FROMFILE TOFILE [N]\n"
           "       difftool patchgen A B FROMFILE TOFILE\n"
-          "       difftool batch IN OUT\n",
+          "       difftool batch IN OUT [TIMES]\n",
           stderr);
     return 2;
 }
@@ -61,8 +63,16 @@ static int parse_header(const strbuf *in, size_t *pos, long *n, size_t len[4])
     return total <= in->len - *pos ? 0 : -1;
 }
 
-static int run_batch(const char *inpath, const char *outpath)
+static double now(void)
 {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int run_batch(const char *inpath, const char *outpath, const char *timespath)
+{
+    double spent = 0;
     strbuf in = STRBUF_INIT, u = STRBUF_INIT, p = STRBUF_INIT;
     if (fs_read_file(&in, inpath, 0) < 0) {
         fprintf(stderr, "difftool: %s\n", pgci_error_last());
@@ -90,8 +100,14 @@ static int run_batch(const char *inpath, const char *outpath)
         pos += len[0] + len[1] + len[2] + len[3];
         strbuf_reset(&u);
         strbuf_reset(&p);
+        double t0 = now();
         difflib_unified_diff(&u, a, len[0], b, len[1], from, to, (int)n);
-        difflib_patchgen_diff(&p, a, len[0], b, len[1], from, to);
+        if (n == 3) {
+            difflib_patchgen_form(&p, u.buf, u.len);
+        } else {
+            difflib_patchgen_diff(&p, a, len[0], b, len[1], from, to);
+        }
+        spent += now() - t0;
         free(from);
         free(to);
         fprintf(out, "%zu %zu\n", u.len, p.len);
@@ -106,13 +122,18 @@ static int run_batch(const char *inpath, const char *outpath)
     strbuf_free(&in);
     strbuf_free(&u);
     strbuf_free(&p);
+    if (!rc && timespath) {
+        FILE *t = fopen(timespath, "w");
+        if (!t || fprintf(t, "%.6f\n", spent) < 0 || fclose(t) != 0)
+            rc = 2;
+    }
     return rc;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc == 4 && strcmp(argv[1], "batch") == 0)
-        return run_batch(argv[2], argv[3]);
+    if ((argc == 4 || argc == 5) && strcmp(argv[1], "batch") == 0)
+        return run_batch(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
     int unified = argc >= 6 && argc <= 7 && strcmp(argv[1], "unified") == 0;
     int patchgen = argc == 6 && strcmp(argv[1], "patchgen") == 0;
     if (!unified && !patchgen)

@@ -62,10 +62,37 @@ static void test_splitlines(void **state)
     assert_int_equal(st[2], 3);
     free(st);
     /* Not boundaries: \x1f, U+2027, a lone C2 or 85 byte, NEL split from its lead. */
-    const char *t = "a\x1f\xe2\x80\xa7" "b\xc2x\x85";
+    const char *t = "a\x1f\xe2\x80\xa7"
+                    "b\xc2x\x85";
     n = difflib_splitlines(t, strlen(t), &st);
     assert_int_equal(n, 1);
     free(st);
+}
+
+/* Boundaries at every offset of the eight-byte scan, with tabs and other non-boundary
+ * bytes (\x1f, 0xc2 0xa0, 0xe2 0x80 0x8b) that the word filter lets through. */
+static void test_splitlines_offsets(void **state)
+{
+    (void)state;
+    static const char *const seps[] = {"\n", "\r\n", "\r", "\x1e", "\xc2\x85", "\xe2\x80\xa9"};
+    for (size_t k = 0; k < sizeof(seps) / sizeof(*seps); k++) {
+        for (size_t pre = 0; pre < 20; pre++) {
+            strbuf sb = STRBUF_INIT;
+            for (size_t i = 0; i < pre; i++)
+                strbuf_adds(&sb, i % 5 == 4 ? "\t" : i % 7 == 6 ? "\x1f" : "x");
+            strbuf_adds(&sb, "\xc2\xa0\xe2\x80\x8b");
+            size_t first = sb.len + strlen(seps[k]);
+            strbuf_adds(&sb, seps[k]);
+            strbuf_adds(&sb, "tail\ttext");
+            size_t *st;
+            size_t n = difflib_splitlines(sb.buf, sb.len, &st);
+            assert_int_equal(n, 2);
+            assert_int_equal(st[1], first);
+            assert_int_equal(st[2], sb.len);
+            free(st);
+            strbuf_free(&sb);
+        }
+    }
 }
 
 static void test_eol_len(void **state)
@@ -158,8 +185,8 @@ static void test_blocks_and_opcodes(void **state)
     m = difflib_matcher_new(a, na, b, nb, 1);
     const difflib_opcode *op = difflib_opcodes(m, &cnt);
     static const difflib_opcode want[] = {
-        {DIFFLIB_DELETE, 0, 1, 0, 0},  {DIFFLIB_EQUAL, 1, 3, 0, 2}, {DIFFLIB_REPLACE, 3, 4, 2, 3},
-        {DIFFLIB_EQUAL, 4, 6, 3, 5},   {DIFFLIB_INSERT, 6, 6, 5, 6},
+        {DIFFLIB_DELETE, 0, 1, 0, 0}, {DIFFLIB_EQUAL, 1, 3, 0, 2},  {DIFFLIB_REPLACE, 3, 4, 2, 3},
+        {DIFFLIB_EQUAL, 4, 6, 3, 5},  {DIFFLIB_INSERT, 6, 6, 5, 6},
     };
     assert_int_equal(cnt, 5);
     for (size_t i = 0; i < cnt; i++) {
@@ -202,7 +229,7 @@ static void test_grouped_opcodes(void **state)
             b[nb++] = 100; /* b[8:8] = ['i'] */
         b[nb++] = a[i];
     }
-    b[20] = 101; /* b[20] += 'x' */
+    b[20] = 101;                                           /* b[20] += 'x' */
     memmove(&b[23], &b[28], (nb - 28) * sizeof(uint32_t)); /* b[23:28] = [] */
     nb -= 5;
     b[30] = 102; /* b[30] += 'y' */
@@ -366,7 +393,8 @@ static void test_context_merging(void **state)
     b = numbered(20, 5, 13);
     d = unified(a, b, 3);
     assert_non_null(strstr(d, "@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+changed 5\n 6\n 7\n 8\n@@ "));
-    assert_non_null(strstr(d, "@@ -10,7 +10,7 @@\n 10\n 11\n 12\n-13\n+changed 13\n 14\n 15\n 16\n"));
+    assert_non_null(
+        strstr(d, "@@ -10,7 +10,7 @@\n 10\n 11\n 12\n-13\n+changed 13\n 14\n 15\n 16\n"));
     assert_int_equal(count_hunks(d), 2);
     free(b);
     free(d);
@@ -410,6 +438,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_splitlines),
+        cmocka_unit_test(test_splitlines_offsets),
         cmocka_unit_test(test_eol_len),
         cmocka_unit_test(test_rstrip),
         cmocka_unit_test(test_longest_match),
