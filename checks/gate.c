@@ -298,9 +298,9 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
         c->config_path = sel[i]->path;
         c->source_module = g->source_module;
         c->py_path = g->py_path;
-        c->diff_path = g->diff_path;
+        c->diff_path = o->no_diff ? NULL : g->diff_path;
         bufs[2 * i] = read_opt(ws->root, g->py_path, &c->checked_py_len);
-        bufs[2 * i + 1] = read_opt(ws->root, g->diff_path, &c->checked_diff_len);
+        bufs[2 * i + 1] = read_opt(ws->root, c->diff_path, &c->checked_diff_len);
         c->checked_py = bufs[2 * i];
         c->checked_diff = bufs[2 * i + 1];
         c->cfg = cfgs[i];
@@ -391,8 +391,8 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
                     break;
                 strvec_push(&out->fixed, c->py_path);
             }
-            if (differs(c->checked_diff, c->checked_diff_len, c->expected_diff,
-                        c->expected_diff_len)) {
+            if (c->diff_path && differs(c->checked_diff, c->checked_diff_len, c->expected_diff,
+                                        c->expected_diff_len)) {
                 if ((err = write_fix(ws->root, c->diff_path, c->expected_diff,
                                      c->expected_diff_len)) < 0)
                     break;

@@ -65,6 +65,7 @@ int cmd_check(int argc, const char **argv)
     opt table[] = {
         OPT_STR('t', "tag", &go.tag, "TAG", "upstream tag (default: v + the workspace pin)"),
         OPT_BOOL(0, "fix", &go.fix, "rewrite drifted .py and .diff files (atomically)"),
+        OPT_BOOL(0, "no-diff", &go.no_diff, "the workspace checks in no .diff files"),
         OPT_STR(0, "fail-on", &fail_on, "SEV", "exit 1 on findings at or above error|warning|info"),
         OPT_STR(0, "format", &format, "FMT", "text (default) or json (the findings)"),
         OPT_STR(0, "run-json", &run_json, "FILE", "write the run record (see pgci report)"),
