@@ -197,6 +197,7 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
         na.o.extra_ignore = &ws->ruff_extra_ignore;
         na.o.isolated = ws->ruff_isolated;
         na.o.cwd = ws->root;
+        na.o.timeout_ms = o->ruff_timeout_ms;
     }
 
     const ws_config **sel;
@@ -233,8 +234,9 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
             r = regen_output_paths(dir, NULL, cfgs[i]->target_file, &py, &diff);
             free(dir);
             strbuf p = STRBUF_INIT;
+            if (r == 0)
+                r = fs_join_under(&p, ws->root, py, "generated file");
             if (r == 0) {
-                fs_join(&p, ws->root, py);
                 if (!fs_is_file(p.buf))
                     r = pgci_error_set(PGCI_ENOTFOUND,
                                        "%s: generated file %s is missing (pgci check --fix "
