@@ -48,7 +48,7 @@ static int print_tags(upstream *u)
 int cmd_fetch(int argc, const char **argv)
 {
     strvec tags = STRVEC_INIT, modules = STRVEC_INIT, rest = STRVEC_INIT;
-    const char *source = NULL;
+    const char *source = NULL, *cacert = NULL;
     int no_cache = 0, git_fetch = 0, list_tags = 0, print = 0;
     int timeout_s = 0, connect_s = 0, stall_s = 0, retries = -1, retry_delay_ms = 0;
     int max_kib = 0, retry_after_max_s = 0;
@@ -72,6 +72,7 @@ int cmd_fetch(int argc, const char **argv)
                 "first backoff delay, doubled per retry (default 500)"),
         OPT_INT(0, "retry-after-max", &retry_after_max_s, "SECONDS",
                 "longest Retry-After honoured (default 60)"),
+        OPT_STR(0, "cacert", &cacert, "FILE", "trust the CA certificates in FILE (PEM)"),
         OPT_INT(0, "max-size", &max_kib, "KIB", "largest file accepted (default 16384)"),
         OPT_END(),
     };
@@ -126,6 +127,7 @@ int cmd_fetch(int argc, const char **argv)
         .retry_after_max_ms = (long)retry_after_max_s * 1000,
         .jobs = common.jobs,
         .git_fetch = git_fetch,
+        .ca_file = cacert,
         .base_dir = common.workspace ? common.workspace : getcwd(cwd, sizeof(cwd)),
     };
     if (upstream_open(&u, &uo) < 0) {
