@@ -1,12 +1,191 @@
-/* Placeholder until this command lands; it refuses to pretend it ran. */
+/*
+ * pgci fetch - get the upstream modules at one or more tags into the cache.
+ *
+ * Every (module, tag) is tried, even after a failure, so one run reports every
+ * problem; each failure is one line on stderr and the exit status is then 2.
+ * The summary goes to stdout (stderr with --print, which writes the sources
+ * themselves to stdout).
+ *
+ * Without --module the modules come from the workspace (-C DIR, else the current
+ * directory): the source_module of every config. The workspace also supplies the
+ * source ([tool.pgci] upstream) unless --source is given, and the tag (v<pin>)
+ * unless --tag is.
+ */
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "core/error.h"
+#include "core/log.h"
+#include "upstream/upstream.h"
+#include "workspace/workspace.h"
+
+static const char usage[] =
+    "pgci fetch [--tag T ...] [--module M ...] [--source SPEC] [--no-cache] [-C DIR]";
+static const char summary[] =
+    "Fetches upstream modules at each tag into the cache ($XDG_CACHE_HOME/pgci).\n"
+    "SPEC is an https:// URL template with {tag} and {path} (default: GitHub's\n"
+    "huggingface/transformers raw files), git:PATH (a local clone) or dir:PATH\n"
+    "(a site-packages or a checkout; {tag} allowed). Without --module: every\n"
+    "config's source_module in the workspace, from its [tool.pgci] upstream, at\n"
+    "v<pin> unless --tag is given. Exit 2 if any file could not be fetched, after\n"
+    "trying every one.";
+
+static int print_tags(upstream *u)
+{
+    strvec tags = STRVEC_INIT;
+    int r = upstream_list_tags(u, &tags);
+    if (r == 0)
+        for (size_t i = 0; i < tags.len; i++)
+            printf("%s\n", tags.items[i]);
+    strvec_free(&tags);
+    return r < 0 ? cmd_error() : EXIT_CLEAN;
+}
 
 int cmd_fetch(int argc, const char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "pgci: error: 'fetch' is not built yet\n");
-    return EXIT_ERROR;
+    strvec tags = STRVEC_INIT, modules = STRVEC_INIT, rest = STRVEC_INIT;
+    const char *source = NULL;
+    int no_cache = 0, git_fetch = 0, list_tags = 0, print = 0;
+    int timeout_s = 0, connect_s = 0, stall_s = 0, retries = -1, retry_delay_ms = 0;
+    int max_kib = 0, retry_after_max_s = 0;
+    const opt table[] = {
+        OPT_LIST('t', "tag", &tags, "TAG", "an upstream tag (repeatable)"),
+        OPT_LIST('m', "module", &modules, "MODULE",
+                 "a dotted module name (repeatable; default: the workspace's configs)"),
+        OPT_STR(0, "source", &source, "SPEC", "https://...{tag}...{path}, git:PATH or dir:PATH"),
+        OPT_BOOL(0, "no-cache", &no_cache, "neither read nor write the cache"),
+        OPT_BOOL(0, "git-fetch", &git_fetch, "git: fetch tags from the clone's origin first"),
+        OPT_BOOL(0, "list-tags", &list_tags, "git: print the clone's tags in version order"),
+        OPT_BOOL(0, "print", &print, "write the fetched sources to stdout"),
+        OPT_GROUP("network:"),
+        OPT_INT(0, "timeout", &timeout_s, "SECONDS", "limit for one transfer (default 60)"),
+        OPT_INT(0, "connect-timeout", &connect_s, "SECONDS", "limit for connecting (default 10)"),
+        OPT_INT(0, "stall-timeout", &stall_s, "SECONDS",
+                "abort a body that stops arriving this long (default 30)"),
+        OPT_INT(0, "retries", &retries, "N",
+                "retries on 5xx, 408, 429, timeouts and connection errors (default 3)"),
+        OPT_INT(0, "retry-delay", &retry_delay_ms, "MS",
+                "first backoff delay, doubled per retry (default 500)"),
+        OPT_INT(0, "retry-after-max", &retry_after_max_s, "SECONDS",
+                "longest Retry-After honoured (default 60)"),
+        OPT_INT(0, "max-size", &max_kib, "KIB", "largest file accepted (default 16384)"),
+        OPT_END(),
+    };
+    common_opts common = {0};
+    int code = EXIT_CLEAN;
+    workspace *ws = NULL;
+    upstream *u = NULL;
+    if (cmd_parse(argc, argv, table, &common, usage, summary, &rest, &code))
+        goto out;
+    if (rest.len) {
+        pgci_error_set(PGCI_EUSAGE, "fetch: unexpected argument '%s' (see pgci fetch --help)",
+                       rest.items[0]);
+        code = cmd_error();
+        goto out;
+    }
+    /* the workspace, when it has to supply the modules (and then source and tag) */
+    if (!modules.len && !list_tags) {
+        if (workspace_open(&ws, common.workspace) < 0) {
+            pgci_error_wrap(PGCI_EUSAGE, "fetch: no --module given and no workspace");
+            code = cmd_error();
+            goto out;
+        }
+        if (workspace_source_modules(ws, &modules) < 0) {
+            code = cmd_error();
+            goto out;
+        }
+        if (!modules.len) {
+            pgci_error_set(PGCI_EUSAGE,
+                           "fetch: no config in the workspace at %s names a source_module "
+                           "(give --module)",
+                           ws->root);
+            code = cmd_error();
+            goto out;
+        }
+        if (!source)
+            source = ws->upstream;
+        if (!tags.len && ws->pin)
+            strvec_push_owned(&tags, pgci_asprintf("%s%s", ws->pin[0] == 'v' ? "" : "v", ws->pin));
+    }
+    char cwd[PATH_MAX];
+    upstream_opts uo = {
+        .spec = source,
+        .no_cache = no_cache,
+        .connect_timeout_ms = (long)connect_s * 1000,
+        .total_timeout_ms = (long)timeout_s * 1000,
+        .stall_timeout_ms = (long)stall_s * 1000,
+        .max_bytes = (size_t)max_kib * 1024,
+        .retries = retries < 0    ? 0
+                   : retries == 0 ? -1
+                                  : retries,
+        .retry_delay_ms = retry_delay_ms,
+        .retry_after_max_ms = (long)retry_after_max_s * 1000,
+        .jobs = common.jobs,
+        .git_fetch = git_fetch,
+        .base_dir = common.workspace ? common.workspace : getcwd(cwd, sizeof(cwd)),
+    };
+    if (upstream_open(&u, &uo) < 0) {
+        code = cmd_error();
+        goto out;
+    }
+    if (list_tags) {
+        code = print_tags(u);
+        goto out;
+    }
+    if (!tags.len) {
+        pgci_error_set(PGCI_EUSAGE, "fetch: no --tag given%s (see pgci fetch --help)",
+                       ws ? " and the workspace has no transformers pin" : "");
+        code = cmd_error();
+        goto out;
+    }
+    /* every (tag, module) in one batch: the transfers of all tags run together */
+    size_t n = modules.len, total = n * tags.len, failed = 0;
+    upstream_item *items = pgci_calloc(total, sizeof(*items));
+    strbuf *results = pgci_calloc(total, sizeof(strbuf));
+    char **errors = pgci_calloc(total, sizeof(char *));
+    for (size_t k = 0; k < total; k++) {
+        items[k].tag = tags.items[k / n];
+        items[k].module = modules.items[k % n];
+        strbuf_init(&results[k], 0);
+    }
+    progress_update("fetch", 0, total, "");
+    upstream_fetch_batch(u, items, total, results, errors);
+    progress_done();
+    for (size_t k = 0; k < total; k++) {
+        if (errors[k]) {
+            fprintf(stderr, "pgci: error: %s\n", errors[k]);
+            failed++;
+            free(errors[k]);
+        } else {
+            log_verbose("%s@%s: %zu bytes", items[k].module, items[k].tag, results[k].len);
+            if (print)
+                fwrite(results[k].buf, 1, results[k].len, stdout);
+        }
+    }
+    upstream_stats st;
+    upstream_get_stats(u, &st);
+    /* with --print stdout holds the sources, so the summary moves to stderr */
+    if (!(print && log_level() < LOG_NORMAL))
+        fprintf(print ? stderr : stdout,
+                "fetch: %zu module%s x %zu tag%s from %s: %zu fetched, %zu from cache, "
+                "%zu failed, %zu bytes, %zu request%s\n",
+                n, n == 1 ? "" : "s", tags.len, tags.len == 1 ? "" : "s", upstream_describe(u),
+                st.fetched, st.cached, failed, st.bytes, st.requests, st.requests == 1 ? "" : "s");
+    for (size_t k = 0; k < total; k++)
+        strbuf_free(&results[k]);
+    free(items);
+    free(results);
+    free(errors);
+    code = failed ? EXIT_ERROR : EXIT_CLEAN;
+out:
+    upstream_free(u);
+    workspace_free(ws);
+    strvec_free(&tags);
+    strvec_free(&modules);
+    strvec_free(&rest);
+    return code;
 }

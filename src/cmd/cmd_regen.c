@@ -1,12 +1,269 @@
-/* Placeholder until this command lands; it refuses to pretend it ran. */
+/*
+ * pgci regen - regenerate configs exactly as patchgen does, and say what changed.
+ *
+ * Without --write it is a dry run that compares: one line per config on stdout,
+ * in config order ("up to date", "would change", "error"), exit 1 when something
+ * would change. --write writes the regenerated files (the .py; the .diff too with
+ * --diff); -o DIR writes them under DIR instead of each config's generated/.
+ * --stdout prints one config's regenerated .py (or its .diff with --diff).
+ * --notes lists what patchgen does silently for each config.
+ */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cmd/cmd.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/log.h"
+#include "patchgen/difflib.h"
+#include "patchgen/regen.h"
+#include "upstream/upstream.h"
+#include "workspace/workspace.h"
+
+typedef struct regen_cli {
+    const char *tag, *ruff, *out_dir, *var_name, *upstream_spec;
+    int write, diff, to_stdout, no_ruff, notes;
+} regen_cli;
+
+static void print_notes(const regen_output *r)
+{
+    for (size_t k = 0; k < r->cg.notes.len; k++) {
+        const cg_note *n = &r->cg.notes.items[k];
+        printf("    note: %s %s", cg_note_kind_name(n->kind), n->target ? n->target : "");
+        if (n->line)
+            printf(" (upstream line %u)", n->line);
+        if (n->detail)
+            printf(": %s", n->detail);
+        putchar('\n');
+    }
+}
+
+/* Absolute (or cwd-relative with -o) path of an output. */
+static void output_path(strbuf *out, const workspace *ws, const regen_cli *cli, const char *rel)
+{
+    strbuf_reset(out);
+    if (cli->out_dir || rel[0] == '/')
+        strbuf_adds(out, rel);
+    else
+        fs_join(out, ws->root, rel);
+}
+
+static int write_file(const char *path, const strbuf *data)
+{
+    char *dir = fs_dirname(path);
+    int r = fs_mkdirs(dir);
+    free(dir);
+    return r < 0 ? r : fs_write_atomic(path, data->buf, data->len);
+}
+
+/* 1 when the file at path holds exactly data (a missing file holds ""). With
+ * is_diff the file is compared in patchgen's stripped form. */
+static int same_as_file(const char *path, const strbuf *data, int is_diff)
+{
+    strbuf cur = STRBUF_INIT;
+    if (fs_is_file(path) && fs_read_file(&cur, path, 0) < 0) {
+        strbuf_free(&cur);
+        return 0;
+    }
+    if (is_diff && cur.len) {
+        strbuf f = STRBUF_INIT;
+        difflib_patchgen_form(&f, cur.buf, cur.len);
+        strbuf_free(&cur);
+        cur = f;
+    }
+    int same = cur.len == data->len && memcmp(cur.buf, data->buf, cur.len) == 0;
+    strbuf_free(&cur);
+    return same;
+}
+
+/* Reports (and writes) one config; returns its exit contribution. */
+static int report_one(const workspace *ws, const regen_cli *cli, const regen_output *r,
+                      int quiet)
+{
+    if (r->status < 0) {
+        fflush(stdout);
+        fprintf(stderr, "pgci: error: %s\n", r->error ? r->error : "regeneration failed");
+        printf("error         %s\n", r->config_path);
+        return EXIT_ERROR;
+    }
+    if (cli->to_stdout) {
+        const strbuf *b = cli->diff ? &r->diff : &r->py;
+        fwrite(b->buf, 1, b->len, stdout);
+        return EXIT_CLEAN;
+    }
+    strbuf py = STRBUF_INIT, df = STRBUF_INIT;
+    output_path(&py, ws, cli, r->py_path);
+    output_path(&df, ws, cli, r->diff_path);
+    int rc = EXIT_CLEAN;
+    int py_same = same_as_file(py.buf, &r->py, 0);
+    int diff_same = !cli->diff || same_as_file(df.buf, &r->diff, 1);
+    if (cli->write || cli->out_dir) {
+        int w = 0;
+        if (!py_same && (w = write_file(py.buf, &r->py)) < 0) {
+            fflush(stdout);
+            fprintf(stderr, "pgci: error: %s\n", pgci_error_last());
+            rc = EXIT_ERROR;
+        }
+        if (w == 0 && !diff_same && (w = write_file(df.buf, &r->diff)) < 0) {
+            fflush(stdout);
+            fprintf(stderr, "pgci: error: %s\n", pgci_error_last());
+            rc = EXIT_ERROR;
+        }
+        if (rc == EXIT_CLEAN && !quiet) {
+            if (py_same && diff_same)
+                printf("unchanged     %s\n", r->config_path);
+            else
+                printf("wrote         %s:%s%s%s%s\n", r->config_path, py_same ? "" : " ",
+                       py_same ? "" : r->py_path, diff_same ? "" : " ",
+                       diff_same ? "" : r->diff_path);
+        }
+    } else if (py_same && diff_same) {
+        if (!quiet)
+            printf("up to date    %s\n", r->config_path);
+    } else {
+        printf("would change  %s:%s%s%s%s\n", r->config_path, py_same ? "" : " ",
+               py_same ? "" : r->py_path, diff_same ? "" : " ", diff_same ? "" : r->diff_path);
+        rc = EXIT_FINDINGS;
+    }
+    if (cli->notes && !quiet)
+        print_notes(r);
+    if (log_level() >= LOG_VERBOSE)
+        fprintf(stderr, "pgci: %s: eval %.1f ms, fetch %.1f ms, codegen %.1f ms, ruff %.1f ms, "
+                        "diff %.1f ms\n",
+                r->config_path, r->ms_eval, r->ms_fetch, r->ms_codegen, r->ms_ruff, r->ms_diff);
+    strbuf_free(&py);
+    strbuf_free(&df);
+    return rc;
+}
+
+typedef VEC(const ws_config *) config_list;
+
+static int select_configs(const workspace *ws, const strvec *names, config_list *out)
+{
+    if (!names->len) {
+        for (size_t i = 0; i < ws->configs.len; i++)
+            VEC_PUSH(out, &ws->configs.items[i]);
+        return 0;
+    }
+    for (size_t i = 0; i < names->len; i++) {
+        const ws_config *c = workspace_find_config(ws, names->items[i]);
+        if (!c)
+            return pgci_error_set(PGCI_ENOTFOUND,
+                                  "no config '%s' in the workspace at %s (see pgci list)",
+                                  names->items[i], ws->root);
+        VEC_PUSH(out, c);
+    }
+    return 0;
+}
 
 int cmd_regen(int argc, const char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "pgci: error: 'regen' is not built yet\n");
-    return EXIT_ERROR;
+    regen_cli cli = {0};
+    common_opts common = {0};
+    const opt table[] = {
+        OPT_STR(0, "tag", &cli.tag, "TAG", "upstream tag (default: v<the workspace's pin>)"),
+        OPT_BOOL(0, "write", &cli.write, "write the regenerated files instead of comparing"),
+        OPT_BOOL(0, "diff", &cli.diff, "the .diff too (compared, written, or printed)"),
+        OPT_BOOL(0, "stdout", &cli.to_stdout, "print one config's regenerated .py (.diff with --diff)"),
+        OPT_STR('o', "output-dir", &cli.out_dir, "DIR", "write outputs under DIR (implies --write)"),
+        OPT_STR('c', "config-name", &cli.var_name, "NAME", "the PatchConfig variable (default: config)"),
+        OPT_BOOL(0, "no-ruff", &cli.no_ruff, "skip ruff: raw codegen output"),
+        OPT_STR(0, "ruff", &cli.ruff, "CMD", "the ruff command (default: [tool.pgci] ruff, else ruff)"),
+        OPT_STR(0, "upstream", &cli.upstream_spec, "SPEC",
+                "upstream source: URL template, git:PATH or dir:PATH (default: [tool.pgci])"),
+        OPT_BOOL(0, "notes", &cli.notes, "list what patchgen does silently per config"),
+        OPT_END(),
+    };
+    strvec names = STRVEC_INIT;
+    int code;
+    if (cmd_parse(argc, argv, table, &common,
+                  "pgci regen [CONFIG...] [--tag T] [--write] [--diff] [--stdout] [--no-ruff] "
+                  "[--ruff CMD] [-o DIR] [-c NAME] [--notes] [-C DIR] [-j N]",
+                  "Regenerate configs exactly as patchgen does (evaluate, generate, ruff, .diff) "
+                  "and report per config whether the checked-in files are up to date.",
+                  &names, &code)) {
+        strvec_free(&names);
+        return code;
+    }
+    log_set_level(common.quiet ? LOG_QUIET : common.verbose ? LOG_VERBOSE : LOG_NORMAL);
+    workspace *ws = NULL;
+    upstream *up = NULL;
+    config_list sel = VEC_INIT;
+    regen_output *outs = NULL;
+    char *tag = NULL, *ruff_abs = NULL;
+    int rc = EXIT_CLEAN;
+    if (workspace_open(&ws, common.workspace) < 0 || select_configs(ws, &names, &sel) < 0) {
+        rc = cmd_error();
+        goto done;
+    }
+    if (cli.to_stdout && sel.len != 1) {
+        pgci_error_set(PGCI_EUSAGE, "--stdout needs exactly one config (got %zu)", sel.len);
+        rc = cmd_error();
+        goto done;
+    }
+    if (cli.tag) {
+        tag = pgci_strdup(cli.tag);
+    } else if (ws->pin) {
+        tag = pgci_asprintf("v%s", ws->pin);
+    } else {
+        pgci_error_set(PGCI_EUSAGE, "%s pins no transformers version: pass --tag", ws->pyproject);
+        rc = cmd_error();
+        goto done;
+    }
+    upstream_opts uo = {0};
+    uo.spec = cli.upstream_spec ? cli.upstream_spec : ws->upstream;
+    uo.base_dir = cli.upstream_spec ? NULL : ws->root;
+    if (upstream_open(&up, &uo) < 0) {
+        rc = cmd_error();
+        goto done;
+    }
+    /* a relative --ruff path is relative to where the user is, but ruff runs in the
+     * workspace root: make it absolute */
+    if (cli.ruff && strchr(cli.ruff, '/') && cli.ruff[0] != '/') {
+        char *abs = realpath(cli.ruff, NULL);
+        if (abs)
+            ruff_abs = abs;
+    }
+    regen_batch_opts bo;
+    memset(&bo, 0, sizeof(bo));
+    bo.base.tag = tag;
+    bo.base.no_ruff = cli.no_ruff;
+    bo.base.ruff.ruff = ruff_abs ? ruff_abs : cli.ruff ? cli.ruff : ws->ruff;
+    bo.base.ruff.extra_ignore = &ws->ruff_extra_ignore;
+    bo.base.ruff.isolated = ws->ruff_isolated;
+    bo.base.ruff.cwd = ws->root;
+    bo.var_name = cli.var_name;
+    bo.out_dir = cli.out_dir;
+    bo.jobs = cmd_jobs(&common);
+    bo.up = up;
+    outs = pgci_calloc(sel.len ? sel.len : 1, sizeof(*outs));
+    regen_workspace(ws, sel.items, sel.len, &bo, outs);
+
+    size_t n_err = 0, n_change = 0;
+    for (size_t i = 0; i < sel.len; i++) {
+        int r = report_one(ws, &cli, &outs[i], common.quiet);
+        n_err += r == EXIT_ERROR;
+        n_change += r == EXIT_FINDINGS;
+    }
+    fflush(stdout);
+    if (!cli.to_stdout && !common.quiet)
+        fprintf(stderr, "pgci: %zu config%s at %s: %zu error%s%s%s\n", sel.len,
+                sel.len == 1 ? "" : "s", tag, n_err, n_err == 1 ? "" : "s",
+                (cli.write || cli.out_dir || n_err) ? ""
+                : n_change                       ? ", some would change"
+                                                 : ", all up to date",
+                cli.no_ruff ? " (raw, without ruff)" : "");
+    rc = n_err ? EXIT_ERROR : n_change ? EXIT_FINDINGS : EXIT_CLEAN;
+done:
+    for (size_t i = 0; outs && i < sel.len; i++)
+        regen_output_free(&outs[i]);
+    free(outs);
+    free(tag);
+    free(ruff_abs);
+    VEC_FREE(&sel);
+    upstream_free(up);
+    workspace_free(ws);
+    strvec_free(&names);
+    return rc;
 }

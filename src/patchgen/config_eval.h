@@ -13,7 +13,9 @@ typedef struct config_eval config_eval;
 
 /* An evaluator over one workspace: sibling-config imports resolve through the
  * workspace's package_prefix / search_root; each config file is parsed once per
- * evaluator (a cache by path), so one run parses every file at most once. */
+ * evaluator (a cache by path), so one run parses every file at most once. ws may
+ * be NULL (no sibling imports then); only root, search_root and package_prefix are
+ * read. An evaluator is not thread-safe: use one per thread. */
 int config_eval_new(config_eval **out, const workspace *ws);
 void config_eval_free(config_eval *ev);
 
@@ -21,5 +23,11 @@ void config_eval_free(config_eval *ev);
  * PatchConfig bound to `var_name` (NULL: "config"). Unsupported constructs that
  * touch a PatchConfig are errors naming file:line:col and the construct's text. */
 int config_eval_file(config_eval *ev, const char *path, const char *var_name, pg_config **out);
+
+/* config_eval_file() on source text instead of the file's contents (the fuzzer, the
+ * tests); `path` names it in messages and gives its module name, and sibling imports
+ * still resolve through the workspace. */
+int config_eval_buffer(config_eval *ev, const char *path, const char *src, size_t len,
+                       const char *var_name, pg_config **out);
 
 #endif

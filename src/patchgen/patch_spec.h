@@ -7,6 +7,8 @@
  * evaluator; additive changes only.)
  *
  * Memory: everything hangs off pg_config's arena and is freed by pg_config_free().
+ * A pg_config is self-contained: the objects and file texts it points to are copied
+ * into its arena, so it may outlive the evaluator that produced it.
  */
 #ifndef PGCI_PATCHGEN_PATCH_SPEC_H
 #define PGCI_PATCHGEN_PATCH_SPEC_H
@@ -27,16 +29,21 @@ typedef enum pg_patch_type {
 /* patchgen's PatchType.value string for a type. */
 const char *pg_patch_type_name(pg_patch_type t);
 
+/* The type for a PatchType member name ("METHOD_OVERRIDE"); -1 when none. */
+int pg_patch_type_from_member(const char *member);
+
 /* A `def` or `class` defined in a config file: what patchgen reaches through
  * inspect.getsourcelines() on the Python object. */
 typedef struct pg_object {
     const char *name;    /* __name__ */
     const char *module;  /* __module__: the dotted module of the file that defined it */
     const char *file;    /* absolute path of that file */
-    const char *text;    /* the whole file's text (shared, owned by the evaluator) */
+    const char *text;    /* the whole file's text (one copy per file in the config's arena) */
     unsigned start_line; /* 1-based first line as inspect reports it (first decorator) */
-    unsigned end_line;   /* 1-based last line of the definition */
+    unsigned end_line;   /* 1-based last line of the definition, as inspect.getblock ends
+                            it (trailing comments indented like the body included) */
     int is_class;
+    size_t text_len; /* strlen(text) */
 } pg_object;
 
 typedef struct pg_name_map_entry {
@@ -46,13 +53,14 @@ typedef struct pg_name_map_entry {
 
 typedef struct pg_patch {
     pg_patch_type type;
-    const char *target;        /* "LlamaMLP.forward", "LlamaRMSNorm", "apply_rotary_pos_emb" */
-    const pg_object *replacement; /* NULL for external replacements */
+    const char *target;             /* "LlamaMLP.forward", "LlamaRMSNorm", "apply_rotary_pos_emb" */
+    const pg_object *replacement;   /* NULL for external replacements */
     const char *replacement_module; /* external: module to import from */
     const char *replacement_name;   /* external: name to import */
-    const char *source_module; /* Patch.source_module (where the replacement was defined) */
-    const char *description;   /* never NULL once evaluated (patchgen's defaults applied) */
-    pg_name_map_entry *name_map; /* NULL when none; in dict (insertion) order */
+    const char *source_module;      /* Patch.source_module (where the replacement was defined) */
+    const char *description;        /* never NULL once evaluated (patchgen's defaults applied) */
+    pg_name_map_entry *name_map;    /* NULL when none or empty; in dict (insertion) order;
+                                       keys are never empty, values may be "" */
     size_t name_map_len;
     /* where it was registered, for findings */
     const char *reg_file;
@@ -63,7 +71,7 @@ typedef struct pg_import {
     const char *module;
     const char **names; /* NULL when names=None */
     size_t names_len;
-    const char *alias;  /* NULL when none */
+    const char *alias; /* NULL when none */
     int is_from_import;
 } pg_import;
 
@@ -75,9 +83,9 @@ typedef struct pg_positioned_helper {
 
 typedef struct pg_config {
     arena mem;
-    const char *var_name;      /* the variable holding it ("config" by default) */
-    const char *file;          /* config file path */
-    const char *module;        /* config module name */
+    const char *var_name; /* the variable holding it ("config" by default) */
+    const char *file;     /* absolute path of the evaluated config file */
+    const char *module;   /* config module name */
     const char *source_module;
     const char *target_file;
     const char *description;
@@ -89,8 +97,11 @@ typedef struct pg_config {
     VEC(pg_positioned_helper) positioned_helpers;
     VEC(const char *) drop_imported_names; /* a set: no duplicates */
     VEC(const char *) exclude;
+    unsigned line, col; /* where PatchConfig(...) was called (in the file that made it) */
 } pg_config;
 
+/* Frees the config's vectors and its arena (which, for an evaluated config, holds the
+ * struct itself). Accepts NULL and hand-built configs. */
 void pg_config_free(pg_config *c);
 
 #endif

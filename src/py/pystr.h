@@ -19,6 +19,14 @@
  * PGCI_EINVALID / PGCI_EUNSUPPORTED. */
 int pystr_decode(strbuf *out, const char *lit, size_t len);
 
+/* What a literal was, as reported by pystr_decode_info(). */
+enum { PYSTR_BYTES = 1, PYSTR_RAW = 2, PYSTR_FSTRING = 4, PYSTR_TRIPLE = 8 };
+
+/* pystr_decode() that also reports the literal's kind in *flags (PYSTR_*; may be
+ * NULL). A bytes literal decodes to its bytes, which need not be UTF-8. On error
+ * out is left as it was. */
+int pystr_decode_info(strbuf *out, const char *lit, size_t len, unsigned *flags);
+
 /* Decodes a `string` or `concatenated_string` node. The error message is prefixed
  * with PATH:LINE:COL. */
 int pystr_decode_node(strbuf *out, const py_tree *t, TSNode n);

@@ -31,13 +31,48 @@ typedef struct upstream_opts {
     size_t max_bytes;        /* 0: 16 MiB */
     int retries;             /* 0: 3 (5xx, timeouts, connection errors only) */
     int jobs;                /* parallel transfers; 0: 8 */
+    /* Added by the fetch implementation (all optional, zero means the default): */
+    const char *base_dir;    /* relative git:/dir: paths resolve against it (the
+                                workspace root); NULL: the current directory */
+    long stall_timeout_ms;   /* abort a body that stalls (under 1 byte/s) this long; 0: 30 s */
+    long retry_delay_ms;     /* first backoff delay, doubled per retry; 0: 500 ms */
+    long retry_after_max_ms; /* cap on a server's Retry-After; 0: 60 s */
+    int git_fetch;           /* git: fetch tags from the clone's remote "origin" first */
 } upstream_opts;
+
+/* retries < 0 means no retry at all (0 keeps the default of 3). */
+
+/* What a handle did so far, for the summary line of `pgci fetch`. */
+typedef struct upstream_stats {
+    size_t fetched;  /* files read from the source (network, clone or directory) */
+    size_t cached;   /* files served from the cache */
+    size_t bytes;    /* bytes of all files returned */
+    size_t requests; /* HTTP requests made, retries included */
+} upstream_stats;
 
 int upstream_open(upstream **out, const upstream_opts *opts);
 void upstream_free(upstream *u);
 
 /* "transformers.models.llama.modeling_llama" -> "transformers/models/llama/modeling_llama.py" */
 void upstream_module_path(strbuf *out, const char *module);
+
+/* Checks a module name from input: identifiers separated by single dots. */
+int upstream_module_check(const char *module);
+
+/* Checks a tag from input: letters, digits, '.', '_', '+', '-', not starting with
+ * '.' or '-' (it lands in URLs, git refs and directory names). */
+int upstream_tag_check(const char *tag);
+
+/* Checks that data is what a fetched module must be: not binary, valid UTF-8, not
+ * an HTML page, Python without syntax errors. `name` names it in the message. */
+int upstream_validate(const char *data, size_t len, const char *name);
+
+/* A short description of the source for messages: the URL template, the
+ * repository path or the directory. */
+const char *upstream_describe(const upstream *u);
+
+/* Counters since upstream_open(). */
+void upstream_get_stats(const upstream *u, upstream_stats *out);
 
 /* The source of `module` at `tag` into out. */
 int upstream_fetch(upstream *u, const char *tag, const char *module, strbuf *out);
@@ -47,6 +82,18 @@ int upstream_fetch(upstream *u, const char *tag, const char *module, strbuf *out
  * when all succeeded, else the first error's code (every module is still tried). */
 int upstream_fetch_all(upstream *u, const char *tag, const strvec *modules, strbuf *results,
                        char **errors);
+
+/* One (tag, module) pair of a batch. */
+typedef struct upstream_item {
+    const char *tag;
+    const char *module;
+} upstream_item;
+
+/* Like upstream_fetch_all, for pairs at any tags: everything missing from the cache
+ * goes out at once (http: all transfers in one multi handle, up to `jobs` at a
+ * time), so fetching M modules at T tags takes one round, not T. */
+int upstream_fetch_batch(upstream *u, const upstream_item *items, size_t n, strbuf *results,
+                         char **errors);
 
 /* Release tags known to the source (git: through libgit2; others: unsupported). */
 int upstream_list_tags(upstream *u, strvec *out);

@@ -3,12 +3,15 @@
  * [tool.patchgen] and an optional [tool.pgci], the transformers pin, and the
  * discovered *_patch_gen_config.py files.
  *
- * (Contract header: implemented in workspace.c / toml.c / discover.c.)
+ * Implemented in workspace.c (pyproject reading), pin.c (the transformers pin),
+ * discover.c (config discovery) and sources.c (source_module literals); the TOML
+ * reader is toml.h. docs/workspace.md describes the keys and the rules.
  */
 #ifndef PGCI_WORKSPACE_WORKSPACE_H
 #define PGCI_WORKSPACE_WORKSPACE_H
 
 #include "core/vec.h"
+#include "workspace/toml.h"
 
 typedef struct ws_config {
     char *path;     /* relative to the workspace root: "veomni/models/.../x_patch_gen_config.py" */
@@ -19,26 +22,59 @@ typedef struct ws_config {
 } ws_config;
 
 typedef struct workspace {
-    char *root;           /* absolute path of the workspace */
-    char *pyproject;      /* absolute path of pyproject.toml */
+    char *root;      /* absolute path of the workspace */
+    char *pyproject; /* absolute path of pyproject.toml */
     /* [tool.patchgen] */
     char *search_root;    /* relative to root, e.g. "veomni/models/transformers" */
-    char *package_prefix; /* e.g. "veomni.models.transformers." (as written) */
+    char *package_prefix; /* e.g. "veomni.models.transformers" (as written; patchgen
+                             joins it and the path parts with ".") */
     strvec ruff_extra_ignore;
     int ruff_isolated;
     /* the pin: "5.9.0" from transformers==5.9.0 anywhere in dependency arrays */
     char *pin;
     /* [tool.pgci] */
-    char *upstream;       /* source spec: "https://...{tag}...{path}", "git:PATH",
-                             "dir:PATH" ({tag} allowed); NULL: the default URL */
-    char *ruff;           /* ruff command (argv[0]); NULL: "ruff" on PATH */
-    char *ruff_version;   /* the version the workspace expects, or NULL */
-    VEC(ws_config) configs; /* sorted by path */
+    char *upstream;         /* source spec: "https://...{tag}...{path}", "git:PATH",
+                               "dir:PATH" ({tag} allowed); NULL: the default URL */
+    char *ruff;             /* ruff command (argv[0]); NULL: "ruff" on PATH */
+    char *ruff_version;     /* the version the workspace expects, or NULL */
+    VEC(ws_config) configs; /* sorted like Python's sorted(rglob(...)): by path parts */
+
+    /* Additions beyond the first contract. */
+    char *pyproject_name;   /* pyproject.toml's path for messages, as the user named it */
+    char *upstream_raw;     /* [tool.pgci] upstream exactly as written (NULL when unset);
+                               `upstream` has relative dir:/git: paths made absolute
+                               against the workspace root */
+    char *pin_where;        /* where the pin was found: "project.dependencies (line 7)" */
+    toml_value *doc;        /* the whole parsed pyproject.toml (owned) */
+    const toml_value *pgci; /* the [tool.pgci] table inside doc, or NULL: checks read
+                               their own settings from it (toml_get(ws->pgci, "...")) */
 } workspace;
 
-/* Opens the workspace at dir: reads pyproject.toml ([tool.patchgen] required) and
- * discovers configs. Errors name the file and line. */
+/* Opens the workspace at dir (NULL: the current directory): like patchgen, uses the
+ * nearest pyproject.toml at or above dir that has a [tool.patchgen] table, reads it
+ * and discovers configs. Errors name the file and line: "pyproject.toml:12: ...". */
 int workspace_open(workspace **out, const char *dir);
+
+/* Reads the workspace settings from an already parsed pyproject (no discovery, no
+ * filesystem access): search_root, package_prefix, ruff settings, the pin and
+ * [tool.pgci]. ws->root and ws->pyproject_name must be set; takes no ownership of
+ * doc. Used by workspace_open() and by tests. */
+int workspace_read_pyproject(workspace *ws, const toml_value *doc);
+
+/* Finds the transformers==X.Y.Z pin in the dependency arrays of a parsed
+ * pyproject: [project] dependencies and optional-dependencies, [dependency-groups],
+ * and any other array under a key containing "dependencies" (tool.uv, ...).
+ * Extras and spaces are tolerated ("transformers[torch] == 5.9.0"); ranges are not
+ * pins. *pin is NULL when there is none; two different pins are an error. *where
+ * (optional) says where it was found. */
+int workspace_find_pin(const toml_value *doc, const char *name, char **pin, char **where);
+
+/* Discovers *_patch_gen_config.py under ws->root/ws->search_root into ws->configs.
+ * Follows patchgen: recursive, names starting with '_' skipped, symlinked
+ * directories not entered, sorted by path parts; module = package_prefix + "." +
+ * the relative path's parts. A search_root or config that resolves outside the
+ * workspace is refused. */
+int workspace_discover(workspace *ws);
 void workspace_free(workspace *ws);
 
 /* Finds a config by module name, path or stem; NULL when none. */

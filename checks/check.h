@@ -1,0 +1,82 @@
+/*
+ * check.h - the one interface every check implements.
+ *
+ * A check reads the run context (the workspace, one check_input per config with
+ * its checked-in files, the upstream source and the fresh regeneration) and
+ * appends findings. It never prints and never writes. When it cannot do its job
+ * (no ruff, no upstream, no GPU) it says so by returning CHECK_NOT_RUN with a
+ * reason: a check that did not run is never counted as passed.
+ */
+#ifndef PGCI_CHECKS_CHECK_H
+#define PGCI_CHECKS_CHECK_H
+
+#include <stddef.h>
+
+#include "checks/finding.h"
+#include "core/strbuf.h"
+#include "patchgen/codegen.h"
+#include "patchgen/patch_spec.h"
+#include "workspace/workspace.h"
+
+/* One config as the checks see it. Byte buffers are not NUL-terminated
+ * necessarily; lengths are given. NULL means "not available" (see each field). */
+typedef struct check_input {
+    const char *module;        /* config module name */
+    const char *config_path;   /* workspace-relative path of the config file */
+    const char *source_module; /* NULL when the config did not evaluate */
+    const char *py_path;       /* workspace-relative checked-in .py (NULL: unknown) */
+    const char *diff_path;     /* workspace-relative checked-in .diff */
+    const char *checked_py;    /* NULL: the file is missing */
+    size_t checked_py_len;
+    const char *checked_diff; /* NULL: the file is missing */
+    size_t checked_diff_len;
+    const char *upstream; /* upstream module source at the tag; NULL: not fetched */
+    size_t upstream_len;
+    const char *raw; /* fresh codegen output before ruff; NULL: regeneration failed */
+    size_t raw_len;
+    const char *expected_py; /* fresh output after ruff; NULL: ruff not run */
+    size_t expected_py_len;
+    const char *expected_diff; /* .diff of upstream against expected_py (or raw) */
+    size_t expected_diff_len;
+    const char *error; /* why evaluation or regeneration failed; NULL when it did not */
+    const pg_config *cfg; /* evaluated config; NULL when evaluation failed */
+    const cg_note *notes; /* what codegen did silently (missing targets, ...) */
+    size_t n_notes;
+} check_input;
+
+typedef struct check_ctx {
+    const workspace *ws;
+    const char *tag;          /* the upstream tag the regen used */
+    check_input *inputs;
+    size_t n_inputs;
+    const char *ruff;         /* ruff command when available, else NULL */
+    const char *ruff_version; /* "0.13.2" when known */
+    const char *ruff_missing; /* why ruff is unavailable, when it is */
+    /* Normalises a source the way the regeneration does (ruff check --fix, then
+     * ruff format, with the workspace's settings); NULL when ruff is unavailable.
+     * Provided by the pipeline so checks need not know how ruff is run. */
+    int (*normalize)(void *arg, const char *path_hint, const char *src, size_t len,
+                     strbuf *out);
+    void *normalize_arg;
+    /* `pgci check --base REV`: the revision the change set is compared with (the
+     * protocol-retired check reads the changed paths through libgit2); NULL: none */
+    const char *base;
+} check_ctx;
+
+enum { CHECK_RAN = 0, CHECK_NOT_RUN = 1 };
+
+typedef struct check_def {
+    const char *id;      /* "drift" */
+    const char *summary; /* one line for --help and reports */
+    /* Appends findings; returns CHECK_RAN, CHECK_NOT_RUN (with *why set), or a
+     * negative error (message in the error slot). */
+    int (*run)(const check_ctx *ctx, findings *out, strbuf *why);
+} check_def;
+
+/* The checks `pgci check` runs, in report order, NULL-terminated. */
+extern const check_def *const check_gate[];
+
+/* Looks a check up by id among every check pgci has; NULL when unknown. */
+const check_def *check_find(const char *id);
+
+#endif

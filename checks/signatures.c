@@ -1,0 +1,1014 @@
+/*
+ * The signature survey between two tags. One function per kind of comparison;
+ * each appends findings whose title names the target and the change, never the
+ * config, so the report groups one upstream change across the configs it hits.
+ *
+ * Severity follows what the change does to a patch written against tag A:
+ *   error   - the patch breaks or silently stops applying: target vanished, a
+ *             required parameter added, a parameter renamed or reordered, an
+ *             `__init__` attribute the patch uses renamed or removed, a name the
+ *             patch uses no longer imported;
+ *   warning - the contract moved under the patch: optional parameter added,
+ *             parameter removed, kind or default changed, decorators, bases, the
+ *             body of an overridden method;
+ *   info    - annotations, a target that appeared.
+ */
+#include "checks/signatures.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/structural.h"
+#include "core/error.h"
+#include "core/vec.h"
+#include "py/py.h"
+
+typedef struct sig_ctx {
+    findings *out;
+    const survey_pair *p;
+    const pg_patch *patch; /* the patch the current target came from */
+    const char *patch_text; /* the replacement's source, when it has one */
+} sig_ctx;
+
+static finding *add(sig_ctx *c, severity sev, json_t *data, const char *kind, const char *target,
+                    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+static finding *add(sig_ctx *c, severity sev, json_t *data, const char *kind, const char *target,
+                    const char *fmt, ...)
+{
+    strbuf t = STRBUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_vaddf(&t, fmt, ap);
+    va_end(ap);
+    if (!data)
+        data = json_object();
+    json_object_set_new(data, "kind", json_string(kind));
+    json_object_set_new(data, "target", json_string(target));
+    json_object_set_new(data, "module", json_string(c->p->cfg->source_module));
+    json_object_set_new(data, "from", json_string(c->p->tag_a));
+    json_object_set_new(data, "to", json_string(c->p->tag_b));
+    const char *check = !strncmp(kind, "auto-docstring", 14) ? "auto-docstring" : "signatures";
+    finding *f = findings_add(c->out, check, sev, c->p->config, c->p->config_path,
+                              c->patch ? c->patch->reg_line : 0, c->patch ? c->patch->reg_col : 0,
+                              data, "%s", t.buf);
+    strbuf_free(&t);
+    return f;
+}
+
+static int str_eq(const char *a, const char *b)
+{
+    if (!a || !b)
+        return a == b;
+    return strcmp(a, b) == 0;
+}
+
+/* ---- rendering ------------------------------------------------------------- */
+
+void signatures_render(strbuf *out, const index_def *fn)
+{
+    strbuf_addf(out, "%s(", fn->name);
+    int star_done = 0;
+    for (size_t i = 0; i < fn->n_params; i++) {
+        const index_param *p = &fn->params[i];
+        if (i)
+            strbuf_adds(out, ", ");
+        if (p->kind == INDEX_PARAM_KEYWORD_ONLY && !star_done) {
+            strbuf_adds(out, "*, ");
+            star_done = 1;
+        }
+        if (p->kind == INDEX_PARAM_VAR_POSITIONAL) {
+            strbuf_addc(out, '*');
+            star_done = 1;
+        }
+        if (p->kind == INDEX_PARAM_VAR_KEYWORD)
+            strbuf_adds(out, "**");
+        strbuf_adds(out, p->name);
+        if (p->annotation)
+            strbuf_addf(out, ": %s", p->annotation);
+        if (p->default_value)
+            strbuf_addf(out, p->annotation ? " = %s" : "=%s", p->default_value);
+        if (p->kind == INDEX_PARAM_POSITIONAL_ONLY &&
+            (i + 1 == fn->n_params || fn->params[i + 1].kind != INDEX_PARAM_POSITIONAL_ONLY))
+            strbuf_adds(out, ", /");
+    }
+    strbuf_addc(out, ')');
+    if (fn->returns)
+        strbuf_addf(out, " -> %s", fn->returns);
+}
+
+static json_t *sig_data(const index_def *a, const index_def *b)
+{
+    json_t *d = json_object();
+    strbuf s = STRBUF_INIT;
+    if (a) {
+        signatures_render(&s, a);
+        json_object_set_new(d, "old_signature", json_string(s.buf));
+        strbuf_reset(&s);
+    }
+    if (b) {
+        signatures_render(&s, b);
+        json_object_set_new(d, "new_signature", json_string(s.buf));
+    }
+    strbuf_free(&s);
+    return d;
+}
+
+static void set_sig_detail(finding *f, const index_def *a, const index_def *b, const char *ta,
+                           const char *tb)
+{
+    strbuf s = STRBUF_INIT, x = STRBUF_INIT;
+    signatures_render(&x, a);
+    strbuf_addf(&s, "%s: %s\n", ta, x.buf);
+    strbuf_reset(&x);
+    signatures_render(&x, b);
+    strbuf_addf(&s, "%s: %s\n", tb, x.buf);
+    finding_set_detail(f, s.buf);
+    strbuf_free(&s);
+    strbuf_free(&x);
+}
+
+/* ---- similarity for rename candidates ---------------------------------------- */
+
+static void name_tokens(strvec *out, const char *name)
+{
+    strbuf t = STRBUF_INIT;
+    for (const char *p = name;; p++) {
+        int boundary = !*p || *p == '_' || *p == '.' ||
+                       (p > name && isupper((unsigned char)*p) && islower((unsigned char)p[-1]));
+        if (boundary && t.len) {
+            if (strvec_find(out, t.buf) < 0)
+                strvec_push(out, t.buf);
+            strbuf_reset(&t);
+        }
+        if (!*p)
+            break;
+        if (*p != '_' && *p != '.')
+            strbuf_addc(&t, (char)tolower((unsigned char)*p));
+    }
+    strbuf_free(&t);
+}
+
+static double jaccard(const strvec *a, const strvec *b)
+{
+    if (!a->len && !b->len)
+        return 1.0;
+    size_t both = 0;
+    for (size_t i = 0; i < a->len; i++)
+        both += strvec_find(b, a->items[i]) >= 0;
+    return (double)both / (double)(a->len + b->len - both);
+}
+
+/* The names a definition is made of: parameters of a function, members of a class. */
+static void shape_names(strvec *out, const index_def *d)
+{
+    if (d->kind == INDEX_FUNCTION) {
+        for (size_t i = 0; i < d->n_params; i++)
+            strvec_push(out, d->params[i].name);
+    } else {
+        for (size_t i = 0; i < d->n_members; i++)
+            strvec_push(out, d->members[i]->name);
+        for (size_t i = 0; i < d->n_init_attrs; i++)
+            strvec_push(out, d->init_attrs[i]);
+    }
+}
+
+static double similarity(const index_def *a, const index_def *b)
+{
+    strvec ta = STRVEC_INIT, tb = STRVEC_INIT, sa = STRVEC_INIT, sb = STRVEC_INIT;
+    name_tokens(&ta, a->name);
+    name_tokens(&tb, b->name);
+    shape_names(&sa, a);
+    shape_names(&sb, b);
+    double name = jaccard(&ta, &tb);
+    double shape = jaccard(&sa, &sb);
+    double body = a->fingerprint == b->fingerprint ? 1.0 : 0.0;
+    if (a->kind == INDEX_CLASS && body < 1.0) {
+        /* a class whose methods kept their bodies is much the same class */
+        size_t same = 0;
+        for (size_t i = 0; i < a->n_members; i++) {
+            const index_def *m = index_member(b, a->members[i]->name);
+            same += m && m->fingerprint == a->members[i]->fingerprint;
+        }
+        if (a->n_members)
+            body = (double)same / (double)a->n_members;
+    }
+    strvec_free(&ta);
+    strvec_free(&tb);
+    strvec_free(&sa);
+    strvec_free(&sb);
+    return 0.35 * name + 0.40 * body + 0.25 * shape;
+}
+
+size_t signatures_rename_candidates(const index_module *a, const index_module *b,
+                                    const char *qualname, const char **names, double *scores,
+                                    size_t max)
+{
+    const index_def *old = index_find(a, qualname);
+    if (!old || !max)
+        return 0;
+    const index_def *const *pool;
+    size_t n_pool;
+    if (old->parent) {
+        const index_def *cls = index_find(b, old->parent->qualname);
+        if (!cls)
+            return 0;
+        pool = (const index_def *const *)cls->members;
+        n_pool = cls->n_members;
+    } else {
+        pool = (const index_def *const *)b->defs;
+        n_pool = b->n_defs;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < n_pool; i++) {
+        const index_def *d = pool[i];
+        if (d->kind != old->kind || index_find(a, d->qualname))
+            continue;
+        double s = similarity(old, d);
+        if (s < 0.30)
+            continue;
+        /* insertion into the top-max list, best first, ties by name */
+        size_t at = n;
+        while (at > 0 && (scores[at - 1] < s ||
+                          (scores[at - 1] == s && strcmp(names[at - 1], d->qualname) > 0)))
+            at--;
+        if (at >= max)
+            continue;
+        size_t end = n < max ? n : max - 1;
+        for (size_t k = end; k > at; k--) {
+            names[k] = names[k - 1];
+            scores[k] = scores[k - 1];
+        }
+        names[at] = d->qualname;
+        scores[at] = s;
+        if (n < max)
+            n++;
+    }
+    return n;
+}
+
+/* ---- annotations ----------------------------------------------------------------- */
+
+/* Splits "a, b[c, d], e" at its top-level commas. */
+static void split_top(strvec *out, const char *s, size_t n)
+{
+    int depth = 0;
+    size_t start = 0;
+    for (size_t i = 0; i <= n; i++) {
+        if (i == n || (s[i] == ',' && depth == 0)) {
+            size_t a = start, b = i;
+            while (a < b && s[a] == ' ')
+                a++;
+            while (b > a && s[b - 1] == ' ')
+                b--;
+            if (b > a)
+                strvec_pushn(out, s + a, b - a);
+            start = i + 1;
+        } else if (s[i] == '[' || s[i] == '(') {
+            depth++;
+        } else if (s[i] == ']' || s[i] == ')') {
+            depth--;
+        }
+    }
+}
+
+static void norm_annotation(strbuf *out, const char *s, size_t n);
+
+/* Adds the members of a union to v, flattening nested Optional/Union/|. */
+static void union_members(strvec *v, const char *s, size_t n)
+{
+    while (n && s[0] == ' ')
+        s++, n--;
+    while (n && s[n - 1] == ' ')
+        n--;
+    int is_opt = n > 9 && !strncmp(s, "Optional[", 9) && s[n - 1] == ']';
+    int is_union = n > 6 && !strncmp(s, "Union[", 6) && s[n - 1] == ']';
+    if (is_opt || is_union) {
+        size_t off = is_opt ? 9 : 6;
+        strvec parts = STRVEC_INIT;
+        split_top(&parts, s + off, n - off - 1);
+        for (size_t i = 0; i < parts.len; i++)
+            union_members(v, parts.items[i], strlen(parts.items[i]));
+        if (is_opt && strvec_find(v, "None") < 0)
+            strvec_push(v, "None");
+        strvec_free(&parts);
+        return;
+    }
+    /* a | b at the top level */
+    int depth = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '[' || s[i] == '(')
+            depth++;
+        else if (s[i] == ']' || s[i] == ')')
+            depth--;
+        else if (s[i] == '|' && depth == 0) {
+            union_members(v, s, i);
+            union_members(v, s + i + 1, n - i - 1);
+            return;
+        }
+    }
+    strbuf one = STRBUF_INIT;
+    norm_annotation(&one, s, n);
+    if (strvec_find(v, one.buf) < 0)
+        strvec_push(v, one.buf);
+    strbuf_free(&one);
+}
+
+/* A canonical spelling of an annotation: Optional[X], Union[X, None] and X | None
+ * are one type, whatever their order; typing's List/Dict/Tuple are the builtins. */
+static void norm_annotation(strbuf *out, const char *s, size_t n)
+{
+    strvec members = STRVEC_INIT;
+    int depth = 0, has_union = (n > 9 && !strncmp(s, "Optional[", 9)) ||
+                               (n > 6 && !strncmp(s, "Union[", 6));
+    for (size_t i = 0; i < n && !has_union; i++) {
+        if (s[i] == '[' || s[i] == '(')
+            depth++;
+        else if (s[i] == ']' || s[i] == ')')
+            depth--;
+        else if (s[i] == '|' && depth == 0)
+            has_union = 1;
+    }
+    if (has_union) {
+        union_members(&members, s, n);
+        strvec_sort(&members);
+        for (size_t i = 0; i < members.len; i++)
+            strbuf_addf(out, "%s%s", i ? " | " : "", members.items[i]);
+        strvec_free(&members);
+        return;
+    }
+    const char *br = memchr(s, '[', n);
+    if (!br || s[n - 1] != ']') {
+        strbuf_add(out, s, n);
+        return;
+    }
+    size_t head = (size_t)(br - s);
+    static const char *const aliases[][2] = {
+        {"List", "list"}, {"Dict", "dict"}, {"Tuple", "tuple"}, {"Set", "set"}, {"Type", "type"}};
+    int done = 0;
+    for (size_t i = 0; i < 5 && !done; i++)
+        if (strlen(aliases[i][0]) == head && !strncmp(s, aliases[i][0], head)) {
+            strbuf_adds(out, aliases[i][1]);
+            done = 1;
+        }
+    if (!done)
+        strbuf_add(out, s, head);
+    strbuf_addc(out, '[');
+    strvec args = STRVEC_INIT;
+    split_top(&args, br + 1, n - head - 2);
+    for (size_t i = 0; i < args.len; i++) {
+        if (i)
+            strbuf_adds(out, ", ");
+        norm_annotation(out, args.items[i], strlen(args.items[i]));
+    }
+    strvec_free(&args);
+    strbuf_addc(out, ']');
+}
+
+static int annotation_eq(const char *a, const char *b)
+{
+    if (!a || !b)
+        return a == b;
+    strbuf x = STRBUF_INIT, y = STRBUF_INIT;
+    norm_annotation(&x, a, strlen(a));
+    norm_annotation(&y, b, strlen(b));
+    int eq = !strcmp(x.buf, y.buf);
+    strbuf_free(&x);
+    strbuf_free(&y);
+    return eq;
+}
+
+/* ---- parameters ---------------------------------------------------------------- */
+
+static long param_index(const index_def *fn, const char *name)
+{
+    for (size_t i = 0; i < fn->n_params; i++)
+        if (!strcmp(fn->params[i].name, name))
+            return (long)i;
+    return -1;
+}
+
+static int is_required(const index_param *p)
+{
+    return !p->default_value && p->kind != INDEX_PARAM_VAR_POSITIONAL &&
+           p->kind != INDEX_PARAM_VAR_KEYWORD;
+}
+
+static void compare_params(sig_ctx *c, const char *target, const index_def *a, const index_def *b)
+{
+    const char *ta = c->p->tag_a, *tb = c->p->tag_b;
+    int *renamed_a = pgci_calloc(a->n_params + 1, sizeof(int));
+    int *renamed_b = pgci_calloc(b->n_params + 1, sizeof(int));
+    /* renamed: same position and kind, both names gone from the other side */
+    size_t n = a->n_params < b->n_params ? a->n_params : b->n_params;
+    for (size_t i = 0; i < n; i++) {
+        const index_param *pa = &a->params[i], *pb = &b->params[i];
+        if (strcmp(pa->name, pb->name) && pa->kind == pb->kind && param_index(b, pa->name) < 0 &&
+            param_index(a, pb->name) < 0) {
+            renamed_a[i] = renamed_b[i] = 1;
+            finding *f = add(c, SEV_ERROR, sig_data(a, b), "param-renamed", target,
+                             "`%s`: parameter `%s` renamed to `%s` (%s → %s)", target, pa->name,
+                             pb->name, ta, tb);
+            set_sig_detail(f, a, b, ta, tb);
+        }
+    }
+    for (size_t i = 0; i < a->n_params; i++) {
+        if (renamed_a[i] || param_index(b, a->params[i].name) >= 0)
+            continue;
+        finding *f = add(c, SEV_WARNING, sig_data(a, b), "param-removed", target,
+                         "`%s`: parameter `%s` removed (%s → %s)", target, a->params[i].name, ta,
+                         tb);
+        set_sig_detail(f, a, b, ta, tb);
+    }
+    for (size_t i = 0; i < b->n_params; i++) {
+        if (renamed_b[i] || param_index(a, b->params[i].name) >= 0)
+            continue;
+        int req = is_required(&b->params[i]);
+        finding *f = add(c, req ? SEV_ERROR : SEV_WARNING, sig_data(a, b),
+                         req ? "param-added-required" : "param-added-optional", target,
+                         "`%s`: %s parameter `%s` added (%s → %s)", target,
+                         req ? "required" : "optional", b->params[i].name, ta, tb);
+        set_sig_detail(f, a, b, ta, tb);
+    }
+    /* reordered: the names both sides have, in a different relative order */
+    strvec oa = STRVEC_INIT, ob = STRVEC_INIT;
+    for (size_t i = 0; i < a->n_params; i++)
+        if (param_index(b, a->params[i].name) >= 0)
+            strvec_push(&oa, a->params[i].name);
+    for (size_t i = 0; i < b->n_params; i++)
+        if (param_index(a, b->params[i].name) >= 0)
+            strvec_push(&ob, b->params[i].name);
+    int reordered = 0;
+    for (size_t i = 0; i < oa.len; i++)
+        reordered |= strcmp(oa.items[i], ob.items[i]) != 0;
+    if (reordered) {
+        strbuf x = STRBUF_INIT, y = STRBUF_INIT;
+        for (size_t i = 0; i < oa.len; i++)
+            strbuf_addf(&x, "%s%s", i ? ", " : "", oa.items[i]);
+        for (size_t i = 0; i < ob.len; i++)
+            strbuf_addf(&y, "%s%s", i ? ", " : "", ob.items[i]);
+        finding *f = add(c, SEV_ERROR, sig_data(a, b), "param-reordered", target,
+                         "`%s`: parameters reordered: (%s) → (%s)", target, x.buf, y.buf);
+        set_sig_detail(f, a, b, ta, tb);
+        strbuf_free(&x);
+        strbuf_free(&y);
+    }
+    strvec_free(&oa);
+    strvec_free(&ob);
+    /* per-parameter changes */
+    for (size_t i = 0; i < a->n_params; i++) {
+        const index_param *pa = &a->params[i];
+        long j = param_index(b, pa->name);
+        if (j < 0)
+            continue;
+        const index_param *pb = &b->params[j];
+        if (pa->kind != pb->kind)
+            add(c, SEV_WARNING, sig_data(a, b), "param-kind-changed", target,
+                "`%s`: parameter `%s` changed from %s to %s", target, pa->name,
+                index_param_kind_name(pa->kind), index_param_kind_name(pb->kind));
+        if (!str_eq(pa->default_value, pb->default_value))
+            add(c, SEV_WARNING, sig_data(a, b), "param-default-changed", target,
+                "`%s`: default of `%s` changed: %s → %s", target, pa->name,
+                pa->default_value ? pa->default_value : "(none)",
+                pb->default_value ? pb->default_value : "(none)");
+        if (!annotation_eq(pa->annotation, pb->annotation))
+            add(c, SEV_INFO, sig_data(a, b), "param-annotation-changed", target,
+                "`%s`: annotation of `%s` changed: %s → %s", target, pa->name,
+                pa->annotation ? pa->annotation : "(none)",
+                pb->annotation ? pb->annotation : "(none)");
+    }
+    if (!annotation_eq(a->returns, b->returns))
+        add(c, SEV_INFO, sig_data(a, b), "return-annotation-changed", target,
+            "`%s`: return annotation changed: %s → %s", target, a->returns ? a->returns : "(none)",
+            b->returns ? b->returns : "(none)");
+    free(renamed_a);
+    free(renamed_b);
+}
+
+/* ---- decorators, bases, attributes ----------------------------------------------- */
+
+/* "deprecate_kwarg(...)" -> "deprecate_kwarg" */
+static char *decorator_name(const char *d)
+{
+    size_t n = strcspn(d, "(");
+    while (n > 0 && isspace((unsigned char)d[n - 1]))
+        n--;
+    return pgci_strndup(d, n);
+}
+
+static long find_decorator(const index_def *d, const char *name)
+{
+    for (size_t i = 0; i < d->n_decorators; i++) {
+        char *n = decorator_name(d->decorators[i]);
+        int eq = !strcmp(n, name);
+        free(n);
+        if (eq)
+            return (long)i;
+    }
+    return -1;
+}
+
+static void compare_decorators(sig_ctx *c, const char *target, const index_def *a,
+                               const index_def *b)
+{
+    for (size_t i = 0; i < b->n_decorators; i++) {
+        char *n = decorator_name(b->decorators[i]);
+        long j = find_decorator(a, n);
+        if (j < 0)
+            add(c, SEV_WARNING, NULL, "decorator-added", target, "`%s`: decorator `@%s` added",
+                target, b->decorators[i]);
+        else if (strcmp(a->decorators[j], b->decorators[i]))
+            add(c, SEV_WARNING, NULL, "decorator-changed", target,
+                "`%s`: decorator changed: `@%s` → `@%s`", target, a->decorators[j],
+                b->decorators[i]);
+        free(n);
+    }
+    for (size_t i = 0; i < a->n_decorators; i++) {
+        char *n = decorator_name(a->decorators[i]);
+        if (find_decorator(b, n) < 0)
+            add(c, SEV_WARNING, NULL, "decorator-removed", target,
+                "`%s`: decorator `@%s` removed", target, a->decorators[i]);
+        free(n);
+    }
+}
+
+static int text_mentions_attr(const char *text, const char *attr)
+{
+    if (!text)
+        return 0;
+    size_t n = strlen(attr);
+    for (const char *p = text; (p = strstr(p, "self.")); p += 5) {
+        if (!strncmp(p + 5, attr, n) && !isalnum((unsigned char)p[5 + n]) && p[5 + n] != '_')
+            return 1;
+    }
+    return 0;
+}
+
+static long find_str(const char **v, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(v[i], s))
+            return (long)i;
+    return -1;
+}
+
+static void compare_init_attrs(sig_ctx *c, const char *target, const index_def *a,
+                               const index_def *b)
+{
+    int *used_b = pgci_calloc(b->n_init_attrs + 1, sizeof(int));
+    for (size_t i = 0; i < a->n_init_attrs; i++) {
+        const char *old = a->init_attrs[i];
+        if (find_str(b->init_attrs, b->n_init_attrs, old) >= 0)
+            continue;
+        /* a rename: the new attribute most like the old one by name tokens */
+        strvec to = STRVEC_INIT;
+        name_tokens(&to, old);
+        long best = -1;
+        double best_s = 0.0;
+        for (size_t j = 0; j < b->n_init_attrs; j++) {
+            if (used_b[j] || find_str(a->init_attrs, a->n_init_attrs, b->init_attrs[j]) >= 0)
+                continue;
+            strvec tn = STRVEC_INIT;
+            name_tokens(&tn, b->init_attrs[j]);
+            double s = jaccard(&to, &tn);
+            strvec_free(&tn);
+            if (s > best_s) {
+                best_s = s;
+                best = (long)j;
+            }
+        }
+        strvec_free(&to);
+        if (best < 0 || best_s < 0.3) {
+            /* no name alike: when exactly one attribute went and one came, that is
+             * a rename too (self.gate -> self.router) */
+            size_t gone = 0, came = 0;
+            long only = -1;
+            for (size_t k = 0; k < a->n_init_attrs; k++)
+                gone += find_str(b->init_attrs, b->n_init_attrs, a->init_attrs[k]) < 0;
+            for (size_t j = 0; j < b->n_init_attrs; j++)
+                if (!used_b[j] && find_str(a->init_attrs, a->n_init_attrs, b->init_attrs[j]) < 0) {
+                    came++;
+                    only = (long)j;
+                }
+            if (gone == 1 && came == 1) {
+                best = only;
+                best_s = 1.0;
+            }
+        }
+        int uses = text_mentions_attr(c->patch_text, old);
+        severity sev = uses ? SEV_ERROR : SEV_WARNING;
+        const char *why = uses ? " and the patch still uses it" : "";
+        if (best >= 0 && best_s >= 0.3) {
+            used_b[best] = 1;
+            add(c, sev, NULL, "init-attr-renamed", target,
+                "`%s.__init__`: `self.%s` renamed to `self.%s`%s", target, old,
+                b->init_attrs[best], why);
+        } else {
+            add(c, sev, NULL, "init-attr-removed", target,
+                "`%s.__init__`: `self.%s` no longer set%s", target, old, why);
+        }
+    }
+    for (size_t j = 0; j < b->n_init_attrs; j++) {
+        if (used_b[j] || find_str(a->init_attrs, a->n_init_attrs, b->init_attrs[j]) >= 0)
+            continue;
+        add(c, SEV_INFO, NULL, "init-attr-added", target, "`%s.__init__`: `self.%s` added",
+            target, b->init_attrs[j]);
+    }
+    free(used_b);
+}
+
+static void compare_bases(sig_ctx *c, const char *target, const index_def *a, const index_def *b)
+{
+    strbuf x = STRBUF_INIT, y = STRBUF_INIT;
+    for (size_t i = 0; i < a->n_bases; i++)
+        strbuf_addf(&x, "%s%s", i ? ", " : "", a->bases[i]);
+    for (size_t i = 0; i < b->n_bases; i++)
+        strbuf_addf(&y, "%s%s", i ? ", " : "", b->bases[i]);
+    if (strcmp(x.buf, y.buf))
+        add(c, SEV_WARNING, NULL, "bases-changed", target, "`%s`: base classes changed: (%s) → (%s)",
+            target, x.buf, y.buf);
+    strbuf_free(&x);
+    strbuf_free(&y);
+}
+
+static void compare_class_attrs(sig_ctx *c, const char *target, const index_def *a,
+                                const index_def *b)
+{
+    for (size_t i = 0; i < a->n_attrs; i++) {
+        const index_assign *x = &a->attrs[i];
+        const index_assign *y = NULL;
+        for (size_t j = 0; j < b->n_attrs && !y; j++)
+            if (!strcmp(b->attrs[j].name, x->name))
+                y = &b->attrs[j];
+        if (!y)
+            add(c, SEV_WARNING, NULL, "class-attr-removed", target,
+                "`%s`: class attribute `%s` removed", target, x->name);
+        else if (!str_eq(x->value, y->value))
+            add(c, SEV_WARNING, NULL, "class-attr-changed", target,
+                "`%s`: class attribute `%s` changed: %s → %s", target, x->name,
+                x->value ? x->value : "(none)", y->value ? y->value : "(none)");
+    }
+    for (size_t j = 0; j < b->n_attrs; j++) {
+        int found = 0;
+        for (size_t i = 0; i < a->n_attrs && !found; i++)
+            found = !strcmp(a->attrs[i].name, b->attrs[j].name);
+        if (!found)
+            add(c, SEV_INFO, NULL, "class-attr-added", target, "`%s`: class attribute `%s` added",
+                target, b->attrs[j].name);
+    }
+}
+
+/* The fingerprint covers the docstring; a docstring-only change (a parameter's
+ * doc line dropped with the parameter) is not a body change. */
+static int same_body(sig_ctx *c, const index_def *a, const index_def *b)
+{
+    const survey_pair *p = c->p;
+    if (!p->src_a || !p->src_b || a->end_byte > p->src_a_len || b->end_byte > p->src_b_len)
+        return 0;
+    int eq = structural_bodies_equal(p->src_a + a->start_byte, a->end_byte - a->start_byte,
+                                     p->src_b + b->start_byte, b->end_byte - b->start_byte);
+    if (eq < 0)
+        pgci_error_clear();
+    return eq == 1;
+}
+
+static void compare_function(sig_ctx *c, const char *target, const index_def *a,
+                             const index_def *b, int body_matters)
+{
+    compare_params(c, target, a, b);
+    compare_decorators(c, target, a, b);
+    if (body_matters && a->fingerprint != b->fingerprint && !same_body(c, a, b))
+        add(c, SEV_WARNING, NULL, "body-changed", target,
+            "`%s`: the upstream body changed under the patch (written against %s)", target,
+            c->p->tag_a);
+}
+
+static void compare_class(sig_ctx *c, const char *target, const index_def *a, const index_def *b,
+                          int replaced)
+{
+    compare_bases(c, target, a, b);
+    compare_decorators(c, target, a, b);
+    compare_init_attrs(c, target, a, b);
+    if (!replaced)
+        return;
+    /* a replaced class stands in for all of upstream's: every method matters */
+    compare_class_attrs(c, target, a, b);
+    for (size_t i = 0; i < a->n_members; i++) {
+        const index_def *ma = a->members[i];
+        if (ma->kind != INDEX_FUNCTION)
+            continue;
+        const index_def *mb = index_member(b, ma->name);
+        if (!mb) {
+            add(c, SEV_WARNING, NULL, "method-removed", ma->qualname,
+                "`%s`: method removed from the replaced class", ma->qualname);
+            continue;
+        }
+        compare_function(c, ma->qualname, ma, mb, 0);
+    }
+    for (size_t i = 0; i < b->n_members; i++) {
+        const index_def *mb = b->members[i];
+        if (mb->kind == INDEX_FUNCTION && !index_member(a, mb->name))
+            add(c, SEV_WARNING, NULL, "method-added", mb->qualname,
+                "`%s`: method added upstream; the replacement class does not have it unless it "
+                "defines it",
+                mb->qualname);
+    }
+}
+
+/* ---- removed imports used by patches --------------------------------------------- */
+
+static const char *bound_name(const index_import *im, char *buf, size_t n)
+{
+    if (im->alias)
+        return im->alias;
+    if (im->name)
+        return im->name;
+    size_t k = strcspn(im->module, ".");
+    if (k >= n)
+        k = n - 1;
+    memcpy(buf, im->module, k);
+    buf[k] = '\0';
+    return buf;
+}
+
+static int module_binds(const index_module *m, const char *name)
+{
+    char buf[256];
+    for (size_t i = 0; i < m->n_imports; i++)
+        if (!strcmp(bound_name(&m->imports[i], buf, sizeof(buf)), name))
+            return 1;
+    for (size_t i = 0; i < m->n_defs; i++)
+        if (!strcmp(m->defs[i]->name, name))
+            return 1;
+    for (size_t i = 0; i < m->n_assigns; i++)
+        if (!strcmp(m->assigns[i].name, name))
+            return 1;
+    return 0;
+}
+
+static void collect_identifiers(const py_tree *t, TSNode n, strvec *out)
+{
+    if (py_is(n, "identifier")) {
+        size_t len;
+        const char *s = py_text(t, n, &len);
+        char *id = pgci_strndup(s, len);
+        if (strvec_find(out, id) < 0)
+            strvec_push_owned(out, id);
+        else
+            free(id);
+        return;
+    }
+    uint32_t k = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < k; i++)
+        collect_identifiers(t, ts_node_named_child(n, i), out);
+}
+
+char *signatures_object_text(const pg_object *o)
+{
+    if (!o || !o->text)
+        return NULL;
+    const char *p = o->text;
+    unsigned line = 1;
+    while (*p && line < o->start_line)
+        line += *p++ == '\n';
+    const char *start = p;
+    while (*p && line <= o->end_line)
+        line += *p++ == '\n';
+    return pgci_strndup(start, (size_t)(p - start));
+}
+
+static int config_imports(const pg_config *cfg, const char *name)
+{
+    for (size_t i = 0; i < cfg->additional_imports.len; i++) {
+        const pg_import *im = &cfg->additional_imports.items[i];
+        if (im->alias && !strcmp(im->alias, name))
+            return 1;
+        for (size_t k = 0; k < im->names_len; k++)
+            if (!strcmp(im->names[k], name))
+                return 1;
+        if (!im->is_from_import && !strncmp(im->module, name, strlen(name)))
+            return 1;
+    }
+    for (size_t i = 0; i < cfg->post_import_blocks.len; i++)
+        if (strstr(cfg->post_import_blocks.items[i], name))
+            return 1;
+    return 0;
+}
+
+static void removed_imports(sig_ctx *c, const pg_patch *patch, const char *text)
+{
+    const index_module *a = c->p->a, *b = c->p->b;
+    if (!text || !a || !b)
+        return;
+    py_tree t;
+    if (py_parse(&t, text, strlen(text), "<patch>") < 0) {
+        pgci_error_clear();
+        return;
+    }
+    strvec ids = STRVEC_INIT;
+    collect_identifiers(&t, py_root(&t), &ids);
+    char buf[256];
+    for (size_t i = 0; i < a->n_imports; i++) {
+        const index_import *im = &a->imports[i];
+        const char *name = bound_name(im, buf, sizeof(buf));
+        if (strvec_find(&ids, name) < 0 || module_binds(b, name) || config_imports(c->p->cfg, name))
+            continue;
+        add(c, SEV_ERROR, NULL, "import-removed", patch->target,
+            "`%s` uses `%s`, which upstream no longer imports at %s", patch->target, name,
+            c->p->tag_b);
+        /* one finding per name per patch */
+        long k = strvec_find(&ids, name);
+        free(ids.items[k]);
+        ids.items[k] = pgci_strdup("");
+    }
+    strvec_free(&ids);
+    py_tree_free(&t);
+}
+
+/* ---- auto-docstring ---------------------------------------------------------------- */
+
+static int has_auto_docstring(const index_def *d)
+{
+    return d && find_decorator(d, "auto_docstring") >= 0;
+}
+
+static void auto_docstring(sig_ctx *c, const char *target, const index_def *upstream,
+                           const char *text)
+{
+    if (!text || !upstream ||
+        !(has_auto_docstring(upstream) || has_auto_docstring(upstream->parent)))
+        return;
+    index_module *m;
+    if (index_module_from_source(&m, text, strlen(text), "<patch>", NULL) < 0) {
+        pgci_error_clear();
+        return;
+    }
+    const index_def *fn = m->n_defs ? m->defs[0] : NULL;
+    if (fn && fn->kind == INDEX_FUNCTION) {
+        strbuf missing = STRBUF_INIT;
+        for (size_t i = 0; i < fn->n_params; i++) {
+            const char *p = fn->params[i].name;
+            if (!strcmp(p, "self") || fn->params[i].kind == INDEX_PARAM_VAR_KEYWORD ||
+                fn->params[i].kind == INDEX_PARAM_VAR_POSITIONAL || param_index(upstream, p) >= 0 ||
+                find_str(fn->doc_args, fn->n_doc_args, p) >= 0 ||
+                find_str(upstream->doc_args, upstream->n_doc_args, p) >= 0)
+                continue;
+            strbuf_addf(&missing, "%s`%s`", missing.len ? ", " : "", p);
+        }
+        if (missing.len)
+            add(c, SEV_WARNING, NULL, "auto-docstring", target,
+                "`%s` is @auto_docstring upstream; the override adds %s, missing from its "
+                "docstring's Args:",
+                target, missing.buf);
+        strbuf_free(&missing);
+    }
+    index_module_free(m);
+}
+
+/* ---- per target ----------------------------------------------------------------------- */
+
+static void vanished(sig_ctx *c, const char *target)
+{
+    const char *names[3];
+    double scores[3];
+    size_t n = signatures_rename_candidates(c->p->a, c->p->b, target, names, scores, 3);
+    char *via_class[3] = {NULL, NULL, NULL};
+    const index_def *old = index_find(c->p->a, target);
+    if (!n && old && old->parent && !index_find(c->p->b, old->parent->qualname)) {
+        /* the method went with its class: follow the class's successors */
+        const char *cls[3];
+        double cs[3];
+        size_t m = signatures_rename_candidates(c->p->a, c->p->b, old->parent->qualname, cls, cs,
+                                                3);
+        for (size_t i = 0; i < m; i++) {
+            const index_def *succ = index_find(c->p->b, cls[i]);
+            if (succ && index_member(succ, old->name)) {
+                via_class[n] = pgci_asprintf("%s.%s", cls[i], old->name);
+                names[n] = via_class[n];
+                scores[n] = cs[i];
+                n++;
+            }
+        }
+    }
+    json_t *data = json_object();
+    json_t *cands = json_array();
+    strbuf detail = STRBUF_INIT;
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(names[i]));
+        json_object_set_new(o, "score", json_real((double)(long)(scores[i] * 100 + 0.5) / 100));
+        json_array_append_new(cands, o);
+        strbuf_addf(&detail, "rename candidate: %s (score %.2f)\n", names[i], scores[i]);
+    }
+    json_object_set_new(data, "candidates", cands);
+    finding *f;
+    if (n)
+        f = add(c, SEV_ERROR, data, "vanished", target,
+                "`%s` vanished upstream between %s and %s; most likely successor: `%s`", target,
+                c->p->tag_a, c->p->tag_b, names[0]);
+    else
+        f = add(c, SEV_ERROR, data, "vanished", target,
+                "`%s` vanished upstream between %s and %s", target, c->p->tag_a, c->p->tag_b);
+    if (detail.len)
+        finding_set_detail(f, detail.buf);
+    strbuf_free(&detail);
+    for (size_t i = 0; i < 3; i++)
+        free(via_class[i]);
+}
+
+static void compare_target(sig_ctx *c, const pg_patch *patch, const char *target)
+{
+    const index_module *a = c->p->a, *b = c->p->b;
+    const index_def *da = a ? index_find(a, target) : NULL;
+    const index_def *db = b ? index_find(b, target) : NULL;
+    if (!da && !db)
+        return; /* added by the config: nothing upstream to compare */
+    if (da && !db) {
+        vanished(c, target);
+        return;
+    }
+    if (!da) {
+        add(c, SEV_INFO, NULL, "appeared", target, "`%s` appears upstream at %s (not at %s)",
+            target, c->p->tag_b, c->p->tag_a);
+        return;
+    }
+    switch (patch->type) {
+    case PG_METHOD_OVERRIDE:
+        if (da->kind == INDEX_FUNCTION) {
+            compare_function(c, target, da, db, 1);
+            auto_docstring(c, target, db, c->patch_text);
+        }
+        break;
+    case PG_FUNCTION_REPLACEMENT:
+    case PG_ADDITIONAL_IMPORT:
+        if (da->kind == INDEX_FUNCTION)
+            compare_function(c, target, da, db, 1);
+        else
+            compare_class(c, target, da, db, 1);
+        break;
+    case PG_CLASS_REPLACEMENT:
+        if (da->kind == INDEX_CLASS)
+            compare_class(c, target, da, db, 1);
+        else
+            compare_function(c, target, da, db, 1);
+        break;
+    case PG_INIT_MODIFICATION: {
+        if (da->kind == INDEX_CLASS) {
+            compare_init_attrs(c, target, da, db);
+            const index_def *ia = index_member(da, "__init__"), *ib = index_member(db, "__init__");
+            if (ia && ib) {
+                char *t = pgci_asprintf("%s.__init__", target);
+                compare_function(c, t, ia, ib, 1);
+                free(t);
+            }
+        }
+        break;
+    }
+    }
+    /* an override of a method: the class's __init__ attributes the patch uses */
+    if (patch->type == PG_METHOD_OVERRIDE && da->parent && db->parent)
+        compare_init_attrs(c, da->parent->qualname, da->parent, db->parent);
+}
+
+void signatures_compare(findings *out, const survey_pair *p)
+{
+    sig_ctx c = {out, p, NULL, NULL};
+    strvec seen = STRVEC_INIT;
+    const pg_config *cfg = p->cfg;
+    for (size_t i = 0; i < cfg->patches.len; i++) {
+        const pg_patch *patch = &cfg->patches.items[i];
+        /* the later registration for a target wins, as in patchgen */
+        int later = 0;
+        for (size_t k = i + 1; k < cfg->patches.len && !later; k++)
+            later = !strcmp(cfg->patches.items[k].target, patch->target) &&
+                    cfg->patches.items[k].type == patch->type;
+        if (later || strvec_find(&seen, patch->target) >= 0)
+            continue;
+        strvec_push(&seen, patch->target);
+        char *text = signatures_object_text(patch->replacement);
+        c.patch = patch;
+        c.patch_text = text;
+        compare_target(&c, patch, patch->target);
+        removed_imports(&c, patch, text);
+        free(text);
+    }
+    for (size_t i = 0; i < cfg->positioned_helpers.len; i++) {
+        const pg_positioned_helper *h = &cfg->positioned_helpers.items[i];
+        c.patch = NULL;
+        c.patch_text = NULL;
+        const index_def *da = p->a ? index_find(p->a, h->target) : NULL;
+        const index_def *db = p->b ? index_find(p->b, h->target) : NULL;
+        if (da && !db)
+            vanished(&c, h->target);
+    }
+    for (size_t i = 0; i < cfg->helpers.len; i++) {
+        char *text = signatures_object_text(cfg->helpers.items[i]);
+        pg_patch fake = {0};
+        fake.target = cfg->helpers.items[i]->name;
+        c.patch = NULL;
+        removed_imports(&c, &fake, text);
+        free(text);
+    }
+    strvec_free(&seen);
+}

@@ -1,0 +1,61 @@
+/*
+ * signatures.h - what changed upstream, between two tags, under each patch.
+ *
+ * For every target a config names (override_method, replace_class,
+ * replace_function, modify_init, add_helper_after, external replacements) the
+ * index of the upstream module at tag A is compared with the one at tag B:
+ * presence (kept, added, vanished, with rename candidates), parameters (added
+ * required or optional, removed, renamed, reordered, kind, default, annotation),
+ * the return annotation, decorators, base classes, a replaced class's methods and
+ * class attributes, `self.<attr>` attributes set in `__init__`, and the body of an
+ * overridden method (the override was written against the old body). Targets
+ * absent from both tags were added by the config and are left alone.
+ *
+ * Also here, because they read the same two indexes: names a patch body uses that
+ * upstream imported at A but no longer at B, and the auto-docstring rule (an
+ * override of an @auto_docstring method whose new parameters its docstring lacks).
+ *
+ * Findings: check "signatures" (or "auto-docstring"), the config, the config file
+ * and the line where the patch was registered; titles do not depend on the config,
+ * so one upstream change hitting many configs groups into one entry.
+ */
+#ifndef PGCI_CHECKS_SIGNATURES_H
+#define PGCI_CHECKS_SIGNATURES_H
+
+#include "checks/finding.h"
+#include "index/index.h"
+#include "patchgen/patch_spec.h"
+
+typedef struct survey_pair {
+    const char *config;      /* config module name */
+    const char *config_path; /* workspace-relative config file */
+    const pg_config *cfg;
+    const index_module *a; /* upstream source_module at tag A; NULL when absent there */
+    const index_module *b; /* ... at tag B */
+    const char *tag_a, *tag_b;
+    const char *src_b; /* the upstream source at tag B (for checks that read bodies) */
+    size_t src_b_len;
+    const char *src_a; /* ... at tag A; NULL: body changes judged by fingerprint alone */
+    size_t src_a_len;
+    const index_module *config_b; /* configuration_<model>.py at B, NULL when absent */
+} survey_pair;
+
+/* Compares every target of one config; appends findings. */
+void signatures_compare(findings *out, const survey_pair *p);
+
+/* Scored successors in b for a class or function that vanished from a: the same
+ * kind, not present in a, ranked by name tokens, body and signature similarity.
+ * Fills up to max candidates (qualnames) and their scores in [0, 1]; returns how
+ * many. */
+size_t signatures_rename_candidates(const index_module *a, const index_module *b,
+                                    const char *qualname, const char **names, double *scores,
+                                    size_t max);
+
+/* The source lines of a config object (first decorator to its end), malloc'ed;
+ * NULL when the object has no text. */
+char *signatures_object_text(const pg_object *o);
+
+/* Renders "name(a, b: int = 3, *, c=None, **kw) -> T" into out. */
+void signatures_render(strbuf *out, const index_def *fn);
+
+#endif

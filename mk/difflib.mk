@@ -1,0 +1,13 @@
+# difflib: the batch driver the difflib oracle test, corpus test and bench run
+# (tests/tools/difftool.c, linked against libpgci). `make test` builds it first.
+DIFFTOOL := $(BUILD)/tests/tools/difftool
+
+$(DIFFTOOL): tests/tools/difftool.c $(LIB)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL) $(if $(CUDA_OBJS),-lstdc++)
+
+.PHONY: difftool
+difftool: build $(DIFFTOOL)
+
+test unit bench corpus-test: $(DIFFTOOL)

@@ -1,0 +1,83 @@
+/*
+ * The PR comment: the Markdown report with a hidden marker (so a workflow finds
+ * and updates its one comment instead of adding new ones), cut to GitHub's
+ * 65,536-character limit by dropping whole sections from the end, most detailed
+ * first, never cutting one in half: a half section can leave an open code fence
+ * or <details> that breaks everything after it.
+ */
+#include <string.h>
+
+#include "core/vec.h"
+#include "reports/render.h"
+
+#define COMMENT_LIMIT 65536
+
+/* GitHub counts characters, not bytes; counting UTF-8 lead bytes is exact. */
+static size_t chars(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+void report_comment(strbuf *out, const run_doc *d, const char *details_url, size_t limit)
+{
+    if (!limit)
+        limit = COMMENT_LIMIT;
+    md_doc m = {0};
+    report_markdown_sections(&m, d);
+    int *drop = pgci_calloc(m.len ? m.len : 1, sizeof(int));
+    /* room for the marker and the "left out" note */
+    const size_t reserve = 600 + (details_url ? strlen(details_url) : 0);
+    size_t total = strlen(REPORT_COMMENT_MARKER) + 1;
+    for (size_t i = 0; i < m.len; i++)
+        total += chars(m.items[i].text);
+    /* drop droppable sections from the last one backwards until it fits */
+    for (size_t i = m.len; i-- > 0 && total + reserve > limit;) {
+        if (m.items[i].keep)
+            continue;
+        drop[i] = 1;
+        total -= chars(m.items[i].text);
+    }
+    strbuf_adds(out, REPORT_COMMENT_MARKER "\n");
+    strvec left = STRVEC_INIT;
+    for (size_t i = 0; i < m.len; i++) {
+        if (drop[i]) {
+            strvec_push(&left, m.items[i].title);
+            continue;
+        }
+        strbuf_adds(out, m.items[i].text);
+    }
+    if (left.len) {
+        strbuf_adds(out, "> Left out to fit GitHub's comment limit: ");
+        for (size_t i = 0; i < left.len; i++) {
+            strbuf_adds(out, i ? ", " : "");
+            md_escape(out, left.items[i]);
+        }
+        strbuf_adds(out, ". The full report is ");
+        if (details_url)
+            strbuf_addf(out, "at %s", details_url);
+        else
+            strbuf_adds(out, "in the run's artifacts (report.html, run.json)");
+        strbuf_adds(out, ".\n");
+    }
+    strbuf_rtrim(out);
+    strbuf_addc(out, '\n');
+    /* last resort when even the kept sections are too long: cut at a line
+     * boundary and close what may be open */
+    if (chars(out->buf) > limit) {
+        size_t keep = 0, n = 0;
+        for (size_t i = 0; i < out->len && n + 200 < limit; i++) {
+            n += ((unsigned char)out->buf[i] & 0xC0) != 0x80;
+            if (out->buf[i] == '\n')
+                keep = i + 1;
+        }
+        strbuf_setlen(out, keep);
+        strbuf_adds(out, "\n```\n\n</details>\n\n> Truncated to fit GitHub's comment limit; "
+                         "see the full report in the run's artifacts.\n");
+    }
+    strvec_free(&left);
+    free(drop);
+    md_doc_free(&m);
+}

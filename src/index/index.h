@@ -1,0 +1,172 @@
+/*
+ * index.h - what one upstream Python module defines, read from one tree-sitter
+ * parse: imports, module-level assignments, functions, classes, their methods,
+ * parameters, decorators, bases, docstrings and body fingerprints.
+ *
+ * The checks that compare upstream between two tags (targets, signatures, rename
+ * candidates, names) read this, never the tree: an index holds plain strings and
+ * numbers, all in one arena owned by the index_module, so it outlives the parse and
+ * is freed with one index_module_free(). Everything is kept in source order, so
+ * anything printed from an index is deterministic.
+ *
+ * Source texts (decorators, bases, defaults, annotations, assignment values) are
+ * the exact bytes of the source, except that comments are left out and runs of
+ * whitespace containing a newline are joined into one space, so a value wrapped
+ * over several lines reads as one line.
+ */
+#ifndef PGCI_INDEX_INDEX_H
+#define PGCI_INDEX_INDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/arena.h"
+#include "core/hashmap.h"
+#include "core/strbuf.h"
+#include "py/py.h"
+
+/* The JSON form's "schema_version"; bumped on any incompatible change. */
+#define INDEX_SCHEMA_VERSION 1
+
+/* One imported name. `import a.b as c` gives module "a.b", name NULL, alias "c";
+ * `from ..x import y as z` gives module "x", level 2, name "y", alias "z";
+ * `from . import y` gives module "" and level 1; `from m import *` name "*". */
+typedef struct index_import {
+    const char *module;
+    const char *name;  /* NULL for a plain `import` */
+    const char *alias; /* NULL when there is no `as` */
+    int level;         /* leading dots of a relative import, 0 otherwise */
+    unsigned line;
+    unsigned stmt;       /* index of the statement among the module's imports: names
+                          * of one statement share it */
+    uint32_t stmt_start; /* byte span of the whole import statement */
+    uint32_t stmt_end;
+    const char *scope; /* qualified name of the enclosing def/class, NULL at
+                        * module level */
+    int in_try;        /* inside a try (body, except, else or finally) */
+    int in_if;         /* inside an if/elif/else (e.g. `if TYPE_CHECKING:`) */
+} index_import;
+
+/* `name = value` or `name: annotation [= value]` at module or class level. A tuple
+ * target (`a, b = ...`) gives one entry per name, sharing the value. */
+typedef struct index_assign {
+    const char *name;
+    const char *value;      /* source text of the right-hand side, NULL when none */
+    const char *annotation; /* NULL when none */
+    unsigned line;
+} index_assign;
+
+typedef enum index_param_kind {
+    INDEX_PARAM_POSITIONAL_ONLY,
+    INDEX_PARAM_POSITIONAL_OR_KEYWORD,
+    INDEX_PARAM_VAR_POSITIONAL, /* *args */
+    INDEX_PARAM_KEYWORD_ONLY,
+    INDEX_PARAM_VAR_KEYWORD, /* **kwargs */
+} index_param_kind;
+
+typedef struct index_param {
+    const char *name; /* without the stars */
+    index_param_kind kind;
+    const char *default_value; /* source text, NULL when none */
+    const char *annotation;    /* source text, NULL when none */
+    unsigned line;
+} index_param;
+
+typedef enum index_def_kind { INDEX_FUNCTION, INDEX_CLASS } index_def_kind;
+
+typedef struct index_def index_def;
+
+/* A function, a method or a class. */
+struct index_def {
+    index_def_kind kind;
+    const char *name;
+    const char *qualname;    /* "LlamaMLP.forward", "Outer.Inner", "rotate_half" */
+    const index_def *parent; /* the enclosing class, NULL at module level */
+    unsigned line;           /* the `def` / `class` line */
+    unsigned start_line;     /* first decorator line (= line without decorators) */
+    unsigned end_line;       /* last line of code (trailing comments excluded) */
+    uint32_t start_byte;     /* span from the first decorator to the end */
+    uint32_t end_byte;
+    int is_async;
+    int conditional; /* defined under a module-level if/try/with, not at top level */
+
+    const char **decorators; /* source text without the '@' */
+    size_t n_decorators;
+
+    /* functions */
+    index_param *params;
+    size_t n_params;
+    const char *returns; /* return annotation, NULL when none */
+
+    /* classes */
+    const char **bases; /* each superclass argument, keywords included ("metaclass=M") */
+    size_t n_bases;
+    const char **init_attrs; /* names of `self.X = ...` in __init__, sorted, unique */
+    size_t n_init_attrs;
+    index_assign *attrs; /* class-level assignments */
+    size_t n_attrs;
+    index_def **members; /* methods and nested classes, in source order */
+    size_t n_members;
+
+    const char *docstring; /* decoded, NULL when the body does not start with one */
+    const char **doc_args; /* names under the docstring's Google-style `Args:` */
+    size_t n_doc_args;
+    /* FNV-1a 64 over the body's token stream, without comments, with string
+     * literals by value and the docstring dedented: unchanged by formatting. */
+    uint64_t fingerprint;
+};
+
+typedef struct index_module {
+    arena arena;
+    const char *name; /* dotted module name */
+    const char *path; /* for messages */
+    const char *docstring;
+    index_import *imports;
+    size_t n_imports;
+    index_assign *assigns;
+    size_t n_assigns;
+    index_def **defs; /* module-level functions and classes, in source order */
+    size_t n_defs;
+    size_t n_functions, n_classes, n_methods; /* totals, methods of nested classes too */
+    hashmap by_qualname; /* qualname -> index_def*, the first definition wins */
+} index_module;
+
+/* Builds the index of a parsed module. The tree must be free of syntax errors
+ * (py_check_syntax); an error node is refused. module_name may be NULL. */
+int index_module_build(index_module **out, const py_tree *t, const char *module_name);
+
+/* Parses src and builds its index: the one-call path for fetched sources. */
+int index_module_from_source(index_module **out, const char *src, size_t len, const char *path,
+                             const char *module_name);
+
+void index_module_free(index_module *m);
+
+/* The definition with that qualified name ("LlamaMLP.forward"), or NULL. */
+const index_def *index_find(const index_module *m, const char *qualname);
+
+/* The member of a class with that name, or NULL. */
+const index_def *index_member(const index_def *cls, const char *name);
+
+/* The parameter with that name, or NULL. */
+const index_param *index_param_find(const index_def *fn, const char *name);
+
+/* "positional_only", "positional_or_keyword", "var_positional", "keyword_only",
+ * "var_keyword": the names used in the JSON form. */
+const char *index_param_kind_name(index_param_kind k);
+
+/* Appends the module's JSON form (schema in docs/index.md), pretty when indent>0. */
+int index_module_to_json(strbuf *out, const index_module *m, int indent);
+
+/* The docstring helpers, exposed for the checks and the tests. */
+
+/* Cleans a docstring as Python's inspect.cleandoc does: tabs expanded, the common
+ * indentation of the lines after the first removed, leading and trailing blank
+ * lines dropped. */
+void index_cleandoc(strbuf *out, const char *doc);
+
+/* Adds to names (arena strings) the entries of the docstring's Google-style
+ * `Args:` (or `Arguments:`, `Parameters:`) section: "name (type): text" or
+ * "name: text", stars stripped from *args / **kwargs. */
+void index_doc_args(arena *a, const char *doc, const char ***names, size_t *n);
+
+#endif

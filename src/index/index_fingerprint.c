@@ -1,0 +1,166 @@
+/*
+ * index_fingerprint.c - a hash of a body that formatting cannot change.
+ *
+ * The signatures check asks "did upstream change the body under this override?"
+ * between two tags, and the answer must not flip because ruff re-wrapped a call,
+ * a comment was edited, quotes were swapped or a docstring was re-indented. So the
+ * hash is taken over the syntax tree, not the text: each named node contributes
+ * its type and brackets around its children, each token its text. Left out are
+ * what formatting owns: comments, the commas and semicolons between elements (the
+ * tree's shape already says where elements end, so a magic trailing comma does not
+ * count), and redundant parentheses (a parenthesized_expression is transparent; the
+ * grouping it expresses is in the tree). String literals count by value, so
+ * 'a' "a" and ("a" "") agree; the docstring counts dedented, as inspect.cleandoc
+ * reads it. Number literals count lowercased (0XFF and 0xff agree).
+ */
+#include <string.h>
+
+#include "core/strbuf.h"
+#include "index/index.h"
+#include "index/index_internal.h"
+#include "py/pynode.h"
+#include "py/pystr.h"
+
+typedef struct fp_state {
+    uint64_t h;
+    const py_tree *t;
+    TSNode doc; /* the docstring of the innermost def whose body is being walked */
+    strbuf tmp, tmp2;
+} fp_state;
+
+static void fp_bytes(fp_state *st, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    uint64_t h = st->h;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ULL;
+    }
+    st->h = h;
+}
+
+static void fp_token(fp_state *st, char tag, const char *s, size_t n)
+{
+    unsigned char sep[2] = {0xff, (unsigned char)tag};
+    fp_bytes(st, sep, 2);
+    fp_bytes(st, s, n);
+}
+
+/* A string or concatenated string by value; 0 when it has no constant value. */
+static int fp_string(fp_state *st, TSNode n)
+{
+    strbuf_reset(&st->tmp);
+    if (pystr_decode_node(&st->tmp, st->t, n) < 0)
+        return 0;
+    const char *v = st->tmp.buf;
+    size_t vlen = st->tmp.len;
+    if (ts_node_eq(n, st->doc)) {
+        strbuf_reset(&st->tmp2);
+        index_cleandoc(&st->tmp2, st->tmp.buf);
+        v = st->tmp2.buf;
+        vlen = st->tmp2.len;
+    }
+    fp_token(st, 'S', v, vlen);
+    return 1;
+}
+
+static int has_comma(TSNode n)
+{
+    uint32_t c = ts_node_child_count(n);
+    for (uint32_t i = 0; i < c; i++) {
+        TSNode ch = ts_node_child(n, i);
+        if (!ts_node_is_named(ch) && !strcmp(ts_node_type(ch), ","))
+            return 1;
+    }
+    return 0;
+}
+
+static void fp_walk(fp_state *st, TSTreeCursor *cur, int def_body)
+{
+    TSNode n = ts_tree_cursor_current_node(cur);
+    const char *type = ts_node_type(n);
+    if (def_body && !strcmp(type, "block")) {
+        /* A nested def's docstring counts dedented too (re-indenting a class
+         * re-indents the docstrings of its methods). */
+        TSNode saved = st->doc;
+        st->doc = pynode_docstring(st->t, n);
+        fp_walk(st, cur, 0);
+        st->doc = saved;
+        return;
+    }
+    if (!strcmp(type, "comment") || !strcmp(type, "line_continuation"))
+        return;
+    if ((!strcmp(type, "string") || !strcmp(type, "concatenated_string")) && fp_string(st, n))
+        return;
+    uint32_t kids = ts_node_child_count(n);
+    if (kids == 0) {
+        size_t len;
+        const char *s = py_text(st->t, n, &len);
+        if (!ts_node_is_named(n) && len == 1 &&
+            (s[0] == ',' || s[0] == ';' || s[0] == '(' || s[0] == ')'))
+            return;
+        if (!strcmp(type, "string_end"))
+            return;
+        if (!strcmp(type, "string_start")) {
+            /* An f-string with fields: its prefix counts, its quote style does not. */
+            strbuf_reset(&st->tmp);
+            for (size_t i = 0; i < len && s[i] != '\'' && s[i] != '"'; i++)
+                strbuf_addc(&st->tmp, (char)(s[i] | 0x20));
+            fp_token(st, 'Q', st->tmp.buf, st->tmp.len);
+            return;
+        }
+        if (!strcmp(type, "integer") || !strcmp(type, "float")) {
+            strbuf_reset(&st->tmp);
+            for (size_t i = 0; i < len; i++)
+                if (s[i] != '_')
+                    strbuf_addc(&st->tmp,
+                                (s[i] >= 'A' && s[i] <= 'Z') ? (char)(s[i] | 0x20) : s[i]);
+            fp_token(st, 'N', st->tmp.buf, st->tmp.len);
+            return;
+        }
+        fp_token(st, 'T', s, len);
+        return;
+    }
+    /* Wrappers that carry no meaning of their own: parentheses, the grammar's
+     * `type` around an annotation, a one-element "tuple" pattern without a comma
+     * (`for (x) in` binds a name, as Python reads it). */
+    int transparent = !strcmp(type, "parenthesized_expression") || !strcmp(type, "type") ||
+                      !strcmp(type, "type_parameter") ||
+                      (!strcmp(type, "tuple_pattern") && !has_comma(n));
+    int is_def = !strcmp(type, "function_definition") || !strcmp(type, "class_definition");
+    /* `a, b = x` and `(a, b) = x`, `return a, b` and `return (a, b)` are the same
+     * tuple to Python and differ only in formatting. */
+    if (!strcmp(type, "tuple_pattern"))
+        type = "pattern_list";
+    else if (!strcmp(type, "expression_list"))
+        type = "tuple";
+    /* The grammar parses an annotation as a type (`A | None`, `list[int]`) unless
+     * it is parenthesized, when it is an expression again; Python sees one. */
+    else if (!strcmp(type, "union_type"))
+        type = "binary_operator";
+    else if (!strcmp(type, "generic_type"))
+        type = "subscript";
+    if (!transparent && ts_node_is_named(n))
+        fp_token(st, '(', type, strlen(type));
+    if (ts_tree_cursor_goto_first_child(cur)) {
+        do {
+            fp_walk(st, cur, is_def);
+        } while (ts_tree_cursor_goto_next_sibling(cur));
+        ts_tree_cursor_goto_parent(cur);
+    }
+    if (!transparent && ts_node_is_named(n))
+        fp_token(st, ')', "", 0);
+}
+
+uint64_t index_fingerprint(const py_tree *t, TSNode body, TSNode docstring)
+{
+    fp_state st = {0xcbf29ce484222325ULL, t, docstring, STRBUF_INIT, STRBUF_INIT};
+    if (ts_node_is_null(body))
+        return st.h;
+    TSTreeCursor cur = ts_tree_cursor_new(body);
+    fp_walk(&st, &cur, 0);
+    ts_tree_cursor_delete(&cur);
+    strbuf_free(&st.tmp);
+    strbuf_free(&st.tmp2);
+    return st.h;
+}

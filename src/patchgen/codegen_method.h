@@ -1,0 +1,31 @@
+/*
+ * codegen_method.h - putting an overriding method's source into a class's source
+ * text, as patchgen's _replace_method_body_with_preserved() does: in place of the
+ * upstream method (upstream decorators kept, the override's header comments moved
+ * above them), into an empty `pass` / `...` body, or appended.
+ *
+ * (Internal to the code generator.)
+ */
+#ifndef PGCI_PATCHGEN_CODEGEN_METHOD_H
+#define PGCI_PATCHGEN_CODEGEN_METHOD_H
+
+#include <stddef.h>
+
+#include "core/strbuf.h"
+
+typedef struct cgm_method {
+    char *name;   /* the method name in the class */
+    char *source; /* cleaned, renamed replacement source */
+    size_t patch; /* index of the patch */
+} cgm_method;
+
+/* 1 when src parses as Python and defines a function somewhere (patchgen's test
+ * for whether an override can be applied). */
+int cgm_parses_with_function(const char *src, size_t len);
+
+/* Rewrites cls (a class's source segment) with `method` replaced by or given the
+ * `preserved` source. *added is set to 1 when the class had no such method.
+ * Leaves cls unchanged when it does not parse (as patchgen does). */
+void cgm_replace_method(strbuf *cls, const char *method, const char *preserved, int *added);
+
+#endif

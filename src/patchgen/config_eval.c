@@ -1,0 +1,1097 @@
+/*
+ * config_eval.c - evaluating a *_patch_gen_config.py without Python.
+ *
+ * patchgen imports the config module, which drags in torch and the GPU stack. pgci
+ * instead walks the module's statements in source order, as the interpreter would
+ * run them, and models just enough of Python to rebuild the PatchConfig objects:
+ * constants, def/class objects with their decorators, imports of sibling configs
+ * (loaded once per evaluator and shared), and the PatchConfig API. A statement that
+ * does anything else is ignored when it never touches a PatchConfig, and is an error
+ * naming file:line:col and its text when it does: pgci never guesses.
+ *
+ * Two places where pgci follows Python rather than intuition, both checked against
+ * the real patchgen by tests/oracle/config_eval.sh:
+ *  - `if TYPE_CHECKING:` bodies do not run on import (TYPE_CHECKING is False at
+ *    runtime), so what they register never reaches patchgen; the `else:` branch runs;
+ *  - a PatchConfig imported from a sibling is the sibling's object: mutating it
+ *    (qwen3_omni_moe's NPU config sets its target_file) changes what the importer
+ *    sees. pgci gives each importer its own copy, which is what a fresh
+ *    `patchgen MODULE` process sees for that importer and keeps the sibling's own
+ *    evaluation independent of import order.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/fs.h"
+#include "patchgen/config_internal.h"
+
+/* --- values and configs ---------------------------------------------------------- */
+
+ce_value *ce_value_new(config_eval *ev, ce_kind kind)
+{
+    ce_value *v = arena_alloc(&ev->mem, sizeof(*v));
+    v->kind = kind;
+    return v;
+}
+
+ce_config *ce_config_new(config_eval *ev)
+{
+    ce_config *cfg = arena_alloc(&ev->mem, sizeof(*cfg));
+    cfg->target_file = "patched_modeling.py";
+    cfg->description = "";
+    cfg->next_alloc = ev->configs;
+    ev->configs = cfg;
+    return cfg;
+}
+
+#define COPY_VEC(dst, src)                                                                         \
+    do {                                                                                           \
+        VEC_RESERVE(&(dst), (src).len);                                                            \
+        for (size_t i_ = 0; i_ < (src).len; i_++)                                                  \
+            (dst).items[(dst).len++] = (src).items[i_];                                            \
+    } while (0)
+
+ce_config *ce_config_clone(config_eval *ev, const ce_config *src)
+{
+    ce_config *cfg = ce_config_new(ev);
+    cfg->source_module = src->source_module;
+    cfg->target_file = src->target_file;
+    cfg->description = src->description;
+    cfg->transformers_version = src->transformers_version;
+    cfg->file = src->file;
+    cfg->line = src->line;
+    cfg->col = src->col;
+    COPY_VEC(cfg->patches, src->patches);
+    COPY_VEC(cfg->additional_imports, src->additional_imports);
+    COPY_VEC(cfg->post_import_blocks, src->post_import_blocks);
+    COPY_VEC(cfg->helpers, src->helpers);
+    COPY_VEC(cfg->positioned_helpers, src->positioned_helpers);
+    COPY_VEC(cfg->drop_imported_names, src->drop_imported_names);
+    COPY_VEC(cfg->exclude, src->exclude);
+    for (size_t i = 0; i < cfg->drop_imported_names.len; i++)
+        hashmap_put(&cfg->drop_set, cfg->drop_imported_names.items[i], (void *)1);
+    return cfg;
+}
+
+static void config_release(ce_config *cfg)
+{
+    VEC_FREE(&cfg->patches);
+    VEC_FREE(&cfg->additional_imports);
+    VEC_FREE(&cfg->post_import_blocks);
+    VEC_FREE(&cfg->helpers);
+    VEC_FREE(&cfg->positioned_helpers);
+    VEC_FREE(&cfg->drop_imported_names);
+    VEC_FREE(&cfg->exclude);
+    hashmap_free(&cfg->drop_set);
+}
+
+/* --- the evaluator ------------------------------------------------------------------- */
+
+static char *real_or_copy(arena *a, const char *path)
+{
+    char *r = realpath(path, NULL);
+    char *out = arena_strdup(a, r ? r : path);
+    free(r);
+    return out;
+}
+
+int config_eval_new(config_eval **out, const workspace *ws)
+{
+    config_eval *ev = pgci_calloc(1, sizeof(*ev));
+    ev->ws = ws;
+    ev->unknown.kind = CE_UNKNOWN;
+    ev->none.kind = CE_NONE;
+    if (ws && ws->root) {
+        ev->root = real_or_copy(&ev->mem, ws->root);
+        if (ws->search_root) {
+            strbuf sb = STRBUF_INIT;
+            fs_join(&sb, ev->root, ws->search_root);
+            ev->search_abs = real_or_copy(&ev->mem, sb.buf);
+            strbuf_free(&sb);
+        }
+        if (ws->package_prefix && *ws->package_prefix) {
+            size_t n = strlen(ws->package_prefix);
+            while (n && ws->package_prefix[n - 1] == '.')
+                n--;
+            ev->prefix = arena_printf(&ev->mem, "%.*s.", (int)n, ws->package_prefix);
+        }
+    }
+    *out = ev;
+    return 0;
+}
+
+void config_eval_free(config_eval *ev)
+{
+    if (!ev)
+        return;
+    for (ce_config *c = ev->configs; c; c = c->next_alloc)
+        config_release(c);
+    for (size_t i = 0; i < ev->modules.len; i++) {
+        ce_module *m = ev->modules.entries[i].value;
+        if (!ev->modules.entries[i].key || !m)
+            continue;
+        hashmap_free(&m->ns);
+        hashmap_free(&m->cloned);
+        if (m->tree) {
+            py_tree_free(m->tree);
+            free(m->tree);
+        }
+    }
+    hashmap_free(&ev->modules);
+    hashmap_free(&ev->defs);
+    arena_free(&ev->mem);
+    free(ev);
+}
+
+/* --- module names and paths ---------------------------------------------------------- */
+
+/* "under/dir/x.py" relative to root when path is inside root, else NULL. */
+static const char *path_under(const char *root, const char *path)
+{
+    if (!root)
+        return NULL;
+    size_t n = strlen(root);
+    if (strncmp(path, root, n) || path[n] != '/')
+        return NULL;
+    return path + n + 1;
+}
+
+static char *module_name_for(config_eval *ev, const char *abs_path)
+{
+    const char *rel = path_under(ev->search_abs, abs_path);
+    if (rel && ev->prefix && pgci_ends_with(rel, ".py")) {
+        char *name = arena_printf(&ev->mem, "%s%.*s", ev->prefix, (int)(strlen(rel) - 3), rel);
+        for (char *p = name + strlen(ev->prefix); *p; p++)
+            if (*p == '/')
+                *p = '.';
+        return name;
+    }
+    const char *base = strrchr(abs_path, '/');
+    base = base ? base + 1 : abs_path;
+    size_t n = strlen(base);
+    if (n > 3 && pgci_ends_with(base, ".py"))
+        n -= 3;
+    return arena_strndup(&ev->mem, base, n);
+}
+
+static int is_config_module(const char *dotted)
+{
+    const char *last = strrchr(dotted, '.');
+    return pgci_ends_with(last ? last + 1 : dotted, "_patch_gen_config");
+}
+
+static int is_patchgen_module(const char *m)
+{
+    return !strcmp(m, "patchgen") || !strcmp(m, "patchgen.patch_spec") ||
+           !strcmp(m, "veomni.patchgen") || !strcmp(m, "veomni.patchgen.patch_spec");
+}
+
+/* The file of a module under package_prefix, or NULL when it is outside or absent.
+ * *outside is set when the module is not under the prefix at all. */
+static char *module_file(config_eval *ev, const char *dotted, int *outside)
+{
+    *outside = 1;
+    if (!ev->prefix || !ev->search_abs || !pgci_starts_with(dotted, ev->prefix))
+        return NULL;
+    *outside = 0;
+    strbuf sb = STRBUF_INIT;
+    strbuf_addf(&sb, "%s/", ev->search_abs);
+    for (const char *p = dotted + strlen(ev->prefix); *p; p++)
+        strbuf_addc(&sb, *p == '.' ? '/' : *p);
+    strbuf_adds(&sb, ".py");
+    char *out =
+        fs_is_file(sb.buf) ? real_or_copy(&ev->mem, sb.buf) : arena_strdup(&ev->mem, sb.buf);
+    strbuf_free(&sb);
+    return out;
+}
+
+/* --- statements ------------------------------------------------------------------------ */
+
+static int exec_block(ce_ctx *c, TSNode block);
+
+static void bind(ce_ctx *c, TSNode name, ce_value *v)
+{
+    size_t len;
+    const char *s = py_text(c->t, name, &len);
+    hashmap_putn(&c->mod->ns, s, len, v);
+}
+
+static void bind_str(ce_ctx *c, const char *name, ce_value *v)
+{
+    hashmap_put(&c->mod->ns, name, v);
+}
+
+static int skip_unless_touching(ce_ctx *c, TSNode n)
+{
+    return ce_touches_config(c, n) ? ce_unsupported(c, n, NULL) : 0;
+}
+
+static int is_config_value(const ce_value *v)
+{
+    return ce_value_is_config(v);
+}
+
+/* Binds the names of a tuple/list target, element-wise when the value allows it. */
+static int assign_pattern(ce_ctx *c, TSNode stmt, TSNode target, ce_value *v)
+{
+    uint32_t k = ce_named_count(target);
+    int split = (v->kind == CE_TUPLE || v->kind == CE_LIST) && v->u.seq.len == k;
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode t = ce_named_child(target, i);
+        ce_value *e = split ? v->u.seq.items[i] : &c->ev->unknown;
+        if (py_is(t, "identifier"))
+            bind(c, t, e);
+        else if (ce_touches_config(c, t) || is_config_value(e))
+            return ce_unsupported(c, stmt, NULL);
+    }
+    return 0;
+}
+
+static int assign_target(ce_ctx *c, TSNode stmt, TSNode target, ce_value *v)
+{
+    if (py_is(target, "identifier")) {
+        bind(c, target, v);
+        return 0;
+    }
+    if (py_is(target, "attribute")) {
+        ce_value *obj;
+        int r = ce_eval(c, py_field(target, "object"), &obj);
+        if (r < 0)
+            return r;
+        if (obj->kind == CE_CONFIG)
+            return ce_set_attribute(c, stmt, obj->u.cfg, py_field(target, "attribute"), v);
+        if (is_config_value(obj) || is_config_value(v))
+            return ce_unsupported(c, stmt, NULL);
+        return 0;
+    }
+    if (py_is(target, "pattern_list") || py_is(target, "tuple_pattern") ||
+        py_is(target, "list_pattern"))
+        return assign_pattern(c, stmt, target, v);
+    return (ce_touches_config(c, target) || is_config_value(v)) ? ce_unsupported(c, stmt, NULL) : 0;
+}
+
+/* NAME = value, a = b = value, NAME: T = value, config.attr = value, a, b = ... */
+static int exec_assignment(ce_ctx *c, TSNode stmt, TSNode asg)
+{
+    TSNode targets[64];
+    size_t n = 0;
+    TSNode cur = asg;
+    while (py_is(cur, "assignment")) {
+        if (n == sizeof(targets) / sizeof(targets[0]))
+            return ce_error_at(c, stmt, PGCI_ELIMIT, "too many chained assignment targets");
+        targets[n++] = py_field(cur, "left");
+        TSNode right = py_field(cur, "right");
+        if (ts_node_is_null(right))
+            return 0; /* an annotation without a value binds nothing */
+        cur = right;
+    }
+    if (py_is(cur, "yield") || py_is(cur, "augmented_assignment"))
+        return skip_unless_touching(c, stmt);
+    ce_value *v;
+    int r = ce_eval(c, cur, &v);
+    for (size_t i = 0; r == 0 && i < n; i++)
+        r = assign_target(c, stmt, targets[i], v);
+    return r;
+}
+
+static int exec_expression(ce_ctx *c, TSNode stmt)
+{
+    if (ce_named_count(stmt) != 1)
+        return skip_unless_touching(c, stmt);
+    TSNode e = ce_named_child(stmt, 0);
+    if (py_is(e, "string") || py_is(e, "concatenated_string"))
+        return 0; /* a docstring */
+    if (py_is(e, "assignment"))
+        return exec_assignment(c, stmt, e);
+    if (py_is(e, "call")) {
+        ce_value *v;
+        return ce_eval(c, e, &v);
+    }
+    return skip_unless_touching(c, stmt);
+}
+
+/* --- defs and classes ------------------------------------------------------------------ */
+
+static int check_class_body(ce_ctx *c, TSNode body);
+
+/* What Python runs when it executes a def statement, besides its decorators:
+ * default values and annotations (not the body, not the parameter names, which
+ * often are `config` in model code). */
+static int check_def_header(ce_ctx *c, TSNode def)
+{
+    TSNode params = py_field(def, "parameters");
+    ce_iter it;
+    TSNode p;
+    int r = 0;
+    ce_iter_init(&it, params);
+    while (r == 0 && ce_iter_next(&it, &p)) {
+        TSNode parts[2] = {py_field(p, "value"), py_field(p, "type")};
+        for (int i = 0; i < 2 && r == 0; i++)
+            if (!ts_node_is_null(parts[i]) && ce_touches_config(c, parts[i]))
+                r = ce_unsupported(c, parts[i], NULL);
+    }
+    ce_iter_done(&it);
+    TSNode ret = py_field(def, "return_type");
+    if (r == 0 && !ts_node_is_null(ret) && ce_touches_config(c, ret))
+        r = ce_unsupported(c, ret, NULL);
+    return r;
+}
+
+/* A class body runs when the class is defined: a registration inside it would
+ * happen in Python, so it must not pass unnoticed. Nested defs count for their
+ * decorators and headers only. */
+static int check_definition(ce_ctx *c, TSNode n)
+{
+    TSNode def = py_is(n, "decorated_definition") ? py_field(n, "definition") : n;
+    int r = 0;
+    if (py_is(n, "decorated_definition")) {
+        ce_iter it;
+        TSNode d;
+        ce_iter_init(&it, n);
+        while (r == 0 && ce_iter_next(&it, &d))
+            if (py_is(d, "decorator") && ce_touches_config(c, d))
+                r = ce_unsupported(c, d, "a patch decorator inside a class body");
+        ce_iter_done(&it);
+    }
+    if (r == 0 && py_is(def, "function_definition"))
+        r = check_def_header(c, def);
+    if (r == 0 && py_is(def, "class_definition"))
+        r = check_class_body(c, def);
+    return r;
+}
+
+/* A class-body statement touches a PatchConfig; names it binds (`config: Cfg`,
+ * `config = None`: class attributes) do not count, what it evaluates does. */
+static int class_statement_touches(ce_ctx *c, TSNode s)
+{
+    TSNode asg = ce_named_count(s) == 1 ? ce_named_child(s, 0) : s;
+    if (!py_is(s, "expression_statement") || !py_is(asg, "assignment"))
+        return ce_touches_config(c, s);
+    for (TSNode cur = asg; !ts_node_is_null(cur); cur = py_field(cur, "right")) {
+        if (!py_is(cur, "assignment"))
+            return ce_touches_config(c, cur);
+        TSNode left = py_field(cur, "left"), type = py_field(cur, "type");
+        if (!py_is(left, "identifier") && ce_touches_config(c, left))
+            return 1;
+        if (!ts_node_is_null(type) && ce_touches_config(c, type))
+            return 1;
+    }
+    return 0;
+}
+
+static int check_class_body(ce_ctx *c, TSNode cls)
+{
+    TSNode bases = py_field(cls, "superclasses");
+    if (!ts_node_is_null(bases) && ce_touches_config(c, bases))
+        return ce_unsupported(c, bases, NULL);
+    ce_iter it;
+    TSNode s;
+    int r = 0;
+    ce_iter_init(&it, py_field(cls, "body"));
+    while (r == 0 && ce_iter_next(&it, &s)) {
+        if (py_is(s, "function_definition") || py_is(s, "class_definition") ||
+            py_is(s, "decorated_definition"))
+            r = check_definition(c, s);
+        else if (class_statement_touches(c, s))
+            r = ce_unsupported(c, s, NULL);
+    }
+    ce_iter_done(&it);
+    return r;
+}
+
+static int exec_definition(ce_ctx *c, TSNode n)
+{
+    TSNode def = py_is(n, "decorated_definition") ? py_field(n, "definition") : n;
+    pg_object *obj = arena_alloc(&c->ev->mem, sizeof(*obj));
+    size_t nlen;
+    const char *name = py_text(c->t, py_field(def, "name"), &nlen);
+    obj->name = arena_strndup(&c->ev->mem, name, nlen);
+    obj->module = c->mod->name;
+    obj->file = c->mod->abs_path;
+    obj->text = c->mod->text;
+    obj->text_len = c->mod->text_len;
+    obj->is_class = py_is(def, "class_definition");
+    ce_object_lines(c->t, n, obj);
+    int rc = obj->is_class ? check_class_body(c, def) : check_def_header(c, def);
+    if (rc < 0)
+        return rc;
+
+    if (py_is(n, "decorated_definition")) {
+        /* Python evaluates decorator expressions top-down, then applies them
+         * bottom-up: the one nearest the def registers first. */
+        uint32_t k = ce_named_count(n);
+        ce_value **vals = arena_alloc(&c->ev->mem, (k + 1) * sizeof(ce_value *));
+        TSNode *nodes = arena_alloc(&c->ev->mem, (k + 1) * sizeof(TSNode));
+        size_t nd = 0;
+        ce_iter it;
+        TSNode d;
+        int r = 0;
+        ce_iter_init(&it, n);
+        while (r == 0 && ce_iter_next(&it, &d)) {
+            if (!py_is(d, "decorator"))
+                continue;
+            nodes[nd] = d;
+            r = ce_eval(c, ce_named_child(d, 0), &vals[nd]);
+            nd++;
+        }
+        ce_iter_done(&it);
+        for (size_t i = nd; r == 0 && i-- > 0;)
+            r = ce_apply_decorator(c, nodes[i], vals[i], obj);
+        if (r < 0)
+            return r;
+    }
+    ce_value *v = ce_value_new(c->ev, CE_OBJECT);
+    v->u.obj = obj;
+    bind_str(c, obj->name, v);
+    ce_def *where = arena_alloc(&c->ev->mem, sizeof(*where));
+    where->mod = c->mod;
+    where->node = def;
+    char key[32];
+    snprintf(key, sizeof(key), "%p", (void *)obj);
+    hashmap_put(&c->ev->defs, key, where);
+    return 0;
+}
+
+static int def_touches(config_eval *ev, const pg_object *obj, hashmap *seen, int depth)
+{
+    char key[32];
+    snprintf(key, sizeof(key), "%p", (const void *)obj);
+    ce_def *d = hashmap_get(&ev->defs, key);
+    if (!d || !d->mod->tree || hashmap_has(seen, key))
+        return 0;
+    if (depth > 32)
+        return 1; /* too deep to know: refuse rather than guess */
+    hashmap_put(seen, key, (void *)1);
+    /* a def runs its body; a class runs its methods through __init__ and friends */
+    TSNode body = py_is(d->node, "class_definition") ? d->node : py_field(d->node, "body");
+    TSTreeCursor cur = ts_tree_cursor_new(body);
+    int found = 0;
+    for (;;) {
+        TSNode x = ts_tree_cursor_current_node(&cur);
+        const char *field = ts_tree_cursor_current_field_name(&cur);
+        if (py_is(x, "identifier") && (!field || strcmp(field, "attribute"))) {
+            size_t len;
+            const char *s = py_text(d->mod->tree, x, &len);
+            ce_value *v = hashmap_getn(&d->mod->ns, s, len);
+            if (v ? is_config_value(v) : ce_dynamic_builtin(s, len))
+                found = 1;
+            else if (v && v->kind == CE_OBJECT && v->u.obj != obj)
+                found = def_touches(ev, v->u.obj, seen, depth + 1);
+            if (found)
+                break;
+        }
+        if (ts_tree_cursor_goto_first_child(&cur))
+            continue;
+        int moved = 0;
+        while (!moved && !ts_node_eq(ts_tree_cursor_current_node(&cur), body)) {
+            if (ts_tree_cursor_goto_next_sibling(&cur))
+                moved = 1;
+            else if (!ts_tree_cursor_goto_parent(&cur))
+                break;
+        }
+        if (!moved)
+            break;
+    }
+    ts_tree_cursor_delete(&cur);
+    return found;
+}
+
+int ce_call_touches_config(config_eval *ev, const pg_object *obj)
+{
+    hashmap seen = HASHMAP_INIT;
+    int r = def_touches(ev, obj, &seen, 0);
+    hashmap_free(&seen);
+    return r;
+}
+
+/* --- if ----------------------------------------------------------------------------------- */
+
+/* `if TYPE_CHECKING:` / `if typing.TYPE_CHECKING:` / `if __name__ == "__main__":` never
+ * run their body on import. */
+static int condition_false_on_import(ce_ctx *c, TSNode cond)
+{
+    if (py_is(cond, "identifier") && py_text_eq(c->t, cond, "TYPE_CHECKING"))
+        return 1;
+    if (py_is(cond, "attribute") &&
+        py_text_eq(c->t, py_field(cond, "attribute"), "TYPE_CHECKING") &&
+        py_text_eq(c->t, py_field(cond, "object"), "typing"))
+        return 1;
+    if (py_is(cond, "comparison_operator") && ce_named_count(cond) == 2) {
+        TSNode a = ce_named_child(cond, 0), b = ce_named_child(cond, 1);
+        ce_value *v;
+        return py_text_eq(c->t, a, "__name__") && ts_node_child_count(cond) == 3 &&
+               py_text_eq(c->t, ts_node_child(cond, 1), "==") && ce_eval(c, b, &v) == 0 &&
+               v->kind == CE_STR && !strcmp(v->u.str.s, "__main__");
+    }
+    return 0;
+}
+
+static int exec_if(ce_ctx *c, TSNode n)
+{
+    if (!condition_false_on_import(c, py_field(n, "condition")))
+        return skip_unless_touching(c, n);
+    TSNode alt = {0};
+    uint32_t k = ce_named_count(n);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode ch = ce_named_child(n, i);
+        if (py_is(ch, "elif_clause"))
+            return skip_unless_touching(c, n);
+        if (py_is(ch, "else_clause"))
+            alt = ch;
+    }
+    return ts_node_is_null(alt) ? 0 : exec_block(c, py_field(alt, "body"));
+}
+
+/* --- imports ------------------------------------------------------------------------------- */
+
+/* The absolute module of a from-import (`from ..x import y` made absolute). */
+static char *from_module(ce_ctx *c, TSNode m)
+{
+    if (!py_is(m, "relative_import"))
+        return py_text_dup(c->t, m);
+    size_t len;
+    const char *s = py_text(c->t, m, &len);
+    size_t dots = 0;
+    while (dots < len && s[dots] == '.')
+        dots++;
+    /* the package of this module, then one level up per extra dot */
+    strbuf base = STRBUF_INIT;
+    strbuf_adds(&base, c->mod->name);
+    for (size_t i = 0; i < dots; i++) {
+        char *dot = strrchr(base.buf, '.');
+        strbuf_setlen(&base, dot ? (size_t)(dot - base.buf) : 0);
+    }
+    if (dots < len) {
+        if (base.len)
+            strbuf_addc(&base, '.');
+        strbuf_add(&base, s + dots, len - dots);
+    }
+    return strbuf_detach(&base, NULL);
+}
+
+static ce_module *patchgen_api_module(config_eval *ev)
+{
+    ce_module *m = hashmap_get(&ev->modules, "<patchgen>");
+    if (m)
+        return m;
+    m = arena_alloc(&ev->mem, sizeof(*m));
+    m->name = "patchgen";
+    m->rel_path = m->abs_path = "<patchgen>";
+    m->state = CE_DONE;
+    static const struct {
+        const char *name;
+        ce_api api;
+    } names[] = {{"PatchConfig", CA_PATCH_CONFIG},
+                 {"create_patch_from_external", CA_CREATE_PATCH},
+                 {"PatchType", CA_PATCH_TYPE}};
+    for (size_t i = 0; i < 3; i++) {
+        ce_value *v = ce_value_new(ev, CE_API);
+        v->u.api = names[i].api;
+        hashmap_put(&m->ns, names[i].name, v);
+    }
+    hashmap_put(&ev->modules, "<patchgen>", m);
+    return m;
+}
+
+/* "a -> b -> a": the chain of imports from `target` (being loaded) to here. */
+static int cycle_error(ce_ctx *c, TSNode n, ce_module *target)
+{
+    ce_module *stack[CE_MAX_IMPORT_DEPTH + 2];
+    int k = 0;
+    for (ce_module *m = c->mod; m && k < CE_MAX_IMPORT_DEPTH + 1; m = m->importer) {
+        stack[k++] = m;
+        if (m == target)
+            break;
+    }
+    strbuf chain = STRBUF_INIT;
+    for (int i = k; i-- > 0;)
+        strbuf_addf(&chain, "%s -> ", stack[i]->name);
+    strbuf_adds(&chain, target->name);
+    int r = ce_error_at(c, n, PGCI_EINVALID, "import cycle between patch configs: %s", chain.buf);
+    strbuf_free(&chain);
+    return r;
+}
+
+/* Loads the sibling config `dotted` for an import at node n. */
+static int load_sibling(ce_ctx *c, TSNode n, const char *dotted, ce_module **out)
+{
+    int outside;
+    char *file = module_file(c->ev, dotted, &outside);
+    if (outside)
+        return ce_error_at(c, n, PGCI_ENOTFOUND,
+                           "cannot resolve sibling config '%s': it is not under the workspace's "
+                           "package_prefix '%s'",
+                           dotted, c->ev->prefix ? c->ev->prefix : "(none)");
+    if (!fs_is_file(file)) {
+        const char *rel = path_under(c->ev->root, file);
+        return ce_error_at(c, n, PGCI_ENOTFOUND,
+                           "cannot find sibling config '%s': %s does not exist", dotted,
+                           rel ? rel : file);
+    }
+    if (!strcmp(file, c->mod->abs_path))
+        return ce_error_at(c, n, PGCI_EINVALID, "config '%s' imports itself", dotted);
+    ce_module *loading = hashmap_get(&c->ev->modules, file);
+    if (loading && loading->state == CE_LOADING)
+        return cycle_error(c, n, loading);
+    int r = ce_module_load(c->ev, c->mod, file, out);
+    if (r < 0) {
+        char *msg = pgci_strdup(pgci_error_last());
+        pgci_error_set(r, "%s (imported from %s:%u:%u)", msg, c->mod->rel_path, py_line(n),
+                       py_col(n));
+        free(msg);
+    }
+    return r;
+}
+
+/* A sibling's PatchConfig is copied once per importing module (see the top). */
+static ce_value *imported_value(ce_ctx *c, ce_value *v)
+{
+    if (v->kind != CE_CONFIG)
+        return v;
+    char key[32];
+    snprintf(key, sizeof(key), "%p", (void *)v->u.cfg);
+    ce_value *mine = hashmap_get(&c->mod->cloned, key);
+    if (!mine) {
+        mine = ce_value_new(c->ev, CE_CONFIG);
+        mine->u.cfg = ce_config_clone(c->ev, v->u.cfg);
+        hashmap_put(&c->mod->cloned, key, mine);
+    }
+    return mine;
+}
+
+static int exec_import_from(ce_ctx *c, TSNode n)
+{
+    char *mod = from_module(c, py_field(n, "module_name"));
+    int r = 0;
+    ce_module *src = NULL;
+    if (is_patchgen_module(mod))
+        src = patchgen_api_module(c->ev);
+    else if (is_config_module(mod))
+        r = load_sibling(c, n, mod, &src);
+    ce_iter it;
+    TSNode name;
+    ce_iter_init(&it, n);
+    while (r == 0 && ce_iter_next(&it, &name)) {
+        if (ts_node_eq(name, py_field(n, "module_name")))
+            continue;
+        if (py_is(name, "wildcard_import")) {
+            if (src && !strcmp(src->name, "patchgen")) {
+                for (size_t i = 0; i < src->ns.len; i++)
+                    if (src->ns.entries[i].key)
+                        bind_str(c, src->ns.entries[i].key, src->ns.entries[i].value);
+            } else if (src) {
+                r = ce_unsupported(c, n, "`import *` from a patch config");
+            }
+            continue;
+        }
+        TSNode orig = py_is(name, "aliased_import") ? py_field(name, "name") : name;
+        TSNode as = py_is(name, "aliased_import") ? py_field(name, "alias") : name;
+        char *oname = py_text_dup(c->t, orig);
+        ce_value *v = &c->ev->unknown;
+        if (src) {
+            v = hashmap_get(&src->ns, oname);
+            if (!v)
+                r = ce_error_at(c, orig, PGCI_ENOTFOUND, "cannot import name '%s' from '%s'", oname,
+                                mod);
+            else
+                v = imported_value(c, v);
+        } else {
+            /* from pkg import x_patch_gen_config: the module itself */
+            char *sub = pgci_asprintf("%s.%s", mod, oname);
+            if (is_config_module(sub)) {
+                ce_module *m;
+                r = load_sibling(c, orig, sub, &m);
+                if (r == 0) {
+                    v = ce_value_new(c->ev, CE_MODULE);
+                    v->u.mod = m;
+                }
+            }
+            free(sub);
+        }
+        free(oname);
+        if (r == 0)
+            bind(c, as, v);
+    }
+    ce_iter_done(&it);
+    free(mod);
+    return r;
+}
+
+static int exec_import(ce_ctx *c, TSNode n)
+{
+    ce_iter it;
+    TSNode name;
+    int r = 0;
+    ce_iter_init(&it, n);
+    while (r == 0 && ce_iter_next(&it, &name)) {
+        int aliased = py_is(name, "aliased_import");
+        TSNode dotted = aliased ? py_field(name, "name") : name;
+        char *mod = py_text_dup(c->t, dotted);
+        ce_value *v = &c->ev->unknown;
+        if (is_patchgen_module(mod) && (aliased || !strchr(mod, '.'))) {
+            v = ce_value_new(c->ev, CE_MODULE);
+            v->u.mod = patchgen_api_module(c->ev);
+        } else if (is_config_module(mod)) {
+            ce_module *m;
+            if (!aliased)
+                r = ce_unsupported(c, n, "write `import ... as NAME` or `from ... import NAME`");
+            else
+                r = load_sibling(c, n, mod, &m);
+            if (r == 0) {
+                v = ce_value_new(c->ev, CE_MODULE);
+                v->u.mod = m;
+            }
+        }
+        free(mod);
+        if (r < 0)
+            break;
+        if (aliased) {
+            bind(c, py_field(name, "alias"), v);
+        } else {
+            /* `import a.b.c` binds `a` */
+            size_t len;
+            const char *s = py_text(c->t, dotted, &len);
+            const char *dot = memchr(s, '.', len);
+            hashmap_putn(&c->mod->ns, s, dot ? (size_t)(dot - s) : len, v);
+        }
+    }
+    ce_iter_done(&it);
+    return r;
+}
+
+/* --- the statement dispatcher --------------------------------------------------------------- */
+
+static int exec_statement(ce_ctx *c, TSNode s)
+{
+    const char *type = ts_node_type(s);
+    if (!strcmp(type, "expression_statement"))
+        return exec_expression(c, s);
+    if (!strcmp(type, "import_from_statement"))
+        return exec_import_from(c, s);
+    if (!strcmp(type, "import_statement"))
+        return exec_import(c, s);
+    if (!strcmp(type, "future_import_statement"))
+        return 0;
+    if (!strcmp(type, "function_definition") || !strcmp(type, "class_definition") ||
+        !strcmp(type, "decorated_definition"))
+        return exec_definition(c, s);
+    if (!strcmp(type, "if_statement"))
+        return exec_if(c, s);
+    /* loops, try, with, del, augmented assignment...: fine while they keep away from
+     * every PatchConfig */
+    return skip_unless_touching(c, s);
+}
+
+static int exec_block(ce_ctx *c, TSNode block)
+{
+    ce_iter it;
+    TSNode s;
+    int r = 0;
+    ce_iter_init(&it, block);
+    while (r == 0 && ce_iter_next(&it, &s)) {
+        c->depth = 0;
+        r = exec_statement(c, s);
+    }
+    ce_iter_done(&it);
+    return r;
+}
+
+/* --- loading ------------------------------------------------------------------------------------
+ */
+
+/* Rejects trees nested deeper than the walkers below are allowed to go. */
+static int check_depth(const py_tree *t, const char *rel)
+{
+    TSTreeCursor cur = ts_tree_cursor_new(py_root(t));
+    int depth = 0, r = 0;
+    for (;;) {
+        if (depth > CE_MAX_TREE_DEPTH) {
+            TSNode n = ts_tree_cursor_current_node(&cur);
+            r = pgci_error_set(PGCI_ELIMIT, "%s:%u:%u: code nested more than %d levels deep", rel,
+                               py_line(n), py_col(n), CE_MAX_TREE_DEPTH);
+            break;
+        }
+        if (ts_tree_cursor_goto_first_child(&cur)) {
+            depth++;
+            continue;
+        }
+        while (!ts_tree_cursor_goto_next_sibling(&cur)) {
+            if (!ts_tree_cursor_goto_parent(&cur))
+                goto done;
+            depth--;
+        }
+    }
+done:
+    ts_tree_cursor_delete(&cur);
+    return r;
+}
+
+static int module_run(config_eval *ev, ce_module *m, const char *src, size_t len)
+{
+    if (len > CE_MAX_FILE_BYTES)
+        return pgci_error_set(PGCI_ELIMIT,
+                              "%s: %zu bytes is larger than a patch config may be (%u)",
+                              m->rel_path, len, CE_MAX_FILE_BYTES);
+    m->text = arena_strndup(&ev->mem, src, len);
+    m->text_len = len;
+    py_tree *t = pgci_calloc(1, sizeof(*t));
+    int r = py_parse(t, src, len, m->rel_path);
+    if (r < 0) {
+        free(t);
+        return r;
+    }
+    m->tree = t;
+    r = check_depth(t, m->rel_path);
+    if (r == 0)
+        r = py_check_syntax(t);
+    if (r == 0) {
+        ce_ctx c = {ev, m, t, 0};
+        r = exec_block(&c, py_root(t));
+    }
+    return r;
+}
+
+static ce_module *module_new(config_eval *ev, const char *abs_path)
+{
+    ce_module *m = arena_alloc(&ev->mem, sizeof(*m));
+    m->abs_path = arena_strdup(&ev->mem, abs_path);
+    const char *rel = path_under(ev->root, abs_path);
+    m->rel_path = rel ? arena_strdup(&ev->mem, rel) : m->abs_path;
+    m->name = module_name_for(ev, abs_path);
+    hashmap_put(&ev->modules, abs_path, m);
+    return m;
+}
+
+/* Runs a module from src (NULL: read abs_path), caching the result either way. */
+static int module_load_src(config_eval *ev, ce_module *importer, const char *abs_path,
+                           const char *src, size_t len, ce_module **out)
+{
+    ce_module *m = hashmap_get(&ev->modules, abs_path);
+    if (m) {
+        if (m->state == CE_LOADING) /* load_sibling() reports cycles with their place */
+            return pgci_error_set(PGCI_EINVALID, "%s: import cycle between patch configs",
+                                  m->rel_path);
+        if (m->state == CE_FAILED)
+            return pgci_error_set(m->err_code, "%s", m->err_msg);
+        *out = m;
+        return 0;
+    }
+    if (ev->import_depth >= CE_MAX_IMPORT_DEPTH)
+        return pgci_error_set(PGCI_ELIMIT,
+                              "%s: sibling configs import each other more than %d deep",
+                              importer ? importer->rel_path : abs_path, CE_MAX_IMPORT_DEPTH);
+    m = module_new(ev, abs_path);
+    m->importer = importer;
+    m->state = CE_LOADING;
+    ev->import_depth++;
+    int r;
+    if (src) {
+        r = module_run(ev, m, src, len);
+    } else {
+        strbuf sb = STRBUF_INIT;
+        r = fs_read_file(&sb, abs_path, CE_MAX_FILE_BYTES + 1);
+        if (r == 0)
+            r = module_run(ev, m, sb.buf, sb.len);
+        strbuf_free(&sb);
+    }
+    ev->import_depth--;
+    m->importer = NULL;
+    if (r < 0) {
+        m->state = CE_FAILED;
+        m->err_code = r;
+        m->err_msg = arena_strdup(&ev->mem, pgci_error_last());
+        return r;
+    }
+    m->state = CE_DONE;
+    *out = m;
+    return 0;
+}
+
+int ce_module_load(config_eval *ev, ce_module *importer, const char *abs_path, ce_module **out)
+{
+    return module_load_src(ev, importer, abs_path, NULL, 0, out);
+}
+
+/* --- finalizing: a self-contained pg_config ----------------------------------------------------
+ */
+
+typedef struct fin {
+    pg_config *pc;
+    hashmap copies; /* "%p" of an evaluator pointer -> its copy */
+    size_t bytes;
+} fin;
+
+static void *fin_lookup(fin *f, const void *p)
+{
+    char key[32];
+    snprintf(key, sizeof(key), "%p", p);
+    return hashmap_get(&f->copies, key);
+}
+
+static void fin_remember(fin *f, const void *p, void *copy)
+{
+    char key[32];
+    snprintf(key, sizeof(key), "%p", p);
+    hashmap_put(&f->copies, key, copy);
+}
+
+static const char *fin_str(fin *f, const char *s)
+{
+    if (!s)
+        return NULL;
+    f->bytes += strlen(s);
+    char *c = fin_lookup(f, s);
+    if (!c) {
+        c = arena_strdup(&f->pc->mem, s);
+        fin_remember(f, s, c);
+    }
+    return c;
+}
+
+static const pg_object *fin_obj(fin *f, const pg_object *o)
+{
+    if (!o)
+        return NULL;
+    pg_object *c = fin_lookup(f, o);
+    if (c)
+        return c;
+    c = arena_alloc(&f->pc->mem, sizeof(*c));
+    *c = *o;
+    c->name = fin_str(f, o->name);
+    c->module = fin_str(f, o->module);
+    c->file = fin_str(f, o->file);
+    c->text = fin_lookup(f, o->text);
+    if (!c->text) {
+        c->text = arena_strndup(&f->pc->mem, o->text, o->text_len);
+        fin_remember(f, o->text, (void *)c->text);
+    }
+    fin_remember(f, o, c);
+    return c;
+}
+
+static int finalize(config_eval *ev, ce_module *m, const char *var, ce_config *src, pg_config **out)
+{
+    arena a = ARENA_INIT;
+    pg_config *pc = arena_alloc(&a, sizeof(*pc));
+    pc->mem = a;
+    fin f = {pc, HASHMAP_INIT, 0};
+    pc->var_name = fin_str(&f, var);
+    pc->file = fin_str(&f, m->abs_path);
+    pc->module = fin_str(&f, m->name);
+    pc->source_module = fin_str(&f, src->source_module);
+    pc->target_file = fin_str(&f, src->target_file);
+    pc->description = fin_str(&f, src->description);
+    pc->transformers_version = fin_str(&f, src->transformers_version);
+    pc->line = src->line;
+    pc->col = src->col;
+    for (size_t i = 0; i < src->patches.len; i++) {
+        const pg_patch *p = src->patches.items[i];
+        pg_patch q = *p;
+        q.target = fin_str(&f, p->target);
+        q.replacement = fin_obj(&f, p->replacement);
+        q.replacement_module = fin_str(&f, p->replacement_module);
+        q.replacement_name = fin_str(&f, p->replacement_name);
+        q.source_module = fin_str(&f, p->source_module);
+        q.description = fin_str(&f, p->description);
+        q.reg_file = fin_str(&f, p->reg_file);
+        if (p->name_map_len) {
+            q.name_map = arena_alloc(&pc->mem, p->name_map_len * sizeof(*q.name_map));
+            for (size_t j = 0; j < p->name_map_len; j++) {
+                q.name_map[j].from = fin_str(&f, p->name_map[j].from);
+                q.name_map[j].to = fin_str(&f, p->name_map[j].to);
+            }
+        }
+        VEC_PUSH(&pc->patches, q);
+    }
+    for (size_t i = 0; i < src->additional_imports.len; i++) {
+        const pg_import *p = src->additional_imports.items[i];
+        pg_import q = *p;
+        q.module = fin_str(&f, p->module);
+        q.alias = fin_str(&f, p->alias);
+        if (p->names) {
+            q.names = arena_alloc(&pc->mem, (p->names_len + 1) * sizeof(char *));
+            for (size_t j = 0; j < p->names_len; j++)
+                q.names[j] = fin_str(&f, p->names[j]);
+        }
+        VEC_PUSH(&pc->additional_imports, q);
+    }
+    for (size_t i = 0; i < src->post_import_blocks.len; i++)
+        VEC_PUSH(&pc->post_import_blocks, fin_str(&f, src->post_import_blocks.items[i]));
+    for (size_t i = 0; i < src->helpers.len; i++)
+        VEC_PUSH(&pc->helpers, fin_obj(&f, src->helpers.items[i]));
+    for (size_t i = 0; i < src->positioned_helpers.len; i++) {
+        const pg_positioned_helper *p = src->positioned_helpers.items[i];
+        pg_positioned_helper q = {fin_str(&f, p->target), fin_obj(&f, p->helper), "after"};
+        VEC_PUSH(&pc->positioned_helpers, q);
+    }
+    for (size_t i = 0; i < src->drop_imported_names.len; i++)
+        VEC_PUSH(&pc->drop_imported_names, fin_str(&f, src->drop_imported_names.items[i]));
+    for (size_t i = 0; i < src->exclude.len; i++)
+        VEC_PUSH(&pc->exclude, fin_str(&f, src->exclude.items[i]));
+    hashmap_free(&f.copies);
+    if (f.bytes > CE_MAX_CONFIG_BYTES) {
+        int r =
+            pgci_error_set(PGCI_ELIMIT, "%s: PatchConfig '%s' carries %zu bytes of text (limit %u)",
+                           m->rel_path, var, f.bytes, CE_MAX_CONFIG_BYTES);
+        pg_config_free(pc);
+        return r;
+    }
+    *out = pc;
+    return 0;
+}
+
+static int pick_config(config_eval *ev, ce_module *m, const char *var, pg_config **out)
+{
+    if (!var)
+        var = "config";
+    ce_value *v = hashmap_get(&m->ns, var);
+    if (v && v->kind == CE_CONFIG)
+        return finalize(ev, m, var, v->u.cfg, out);
+    if (v)
+        return pgci_error_set(PGCI_ENOTFOUND, "%s: '%s' is not a PatchConfig", m->rel_path, var);
+    strbuf names = STRBUF_INIT;
+    for (size_t i = 0; i < m->ns.len; i++) {
+        ce_value *x = m->ns.entries[i].value;
+        if (m->ns.entries[i].key && x && x->kind == CE_CONFIG)
+            strbuf_addf(&names, "%s%s", names.len ? ", " : "", m->ns.entries[i].key);
+    }
+    int r =
+        pgci_error_set(PGCI_ENOTFOUND, "%s: no PatchConfig named '%s'%s%s%s", m->rel_path, var,
+                       names.len ? " (PatchConfigs here: " : "", names.buf, names.len ? ")" : "");
+    strbuf_free(&names);
+    return r;
+}
+
+static char *absolute_path(config_eval *ev, const char *path)
+{
+    strbuf sb = STRBUF_INIT;
+    if (path[0] == '/' || !ev->root)
+        strbuf_adds(&sb, path);
+    else
+        fs_join(&sb, ev->root, path);
+    char *r = real_or_copy(&ev->mem, sb.buf);
+    strbuf_free(&sb);
+    return r;
+}
+
+int config_eval_file(config_eval *ev, const char *path, const char *var_name, pg_config **out)
+{
+    *out = NULL;
+    char *abs = absolute_path(ev, path);
+    ce_module *m;
+    int r = module_load_src(ev, NULL, abs, NULL, 0, &m);
+    return r < 0 ? r : pick_config(ev, m, var_name, out);
+}
+
+int config_eval_buffer(config_eval *ev, const char *path, const char *src, size_t len,
+                       const char *var_name, pg_config **out)
+{
+    *out = NULL;
+    char *abs = absolute_path(ev, path);
+    ce_module *m;
+    int r = module_load_src(ev, NULL, abs, src, len, &m);
+    return r < 0 ? r : pick_config(ev, m, var_name, out);
+}

@@ -1,0 +1,119 @@
+/*
+ * normalize.c - running ruff the way patchgen does.
+ *
+ * Why a temporary directory and not the output path: patchgen's drift check
+ * normalises a NamedTemporaryFile in the system temp directory, with the project's
+ * pyproject.toml found from the working directory (ruff falls back to the cwd's
+ * configuration for files outside any project). Per-file-ignores for generated/
+ * therefore do not apply, which is why E402 and B007 are ignored explicitly.
+ * We reproduce exactly that situation. `--no-cache` keeps ruff from writing a
+ * .ruff_cache into the workspace and from racing itself across parallel jobs;
+ * it does not change what ruff outputs.
+ */
+#include "patchgen/normalize.h"
+
+#include <string.h>
+
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/proc.h"
+
+void normalize_argv(const normalize_opts *o, int which, const char *file, strvec *argv)
+{
+    strvec_push(argv, o->ruff && o->ruff[0] ? o->ruff : "ruff");
+    if (which == 0) {
+        strvec_push(argv, "check");
+        strvec_push(argv, "--fix");
+    } else {
+        strvec_push(argv, "format");
+    }
+    strvec_push(argv, "--quiet");
+    strvec_push(argv, "--no-cache");
+    if (o->isolated)
+        strvec_push(argv, "--isolated");
+    if (which == 0) {
+        strbuf ign = STRBUF_INIT;
+        strbuf_adds(&ign, "E402,B007");
+        for (size_t i = 0; o->extra_ignore && i < o->extra_ignore->len; i++)
+            strbuf_addf(&ign, ",%s", o->extra_ignore->items[i]);
+        strvec_push(argv, "--ignore");
+        strvec_push_owned(argv, strbuf_detach(&ign, NULL));
+    }
+    strvec_push(argv, file);
+}
+
+static int run_ruff(const normalize_opts *o, int which, const char *file)
+{
+    strvec argv = STRVEC_INIT;
+    normalize_argv(o, which, file, &argv);
+    strvec_push_owned(&argv, NULL); /* NULL terminator (not counted by users below) */
+    argv.len--;
+    proc_opts po = {0};
+    po.argv = (const char *const *)argv.items;
+    po.cwd = o->cwd;
+    po.timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 120000;
+    proc_result res = {0};
+    strbuf cmd = STRBUF_INIT;
+    proc_argv_string(&cmd, po.argv);
+    int r = proc_run(&po, &res);
+    if (r < 0) {
+        r = pgci_error_wrap(r, "ruff normalisation failed (use --ruff CMD to point at ruff, or "
+                               "--no-ruff for raw output)");
+    } else if (res.status != 0) {
+        strbuf why = STRBUF_INIT;
+        strbuf_add(&why, res.err.buf, res.err.len);
+        if (res.out.len) {
+            if (why.len)
+                strbuf_addc(&why, '\n');
+            strbuf_add(&why, res.out.buf, res.out.len);
+        }
+        strbuf_rtrim(&why);
+        r = pgci_error_set(PGCI_EIO, "ruff normalisation failed: '%s' exited with status %d%s%s",
+                           cmd.buf, res.status, why.len ? ": " : "", why.buf);
+        strbuf_free(&why);
+    }
+    proc_result_free(&res);
+    strbuf_free(&cmd);
+    strvec_free(&argv);
+    return r;
+}
+
+int normalize_ruff(const normalize_opts *o, const char *src, size_t len, strbuf *out)
+{
+    strbuf dir = STRBUF_INIT, file = STRBUF_INIT;
+    int r = fs_mkdtemp(&dir, "pgci-ruff");
+    if (r < 0)
+        return r;
+    fs_join(&file, dir.buf, o->file_name && o->file_name[0] ? o->file_name : "x.py");
+    r = fs_write_atomic(file.buf, src, len);
+    if (r == 0)
+        r = run_ruff(o, 0, file.buf);
+    if (r == 0)
+        r = run_ruff(o, 1, file.buf);
+    if (r == 0)
+        r = fs_read_file(out, file.buf, 0);
+    fs_remove_tree(dir.buf);
+    strbuf_free(&dir);
+    strbuf_free(&file);
+    return r;
+}
+
+int normalize_ruff_version(const char *ruff, strbuf *out)
+{
+    const char *argv[] = {ruff && ruff[0] ? ruff : "ruff", "--version", NULL};
+    proc_opts po = {0};
+    po.argv = argv;
+    po.timeout_ms = 30000;
+    proc_result res = {0};
+    int r = proc_run(&po, &res);
+    if (r == 0 && res.status != 0)
+        r = pgci_error_set(PGCI_EIO, "'%s --version' exited with status %d", argv[0], res.status);
+    if (r == 0) {
+        size_t n = 0;
+        while (n < res.out.len && res.out.buf[n] != '\n')
+            n++;
+        strbuf_add(out, res.out.buf, n);
+    }
+    proc_result_free(&res);
+    return r;
+}

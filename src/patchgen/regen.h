@@ -1,0 +1,74 @@
+/*
+ * regen.h - the regeneration pipeline for configs of a workspace: evaluate the
+ * config, get the upstream module at a tag, generate, normalise with ruff, and
+ * diff against upstream - the three artifacts patchgen would write (the .py, the
+ * .diff) plus what patchgen does silently (codegen notes). Results are data;
+ * nothing here prints.
+ */
+#ifndef PGCI_PATCHGEN_REGEN_H
+#define PGCI_PATCHGEN_REGEN_H
+
+#include <stddef.h>
+
+#include "core/strbuf.h"
+#include "patchgen/codegen.h"
+#include "patchgen/normalize.h"
+#include "patchgen/patch_spec.h"
+#include "upstream/upstream.h"
+#include "workspace/workspace.h"
+
+typedef struct regen_opts {
+    const char *tag;     /* upstream tag, "v5.9.0" */
+    const char *version; /* "Based on: transformers==..."; NULL: the tag without its "v" */
+    int no_ruff;         /* 1: skip normalisation (raw output, .diff of the raw output) */
+    normalize_opts ruff; /* file_name is filled per config */
+} regen_opts;
+
+/* One config's regeneration. Strings are owned (free with regen_output_free). */
+typedef struct regen_output {
+    char *config_path;   /* workspace-relative config file */
+    char *config_module; /* dotted module of the config */
+    char *source_module;
+    char *target_file;
+    char *py_path;   /* where the .py goes: <config dir>/generated/<target_file> (or -o DIR) */
+    char *diff_path; /* <same dir>/<target stem>.diff */
+    strbuf upstream; /* the upstream module as patchgen reads it */
+    strbuf raw;      /* codegen output before ruff */
+    strbuf py;       /* the normalised output (== raw with no_ruff, plus no final newline) */
+    strbuf diff;     /* the .diff */
+    cg_result cg;    /* notes of what patchgen does silently */
+    int normalized;  /* 1 when ruff ran */
+    double ms_eval, ms_fetch, ms_codegen, ms_ruff, ms_diff;
+    int status;  /* 0, or the negative error code of the step that failed */
+    char *error; /* its message */
+} regen_output;
+
+/* The output paths patchgen uses for a config at `config_dir` (workspace-relative)
+ * and target_file, with `out_dir` overriding the generated/ directory. Fails on a
+ * target_file that is not a safe relative path. */
+int regen_output_paths(const char *config_dir, const char *out_dir, const char *target_file,
+                       char **py_path, char **diff_path);
+
+/* Generate, normalise and diff one evaluated config against its upstream module's
+ * raw text. Fills out (which the caller zeroes); returns out->status. */
+int regen_generate(const pg_config *cfg, const char *upstream_raw, size_t len,
+                   const regen_opts *o, regen_output *out);
+
+typedef struct regen_batch_opts {
+    regen_opts base;
+    const char *var_name;   /* -c NAME; NULL: "config" */
+    const char *out_dir;    /* -o DIR (absolute or relative to cwd); NULL: beside each config */
+    int jobs;               /* worker threads; <= 0: 1 */
+    upstream *up;           /* where upstream modules come from */
+} regen_batch_opts;
+
+/* The whole pipeline for configs[0..n) of ws, in parallel (each worker thread has
+ * its own evaluator). outs[i] receives configs[i]'s result; a failure in one
+ * config is recorded there and the others still run. Returns 0 when all
+ * succeeded, else the first failure's code (in config order). */
+int regen_workspace(const workspace *ws, const ws_config *const *configs, size_t n,
+                    const regen_batch_opts *o, regen_output *outs);
+
+void regen_output_free(regen_output *r);
+
+#endif

@@ -1,0 +1,224 @@
+/*
+ * regen_workspace.c - regenerating many configs of a workspace in parallel.
+ *
+ * Three phases, so that nothing shared needs a lock:
+ *   1. evaluate every config (worker threads, one evaluator each: evaluators are
+ *      not thread-safe, and each caches the files it parsed);
+ *   2. fetch each distinct upstream module once (the upstream layer does its own
+ *      parallel transfers and caching);
+ *   3. generate, normalise and diff every config (worker threads again; ruff runs
+ *      as separate processes, so this is where --jobs pays off).
+ * A failure is recorded in that config's regen_output; the others go on.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/error.h"
+#include "patchgen/config_eval.h"
+#include "patchgen/regen.h"
+
+typedef struct batch {
+    const workspace *ws;
+    const ws_config *const *configs;
+    size_t n;
+    const regen_batch_opts *o;
+    regen_output *outs;
+    pg_config **cfgs;
+    strvec modules;     /* distinct source modules */
+    strbuf *sources;    /* per module */
+    char **fetch_errors;
+    size_t *module_of;  /* per config: index into modules, or (size_t)-1 */
+    pthread_mutex_t lock;
+    size_t next;
+    int phase;
+} batch;
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
+}
+
+static size_t take(batch *b)
+{
+    pthread_mutex_lock(&b->lock);
+    size_t i = b->next++;
+    pthread_mutex_unlock(&b->lock);
+    return i;
+}
+
+static void record_error(regen_output *out, int code)
+{
+    out->status = code;
+    free(out->error);
+    out->error = pgci_strdup(pgci_error_last());
+}
+
+static void eval_one(batch *b, config_eval *ev, size_t i)
+{
+    regen_output *out = &b->outs[i];
+    double t0 = now_ms();
+    int r = config_eval_file(ev, b->configs[i]->abs_path, b->o->var_name, &b->cfgs[i]);
+    out->ms_eval = now_ms() - t0;
+    if (r < 0) {
+        b->cfgs[i] = NULL;
+        record_error(out, r);
+        return;
+    }
+    const pg_config *c = b->cfgs[i];
+    out->source_module = pgci_strdup(c->source_module);
+    out->target_file = pgci_strdup(c->target_file);
+    r = regen_output_paths(b->configs[i]->dir, b->o->out_dir, c->target_file, &out->py_path,
+                           &out->diff_path);
+    if (r < 0) {
+        pgci_error_wrap(r, "%s", b->configs[i]->path);
+        record_error(out, r);
+    }
+}
+
+static void generate_one(batch *b, size_t i)
+{
+    regen_output *out = &b->outs[i];
+    if (out->status < 0 || !b->cfgs[i])
+        return;
+    size_t m = b->module_of[i];
+    if (b->fetch_errors[m]) {
+        pgci_error_set(PGCI_ENOTFOUND, "%s: %s", b->configs[i]->path, b->fetch_errors[m]);
+        record_error(out, PGCI_ENOTFOUND);
+        return;
+    }
+    regen_generate(b->cfgs[i], b->sources[m].buf, b->sources[m].len, &b->o->base, out);
+}
+
+static void *worker(void *arg)
+{
+    batch *b = arg;
+    config_eval *ev = NULL;
+    if (b->phase == 1 && config_eval_new(&ev, b->ws) < 0) {
+        /* cannot evaluate anything in this thread: record on what we take */
+        for (size_t i; (i = take(b)) < b->n;)
+            record_error(&b->outs[i], PGCI_ERROR);
+        return NULL;
+    }
+    for (size_t i; (i = take(b)) < b->n;) {
+        if (b->phase == 1)
+            eval_one(b, ev, i);
+        else
+            generate_one(b, i);
+    }
+    /* the evaluator (and its parse cache) lives until the batch is done */
+    return ev;
+}
+
+static void run_phase(batch *b, int phase, int jobs, config_eval ***evs, size_t *nevs)
+{
+    b->phase = phase;
+    b->next = 0;
+    size_t nt = (size_t)(jobs > 0 ? jobs : 1);
+    if (nt > b->n)
+        nt = b->n ? b->n : 1;
+    pthread_t *th = pgci_calloc(nt, sizeof(*th));
+    size_t started = 0;
+    for (size_t t = 0; t < nt; t++)
+        if (pthread_create(&th[t], NULL, worker, b) == 0)
+            started++;
+        else
+            break;
+    if (started == 0) {
+        void *ev = worker(b); /* no thread could start: do it here */
+        if (ev) {
+            *evs = pgci_realloc(*evs, (*nevs + 1) * sizeof(**evs));
+            (*evs)[(*nevs)++] = ev;
+        }
+    }
+    for (size_t t = 0; t < started; t++) {
+        void *ev = NULL;
+        pthread_join(th[t], &ev);
+        if (ev) {
+            *evs = pgci_realloc(*evs, (*nevs + 1) * sizeof(**evs));
+            (*evs)[(*nevs)++] = ev;
+        }
+    }
+    free(th);
+}
+
+int regen_workspace(const workspace *ws, const ws_config *const *configs, size_t n,
+                    const regen_batch_opts *o, regen_output *outs)
+{
+    batch b;
+    memset(&b, 0, sizeof(b));
+    b.ws = ws;
+    b.configs = configs;
+    b.n = n;
+    b.o = o;
+    b.outs = outs;
+    b.cfgs = pgci_calloc(n ? n : 1, sizeof(*b.cfgs));
+    b.module_of = pgci_calloc(n ? n : 1, sizeof(*b.module_of));
+    pthread_mutex_init(&b.lock, NULL);
+    for (size_t i = 0; i < n; i++) {
+        outs[i].config_path = pgci_strdup(configs[i]->path);
+        outs[i].config_module = pgci_strdup(configs[i]->module);
+    }
+    config_eval **evs = NULL;
+    size_t nevs = 0;
+
+    run_phase(&b, 1, o->jobs, &evs, &nevs);
+
+    for (size_t i = 0; i < n; i++) {
+        b.module_of[i] = (size_t)-1;
+        if (outs[i].status < 0 || !b.cfgs[i])
+            continue;
+        long k = strvec_find(&b.modules, b.cfgs[i]->source_module);
+        if (k < 0) {
+            strvec_push(&b.modules, b.cfgs[i]->source_module);
+            k = (long)b.modules.len - 1;
+        }
+        b.module_of[i] = (size_t)k;
+    }
+    b.sources = pgci_calloc(b.modules.len + 1, sizeof(*b.sources));
+    b.fetch_errors = pgci_calloc(b.modules.len + 1, sizeof(*b.fetch_errors));
+    for (size_t m = 0; m < b.modules.len; m++)
+        strbuf_init(&b.sources[m], 0);
+    if (b.modules.len) {
+        double t0 = now_ms();
+        upstream_fetch_all(o->up, o->base.tag, &b.modules, b.sources, b.fetch_errors);
+        double per = (now_ms() - t0) / (double)b.modules.len;
+        for (size_t i = 0; i < n; i++)
+            if (b.module_of[i] != (size_t)-1)
+                outs[i].ms_fetch = per;
+    }
+
+    run_phase(&b, 3, o->jobs, &evs, &nevs);
+
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        if (outs[i].status < 0)
+            rc = outs[i].status;
+    /* each evaluated config is self-contained (its own arena) and ours to free */
+    for (size_t i = 0; i < n; i++)
+        pg_config_free(b.cfgs[i]);
+    for (size_t i = 0; i < nevs; i++)
+        config_eval_free(evs[i]);
+    free(evs);
+    for (size_t m = 0; m < b.modules.len; m++) {
+        strbuf_free(&b.sources[m]);
+        free(b.fetch_errors[m]);
+    }
+    free(b.sources);
+    free(b.fetch_errors);
+    strvec_free(&b.modules);
+    free(b.cfgs);
+    free(b.module_of);
+    pthread_mutex_destroy(&b.lock);
+    if (rc < 0) {
+        for (size_t i = 0; i < n; i++)
+            if (outs[i].status < 0) {
+                pgci_error_set(outs[i].status, "%s", outs[i].error ? outs[i].error : "failed");
+                break;
+            }
+    }
+    return rc;
+}

@@ -1,0 +1,45 @@
+/*
+ * pynode.h - reading tree-sitter nodes the way a Python reader means them: where a
+ * definition really ends (not at its trailing comments), and an expression's
+ * source as one clean line (comments out, line breaks joined).
+ */
+#ifndef PGCI_PY_PYNODE_H
+#define PGCI_PY_PYNODE_H
+
+#include <stdint.h>
+
+#include "core/strbuf.h"
+#include "py/py.h"
+
+/* 1 when the node is a comment (tree-sitter keeps comments as extra nodes, even in
+ * the middle of a block or an argument list). */
+int pynode_is_comment(TSNode n);
+
+/* The node's last code byte: its end, not counting comments at the end of it (a
+ * block's trailing comment belongs to no statement for Python). */
+TSPoint pynode_code_end(TSNode n, uint32_t *end_byte);
+
+/* 1-based last line of code of the node (as Python's ast end_lineno). */
+unsigned pynode_end_line(TSNode n);
+
+/* Appends the node's source with comments removed and every run of whitespace that
+ * holds a line break (or a backslash continuation) joined: into nothing after an
+ * opening bracket or before a closing one, into one space elsewhere. String
+ * literals are copied untouched. */
+void pynode_text_clean(strbuf *out, const py_tree *t, TSNode n);
+
+/* The node's children, in order, without comments: named ones only when
+ * named_only. Returns their number; *out is malloc'ed (NULL when none), free it.
+ * One pass with a tree cursor, where ts_node_child(n, i) in a loop would be
+ * quadratic. */
+size_t pynode_children(TSNode n, int named_only, TSNode **out);
+
+/* The docstring of a body (a block or the module): its first statement when that
+ * is a lone str literal (bytes and f-strings are not docstrings for Python), as a
+ * string or concatenated_string node; a null node when there is none. */
+TSNode pynode_docstring(const py_tree *t, TSNode body);
+
+/* The i-th named child that is not a comment (null node when there is none). */
+TSNode pynode_named_child(TSNode n, uint32_t i);
+
+#endif

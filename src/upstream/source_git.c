@@ -1,0 +1,215 @@
+/*
+ * The git source: a local clone read through libgit2, never a `git` process.
+ *
+ * A module is the blob at refs/tags/<tag>:src/<path> (the transformers repository
+ * layout), else at refs/tags/<tag>:<path> (a repository laid out like
+ * site-packages). The two failures people meet are told apart: a tag the clone
+ * does not have (fetch it, or pass --git-fetch) and a path the tag does not have
+ * (the module moved or was renamed upstream).
+ */
+#include <git2.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "upstream/source.h"
+
+struct git_src {
+    git_repository *repo;
+    char *path;
+};
+
+static pthread_once_t git_once = PTHREAD_ONCE_INIT;
+
+/* libgit2 1.5 (Debian 12) does not free the PCRE2 match data it creates while
+ * matching refspecs in git_remote_fetch(); LeakSanitizer would fail every ASan run
+ * that uses --git-fetch on a leak that is not ours. This hook is read only by ASan
+ * builds and suppresses leaks allocated inside libpcre2, nothing else. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+    return "leak:libpcre2-8.so\n";
+}
+
+static void git_init_once(void)
+{
+    git_libgit2_init();
+}
+
+static const char *git_why(void)
+{
+    const git_error *e = git_error_last();
+    return e && e->message ? e->message : "unknown libgit2 error";
+}
+
+static int fetch_tags(git_src *g)
+{
+    git_remote *remote = NULL;
+    if (git_remote_lookup(&remote, g->repo, "origin") < 0)
+        return pgci_error_set(PGCI_ENET, "cannot fetch tags into %s: no remote 'origin': %s",
+                              g->path, git_why());
+    char *refspec = "+refs/tags/*:refs/tags/*";
+    git_strarray specs = {&refspec, 1};
+    git_fetch_options fo;
+    git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
+    fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_ALL;
+    int r = git_remote_fetch(remote, &specs, &fo, "pgci: fetch tags");
+    int out = 0;
+    if (r < 0)
+        out = pgci_error_set(PGCI_ENET, "cannot fetch tags from %s into %s: %s",
+                             git_remote_url(remote) ? git_remote_url(remote) : "origin", g->path,
+                             git_why());
+    git_remote_free(remote);
+    return out;
+}
+
+int git_src_open(git_src **out, const char *repo_path, int want_fetch)
+{
+    pthread_once(&git_once, git_init_once);
+    git_src *g = pgci_calloc(1, sizeof(*g));
+    g->path = pgci_strdup(repo_path);
+    if (git_repository_open_ext(&g->repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
+        int r = pgci_error_set(PGCI_ENOTFOUND, "cannot open git repository %s: %s", repo_path,
+                               git_why());
+        git_src_free(g);
+        return r;
+    }
+    if (want_fetch) {
+        int r = fetch_tags(g);
+        if (r < 0) {
+            git_src_free(g);
+            return r;
+        }
+    }
+    *out = g;
+    return 0;
+}
+
+void git_src_free(git_src *g)
+{
+    if (!g)
+        return;
+    git_repository_free(g->repo);
+    free(g->path);
+    free(g);
+}
+
+/* The tree of the commit a tag points at (peeling annotated tags). */
+static int tag_tree(git_src *g, const char *tag, git_tree **tree)
+{
+    /* the ref first: "no such tag" and "a tag whose objects are gone or damaged"
+     * need different advice */
+    strbuf ref = STRBUF_INIT;
+    strbuf_addf(&ref, "refs/tags/%s", tag);
+    git_reference *rf = NULL;
+    int r = git_reference_lookup(&rf, g->repo, ref.buf);
+    if (r == GIT_ENOTFOUND) {
+        strbuf_free(&ref);
+        return pgci_error_set(PGCI_ENOTFOUND,
+                              "no tag %s in the clone (fetch it, or use --git-fetch)", tag);
+    }
+    if (r < 0) {
+        strbuf_free(&ref);
+        return pgci_error_set(PGCI_EIO, "cannot read tag %s: %s", tag, git_why());
+    }
+    git_object *obj = NULL;
+    r = git_reference_peel(&obj, rf, GIT_OBJECT_TREE);
+    git_reference_free(rf);
+    strbuf_free(&ref);
+    if (r < 0)
+        return pgci_error_set(PGCI_EIO,
+                              "tag %s is there but its commit cannot be read (a corrupt or "
+                              "shallow repository?): %s",
+                              tag, git_why());
+    *tree = (git_tree *)obj;
+    return 0;
+}
+
+int git_src_read(git_src *g, const char *tag, const char *path, size_t max_bytes, strbuf *out,
+                 strbuf *where)
+{
+    strbuf_addf(where, "git repository %s (refs/tags/%s:src/%s)", g->path, tag, path);
+    git_tree *tree = NULL;
+    int r = tag_tree(g, tag, &tree);
+    if (r < 0)
+        return r;
+    strbuf src_path = STRBUF_INIT;
+    strbuf_addf(&src_path, "src/%s", path);
+    git_tree_entry *entry = NULL;
+    int gr = git_tree_entry_bypath(&entry, tree, src_path.buf);
+    if (gr == GIT_ENOTFOUND)
+        gr = git_tree_entry_bypath(&entry, tree, path);
+    strbuf_free(&src_path);
+    if (gr == GIT_ENOTFOUND) {
+        r = pgci_error_set(PGCI_ENOTFOUND, "tag %s has neither src/%s nor %s", tag, path, path);
+        goto out;
+    }
+    if (gr < 0) {
+        r = pgci_error_set(PGCI_EIO, "cannot read the tree of tag %s: %s", tag, git_why());
+        goto out;
+    }
+    if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB) {
+        r = pgci_error_set(PGCI_EINVALID, "%s at tag %s is not a file", path, tag);
+        goto out;
+    }
+    git_blob *blob = NULL;
+    if (git_blob_lookup(&blob, g->repo, git_tree_entry_id(entry)) < 0) {
+        r = pgci_error_set(PGCI_EIO, "cannot read the blob of %s at tag %s: %s", path, tag,
+                           git_why());
+        goto out;
+    }
+    git_object_size_t size = git_blob_rawsize(blob);
+    if (size > max_bytes)
+        r = pgci_error_set(PGCI_ELIMIT, "the file is over the %zu-byte size cap (%llu bytes)",
+                           max_bytes, (unsigned long long)size);
+    else
+        strbuf_add(out, git_blob_rawcontent(blob), (size_t)size);
+    git_blob_free(blob);
+out:
+    git_tree_entry_free(entry);
+    git_tree_free(tree);
+    return r;
+}
+
+/* Orders tags as versions: runs of digits compare as numbers, everything else
+ * byte by byte, so v5.10.0 comes after v5.9.0. */
+static int version_cmp(const void *pa, const void *pb)
+{
+    const char *a = *(const char *const *)pa, *b = *(const char *const *)pb;
+    while (*a && *b) {
+        if (*a >= '0' && *a <= '9' && *b >= '0' && *b <= '9') {
+            while (*a == '0')
+                a++;
+            while (*b == '0')
+                b++;
+            size_t na = strspn(a, "0123456789"), nb = strspn(b, "0123456789");
+            if (na != nb)
+                return na < nb ? -1 : 1;
+            int c = strncmp(a, b, na);
+            if (c)
+                return c;
+            a += na;
+            b += nb;
+            continue;
+        }
+        if (*a != *b)
+            return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+        a++;
+        b++;
+    }
+    return *a ? 1 : *b ? -1 : 0;
+}
+
+int git_src_tags(git_src *g, strvec *out)
+{
+    git_strarray tags = {0};
+    if (git_tag_list(&tags, g->repo) < 0)
+        return pgci_error_set(PGCI_EIO, "cannot list the tags of %s: %s", g->path, git_why());
+    size_t start = out->len;
+    for (size_t i = 0; i < tags.count; i++)
+        strvec_push(out, tags.strings[i]);
+    git_strarray_dispose(&tags);
+    qsort(out->items + start, out->len - start, sizeof(char *), version_cmp);
+    return 0;
+}

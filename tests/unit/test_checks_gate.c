@@ -1,0 +1,183 @@
+/* Unit tests for the gate checks on hand-built contexts: drift, diff-consistency
+ * (with difflib as the source of truth, itself proven against Python), and
+ * ruff-equivalence in both modes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "checks/checks.h"
+#include "patchgen/difflib.h"
+
+static const char upstream[] = "import os\n\n\ndef f(x):\n    return x\n";
+static const char regen[] = "import os\n\n\ndef f(x):\n    return x + 1\n";
+
+static check_input base_input(strbuf *diff)
+{
+    difflib_patchgen_diff(diff, upstream, strlen(upstream), regen, strlen(regen),
+                          "a/t/m.py", "b/p_m.py");
+    check_input in = {0};
+    in.module = "demo.m_patch_gen_config";
+    in.source_module = "t.m";
+    in.py_path = "demo/generated/p_m.py";
+    in.diff_path = "demo/generated/p_m.diff";
+    in.upstream = upstream;
+    in.upstream_len = strlen(upstream);
+    in.raw = regen;
+    in.raw_len = strlen(regen);
+    in.expected_py = regen;
+    in.expected_py_len = strlen(regen);
+    in.expected_diff = diff->buf;
+    in.expected_diff_len = diff->len;
+    in.checked_py = regen;
+    in.checked_py_len = strlen(regen);
+    in.checked_diff = diff->buf;
+    in.checked_diff_len = diff->len;
+    return in;
+}
+
+static int fake_normalize(void *arg, const char *path, const char *src, size_t len, strbuf *out)
+{
+    (void)arg;
+    (void)path;
+    /* a stand-in "formatter": turns tabs into four spaces */
+    for (size_t i = 0; i < len; i++)
+        strbuf_adds(out, src[i] == '\t' ? "    " : (char[]){src[i], 0});
+    return 0;
+}
+
+static int run(const check_def *c, check_input *in, int with_ruff, findings *fs)
+{
+    check_ctx ctx = {0};
+    ctx.inputs = in;
+    ctx.n_inputs = 1;
+    if (with_ruff) {
+        ctx.ruff = "ruff";
+        ctx.normalize = fake_normalize;
+    }
+    strbuf why = STRBUF_INIT;
+    int r = c->run(&ctx, fs, &why);
+    strbuf_free(&why);
+    return r;
+}
+
+static void test_clean(void **state)
+{
+    (void)state;
+    strbuf diff = STRBUF_INIT;
+    check_input in = base_input(&diff);
+    findings fs = FINDINGS_INIT;
+    for (size_t i = 0; check_gate[i]; i++)
+        assert_int_equal(run(check_gate[i], &in, 1, &fs), CHECK_RAN);
+    assert_int_equal(fs.len, 0);
+    findings_free(&fs);
+    strbuf_free(&diff);
+}
+
+static void test_drift_hand_edit(void **state)
+{
+    (void)state;
+    strbuf diff = STRBUF_INIT;
+    check_input in = base_input(&diff);
+    const char *edited = "import os\n\n\ndef f(x):\n    return x + 2\n";
+    in.checked_py = edited;
+    in.checked_py_len = strlen(edited);
+    findings fs = FINDINGS_INIT;
+    assert_int_equal(run(&check_drift, &in, 1, &fs), CHECK_RAN);
+    assert_int_equal(fs.len, 1);
+    assert_string_equal(fs.items[0]->title,
+                        "demo/generated/p_m.py differs from a fresh regeneration");
+    assert_int_equal(fs.items[0]->line, 5);
+    assert_non_null(strstr(fs.items[0]->detail, "-    return x + 2\n+    return x + 1\n"));
+    /* the .diff no longer matches the edited .py either */
+    assert_int_equal(run(&check_diff_consistency, &in, 1, &fs), CHECK_RAN);
+    assert_int_equal(fs.len, 2);
+    assert_string_equal(fs.items[1]->check, "diff-consistency");
+    /* and structurally it is a real change */
+    assert_int_equal(run(&check_ruff_equivalence, &in, 0, &fs), CHECK_RAN);
+    assert_int_equal(fs.len, 3);
+    assert_non_null(strstr(fs.items[2]->title, "(structural mode)"));
+    assert_int_equal(fs.items[2]->line, 5);
+    findings_free(&fs);
+    strbuf_free(&diff);
+}
+
+static void test_drift_without_ruff_not_run(void **state)
+{
+    (void)state;
+    strbuf diff = STRBUF_INIT;
+    check_input in = base_input(&diff);
+    findings fs = FINDINGS_INIT;
+    assert_int_equal(run(&check_drift, &in, 0, &fs), CHECK_NOT_RUN);
+    findings_free(&fs);
+    strbuf_free(&diff);
+}
+
+static void test_stale_diff(void **state)
+{
+    (void)state;
+    strbuf diff = STRBUF_INIT;
+    check_input in = base_input(&diff);
+    /* the .py was re-formatted by hand, the .diff kept: both checks see it */
+    const char *reformatted = "import os\n\n\ndef f(x):\n    return (x + 1)\n";
+    in.checked_py = reformatted;
+    in.checked_py_len = strlen(reformatted);
+    findings fs = FINDINGS_INIT;
+    assert_int_equal(run(&check_diff_consistency, &in, 1, &fs), CHECK_RAN);
+    assert_int_equal(fs.len, 1);
+    assert_non_null(strstr(fs.items[0]->title, "is not the diff of upstream against"));
+    /* structurally the same code: no structural finding */
+    assert_int_equal(run(&check_ruff_equivalence, &in, 0, &fs), CHECK_RAN);
+    assert_int_equal(fs.len, 1);
+    findings_free(&fs);
+    strbuf_free(&diff);
+}
+
+static void test_not_a_fixed_point(void **state)
+{
+    (void)state;
+    strbuf diff = STRBUF_INIT;
+    check_input in = base_input(&diff);
+    const char *tabbed = "import os\n\n\ndef f(x):\n\treturn x + 1\n";
+    in.checked_py = tabbed;
+    in.checked_py_len = strlen(tabbed);
+    findings fs = FINDINGS_INIT;
+    assert_int_equal(run(&check_ruff_equivalence, &in, 1, &fs), CHECK_RAN);
+    assert_int_equal(fs.len, 2);
+    assert_non_null(strstr(fs.items[0]->title, "is not a ruff fixed point"));
+    assert_int_equal(fs.items[1]->sev, SEV_INFO);
+    assert_non_null(strstr(fs.items[1]->title, "drifted only in formatting"));
+    findings_free(&fs);
+    strbuf_free(&diff);
+}
+
+static void test_missing_files(void **state)
+{
+    (void)state;
+    strbuf diff = STRBUF_INIT;
+    check_input in = base_input(&diff);
+    in.checked_py = NULL;
+    in.checked_diff = NULL;
+    findings fs = FINDINGS_INIT;
+    assert_int_equal(run(&check_drift, &in, 1, &fs), CHECK_RAN);
+    assert_int_equal(fs.len, 2);
+    assert_non_null(strstr(fs.items[0]->title, "is missing"));
+    findings_free(&fs);
+    strbuf_free(&diff);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_clean),
+        cmocka_unit_test(test_drift_hand_edit),
+        cmocka_unit_test(test_drift_without_ruff_not_run),
+        cmocka_unit_test(test_stale_diff),
+        cmocka_unit_test(test_not_a_fixed_point),
+        cmocka_unit_test(test_missing_files),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,272 @@
+/*
+ * test_codegen.c - the code generator's Python string semantics and a small
+ * end-to-end generation whose expected text is what patchgen (veomni 0.1.11's
+ * ModelingCodeGenerator) produced for the same upstream module and config. The
+ * full differential proof against the real patchgen is tests/oracle/patchgen.sh.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/error.h"
+#include "patchgen/codegen.h"
+#include "patchgen/codegen_method.h"
+#include "patchgen/codegen_source.h"
+#include "patchgen/codegen_text.h"
+
+static void test_splitlines_python_boundaries(void **state)
+{
+    (void)state;
+    /* "a\r\nb\rc\x0cd\xc2\x85e\xe2\x80\xa8f\n" splits at every boundary; no trailing "" */
+    const char *s = "a\r\nb\rc\x0c" "d\xc2\x85" "e\xe2\x80\xa8" "f\n";
+    cg_lines l = VEC_INIT;
+    cgtext_splitlines(&l, s, strlen(s));
+    assert_int_equal(l.len, 6);
+    const char *want[] = {"a", "b", "c", "d", "e", "f"};
+    for (size_t i = 0; i < 6; i++) {
+        assert_int_equal(l.items[i].n, 1);
+        assert_memory_equal(l.items[i].p, want[i], 1);
+    }
+    VEC_FREE(&l);
+    cgtext_splitlines(&l, "", 0);
+    assert_int_equal(l.len, 0);
+    cgtext_splitlines(&l, "\n\n", 2);
+    assert_int_equal(l.len, 2);
+    VEC_FREE(&l);
+}
+
+static void test_dedent_like_textwrap(void **state)
+{
+    (void)state;
+    struct {
+        const char *in, *out;
+    } cases[] = {
+        /* textwrap.dedent results computed with CPython 3.11 */
+        {"    a\n      b\n    c\n", "a\n  b\nc\n"},
+        {"  a\n\t b\n", "  a\n\t b\n"},
+        {"    a\n   \n    b", "a\n\nb"},
+        {"\n    x = 1\n    y = 2\n    ", "\nx = 1\ny = 2\n"},
+        {"  \t a\n  \t b\n", "a\nb\n"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        strbuf sb = STRBUF_INIT;
+        cgtext_dedent(&sb, cases[i].in, strlen(cases[i].in));
+        assert_string_equal(sb.buf, cases[i].out);
+        strbuf_free(&sb);
+    }
+}
+
+static void test_strip_unicode_and_replace(void **state)
+{
+    (void)state;
+    assert_true(cgtext_is_blank(" \t\x0c\xc2\xa0\xe3\x80\x80", 8));
+    assert_false(cgtext_is_blank("  x ", 4));
+    strbuf sb = STRBUF_INIT;
+    cgtext_replace(&sb, "abcabc", 6, "bc", "X", 1);
+    assert_string_equal(sb.buf, "aXabc");
+    strbuf_reset(&sb);
+    cgtext_replace(&sb, "ab", 2, "", "-", -1);
+    assert_string_equal(sb.buf, "-a-b-");
+    strbuf_free(&sb);
+}
+
+static void test_name_map_longest_first(void **state)
+{
+    (void)state;
+    pg_name_map_entry map[] = {{"Qwen3_5", "Q"}, {"Qwen3_5Moe", "M"}};
+    strbuf sb = STRBUF_INIT;
+    strbuf_adds(&sb, "Qwen3_5MoeX Qwen3_5Y # Qwen3_5Moe");
+    cgsrc_apply_name_map(&sb, map, 2);
+    assert_string_equal(sb.buf, "MX QY # M");
+    strbuf_free(&sb);
+}
+
+static void test_strip_patch_decorators(void **state)
+{
+    (void)state;
+    const char *src = "# keep\n@config.override_method(\n    \"A.f\",\n    description=\"x (y)\",\n)\n"
+                      "@torch.no_grad()\n@add_helper_after(\"T\")\n@replace_classes\ndef f():\n    pass\n";
+    strbuf sb = STRBUF_INIT;
+    cgsrc_strip_patch_decorators(&sb, src, strlen(src));
+    assert_string_equal(sb.buf, "# keep\n@torch.no_grad()\n@replace_classes\ndef f():\n    pass");
+    strbuf_free(&sb);
+}
+
+static void test_method_injection_inline_ellipsis(void **state)
+{
+    (void)state;
+    strbuf cls = STRBUF_INIT;
+    strbuf_adds(&cls, "class Foo(Bar): ...  # placeholder\n");
+    int added = 0;
+    cgm_replace_method(&cls, "go", "# c\ndef go(self):\n    return 1", &added);
+    assert_int_equal(added, 1);
+    assert_string_equal(cls.buf, "class Foo(Bar):\n    # c\n    def go(self):\n        return 1");
+    strbuf_free(&cls);
+}
+
+static const char upstream_src[] =
+    "\"\"\"Upstream doc.\"\"\"\n"
+    "from ..base import (Thing as T,  # c\n"
+    "    Other)\n"
+    "import os, sys as system\n"
+    "from . import sibling\n"
+    "\n"
+    "\n"
+    "class A(Base):\n"
+    "    # leading\n"
+    "    @dec\n"
+    "    def f(self, x):\n"
+    "        return x\n"
+    "\n"
+    "\n"
+    "class B: ...\n"
+    "\n"
+    "\n"
+    "def helper(a):\n"
+    "    import json\n"
+    "    return a\n"
+    "\n"
+    "\n"
+    "X: int = 3\n"
+    "if os:\n"
+    "    pass\n"
+    "__all__ = [\"A\", \"B\", \"helper\"]\n"
+    "";
+
+static const char config_src[] =
+    "from veomni.patchgen.patch_spec import PatchConfig\n"
+    "\n"
+    "config = PatchConfig(source_module=\"pkg.mods.up\", target_file=\"out.py\")\n"
+    "config.drop_import_names(\"system\")\n"
+    "config.exclude_from_output(\"B\")\n"
+    "\n"
+    "\n"
+    "# why\n"
+    "@config.override_method(\"A.f\", description=\"fast f\")\n"
+    "def fast_f(self, x):\n"
+    "    return x + 1\n"
+    "\n"
+    "\n"
+    "@config.replace_function(\"helper\")\n"
+    "def new_helper(a):\n"
+    "    return a * 2\n"
+    "";
+
+static const char expected[] =
+    "# ==============================================================================\n"
+    "#  AUTO-GENERATED FILE - DO NOT EDIT DIRECTLY\n"
+    "# ==============================================================================\n"
+    "#\n"
+    "#  Source: pkg.mods.up\n"
+    "#  Based on: transformers==9.9.9\n"
+    "#\n"
+    "#  This file was generated by the modeling code generator.\n"
+    "#  It contains a patched version of the original HuggingFace modeling code.\n"
+    "#\n"
+    "#  Patches applied:\n"
+    "#    - method_override: A.f\n"
+    "#      fast f\n"
+    "#    - function_replacement: helper\n"
+    "#      Replace helper with new_helper\n"
+    "#\n"
+    "# ==============================================================================\n"
+    "\n"
+    "from pkg.base import Thing as T, Other\n"
+    "import os\n"
+    "from pkg.mods import sibling\n"
+    "import json\n"
+    "\n"
+    "\"\"\"Upstream doc.\"\"\"\n"
+    "\n"
+    "\n"
+    "# ======================================================================\n"
+    "# [MODIFIED CLASS] A\n"
+    "# Methods patched: f\n"
+    "# ======================================================================\n"
+    "\n"
+    "\n"
+    "class A(Base):\n"
+    "    # leading\n"
+    "    # why\n"
+    "    @dec\n"
+    "    def f(self, x):\n"
+    "        return x + 1\n"
+    "\n"
+    "\n"
+    "# ======================================================================\n"
+    "# [PATCHED FUNCTION] helper\n"
+    "# Reason: Replace helper with new_helper\n"
+    "# Source: cfg\n"
+    "# ======================================================================\n"
+    "def helper(a):\n"
+    "    return a * 2\n"
+    "\n"
+    "__all__ = [\n"
+    "    \"A\",\n"
+    "    \"helper\",\n"
+    "]";
+
+static void test_generate_matches_patchgen(void **state)
+{
+    (void)state;
+    pg_config c;
+    memset(&c, 0, sizeof(c));
+    c.source_module = "pkg.mods.up";
+    c.target_file = "out.py";
+    pg_object fast_f = {"fast_f", "cfg", "/x/cfg.py", config_src, 9, 11, 0, sizeof(config_src) - 1};
+    pg_object new_helper = {"new_helper", "cfg", "/x/cfg.py", config_src, 14, 16, 0, sizeof(config_src) - 1};
+    pg_patch p1 = {PG_METHOD_OVERRIDE, "A.f", &fast_f, NULL, NULL, "cfg", "fast f", NULL, 0, NULL, 0, 0};
+    pg_patch p2 = {PG_FUNCTION_REPLACEMENT, "helper", &new_helper, NULL, NULL, "cfg",
+                   "Replace helper with new_helper", NULL, 0, NULL, 0, 0};
+    VEC_PUSH(&c.patches, p1);
+    VEC_PUSH(&c.patches, p2);
+    const char *drop = "system", *excl = "B";
+    VEC_PUSH(&c.drop_imported_names, drop);
+    VEC_PUSH(&c.exclude, excl);
+
+    cg_result r;
+    int rc = codegen_generate(&c, upstream_src, strlen(upstream_src), "9.9.9", &r);
+    assert_int_equal(rc, 0);
+    assert_string_equal(r.output.buf, expected);
+    /* what patchgen did silently: two dropped statements (X: int, if) */
+    int dropped = 0;
+    for (size_t i = 0; i < r.notes.len; i++)
+        dropped += r.notes.items[i].kind == CG_NOTE_DROPPED_STATEMENT;
+    assert_int_equal(dropped, 2);
+    cg_result_free(&r);
+
+    /* a positioned helper whose target does not exist is an error naming it */
+    pg_positioned_helper h = {"Nope", &new_helper, "after"};
+    VEC_PUSH(&c.positioned_helpers, h);
+    rc = codegen_generate(&c, upstream_src, strlen(upstream_src), "9.9.9", &r);
+    assert_int_equal(rc, PGCI_ENOTFOUND);
+    assert_non_null(strstr(pgci_error_last(), "Nope"));
+    cg_result_free(&r);
+
+    /* an upstream syntax error is an error, not a guess */
+    rc = codegen_generate(&c, "def (:\n", 7, "9.9.9", &r);
+    assert_int_equal(rc, PGCI_EINVALID);
+    cg_result_free(&r);
+
+    VEC_FREE(&c.patches);
+    VEC_FREE(&c.drop_imported_names);
+    VEC_FREE(&c.exclude);
+    VEC_FREE(&c.positioned_helpers);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_splitlines_python_boundaries),
+        cmocka_unit_test(test_dedent_like_textwrap),
+        cmocka_unit_test(test_strip_unicode_and_replace),
+        cmocka_unit_test(test_name_map_longest_first),
+        cmocka_unit_test(test_strip_patch_decorators),
+        cmocka_unit_test(test_method_injection_inline_ellipsis),
+        cmocka_unit_test(test_generate_matches_patchgen),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

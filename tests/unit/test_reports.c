@@ -1,0 +1,246 @@
+/* Unit tests for reports/: run.json building, loading, validation and merging, and
+ * every renderer on a hand-built run. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "reports/render.h"
+
+static void build_run(run_doc *d, int nfindings)
+{
+    run_doc_init(d, "check", 0);
+    run_doc_set_input(d, "workspace", "fixtures/workspace");
+    run_doc_set_input(d, "tag", "v1.0.0");
+    run_doc_set_config(d, "demo.models.llama.llama_gpu_patch_gen_config", "demo/models/llama",
+                       "drift", NULL);
+    run_doc_set_config(d, "demo.models.qwen3.qwen3_gpu_patch_gen_config", "demo/models/qwen3",
+                       "ok", NULL);
+    run_doc_set_check(d, "drift", "ran", NULL);
+    run_doc_set_check(d, "names", "ran", NULL);
+    run_doc_set_check(d, "ruff-equivalence", "not-run", "ruff not found");
+    findings fs = FINDINGS_INIT;
+    for (int i = 0; i < nfindings; i++) {
+        finding *f = findings_add(&fs, i % 2 ? "names" : "drift", i % 3 ? SEV_ERROR : SEV_WARNING,
+                                  "demo.models.llama.llama_gpu_patch_gen_config",
+                                  "demo/models/llama/generated/patched_modeling_llama_gpu.py",
+                                  (unsigned)(i + 1), 5, NULL, "finding %d: name 'Optional' | x", i);
+        if (i % 2 == 0)
+            finding_set_detail(f, "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-old\n+new\n");
+    }
+    run_doc_set_findings(d, &fs);
+    findings_free(&fs);
+}
+
+static void test_roundtrip_and_validation(void **state)
+{
+    (void)state;
+    run_doc d, back;
+    build_run(&d, 3);
+    strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+    run_doc_dump(&d, &a);
+    assert_int_equal(run_doc_parse(&back, a.buf, a.len, "run.json"), 0);
+    run_doc_dump(&back, &b);
+    assert_string_equal(a.buf, b.buf);
+    json_t *sum = json_object_get(back.root, "summary");
+    assert_int_equal(json_integer_value(json_object_get(sum, "errors")), 2);
+    assert_int_equal(json_integer_value(json_object_get(sum, "warnings")), 1);
+    run_doc_free(&back);
+
+    /* truncated */
+    assert_int_equal(run_doc_parse(&back, a.buf, a.len / 2, "run.json"), PGCI_EINVALID);
+    assert_non_null(strstr(pgci_error_last(), "run.json:"));
+    /* another schema version */
+    const char *v2 = "{\"schema\":\"pgci-run\",\"schema_version\":2}";
+    assert_int_equal(run_doc_parse(&back, v2, strlen(v2), "old.json"), PGCI_EINVALID);
+    assert_non_null(strstr(pgci_error_last(), "schema version 2 is not supported"));
+    const char *other = "{\"version\":\"2.1.0\",\"runs\":[]}";
+    assert_int_equal(run_doc_parse(&back, other, strlen(other), "x.sarif"), PGCI_EINVALID);
+    assert_non_null(strstr(pgci_error_last(), "not a pgci run"));
+    strbuf_free(&a);
+    strbuf_free(&b);
+    run_doc_free(&d);
+}
+
+static void test_merge_sorted(void **state)
+{
+    (void)state;
+    run_doc shards[2], merged, whole;
+    run_doc_init(&shards[0], "check", 0);
+    run_doc_init(&shards[1], "check", 0);
+    findings f0 = FINDINGS_INIT, f1 = FINDINGS_INIT, all = FINDINGS_INIT;
+    findings_add(&f0, "drift", SEV_ERROR, "b", "b.py", 1, 1, NULL, "x");
+    findings_add(&f1, "drift", SEV_ERROR, "a", "a.py", 1, 1, NULL, "y");
+    findings_add(&all, "drift", SEV_ERROR, "b", "b.py", 1, 1, NULL, "x");
+    findings_add(&all, "drift", SEV_ERROR, "a", "a.py", 1, 1, NULL, "y");
+    run_doc_set_findings(&shards[0], &f0);
+    run_doc_set_findings(&shards[1], &f1);
+    assert_int_equal(run_doc_merge(&merged, shards, 2), 0);
+    run_doc_init(&whole, "check", 0);
+    run_doc_set_findings(&whole, &all);
+    strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+    run_doc_dump(&merged, &a);
+    run_doc_dump(&whole, &b);
+    assert_string_equal(a.buf, b.buf);
+    json_t *first = json_array_get(run_doc_findings(&merged), 0);
+    assert_string_equal(json_string_value(json_object_get(first, "config")), "a");
+    strbuf_free(&a);
+    strbuf_free(&b);
+    findings_free(&f0);
+    findings_free(&f1);
+    findings_free(&all);
+    run_doc_free(&shards[0]);
+    run_doc_free(&shards[1]);
+    run_doc_free(&merged);
+    run_doc_free(&whole);
+}
+
+static void test_markdown(void **state)
+{
+    (void)state;
+    run_doc d;
+    build_run(&d, 4);
+    strbuf md = STRBUF_INIT;
+    report_markdown(&md, &d);
+    assert_true(pgci_starts_with(md.buf, "# Patchgen drift report\n"));
+    assert_non_null(strstr(md.buf, "pgci checked 2 configs against transformers v1.0.0: 0 failed "
+                                   "to regenerate, 1 drifted from its checked-in files."));
+    assert_non_null(strstr(md.buf, "2 errors, 2 warnings, 0 notes."));
+    assert_non_null(strstr(md.buf, "**1 check did not run**"));
+    assert_non_null(strstr(md.buf, "## Drift from the checked-in files"));
+    assert_non_null(strstr(md.buf, "## Undefined and redefined names"));
+    /* the drift section comes before the names section */
+    assert_true(strstr(md.buf, "## Drift") < strstr(md.buf, "## Undefined"));
+    /* table cell text is escaped, the pipe in the title too */
+    assert_non_null(strstr(md.buf, "name 'Optional' \\| x"));
+    assert_non_null(strstr(md.buf, "```diff\n"));
+    assert_non_null(strstr(md.buf, "Check `ruff-equivalence` did not run: ruff not found"));
+    strbuf html = STRBUF_INIT;
+    assert_int_equal(report_html(&html, &d), 0);
+    assert_non_null(strstr(html.buf, "<h1>Patchgen drift report</h1>"));
+    assert_non_null(strstr(html.buf, "<table>"));
+    assert_non_null(strstr(html.buf, "<details>"));
+    assert_null(strstr(html.buf, "http://"));
+    strbuf_free(&md);
+    strbuf_free(&html);
+    run_doc_free(&d);
+}
+
+static void test_comment_limit(void **state)
+{
+    (void)state;
+    run_doc d;
+    build_run(&d, 3000);
+    strbuf full = STRBUF_INIT, c = STRBUF_INIT;
+    report_markdown(&full, &d);
+    assert_true(full.len > 65536);
+    report_comment(&c, &d, "https://example.invalid/run/1", 0);
+    assert_true(pgci_starts_with(c.buf, REPORT_COMMENT_MARKER "\n"));
+    assert_true(c.len <= 65536);
+    assert_non_null(strstr(c.buf, "Left out to fit GitHub's comment limit"));
+    assert_non_null(strstr(c.buf, "https://example.invalid/run/1"));
+    /* the summary is always kept */
+    assert_non_null(strstr(c.buf, "# Patchgen drift report"));
+    /* fences are balanced: whole sections only */
+    size_t fences = 0;
+    for (const char *p = c.buf; (p = strstr(p, "```")); p += 3)
+        fences++;
+    assert_int_equal(fences % 2, 0);
+    strbuf small = STRBUF_INIT;
+    run_doc d2;
+    build_run(&d2, 2);
+    report_comment(&small, &d2, NULL, 0);
+    assert_null(strstr(small.buf, "Left out"));
+    strbuf_free(&full);
+    strbuf_free(&c);
+    strbuf_free(&small);
+    run_doc_free(&d);
+    run_doc_free(&d2);
+}
+
+static void test_github_escaping(void **state)
+{
+    (void)state;
+    run_doc d;
+    run_doc_init(&d, "check", 0);
+    findings fs = FINDINGS_INIT;
+    findings_add(&fs, "names", SEV_ERROR, "cfg", "a,b:c.py", 3, 7, NULL, "100%% bad\nline");
+    findings_add(&fs, "targets", SEV_INFO, NULL, NULL, 0, 0, NULL, "note");
+    run_doc_set_findings(&d, &fs);
+    strbuf out = STRBUF_INIT;
+    report_github(&out, &d);
+    /* findings without a config sort first */
+    assert_string_equal(out.buf,
+                        "::notice title=pgci targets::note\n"
+                        "::error file=a%2Cb%3Ac.py,line=3,col=7,title=pgci names (cfg)::100%25 "
+                        "bad%0Aline\n");
+    strbuf_free(&out);
+    findings_free(&fs);
+    run_doc_free(&d);
+}
+
+static void test_sarif(void **state)
+{
+    (void)state;
+    run_doc d;
+    build_run(&d, 3);
+    strbuf out = STRBUF_INIT;
+    report_sarif(&out, &d);
+    json_error_t e;
+    json_t *s = json_loads(out.buf, 0, &e);
+    assert_non_null(s);
+    assert_string_equal(json_string_value(json_object_get(s, "version")), "2.1.0");
+    json_t *run = json_array_get(json_object_get(s, "runs"), 0);
+    json_t *rules = json_object_get(json_object_get(json_object_get(run, "tool"), "driver"), "rules");
+    assert_int_equal(json_array_size(rules), 2);
+    json_t *res = json_object_get(run, "results");
+    assert_int_equal(json_array_size(res), 3);
+    json_t *r0 = json_array_get(res, 0);
+    assert_string_equal(json_string_value(json_object_get(r0, "level")), "warning");
+    json_decref(s);
+    strbuf_free(&out);
+    run_doc_free(&d);
+}
+
+/* A detail holding a code fence of its own must not close the report's fence
+ * (a bug found while writing the sample run: the rest of the page became code). */
+static void test_fence_in_detail(void **state)
+{
+    (void)state;
+    run_doc d;
+    run_doc_init(&d, "check", 0);
+    findings fs = FINDINGS_INIT;
+    finding *f = findings_add(&fs, "drift", SEV_ERROR, "cfg", "x.py", 1, 1, NULL, "t");
+    finding_set_detail(f, "--- a\n+++ b\n@@ -1 +1 @@\n ```\n-````x\n+y\n");
+    run_doc_set_findings(&d, &fs);
+    strbuf html = STRBUF_INIT;
+    assert_int_equal(report_html(&html, &d), 0);
+    assert_non_null(strstr(html.buf, "<h2>Configs</h2>"));
+    assert_non_null(strstr(html.buf, "-````x"));
+    const char *pre = strstr(html.buf, "<pre>");
+    assert_non_null(pre);
+    assert_null(strstr(pre + 1, "<pre>"));
+    assert_true(strstr(html.buf, "</pre>") < strstr(html.buf, "<h2>Configs</h2>"));
+    strbuf_free(&html);
+    findings_free(&fs);
+    run_doc_free(&d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_roundtrip_and_validation),
+        cmocka_unit_test(test_merge_sorted),
+        cmocka_unit_test(test_markdown),
+        cmocka_unit_test(test_comment_limit),
+        cmocka_unit_test(test_github_escaping),
+        cmocka_unit_test(test_sarif),
+        cmocka_unit_test(test_fence_in_detail),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

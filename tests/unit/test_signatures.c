@@ -1,0 +1,235 @@
+/* The signature survey on the fixture tags v1.0.0 -> v1.1.0, whose every change is
+ * listed in fixtures/upstream/DRIFT.md: each patch below targets one drifted (or
+ * one unchanged) definition, and the findings must be exactly those changes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/signatures.h"
+#include "core/fs.h"
+
+static strbuf last_src[2];
+
+static index_module *load(const char *tag, const char *model)
+{
+    strbuf p = STRBUF_INIT, src = STRBUF_INIT;
+    strbuf_addf(&p, "fixtures/upstream/%s/transformers/models/%s/modeling_%s.py", tag, model,
+                model);
+    assert_int_equal(fs_read_file(&src, p.buf, 0), 0);
+    index_module *m;
+    assert_int_equal(index_module_from_source(&m, src.buf, src.len, p.buf, model), 0);
+    strbuf_free(&p);
+    int side = strcmp(tag, "v1.0.0") != 0;
+    strbuf_free(&last_src[side]);
+    last_src[side] = src;
+    return m;
+}
+
+/* Runs the survey for one patch on one model; returns the findings as
+ * "severity kind: title" lines. */
+static char *survey(const char *model, pg_patch_type type, const char *target,
+                    const pg_object *replacement)
+{
+    index_module *a = load("v1.0.0", model), *b = load("v1.1.0", model);
+    pg_config cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.source_module = "transformers.models.x";
+    pg_patch patch = {0};
+    patch.type = type;
+    patch.target = target;
+    patch.replacement = replacement;
+    patch.reg_line = 7;
+    VEC_PUSH(&cfg.patches, patch);
+    survey_pair p = {"cfg", "cfg.py", &cfg, a, b, "v1.0.0", "v1.1.0", last_src[1].buf,
+                     last_src[1].len, last_src[0].buf, last_src[0].len, NULL};
+    findings fs = FINDINGS_INIT;
+    signatures_compare(&fs, &p);
+    strbuf out = STRBUF_INIT;
+    for (size_t i = 0; i < fs.len; i++) {
+        const char *kind = json_string_value(json_object_get(fs.items[i]->data, "kind"));
+        strbuf_addf(&out, "%s %s: %s\n", severity_name(fs.items[i]->sev), kind,
+                    fs.items[i]->title);
+        assert_int_equal(fs.items[i]->line, 7);
+    }
+    findings_free(&fs);
+    VEC_FREE(&cfg.patches);
+    index_module_free(a);
+    index_module_free(b);
+    return strbuf_detach(&out, NULL);
+}
+
+static void expect(const char *model, pg_patch_type type, const char *target,
+                   const pg_object *replacement, const char *want)
+{
+    char *got = survey(model, type, target, replacement);
+    if (strcmp(got, want))
+        fprintf(stderr, "survey of %s:\n--- got\n%s--- want\n%s", target, got, want);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+static void test_unchanged_target_reports_nothing(void **state)
+{
+    (void)state;
+    expect("llama", PG_METHOD_OVERRIDE, "LlamaModel.forward", NULL, "");
+    expect("qwen3_moe", PG_FUNCTION_REPLACEMENT, "rotate_half", NULL, "");
+}
+
+/* Optional[X] -> X | None across qwen3 is one type spelt two ways: no finding
+ * (the dropped `Optional` import is reported where a patch uses it). */
+static void test_pep604_is_not_a_change(void **state)
+{
+    (void)state;
+    expect("qwen3", PG_METHOD_OVERRIDE, "Qwen3Model.forward", NULL, "");
+    expect("qwen3", PG_METHOD_OVERRIDE, "Qwen3Attention.forward", NULL, "");
+}
+
+static void test_one_for_one_init_attr_is_a_rename(void **state)
+{
+    (void)state;
+    char *got = survey("qwen3_moe", PG_METHOD_OVERRIDE, "Qwen3MoeSparseMoeBlock.forward", NULL);
+    assert_non_null(strstr(got, "warning init-attr-renamed: `Qwen3MoeSparseMoeBlock.__init__`: "
+                                "`self.gate` renamed to `self.router`\n"));
+    free(got);
+}
+
+static void test_config_added_target_filtered(void **state)
+{
+    (void)state;
+    expect("llama", PG_METHOD_OVERRIDE, "LlamaMLP.fused_forward", NULL, "");
+    expect("llama", PG_FUNCTION_REPLACEMENT, "not_upstream_anywhere", NULL, "");
+}
+
+static void test_param_renamed_and_decorator(void **state)
+{
+    (void)state;
+    expect("llama", PG_METHOD_OVERRIDE, "LlamaAttention.forward", NULL,
+           "error param-renamed: `LlamaAttention.forward`: parameter `past_key_value` renamed to "
+           "`past_key_values` (v1.0.0 → v1.1.0)\n"
+           "warning decorator-added: `LlamaAttention.forward`: decorator "
+           "`@deprecate_kwarg(\"past_key_value\", new_name=\"past_key_values\", version=\"1.2.0\")` "
+           "added\n"
+           "warning body-changed: `LlamaAttention.forward`: the upstream body changed under the "
+           "patch (written against v1.0.0)\n");
+}
+
+/* Only the docstring changed (its `position_ids` line went with the parameter):
+ * that is not a body change. */
+static void test_param_added_and_removed(void **state)
+{
+    (void)state;
+    expect("llama", PG_FUNCTION_REPLACEMENT, "apply_rotary_pos_emb", NULL,
+           "warning param-removed: `apply_rotary_pos_emb`: parameter `position_ids` removed "
+           "(v1.0.0 → v1.1.0)\n");
+}
+
+static void test_class_renamed_candidate(void **state)
+{
+    (void)state;
+    char *got = survey("qwen3", PG_CLASS_REPLACEMENT, "Qwen3MLP", NULL);
+    assert_non_null(strstr(got, "error vanished: `Qwen3MLP` vanished upstream between v1.0.0 and "
+                                "v1.1.0; most likely successor: `Qwen3FeedForward`\n"));
+    free(got);
+}
+
+static void test_reordered(void **state)
+{
+    (void)state;
+    char *got = survey("qwen3_moe", PG_METHOD_OVERRIDE, "Qwen3MoeExperts.forward", NULL);
+    assert_non_null(strstr(got, "error param-reordered: `Qwen3MoeExperts.forward`: parameters "
+                                "reordered: (self, hidden_states, routing_weights, "
+                                "selected_experts) → (self, hidden_states, selected_experts, "
+                                "routing_weights)\n"));
+    free(got);
+}
+
+static void test_default_changed(void **state)
+{
+    (void)state;
+    char *got = survey("qwen3_moe", PG_FUNCTION_REPLACEMENT, "load_balancing_loss_func", NULL);
+    assert_non_null(strstr(got, "warning param-default-changed: `load_balancing_loss_func`: "
+                                "default of `top_k` changed: 2 → 1\n"));
+    free(got);
+}
+
+static void test_init_attr_renamed_used_by_patch(void **state)
+{
+    (void)state;
+    static const char cfg_src[] = "@config.override_method(\"LlamaMLP.forward\")\n"
+                                  "def mlp_forward(self, x):\n"
+                                  "    return self.down_proj(self.act_fn(self.gate_proj(x)) * "
+                                  "self.up_proj(x))\n";
+    pg_object o = {"mlp_forward", "cfg", "/x/cfg.py", cfg_src, 1, 3, 0, sizeof(cfg_src) - 1};
+    char *got = survey("llama", PG_METHOD_OVERRIDE, "LlamaMLP.forward", &o);
+    assert_non_null(strstr(got, "error init-attr-renamed: `LlamaMLP.__init__`: `self.act_fn` "
+                                "renamed to `self.activation_fn` and the patch still uses it\n"));
+    free(got);
+}
+
+static void test_removed_import_used_by_patch(void **state)
+{
+    (void)state;
+    static const char cfg_src[] = "@config.override_method(\"Qwen3Attention.forward\")\n"
+                                  "def attn_forward(self, x, mask: Optional[int] = None):\n"
+                                  "    return x\n";
+    pg_object o = {"attn_forward", "cfg", "/x/cfg.py", cfg_src, 1, 3, 0, sizeof(cfg_src) - 1};
+    char *got = survey("qwen3", PG_METHOD_OVERRIDE, "Qwen3Attention.forward", &o);
+    assert_non_null(strstr(got, "error import-removed: `Qwen3Attention.forward` uses `Optional`, "
+                                "which upstream no longer imports at v1.1.0\n"));
+    free(got);
+}
+
+static void test_rename_candidates_scored(void **state)
+{
+    (void)state;
+    index_module *a = load("v1.0.0", "qwen3"), *b = load("v1.1.0", "qwen3");
+    const char *names[3];
+    double scores[3];
+    size_t n = signatures_rename_candidates(a, b, "Qwen3MLP", names, scores, 3);
+    assert_true(n >= 1);
+    assert_string_equal(names[0], "Qwen3FeedForward");
+    assert_true(scores[0] > 0.6);
+    for (size_t i = 1; i < n; i++)
+        assert_true(scores[i] <= scores[i - 1]);
+    index_module_free(a);
+    index_module_free(b);
+}
+
+static void test_render(void **state)
+{
+    (void)state;
+    static const char src[] = "def f(a, b: int = 3, /, c=None, *args, d, e: str = 'x', **kw) -> T:\n    pass\n";
+    index_module *m;
+    assert_int_equal(index_module_from_source(&m, src, sizeof(src) - 1, "m.py", "m"), 0);
+    strbuf s = STRBUF_INIT;
+    signatures_render(&s, index_find(m, "f"));
+    assert_string_equal(s.buf, "f(a, b: int = 3, /, c=None, *args, d, e: str = 'x', **kw) -> T");
+    strbuf_free(&s);
+    index_module_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_unchanged_target_reports_nothing),
+        cmocka_unit_test(test_config_added_target_filtered),
+        cmocka_unit_test(test_pep604_is_not_a_change),
+        cmocka_unit_test(test_one_for_one_init_attr_is_a_rename),
+        cmocka_unit_test(test_param_renamed_and_decorator),
+        cmocka_unit_test(test_param_added_and_removed),
+        cmocka_unit_test(test_class_renamed_candidate),
+        cmocka_unit_test(test_reordered),
+        cmocka_unit_test(test_default_changed),
+        cmocka_unit_test(test_init_attr_renamed_used_by_patch),
+        cmocka_unit_test(test_removed_import_used_by_patch),
+        cmocka_unit_test(test_rename_candidates_scored),
+        cmocka_unit_test(test_render),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,164 @@
+/* Unit tests for checks/structural: equality modulo formatting. The oracle part
+ * runs the pinned ruff over every fixture module (check --fix, then format) and
+ * requires the result to compare equal to the original, and a one-token edit to
+ * compare unequal. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/structural.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/proc.h"
+
+static int eq(const char *a, const char *b)
+{
+    structural_result r;
+    assert_int_equal(structural_compare(a, strlen(a), b, strlen(b), &r), 0);
+    int e = r.equal;
+    structural_result_free(&r);
+    return e;
+}
+
+static void test_formatting_ignored(void **state)
+{
+    (void)state;
+    assert_true(eq("x = 'a'\n", "x = \"a\"\n"));
+    assert_true(eq("x = ('a' 'b')\n", "x = 'ab'\n"));
+    assert_true(eq("def f(a,b):\n  return (a+b)\n", "def f(a, b):\n    return a + b\n"));
+    assert_true(eq("f(a, b,)\n", "f(\n    a,\n    b,\n)\n"));
+    assert_true(eq("x = 0XFF\n", "x = 0xff\n"));
+    assert_true(eq("class A():\n    pass\n", "class A:\n    pass\n"));
+    assert_true(eq("def f():\n    '''Doc.\n\n      more  '''\n", "def f():\n    \"\"\"Doc.\n\n    more\n    \"\"\"\n"));
+    assert_true(eq("x = 1  # c\n# d\n", "x = 1\n"));
+    assert_true(eq("return_ = a, b\n", "return_ = (a, b)\n"));
+}
+
+static void test_imports(void **state)
+{
+    (void)state;
+    /* order and merging */
+    assert_true(eq("import os\nfrom a import x\nfrom a import y\nprint(os, x, y)\n",
+                   "from a import x, y\nimport os\nprint(os, x, y)\n"));
+    /* an unused import dropped by ruff's F401 fix */
+    assert_true(eq("import os\nfrom a import x\nprint(x)\n", "from a import x\nprint(x)\n"));
+    /* a used import dropped is a difference */
+    assert_false(eq("import os\nprint(os)\n", "print(os)\n"));
+    /* an import the regen does not have */
+    assert_false(eq("print(1)\n", "import os\nprint(1)\n"));
+    /* a name listed in __all__ counts as used */
+    assert_false(eq("from a import x\n__all__ = ['x']\n", "__all__ = ['x']\n"));
+}
+
+static void test_real_differences(void **state)
+{
+    (void)state;
+    assert_false(eq("x = 'a'\n", "x = 'b'\n"));
+    assert_false(eq("x = b'a'\n", "x = 'a'\n"));
+    assert_false(eq("def f(a, b):\n    return a + b\n", "def f(a, b):\n    return a - b\n"));
+    assert_false(eq("def f():\n    x = 1\n    y = 2\n", "def f():\n    x = 1\ny = 2\n"));
+    structural_result r;
+    const char *a = "a = 1\nb = 2\nc = 3\n", *b = "a = 1\nb = 2\nc = 4\n";
+    assert_int_equal(structural_compare(a, strlen(a), b, strlen(b), &r), 0);
+    assert_false(r.equal);
+    assert_int_equal(r.line_a, 3);
+    assert_int_equal(r.line_b, 3);
+    assert_non_null(strstr(r.what.buf, "'3'"));
+    structural_result_free(&r);
+}
+
+static void test_syntax_error(void **state)
+{
+    (void)state;
+    structural_result r;
+    assert_int_equal(structural_compare("x = (\n", 6, "x = 1\n", 6, &r), PGCI_EINVALID);
+    structural_result_free(&r);
+}
+
+/* ruff as the oracle: what ruff makes of a file is structurally the file. */
+static void ruff_run(const char *ruff, const char *sub, const char *path)
+{
+    const char *fix[] = {ruff, "check", "--fix", "--quiet", "--isolated", "--ignore", "E402,B007,F811",
+                         "--exit-zero", path, NULL};
+    const char *fmt[] = {ruff, "format", "--quiet", "--isolated", "--line-length", "60", path, NULL};
+    proc_opts o = {.argv = !strcmp(sub, "check") ? fix : fmt, .timeout_ms = 60000};
+    proc_result res;
+    assert_int_equal(proc_run(&o, &res), 0);
+    if (res.status != 0)
+        fprintf(stderr, "%s", res.err.buf);
+    assert_int_equal(res.status, 0);
+    proc_result_free(&res);
+}
+
+static void test_ruff_oracle(void **state)
+{
+    (void)state;
+    const char *ruff = getenv("PGCI_RUFF") ? getenv("PGCI_RUFF") : "build/deps/ruff";
+    assert_true(fs_is_file(ruff));
+    const char *dirs[] = {"fixtures/upstream/v1.0.0/transformers/models/llama",
+                          "fixtures/upstream/v1.0.0/transformers/models/qwen3",
+                          "fixtures/upstream/v1.1.0/transformers/models/qwen3_moe"};
+    strbuf tmp = STRBUF_INIT;
+    assert_int_equal(fs_mkdtemp(&tmp, "pgci-structural"), 0);
+    int compared = 0, changed = 0;
+    for (size_t d = 0; d < 3; d++) {
+        strvec names = STRVEC_INIT;
+        assert_int_equal(fs_list_dir(&names, dirs[d]), 0);
+        for (size_t i = 0; i < names.len; i++) {
+            if (!pgci_ends_with(names.items[i], ".py"))
+                continue;
+            strbuf src = STRBUF_INIT, p = STRBUF_INIT, out = STRBUF_INIT, back = STRBUF_INIT;
+            fs_join(&src, dirs[d], names.items[i]);
+            fs_join(&p, tmp.buf, names.items[i]);
+            assert_int_equal(fs_read_file(&out, src.buf, 0), 0);
+            assert_int_equal(fs_write_atomic(p.buf, out.buf, out.len), 0);
+            ruff_run(ruff, "check", p.buf);
+            ruff_run(ruff, "format", p.buf);
+            assert_int_equal(fs_read_file(&back, p.buf, 0), 0);
+            changed += out.len != back.len || memcmp(out.buf, back.buf, out.len) != 0;
+            structural_result r;
+            assert_int_equal(structural_compare(out.buf, out.len, back.buf, back.len, &r), 0);
+            if (!r.equal)
+                fprintf(stderr, "%s: %s\n", src.buf, r.what.buf);
+            assert_true(r.equal);
+            structural_result_free(&r);
+            /* and one real edit is caught: rename the first 'self' */
+            char *s = strstr(back.buf, "self");
+            if (s) {
+                s[0] = 'z';
+                assert_int_equal(structural_compare(out.buf, out.len, back.buf, back.len, &r), 0);
+                assert_false(r.equal);
+                structural_result_free(&r);
+            }
+            compared++;
+            strbuf_free(&src);
+            strbuf_free(&p);
+            strbuf_free(&out);
+            strbuf_free(&back);
+        }
+        strvec_free(&names);
+    }
+    assert_true(compared >= 6);
+    /* the oracle is only worth something if ruff really rewrote the files */
+    assert_true(changed >= compared / 2);
+    fs_remove_tree(tmp.buf);
+    strbuf_free(&tmp);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_formatting_ignored),
+        cmocka_unit_test(test_imports),
+        cmocka_unit_test(test_real_differences),
+        cmocka_unit_test(test_syntax_error),
+        cmocka_unit_test(test_ruff_oracle),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
