@@ -848,7 +848,7 @@ static int module_run(config_eval *ev, ce_module *m, const char *src, size_t len
     if (r == 0)
         r = py_check_syntax(t);
     if (r == 0) {
-        ce_ctx c = {ev, m, t, 0};
+        ce_ctx c = {ev, m, t, 0, {NULL, 0, NULL}};
         r = exec_block(&c, py_root(t));
     }
     return r;

@@ -187,12 +187,20 @@ struct config_eval {
     ce_value unknown, none; /* shared singletons */
 };
 
+/* A filter's loop variable, bound while its condition is evaluated. */
+typedef struct ce_local {
+    const char *name; /* NULL: none */
+    size_t len;
+    ce_value *value;
+} ce_local;
+
 /* The context of one statement being executed. */
 typedef struct ce_ctx {
     config_eval *ev;
     ce_module *mod;
     const py_tree *t;
     int depth; /* expression nesting */
+    ce_local local;
 } ce_ctx;
 
 typedef struct ce_def {
