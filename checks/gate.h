@@ -21,8 +21,10 @@ typedef struct gate_opts {
     int shard_k, shard_n;   /* --shard K/N over the selected configs; 0/0: all */
     int jobs;
     int fix;                /* rewrite drifted .py/.diff atomically */
+    int no_diff;            /* the workspace checks in no .diff files: compare .py only */
     const char *cache_dir;  /* upstream cache; NULL: default */
     int timestamp;
+    const char *base;       /* --base REV for the change-set checks; NULL: none */
 } gate_opts;
 
 typedef struct gate_result {

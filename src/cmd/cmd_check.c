@@ -14,7 +14,7 @@
 #include "workspace/workspace.h"
 
 static const char usage[] = "pgci check [CONFIG...] [--tag T] [--fix] [--fail-on S] [--format "
-                            "text|json] [--run-json FILE] [--no-ruff] [--ruff CMD]";
+                            "text|json] [--run-json FILE] [--no-ruff] [--ruff CMD] [--base REV]";
 
 static void print_text(const gate_result *r, int color)
 {
@@ -65,6 +65,7 @@ int cmd_check(int argc, const char **argv)
     opt table[] = {
         OPT_STR('t', "tag", &go.tag, "TAG", "upstream tag (default: v + the workspace pin)"),
         OPT_BOOL(0, "fix", &go.fix, "rewrite drifted .py and .diff files (atomically)"),
+        OPT_BOOL(0, "no-diff", &go.no_diff, "the workspace checks in no .diff files"),
         OPT_STR(0, "fail-on", &fail_on, "SEV", "exit 1 on findings at or above error|warning|info"),
         OPT_STR(0, "format", &format, "FMT", "text (default) or json (the findings)"),
         OPT_STR(0, "run-json", &run_json, "FILE", "write the run record (see pgci report)"),
@@ -77,6 +78,8 @@ int cmd_check(int argc, const char **argv)
                  "a check that may not run without failing the gate"),
         OPT_STR(0, "cache-dir", &go.cache_dir, "DIR", "upstream cache (default ~/.cache/pgci)"),
         OPT_BOOL(0, "timestamp", &go.timestamp, "record the time in run.json"),
+        OPT_STR(0, "base", &go.base, "REV",
+                "flag generated/ changes since REV that come without a config change"),
         OPT_END(),
     };
     int code;

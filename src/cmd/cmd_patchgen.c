@@ -147,6 +147,7 @@ fail:
     fflush(stdout);
     fprintf(stderr, "Code generation error: %s\n", out.error ? out.error : pgci_error_last());
 done:
+    pg_config_free(cfg);
     regen_output_free(&out);
     strbuf_free(&py);
     strbuf_free(&df);
@@ -164,6 +165,7 @@ static void usable_configs(const workspace *ws, config_eval *ev, const char *var
         pg_config *c = NULL;
         if (config_eval_file(ev, ws->configs.items[i].abs_path, var, &c) == 0)
             VEC_PUSH(out, &ws->configs.items[i]);
+        pg_config_free(c);
     }
 }
 

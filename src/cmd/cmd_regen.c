@@ -128,6 +128,10 @@ static int report_one(const workspace *ws, const regen_cli *cli, const regen_out
     }
     if (cli->notes && !quiet)
         print_notes(r);
+    if (log_level() >= LOG_VERBOSE)
+        fprintf(stderr, "pgci: %s: eval %.1f ms, fetch %.1f ms, codegen %.1f ms, ruff %.1f ms, "
+                        "diff %.1f ms\n",
+                r->config_path, r->ms_eval, r->ms_fetch, r->ms_codegen, r->ms_ruff, r->ms_diff);
     strbuf_free(&py);
     strbuf_free(&df);
     return rc;

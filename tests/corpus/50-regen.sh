@@ -7,8 +7,8 @@
 # byte-identical" and every exception with its cause.
 #
 # The wheel carries no pyproject.toml, so the workspace gets one with VeOmni's
-# [tool.patchgen] and [tool.ruff] settings (the lint configuration is part of what
-# the normalised bytes depend on). The wheel has no .diff files either; when a
+# [tool.patchgen] and [tool.ruff] settings (tests/corpus/veomni_ws.sh). The wheel
+# has no .diff files either; when a
 # clone of the VeOmni repository is available ($PGCI_VEOMNI_REPO: a git directory
 # whose HEAD pins transformers 5.9.0; read at test time, never copied into this
 # repository), its configs, real pyproject.toml and checked-in .py and .diff files
@@ -17,6 +17,7 @@ set -u
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
 . tests/corpus/lib.sh
+. tests/corpus/veomni_ws.sh
 PGCI=${PGCI:-$repo/bin/pgci}
 RUFF=${PGCI_RUFF:-$repo/${PGCI_BUILD:-build}/deps/ruff}
 JOBS=${PGCI_JOBS:-$(nproc)}
@@ -60,45 +61,7 @@ status=0
 
 # A. the registry's veomni 0.1.12
 ws="$tmp/veomni-0.1.12"
-mkdir -p "$ws/veomni/models"
-cp -r "$veomni/veomni/models/transformers" "$ws/veomni/models/"
-cat >"$ws/pyproject.toml" <<'TOML'
-# VeOmni's settings that patchgen and ruff read (from its pyproject.toml).
-[project]
-name = "veomni"
-version = "0.1.12"
-[dependency-groups]
-transformers-stable = ["transformers==5.9.0"]
-
-[tool.patchgen]
-search_root = "veomni/models/transformers"
-package_prefix = "veomni.models.transformers"
-
-[tool.ruff]
-target-version = "py311"
-line-length = 119
-indent-width = 4
-
-[tool.ruff.lint]
-ignore = ["B905", "C901", "E501", "E741", "W605", "C408"]
-select = ["B", "C", "E", "F", "I", "W"]
-
-[tool.ruff.lint.per-file-ignores]
-"__init__.py" = ["E402", "F401", "F403", "F811"]
-"veomni/models/transformers/**/generated/*.py" = ["E402", "B007"]
-"veomni/models/transformers/**/*_patch_gen_config.py" = ["F821"]
-
-[tool.ruff.lint.isort]
-lines-after-imports = 2
-known-first-party = ["veomni"]
-known-third-party = ["torch", "transformers", "wandb"]
-
-[tool.ruff.format]
-quote-style = "double"
-indent-style = "space"
-skip-magic-trailing-comma = false
-line-ending = "auto"
-TOML
+veomni_workspace "$ws" "$veomni"
 run_corpus "veomni 0.1.12 (registry) .py" "$ws" || status=1
 
 # B. the VeOmni repository at a commit pinned to 5.9.0, .py and .diff

@@ -81,6 +81,25 @@ assert hdr["model.embed_tokens.weight"] == {"dtype": "F32", "shape": [320, 48],
 end = max(v["data_offsets"][1] for k, v in hdr.items() if k != "__metadata__")
 assert 8 + n + end == len(raw)
 PY
+# --dump: the input ids and the reference outputs, for tests/gpu/hf_parity.py
+"$PGCI" logits --toy fixtures/toy_config/qwen3_moe_tiny --device cpu --seq 5 --batch 3 \
+    --dump "$tmp/d.safetensors" >/dev/null || fail "dump run"
+python3 - "$tmp/d.safetensors" <<'PY' || fail "dump content"
+import json, struct, sys
+raw = open(sys.argv[1], "rb").read()
+n = struct.unpack("<Q", raw[:8])[0]
+h = json.loads(raw[8:8 + n])
+assert h["input_ids"]["dtype"] == "I64" and h["input_ids"]["shape"] == [3, 5], h["input_ids"]
+for dt in ("fp32", "bf16"):
+    assert h[f"logits.{dt}"]["shape"] == [3, 5, 256]
+    assert h[f"hidden.{dt}"]["shape"] == [3, 3, 5, 64]      # layers, batch, seq, hidden
+    b, e = h[f"loss.{dt}"]["data_offsets"]
+    loss = struct.unpack("<d", raw[8 + n + b:8 + n + e])[0]
+    assert 4.5 < loss < 6.5, loss                          # about ln(256) = 5.55
+b, e = h["input_ids"]["data_offsets"]
+ids = struct.unpack("<15q", raw[8 + n + b:8 + n + e])
+assert all(0 <= i < 256 for i in ids) and len(set(ids)) > 5, ids
+PY
 # another seed gives other weights
 "$PGCI" logits --toy fixtures/toy_config/llama_tied_bias --device cpu --format json \
     --export-weights "$tmp/w2.safetensors" --seed 6 >/dev/null || fail "seed 6"
