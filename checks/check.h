@@ -14,6 +14,7 @@
 
 #include "checks/finding.h"
 #include "core/strbuf.h"
+#include "patchgen/codegen.h"
 #include "patchgen/patch_spec.h"
 #include "workspace/workspace.h"
 
@@ -39,6 +40,8 @@ typedef struct check_input {
     size_t expected_diff_len;
     const char *error; /* why evaluation or regeneration failed; NULL when it did not */
     const pg_config *cfg; /* evaluated config; NULL when evaluation failed */
+    const cg_note *notes; /* what codegen did silently (missing targets, ...) */
+    size_t n_notes;
 } check_input;
 
 typedef struct check_ctx {
@@ -55,6 +58,9 @@ typedef struct check_ctx {
     int (*normalize)(void *arg, const char *path_hint, const char *src, size_t len,
                      strbuf *out);
     void *normalize_arg;
+    /* `pgci check --base REV`: the revision the change set is compared with (the
+     * protocol-retired check reads the changed paths through libgit2); NULL: none */
+    const char *base;
 } check_ctx;
 
 enum { CHECK_RAN = 0, CHECK_NOT_RUN = 1 };

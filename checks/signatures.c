@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks/structural.h"
 #include "core/error.h"
 #include "core/vec.h"
 #include "py/py.h"
@@ -658,12 +659,26 @@ static void compare_class_attrs(sig_ctx *c, const char *target, const index_def 
     }
 }
 
+/* The fingerprint covers the docstring; a docstring-only change (a parameter's
+ * doc line dropped with the parameter) is not a body change. */
+static int same_body(sig_ctx *c, const index_def *a, const index_def *b)
+{
+    const survey_pair *p = c->p;
+    if (!p->src_a || !p->src_b || a->end_byte > p->src_a_len || b->end_byte > p->src_b_len)
+        return 0;
+    int eq = structural_bodies_equal(p->src_a + a->start_byte, a->end_byte - a->start_byte,
+                                     p->src_b + b->start_byte, b->end_byte - b->start_byte);
+    if (eq < 0)
+        pgci_error_clear();
+    return eq == 1;
+}
+
 static void compare_function(sig_ctx *c, const char *target, const index_def *a,
                              const index_def *b, int body_matters)
 {
     compare_params(c, target, a, b);
     compare_decorators(c, target, a, b);
-    if (body_matters && a->fingerprint != b->fingerprint)
+    if (body_matters && a->fingerprint != b->fingerprint && !same_body(c, a, b))
         add(c, SEV_WARNING, NULL, "body-changed", target,
             "`%s`: the upstream body changed under the patch (written against %s)", target,
             c->p->tag_a);
@@ -749,8 +764,7 @@ static void collect_identifiers(const py_tree *t, TSNode n, strvec *out)
         collect_identifiers(t, ts_node_named_child(n, i), out);
 }
 
-/* The replacement's own source lines (first decorator to end), or NULL. */
-static char *object_text(const pg_object *o)
+char *signatures_object_text(const pg_object *o)
 {
     if (!o || !o->text)
         return NULL;
@@ -859,6 +873,24 @@ static void vanished(sig_ctx *c, const char *target)
     const char *names[3];
     double scores[3];
     size_t n = signatures_rename_candidates(c->p->a, c->p->b, target, names, scores, 3);
+    char *via_class[3] = {NULL, NULL, NULL};
+    const index_def *old = index_find(c->p->a, target);
+    if (!n && old && old->parent && !index_find(c->p->b, old->parent->qualname)) {
+        /* the method went with its class: follow the class's successors */
+        const char *cls[3];
+        double cs[3];
+        size_t m = signatures_rename_candidates(c->p->a, c->p->b, old->parent->qualname, cls, cs,
+                                                3);
+        for (size_t i = 0; i < m; i++) {
+            const index_def *succ = index_find(c->p->b, cls[i]);
+            if (succ && index_member(succ, old->name)) {
+                via_class[n] = pgci_asprintf("%s.%s", cls[i], old->name);
+                names[n] = via_class[n];
+                scores[n] = cs[i];
+                n++;
+            }
+        }
+    }
     json_t *data = json_object();
     json_t *cands = json_array();
     strbuf detail = STRBUF_INIT;
@@ -881,6 +913,8 @@ static void vanished(sig_ctx *c, const char *target)
     if (detail.len)
         finding_set_detail(f, detail.buf);
     strbuf_free(&detail);
+    for (size_t i = 0; i < 3; i++)
+        free(via_class[i]);
 }
 
 static void compare_target(sig_ctx *c, const pg_patch *patch, const char *target)
@@ -952,7 +986,7 @@ void signatures_compare(findings *out, const survey_pair *p)
         if (later || strvec_find(&seen, patch->target) >= 0)
             continue;
         strvec_push(&seen, patch->target);
-        char *text = object_text(patch->replacement);
+        char *text = signatures_object_text(patch->replacement);
         c.patch = patch;
         c.patch_text = text;
         compare_target(&c, patch, patch->target);
@@ -969,7 +1003,7 @@ void signatures_compare(findings *out, const survey_pair *p)
             vanished(&c, h->target);
     }
     for (size_t i = 0; i < cfg->helpers.len; i++) {
-        char *text = object_text(cfg->helpers.items[i]);
+        char *text = signatures_object_text(cfg->helpers.items[i]);
         pg_patch fake = {0};
         fake.target = cfg->helpers.items[i]->name;
         c.patch = NULL;

@@ -33,6 +33,11 @@ typedef struct survey_pair {
     const index_module *a; /* upstream source_module at tag A; NULL when absent there */
     const index_module *b; /* ... at tag B */
     const char *tag_a, *tag_b;
+    const char *src_b; /* the upstream source at tag B (for checks that read bodies) */
+    size_t src_b_len;
+    const char *src_a; /* ... at tag A; NULL: body changes judged by fingerprint alone */
+    size_t src_a_len;
+    const index_module *config_b; /* configuration_<model>.py at B, NULL when absent */
 } survey_pair;
 
 /* Compares every target of one config; appends findings. */
@@ -45,6 +50,10 @@ void signatures_compare(findings *out, const survey_pair *p);
 size_t signatures_rename_candidates(const index_module *a, const index_module *b,
                                     const char *qualname, const char **names, double *scores,
                                     size_t max);
+
+/* The source lines of a config object (first decorator to its end), malloc'ed;
+ * NULL when the object has no text. */
+char *signatures_object_text(const pg_object *o);
 
 /* Renders "name(a, b: int = 3, *, c=None, **kw) -> T" into out. */
 void signatures_render(strbuf *out, const index_def *fn);

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/strbuf.h"
 #include "kernels/kmath.h"
+#include "kernels/kpar.h"
 #include "kernels/krng.h"
 #include "kernels/safetensors.h"
 
@@ -283,6 +284,18 @@ static void config_copy(toy_config *dst, const toy_config *src)
     memcpy(dst->layer_is_moe, src->layer_is_moe, (size_t)src->layers);
 }
 
+struct round_job {
+    const float *in;
+    float *out;
+};
+
+static void round_range(void *vctx, size_t b, size_t e)
+{
+    const struct round_job *j = vctx;
+    for (size_t k = b; k < e; k++)
+        j->out[k] = kmath_bf16_round(j->in[k]);
+}
+
 void model_round_bf16(model *dst, const model *src)
 {
     memset(dst, 0, sizeof(*dst));
@@ -295,8 +308,8 @@ void model_round_bf16(model *dst, const model *src)
         *t = *s;
         t->name = pgci_strdup(s->name);
         t->data = pgci_malloc(s->numel * sizeof(float));
-        for (size_t k = 0; k < s->numel; k++)
-            t->data[k] = kmath_bf16_round(s->data[k]);
+        struct round_job j = {s->data, t->data};
+        kpar_for(s->numel, 4, round_range, &j);
     }
     model_bind(dst);
 }

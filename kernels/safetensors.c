@@ -349,9 +349,10 @@ int st_writer_build(const st_writer *w, strbuf *out)
     qsort(order, w->len, sizeof(*order), cmp_entry);
     for (size_t i = 1; i < w->len; i++)
         if (!strcmp(order[i]->name, order[i - 1]->name)) {
+            int rc = pgci_error_set(PGCI_EINVALID, "safetensors: tensor '%s' added twice",
+                                    order[i]->name);
             free(order);
-            return pgci_error_set(PGCI_EINVALID, "safetensors: tensor '%s' added twice",
-                                  order[i]->name);
+            return rc;
         }
     /* The header is written by hand so the key order is the data order. */
     strbuf h = STRBUF_INIT;

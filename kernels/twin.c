@@ -263,9 +263,8 @@ double ktwin_fused_ce(const float *x, size_t T, int H, const float *W, int V, co
             for (int j = 0; j < n; j++)
                 cs += expf(zt[j] - cm);
             kmath_lse_merge(&m[t], &s[t], cm, cs);
-            int want = (brk & KBREAK_CE) ? (labels[t] + 1) % V : labels[t];
-            if (want >= v0 && want < v0 + n)
-                tgt[t] = zt[want - v0];
+            if (labels[t] >= v0 && labels[t] < v0 + n)
+                tgt[t] = zt[labels[t] - v0];
         }
     }
     double total = 0;
@@ -279,6 +278,9 @@ double ktwin_fused_ce(const float *x, size_t T, int H, const float *W, int V, co
     free(s);
     free(tgt);
     free(z);
+    /* the broken variant averages over every row, ignored ones included */
+    if (brk & KBREAK_CE)
+        count = T;
     return count ? total / (double)count : 0.0;
 }
 

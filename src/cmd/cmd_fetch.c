@@ -5,6 +5,11 @@
  * problem; each failure is one line on stderr and the exit status is then 2.
  * The summary goes to stdout (stderr with --print, which writes the sources
  * themselves to stdout).
+ *
+ * Without --module the modules come from the workspace (-C DIR, else the current
+ * directory): the source_module of every config. The workspace also supplies the
+ * source ([tool.pgci] upstream) unless --source is given, and the tag (v<pin>)
+ * unless --tag is.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -16,15 +21,18 @@
 #include "core/error.h"
 #include "core/log.h"
 #include "upstream/upstream.h"
+#include "workspace/workspace.h"
 
 static const char usage[] =
-    "pgci fetch --tag T [--tag T2 ...] [--module M ...] [--source SPEC] [--no-cache]";
+    "pgci fetch [--tag T ...] [--module M ...] [--source SPEC] [--no-cache] [-C DIR]";
 static const char summary[] =
     "Fetches upstream modules at each tag into the cache ($XDG_CACHE_HOME/pgci).\n"
     "SPEC is an https:// URL template with {tag} and {path} (default: GitHub's\n"
     "huggingface/transformers raw files), git:PATH (a local clone) or dir:PATH\n"
-    "(a site-packages or a checkout; {tag} allowed). Exit 2 if any file could not\n"
-    "be fetched, after trying every one.";
+    "(a site-packages or a checkout; {tag} allowed). Without --module: every\n"
+    "config's source_module in the workspace, from its [tool.pgci] upstream, at\n"
+    "v<pin> unless --tag is given. Exit 2 if any file could not be fetched, after\n"
+    "trying every one.";
 
 static int print_tags(upstream *u)
 {
@@ -69,6 +77,8 @@ int cmd_fetch(int argc, const char **argv)
     };
     common_opts common = {0};
     int code = EXIT_CLEAN;
+    workspace *ws = NULL;
+    upstream *u = NULL;
     if (cmd_parse(argc, argv, table, &common, usage, summary, &rest, &code))
         goto out;
     if (rest.len) {
@@ -76,6 +86,30 @@ int cmd_fetch(int argc, const char **argv)
                        rest.items[0]);
         code = cmd_error();
         goto out;
+    }
+    /* the workspace, when it has to supply the modules (and then source and tag) */
+    if (!modules.len && !list_tags) {
+        if (workspace_open(&ws, common.workspace) < 0) {
+            pgci_error_wrap(PGCI_EUSAGE, "fetch: no --module given and no workspace");
+            code = cmd_error();
+            goto out;
+        }
+        if (workspace_source_modules(ws, &modules) < 0) {
+            code = cmd_error();
+            goto out;
+        }
+        if (!modules.len) {
+            pgci_error_set(PGCI_EUSAGE,
+                           "fetch: no config in the workspace at %s names a source_module "
+                           "(give --module)",
+                           ws->root);
+            code = cmd_error();
+            goto out;
+        }
+        if (!source)
+            source = ws->upstream;
+        if (!tags.len && ws->pin)
+            strvec_push_owned(&tags, pgci_asprintf("%s%s", ws->pin[0] == 'v' ? "" : "v", ws->pin));
     }
     char cwd[PATH_MAX];
     upstream_opts uo = {
@@ -85,50 +119,51 @@ int cmd_fetch(int argc, const char **argv)
         .total_timeout_ms = (long)timeout_s * 1000,
         .stall_timeout_ms = (long)stall_s * 1000,
         .max_bytes = (size_t)max_kib * 1024,
-        .retries = retries < 0 ? 0 : retries == 0 ? -1 : retries,
+        .retries = retries < 0    ? 0
+                   : retries == 0 ? -1
+                                  : retries,
         .retry_delay_ms = retry_delay_ms,
         .retry_after_max_ms = (long)retry_after_max_s * 1000,
         .jobs = common.jobs,
         .git_fetch = git_fetch,
         .base_dir = common.workspace ? common.workspace : getcwd(cwd, sizeof(cwd)),
     };
-    upstream *u = NULL;
     if (upstream_open(&u, &uo) < 0) {
         code = cmd_error();
         goto out;
     }
     if (list_tags) {
         code = print_tags(u);
-        upstream_free(u);
         goto out;
     }
-    if (!tags.len || !modules.len) {
-        pgci_error_set(PGCI_EUSAGE, "fetch: %s (see pgci fetch --help)",
-                       !tags.len ? "no --tag given" : "no --module given");
-        upstream_free(u);
+    if (!tags.len) {
+        pgci_error_set(PGCI_EUSAGE, "fetch: no --tag given%s (see pgci fetch --help)",
+                       ws ? " and the workspace has no transformers pin" : "");
         code = cmd_error();
         goto out;
     }
-    size_t n = modules.len, failed = 0;
-    strbuf *results = pgci_calloc(n, sizeof(strbuf));
-    char **errors = pgci_calloc(n, sizeof(char *));
-    for (size_t i = 0; i < n; i++)
-        strbuf_init(&results[i], 0);
-    for (size_t t = 0; t < tags.len; t++) {
-        progress_update("fetch", t, tags.len, tags.items[t]);
-        upstream_fetch_all(u, tags.items[t], &modules, results, errors);
-        progress_done();
-        for (size_t i = 0; i < n; i++) {
-            if (errors[i]) {
-                fprintf(stderr, "pgci: error: %s\n", errors[i]);
-                failed++;
-                free(errors[i]);
-                errors[i] = NULL;
-            } else {
-                log_verbose("%s@%s: %zu bytes", modules.items[i], tags.items[t], results[i].len);
-                if (print)
-                    fwrite(results[i].buf, 1, results[i].len, stdout);
-            }
+    /* every (tag, module) in one batch: the transfers of all tags run together */
+    size_t n = modules.len, total = n * tags.len, failed = 0;
+    upstream_item *items = pgci_calloc(total, sizeof(*items));
+    strbuf *results = pgci_calloc(total, sizeof(strbuf));
+    char **errors = pgci_calloc(total, sizeof(char *));
+    for (size_t k = 0; k < total; k++) {
+        items[k].tag = tags.items[k / n];
+        items[k].module = modules.items[k % n];
+        strbuf_init(&results[k], 0);
+    }
+    progress_update("fetch", 0, total, "");
+    upstream_fetch_batch(u, items, total, results, errors);
+    progress_done();
+    for (size_t k = 0; k < total; k++) {
+        if (errors[k]) {
+            fprintf(stderr, "pgci: error: %s\n", errors[k]);
+            failed++;
+            free(errors[k]);
+        } else {
+            log_verbose("%s@%s: %zu bytes", items[k].module, items[k].tag, results[k].len);
+            if (print)
+                fwrite(results[k].buf, 1, results[k].len, stdout);
         }
     }
     upstream_stats st;
@@ -140,13 +175,15 @@ int cmd_fetch(int argc, const char **argv)
                 "%zu failed, %zu bytes, %zu request%s\n",
                 n, n == 1 ? "" : "s", tags.len, tags.len == 1 ? "" : "s", upstream_describe(u),
                 st.fetched, st.cached, failed, st.bytes, st.requests, st.requests == 1 ? "" : "s");
-    for (size_t i = 0; i < n; i++)
-        strbuf_free(&results[i]);
+    for (size_t k = 0; k < total; k++)
+        strbuf_free(&results[k]);
+    free(items);
     free(results);
     free(errors);
-    upstream_free(u);
     code = failed ? EXIT_ERROR : EXIT_CLEAN;
 out:
+    upstream_free(u);
+    workspace_free(ws);
     strvec_free(&tags);
     strvec_free(&modules);
     strvec_free(&rest);

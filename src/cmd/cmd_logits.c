@@ -51,9 +51,9 @@ static int default_toys(strvec *toys)
 static void print_table(const logits_report *rep)
 {
     static const char *const st[] = {"pass", "FAIL", "skipped"};
-    printf("%-18s %-10s %-5s %-5s %-8s %-9s %-9s %-10s %-6s %-9s %9s %9s\n", "toy", "family",
-           "dtype", "dev", "status", "max_abs", "max_rel", "cosine", "layer", "loss_rel",
-           "ref_ms", "dev_ms");
+    printf("%-18s %-10s %-5s %-5s %-8s %-9s %-9s %-9s %-10s %-6s %-9s %9s %9s\n", "toy",
+           "family", "dtype", "dev", "status", "max_abs", "max_rel", "rel_l2", "cosine", "layer",
+           "loss_rel", "ref_ms", "dev_ms");
     size_t n[3] = {0, 0, 0};
     for (size_t i = 0; i < rep->len; i++) {
         const logits_row *r = &rep->rows[i];
@@ -69,8 +69,9 @@ static void print_table(const logits_report *rep)
             snprintf(layer, sizeof(layer), "%d", r->first_bad_layer);
         else if (r->first_bad_layer >= 0)
             snprintf(layer, sizeof(layer), "logits");
-        printf("%-9.2e %-9.2e %-10.7f %-6s %-9.2e %9.1f %9.1f\n", r->logits.max_abs,
-               r->logits.max_rel, r->logits.cosine, layer, r->loss_rel, r->ms_ref, r->ms);
+        printf("%-9.2e %-9.2e %-9.2e %-10.7f %-6s %-9.2e %9.1f %9.1f\n", r->logits.max_abs,
+               r->logits.max_rel, r->logits.rel_l2, r->logits.cosine, layer, r->loss_rel,
+               r->ms_ref, r->ms);
         if (r->status == LOGITS_FAIL)
             printf("    %s\n", r->reason);
     }
@@ -79,9 +80,10 @@ static void print_table(const logits_report *rep)
            n[LOGITS_SKIP]);
     if (rep->device_name[0])
         printf(" (GPU: %s)", rep->device_name);
-    printf("\ntolerances: fp32 max_rel <= %.0e, cosine >= %.6f, loss_rel <= %.0e; "
-           "bf16 max_rel <= %.0e, cosine >= %.3f, loss_rel <= %.0e\n",
-           f->max_rel, f->min_cos, f->loss_rel, b->max_rel, b->min_cos, b->loss_rel);
+    printf("\ntolerances: fp32 max_rel <= %.2g, rel_l2 <= %.2g, cosine >= %.6f, loss_rel <= %.2g;"
+           " bf16 max_rel <= %.2g, rel_l2 <= %.2g, cosine >= %.4f, loss_rel <= %.2g\n",
+           f->max_rel, f->rel_l2, f->min_cos, f->loss_rel, b->max_rel, b->rel_l2, b->min_cos,
+           b->loss_rel);
 }
 
 static int run_bench(int json)

@@ -24,7 +24,7 @@
 typedef struct fp_state {
     uint64_t h;
     const py_tree *t;
-    TSNode doc;
+    TSNode doc; /* the docstring of the innermost def whose body is being walked */
     strbuf tmp, tmp2;
 } fp_state;
 
@@ -64,10 +64,30 @@ static int fp_string(fp_state *st, TSNode n)
     return 1;
 }
 
-static void fp_walk(fp_state *st, TSTreeCursor *cur)
+static int has_comma(TSNode n)
+{
+    uint32_t c = ts_node_child_count(n);
+    for (uint32_t i = 0; i < c; i++) {
+        TSNode ch = ts_node_child(n, i);
+        if (!ts_node_is_named(ch) && !strcmp(ts_node_type(ch), ","))
+            return 1;
+    }
+    return 0;
+}
+
+static void fp_walk(fp_state *st, TSTreeCursor *cur, int def_body)
 {
     TSNode n = ts_tree_cursor_current_node(cur);
     const char *type = ts_node_type(n);
+    if (def_body && !strcmp(type, "block")) {
+        /* A nested def's docstring counts dedented too (re-indenting a class
+         * re-indents the docstrings of its methods). */
+        TSNode saved = st->doc;
+        st->doc = pynode_docstring(st->t, n);
+        fp_walk(st, cur, 0);
+        st->doc = saved;
+        return;
+    }
     if (!strcmp(type, "comment") || !strcmp(type, "line_continuation"))
         return;
     if ((!strcmp(type, "string") || !strcmp(type, "concatenated_string")) && fp_string(st, n))
@@ -76,7 +96,8 @@ static void fp_walk(fp_state *st, TSTreeCursor *cur)
     if (kids == 0) {
         size_t len;
         const char *s = py_text(st->t, n, &len);
-        if (!ts_node_is_named(n) && len == 1 && (s[0] == ',' || s[0] == ';'))
+        if (!ts_node_is_named(n) && len == 1 &&
+            (s[0] == ',' || s[0] == ';' || s[0] == '(' || s[0] == ')'))
             return;
         if (!strcmp(type, "string_end"))
             return;
@@ -92,27 +113,38 @@ static void fp_walk(fp_state *st, TSTreeCursor *cur)
             strbuf_reset(&st->tmp);
             for (size_t i = 0; i < len; i++)
                 if (s[i] != '_')
-                    strbuf_addc(&st->tmp, (s[i] >= 'A' && s[i] <= 'Z') ? (char)(s[i] | 0x20) : s[i]);
+                    strbuf_addc(&st->tmp,
+                                (s[i] >= 'A' && s[i] <= 'Z') ? (char)(s[i] | 0x20) : s[i]);
             fp_token(st, 'N', st->tmp.buf, st->tmp.len);
             return;
         }
         fp_token(st, 'T', s, len);
         return;
     }
-    int transparent = !strcmp(type, "parenthesized_expression");
+    /* Wrappers that carry no meaning of their own: parentheses, the grammar's
+     * `type` around an annotation, a one-element "tuple" pattern without a comma
+     * (`for (x) in` binds a name, as Python reads it). */
+    int transparent = !strcmp(type, "parenthesized_expression") || !strcmp(type, "type") ||
+                      !strcmp(type, "type_parameter") ||
+                      (!strcmp(type, "tuple_pattern") && !has_comma(n));
+    int is_def = !strcmp(type, "function_definition") || !strcmp(type, "class_definition");
+    /* `a, b = x` and `(a, b) = x`, `return a, b` and `return (a, b)` are the same
+     * tuple to Python and differ only in formatting. */
+    if (!strcmp(type, "tuple_pattern"))
+        type = "pattern_list";
+    else if (!strcmp(type, "expression_list"))
+        type = "tuple";
+    /* The grammar parses an annotation as a type (`A | None`, `list[int]`) unless
+     * it is parenthesized, when it is an expression again; Python sees one. */
+    else if (!strcmp(type, "union_type"))
+        type = "binary_operator";
+    else if (!strcmp(type, "generic_type"))
+        type = "subscript";
     if (!transparent && ts_node_is_named(n))
         fp_token(st, '(', type, strlen(type));
     if (ts_tree_cursor_goto_first_child(cur)) {
         do {
-            if (transparent) {
-                TSNode ch = ts_tree_cursor_current_node(cur);
-                if (!ts_node_is_named(ch)) {
-                    const char *ct = ts_node_type(ch);
-                    if (!strcmp(ct, "(") || !strcmp(ct, ")"))
-                        continue;
-                }
-            }
-            fp_walk(st, cur);
+            fp_walk(st, cur, is_def);
         } while (ts_tree_cursor_goto_next_sibling(cur));
         ts_tree_cursor_goto_parent(cur);
     }
@@ -126,7 +158,7 @@ uint64_t index_fingerprint(const py_tree *t, TSNode body, TSNode docstring)
     if (ts_node_is_null(body))
         return st.h;
     TSTreeCursor cur = ts_tree_cursor_new(body);
-    fp_walk(&st, &cur);
+    fp_walk(&st, &cur, 0);
     ts_tree_cursor_delete(&cur);
     strbuf_free(&st.tmp);
     strbuf_free(&st.tmp2);

@@ -168,7 +168,7 @@ struct difflib_matcher {
      * popular ids have an empty range. */
     size_t *off;
     size_t *pos;
-    uint32_t nids;
+    size_t nids; /* ids are below this */
     /* Two rows of run lengths ending at each j, told apart by row stamps. */
     size_t *runlen[2];
     size_t *stamp[2];
@@ -194,27 +194,27 @@ difflib_matcher *difflib_matcher_new(const uint32_t *a, size_t na, const uint32_
     for (size_t j = 0; j < nb; j++)
         if (b[j] > maxid)
             maxid = b[j];
-    m->nids = maxid + 1;
+    m->nids = (size_t)maxid + 1;
 
-    size_t *count = pgci_calloc((size_t)m->nids + 1, sizeof(size_t));
+    size_t *count = pgci_calloc(m->nids + 1, sizeof(size_t));
     for (size_t j = 0; j < nb; j++)
         count[b[j]]++;
     if (autojunk && nb >= 200) {
         size_t ntest = nb / 100 + 1;
-        for (uint32_t x = 0; x < m->nids; x++)
+        for (size_t x = 0; x < m->nids; x++)
             if (count[x] > ntest)
                 count[x] = 0;
     }
-    m->off = pgci_malloc(((size_t)m->nids + 1) * sizeof(size_t));
+    m->off = pgci_malloc((m->nids + 1) * sizeof(size_t));
     size_t total = 0;
-    for (uint32_t x = 0; x < m->nids; x++) {
+    for (size_t x = 0; x < m->nids; x++) {
         m->off[x] = total;
         total += count[x];
     }
     m->off[m->nids] = total;
     m->pos = pgci_malloc(total * sizeof(size_t));
     /* count[x] becomes the fill cursor; popular ids (count 0) are skipped. */
-    for (uint32_t x = 0; x < m->nids; x++)
+    for (size_t x = 0; x < m->nids; x++)
         count[x] = count[x] ? m->off[x] : (size_t)-1;
     for (size_t j = 0; j < nb; j++)
         if (count[b[j]] != (size_t)-1)

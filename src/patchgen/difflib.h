@@ -66,7 +66,8 @@ typedef struct difflib_opcode {
 } difflib_opcode;
 
 /* SequenceMatcher(None, a, b, autojunk) over sequences of integer ids (equal
- * elements have equal ids). The matcher keeps pointers to a and b: they must
+ * elements have equal ids). Ids should be dense: the index takes memory in
+ * proportion to the largest. The matcher keeps pointers to a and b: they must
  * outlive it. */
 typedef struct difflib_matcher difflib_matcher;
 

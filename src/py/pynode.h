@@ -34,6 +34,11 @@ void pynode_text_clean(strbuf *out, const py_tree *t, TSNode n);
  * quadratic. */
 size_t pynode_children(TSNode n, int named_only, TSNode **out);
 
+/* The docstring of a body (a block or the module): its first statement when that
+ * is a lone str literal (bytes and f-strings are not docstrings for Python), as a
+ * string or concatenated_string node; a null node when there is none. */
+TSNode pynode_docstring(const py_tree *t, TSNode body);
+
 /* The i-th named child that is not a comment (null node when there is none). */
 TSNode pynode_named_child(TSNode n, uint32_t i);
 

@@ -83,6 +83,18 @@ int upstream_fetch(upstream *u, const char *tag, const char *module, strbuf *out
 int upstream_fetch_all(upstream *u, const char *tag, const strvec *modules, strbuf *results,
                        char **errors);
 
+/* One (tag, module) pair of a batch. */
+typedef struct upstream_item {
+    const char *tag;
+    const char *module;
+} upstream_item;
+
+/* Like upstream_fetch_all, for pairs at any tags: everything missing from the cache
+ * goes out at once (http: all transfers in one multi handle, up to `jobs` at a
+ * time), so fetching M modules at T tags takes one round, not T. */
+int upstream_fetch_batch(upstream *u, const upstream_item *items, size_t n, strbuf *results,
+                         char **errors);
+
 /* Release tags known to the source (git: through libgit2; others: unsupported). */
 int upstream_list_tags(upstream *u, strvec *out);
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Corpus: every models/*/modeling_*.py of transformers 5.9.0 diffed against its
-# 5.16.1 version by pgci and by Python's difflib; the unified diff and the patchgen
-# .diff form must be byte-identical for every file pair.
+# 5.16.1 version and back (a file only in one release against the empty text) by
+# pgci and by Python's difflib; the unified diff and the patchgen .diff form must be
+# byte-identical for every one.
 set -eu
 cd "$(dirname "$0")/../.."
 . tests/corpus/lib.sh

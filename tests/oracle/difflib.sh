@@ -7,7 +7,8 @@
 #     byte-identical for every case.
 #  2. When the corpus cache already holds transformers 5.9.0 and 5.16.1 (see
 #     tests/corpus/30-difflib.sh, which downloads them), every models/*/modeling_*.py
-#     pair as well. Nothing is downloaded here.
+#     from 5.9.0 to 5.16.1 as well (the corpus test also diffs them back). Nothing is
+#     downloaded here.
 set -eu
 cd "$(dirname "$0")/../.."
 BUILD=${PGCI_BUILD:-build}
@@ -22,7 +23,8 @@ NEW=$CACHE/transformers-5.16.1
 if [ -f "$OLD/.done" ] && [ -f "$NEW/.done" ]; then
     echo "corpus pairs: transformers 5.9.0 -> 5.16.1 modeling files"
     python3 tests/oracle/difflib_oracle.py --tool "$TOOL" --keep "$BUILD/difflib-oracle-failures" \
-        --pairs "$OLD/transformers/models" "$NEW/transformers/models" --match 'modeling_*.py'
+        --pairs "$OLD/transformers/models" "$NEW/transformers/models" --match 'modeling_*.py' \
+        --one-way
 else
     echo "corpus pairs not compared: transformers wheels not in $CACHE (make corpus-test fetches them)"
 fi

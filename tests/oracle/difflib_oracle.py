@@ -9,10 +9,11 @@ joined with "\\n", plus one final newline). Any mismatch is printed with its cas
 and the inputs are saved for replay; the exit status is 1.
 
     difflib_oracle.py --tool DIFFTOOL [--cases N] [--seed S]
-                      [--pairs DIR_A DIR_B [--match GLOB]] [--keep DIR]
+                      [--pairs DIR_A DIR_B [--match GLOB] [--one-way]] [--keep DIR]
 
---pairs diffs every file whose name matches GLOB and that exists under both
-directories (same relative path) instead of generated cases.
+--pairs diffs every file whose name matches GLOB under either directory against
+the file at the same relative path under the other (the empty text when it is
+missing there), in both directions unless --one-way, instead of generated cases.
 """
 
 import argparse
@@ -181,21 +182,29 @@ def expected(case):
     return text.encode("utf-8"), pg.encode("utf-8")
 
 
-def pair_cases(dir_a, dir_b, pattern):
+def pair_cases(dir_a, dir_b, pattern, both_ways):
+    """Every file matching pattern under either directory, diffed from dir_a to
+    dir_b (and back with both_ways); a file missing on one side is diffed against
+    the empty text."""
+
+    def listing(top):
+        found = {}
+        for root, _, files in os.walk(top):
+            for f in files:
+                if fnmatch.fnmatch(f, pattern):
+                    path = os.path.join(root, f)
+                    with open(path, "rb") as fh:
+                        found[os.path.relpath(path, top)] = fh.read().decode("utf-8")
+        return found
+
+    old, new = listing(dir_a), listing(dir_b)
     cases = []
-    for root, _, files in os.walk(dir_a):
-        for f in sorted(files):
-            if not fnmatch.fnmatch(f, pattern):
-                continue
-            pa = os.path.join(root, f)
-            rel = os.path.relpath(pa, dir_a)
-            pb = os.path.join(dir_b, rel)
-            if not os.path.isfile(pb):
-                continue
-            with open(pa, "rb") as fa, open(pb, "rb") as fb:
-                a, b = fa.read().decode("utf-8"), fb.read().decode("utf-8")
-            cases.append(("pair", a, b, 3, "a/" + rel, "b/" + rel))
-    cases.sort(key=lambda c: c[4])
+    for rel in sorted(set(old) | set(new)):
+        kind = "pair" if rel in old and rel in new else "one-sided"
+        a, b = old.get(rel, ""), new.get(rel, "")
+        cases.append((kind, a, b, 3, "a/" + rel, "b/" + rel))
+        if both_ways:
+            cases.append((kind + "-reversed", b, a, 3, "a/" + rel, "b/" + rel))
     return cases
 
 
@@ -249,6 +258,7 @@ def main():
     ap.add_argument("--seed", type=int, default=20260101)
     ap.add_argument("--pairs", nargs=2)
     ap.add_argument("--match", default="*", help="file name pattern for --pairs")
+    ap.add_argument("--one-way", action="store_true", help="--pairs only from DIR_A to DIR_B")
     ap.add_argument("--keep", default="")
     ap.add_argument("--bench", action="store_true",
                     help="time pgci and Python one after the other (wall clock)")
@@ -256,7 +266,7 @@ def main():
 
     t0 = time.time()
     if args.pairs:
-        cases = pair_cases(*args.pairs, args.match)
+        cases = pair_cases(*args.pairs, args.match, not args.one_way)
         if not cases:
             raise SystemExit("no file exists under both %s and %s" % tuple(args.pairs))
     else:

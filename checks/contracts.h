@@ -1,0 +1,30 @@
+/*
+ * contracts.h - the survey's contract checks: upstream facts a patch depends on
+ * without naming them in its signature.
+ *
+ *  - deprecations: upstream code the patches override or call that warns of its
+ *    removal (`@deprecate_kwarg(..., version=...)`, FutureWarning or
+ *    DeprecationWarning, "will be removed in vX.Y"): a time-sensitive follow-up,
+ *    a warning when the removal version is at or before tag B;
+ *  - name-map-fields: a body reused through name_map that constructs an output
+ *    dataclass (`...Output...(`): fields the renamed dataclass has upstream that
+ *    the call does not pass and the original dataclass did not have (the
+ *    dense-vs-MoE `router_logits` trap);
+ *  - rope-compat: a fused rotary replacement that rotates the full head dimension,
+ *    on a model whose configuration defaults to partial rotary
+ *    (partial_rotary_factor < 1) or interleaved mrope.
+ */
+#ifndef PGCI_CHECKS_CONTRACTS_H
+#define PGCI_CHECKS_CONTRACTS_H
+
+#include "checks/signatures.h"
+
+void check_deprecations(findings *out, const survey_pair *p);
+void check_name_map_fields(findings *out, const survey_pair *p);
+void check_rope_compat(findings *out, const survey_pair *p);
+
+/* "1.2.0" from "... will be removed in v1.2 ..." or version="1.2.0"; NULL when
+ * the text names no version. Caller frees. */
+char *contracts_removal_version(const char *text, size_t len);
+
+#endif

@@ -1,0 +1,140 @@
+/*
+ * deprecations: upstream code the patches override or call that announces its
+ * own removal. Read from tag B's source: the target's decorators
+ * (`@deprecate_kwarg(..., version="1.2.0")`) and body (FutureWarning,
+ * DeprecationWarning, "will be removed in v1.2"), and the same for every upstream
+ * function or class a patch body calls by name.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/contracts.h"
+#include "checks/survey.h"
+#include "core/error.h"
+#include "core/vec.h"
+#include "py/py.h"
+
+char *contracts_removal_version(const char *text, size_t len)
+{
+    static const char *const keys[] = {"removed in", "removal in", "version=\"", "version='",
+                                       NULL};
+    for (size_t k = 0; keys[k]; k++) {
+        size_t kl = strlen(keys[k]);
+        for (size_t i = 0; i + kl <= len; i++) {
+            if (strncasecmp(text + i, keys[k], kl))
+                continue;
+            size_t j = i + kl;
+            while (j < len && (text[j] == ' ' || text[j] == 'v' || text[j] == 'V'))
+                j++;
+            size_t s = j;
+            while (j < len && (isdigit((unsigned char)text[j]) || text[j] == '.'))
+                j++;
+            while (j > s && text[j - 1] == '.')
+                j--;
+            if (j > s && isdigit((unsigned char)text[s]))
+                return pgci_strndup(text + s, j - s);
+        }
+    }
+    return NULL;
+}
+
+static int mentions_deprecation(const char *t, size_t n)
+{
+    static const char *const words[] = {"FutureWarning", "DeprecationWarning", "deprecate_kwarg",
+                                        "will be removed", "is deprecated", NULL};
+    for (size_t k = 0; words[k]; k++) {
+        size_t wl = strlen(words[k]);
+        for (size_t i = 0; i + wl <= n; i++)
+            if (!memcmp(t + i, words[k], wl))
+                return 1;
+    }
+    return 0;
+}
+
+static void report(findings *out, const survey_pair *p, const pg_patch *patch,
+                   const index_def *d, const char *how, strvec *seen)
+{
+    if (!p->src_b || d->end_byte > p->src_b_len || d->start_byte >= d->end_byte)
+        return;
+    const char *t = p->src_b + d->start_byte;
+    size_t n = d->end_byte - d->start_byte;
+    /* a class counts through its decorators, class body head and __init__, not
+     * through every method (those are targets of their own) */
+    if (d->kind == INDEX_CLASS) {
+        const index_def *init = index_member(d, "__init__");
+        if (init && init->end_byte <= p->src_b_len)
+            n = init->end_byte - d->start_byte;
+        else if (d->n_members)
+            n = d->members[0]->start_byte - d->start_byte;
+    }
+    if (!mentions_deprecation(t, n) || strvec_find(seen, d->qualname) >= 0)
+        return;
+    strvec_push(seen, d->qualname);
+    char *ver = contracts_removal_version(t, n);
+    severity sev = SEV_INFO;
+    if (ver && survey_version_cmp(ver, p->tag_b) <= 0)
+        sev = SEV_WARNING;
+    json_t *data = json_object();
+    json_object_set_new(data, "kind", json_string("deprecation"));
+    json_object_set_new(data, "target", json_string(d->qualname));
+    json_object_set_new(data, "module", json_string(p->cfg->source_module));
+    json_object_set_new(data, "removal_version", ver ? json_string(ver) : json_null());
+    findings_add(out, "deprecations", sev, p->config, p->config_path,
+                 patch ? patch->reg_line : 0, patch ? patch->reg_col : 0, data,
+                 "`%s`, which %s, is deprecated upstream at %s%s%s", d->qualname, how,
+                 p->tag_b, ver ? ": removal in " : "", ver ? ver : "");
+    free(ver);
+}
+
+/* Upstream definitions a patch body calls by name. */
+static void report_calls(findings *out, const survey_pair *p, const pg_patch *patch,
+                         const char *text, strvec *seen)
+{
+    py_tree t;
+    if (py_parse(&t, text, strlen(text), "<patch>") < 0) {
+        pgci_error_clear();
+        return;
+    }
+    VEC(TSNode) stack = VEC_INIT;
+    VEC_PUSH(&stack, py_root(&t));
+    while (stack.len) {
+        TSNode n = stack.items[--stack.len];
+        if (py_is(n, "call")) {
+            TSNode f = py_field(n, "function");
+            if (py_is(f, "identifier")) {
+                char *name = py_text_dup(&t, f);
+                const index_def *d = index_find(p->b, name);
+                if (d)
+                    report(out, p, patch, d, "a patch calls", seen);
+                free(name);
+            }
+        }
+        uint32_t k = ts_node_named_child_count(n);
+        for (uint32_t i = 0; i < k; i++)
+            VEC_PUSH(&stack, ts_node_named_child(n, i));
+    }
+    VEC_FREE(&stack);
+    py_tree_free(&t);
+}
+
+void check_deprecations(findings *out, const survey_pair *p)
+{
+    if (!p->b || !p->src_b)
+        return;
+    strvec seen = STRVEC_INIT;
+    for (size_t i = 0; i < p->cfg->patches.len; i++) {
+        const pg_patch *patch = &p->cfg->patches.items[i];
+        const index_def *d = index_find(p->b, patch->target);
+        if (d) {
+            report(out, p, patch, d, "a patch overrides", &seen);
+            if (d->parent)
+                report(out, p, patch, d->parent, "a patch overrides a method of", &seen);
+        }
+        char *text = signatures_object_text(patch->replacement);
+        if (text)
+            report_calls(out, p, patch, text, &seen);
+        free(text);
+    }
+    strvec_free(&seen);
+}

@@ -1,0 +1,60 @@
+/*
+ * gate.h - the PR gate as a library call: regenerate the workspace's configs,
+ * read the checked-in files, run the gate's checks, and record everything in a
+ * run document. `pgci check` and `pgci run` are thin commands over this.
+ */
+#ifndef PGCI_CHECKS_GATE_H
+#define PGCI_CHECKS_GATE_H
+
+#include "checks/finding.h"
+#include "core/vec.h"
+#include "reports/run_doc.h"
+#include "workspace/workspace.h"
+
+typedef struct gate_opts {
+    const char *tag;        /* upstream tag; NULL: "v" + the workspace pin */
+    const char *source;     /* upstream source spec; NULL: [tool.pgci] upstream or default */
+    const char *ruff;       /* ruff command; NULL: [tool.pgci] ruff, else "ruff" */
+    int no_ruff;            /* 1: structural mode, no byte comparison */
+    const char *var_name;   /* -c NAME */
+    const strvec *only;     /* configs to check (module, path or stem); empty: all */
+    int shard_k, shard_n;   /* --shard K/N over the selected configs; 0/0: all */
+    int jobs;
+    int fix;                /* rewrite drifted .py/.diff atomically */
+    const char *cache_dir;  /* upstream cache; NULL: default */
+    int timestamp;
+    const char *base;       /* --base REV for the change-set checks; NULL: none */
+} gate_opts;
+
+typedef struct gate_result {
+    findings fs;
+    run_doc doc;
+    size_t n_configs;   /* configs checked */
+    size_t n_failed;    /* that could not be regenerated */
+    size_t n_drift;     /* with a drift finding */
+    strvec fixed;       /* paths --fix wrote */
+    strvec not_run;     /* "id: reason" of checks that did not run */
+    char *ruff_version; /* NULL without ruff */
+    char *ruff_cmd;     /* the ruff command used */
+    char *tag;
+} gate_result;
+
+/* Runs the gate. Returns 0 when the gate ran (findings or not), negative on an
+ * environment error (bad tag, missing ruff, no upstream source): message set. */
+int gate_run(const workspace *ws, const gate_opts *o, gate_result *out);
+
+void gate_result_free(gate_result *r);
+
+/* The ruff command to run (malloc'ed): `cli` (--ruff) or [tool.pgci] ruff or
+ * "ruff", made absolute when it is a relative path. */
+char *gate_ruff_command(const workspace *ws, const char *cli);
+
+/* Parses "K/N" (1 <= K <= N). */
+int gate_parse_shard(const char *s, int *k, int *n);
+
+/* The configs of ws selected by `only` and the shard, in discovery order. Fails
+ * on a name that matches no config. */
+int gate_select(const workspace *ws, const strvec *only, int shard_k, int shard_n,
+                const ws_config ***out, size_t *n);
+
+#endif

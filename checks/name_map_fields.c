@@ -1,0 +1,150 @@
+/*
+ * name-map-fields: a body reused through name_map that builds an output
+ * dataclass. name_map renames `Qwen3...` to `Qwen3Moe...` as plain text, so a dense
+ * forward reused for a MoE model builds the MoE output class with only the dense
+ * fields: `router_logits` and `aux_loss` silently stay None. We look up the
+ * renamed dataclass in the target module at tag B, take its fields (annotated
+ * class-level assignments), and report those the call does not pass and the
+ * original dataclass did not have.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/contracts.h"
+#include "core/error.h"
+#include "core/vec.h"
+#include "py/py.h"
+
+/* Applies the name map as patchgen does: plain text, longest key first. */
+static char *apply_name_map(const pg_patch *p, const char *s)
+{
+    char *cur = pgci_strdup(s);
+    int *done = pgci_calloc(p->name_map_len + 1, sizeof(int));
+    for (size_t round = 0; round < p->name_map_len; round++) {
+        long best = -1;
+        for (size_t i = 0; i < p->name_map_len; i++)
+            if (!done[i] && (best < 0 || strlen(p->name_map[i].from) >
+                                             strlen(p->name_map[best].from)))
+                best = (long)i;
+        done[best] = 1;
+        const char *from = p->name_map[best].from, *to = p->name_map[best].to;
+        if (!*from)
+            continue;
+        strbuf out = STRBUF_INIT;
+        const char *q = cur, *m;
+        while ((m = strstr(q, from))) {
+            strbuf_add(&out, q, (size_t)(m - q));
+            strbuf_adds(&out, to);
+            q = m + strlen(from);
+        }
+        strbuf_adds(&out, q);
+        free(cur);
+        cur = strbuf_detach(&out, NULL);
+    }
+    free(done);
+    return cur;
+}
+
+static void fields_of(const index_def *cls, strvec *out)
+{
+    for (size_t i = 0; cls && i < cls->n_attrs; i++)
+        if (cls->attrs[i].annotation)
+            strvec_push(out, cls->attrs[i].name);
+}
+
+static const index_def *find_class(const survey_pair *p, const char *name)
+{
+    const index_def *d = p->b ? index_find(p->b, name) : NULL;
+    if (!d && p->a)
+        d = index_find(p->a, name);
+    return d && d->kind == INDEX_CLASS ? d : NULL;
+}
+
+static void check_call(findings *out, const survey_pair *p, const pg_patch *patch,
+                       const py_tree *t, TSNode call)
+{
+    TSNode f = py_field(call, "function");
+    if (py_is(f, "attribute"))
+        f = py_field(f, "attribute");
+    if (!py_is(f, "identifier"))
+        return;
+    char *orig = py_text_dup(t, f);
+    if (!strstr(orig, "Output")) {
+        free(orig);
+        return;
+    }
+    char *renamed = apply_name_map(patch, orig);
+    const index_def *cls = strcmp(orig, renamed) ? find_class(p, renamed) : NULL;
+    if (!cls) {
+        free(orig);
+        free(renamed);
+        return;
+    }
+    strvec have = STRVEC_INIT, old = STRVEC_INIT, passed = STRVEC_INIT;
+    fields_of(cls, &have);
+    fields_of(find_class(p, orig), &old);
+    TSNode args = py_field(call, "arguments");
+    uint32_t k = ts_node_named_child_count(args);
+    int splat = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode a = ts_node_named_child(args, i);
+        if (py_is(a, "keyword_argument")) {
+            char *name = py_text_dup(t, py_field(a, "name"));
+            strvec_push_owned(&passed, name);
+        } else if (py_is(a, "dictionary_splat")) {
+            splat = 1;
+        }
+    }
+    strbuf missing = STRBUF_INIT;
+    for (size_t i = 0; !splat && i < have.len; i++)
+        if (strvec_find(&passed, have.items[i]) < 0 && strvec_find(&old, have.items[i]) < 0)
+            strbuf_addf(&missing, "%s`%s`", missing.len ? ", " : "", have.items[i]);
+    if (missing.len) {
+        json_t *data = json_object();
+        json_object_set_new(data, "kind", json_string("name-map-fields"));
+        json_object_set_new(data, "target", json_string(patch->target));
+        json_object_set_new(data, "dataclass", json_string(renamed));
+        json_object_set_new(data, "original", json_string(orig));
+        findings_add(out, "name-map-fields", SEV_WARNING, p->config, p->config_path,
+                     patch->reg_line, patch->reg_col, data,
+                     "`%s` (reused through name_map) builds `%s` without %s, which `%s` has and "
+                     "`%s` lacks: they stay None",
+                     patch->target, renamed, missing.buf, renamed, orig);
+    }
+    strbuf_free(&missing);
+    strvec_free(&have);
+    strvec_free(&old);
+    strvec_free(&passed);
+    free(orig);
+    free(renamed);
+}
+
+void check_name_map_fields(findings *out, const survey_pair *p)
+{
+    for (size_t i = 0; i < p->cfg->patches.len; i++) {
+        const pg_patch *patch = &p->cfg->patches.items[i];
+        if (!patch->name_map_len || !patch->replacement)
+            continue;
+        char *text = signatures_object_text(patch->replacement);
+        if (!text)
+            continue;
+        py_tree t;
+        if (py_parse(&t, text, strlen(text), "<patch>") == 0) {
+            VEC(TSNode) stack = VEC_INIT;
+            VEC_PUSH(&stack, py_root(&t));
+            while (stack.len) {
+                TSNode n = stack.items[--stack.len];
+                if (py_is(n, "call"))
+                    check_call(out, p, patch, &t, n);
+                uint32_t k = ts_node_named_child_count(n);
+                for (uint32_t c = 0; c < k; c++)
+                    VEC_PUSH(&stack, ts_node_named_child(n, c));
+            }
+            VEC_FREE(&stack);
+            py_tree_free(&t);
+        } else {
+            pgci_error_clear();
+        }
+        free(text);
+    }
+}

@@ -1,0 +1,168 @@
+/*
+ * targets: what patchgen does without a word. A patch whose target class, method
+ * or function is not upstream is dropped silently (error); a method the config
+ * adds (info); two patches on one target, the earlier one lost (warning);
+ * modify_init patches, listed in the header and never applied (warning); patch
+ * decorators on a config object not named `config`, which patchgen does not strip
+ * (warning); upstream top-level statements patchgen leaves out (info).
+ *
+ * The codegen records these as notes while generating (it is the one place that
+ * knows); this check turns them into findings on the config file at the line
+ * where the patch was registered.
+ */
+#include <ctype.h>
+#include <string.h>
+
+#include "checks/checks.h"
+
+static const pg_patch *patch_of(const check_input *in, long i)
+{
+    if (!in->cfg || i < 0 || (size_t)i >= in->cfg->patches.len)
+        return NULL;
+    return &in->cfg->patches.items[i];
+}
+
+/* "if_statement" -> "an `if` block": statement kinds in words for titles. */
+static const char *statement_words(const char *type)
+{
+    static const char *const names[][2] = {
+        {"expression_statement", "an expression statement"},
+        {"if_statement", "an `if` block"},
+        {"try_statement", "a `try` block"},
+        {"with_statement", "a `with` block"},
+        {"for_statement", "a `for` loop"},
+        {"while_statement", "a `while` loop"},
+        {"annotated_assignment", "an annotated assignment"},
+        {"assert_statement", "an `assert`"},
+        {"delete_statement", "a `del`"},
+    };
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (!strcmp(type, names[i][0]))
+            return names[i][1];
+    return type;
+}
+
+static void note_finding(findings *out, const check_input *in, const cg_note *n)
+{
+    const pg_patch *p = patch_of(in, n->patch);
+    unsigned line = p ? p->reg_line : 0, col = p ? p->reg_col : 0;
+    const char *kind = cg_note_kind_name(n->kind);
+    json_t *data = json_object();
+    json_object_set_new(data, "kind", json_string(kind));
+    json_object_set_new(data, "target", json_string(n->target ? n->target : ""));
+    if (n->line)
+        json_object_set_new(data, "upstream_line", json_integer(n->line));
+    const char *src = in->source_module ? in->source_module : "upstream";
+    finding *f = NULL;
+    switch (n->kind) {
+    case CG_NOTE_MISSING_TARGET:
+        json_object_set_new(data, "kind", json_string("missing-target"));
+        f = findings_add(out, "targets", SEV_ERROR, in->module, in->config_path, line, col, data,
+                         "patch target `%s` is not in %s: patchgen drops the patch without a "
+                         "word",
+                         n->target, src);
+        break;
+    case CG_NOTE_METHOD_ADDED:
+        f = findings_add(out, "targets", SEV_INFO, in->module, in->config_path, line, col, data,
+                         "`%s` is not defined upstream; the config adds it", n->target);
+        break;
+    case CG_NOTE_SUPERSEDED:
+        f = findings_add(out, "targets", SEV_WARNING, in->module, in->config_path, line, col, data,
+                         "two patches on `%s`: a later registration replaces this one",
+                         n->target);
+        break;
+    case CG_NOTE_SHADOWED:
+        f = findings_add(out, "targets", SEV_WARNING, in->module, in->config_path, line, col, data,
+                         "override of `%s` never applies: its class is replaced whole",
+                         n->target);
+        break;
+    case CG_NOTE_UNAPPLIED_INIT:
+        f = findings_add(out, "targets", SEV_WARNING, in->module, in->config_path, line, col, data,
+                         "modify_init on `%s` is listed in the header but never applied by "
+                         "patchgen",
+                         n->target);
+        break;
+    case CG_NOTE_UNAPPLIED:
+        f = findings_add(out, "targets", SEV_WARNING, in->module, in->config_path, line, col, data,
+                         "patch on `%s` is listed but not applied", n->target);
+        break;
+    case CG_NOTE_DROPPED_STATEMENT:
+        f = findings_add(out, "targets", SEV_INFO, in->module, in->config_path, 0, 0, data,
+                         "%s at %s line %u is left out of the generated file (patchgen "
+                         "keeps only classes, functions, assignments and the docstring)",
+                         statement_words(n->target), src, n->line);
+        break;
+    case CG_NOTE_EXCLUDED_MISSING:
+        f = findings_add(out, "targets", SEV_WARNING, in->module, in->config_path, 0, 0, data,
+                         "exclude_from_output names `%s`, which is not defined in %s", n->target,
+                         src);
+        break;
+    }
+    if (f && n->detail && *n->detail)
+        finding_set_detail(f, n->detail);
+}
+
+static const char *const patch_decorators[] = {"replace_class", "override_method",
+                                               "replace_function", "modify_init", "add_helper",
+                                               "add_helper_after", NULL};
+
+/* A patch decorator written on another name (`@gpu_config.override_method(...)`)
+ * registers the patch, but patchgen strips only `@config.` lines from the
+ * replacement's source, so the decorator lands in the generated file. */
+static void foreign_decorators(findings *out, const check_input *in)
+{
+    const pg_config *cfg = in->cfg;
+    for (size_t i = 0; cfg && i < cfg->patches.len; i++) {
+        const pg_object *o = cfg->patches.items[i].replacement;
+        if (!o || !o->text)
+            continue;
+        const char *p = o->text;
+        unsigned line = 1;
+        while (*p && line < o->start_line)
+            line += *p++ == '\n';
+        for (; *p && line <= o->end_line; line++) {
+            const char *q = p;
+            while (*q == ' ' || *q == '\t')
+                q++;
+            if (*q == '@') {
+                const char *name = q + 1, *dot = name;
+                while (isalnum((unsigned char)*dot) || *dot == '_')
+                    dot++;
+                if (*dot == '.' && ((size_t)(dot - name) != 6 || strncmp(name, "config", 6))) {
+                    for (size_t k = 0; patch_decorators[k]; k++) {
+                        size_t n = strlen(patch_decorators[k]);
+                        if (!strncmp(dot + 1, patch_decorators[k], n) &&
+                            !isalnum((unsigned char)dot[1 + n]) && dot[1 + n] != '_') {
+                            findings_add(out, "targets", SEV_WARNING, in->module,
+                                         in->config_path, line, (unsigned)(q - p) + 1, NULL,
+                                         "patch decorator `@%.*s.%s` is on a config not named "
+                                         "`config`: patchgen will not strip it from the output",
+                                         (int)(dot - name), name, patch_decorators[k]);
+                            break;
+                        }
+                    }
+                }
+            }
+            while (*p && *p != '\n')
+                p++;
+            if (*p)
+                p++;
+        }
+    }
+}
+
+static int run_targets(const check_ctx *ctx, findings *out, strbuf *why)
+{
+    (void)why;
+    for (size_t i = 0; i < ctx->n_inputs; i++) {
+        const check_input *in = &ctx->inputs[i];
+        for (size_t k = 0; k < in->n_notes; k++)
+            note_finding(out, in, &in->notes[k]);
+        foreign_decorators(out, in);
+    }
+    return CHECK_RAN;
+}
+
+const check_def check_targets = {"targets",
+                                 "patch targets missing upstream, duplicated or never applied",
+                                 run_targets};
