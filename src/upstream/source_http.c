@@ -250,7 +250,8 @@ static void settle(xfer *x, CURLcode rc, const http_params *p)
     strbuf_reset(&x->job->body);
 }
 
-size_t http_fetch_jobs(const http_params *p, http_job *jobs, size_t n)
+size_t http_fetch_jobs(const http_params *p, http_job *jobs, size_t n, http_done_fn done_fn,
+                       void *arg)
 {
     pthread_once(&curl_once, curl_init_once);
     size_t requests = 0;
@@ -265,8 +266,11 @@ size_t http_fetch_jobs(const http_params *p, http_job *jobs, size_t n)
     }
     CURLM *m = curl_multi_init();
     if (!m) {
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
             finish(&xs[i], PGCI_ENET, pgci_strdup("curl_multi_init failed"));
+            if (done_fn)
+                done_fn(arg, i);
+        }
         free(xs);
         return 0;
     }
@@ -286,6 +290,8 @@ size_t http_fetch_jobs(const http_params *p, http_job *jobs, size_t n)
             if (start(m, &xs[i], p) < 0) {
                 finish(&xs[i], PGCI_ENET, pgci_strdup(pgci_error_last()));
                 done++;
+                if (done_fn)
+                    done_fn(arg, i);
                 continue;
             }
             requests++;
@@ -306,8 +312,11 @@ size_t http_fetch_jobs(const http_params *p, http_job *jobs, size_t n)
             settle(x, rc, p);
             curl_easy_cleanup(x->h);
             x->h = NULL;
-            if (x->state == X_DONE)
+            if (x->state == X_DONE) {
                 done++;
+                if (done_fn)
+                    done_fn(arg, (size_t)(x - xs));
+            }
         }
         if (done == n)
             break;
