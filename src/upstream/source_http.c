@@ -235,9 +235,14 @@ static void settle(xfer *x, CURLcode rc, const http_params *p)
         return;
     }
     free(why);
-    long long delay = p->retry_delay_ms;
-    for (int i = 1; i < attempts && delay < 3600000; i++)
+    /* exponential, but never more than 30 s between two attempts of the backoff's own
+     * making (a server's Retry-After has its own cap) */
+    long long delay = p->retry_delay_ms,
+              cap = p->retry_delay_ms > 30000 ? p->retry_delay_ms : 30000;
+    for (int i = 1; i < attempts && delay < cap; i++)
         delay *= 2;
+    if (delay > cap)
+        delay = cap;
     if (retry_after >= 0) {
         long long ra = (long long)retry_after * 1000;
         if (ra > p->retry_after_max_ms)
