@@ -39,25 +39,44 @@ extern "C" {
 #include "kernels/kgpu.h"
 #include "kernels/kmath.h"
 
-namespace {
+namespace
+{
 
 /* --- storage types -------------------------------------------------------------- */
 
 template <typename T> struct Dt;
 template <> struct Dt<float> {
     static const int bf16 = 0;
-    static cudaDataType_t cuda() { return CUDA_R_32F; }
+    static cudaDataType_t cuda()
+    {
+        return CUDA_R_32F;
+    }
 };
 template <> struct Dt<uint16_t> {
     static const int bf16 = 1;
-    static cudaDataType_t cuda() { return CUDA_R_16BF; }
+    static cudaDataType_t cuda()
+    {
+        return CUDA_R_16BF;
+    }
 };
 
-__device__ __forceinline__ float ld(const float *p, size_t i) { return p[i]; }
-__device__ __forceinline__ float ld(const uint16_t *p, size_t i) { return kmath_bf16_to_f32(p[i]); }
+__device__ __forceinline__ float ld(const float *p, size_t i)
+{
+    return p[i];
+}
+__device__ __forceinline__ float ld(const uint16_t *p, size_t i)
+{
+    return kmath_bf16_to_f32(p[i]);
+}
 /* v is already rounded by kmath_store() for bf16, so the conversion is exact. */
-__device__ __forceinline__ void st(float *p, size_t i, float v) { p[i] = v; }
-__device__ __forceinline__ void st(uint16_t *p, size_t i, float v) { p[i] = kmath_bf16_bits(v); }
+__device__ __forceinline__ void st(float *p, size_t i, float v)
+{
+    p[i] = v;
+}
+__device__ __forceinline__ void st(uint16_t *p, size_t i, float v)
+{
+    p[i] = kmath_bf16_bits(v);
+}
 
 /* --- block reductions (blockDim.x a multiple of 32, at most 1024) ---------------- */
 
@@ -438,8 +457,14 @@ template <typename T> struct DevModel {
         throw Fail("internal: weight not uploaded");
     }
 };
-template <> float DevModel<float>::conv(float v) { return v; }
-template <> uint16_t DevModel<uint16_t>::conv(float v) { return kmath_bf16_bits(v); }
+template <> float DevModel<float>::conv(float v)
+{
+    return v;
+}
+template <> uint16_t DevModel<uint16_t>::conv(float v)
+{
+    return kmath_bf16_bits(v);
+}
 
 template <typename T> struct Acts {
     T *h, *x, *q, *k, *v, *a, *o, *g, *u, *logits;
@@ -526,7 +551,7 @@ void layer(Gpu &g, const model *m, const model_layer *L, const DevModel<T> &dm, 
     }
     int rb = (brk & KBREAK_ROTARY) != 0;
     k_rope<T><<<blocks(rows * (size_t)c->heads * (size_t)(hd / 2)), 256>>>(A.q, A.pos, rows,
-                                                                            c->heads, hd, theta, rb);
+                                                                           c->heads, hd, theta, rb);
     launched("rotary kernel");
     k_rope<T><<<blocks(rows * (size_t)c->kv_heads * (size_t)(hd / 2)), 256>>>(
         A.k, A.pos, rows, c->kv_heads, hd, theta, rb);
@@ -624,15 +649,14 @@ void forward(const model *m, const int *ids, int batch, int seq, unsigned brk, k
     k_ce_final<<<blocks(rows), 256>>>(m_run, s_run, tgt, A.labels, loss, rows);
     launched("cross-entropy final kernel");
     ck(cudaEventRecord(g.ev[1]), "cudaEventRecord");
-    k_to_float<T><<<blocks(rows * (size_t)c->vocab), 256>>>(A.logits, A.hf,
-                                                             rows * (size_t)c->vocab);
+    k_to_float<T>
+        <<<blocks(rows * (size_t)c->vocab), 256>>>(A.logits, A.hf, rows * (size_t)c->vocab);
     launched("conversion kernel");
     ck(cudaMemcpy(out->logits, A.hf, rows * (size_t)c->vocab * sizeof(float),
                   cudaMemcpyDeviceToHost),
        "logits download");
     std::vector<float> hl(rows);
-    ck(cudaMemcpy(hl.data(), loss, rows * sizeof(float), cudaMemcpyDeviceToHost),
-       "loss download");
+    ck(cudaMemcpy(hl.data(), loss, rows * sizeof(float), cudaMemcpyDeviceToHost), "loss download");
     float ms = 0;
     ck(cudaEventElapsedTime(&ms, g.ev[0], g.ev[1]), "cudaEventElapsedTime");
     out->ms = ms;
@@ -696,25 +720,34 @@ void bench(kgpu_bench_row *rows, int max_rows, int *n_rows)
     int n = 0;
     char shape[48];
     if (n < max_rows) {
-        double ms = time_ms([&] { k_rmsnorm<uint16_t><<<(unsigned)T, 256>>>(x, w, z, (int)H, 1e-6f, 0); }, iters);
+        double ms = time_ms(
+            [&] { k_rmsnorm<uint16_t><<<(unsigned)T, 256>>>(x, w, z, (int)H, 1e-6f, 0); }, iters);
         launched("rmsnorm bench");
         snprintf(shape, sizeof(shape), "bf16 [%zu, %zu]", T, H);
         bench_row(&rows[n++], "rmsnorm", shape, 2.0 * T * H * 2 + H * 2, ms);
     }
     if (n < max_rows) {
-        double ms = time_ms([&] { k_rmsnorm<float><<<(unsigned)T, 256>>>(xf, wf, yf, (int)H, 1e-6f, 0); }, iters);
+        double ms = time_ms(
+            [&] { k_rmsnorm<float><<<(unsigned)T, 256>>>(xf, wf, yf, (int)H, 1e-6f, 0); }, iters);
         launched("rmsnorm bench");
         snprintf(shape, sizeof(shape), "fp32 [%zu, %zu]", T, H);
         bench_row(&rows[n++], "rmsnorm", shape, 2.0 * T * H * 4 + H * 4, ms);
     }
     if (n < max_rows) {
-        double ms = time_ms([&] { k_swiglu<uint16_t><<<blocks(T * I), 256>>>(x, y, z, T, (int)I, (int)I, 0); }, iters);
+        double ms = time_ms(
+            [&] { k_swiglu<uint16_t><<<blocks(T * I), 256>>>(x, y, z, T, (int)I, (int)I, 0); },
+            iters);
         launched("swiglu bench");
         snprintf(shape, sizeof(shape), "bf16 [%zu, %zu]", T, I);
         bench_row(&rows[n++], "swiglu", shape, 3.0 * T * I * 2, ms);
     }
     if (n < max_rows) {
-        double ms = time_ms([&] { k_rope<uint16_t><<<blocks(T * NH * (HD / 2)), 256>>>(x, pos, T, (int)NH, (int)HD, 1e6f, 0); }, iters);
+        double ms = time_ms(
+            [&] {
+                k_rope<uint16_t>
+                    <<<blocks(T * NH * (HD / 2)), 256>>>(x, pos, T, (int)NH, (int)HD, 1e6f, 0);
+            },
+            iters);
         launched("rotary bench");
         snprintf(shape, sizeof(shape), "bf16 [%zu, %zu x %zu]", T, NH, HD);
         bench_row(&rows[n++], "rotary", shape, 2.0 * T * NH * HD * 2 + T * 4, ms);
@@ -726,7 +759,8 @@ void bench(kgpu_bench_row *rows, int max_rows, int *n_rows)
         bench_row(&rows[n++], "residual_add", shape, 3.0 * T * H * 2, ms);
     }
     if (n < max_rows) {
-        double ms = time_ms([&] { k_epilogue<uint16_t><<<blocks(T * H), 256>>>(xf, w, z, T, (int)H); }, iters);
+        double ms = time_ms(
+            [&] { k_epilogue<uint16_t><<<blocks(T * H), 256>>>(xf, w, z, T, (int)H); }, iters);
         launched("epilogue bench");
         snprintf(shape, sizeof(shape), "fp32->bf16 [%zu, %zu]", T, H);
         bench_row(&rows[n++], "gemm_epilogue", shape, T * H * 4.0 + T * H * 2.0 + H * 2.0, ms);

@@ -31,8 +31,8 @@ typedef struct spec_list {
     size_t len, cap;
 } spec_list;
 
-static void spec_add(spec_list *l, enum tensor_kind kind, int ndim, size_t d0, size_t d1,
-                     size_t d2, const char *fmt, int layer)
+static void spec_add(spec_list *l, enum tensor_kind kind, int ndim, size_t d0, size_t d1, size_t d2,
+                     const char *fmt, int layer)
 {
     if (l->len == l->cap) {
         l->cap = l->cap ? 2 * l->cap : 64;
@@ -217,8 +217,9 @@ int model_init_safetensors(model *m, toy_config *cfg, const char *path)
         model_tensor *t = &m->tensors[i];
         const st_tensor *s = st_find(&f, t->name);
         if (!s) {
-            rc = pgci_error_set(PGCI_EINVALID, "%s: tensor '%s' is missing (the %s config needs it)",
-                                path, t->name, toy_family_name(m->cfg.family));
+            rc =
+                pgci_error_set(PGCI_EINVALID, "%s: tensor '%s' is missing (the %s config needs it)",
+                               path, t->name, toy_family_name(m->cfg.family));
             break;
         }
         int same = s->ndim == t->ndim;
@@ -236,7 +237,8 @@ int model_init_safetensors(model *m, toy_config *cfg, const char *path)
             break;
         }
         if (s->dtype != ST_F32 && s->dtype != ST_BF16 && s->dtype != ST_F16) {
-            rc = pgci_error_set(PGCI_EINVALID, "%s: tensor '%s' has dtype %s (F32, BF16 or F16 "
+            rc = pgci_error_set(PGCI_EINVALID,
+                                "%s: tensor '%s' has dtype %s (F32, BF16 or F16 "
                                 "expected)",
                                 path, t->name, st_dtype_name(s->dtype));
             break;

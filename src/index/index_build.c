@@ -511,6 +511,9 @@ static void walk_defs(builder *b, TSNode n, index_def *parent, def_vec *defs, as
 int index_module_build(index_module **out, const py_tree *t, const char *module_name)
 {
     *out = NULL;
+    if (pynode_deeper_than(py_root(t), INDEX_MAX_DEPTH))
+        return pgci_error_set(PGCI_ELIMIT, "%s: nested more than %d levels deep; not indexed",
+                              t->path, INDEX_MAX_DEPTH);
     int r = py_check_syntax(t);
     if (r < 0)
         return r;

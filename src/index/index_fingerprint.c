@@ -24,7 +24,8 @@
 typedef struct fp_state {
     uint64_t h;
     const py_tree *t;
-    TSNode doc; /* the docstring of the innermost def whose body is being walked */
+    TSNode doc;   /* the docstring of the innermost def whose body is being walked */
+    TSNode splat; /* a misparsed star being hoisted (see splat_under) */
     strbuf tmp, tmp2;
 } fp_state;
 
@@ -73,6 +74,18 @@ static int has_comma(TSNode n)
             return 1;
     }
     return 0;
+}
+
+/* In a bare tuple (`a = *m.shape, v`) the pinned grammar binds the star tighter
+ * than the attribute: attribute(list_splat(m), shape), where the parenthesized form
+ * gives list_splat(attribute(m, shape)) as Python does. Returns the misplaced
+ * list_splat at the bottom of n's chain of attribute/subscript/call, if any. */
+static TSNode splat_under(TSNode n)
+{
+    TSNode null = {0};
+    while (py_is(n, "attribute") || py_is(n, "subscript") || py_is(n, "call"))
+        n = ts_node_child(n, 0);
+    return py_is(n, "list_splat") ? n : null;
 }
 
 static void fp_walk(fp_state *st, TSTreeCursor *cur, int def_body)
@@ -124,6 +137,27 @@ static void fp_walk(fp_state *st, TSTreeCursor *cur, int def_body)
     /* Wrappers that carry no meaning of their own: parentheses, the grammar's
      * `type` around an annotation, a one-element "tuple" pattern without a comma
      * (`for (x) in` binds a name, as Python reads it). */
+    TSNode sp = splat_under(n);
+    if (!ts_node_is_null(sp) && !ts_node_eq(sp, n) && !ts_node_eq(sp, st->splat)) {
+        /* hoist the star: list_splat(<n without it>) */
+        TSNode saved = st->splat;
+        st->splat = sp;
+        fp_token(st, '(', "list_splat", 10);
+        fp_token(st, 'T', "*", 1);
+        fp_walk(st, cur, def_body);
+        fp_token(st, ')', "", 0);
+        st->splat = saved;
+        return;
+    }
+    if (ts_node_eq(n, st->splat)) {
+        /* the hoisted star itself: only its operand is left here */
+        if (ts_tree_cursor_goto_first_child(cur)) {
+            while (ts_tree_cursor_goto_next_sibling(cur))
+                fp_walk(st, cur, 0);
+            ts_tree_cursor_goto_parent(cur);
+        }
+        return;
+    }
     int transparent = !strcmp(type, "parenthesized_expression") || !strcmp(type, "type") ||
                       !strcmp(type, "type_parameter") ||
                       (!strcmp(type, "tuple_pattern") && !has_comma(n));
@@ -154,7 +188,11 @@ static void fp_walk(fp_state *st, TSTreeCursor *cur, int def_body)
 
 uint64_t index_fingerprint(const py_tree *t, TSNode body, TSNode docstring)
 {
-    fp_state st = {0xcbf29ce484222325ULL, t, docstring, STRBUF_INIT, STRBUF_INIT};
+    fp_state st = {.h = 0xcbf29ce484222325ULL,
+                   .t = t,
+                   .doc = docstring,
+                   .tmp = STRBUF_INIT,
+                   .tmp2 = STRBUF_INIT};
     if (ts_node_is_null(body))
         return st.h;
     TSTreeCursor cur = ts_tree_cursor_new(body);

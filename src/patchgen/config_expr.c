@@ -176,17 +176,10 @@ ce_value *ce_str_value(config_eval *ev, const char *s, size_t len)
     return v;
 }
 
-/* The generator filter's loop variable, bound while its condition is evaluated. */
-static _Thread_local struct {
-    const char *name;
-    size_t len;
-    ce_value *value;
-} local_binding;
-
 static ce_value *lookup(ce_ctx *c, const char *name, size_t len)
 {
-    if (local_binding.name && local_binding.len == len && !memcmp(local_binding.name, name, len))
-        return local_binding.value;
+    if (c->local.name && c->local.len == len && !memcmp(c->local.name, name, len))
+        return c->local.value;
     return hashmap_getn(&c->mod->ns, name, len);
 }
 
@@ -653,12 +646,13 @@ static int eval_filter(ce_ctx *c, TSNode n, ce_value **out)
     for (size_t i = 0; i < items.len; i++) {
         int keep = 1;
         for (size_t j = 0; j < ncond && keep; j++) {
-            local_binding.name = vs;
-            local_binding.len = vlen;
-            local_binding.value = element_value(c, items.field, items.items[i]);
+            ce_local saved = c->local;
+            c->local.name = vs;
+            c->local.len = vlen;
+            c->local.value = element_value(c, items.field, items.items[i]);
             ce_value *cv;
             r = ce_eval(c, ce_named_child(conds[j], 0), &cv);
-            local_binding.name = NULL;
+            c->local = saved;
             if (r < 0)
                 return r;
             int t = truth(cv);

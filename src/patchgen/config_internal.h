@@ -5,6 +5,7 @@
  *   config_expr.c    expressions: constants, names, containers, generator filters
  *   config_api.c     the PatchConfig API: methods, decorators, field operations
  *   config_object.c  where a def/class starts and ends, as Python's inspect says
+ *   config_final.c   the self-contained pg_config handed out
  *
  * Values live in the evaluator's arena; a PatchConfig under evaluation (ce_config)
  * owns growable vectors that config_eval_free() releases. Not thread-safe: use one
@@ -187,12 +188,20 @@ struct config_eval {
     ce_value unknown, none; /* shared singletons */
 };
 
+/* A filter's loop variable, bound while its condition is evaluated. */
+typedef struct ce_local {
+    const char *name; /* NULL: none */
+    size_t len;
+    ce_value *value;
+} ce_local;
+
 /* The context of one statement being executed. */
 typedef struct ce_ctx {
     config_eval *ev;
     ce_module *mod;
     const py_tree *t;
     int depth; /* expression nesting */
+    ce_local local;
 } ce_ctx;
 
 typedef struct ce_def {
@@ -264,6 +273,10 @@ int ce_call_decorator(ce_ctx *c, TSNode call, ce_value *d, ce_value **out);
 int ce_set_attribute(ce_ctx *c, TSNode stmt, ce_config *cfg, TSNode attr, ce_value *v);
 ce_field ce_field_from_name(const char *name);
 const char *ce_field_name(ce_field f);
+
+/* --- config_final.c --------------------------------------------------------- */
+/* The pg_config for PatchConfig `src`, bound to `var` in module m. */
+int ce_finalize(const ce_module *m, const char *var, const ce_config *src, pg_config **out);
 
 /* --- config_object.c -------------------------------------------------------- */
 /* Fills start_line / end_line of a def or class node (the decorated_definition when

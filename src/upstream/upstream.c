@@ -30,6 +30,7 @@ struct upstream {
     char *spec;      /* the URL template, the absolute clone path, or the directory template */
     char *describe;  /* for messages */
     char *cache_dir; /* NULL: no cache */
+    char *ca_file;   /* NULL: the system's CA store */
     http_params hp;
     git_src *git;
     upstream_stats stats;
@@ -207,6 +208,12 @@ int upstream_open(upstream **out, const upstream_opts *opts)
     u->hp.retry_delay_ms = o.retry_delay_ms > 0 ? o.retry_delay_ms : 500;
     u->hp.retry_after_max_ms = o.retry_after_max_ms > 0 ? o.retry_after_max_ms : 60000;
     u->hp.jobs = o.jobs > 0 ? o.jobs : 8;
+    if (o.ca_file && !fs_is_file(o.ca_file)) {
+        r = pgci_error_set(PGCI_ENOTFOUND, "CA certificate file %s does not exist", o.ca_file);
+        goto fail;
+    }
+    u->ca_file = o.ca_file ? pgci_strdup(o.ca_file) : NULL;
+    u->hp.ca_file = u->ca_file;
     for (const char *c = spec; *c; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7f) {
             r = pgci_error_set(PGCI_EINVALID, "upstream source spec contains a control character");
@@ -261,6 +268,7 @@ void upstream_free(upstream *u)
     free(u->spec);
     free(u->describe);
     free(u->cache_dir);
+    free(u->ca_file);
     free(u);
 }
 

@@ -50,8 +50,7 @@ static void expect_close(const double *ref, const float *got, size_t n, int bf16
     kcmp_stats st;
     kcmp_tensor(ref, got, n, &st);
     if (st.nonfinite || st.max_rel > max_rel)
-        fail_msg("max_rel %.3g (limit %.3g), %zu non-finite", st.max_rel, max_rel,
-                 st.nonfinite);
+        fail_msg("max_rel %.3g (limit %.3g), %zu non-finite", st.max_rel, max_rel, st.nonfinite);
     (void)bf16;
 }
 
@@ -312,8 +311,8 @@ static void test_forward_families(void **state)
             for (int l = 0; l < ref.L; l++) {
                 kcmp_tensor(ref.hidden + l * TH, got.hidden + l * TH, TH, &st);
                 if (!kcmp_ok(&st, tol))
-                    fail_msg("%s %s layer %d: max_rel %.3g", fixture_toys[i], bf16 ? "bf16" : "fp32",
-                             l, st.max_rel);
+                    fail_msg("%s %s layer %d: max_rel %.3g", fixture_toys[i],
+                             bf16 ? "bf16" : "fp32", l, st.max_rel);
             }
             kcmp_tensor(ref.logits, got.logits, (size_t)ref.T * ref.V, &st);
             if (!kcmp_ok(&st, tol))
@@ -384,8 +383,8 @@ static void test_check_catches_broken_kernels(void **state)
     static const struct {
         unsigned brk;
         size_t toys_using_it;
-    } cases[] = {{KBREAK_RMSNORM, N_TOYS}, {KBREAK_SWIGLU, N_TOYS}, {KBREAK_ROTARY, N_TOYS},
-                 {KBREAK_ATTENTION, N_TOYS}, {KBREAK_MOE, 1},     {KBREAK_CE, N_TOYS}};
+    } cases[] = {{KBREAK_RMSNORM, N_TOYS},   {KBREAK_SWIGLU, N_TOYS}, {KBREAK_ROTARY, N_TOYS},
+                 {KBREAK_ATTENTION, N_TOYS}, {KBREAK_MOE, 1},         {KBREAK_CE, N_TOYS}};
     int gpu = kgpu_probe(NULL, 0, NULL, 0);
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         findings fs = FINDINGS_INIT;
@@ -393,8 +392,8 @@ static void test_check_catches_broken_kernels(void **state)
         run_check(cases[i].brk, 1, 0, n, &fs);
         size_t devices = gpu ? 2 : 1;
         if (n[LOGITS_FAIL] != cases[i].toys_using_it * devices)
-            fail_msg("break mask %#x: %zu failing rows, expected %zu", cases[i].brk,
-                     n[LOGITS_FAIL], cases[i].toys_using_it * devices);
+            fail_msg("break mask %#x: %zu failing rows, expected %zu", cases[i].brk, n[LOGITS_FAIL],
+                     cases[i].toys_using_it * devices);
         assert_int_equal(findings_count_at_least(&fs, SEV_ERROR), n[LOGITS_FAIL]);
         findings_free(&fs);
     }
