@@ -116,7 +116,7 @@ inline void wait(int kind)
 /* Runs one block to completion. */
 inline void run_block(std::vector<Thread> &th)
 {
-    const size_t stack = 256 * 1024;
+    const size_t stack = 64 * 1024;
     if (g_stacks.size() < th.size())
         g_stacks.resize(th.size(), std::vector<char>(stack));
     static ucontext_t proto; /* getcontext is a system call: take it once */
