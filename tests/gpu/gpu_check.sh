@@ -77,7 +77,7 @@ build() {
                   -DPGCI_HAVE_CUDA=1 -Isrc -I. -I$cuda/include"
     mkdir -p "$obj"
     local srcs=(src/core/*.c src/cmd/cmd_common.c src/cmd/cmd_logits.c checks/finding.c
-                checks/logits.c kernels/*.c tests/gpu/logits_main.c)
+                checks/logits.c reports/run_doc.c kernels/*.c tests/gpu/logits_main.c)
     local objs=() pids=() s o
     for s in "${srcs[@]}"; do
         o=$obj/$(echo "$s" | tr / _).o
