@@ -478,6 +478,10 @@ template <typename T> struct Acts {
     T *h, *x, *q, *k, *v, *a, *o, *g, *u, *logits;
     float *acc, *hf;
     int *ids, *pos, *labels;
+    /* MoE scratch, allocated once so no cudaMalloc lands in the timed forward */
+    T *rl, *xe, *gu, *act, *y;
+    int *idx, *tok;
+    float *w, *tw;
 };
 
 template <typename T>
@@ -487,9 +491,9 @@ void moe_layer(Gpu &g, const model *m, const model_layer *L, const DevModel<T> &
     const toy_config *c = &m->cfg;
     int E = c->num_experts, K = c->top_k, H = c->hidden, I = c->moe_inter;
     int norm = (brk & KBREAK_MOE) ? !c->norm_topk_prob : c->norm_topk_prob;
-    T *rl = g.alloc<T>(rows * (size_t)E);
-    int *idx = g.alloc<int>(rows * (size_t)K);
-    float *w = g.alloc<float>(rows * (size_t)K);
+    T *rl = A.rl;
+    int *idx = A.idx;
+    float *w = A.w;
     linear<T>(g, x, rows, H, dm(L->router_w), nullptr, E, A.acc, rl);
     KLAUNCH(k_route<T>, (blocks(rows, 128)), 128, 0, rl, rows, E, K, norm, idx, w);
     launched("router kernel");
@@ -513,15 +517,15 @@ void moe_layer(Gpu &g, const model *m, const model_layer *L, const DevModel<T> &
                 }
     }
     start[E] = tok.size();
-    int *dtok = g.alloc<int>(tok.size());
-    float *dtw = g.alloc<float>(tw.size());
+    int *dtok = A.tok; /* rows * K entries at most */
+    float *dtw = A.tw;
     ck(cudaMemcpy(dtok, tok.data(), tok.size() * sizeof(int), cudaMemcpyHostToDevice), "upload");
     ck(cudaMemcpy(dtw, tw.data(), tw.size() * sizeof(float), cudaMemcpyHostToDevice), "upload");
     ck(cudaMemset(out, 0, rows * (size_t)H * sizeof(T)), "memset"); /* 0 in fp32 and bf16 */
-    T *xe = g.alloc<T>(rows * (size_t)H);
-    T *gu = g.alloc<T>(rows * 2 * (size_t)I);
-    T *act = g.alloc<T>(rows * (size_t)I);
-    T *y = g.alloc<T>(rows * (size_t)H);
+    T *xe = A.xe;
+    T *gu = A.gu;
+    T *act = A.act;
+    T *y = A.y;
     const T *Wgu = dm(L->exp_gate_up), *Wd = dm(L->exp_down);
     for (int e = 0; e < E; e++) {
         size_t n = start[e + 1] - start[e];
@@ -616,6 +620,16 @@ void forward(const model *m, const int *ids, int batch, int seq, unsigned brk, k
     A.logits = g.alloc<T>(rows * (size_t)c->vocab);
     A.acc = g.alloc<float>(rows * widest);
     A.hf = g.alloc<float>(rows * (widest > H ? widest : H));
+    size_t E = (size_t)c->num_experts, K = (size_t)c->top_k, Im = (size_t)c->moe_inter;
+    A.rl = g.alloc<T>(rows * E);
+    A.idx = g.alloc<int>(rows * K);
+    A.w = g.alloc<float>(rows * K);
+    A.tok = g.alloc<int>(rows * K);
+    A.tw = g.alloc<float>(rows * K);
+    A.xe = g.alloc<T>(E ? rows * H : 0);
+    A.gu = g.alloc<T>(rows * 2 * Im);
+    A.act = g.alloc<T>(rows * Im);
+    A.y = g.alloc<T>(E ? rows * H : 0);
     A.ids = g.alloc<int>(rows);
     A.pos = g.alloc<int>(rows);
     A.labels = g.alloc<int>(rows);
