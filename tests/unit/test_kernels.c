@@ -432,6 +432,18 @@ static void test_check_bad_options(void **state)
     assert_non_null(strstr(pgci_error_last(), "qwen3_moe"));
     logits_report_free(&rep);
     findings_free(&fs);
+
+    /* a hostile config cannot make pgci allocate hundreds of gigabytes */
+    const char *huge = "{\"model_type\":\"llama\",\"vocab_size\":2000000,\"hidden_size\":32768,"
+                       "\"intermediate_size\":4,\"num_hidden_layers\":1,"
+                       "\"num_attention_heads\":2,\"head_dim\":64}";
+    toy_config c;
+    model m;
+    assert_int_equal(toy_config_parse(&c, huge, strlen(huge), "huge/config.json"), 0);
+    assert_int_equal(model_init_seeded(&m, &c, 0), PGCI_ELIMIT);
+    assert_non_null(
+        strstr(pgci_error_last(), "huge/config.json: the model has 1.31e+11 parameters"));
+    toy_config_free(&c);
 }
 
 int main(void)
