@@ -168,14 +168,21 @@ def run_case(config_dir, weights, dump, device):
         logits = out.logits.float().cpu()
         tol = TOL[dtname]
         s = stats(ref[f"logits.{dtname}"], logits)
-        # hidden_states[0] is the embedding output, [l + 1] the output of layer l;
-        # the last entry is after the final norm, so it is not a layer output.
+        # transformers returns the embedding output first ([0]) and then each
+        # layer's output, the last one after the final norm; some versions leave
+        # the embedding out. Align by length and skip the last entry either way.
         hid = ref[f"hidden.{dtname}"]
+        n_layers = hid.shape[0]
+        hs_all = out.hidden_states or ()
+        offset = 1 if len(hs_all) == n_layers + 1 else 0
         first_bad = None
-        for layer in range(hid.shape[0] - 1):
-            hs = stats(hid[layer], out.hidden_states[layer + 1].float().cpu())
-            if first_bad is None and not ok(hs, tol):
-                first_bad = layer
+        compared = 0
+        if len(hs_all) in (n_layers, n_layers + 1):
+            for layer in range(n_layers - 1):
+                hs = stats(hid[layer], hs_all[layer + offset].float().cpu())
+                compared += 1
+                if first_bad is None and not ok(hs, tol):
+                    first_bad = layer
         lab = ids[:, 1:].reshape(-1).cpu()
         hf_loss = torch.nn.functional.cross_entropy(
             logits[:, :-1, :].reshape(-1, logits.shape[-1]).double(), lab).item()
@@ -184,7 +191,8 @@ def run_case(config_dir, weights, dump, device):
         passed = ok(s, tol) and first_bad is None and loss_rel <= tol["loss_rel"]
         rows.append({"toy": config_dir.rstrip("/").split("/")[-1], "dtype": dtname,
                      "device": device, "status": "pass" if passed else "FAIL",
-                     "first_diverging_layer": first_bad, "loss_ref": ref_loss, "loss_hf": hf_loss,
+                     "first_diverging_layer": first_bad, "layers_compared": compared,
+                     "loss_ref": ref_loss, "loss_hf": hf_loss,
                      "loss_rel": loss_rel, **s})
         del model
     return rows
