@@ -80,8 +80,16 @@ def build_model(config_dir, dtype, device):
     cfg = AutoConfig.from_pretrained(config_dir)
     try:
         cfg._attn_implementation = "eager"
-    except Exception:
+    except Exception:  # noqa: BLE001
         pass
+    # transformers 4.x does not read rope_parameters (the 5.x spelling): give it
+    # the same theta the reference reads; check_rope() verifies the result.
+    theta = config_theta(config_dir)
+    if getattr(cfg, "rope_theta", theta) != theta:
+        try:
+            cfg.rope_theta = theta
+        except Exception:  # noqa: BLE001
+            pass
     with torch.device(device):
         try:
             model = AutoModelForCausalLM.from_config(cfg, attn_implementation="eager",
@@ -121,13 +129,19 @@ def adapt_state_dict(sd, model):
     return out
 
 
-def check_rope(model, config_dir):
-    """The reference reads rope_theta from config.json; make sure transformers
-    resolved the same value (v5 moves it into rope_parameters)."""
+def config_theta(config_dir):
+    """rope_theta as pgci's reader takes it: rope_parameters wins, then the
+    top-level field, then 10000."""
     cfg_json = json.load(open(f"{config_dir}/config.json"))
     theta = cfg_json.get("rope_theta")
     rp = cfg_json.get("rope_parameters") or {}
-    theta = rp.get("rope_theta", theta if theta is not None else 10000.0)
+    return float(rp.get("rope_theta", theta if theta is not None else 10000.0))
+
+
+def check_rope(model, config_dir):
+    """The reference reads rope_theta from config.json; make sure transformers
+    resolved the same value (v5 moves it into rope_parameters)."""
+    theta = config_theta(config_dir)
     c = model.config
     got = getattr(c, "rope_theta", None)
     if got is None:
