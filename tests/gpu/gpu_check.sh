@@ -62,6 +62,7 @@ else
     say "installing torch, transformers, safetensors with pip into $OUT/venv (background)"
     (python3 -m venv --system-site-packages "$OUT/venv" &&
         timeout 300 "$OUT/venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+            --retries 1 --timeout 20 \
             torch transformers safetensors) >"$OUT/pip.log" 2>&1 &
     pip_pid=$!
     PY=$OUT/venv/bin/python
