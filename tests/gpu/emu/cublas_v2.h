@@ -17,7 +17,11 @@
 
 typedef struct emu_cublas *cublasHandle_t;
 typedef int cublasStatus_t;
-enum { CUBLAS_STATUS_SUCCESS = 0, CUBLAS_STATUS_INVALID_VALUE = 7, CUBLAS_STATUS_NOT_SUPPORTED = 15 };
+enum {
+    CUBLAS_STATUS_SUCCESS = 0,
+    CUBLAS_STATUS_INVALID_VALUE = 7,
+    CUBLAS_STATUS_NOT_SUPPORTED = 15
+};
 enum cublasOperation_t { CUBLAS_OP_N, CUBLAS_OP_T };
 enum cublasComputeType_t { CUBLAS_COMPUTE_32F };
 enum cublasGemmAlgo_t { CUBLAS_GEMM_DEFAULT };
@@ -69,10 +73,10 @@ inline cublasStatus_t cublasGemmEx(cublasHandle_t, cublasOperation_t ta, cublasO
         for (int i = 0; i < m; i++) {
             float acc = 0;
             for (int l = 0; l < k; l++) {
-                size_t ai = ta == CUBLAS_OP_N ? (size_t)i + (size_t)l * lda
-                                              : (size_t)l + (size_t)i * lda;
-                size_t bi = tb == CUBLAS_OP_N ? (size_t)l + (size_t)j * ldb
-                                              : (size_t)j + (size_t)l * ldb;
+                size_t ai =
+                    ta == CUBLAS_OP_N ? (size_t)i + (size_t)l * lda : (size_t)l + (size_t)i * lda;
+                size_t bi =
+                    tb == CUBLAS_OP_N ? (size_t)l + (size_t)j * ldb : (size_t)j + (size_t)l * ldb;
                 acc += emu_load(A, at, ai) * emu_load(B, bt, bi);
             }
             size_t ci = (size_t)i + (size_t)j * ldc;
