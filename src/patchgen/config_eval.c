@@ -135,6 +135,7 @@ void config_eval_free(config_eval *ev)
             continue;
         hashmap_free(&m->ns);
         hashmap_free(&m->cloned);
+        hashmap_free(&m->first_class);
         if (m->tree) {
             py_tree_free(m->tree);
             free(m->tree);
@@ -414,7 +415,7 @@ static int exec_definition(ce_ctx *c, TSNode n)
     obj->text = c->mod->text;
     obj->text_len = c->mod->text_len;
     obj->is_class = py_is(def, "class_definition");
-    ce_object_lines(c->t, n, obj);
+    ce_object_lines(c->t, &c->ev->mem, &c->mod->first_class, &c->mod->classes_indexed, n, obj);
     int rc = obj->is_class ? check_class_body(c, def) : check_def_header(c, def);
     if (rc < 0)
         return rc;

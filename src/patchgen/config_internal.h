@@ -170,6 +170,8 @@ struct ce_module {
     char *err_msg;       /* arena, when FAILED */
     hashmap ns;          /* name -> ce_value * */
     hashmap cloned;      /* ce_config * (sibling's) -> ce_config * (this module's copy) */
+    hashmap first_class; /* class name -> TSNode * of its first definition (inspect) */
+    int classes_indexed;
     py_tree *tree;       /* kept until the evaluator is freed: calling one of the module's
                             defs later needs its body (see ce_call_touches_config) */
     ce_module *importer; /* the module whose import is loading this one (cycle report) */
@@ -280,7 +282,9 @@ int ce_finalize(const ce_module *m, const char *var, const ce_config *src, pg_co
 
 /* --- config_object.c -------------------------------------------------------- */
 /* Fills start_line / end_line of a def or class node (the decorated_definition when
- * decorated) as inspect.getsourcelines() reports them. */
-void ce_object_lines(const py_tree *t, TSNode def, pg_object *obj);
+ * decorated) as inspect.getsourcelines() reports them. first_class caches the
+ * module's first class per name (built on first use; *indexed says whether). */
+void ce_object_lines(const py_tree *t, arena *mem, hashmap *first_class, int *indexed, TSNode def,
+                     pg_object *obj);
 
 #endif
