@@ -473,6 +473,10 @@ static int def_touches(config_eval *ev, const pg_object *obj, hashmap *seen, int
     for (;;) {
         TSNode x = ts_tree_cursor_current_node(&cur);
         const char *field = ts_tree_cursor_current_field_name(&cur);
+        if (!ce_step(ev, 1)) {
+            found = 1; /* reported as the budget by ce_unsupported */
+            break;
+        }
         if (py_is(x, "identifier") && (!field || strcmp(field, "attribute"))) {
             size_t len;
             const char *s = py_text(d->mod->tree, x, &len);
@@ -955,6 +959,8 @@ int config_eval_file(config_eval *ev, const char *path, const char *var_name, pg
     *out = NULL;
     char *abs = absolute_path(ev, path);
     ce_module *m;
+    ev->steps = 0;
+    ev->over_budget = 0;
     int r = module_load_src(ev, NULL, abs, NULL, 0, &m);
     return r < 0 ? r : pick_config(ev, m, var_name, out);
 }
@@ -965,6 +971,8 @@ int config_eval_buffer(config_eval *ev, const char *path, const char *src, size_
     *out = NULL;
     char *abs = absolute_path(ev, path);
     ce_module *m;
+    ev->steps = 0;
+    ev->over_budget = 0;
     int r = module_load_src(ev, NULL, abs, src, len, &m);
     return r < 0 ? r : pick_config(ev, m, var_name, out);
 }

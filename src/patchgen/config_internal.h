@@ -29,6 +29,9 @@
 #define CE_MAX_IMPORT_DEPTH 32          /* chain of sibling-config imports */
 #define CE_MAX_ITEMS 100000             /* entries in one list of a PatchConfig */
 #define CE_MAX_CONFIG_BYTES (64u << 20) /* text a finalized config may carry */
+#define CE_MAX_STEPS                                                                               \
+    50000000ull /* work units per evaluation (nodes scanned,                                       \
+                    expressions evaluated, comparisons) */
 
 typedef enum ce_kind {
     CE_UNKNOWN, /* opaque: an import, a call result, anything not evaluated */
@@ -187,8 +190,13 @@ struct config_eval {
     hashmap defs;       /* "%p" of a pg_object -> ce_def * (where its def is) */
     ce_config *configs; /* allocation list */
     int import_depth;
-    ce_value unknown, none; /* shared singletons */
+    unsigned long long steps; /* work done by the current evaluation */
+    int over_budget;          /* steps passed CE_MAX_STEPS */
+    ce_value unknown, none;   /* shared singletons */
 };
+
+/* Counts k units of work; 0 once the budget is spent (and stays so). */
+int ce_step(config_eval *ev, unsigned long long k);
 
 /* A filter's loop variable, bound while its condition is evaluated. */
 typedef struct ce_local {

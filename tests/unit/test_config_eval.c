@@ -668,6 +668,20 @@ static void test_limits(void **state)
         strbuf_adds(&sb, "config.add_post_import_block(B)\n");
     assert_int_equal(eval_src(sb.buf, NULL, &c), PGCI_ELIMIT);
     assert_non_null(strstr(pgci_error_last(), "bytes of text (limit 67108864)"));
+
+    /* quadratic work (65,536 helpers, each looked up in a 1,000-name tuple) runs
+     * into the step budget instead of running for minutes */
+    strbuf_reset(&sb);
+    strbuf_adds(&sb, HEAD "@config.add_helper\ndef h():\n    pass\n");
+    for (int i = 0; i < 16; i++)
+        strbuf_adds(&sb, "config.helpers.extend(config.helpers)\n");
+    strbuf_adds(&sb, "T = (");
+    for (int i = 0; i < 1000; i++)
+        strbuf_addf(&sb, "'n%d', ", i);
+    strbuf_adds(&sb, ")\nconfig.helpers.extend(h for h in config.helpers if h.__name__ in T)\n");
+    assert_int_equal(eval_src(sb.buf, NULL, &c), PGCI_ELIMIT);
+    assert_non_null(
+        strstr(pgci_error_last(), "evaluating this config takes more than 50000000 steps"));
     strbuf_free(&sb);
 }
 
