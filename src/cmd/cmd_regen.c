@@ -225,11 +225,27 @@ int cmd_regen(int argc, const char **argv)
         if (abs)
             ruff_abs = abs;
     }
+    /* the normalised bytes depend on ruff's version: say so when it is not the
+     * one the workspace pins */
+    const char *ruff_cmd = ruff_abs ? ruff_abs : cli.ruff ? cli.ruff : ws->ruff;
+    if (!cli.no_ruff && ws->ruff_version && !common.quiet) {
+        strbuf v = STRBUF_INIT;
+        if (normalize_ruff_version(ruff_cmd, &v) == 0) {
+            const char *have = strrchr(v.buf, ' ');
+            have = have ? have + 1 : v.buf;
+            if (strcmp(have, ws->ruff_version))
+                log_warn("%s is ruff %s, not the %s that %s pins ([tool.pgci] ruff_version): "
+                         "the normalised output may differ from patchgen's",
+                         ruff_cmd ? ruff_cmd : "ruff", have, ws->ruff_version, ws->pyproject);
+        }
+        strbuf_free(&v);
+        pgci_error_clear();
+    }
     regen_batch_opts bo;
     memset(&bo, 0, sizeof(bo));
     bo.base.tag = tag;
     bo.base.no_ruff = cli.no_ruff;
-    bo.base.ruff.ruff = ruff_abs ? ruff_abs : cli.ruff ? cli.ruff : ws->ruff;
+    bo.base.ruff.ruff = ruff_cmd;
     bo.base.ruff.extra_ignore = &ws->ruff_extra_ignore;
     bo.base.ruff.isolated = ws->ruff_isolated;
     bo.base.ruff.cwd = ws->root;
