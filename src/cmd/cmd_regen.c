@@ -83,13 +83,17 @@ static json_t *result_json(const regen_output *r, const char *state)
 {
     json_t *o = json_object();
     json_object_set_new(o, "config", json_string(r->config_path));
-    json_object_set_new(o, "module", r->config_module ? json_string(r->config_module) : json_null());
-    json_object_set_new(o, "source_module", r->source_module ? json_string(r->source_module) : json_null());
-    json_object_set_new(o, "target_file", r->target_file ? json_string(r->target_file) : json_null());
+    json_object_set_new(o, "module",
+                        r->config_module ? json_string(r->config_module) : json_null());
+    json_object_set_new(o, "source_module",
+                        r->source_module ? json_string(r->source_module) : json_null());
+    json_object_set_new(o, "target_file",
+                        r->target_file ? json_string(r->target_file) : json_null());
     json_object_set_new(o, "py", r->py_path ? json_string(r->py_path) : json_null());
     json_object_set_new(o, "diff", r->diff_path ? json_string(r->diff_path) : json_null());
     json_object_set_new(o, "state", json_string(state));
-    json_object_set_new(o, "error", r->status < 0 ? json_string(r->error ? r->error : "failed") : json_null());
+    json_object_set_new(o, "error",
+                        r->status < 0 ? json_string(r->error ? r->error : "failed") : json_null());
     json_object_set_new(o, "normalized", json_boolean(r->normalized));
     json_t *notes = json_array();
     for (size_t k = 0; k < r->cg.notes.len; k++) {
@@ -114,8 +118,8 @@ static json_t *result_json(const regen_output *r, const char *state)
 }
 
 /* Reports (and writes) one config; returns its exit contribution. */
-static int report_one(const workspace *ws, const regen_cli *cli, const regen_output *r,
-                      int quiet, json_t *json)
+static int report_one(const workspace *ws, const regen_cli *cli, const regen_output *r, int quiet,
+                      json_t *json)
 {
     if (json)
         quiet = 1;
@@ -152,7 +156,7 @@ static int report_one(const workspace *ws, const regen_cli *cli, const regen_out
             rc = EXIT_ERROR;
         }
         if (json)
-            json_array_append_new(json, result_json(r, rc != EXIT_CLEAN        ? "error"
+            json_array_append_new(json, result_json(r, rc != EXIT_CLEAN       ? "error"
                                                        : py_same && diff_same ? "unchanged"
                                                                               : "written"));
         if (rc == EXIT_CLEAN && !quiet) {
@@ -183,8 +187,9 @@ static int report_one(const workspace *ws, const regen_cli *cli, const regen_out
     if (cli->notes && !quiet)
         print_notes(r);
     if (log_level() >= LOG_VERBOSE)
-        fprintf(stderr, "pgci: %s: eval %.1f ms, fetch %.1f ms, codegen %.1f ms, ruff %.1f ms, "
-                        "diff %.1f ms\n",
+        fprintf(stderr,
+                "pgci: %s: eval %.1f ms, fetch %.1f ms, codegen %.1f ms, ruff %.1f ms, "
+                "diff %.1f ms\n",
                 r->config_path, r->ms_eval, r->ms_fetch, r->ms_codegen, r->ms_ruff, r->ms_diff);
     strbuf_free(&py);
     strbuf_free(&df);
@@ -219,11 +224,15 @@ int cmd_regen(int argc, const char **argv)
         OPT_STR(0, "tag", &cli.tag, "TAG", "upstream tag (default: v<the workspace's pin>)"),
         OPT_BOOL(0, "write", &cli.write, "write the regenerated files instead of comparing"),
         OPT_BOOL(0, "diff", &cli.diff, "the .diff too (compared, written, or printed)"),
-        OPT_BOOL(0, "stdout", &cli.to_stdout, "print one config's regenerated .py (.diff with --diff)"),
-        OPT_STR('o', "output-dir", &cli.out_dir, "DIR", "write outputs under DIR (implies --write)"),
-        OPT_STR('c', "config-name", &cli.var_name, "NAME", "the PatchConfig variable (default: config)"),
+        OPT_BOOL(0, "stdout", &cli.to_stdout,
+                 "print one config's regenerated .py (.diff with --diff)"),
+        OPT_STR('o', "output-dir", &cli.out_dir, "DIR",
+                "write outputs under DIR (implies --write)"),
+        OPT_STR('c', "config-name", &cli.var_name, "NAME",
+                "the PatchConfig variable (default: config)"),
         OPT_BOOL(0, "no-ruff", &cli.no_ruff, "skip ruff: raw codegen output"),
-        OPT_STR(0, "ruff", &cli.ruff, "CMD", "the ruff command (default: [tool.pgci] ruff, else ruff)"),
+        OPT_STR(0, "ruff", &cli.ruff, "CMD",
+                "the ruff command (default: [tool.pgci] ruff, else ruff)"),
         OPT_STR(0, "upstream", &cli.upstream_spec, "SPEC",
                 "upstream source: URL template, git:PATH or dir:PATH (default: [tool.pgci])"),
         OPT_BOOL(0, "notes", &cli.notes, "list what patchgen does silently per config"),
@@ -327,7 +336,10 @@ int cmd_regen(int argc, const char **argv)
     if (arr) {
         json_t *root = json_object();
         json_object_set_new(root, "tag", json_string(tag));
-        json_object_set_new(root, "ruff", cli.no_ruff ? json_null() : json_string(bo.base.ruff.ruff ? bo.base.ruff.ruff : "ruff"));
+        json_object_set_new(root, "ruff",
+                            cli.no_ruff
+                                ? json_null()
+                                : json_string(bo.base.ruff.ruff ? bo.base.ruff.ruff : "ruff"));
         json_object_set_new(root, "configs", arr);
         char *txt = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         if (txt)
@@ -340,8 +352,8 @@ int cmd_regen(int argc, const char **argv)
         fprintf(stderr, "pgci: %zu config%s at %s: %zu error%s%s%s\n", sel.len,
                 sel.len == 1 ? "" : "s", tag, n_err, n_err == 1 ? "" : "s",
                 (cli.write || cli.out_dir || n_err) ? ""
-                : n_change                       ? ", some would change"
-                                                 : ", all up to date",
+                : n_change                          ? ", some would change"
+                                                    : ", all up to date",
                 cli.no_ruff ? " (raw, without ruff)" : "");
     rc = n_err ? EXIT_ERROR : n_change ? EXIT_FINDINGS : EXIT_CLEAN;
 done:
