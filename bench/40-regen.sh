@@ -69,15 +69,14 @@ pcg=$(awk '{ s += $1 } END { printf "%.1f", s / NR }' "$tmp/pc_ms")
 echo "  the generator alone, in process: patchgen generate() ${pyg} ms, pgci codegen ${pcg} ms ($(echo "$pyg $pcg" | awk '{ printf "%.1f", $1 / $2 }')x)"
 
 tf=$(corpus_wheel transformers 5.9.0) || { echo "no transformers 5.9.0: corpus part skipped"; exit 0; }
-veomni=$(corpus_wheel veomni 0.1.12) || { echo "no veomni 0.1.12: corpus part skipped"; exit 0; }
-veomni_workspace "$tmp/ws" "$veomni"
+ws=$(veomni_sdist 0.1.12) || { echo "no veomni 0.1.12: corpus part skipped"; exit 0; }
 J=$(nproc)
 corpus() { # ARGS... -> "wall cpu" seconds of one run (cpu: user+sys, ruff included)
     local TIMEFORMAT='%R %U %S'
-    { time "$PGCI" regen -C "$tmp/ws" --tag v5.9.0 --upstream "dir:$tf" -q "$@" >/dev/null 2>&1; } 2>&1 |
+    { time "$PGCI" regen -C "$ws" --tag v5.9.0 --upstream "dir:$tf" -q "$@" >/dev/null 2>&1; } 2>&1 |
         awk '{ printf "%.2fs wall, %.2fs cpu", $1, $2 + $3 }'
 }
-"$PGCI" regen -C "$tmp/ws" --tag v5.9.0 --upstream "dir:$tf" -q --no-ruff >/dev/null 2>&1 # warm the page cache
+"$PGCI" regen -C "$ws" --tag v5.9.0 --upstream "dir:$tf" -q --no-ruff >/dev/null 2>&1 # warm the page cache
 raw1=$(corpus --no-ruff -j 1)
 ruff1=$(corpus --ruff "$RUFF" -j 1)
 rawJ=$(corpus --no-ruff -j "$J")
@@ -86,7 +85,7 @@ echo "real corpus (veomni 0.1.12, 29 configs, transformers 5.9.0):"
 echo "  -j 1:  without ruff ${raw1}; with ruff 0.13.2 ${ruff1}"
 echo "  -j $J:  without ruff ${rawJ}; with ruff 0.13.2 ${ruffJ}"
 # ruff's share, from pgci's own per-step timings (regen -v) of a -j 1 run
-"$PGCI" regen -C "$tmp/ws" --tag v5.9.0 --upstream "dir:$tf" --ruff "$RUFF" -j 1 -v 2>&1 >/dev/null |
+"$PGCI" regen -C "$ws" --tag v5.9.0 --upstream "dir:$tf" --ruff "$RUFF" -j 1 -v 2>&1 >/dev/null |
     sed -n 's/.*: eval \([0-9.]*\) ms, fetch \([0-9.]*\) ms, codegen \([0-9.]*\) ms, ruff \([0-9.]*\) ms, diff \([0-9.]*\) ms/\1 \2 \3 \4 \5/p' |
     awk '{ e += $1; f += $2; c += $3; r += $4; d += $5 }
          END { t = e + f + c + r + d; if (t == 0) exit;
