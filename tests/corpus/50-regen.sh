@@ -4,10 +4,10 @@
 # Everything comes from the Python package registry into the corpus cache:
 #   A. the `veomni` 0.1.12 source distribution (its pyproject.toml, 29 configs and
 #      their generated .py) against `transformers` 5.9.0, its pin;
-#   B. the `veomni` 0.1.11 source distribution (24 configs) against `transformers`
-#      5.2.0, its pin (0.1.11 predates [tool.patchgen]: its patchgen discovered
-#      configs under the hard-coded veomni/models/transformers, which we write into
-#      a copy of its pyproject.toml);
+#   B. the `veomni` 0.1.11 and 0.1.10 source distributions (24 and 22 configs)
+#      against `transformers` 5.2.0, their pin (they predate [tool.patchgen]: their
+#      patchgen discovered configs under the hard-coded veomni/models/transformers,
+#      which we write into a copy of the pyproject.toml);
 # with ruff 0.13.2 and the transformers wheels unpacked and used as `dir:` upstreams.
 # The distributions carry no .diff files; when a clone of the VeOmni repository is
 # available (PGCI_VEOMNI_REPO: a git directory whose HEAD pins transformers 5.9.0;
@@ -63,16 +63,18 @@ status=0
 ws=$(veomni_sdist 0.1.12) || exit 1
 run_corpus "veomni 0.1.12 (registry sdist) .py" "$ws" v5.9.0 "$tf" || status=1
 
-# B. veomni 0.1.11 from the registry, at its pin
+# B. veomni 0.1.11 and 0.1.10 from the registry, at their pin
 tf52=$(corpus_wheel transformers 5.2.0) || exit 1
-src=$(veomni_sdist 0.1.11) || exit 1
-ws="$tmp/veomni-0.1.11"
-mkdir -p "$ws/veomni/models"
-cp "$src/pyproject.toml" "$ws/"
-cp -r "$src/veomni/models/transformers" "$ws/veomni/models/"
-printf '\n[tool.patchgen]\nsearch_root = "veomni/models/transformers"\npackage_prefix = "veomni.models.transformers"\n' \
-    >>"$ws/pyproject.toml"
-run_corpus "veomni 0.1.11 (registry sdist) .py" "$ws" v5.2.0 "$tf52" || status=1
+for v in 0.1.11 0.1.10; do
+    src=$(veomni_sdist "$v") || exit 1
+    ws="$tmp/veomni-$v"
+    mkdir -p "$ws/veomni/models"
+    cp "$src/pyproject.toml" "$ws/"
+    cp -r "$src/veomni/models/transformers" "$ws/veomni/models/"
+    printf '\n[tool.patchgen]\nsearch_root = "veomni/models/transformers"\npackage_prefix = "veomni.models.transformers"\n' \
+        >>"$ws/pyproject.toml"
+    run_corpus "veomni $v (registry sdist) .py" "$ws" v5.2.0 "$tf52" || status=1
+done
 
 # C. the VeOmni repository at a commit pinned to 5.9.0, .py and .diff
 VEOMNI_REPO=${PGCI_VEOMNI_REPO:-/work/.mirror/ByteDance-Seed+VeOmni/repo}
