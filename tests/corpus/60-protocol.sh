@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Corpus: every protocol rule on the real VeOmni tree (the veomni 0.1.12 wheel's
+# veomni/models/transformers, 29 configs in 20 model packages) against
+# transformers 5.9.0, its pin. The wheel has no pyproject with [tool.patchgen], so
+# the tree is copied into a temporary workspace with a small one. Prints the
+# findings per rule and compares them, one by one, with 60-protocol.expected
+# (each checked by hand: docs/protocol.md says what each one is). Then --base on
+# the same tree in git: no finding without a change, a hand edit of a generated
+# file flagged, an NPU file regenerated after its GPU config changed accepted.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. tests/corpus/lib.sh
+PGCI=${PGCI:-$PWD/bin/pgci}
+VEOMNI=$(corpus_wheel veomni 0.1.12)
+TF=$(corpus_wheel transformers 5.9.0)
+T=$(mktemp -d "${TMPDIR:-/tmp}/pgci-corpus-protocol.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+W=$T/veomni
+mkdir -p "$W/veomni/models"
+cp -r "$VEOMNI/veomni/models/transformers" "$W/veomni/models/"
+cat >"$W/pyproject.toml" <<TOML
+[project]
+name = "veomni-protocol-corpus"
+version = "0.1.12"
+dependencies = ["transformers==5.9.0"]
+
+[tool.patchgen]
+search_root = "veomni/models/transformers"
+package_prefix = "veomni.models.transformers"
+ruff_extra_ignore = []
+ruff_isolated = false
+
+[tool.pgci]
+upstream = "dir:$TF"
+TOML
+
+run() { "$PGCI" check -C "$W" --no-ruff --allow-skip drift --allow-skip protocol-import "$@"; }
+rc=0
+run --format json --run-json "$T/run.json" >"$T/findings.json" || rc=$?
+[ "$rc" -le 1 ] || fail "pgci check exited $rc"
+
+python3 - "$T/findings.json" "$T/run.json" tests/corpus/60-protocol.expected <<'PY'
+import collections, json, sys
+findings = json.load(open(sys.argv[1]))
+run = json.load(open(sys.argv[2]))
+prefix = "veomni/models/transformers/"
+proto = [f for f in findings if f["check"].startswith("protocol-")]
+rules = ["registration.decorator", "registration.import", "registration.npu-branch",
+         "registration.converter", "retired.file", "retired.generated-only", "comments.header",
+         "comments.markers", "comments.regen-command", "siblings.pair", "siblings.copied-body",
+         "tests.toy-config", "tests.registry", "tests.logits", "import.smoke"]
+count = collections.Counter(f["data"]["rule"] for f in proto)
+status = {c["id"]: (c["status"], c["reason"]) for c in run["checks"]}
+print("protocol findings on veomni 0.1.12 (%d configs):" % len(run["configs"]))
+for r in rules:
+    print("  %-26s %3d" % (r, count[r]))
+for cid in sorted(s for s in status if s.startswith("protocol-")):
+    st, why = status[cid]
+    print("  check %-22s %s%s" % (cid, st, ": " + why if why else ""))
+assert set(count) <= set(rules), count
+got = sorted("%s %s %s:%d: %s" % (f["data"]["rule"], f["severity"], f["path"][len(prefix):],
+                                 f["line"], f["title"]) for f in proto)
+want = sorted(l.rstrip("\n") for l in open(sys.argv[3]) if l.strip() and not l.startswith("#"))
+if got != want:
+    for l in sorted(set(want) - set(got)):
+        print("missing:", l)
+    for l in sorted(set(got) - set(want)):
+        print("unexpected:", l)
+    sys.exit("protocol findings differ from 60-protocol.expected")
+assert status["protocol-import"][0] == "not-run", status["protocol-import"]
+for cid in ("protocol-registration", "protocol-retired", "protocol-comments",
+            "protocol-siblings", "protocol-tests"):
+    assert status[cid][0] == "ran", (cid, status[cid])
+print("ok   %d protocol findings, each as expected" % len(proto))
+PY
+
+# --base on the real tree
+git -C "$W" init -q
+git -C "$W" -c user.name=t -c user.email=t@t add -A
+git -C "$W" -c user.name=t -c user.email=t@t commit -qm veomni
+only_generated_only() { python3 -c '
+import json, sys
+for f in json.load(sys.stdin):
+    if f["data"] and f["data"].get("rule") == "retired.generated-only":
+        print(f["path"])'; }
+run --base HEAD --format json >"$T/b0.json" || true
+[ -z "$(only_generated_only <"$T/b0.json")" ] || fail "--base HEAD without a change"
+G=veomni/models/transformers
+echo "# hand edit" >>"$W/$G/qwen3_vl/generated/patched_modeling_qwen3_vl_gpu.py"
+echo "# regenerated" >>"$W/$G/qwen3_5_moe/generated/patched_modeling_qwen3_5_moe_npu.py"
+echo "# shared patch edited" >>"$W/$G/qwen3_5/qwen3_5_gpu_patch_gen_config.py"
+run --base HEAD --format json >"$T/b1.json" || true
+got=$(only_generated_only <"$T/b1.json")
+[ "$got" = "$G/qwen3_vl/generated/patched_modeling_qwen3_vl_gpu.py" ] || fail "--base: got: $got"
+echo "ok   --base: a hand edit flagged; an NPU file whose imported GPU config changed accepted"
