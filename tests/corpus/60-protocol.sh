@@ -4,9 +4,13 @@
 # transformers 5.9.0, its pin. The wheel has no pyproject with [tool.patchgen], so
 # the tree is copied into a temporary workspace with a small one. Prints the
 # findings per rule and compares them, one by one, with 60-protocol.expected
-# (each checked by hand: docs/protocol.md says what each one is). Then --base on
-# the same tree in git: no finding without a change, a hand edit of a generated
-# file flagged, an NPU file regenerated after its GPU config changed accepted.
+# (each checked by hand: docs/protocol.md says what each one is). The rules that
+# find nothing on VeOmni are then shown to fire on the real files: one mutation
+# each (a dropped staticmethod, a class left out of the converter loop, the NPU
+# import replaced by the GPU one, a wrong model type, a retired file back) gives
+# exactly its findings. Then --base on the same tree in git: no finding without a
+# change, a hand edit of a generated file flagged, an NPU file regenerated after
+# the GPU config it imports changed accepted.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/corpus/lib.sh
@@ -74,6 +78,59 @@ for cid in ("protocol-registration", "protocol-retired", "protocol-comments",
             "protocol-siblings", "protocol-tests"):
     assert status[cid][0] == "ran", (cid, status[cid])
 print("ok   %d protocol findings, each as expected" % len(proto))
+PY
+
+# mutations of the real tree: each registration/retired rule fires on real code
+M=$T/mutated
+cp -r "$W" "$M"
+G=veomni/models/transformers
+python3 - "$M/$G" <<'PY'
+import sys
+root = sys.argv[1]
+def edit(rel, old, new):
+    p = root + "/" + rel
+    s = open(p).read()
+    assert s.count(old) == 1, (rel, old)
+    open(p, "w").write(s.replace(old, new))
+edit("qwen3_moe/__init__.py", "staticmethod(create_qwen3_moe_checkpoint_tensor_converter)",
+     "create_qwen3_moe_checkpoint_tensor_converter")
+edit("deepseek_v3/__init__.py", "        DeepseekV3ForTokenClassification,\n        DeepseekV3Model,\n    ):",
+     "        DeepseekV3ForTokenClassification,\n    ):")
+edit("qwen3/__init__.py", "from .generated.patched_modeling_qwen3_npu import",
+     "from .generated.patched_modeling_qwen3_gpu import")
+edit("llama/__init__.py", '@MODELING_REGISTRY.register("llama")', '@MODELING_REGISTRY.register("lama")')
+open(root + "/seed_oss/npu_patch.py", "w").write("# the old monkey patch\n")
+PY
+"$PGCI" check -C "$M" --no-ruff --allow-skip drift --allow-skip protocol-import --format json >"$T/mutated.json" || true
+python3 - "$T/findings.json" "$T/mutated.json" <<'PY'
+import json, sys
+key = lambda f: (f["data"]["rule"], f["path"].replace("veomni/models/transformers/", ""), f["line"], f["title"])
+base = {key(f) for f in json.load(open(sys.argv[1])) if f["check"].startswith("protocol-")}
+new = sorted(k for k in (key(f) for f in json.load(open(sys.argv[2])) if f["check"].startswith("protocol-")) if k not in base)
+for k in new:
+    print("  mutation found: %s %s:%d: %s" % k)
+conv = "_create_checkpoint_tensor_converter is assigned without staticmethod(): the loader would call it bound to the class"
+want = sorted([
+    ("registration.converter", "qwen3_moe/__init__.py", 65, "Qwen3MoeForCausalLM." + conv),
+    ("registration.converter", "qwen3_moe/__init__.py", 65, "Qwen3MoeForQuestionAnswering." + conv),
+    ("registration.converter", "qwen3_moe/__init__.py", 65, "Qwen3MoeForTokenClassification." + conv),
+    ("registration.converter", "qwen3_moe/__init__.py", 65, "Qwen3MoeModel." + conv),
+    ("registration.converter", "deepseek_v3/__init__.py", 53,
+     "returns DeepseekV3Model without _create_checkpoint_tensor_converter = staticmethod(...) although "
+     "veomni/models/transformers/deepseek_v3/checkpoint_tensor_converter.py exists"),
+    ("registration.npu-branch", "qwen3/__init__.py", 18,
+     "veomni/models/transformers/qwen3 has an NPU config but never imports "
+     ".generated.patched_modeling_qwen3_npu under `if IS_NPU_AVAILABLE:`"),
+    ("registration.npu-branch", "qwen3/__init__.py", 21,
+     "imports the GPU module .generated.patched_modeling_qwen3_gpu under `if IS_NPU_AVAILABLE:`"),
+    ("registration.decorator", "llama/__init__.py", 17,
+     'registers "lama", not the model type of llama configs ("llama")'),
+    ("retired.file", "seed_oss/npu_patch.py", 0,
+     "npu_patch.py is retired: veomni/models/transformers/seed_oss is generated from "
+     "veomni/models/transformers/seed_oss/seed_oss_gpu_patch_gen_config.py now"),
+])
+assert new == want, "\n".join(map(str, new))
+print("ok   %d mutations of the real tree: exactly the expected findings" % 5)
 PY
 
 # --base on the real tree
