@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "checks/checks.h"
+#include "checks/regen_finding.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/log.h"
@@ -196,6 +197,7 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
         na.o.extra_ignore = &ws->ruff_extra_ignore;
         na.o.isolated = ws->ruff_isolated;
         na.o.cwd = ws->root;
+        na.o.timeout_ms = o->ruff_timeout_ms;
     }
 
     const ws_config **sel;
@@ -205,6 +207,56 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
         return r;
     out->n_configs = n;
 
+    /* A config that does not evaluate is not a finding but a broken input: the
+     * gate cannot say anything about it, so it stops with the config's error. */
+    config_eval *ev = NULL;
+    pg_config **cfgs = pgci_calloc(n ? n : 1, sizeof(*cfgs));
+    if ((r = config_eval_new(&ev, ws)) < 0) {
+        free(cfgs);
+        free(sel);
+        return r;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if ((r = config_eval_file(ev, sel[i]->path, o->var_name, &cfgs[i])) < 0) {
+            for (size_t k = 0; k < i; k++)
+                pg_config_free(cfgs[k]);
+            free(cfgs);
+            free(sel);
+            config_eval_free(ev);
+            return r;
+        }
+    }
+    /* a generated file that is not there at all: nothing to check against */
+    if (!o->fix) {
+        for (size_t i = 0; i < n; i++) {
+            char *py = NULL, *diff = NULL;
+            char *dir = fs_dirname(sel[i]->path);
+            r = regen_output_paths(dir, NULL, cfgs[i]->target_file, &py, &diff);
+            free(dir);
+            strbuf p = STRBUF_INIT;
+            if (r == 0)
+                r = fs_join_under(&p, ws->root, py, "generated file");
+            if (r == 0) {
+                if (!fs_is_file(p.buf))
+                    r = pgci_error_set(PGCI_ENOTFOUND,
+                                       "%s: generated file %s is missing (pgci check --fix "
+                                       "writes it)",
+                                       sel[i]->path, py);
+            }
+            strbuf_free(&p);
+            free(py);
+            free(diff);
+            if (r < 0) {
+                for (size_t k = 0; k < n; k++)
+                    pg_config_free(cfgs[k]);
+                free(cfgs);
+                free(sel);
+                config_eval_free(ev);
+                return r;
+            }
+        }
+    }
+
     upstream_opts uo;
     memset(&uo, 0, sizeof(uo));
     uo.spec = o->source ? o->source : ws->upstream;
@@ -213,7 +265,11 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
     uo.jobs = o->jobs;
     upstream *up;
     if ((r = upstream_open(&up, &uo)) < 0) {
+        for (size_t k = 0; k < n; k++)
+            pg_config_free(cfgs[k]);
+        free(cfgs);
         free(sel);
+        config_eval_free(ev);
         return r;
     }
 
@@ -234,16 +290,6 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
     run_doc_add_timing(&out->doc, "regen",
                        (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
 
-    /* the evaluated configs, for the checks that point into config files */
-    config_eval *ev = NULL;
-    pg_config **cfgs = pgci_calloc(n ? n : 1, sizeof(*cfgs));
-    if (config_eval_new(&ev, ws) == 0) {
-        for (size_t i = 0; i < n; i++)
-            if (config_eval_file(ev, sel[i]->path, o->var_name, &cfgs[i]) < 0) {
-                cfgs[i] = NULL;
-                pgci_error_clear();
-            }
-    }
 
     check_input *in = pgci_calloc(n ? n : 1, sizeof(*in));
     char **bufs = pgci_calloc(2 * (n ? n : 1), sizeof(char *));
@@ -254,16 +300,21 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
         c->config_path = sel[i]->path;
         c->source_module = g->source_module;
         c->py_path = g->py_path;
-        c->diff_path = g->diff_path;
+        c->diff_path = o->no_diff ? NULL : g->diff_path;
         bufs[2 * i] = read_opt(ws->root, g->py_path, &c->checked_py_len);
-        bufs[2 * i + 1] = read_opt(ws->root, g->diff_path, &c->checked_diff_len);
+        bufs[2 * i + 1] = read_opt(ws->root, c->diff_path, &c->checked_diff_len);
         c->checked_py = bufs[2 * i];
         c->checked_diff = bufs[2 * i + 1];
         c->cfg = cfgs[i];
         if (g->status < 0) {
+            /* the raw output, when codegen got that far, still tells the names check
+             * what the regeneration would hold (ruff refusing F821 fails here) */
+            if (g->raw.len) {
+                c->raw = g->raw.buf;
+                c->raw_len = g->raw.len;
+            }
             c->error = g->error ? g->error : "regeneration failed";
-            findings_add(&out->fs, "regen", SEV_ERROR, c->module, c->config_path, 0, 0, NULL,
-                         "cannot regenerate: %s", c->error);
+            regen_finding(&out->fs, c->module, c->config_path, "cannot regenerate", c->error);
             out->n_failed++;
             continue;
         }
@@ -342,8 +393,8 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
                     break;
                 strvec_push(&out->fixed, c->py_path);
             }
-            if (differs(c->checked_diff, c->checked_diff_len, c->expected_diff,
-                        c->expected_diff_len)) {
+            if (c->diff_path && differs(c->checked_diff, c->checked_diff_len, c->expected_diff,
+                                        c->expected_diff_len)) {
                 if ((err = write_fix(ws->root, c->diff_path, c->expected_diff,
                                      c->expected_diff_len)) < 0)
                     break;

@@ -69,11 +69,13 @@ static void compare_run(logits_row *r, const kref_out *ref, const kfwd_out *got)
         strbuf_addf(&why, "hidden state diverges at layer %d; ", r->first_bad_layer);
     if (r->logits.max_rel > tol->max_rel)
         strbuf_addf(&why, "logits max rel error %.3g > %.3g; ", r->logits.max_rel, tol->max_rel);
+    if (r->logits.rel_l2 > tol->rel_l2)
+        strbuf_addf(&why, "logits rel_l2 error %.3g > %.3g; ", r->logits.rel_l2, tol->rel_l2);
     if (r->logits.cosine < tol->min_cos)
         strbuf_addf(&why, "logits cosine %.7f < %.7f; ", r->logits.cosine, tol->min_cos);
     if (!(r->loss_rel <= tol->loss_rel))
-        strbuf_addf(&why, "fused cross-entropy %.6g vs reference %.6g (rel %.3g > %.3g); ",
-                    r->loss, r->loss_ref, r->loss_rel, tol->loss_rel);
+        strbuf_addf(&why, "fused cross-entropy %.6g vs reference %.6g (rel %.3g > %.3g); ", r->loss,
+                    r->loss_ref, r->loss_rel, tol->loss_rel);
     if (why.len) {
         strbuf_setlen(&why, why.len - 2);
         r->status = LOGITS_FAIL;
@@ -101,6 +103,7 @@ json_t *logits_row_json(const logits_row *r)
 #define NUM(v) (isfinite(v) ? json_real(v) : json_null())
         json_object_set_new(o, "max_abs", NUM(r->logits.max_abs));
         json_object_set_new(o, "max_rel", NUM(r->logits.max_rel));
+        json_object_set_new(o, "rel_l2", NUM(r->logits.rel_l2));
         json_object_set_new(o, "cosine", NUM(r->logits.cosine));
         json_object_set_new(o, "nonfinite", json_integer((json_int_t)r->logits.nonfinite));
         json_object_set_new(o, "worst_layer_rel", NUM(r->worst_layer_rel));
@@ -115,8 +118,9 @@ json_t *logits_row_json(const logits_row *r)
 #undef NUM
     }
     json_object_set_new(o, "tolerance",
-                        json_pack("{s:f,s:f,s:f}", "max_rel", tol->max_rel, "min_cosine",
-                                  tol->min_cos, "loss_rel", tol->loss_rel));
+                        json_pack("{s:f,s:f,s:f,s:f}", "max_rel", tol->max_rel, "rel_l2",
+                                  tol->rel_l2, "min_cosine", tol->min_cos, "loss_rel",
+                                  tol->loss_rel));
     return o;
 }
 
@@ -127,8 +131,8 @@ static void row_finding(const logits_row *r, findings *fs)
     finding *f;
     if (r->status == LOGITS_PASS) {
         f = findings_add(fs, "logits", SEV_INFO, r->toy, r->path, 0, 0, data,
-                         "%s %s %s: logits match the reference (max rel %.2g, cosine %.7f)",
-                         r->toy, dt, r->device, r->logits.max_rel, r->logits.cosine);
+                         "%s %s %s: logits match the reference (max rel %.2g, cosine %.7f)", r->toy,
+                         dt, r->device, r->logits.max_rel, r->logits.cosine);
     } else if (r->status == LOGITS_SKIP) {
         f = findings_add(fs, "logits", SEV_WARNING, r->toy, r->path, 0, 0, data,
                          "%s %s %s: comparison not run (skipped): %s", r->toy, dt, r->device,

@@ -9,6 +9,7 @@ const check_def *const check_gate[] = {
     &check_drift,
     &check_ruff_equivalence,
     &check_diff_consistency,
+    &check_names,
     &check_targets,
     &check_protocol_registration,
     &check_protocol_retired,

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks/structural.h"
 #include "core/error.h"
 #include "core/vec.h"
 #include "py/py.h"
@@ -394,6 +395,22 @@ static int is_required(const index_param *p)
            p->kind != INDEX_PARAM_VAR_KEYWORD;
 }
 
+/* Same position and kind is a rename when the lists kept their length (one name
+ * swapped for another) or the names share a token (past_key_value ->
+ * past_key_values); otherwise it is a removal plus an addition. */
+static int likely_rename(const index_def *a, const index_def *b, const char *x, const char *y)
+{
+    if (a->n_params == b->n_params)
+        return 1;
+    strvec tx = STRVEC_INIT, ty = STRVEC_INIT;
+    name_tokens(&tx, x);
+    name_tokens(&ty, y);
+    double s = jaccard(&tx, &ty);
+    strvec_free(&tx);
+    strvec_free(&ty);
+    return s >= 0.3;
+}
+
 static void compare_params(sig_ctx *c, const char *target, const index_def *a, const index_def *b)
 {
     const char *ta = c->p->tag_a, *tb = c->p->tag_b;
@@ -404,7 +421,7 @@ static void compare_params(sig_ctx *c, const char *target, const index_def *a, c
     for (size_t i = 0; i < n; i++) {
         const index_param *pa = &a->params[i], *pb = &b->params[i];
         if (strcmp(pa->name, pb->name) && pa->kind == pb->kind && param_index(b, pa->name) < 0 &&
-            param_index(a, pb->name) < 0) {
+            param_index(a, pb->name) < 0 && likely_rename(a, b, pa->name, pb->name)) {
             renamed_a[i] = renamed_b[i] = 1;
             finding *f = add(c, SEV_ERROR, sig_data(a, b), "param-renamed", target,
                              "`%s`: parameter `%s` renamed to `%s` (%s → %s)", target, pa->name,
@@ -563,7 +580,7 @@ static void compare_init_attrs(sig_ctx *c, const char *target, const index_def *
         /* a rename: the new attribute most like the old one by name tokens */
         strvec to = STRVEC_INIT;
         name_tokens(&to, old);
-        long best = -1;
+        long best = -1, lone = -1;
         double best_s = 0.0;
         for (size_t j = 0; j < b->n_init_attrs; j++) {
             if (used_b[j] || find_str(a->init_attrs, a->n_init_attrs, b->init_attrs[j]) >= 0)
@@ -590,15 +607,19 @@ static void compare_init_attrs(sig_ctx *c, const char *target, const index_def *
                     came++;
                     only = (long)j;
                 }
-            if (gone == 1 && came == 1) {
-                best = only;
-                best_s = 1.0;
-            }
+            if (gone == 1 && came == 1)
+                lone = only;
         }
         int uses = text_mentions_attr(c->patch_text, old);
         severity sev = uses ? SEV_ERROR : SEV_WARNING;
         const char *why = uses ? " and the patch still uses it" : "";
-        if (best >= 0 && best_s >= 0.3) {
+        if (lone >= 0) {
+            /* one went, one came, names unalike: say both, claim no rename */
+            used_b[lone] = 1;
+            add(c, sev, NULL, "init-attr-removed", target,
+                "`%s.__init__`: `self.%s` no longer set (`self.%s` is new: renamed?)%s", target,
+                old, b->init_attrs[lone], why);
+        } else if (best >= 0 && best_s >= 0.3) {
             used_b[best] = 1;
             add(c, sev, NULL, "init-attr-renamed", target,
                 "`%s.__init__`: `self.%s` renamed to `self.%s`%s", target, old,
@@ -658,12 +679,26 @@ static void compare_class_attrs(sig_ctx *c, const char *target, const index_def 
     }
 }
 
+/* The fingerprint covers the docstring; a docstring-only change (a parameter's
+ * doc line dropped with the parameter) is not a body change. */
+static int same_body(sig_ctx *c, const index_def *a, const index_def *b)
+{
+    const survey_pair *p = c->p;
+    if (!p->src_a || !p->src_b || a->end_byte > p->src_a_len || b->end_byte > p->src_b_len)
+        return 0;
+    int eq = structural_bodies_equal(p->src_a + a->start_byte, a->end_byte - a->start_byte,
+                                     p->src_b + b->start_byte, b->end_byte - b->start_byte);
+    if (eq < 0)
+        pgci_error_clear();
+    return eq == 1;
+}
+
 static void compare_function(sig_ctx *c, const char *target, const index_def *a,
                              const index_def *b, int body_matters)
 {
     compare_params(c, target, a, b);
     compare_decorators(c, target, a, b);
-    if (body_matters && a->fingerprint != b->fingerprint)
+    if (body_matters && a->fingerprint != b->fingerprint && !same_body(c, a, b))
         add(c, SEV_WARNING, NULL, "body-changed", target,
             "`%s`: the upstream body changed under the patch (written against %s)", target,
             c->p->tag_a);
@@ -858,6 +893,24 @@ static void vanished(sig_ctx *c, const char *target)
     const char *names[3];
     double scores[3];
     size_t n = signatures_rename_candidates(c->p->a, c->p->b, target, names, scores, 3);
+    char *via_class[3] = {NULL, NULL, NULL};
+    const index_def *old = index_find(c->p->a, target);
+    if (!n && old && old->parent && !index_find(c->p->b, old->parent->qualname)) {
+        /* the method went with its class: follow the class's successors */
+        const char *cls[3];
+        double cs[3];
+        size_t m = signatures_rename_candidates(c->p->a, c->p->b, old->parent->qualname, cls, cs,
+                                                3);
+        for (size_t i = 0; i < m; i++) {
+            const index_def *succ = index_find(c->p->b, cls[i]);
+            if (succ && index_member(succ, old->name)) {
+                via_class[n] = pgci_asprintf("%s.%s", cls[i], old->name);
+                names[n] = via_class[n];
+                scores[n] = cs[i];
+                n++;
+            }
+        }
+    }
     json_t *data = json_object();
     json_t *cands = json_array();
     strbuf detail = STRBUF_INIT;
@@ -880,6 +933,8 @@ static void vanished(sig_ctx *c, const char *target)
     if (detail.len)
         finding_set_detail(f, detail.buf);
     strbuf_free(&detail);
+    for (size_t i = 0; i < 3; i++)
+        free(via_class[i]);
 }
 
 static void compare_target(sig_ctx *c, const pg_patch *patch, const char *target)

@@ -35,6 +35,8 @@ typedef struct survey_pair {
     const char *tag_a, *tag_b;
     const char *src_b; /* the upstream source at tag B (for checks that read bodies) */
     size_t src_b_len;
+    const char *src_a; /* ... at tag A; NULL: body changes judged by fingerprint alone */
+    size_t src_a_len;
     const index_module *config_b; /* configuration_<model>.py at B, NULL when absent */
 } survey_pair;
 

@@ -409,3 +409,62 @@ void structural_result_free(structural_result *res)
 {
     strbuf_free(&res->what);
 }
+
+/* The body of the first function or class in a tree (decorated or not). */
+static TSNode first_body(TSNode root)
+{
+    uint32_t k = ts_node_named_child_count(root);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode n = ts_node_named_child(root, i);
+        if (py_is(n, "decorated_definition"))
+            n = py_field(n, "definition");
+        if (py_is(n, "function_definition") || py_is(n, "class_definition"))
+            return py_field(n, "body");
+    }
+    return (TSNode){0};
+}
+
+static int canon_body(canon *c, py_tree *t, const char *src, size_t len)
+{
+    memset(c, 0, sizeof(*c));
+    int r = py_parse(t, src, len, "<definition>");
+    if (r < 0)
+        return r;
+    c->t = t;
+    TSNode body = first_body(py_root(t));
+    if (ts_node_is_null(body))
+        return 0;
+    uint32_t k = ts_node_named_child_count(body);
+    for (uint32_t i = 0; i < k && r == 0; i++) {
+        TSNode st = ts_node_named_child(body, i);
+        if (i == 0 && py_is(st, "expression_statement") && ts_node_named_child_count(st) == 1 &&
+            is_string_node(ts_node_named_child(st, 0)))
+            continue; /* the docstring */
+        r = walk(c, st, 0);
+    }
+    return r;
+}
+
+int structural_bodies_equal(const char *a, size_t alen, const char *b, size_t blen)
+{
+    py_tree ta, tb;
+    canon ca, cb;
+    memset(&tb, 0, sizeof(tb));
+    memset(&cb, 0, sizeof(cb));
+    int r = canon_body(&ca, &ta, a, alen);
+    if (r == 0)
+        r = canon_body(&cb, &tb, b, blen);
+    int eq = -1;
+    if (r == 0) {
+        eq = ca.toks.len == cb.toks.len;
+        for (size_t i = 0; eq && i < ca.toks.len; i++)
+            eq = !strcmp(ca.toks.items[i].text, cb.toks.items[i].text);
+    }
+    canon_free(&ca);
+    canon_free(&cb);
+    if (ta.tree)
+        py_tree_free(&ta);
+    if (tb.tree)
+        py_tree_free(&tb);
+    return r < 0 ? r : eq;
+}

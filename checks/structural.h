@@ -38,4 +38,9 @@ int structural_compare(const char *a, size_t alen, const char *b, size_t blen,
 
 void structural_result_free(structural_result *res);
 
+/* 1 when the bodies of the first function (or class) defined in a and in b are the
+ * same modulo formatting, comments and their docstrings; 0 when not; negative
+ * when a source does not parse. Signatures are not compared: the caller does. */
+int structural_bodies_equal(const char *a, size_t alen, const char *b, size_t blen);
+
 #endif

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "checks/checks.h"
+#include "checks/regen_finding.h"
 #include "checks/contracts.h"
 #include "checks/gate.h"
 #include "checks/signatures.h"
@@ -248,8 +249,8 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
     for (size_t i = 0; i < n; i++) {
         if (config_eval_file(ev, sel[i]->path, o->var_name, &cfgs[i]) < 0) {
             cfgs[i] = NULL;
-            findings_add(&out->fs, "regen", SEV_ERROR, sel[i]->module, sel[i]->path, 0, 0, NULL,
-                         "cannot evaluate: %s", pgci_error_last());
+            regen_finding(&out->fs, sel[i]->module, sel[i]->path, "cannot evaluate",
+                          pgci_error_last());
             pgci_error_clear();
             continue;
         }
@@ -304,9 +305,10 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
         in[i].source_module = cfgs[i]->source_module;
         if (outs[i].status < 0) {
             out->n_failed++;
-            findings_add(&out->fs, "regen", SEV_ERROR, sel[i]->module, sel[i]->path, 0, 0, NULL,
-                         "fails to regenerate against %s: %s", out->to,
-                         outs[i].error ? outs[i].error : "error");
+            char *what = pgci_asprintf("fails to regenerate against %s", out->to);
+            regen_finding(&out->fs, sel[i]->module, sel[i]->path, what,
+                          outs[i].error ? outs[i].error : "error");
+            free(what);
             continue;
         }
         in[i].notes = outs[i].cg.notes.items;
@@ -345,7 +347,7 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
         long ci = cm ? find_module(mods, nmods, cm) : -1;
         free(cm);
         survey_pair sp = {sel[i]->module, sel[i]->path, cfgs[i], mp->a, mp->b, out->from,
-                          out->to, mp->src_b.buf, mp->src_b.len,
+                          out->to, mp->src_b.buf, mp->src_b.len, mp->src_a.buf, mp->src_a.len,
                           ci >= 0 ? mods[ci].b : NULL};
         signatures_compare(&out->fs, &sp);
         check_deprecations(&out->fs, &sp);

@@ -7,16 +7,21 @@
  *
  *   max_abs = max |got - ref|
  *   max_rel = max_abs / max |ref|
+ *   rel_l2  = |got - ref| / |ref|            (Euclidean norms over the tensor)
  *   cosine  = <got, ref> / (|got| |ref|)
  *
  * A NaN or infinity on either side fails, whatever the numbers say.
  *
  * Tolerances (documented in docs/logits.md):
- *   fp32: max_rel <= 1e-4, cosine >= 0.999999, |loss - ref| / ref <= 1e-5
- *   bf16: max_rel <= 6e-2, cosine >= 0.999,    |loss - ref| / ref <= 1e-2
- * fp32 only differs from the double reference by the order of fp32 sums; bf16
- * additionally flips roundings (one bf16 ulp is 2^-8 = 0.4%) wherever an fp32 sum
- * lands on the other side of a rounding boundary, and such flips propagate.
+ *   fp32: max_rel <= 1e-4, rel_l2 <= 1e-5, cosine >= 0.999999, loss_rel <= 1e-5
+ *   bf16: max_rel <= 0.25, rel_l2 <= 5e-2, cosine >= 0.998,    loss_rel <= 2e-3
+ * fp32 only differs from the double reference by the order of fp32 sums. bf16
+ * also flips roundings (one bf16 ulp is 2^-8 = 0.4%) wherever an fp32 sum lands
+ * on the other side of a rounding boundary; flips propagate through the layers,
+ * and in a MoE layer a flip can change which expert a token is routed to, which
+ * moves that token's output a lot while leaving the tensor as a whole close: hence
+ * the loose max_rel and the tighter aggregate rel_l2 for bf16. fp32 is the strict
+ * check; bf16 proves the bf16 storage path is sane.
  */
 #ifndef PGCI_KERNELS_COMPARE_H
 #define PGCI_KERNELS_COMPARE_H
@@ -24,13 +29,13 @@
 #include <stddef.h>
 
 typedef struct kcmp_stats {
-    double max_abs, max_rel, cosine;
+    double max_abs, max_rel, rel_l2, cosine;
     double ref_scale; /* max |ref| */
     size_t nonfinite; /* NaN or infinity in either tensor */
 } kcmp_stats;
 
 typedef struct kcmp_tol {
-    double max_rel, min_cos, loss_rel;
+    double max_rel, rel_l2, min_cos, loss_rel;
 } kcmp_tol;
 
 /* Compares got[0..n) with ref[0..n). */

@@ -10,7 +10,7 @@
  *   rotary     interleaved pairs (x[2i], x[2i+1]) instead of rotate_half
  *   attention  the causal mask lets each token see the next one
  *   moe        norm_topk_prob ignored (top-k weights not renormalised)
- *   ce         the target logit read one vocabulary entry off
+ *   ce         the mean taken over every token, ignored (-100) labels included
  */
 #ifndef PGCI_KERNELS_KBREAK_H
 #define PGCI_KERNELS_KBREAK_H

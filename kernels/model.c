@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/strbuf.h"
 #include "kernels/kmath.h"
+#include "kernels/kpar.h"
 #include "kernels/krng.h"
 #include "kernels/safetensors.h"
 
@@ -30,8 +31,8 @@ typedef struct spec_list {
     size_t len, cap;
 } spec_list;
 
-static void spec_add(spec_list *l, enum tensor_kind kind, int ndim, size_t d0, size_t d1,
-                     size_t d2, const char *fmt, int layer)
+static void spec_add(spec_list *l, enum tensor_kind kind, int ndim, size_t d0, size_t d1, size_t d2,
+                     const char *fmt, int layer)
 {
     if (l->len == l->cap) {
         l->cap = l->cap ? 2 * l->cap : 64;
@@ -216,8 +217,9 @@ int model_init_safetensors(model *m, toy_config *cfg, const char *path)
         model_tensor *t = &m->tensors[i];
         const st_tensor *s = st_find(&f, t->name);
         if (!s) {
-            rc = pgci_error_set(PGCI_EINVALID, "%s: tensor '%s' is missing (the %s config needs it)",
-                                path, t->name, toy_family_name(m->cfg.family));
+            rc =
+                pgci_error_set(PGCI_EINVALID, "%s: tensor '%s' is missing (the %s config needs it)",
+                               path, t->name, toy_family_name(m->cfg.family));
             break;
         }
         int same = s->ndim == t->ndim;
@@ -235,7 +237,8 @@ int model_init_safetensors(model *m, toy_config *cfg, const char *path)
             break;
         }
         if (s->dtype != ST_F32 && s->dtype != ST_BF16 && s->dtype != ST_F16) {
-            rc = pgci_error_set(PGCI_EINVALID, "%s: tensor '%s' has dtype %s (F32, BF16 or F16 "
+            rc = pgci_error_set(PGCI_EINVALID,
+                                "%s: tensor '%s' has dtype %s (F32, BF16 or F16 "
                                 "expected)",
                                 path, t->name, st_dtype_name(s->dtype));
             break;
@@ -283,6 +286,18 @@ static void config_copy(toy_config *dst, const toy_config *src)
     memcpy(dst->layer_is_moe, src->layer_is_moe, (size_t)src->layers);
 }
 
+struct round_job {
+    const float *in;
+    float *out;
+};
+
+static void round_range(void *vctx, size_t b, size_t e)
+{
+    const struct round_job *j = vctx;
+    for (size_t k = b; k < e; k++)
+        j->out[k] = kmath_bf16_round(j->in[k]);
+}
+
 void model_round_bf16(model *dst, const model *src)
 {
     memset(dst, 0, sizeof(*dst));
@@ -295,8 +310,8 @@ void model_round_bf16(model *dst, const model *src)
         *t = *s;
         t->name = pgci_strdup(s->name);
         t->data = pgci_malloc(s->numel * sizeof(float));
-        for (size_t k = 0; k < s->numel; k++)
-            t->data[k] = kmath_bf16_round(s->data[k]);
+        struct round_job j = {s->data, t->data};
+        kpar_for(s->numel, 4, round_range, &j);
     }
     model_bind(dst);
 }

@@ -218,11 +218,10 @@ void ktwin_moe(const float *x, size_t T, const toy_config *c, const model_layer 
                 }
         if (!n)
             continue;
-        ktwin_linear(xe, n, H, L->exp_gate_up + (size_t)e * 2 * (size_t)I * (size_t)H, NULL,
-                     2 * I, bf16, gu);
+        ktwin_linear(xe, n, H, L->exp_gate_up + (size_t)e * 2 * (size_t)I * (size_t)H, NULL, 2 * I,
+                     bf16, gu);
         ktwin_swiglu(gu, gu + I, n, I, 2 * I, bf16, brk, act);
-        ktwin_linear(act, n, I, L->exp_down + (size_t)e * (size_t)H * (size_t)I, NULL, H, bf16,
-                     y);
+        ktwin_linear(act, n, I, L->exp_down + (size_t)e * (size_t)H * (size_t)I, NULL, H, bf16, y);
         for (size_t r = 0; r < n; r++)
             for (int h = 0; h < H; h++) {
                 float *o = out + tok[r] * (size_t)H + (size_t)h;
@@ -263,9 +262,8 @@ double ktwin_fused_ce(const float *x, size_t T, int H, const float *W, int V, co
             for (int j = 0; j < n; j++)
                 cs += expf(zt[j] - cm);
             kmath_lse_merge(&m[t], &s[t], cm, cs);
-            int want = (brk & KBREAK_CE) ? (labels[t] + 1) % V : labels[t];
-            if (want >= v0 && want < v0 + n)
-                tgt[t] = zt[want - v0];
+            if (labels[t] >= v0 && labels[t] < v0 + n)
+                tgt[t] = zt[labels[t] - v0];
         }
     }
     double total = 0;
@@ -279,6 +277,9 @@ double ktwin_fused_ce(const float *x, size_t T, int H, const float *W, int V, co
     free(s);
     free(tgt);
     free(z);
+    /* the broken variant averages over every row, ignored ones included */
+    if (brk & KBREAK_CE)
+        count = T;
     return count ? total / (double)count : 0.0;
 }
 

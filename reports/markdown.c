@@ -200,6 +200,25 @@ static void add_summary(strbuf *sb, const run_doc *d)
         }
         strbuf_addf(sb, "%ld of %ld logits %s passed. ", passed, total,
                     plural(total, "case", "cases"));
+    } else if (!strcmp(run_doc_command(d), "survey")) {
+        long vanished = 0, sigs = 0;
+        size_t i;
+        json_t *f;
+        json_array_foreach(fs, i, f)
+        {
+            const char *kind = str(json_object_get(f, "data"), "kind");
+            if (!strcmp(kind, "vanished") || !strcmp(kind, "missing-target"))
+                vanished++;
+            else if (!strcmp(str(f, "check"), "signatures") && strcmp(kind, "body-changed"))
+                sigs++;
+        }
+        strbuf_addf(sb,
+                    "pgci surveyed %ld %s from %s to %s: %ld fail to regenerate against %s, "
+                    "%ld patch %s vanished, %ld signature %s under the patches. ",
+                    ncfg, plural(ncfg, "config", "configs"), run_doc_input(d, "from"),
+                    run_doc_input(d, "to"), failed, run_doc_input(d, "to"), vanished,
+                    plural(vanished, "target", "targets"), sigs,
+                    plural(sigs, "change", "changes"));
     } else {
         strbuf_addf(sb, "pgci checked %ld %s", ncfg, plural(ncfg, "config", "configs"));
         if (tag)

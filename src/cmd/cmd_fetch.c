@@ -5,7 +5,13 @@
  * problem; each failure is one line on stderr and the exit status is then 2.
  * The summary goes to stdout (stderr with --print, which writes the sources
  * themselves to stdout).
+ *
+ * Without --module the modules come from the workspace (-C DIR, else the current
+ * directory): the source_module of every config. The workspace also supplies the
+ * source ([tool.pgci] upstream) unless --source is given, and the tag (v<pin>)
+ * unless --tag is.
  */
+#include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,16 +21,20 @@
 #include "cmd/cmd.h"
 #include "core/error.h"
 #include "core/log.h"
+#include "core/sha256.h"
 #include "upstream/upstream.h"
+#include "workspace/workspace.h"
 
 static const char usage[] =
-    "pgci fetch --tag T [--tag T2 ...] [--module M ...] [--source SPEC] [--no-cache]";
+    "pgci fetch [--tag T ...] [--module M ...] [--source SPEC] [--no-cache] [-C DIR]";
 static const char summary[] =
     "Fetches upstream modules at each tag into the cache ($XDG_CACHE_HOME/pgci).\n"
     "SPEC is an https:// URL template with {tag} and {path} (default: GitHub's\n"
     "huggingface/transformers raw files), git:PATH (a local clone) or dir:PATH\n"
-    "(a site-packages or a checkout; {tag} allowed). Exit 2 if any file could not\n"
-    "be fetched, after trying every one.";
+    "(a site-packages or a checkout; {tag} allowed). Without --module: every\n"
+    "config's source_module in the workspace, from its [tool.pgci] upstream, at\n"
+    "v<pin> unless --tag is given. Exit 2 if any file could not be fetched, after\n"
+    "trying every one.";
 
 static int print_tags(upstream *u)
 {
@@ -37,10 +47,54 @@ static int print_tags(upstream *u)
     return r < 0 ? cmd_error() : EXIT_CLEAN;
 }
 
+/* --format json: every (tag, module) with its path, size and SHA-256, or its error,
+ * then the counters. Errors are on stderr as well, one line each. */
+static int print_json(upstream *u, const upstream_item *items, const strbuf *results,
+                      char *const *errors, size_t total, size_t failed)
+{
+    json_t *root = json_object(), *files = json_array();
+    json_object_set_new(root, "source", json_string(upstream_describe(u)));
+    for (size_t k = 0; k < total; k++) {
+        json_t *f = json_object();
+        json_object_set_new(f, "tag", json_string(items[k].tag));
+        json_object_set_new(f, "module", json_string(items[k].module));
+        if (errors[k]) {
+            json_object_set_new(f, "error", json_string(errors[k]));
+        } else {
+            strbuf path = STRBUF_INIT;
+            char hex[SHA256_HEX_LEN + 1];
+            upstream_module_path(&path, items[k].module);
+            sha256_hex(results[k].buf, results[k].len, hex);
+            json_object_set_new(f, "path", json_string(path.buf));
+            json_object_set_new(f, "bytes", json_integer((json_int_t)results[k].len));
+            json_object_set_new(f, "sha256", json_string(hex));
+            strbuf_free(&path);
+        }
+        json_array_append_new(files, f);
+    }
+    json_object_set_new(root, "files", files);
+    upstream_stats st;
+    upstream_get_stats(u, &st);
+    json_t *sum = json_object();
+    json_object_set_new(sum, "fetched", json_integer((json_int_t)st.fetched));
+    json_object_set_new(sum, "from_cache", json_integer((json_int_t)st.cached));
+    json_object_set_new(sum, "failed", json_integer((json_int_t)failed));
+    json_object_set_new(sum, "bytes", json_integer((json_int_t)st.bytes));
+    json_object_set_new(sum, "requests", json_integer((json_int_t)st.requests));
+    json_object_set_new(root, "summary", sum);
+    char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(root);
+    if (!text)
+        return pgci_error_set(PGCI_ERROR, "cannot encode the fetch results as JSON");
+    printf("%s\n", text);
+    free(text);
+    return 0;
+}
+
 int cmd_fetch(int argc, const char **argv)
 {
     strvec tags = STRVEC_INIT, modules = STRVEC_INIT, rest = STRVEC_INIT;
-    const char *source = NULL;
+    const char *source = NULL, *cacert = NULL, *format = "text";
     int no_cache = 0, git_fetch = 0, list_tags = 0, print = 0;
     int timeout_s = 0, connect_s = 0, stall_s = 0, retries = -1, retry_delay_ms = 0;
     int max_kib = 0, retry_after_max_s = 0;
@@ -53,6 +107,7 @@ int cmd_fetch(int argc, const char **argv)
         OPT_BOOL(0, "git-fetch", &git_fetch, "git: fetch tags from the clone's origin first"),
         OPT_BOOL(0, "list-tags", &list_tags, "git: print the clone's tags in version order"),
         OPT_BOOL(0, "print", &print, "write the fetched sources to stdout"),
+        OPT_STR(0, "format", &format, "FMT", "text (a summary line) or json (every file)"),
         OPT_GROUP("network:"),
         OPT_INT(0, "timeout", &timeout_s, "SECONDS", "limit for one transfer (default 60)"),
         OPT_INT(0, "connect-timeout", &connect_s, "SECONDS", "limit for connecting (default 10)"),
@@ -64,11 +119,14 @@ int cmd_fetch(int argc, const char **argv)
                 "first backoff delay, doubled per retry (default 500)"),
         OPT_INT(0, "retry-after-max", &retry_after_max_s, "SECONDS",
                 "longest Retry-After honoured (default 60)"),
+        OPT_STR(0, "cacert", &cacert, "FILE", "trust the CA certificates in FILE (PEM)"),
         OPT_INT(0, "max-size", &max_kib, "KIB", "largest file accepted (default 16384)"),
         OPT_END(),
     };
     common_opts common = {0};
     int code = EXIT_CLEAN;
+    workspace *ws = NULL;
+    upstream *u = NULL;
     if (cmd_parse(argc, argv, table, &common, usage, summary, &rest, &code))
         goto out;
     if (rest.len) {
@@ -76,6 +134,39 @@ int cmd_fetch(int argc, const char **argv)
                        rest.items[0]);
         code = cmd_error();
         goto out;
+    }
+    int json = !strcmp(format, "json");
+    if ((!json && strcmp(format, "text") != 0) || (json && print)) {
+        pgci_error_set(PGCI_EUSAGE,
+                       json ? "fetch: --print and --format json both want stdout"
+                            : "fetch: unknown --format '%s' (text or json)",
+                       format);
+        code = cmd_error();
+        goto out;
+    }
+    /* the workspace, when it has to supply the modules (and then source and tag) */
+    if (!modules.len && !list_tags) {
+        if (workspace_open(&ws, common.workspace) < 0) {
+            pgci_error_wrap(PGCI_EUSAGE, "fetch: no --module given and no workspace");
+            code = cmd_error();
+            goto out;
+        }
+        if (workspace_source_modules(ws, &modules) < 0) {
+            code = cmd_error();
+            goto out;
+        }
+        if (!modules.len) {
+            pgci_error_set(PGCI_EUSAGE,
+                           "fetch: no config in the workspace at %s names a source_module "
+                           "(give --module)",
+                           ws->root);
+            code = cmd_error();
+            goto out;
+        }
+        if (!source)
+            source = ws->upstream;
+        if (!tags.len && ws->pin)
+            strvec_push_owned(&tags, pgci_asprintf("%s%s", ws->pin[0] == 'v' ? "" : "v", ws->pin));
     }
     char cwd[PATH_MAX];
     upstream_opts uo = {
@@ -85,68 +176,75 @@ int cmd_fetch(int argc, const char **argv)
         .total_timeout_ms = (long)timeout_s * 1000,
         .stall_timeout_ms = (long)stall_s * 1000,
         .max_bytes = (size_t)max_kib * 1024,
-        .retries = retries < 0 ? 0 : retries == 0 ? -1 : retries,
+        .retries = retries < 0    ? 0
+                   : retries == 0 ? -1
+                                  : retries,
         .retry_delay_ms = retry_delay_ms,
         .retry_after_max_ms = (long)retry_after_max_s * 1000,
         .jobs = common.jobs,
         .git_fetch = git_fetch,
+        .ca_file = cacert,
         .base_dir = common.workspace ? common.workspace : getcwd(cwd, sizeof(cwd)),
     };
-    upstream *u = NULL;
     if (upstream_open(&u, &uo) < 0) {
         code = cmd_error();
         goto out;
     }
     if (list_tags) {
         code = print_tags(u);
-        upstream_free(u);
         goto out;
     }
-    if (!tags.len || !modules.len) {
-        pgci_error_set(PGCI_EUSAGE, "fetch: %s (see pgci fetch --help)",
-                       !tags.len ? "no --tag given" : "no --module given");
-        upstream_free(u);
+    if (!tags.len) {
+        pgci_error_set(PGCI_EUSAGE, "fetch: no --tag given%s (see pgci fetch --help)",
+                       ws ? " and the workspace has no transformers pin" : "");
         code = cmd_error();
         goto out;
     }
-    size_t n = modules.len, failed = 0;
-    strbuf *results = pgci_calloc(n, sizeof(strbuf));
-    char **errors = pgci_calloc(n, sizeof(char *));
-    for (size_t i = 0; i < n; i++)
-        strbuf_init(&results[i], 0);
-    for (size_t t = 0; t < tags.len; t++) {
-        progress_update("fetch", t, tags.len, tags.items[t]);
-        upstream_fetch_all(u, tags.items[t], &modules, results, errors);
-        progress_done();
-        for (size_t i = 0; i < n; i++) {
-            if (errors[i]) {
-                fprintf(stderr, "pgci: error: %s\n", errors[i]);
-                failed++;
-                free(errors[i]);
-                errors[i] = NULL;
-            } else {
-                log_verbose("%s@%s: %zu bytes", modules.items[i], tags.items[t], results[i].len);
-                if (print)
-                    fwrite(results[i].buf, 1, results[i].len, stdout);
-            }
+    /* every (tag, module) in one batch: the transfers of all tags run together */
+    size_t n = modules.len, total = n * tags.len, failed = 0;
+    upstream_item *items = pgci_calloc(total, sizeof(*items));
+    strbuf *results = pgci_calloc(total, sizeof(strbuf));
+    char **errors = pgci_calloc(total, sizeof(char *));
+    for (size_t k = 0; k < total; k++) {
+        items[k].tag = tags.items[k / n];
+        items[k].module = modules.items[k % n];
+        strbuf_init(&results[k], 0);
+    }
+    progress_update("fetch", 0, total, "");
+    upstream_fetch_batch(u, items, total, results, errors);
+    progress_done();
+    for (size_t k = 0; k < total; k++) {
+        if (errors[k]) {
+            fprintf(stderr, "pgci: error: %s\n", errors[k]);
+            failed++;
+        } else {
+            log_verbose("%s@%s: %zu bytes", items[k].module, items[k].tag, results[k].len);
+            if (print)
+                fwrite(results[k].buf, 1, results[k].len, stdout);
         }
     }
     upstream_stats st;
     upstream_get_stats(u, &st);
+    if (json && print_json(u, items, results, errors, total, failed) < 0)
+        code = cmd_error();
     /* with --print stdout holds the sources, so the summary moves to stderr */
-    if (!(print && log_level() < LOG_NORMAL))
+    if (!json && !(print && log_level() < LOG_NORMAL))
         fprintf(print ? stderr : stdout,
                 "fetch: %zu module%s x %zu tag%s from %s: %zu fetched, %zu from cache, "
                 "%zu failed, %zu bytes, %zu request%s\n",
                 n, n == 1 ? "" : "s", tags.len, tags.len == 1 ? "" : "s", upstream_describe(u),
                 st.fetched, st.cached, failed, st.bytes, st.requests, st.requests == 1 ? "" : "s");
-    for (size_t i = 0; i < n; i++)
-        strbuf_free(&results[i]);
+    for (size_t k = 0; k < total; k++) {
+        strbuf_free(&results[k]);
+        free(errors[k]);
+    }
+    free(items);
     free(results);
     free(errors);
-    upstream_free(u);
-    code = failed ? EXIT_ERROR : EXIT_CLEAN;
+    code = failed || code ? EXIT_ERROR : EXIT_CLEAN;
 out:
+    upstream_free(u);
+    workspace_free(ws);
     strvec_free(&tags);
     strvec_free(&modules);
     strvec_free(&rest);

@@ -51,8 +51,8 @@ static int default_toys(strvec *toys)
 static void print_table(const logits_report *rep)
 {
     static const char *const st[] = {"pass", "FAIL", "skipped"};
-    printf("%-18s %-10s %-5s %-5s %-8s %-9s %-9s %-10s %-6s %-9s %9s %9s\n", "toy", "family",
-           "dtype", "dev", "status", "max_abs", "max_rel", "cosine", "layer", "loss_rel",
+    printf("%-18s %-10s %-5s %-5s %-8s %-9s %-9s %-9s %-10s %-6s %-9s %9s %9s\n", "toy", "family",
+           "dtype", "dev", "status", "max_abs", "max_rel", "rel_l2", "cosine", "layer", "loss_rel",
            "ref_ms", "dev_ms");
     size_t n[3] = {0, 0, 0};
     for (size_t i = 0; i < rep->len; i++) {
@@ -69,19 +69,20 @@ static void print_table(const logits_report *rep)
             snprintf(layer, sizeof(layer), "%d", r->first_bad_layer);
         else if (r->first_bad_layer >= 0)
             snprintf(layer, sizeof(layer), "logits");
-        printf("%-9.2e %-9.2e %-10.7f %-6s %-9.2e %9.1f %9.1f\n", r->logits.max_abs,
-               r->logits.max_rel, r->logits.cosine, layer, r->loss_rel, r->ms_ref, r->ms);
+        printf("%-9.2e %-9.2e %-9.2e %-10.7f %-6s %-9.2e %9.1f %9.1f\n", r->logits.max_abs,
+               r->logits.max_rel, r->logits.rel_l2, r->logits.cosine, layer, r->loss_rel, r->ms_ref,
+               r->ms);
         if (r->status == LOGITS_FAIL)
             printf("    %s\n", r->reason);
     }
     const kcmp_tol *f = kcmp_tolerance(0), *b = kcmp_tolerance(1);
-    printf("\n%zu passed, %zu failed, %zu skipped", n[LOGITS_PASS], n[LOGITS_FAIL],
-           n[LOGITS_SKIP]);
+    printf("\n%zu passed, %zu failed, %zu skipped", n[LOGITS_PASS], n[LOGITS_FAIL], n[LOGITS_SKIP]);
     if (rep->device_name[0])
         printf(" (GPU: %s)", rep->device_name);
-    printf("\ntolerances: fp32 max_rel <= %.0e, cosine >= %.6f, loss_rel <= %.0e; "
-           "bf16 max_rel <= %.0e, cosine >= %.3f, loss_rel <= %.0e\n",
-           f->max_rel, f->min_cos, f->loss_rel, b->max_rel, b->min_cos, b->loss_rel);
+    printf("\ntolerances: fp32 max_rel <= %.2g, rel_l2 <= %.2g, cosine >= %.6f, loss_rel <= %.2g;"
+           " bf16 max_rel <= %.2g, rel_l2 <= %.2g, cosine >= %.4f, loss_rel <= %.2g\n",
+           f->max_rel, f->rel_l2, f->min_cos, f->loss_rel, b->max_rel, b->rel_l2, b->min_cos,
+           b->loss_rel);
 }
 
 static int run_bench(int json)
@@ -99,11 +100,10 @@ static int run_bench(int json)
     if (json) {
         json_t *a = json_array();
         for (int i = 0; i < n; i++)
-            json_array_append_new(a, json_pack("{s:s,s:s,s:f,s:f,s:f,s:f}", "kernel",
-                                               rows[i].kernel, "shape", rows[i].shape, "bytes",
-                                               rows[i].bytes, "ms", rows[i].ms, "gbps",
-                                               rows[i].gbps, "peak_fraction",
-                                               peak > 0 ? rows[i].gbps / peak : 0.0));
+            json_array_append_new(
+                a, json_pack("{s:s,s:s,s:f,s:f,s:f,s:f}", "kernel", rows[i].kernel, "shape",
+                             rows[i].shape, "bytes", rows[i].bytes, "ms", rows[i].ms, "gbps",
+                             rows[i].gbps, "peak_fraction", peak > 0 ? rows[i].gbps / peak : 0.0));
         json_t *o = json_pack("{s:s,s:f,s:o}", "device", name, "peak_gbps", peak, "kernels", a);
         char *s = json_dumps(o, JSON_INDENT(2));
         puts(s);
@@ -161,10 +161,11 @@ int cmd_logits(int argc, const char **argv)
     o.export_path = export_path;
     o.dump_path = dump;
     if (rest.len || (!json && strcmp(format, "text")) || min_sev < 0 || seed < 0) {
-        pgci_error_set(PGCI_EUSAGE, "%s", rest.len ? "unexpected argument (see --help)"
-                                      : min_sev < 0 ? "--fail-on takes error, warning or info"
-                                      : seed < 0    ? "--seed must be non-negative"
-                                                    : "--format takes text or json");
+        pgci_error_set(PGCI_EUSAGE, "%s",
+                       rest.len      ? "unexpected argument (see --help)"
+                       : min_sev < 0 ? "--fail-on takes error, warning or info"
+                       : seed < 0    ? "--seed must be non-negative"
+                                     : "--format takes text or json");
         code = cmd_error();
         goto done;
     }

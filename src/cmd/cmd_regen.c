@@ -82,6 +82,7 @@ static int report_one(const workspace *ws, const regen_cli *cli, const regen_out
                       int quiet)
 {
     if (r->status < 0) {
+        fflush(stdout);
         fprintf(stderr, "pgci: error: %s\n", r->error ? r->error : "regeneration failed");
         printf("error         %s\n", r->config_path);
         return EXIT_ERROR;
@@ -100,10 +101,12 @@ static int report_one(const workspace *ws, const regen_cli *cli, const regen_out
     if (cli->write || cli->out_dir) {
         int w = 0;
         if (!py_same && (w = write_file(py.buf, &r->py)) < 0) {
+            fflush(stdout);
             fprintf(stderr, "pgci: error: %s\n", pgci_error_last());
             rc = EXIT_ERROR;
         }
         if (w == 0 && !diff_same && (w = write_file(df.buf, &r->diff)) < 0) {
+            fflush(stdout);
             fprintf(stderr, "pgci: error: %s\n", pgci_error_last());
             rc = EXIT_ERROR;
         }
@@ -125,6 +128,10 @@ static int report_one(const workspace *ws, const regen_cli *cli, const regen_out
     }
     if (cli->notes && !quiet)
         print_notes(r);
+    if (log_level() >= LOG_VERBOSE)
+        fprintf(stderr, "pgci: %s: eval %.1f ms, fetch %.1f ms, codegen %.1f ms, ruff %.1f ms, "
+                        "diff %.1f ms\n",
+                r->config_path, r->ms_eval, r->ms_fetch, r->ms_codegen, r->ms_ruff, r->ms_diff);
     strbuf_free(&py);
     strbuf_free(&df);
     return rc;
@@ -239,6 +246,7 @@ int cmd_regen(int argc, const char **argv)
         n_err += r == EXIT_ERROR;
         n_change += r == EXIT_FINDINGS;
     }
+    fflush(stdout);
     if (!cli.to_stdout && !common.quiet)
         fprintf(stderr, "pgci: %zu config%s at %s: %zu error%s%s%s\n", sel.len,
                 sel.len == 1 ? "" : "s", tag, n_err, n_err == 1 ? "" : "s",

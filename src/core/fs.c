@@ -218,8 +218,10 @@ int fs_list_dir(strvec *out, const char *dir)
         strvec_push(out, de->d_name);
     }
     closedir(d);
-    strvec tail = {out->items + start, out->len - start, 0};
-    strvec_sort(&tail);
+    if (out->len > start) { /* out->items may be NULL: no pointer arithmetic on it */
+        strvec tail = {out->items + start, out->len - start, 0};
+        strvec_sort(&tail);
+    }
     return 0;
 }
 

@@ -22,9 +22,9 @@
 
 typedef struct sha256_ctx {
     uint32_t state[8];
-    uint64_t total;      /* bytes hashed so far */
-    uint8_t block[64];   /* the partial block */
-    size_t used;         /* bytes in block */
+    uint64_t total;    /* bytes hashed so far */
+    uint8_t block[64]; /* the partial block */
+    size_t used;       /* bytes in block */
 } sha256_ctx;
 
 /* Starts a new hash. */

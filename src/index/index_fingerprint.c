@@ -24,7 +24,8 @@
 typedef struct fp_state {
     uint64_t h;
     const py_tree *t;
-    TSNode doc;
+    TSNode doc;   /* the docstring of the innermost def whose body is being walked */
+    TSNode splat; /* a misparsed star being hoisted (see splat_under) */
     strbuf tmp, tmp2;
 } fp_state;
 
@@ -64,10 +65,42 @@ static int fp_string(fp_state *st, TSNode n)
     return 1;
 }
 
-static void fp_walk(fp_state *st, TSTreeCursor *cur)
+static int has_comma(TSNode n)
+{
+    uint32_t c = ts_node_child_count(n);
+    for (uint32_t i = 0; i < c; i++) {
+        TSNode ch = ts_node_child(n, i);
+        if (!ts_node_is_named(ch) && !strcmp(ts_node_type(ch), ","))
+            return 1;
+    }
+    return 0;
+}
+
+/* In a bare tuple (`a = *m.shape, v`) the pinned grammar binds the star tighter
+ * than the attribute: attribute(list_splat(m), shape), where the parenthesized form
+ * gives list_splat(attribute(m, shape)) as Python does. Returns the misplaced
+ * list_splat at the bottom of n's chain of attribute/subscript/call, if any. */
+static TSNode splat_under(TSNode n)
+{
+    TSNode null = {0};
+    while (py_is(n, "attribute") || py_is(n, "subscript") || py_is(n, "call"))
+        n = ts_node_child(n, 0);
+    return py_is(n, "list_splat") ? n : null;
+}
+
+static void fp_walk(fp_state *st, TSTreeCursor *cur, int def_body)
 {
     TSNode n = ts_tree_cursor_current_node(cur);
     const char *type = ts_node_type(n);
+    if (def_body && !strcmp(type, "block")) {
+        /* A nested def's docstring counts dedented too (re-indenting a class
+         * re-indents the docstrings of its methods). */
+        TSNode saved = st->doc;
+        st->doc = pynode_docstring(st->t, n);
+        fp_walk(st, cur, 0);
+        st->doc = saved;
+        return;
+    }
     if (!strcmp(type, "comment") || !strcmp(type, "line_continuation"))
         return;
     if ((!strcmp(type, "string") || !strcmp(type, "concatenated_string")) && fp_string(st, n))
@@ -76,7 +109,8 @@ static void fp_walk(fp_state *st, TSTreeCursor *cur)
     if (kids == 0) {
         size_t len;
         const char *s = py_text(st->t, n, &len);
-        if (!ts_node_is_named(n) && len == 1 && (s[0] == ',' || s[0] == ';'))
+        if (!ts_node_is_named(n) && len == 1 &&
+            (s[0] == ',' || s[0] == ';' || s[0] == '(' || s[0] == ')'))
             return;
         if (!strcmp(type, "string_end"))
             return;
@@ -92,27 +126,59 @@ static void fp_walk(fp_state *st, TSTreeCursor *cur)
             strbuf_reset(&st->tmp);
             for (size_t i = 0; i < len; i++)
                 if (s[i] != '_')
-                    strbuf_addc(&st->tmp, (s[i] >= 'A' && s[i] <= 'Z') ? (char)(s[i] | 0x20) : s[i]);
+                    strbuf_addc(&st->tmp,
+                                (s[i] >= 'A' && s[i] <= 'Z') ? (char)(s[i] | 0x20) : s[i]);
             fp_token(st, 'N', st->tmp.buf, st->tmp.len);
             return;
         }
         fp_token(st, 'T', s, len);
         return;
     }
-    int transparent = !strcmp(type, "parenthesized_expression");
+    /* Wrappers that carry no meaning of their own: parentheses, the grammar's
+     * `type` around an annotation, a one-element "tuple" pattern without a comma
+     * (`for (x) in` binds a name, as Python reads it). */
+    TSNode sp = splat_under(n);
+    if (!ts_node_is_null(sp) && !ts_node_eq(sp, n) && !ts_node_eq(sp, st->splat)) {
+        /* hoist the star: list_splat(<n without it>) */
+        TSNode saved = st->splat;
+        st->splat = sp;
+        fp_token(st, '(', "list_splat", 10);
+        fp_token(st, 'T', "*", 1);
+        fp_walk(st, cur, def_body);
+        fp_token(st, ')', "", 0);
+        st->splat = saved;
+        return;
+    }
+    if (ts_node_eq(n, st->splat)) {
+        /* the hoisted star itself: only its operand is left here */
+        if (ts_tree_cursor_goto_first_child(cur)) {
+            while (ts_tree_cursor_goto_next_sibling(cur))
+                fp_walk(st, cur, 0);
+            ts_tree_cursor_goto_parent(cur);
+        }
+        return;
+    }
+    int transparent = !strcmp(type, "parenthesized_expression") || !strcmp(type, "type") ||
+                      !strcmp(type, "type_parameter") ||
+                      (!strcmp(type, "tuple_pattern") && !has_comma(n));
+    int is_def = !strcmp(type, "function_definition") || !strcmp(type, "class_definition");
+    /* `a, b = x` and `(a, b) = x`, `return a, b` and `return (a, b)` are the same
+     * tuple to Python and differ only in formatting. */
+    if (!strcmp(type, "tuple_pattern"))
+        type = "pattern_list";
+    else if (!strcmp(type, "expression_list"))
+        type = "tuple";
+    /* The grammar parses an annotation as a type (`A | None`, `list[int]`) unless
+     * it is parenthesized, when it is an expression again; Python sees one. */
+    else if (!strcmp(type, "union_type"))
+        type = "binary_operator";
+    else if (!strcmp(type, "generic_type"))
+        type = "subscript";
     if (!transparent && ts_node_is_named(n))
         fp_token(st, '(', type, strlen(type));
     if (ts_tree_cursor_goto_first_child(cur)) {
         do {
-            if (transparent) {
-                TSNode ch = ts_tree_cursor_current_node(cur);
-                if (!ts_node_is_named(ch)) {
-                    const char *ct = ts_node_type(ch);
-                    if (!strcmp(ct, "(") || !strcmp(ct, ")"))
-                        continue;
-                }
-            }
-            fp_walk(st, cur);
+            fp_walk(st, cur, is_def);
         } while (ts_tree_cursor_goto_next_sibling(cur));
         ts_tree_cursor_goto_parent(cur);
     }
@@ -122,11 +188,15 @@ static void fp_walk(fp_state *st, TSTreeCursor *cur)
 
 uint64_t index_fingerprint(const py_tree *t, TSNode body, TSNode docstring)
 {
-    fp_state st = {0xcbf29ce484222325ULL, t, docstring, STRBUF_INIT, STRBUF_INIT};
+    fp_state st = {.h = 0xcbf29ce484222325ULL,
+                   .t = t,
+                   .doc = docstring,
+                   .tmp = STRBUF_INIT,
+                   .tmp2 = STRBUF_INIT};
     if (ts_node_is_null(body))
         return st.h;
     TSTreeCursor cur = ts_tree_cursor_new(body);
-    fp_walk(&st, &cur);
+    fp_walk(&st, &cur, 0);
     ts_tree_cursor_delete(&cur);
     strbuf_free(&st.tmp);
     strbuf_free(&st.tmp2);

@@ -22,6 +22,7 @@
 #include "core/error.h"
 #include "patchgen/codegen_imports.h"
 #include "patchgen/codegen_source.h"
+#include "patchgen/codegen_syntax.h"
 #include "patchgen/codegen_text.h"
 #include "py/py.h"
 
@@ -835,6 +836,13 @@ int codegen_generate(const pg_config *cfg, const char *source, size_t len,
     r = py_check_syntax(&g.tree);
     if (r < 0) {
         pgci_error_wrap(r, "upstream module %s does not parse", cfg->source_module);
+        goto done;
+    }
+    const char *why = NULL;
+    unsigned bad = cgsyn_indent_error_line(&g.tree, &why);
+    if (bad) {
+        r = pgci_error_set(PGCI_EINVALID, "upstream module %s does not parse: line %u: %s",
+                           cfg->source_module, bad, why);
         goto done;
     }
     cgtext_splitlines(&g.lines, source, len);

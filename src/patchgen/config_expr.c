@@ -129,24 +129,42 @@ int ce_unsupported(ce_ctx *c, TSNode n, const char *why)
 const char *ce_kind_name(ce_kind k)
 {
     switch (k) {
-    case CE_NONE: return "None";
-    case CE_BOOL: return "a bool";
-    case CE_INT: return "an int";
-    case CE_STR: return "a string";
-    case CE_LIST: return "a list";
-    case CE_TUPLE: return "a tuple";
-    case CE_SET: return "a set";
-    case CE_DICT: return "a dict";
-    case CE_OBJECT: return "a def or class";
-    case CE_CONFIG: return "a PatchConfig";
-    case CE_FIELD: return "a PatchConfig field";
-    case CE_METHOD: return "a PatchConfig method";
-    case CE_MODULE: return "a module";
-    case CE_API: return "a patchgen API name";
-    case CE_PATCHTYPE: return "a PatchType";
-    case CE_PATCH: return "a Patch";
-    case CE_ITEMS: return "a generator";
-    default: return "a value pgci cannot evaluate statically";
+    case CE_NONE:
+        return "None";
+    case CE_BOOL:
+        return "a bool";
+    case CE_INT:
+        return "an int";
+    case CE_STR:
+        return "a string";
+    case CE_LIST:
+        return "a list";
+    case CE_TUPLE:
+        return "a tuple";
+    case CE_SET:
+        return "a set";
+    case CE_DICT:
+        return "a dict";
+    case CE_OBJECT:
+        return "a def or class";
+    case CE_CONFIG:
+        return "a PatchConfig";
+    case CE_FIELD:
+        return "a PatchConfig field";
+    case CE_METHOD:
+        return "a PatchConfig method";
+    case CE_MODULE:
+        return "a module";
+    case CE_API:
+        return "a patchgen API name";
+    case CE_PATCHTYPE:
+        return "a PatchType";
+    case CE_PATCH:
+        return "a Patch";
+    case CE_ITEMS:
+        return "a generator";
+    default:
+        return "a value pgci cannot evaluate statically";
     }
 }
 
@@ -158,17 +176,10 @@ ce_value *ce_str_value(config_eval *ev, const char *s, size_t len)
     return v;
 }
 
-/* The generator filter's loop variable, bound while its condition is evaluated. */
-static _Thread_local struct {
-    const char *name;
-    size_t len;
-    ce_value *value;
-} local_binding;
-
 static ce_value *lookup(ce_ctx *c, const char *name, size_t len)
 {
-    if (local_binding.name && local_binding.len == len && !memcmp(local_binding.name, name, len))
-        return local_binding.value;
+    if (c->local.name && c->local.len == len && !memcmp(c->local.name, name, len))
+        return c->local.value;
     return hashmap_getn(&c->mod->ns, name, len);
 }
 
@@ -269,6 +280,8 @@ static int eval_sequence(ce_ctx *c, TSNode n, ce_kind kind, ce_value **out)
             break;
         }
         r = ce_eval(c, it, &v->u.seq.items[v->u.seq.len]);
+        if (r == 0 && ce_value_is_config(v->u.seq.items[v->u.seq.len]))
+            v->holds_config = 1;
         if (r == 0)
             v->u.seq.len++;
     }
@@ -308,6 +321,8 @@ static int eval_dict(ce_ctx *c, TSNode n, ce_value **out)
         }
         v->u.seq.items[j] = j < v->u.seq.len ? v->u.seq.items[j] : key;
         v->u.seq.items[j + 1] = val;
+        if (ce_value_is_config(key) || ce_value_is_config(val))
+            v->holds_config = 1;
         if (j == v->u.seq.len)
             v->u.seq.len += 2;
     }
@@ -319,9 +334,17 @@ static int eval_dict(ce_ctx *c, TSNode n, ce_value **out)
 /* --- attributes ----------------------------------------------------------------- */
 
 static const char *const config_methods[] = {
-    "replace_class", "override_method", "replace_function", "modify_init", "add_import",
-    "add_helper", "add_helper_after", "add_post_import_block", "drop_import_names",
-    "exclude_from_output", NULL,
+    "replace_class",
+    "override_method",
+    "replace_function",
+    "modify_init",
+    "add_import",
+    "add_helper",
+    "add_helper_after",
+    "add_post_import_block",
+    "drop_import_names",
+    "exclude_from_output",
+    NULL,
 };
 
 static int eval_config_attr(ce_ctx *c, TSNode n, ce_config *cfg, const char *name, ce_value **out)
@@ -340,9 +363,15 @@ static int eval_config_attr(ce_ctx *c, TSNode n, ce_config *cfg, const char *nam
     switch (f) {
     case CF_NONE:
         return ce_unsupported(c, n, "not an attribute of PatchConfig that pgci models");
-    case CF_SOURCE_MODULE: s = cfg->source_module; break;
-    case CF_TARGET_FILE: s = cfg->target_file; break;
-    case CF_DESCRIPTION: s = cfg->description; break;
+    case CF_SOURCE_MODULE:
+        s = cfg->source_module;
+        break;
+    case CF_TARGET_FILE:
+        s = cfg->target_file;
+        break;
+    case CF_DESCRIPTION:
+        s = cfg->description;
+        break;
     case CF_TRANSFORMERS_VERSION:
         s = cfg->transformers_version;
         if (!s) {
@@ -463,15 +492,21 @@ static ce_value *bool_value(ce_ctx *c, int b)
 static int truth(const ce_value *v)
 {
     switch (v->kind) {
-    case CE_NONE: return 0;
-    case CE_BOOL: return v->u.b;
-    case CE_INT: return v->u.num.overflow ? 1 : v->u.num.i != 0;
-    case CE_STR: return v->u.str.len != 0;
+    case CE_NONE:
+        return 0;
+    case CE_BOOL:
+        return v->u.b;
+    case CE_INT:
+        return v->u.num.overflow ? 1 : v->u.num.i != 0;
+    case CE_STR:
+        return v->u.str.len != 0;
     case CE_LIST:
     case CE_TUPLE:
     case CE_SET:
-    case CE_DICT: return v->u.seq.len != 0;
-    default: return -1;
+    case CE_DICT:
+        return v->u.seq.len != 0;
+    default:
+        return -1;
     }
 }
 
@@ -611,12 +646,13 @@ static int eval_filter(ce_ctx *c, TSNode n, ce_value **out)
     for (size_t i = 0; i < items.len; i++) {
         int keep = 1;
         for (size_t j = 0; j < ncond && keep; j++) {
-            local_binding.name = vs;
-            local_binding.len = vlen;
-            local_binding.value = element_value(c, items.field, items.items[i]);
+            ce_local saved = c->local;
+            c->local.name = vs;
+            c->local.len = vlen;
+            c->local.value = element_value(c, items.field, items.items[i]);
             ce_value *cv;
             r = ce_eval(c, ce_named_child(conds[j], 0), &cv);
-            local_binding.name = NULL;
+            c->local = saved;
             if (r < 0)
                 return r;
             int t = truth(cv);
@@ -646,6 +682,10 @@ static int eval_call(ce_ctx *c, TSNode n, ce_value **out)
         return r;
     if (f->kind == CE_METHOD)
         return ce_call_method(c, n, f, out);
+    if (f->kind == CE_DECORATOR)
+        return ce_call_decorator(c, n, f, out);
+    if (f->kind == CE_OBJECT && ce_call_touches_config(c->ev, f->u.obj))
+        return ce_unsupported(c, n, "the def it calls uses a PatchConfig when it runs");
     if (f->kind == CE_API && f->u.api != CA_PATCH_TYPE)
         return ce_call_api(c, n, f->u.api, out);
     if (ce_touches_config(c, n))
@@ -727,7 +767,7 @@ int ce_eval(ce_ctx *c, TSNode n, ce_value **out)
 
 /* --- touching a PatchConfig ------------------------------------------------------- */
 
-static int config_related(const ce_value *v)
+int ce_value_is_config(const ce_value *v)
 {
     if (!v)
         return 0;
@@ -740,10 +780,23 @@ static int config_related(const ce_value *v)
     case CE_PATCHTYPE:
     case CE_PATCH:
     case CE_ITEMS:
+    case CE_DECORATOR:
         return 1;
     default:
-        return 0;
+        return v->holds_config;
     }
+}
+
+/* Builtins that run or reach code by name: a config using them at import time could
+ * change a PatchConfig in a way no syntax shows. */
+int ce_dynamic_builtin(const char *s, size_t len)
+{
+    static const char *const names[] = {"exec", "eval",       "globals", "locals",
+                                        "vars", "__import__", "compile", NULL};
+    for (int i = 0; names[i]; i++)
+        if (strlen(names[i]) == len && !memcmp(names[i], s, len))
+            return 1;
+    return 0;
 }
 
 int ce_touches_config(ce_ctx *c, TSNode n)
@@ -758,7 +811,8 @@ int ce_touches_config(ce_ctx *c, TSNode n)
             if (!field || (strcmp(field, "attribute") && strcmp(field, "name"))) {
                 size_t len;
                 const char *s = py_text(c->t, x, &len);
-                if (config_related(lookup(c, s, len))) {
+                ce_value *v = lookup(c, s, len);
+                if (v ? ce_value_is_config(v) : ce_dynamic_builtin(s, len)) {
                     found = 1;
                     break;
                 }

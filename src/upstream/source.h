@@ -23,6 +23,7 @@ typedef struct http_params {
     long retry_delay_ms;
     long retry_after_max_ms;
     int jobs;
+    const char *ca_file; /* NULL: the system's CA store */
 } http_params;
 
 /* One URL to download. On return: code 0 and body filled, or code < 0 and why

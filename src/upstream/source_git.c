@@ -106,8 +106,8 @@ static int tag_tree(git_src *g, const char *tag, git_tree **tree)
     int r = git_reference_lookup(&rf, g->repo, ref.buf);
     if (r == GIT_ENOTFOUND) {
         strbuf_free(&ref);
-        return pgci_error_set(PGCI_ENOTFOUND, "no tag %s in the clone (fetch it, or use --git-fetch)",
-                              tag);
+        return pgci_error_set(PGCI_ENOTFOUND,
+                              "no tag %s in the clone (fetch it, or use --git-fetch)", tag);
     }
     if (r < 0) {
         strbuf_free(&ref);

@@ -142,6 +142,8 @@ static int start(CURLM *m, xfer *x, const http_params *p)
     curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
+    if (p->ca_file)
+        curl_easy_setopt(h, CURLOPT_CAINFO, p->ca_file);
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, p->connect_timeout_ms);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, p->total_timeout_ms);
     curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);

@@ -30,6 +30,7 @@ struct upstream {
     char *spec;      /* the URL template, the absolute clone path, or the directory template */
     char *describe;  /* for messages */
     char *cache_dir; /* NULL: no cache */
+    char *ca_file;   /* NULL: the system's CA store */
     http_params hp;
     git_src *git;
     upstream_stats stats;
@@ -158,9 +159,9 @@ int upstream_validate(const char *data, size_t len, const char *name)
                               name, (size_t)(nul - data));
     size_t bad = utf8_invalid_at((const unsigned char *)data, len);
     if (bad < len)
-        return pgci_error_set(PGCI_EINVALID,
-                              "%s is not valid UTF-8 (byte 0x%02x at offset %zu), not Python source",
-                              name, (unsigned char)data[bad], bad);
+        return pgci_error_set(
+            PGCI_EINVALID, "%s is not valid UTF-8 (byte 0x%02x at offset %zu), not Python source",
+            name, (unsigned char)data[bad], bad);
     if (looks_like_html(data, len))
         return pgci_error_set(PGCI_EINVALID,
                               "%s is an HTML page, not Python (an error or login page served "
@@ -207,6 +208,12 @@ int upstream_open(upstream **out, const upstream_opts *opts)
     u->hp.retry_delay_ms = o.retry_delay_ms > 0 ? o.retry_delay_ms : 500;
     u->hp.retry_after_max_ms = o.retry_after_max_ms > 0 ? o.retry_after_max_ms : 60000;
     u->hp.jobs = o.jobs > 0 ? o.jobs : 8;
+    if (o.ca_file && !fs_is_file(o.ca_file)) {
+        r = pgci_error_set(PGCI_ENOTFOUND, "CA certificate file %s does not exist", o.ca_file);
+        goto fail;
+    }
+    u->ca_file = o.ca_file ? pgci_strdup(o.ca_file) : NULL;
+    u->hp.ca_file = u->ca_file;
     for (const char *c = spec; *c; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7f) {
             r = pgci_error_set(PGCI_EINVALID, "upstream source spec contains a control character");
@@ -261,6 +268,7 @@ void upstream_free(upstream *u)
     free(u->spec);
     free(u->describe);
     free(u->cache_dir);
+    free(u->ca_file);
     free(u);
 }
 
@@ -315,29 +323,27 @@ static int settle(upstream *u, const char *tag, const char *name, const char *pa
     return 0;
 }
 
-int upstream_fetch_all(upstream *u, const char *tag, const strvec *modules, strbuf *results,
-                       char **errors)
+int upstream_fetch_batch(upstream *u, const upstream_item *items, size_t n, strbuf *results,
+                         char **errors)
 {
-    size_t n = modules->len;
     int first = 0;
     char **paths = pgci_calloc(n ? n : 1, sizeof(char *));
     char **names = pgci_calloc(n ? n : 1, sizeof(char *));
     http_job *jobs = pgci_calloc(n ? n : 1, sizeof(http_job));
     size_t *job_of = pgci_calloc(n ? n : 1, sizeof(size_t));
     size_t njobs = 0;
-    int tag_ok = upstream_tag_check(tag);
-    char *tag_error = tag_ok < 0 ? pgci_strdup(pgci_error_last()) : NULL;
 
     for (size_t i = 0; i < n; i++) {
-        const char *m = modules->items[i];
+        const char *m = items[i].module, *tag = items[i].tag;
         errors[i] = NULL;
         strbuf_reset(&results[i]);
-        if (tag_ok < 0) {
-            errors[i] = pgci_asprintf("cannot fetch %s: %s", m, tag_error);
-            first = first ? first : tag_ok;
+        int r = upstream_tag_check(tag);
+        if (r < 0) {
+            errors[i] = pgci_asprintf("cannot fetch %s: %s", m, pgci_error_last());
+            first = first ? first : r;
             continue;
         }
-        int r = upstream_module_check(m);
+        r = upstream_module_check(m);
         strbuf p = STRBUF_INIT;
         if (r == 0) {
             upstream_module_path(&p, m);
@@ -388,7 +394,8 @@ int upstream_fetch_all(upstream *u, const char *tag, const strvec *modules, strb
                 pgci_error_set(j->code, "%s", j->why ? j->why : "unknown error");
             strbuf_reset(&results[i]);
             strbuf_add(&results[i], j->body.buf, j->body.len);
-            int r = settle(u, tag, names[i], paths[i], j->url, j->code, &results[i], &errors[i]);
+            int r = settle(u, items[i].tag, names[i], paths[i], j->url, j->code, &results[i],
+                           &errors[i]);
             first = first ? first : r;
             free((char *)j->url);
             free(j->why);
@@ -403,8 +410,20 @@ int upstream_fetch_all(upstream *u, const char *tag, const strvec *modules, strb
     free(names);
     free(jobs);
     free(job_of);
-    free(tag_error);
     return first;
+}
+
+int upstream_fetch_all(upstream *u, const char *tag, const strvec *modules, strbuf *results,
+                       char **errors)
+{
+    upstream_item *items = pgci_calloc(modules->len ? modules->len : 1, sizeof(*items));
+    for (size_t i = 0; i < modules->len; i++) {
+        items[i].tag = tag;
+        items[i].module = modules->items[i];
+    }
+    int r = upstream_fetch_batch(u, items, modules->len, results, errors);
+    free(items);
+    return r;
 }
 
 int upstream_fetch(upstream *u, const char *tag, const char *module, strbuf *out)

@@ -38,6 +38,8 @@ typedef struct upstream_opts {
     long retry_delay_ms;     /* first backoff delay, doubled per retry; 0: 500 ms */
     long retry_after_max_ms; /* cap on a server's Retry-After; 0: 60 s */
     int git_fetch;           /* git: fetch tags from the clone's remote "origin" first */
+    const char *ca_file;     /* http: trust these CA certificates (PEM) instead of the
+                                system's; NULL: the system store */
 } upstream_opts;
 
 /* retries < 0 means no retry at all (0 keeps the default of 3). */
@@ -82,6 +84,18 @@ int upstream_fetch(upstream *u, const char *tag, const char *module, strbuf *out
  * when all succeeded, else the first error's code (every module is still tried). */
 int upstream_fetch_all(upstream *u, const char *tag, const strvec *modules, strbuf *results,
                        char **errors);
+
+/* One (tag, module) pair of a batch. */
+typedef struct upstream_item {
+    const char *tag;
+    const char *module;
+} upstream_item;
+
+/* Like upstream_fetch_all, for pairs at any tags: everything missing from the cache
+ * goes out at once (http: all transfers in one multi handle, up to `jobs` at a
+ * time), so fetching M modules at T tags takes one round, not T. */
+int upstream_fetch_batch(upstream *u, const upstream_item *items, size_t n, strbuf *results,
+                         char **errors);
 
 /* Release tags known to the source (git: through libgit2; others: unsupported). */
 int upstream_list_tags(upstream *u, strvec *out);

@@ -10,21 +10,18 @@
 #include "core/error.h"
 #include "core/strbuf.h"
 #include "py/py.h"
+#include "py/pystr.h"
 #include "workspace/workspace.h"
 
-/* Decodes a plain '...' or "..." literal without prefix, escapes or triple quotes.
- * pystr_decode_node() (src/py/pystr.h) replaces this once it lands on main. */
-static int decode_simple_literal(strbuf *out, const py_tree *t, TSNode n)
+/* The literal's value: a string or an implicit concatenation of strings, decoded
+ * as Python would; any other expression is refused with its position. */
+static int decode_literal(strbuf *out, const py_tree *t, TSNode n)
 {
-    size_t len;
-    const char *s = py_text(t, n, &len);
-    if (!py_is(n, "string") || len < 2 || (s[0] != '"' && s[0] != '\'') || s[len - 1] != s[0] ||
-        (len >= 6 && s[1] == s[0] && s[2] == s[0]) || memchr(s, '\\', len))
+    if (!py_is(n, "string") && !py_is(n, "concatenated_string"))
         return pgci_error_set(PGCI_EUNSUPPORTED,
-                              "%s:%u:%u: source_module must be a plain string literal", t->path,
-                              py_line(n), py_col(n));
-    strbuf_add(out, s + 1, len - 2);
-    return 0;
+                              "%s:%u:%u: source_module must be a string literal, not %s", t->path,
+                              py_line(n), py_col(n), ts_node_type(n));
+    return pystr_decode_node(out, t, n);
 }
 
 /* 1 when the call's function is `PatchConfig` or `<something>.PatchConfig`. */
@@ -57,7 +54,7 @@ static int collect_call(const py_tree *t, TSNode call, strvec *out)
             continue;
         TSNode value = py_field(a, "value");
         strbuf sb = STRBUF_INIT;
-        int r = decode_simple_literal(&sb, t, value);
+        int r = decode_literal(&sb, t, value);
         if (r == 0 && sb.len == 0)
             r = pgci_error_set(PGCI_EINVALID, "%s:%u:%u: source_module is empty", t->path,
                                py_line(value), py_col(value));

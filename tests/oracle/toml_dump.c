@@ -6,6 +6,7 @@
  * can hide a difference.
  */
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -24,7 +25,10 @@ static json_t *to_json(const toml_value *v)
         snprintf(buf, sizeof(buf), "%lld", v->integer);
         return json_pack("{s:s}", "int", buf);
     case TOML_FLOAT:
-        snprintf(buf, sizeof(buf), "%.17g", v->flt);
+        if (isnan(v->flt))
+            snprintf(buf, sizeof(buf), "nan"); /* C prints the sign of a NaN, Python not */
+        else
+            snprintf(buf, sizeof(buf), "%.17g", v->flt);
         return json_pack("{s:s}", "float", buf);
     case TOML_ARRAY: {
         json_t *a = json_array();

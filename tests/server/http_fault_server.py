@@ -12,7 +12,8 @@ echoed into generated bodies:
   ok                  200, a valid Python module of about --size bytes
   files               200 with the file under --root (404 when missing), after --delay ms
   redirect            302 to /ok/<rest>
-  loop                302 to the same path, forever
+  loop-CODE           CODE (301, 302) to the same path, forever
+  shortlength         200 whose Content-Length stops 8 bytes short, inside a string
   status-NNN          status NNN with a small HTML body (404, 403, 410, 500 ...)
   fail-N-CODE         the first N requests of a path get CODE, then as ok
   retry-after-S       the first request of a path gets 429 with Retry-After: S
@@ -52,8 +53,22 @@ def python_body(rest, size):
     return "".join(lines).encode()
 
 
+BOMB = []
+
+
+def gzip_bomb():
+    """64 MiB of '#' once decoded, about 64 KiB on the wire (made once)."""
+    with LOCK:
+        if not BOMB:
+            BOMB.append(gzip.compress(b"#" * (64 << 20), 6))
+        return BOMB[0]
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # headers and body go out in separate writes; with Nagle on, a kept-alive
+    # connection waits for the client's delayed ACK (40 ms) between them
+    disable_nagle_algorithm = True
 
     def log_message(self, fmt, *args):  # quiet: the request log is the record
         pass
@@ -91,8 +106,15 @@ class Handler(BaseHTTPRequestHandler):
                 self.send_body(404, b"<html><body>404</body></html>", "text/html")
         elif what == "redirect":
             self.send_body(302, b"", extra=[("Location", "/ok/" + rest)])
-        elif what == "loop":
-            self.send_body(302, b"", extra=[("Location", path)])
+        elif what.startswith("loop-"):
+            self.send_body(int(what[5:]), b"", extra=[("Location", path)])
+        elif what == "shortlength":
+            body = b'x = 1\ny = "a string that the length cuts"\n'
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body) - 8))
+            self.end_headers()
+            self.wfile.write(body)
+            self.close_connection = True
         elif what.startswith("status-"):
             self.send_body(int(what[7:]), b"<html><body>nope</body></html>", "text/html")
         elif what.startswith("fail-"):
@@ -138,8 +160,7 @@ class Handler(BaseHTTPRequestHandler):
             self.send_body(200, gzip.compress(python_body(rest, size)),
                            extra=[("Content-Encoding", "gzip")])
         elif what == "gzipbomb":
-            self.send_body(200, gzip.compress(b"#" * (64 << 20), 9),
-                           extra=[("Content-Encoding", "gzip")])
+            self.send_body(200, gzip_bomb(), extra=[("Content-Encoding", "gzip")])
         elif what == "binary":
             self.send_body(200, bytes(range(256)) * 8, "application/octet-stream")
         elif what == "badutf8":

@@ -15,6 +15,7 @@
 #include "patchgen/codegen.h"
 #include "patchgen/codegen_method.h"
 #include "patchgen/codegen_source.h"
+#include "patchgen/codegen_syntax.h"
 #include "patchgen/codegen_text.h"
 
 static void test_splitlines_python_boundaries(void **state)
@@ -104,6 +105,47 @@ static void test_method_injection_inline_ellipsis(void **state)
     cgm_replace_method(&cls, "go", "# c\ndef go(self):\n    return 1", &added);
     assert_int_equal(added, 1);
     assert_string_equal(cls.buf, "class Foo(Bar):\n    # c\n    def go(self):\n        return 1");
+    strbuf_free(&cls);
+}
+
+static void test_indentation_like_cpython(void **state)
+{
+    (void)state;
+    /* expectations: what ast.parse() says of each (CPython 3.11) */
+    struct {
+        const char *src;
+        int ok;
+    } cases[] = {
+        {"class A:\n    def f(self):\n        return 1\n", 1},
+        {"x = 1\n  y = 2\n", 0},                         /* unexpected indent */
+        {"if x:\n        a = 1\n\tb = 2\n", 0},          /* TabError */
+        {"if x:\n    if y:\n        a = 1\n  b = 2\n", 0}, /* unindent mismatch */
+        {"x = (1,\n  2)\ny = 1 + \\\n      2\ns = '''\n   text\n'''\n", 1},
+        {"\x0cx = 1\nif x:\n\x0c    y = 2\n", 1},
+        {"if x:\n# c\n    y = 1\n      # deeper\n", 1},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        py_tree t;
+        assert_int_equal(py_parse(&t, cases[i].src, strlen(cases[i].src), "<t>"), 0);
+        assert_int_equal(cgsyn_python_accepts(&t), cases[i].ok);
+        py_tree_free(&t);
+    }
+}
+
+/* patchgen leaves a class alone when the text after an override no longer parses
+ * (here: the override's spaces next to upstream tabs), so a second override that
+ * would be appended is dropped - as CPython's TabError makes patchgen do. */
+static void test_override_into_unparsable_class_is_skipped(void **state)
+{
+    (void)state;
+    strbuf cls = STRBUF_INIT;
+    strbuf_adds(&cls, "class A:\n\tdef f(self):\n\t\treturn 1\n\n\tdef h(self):\n\t\tpass");
+    int added = 0;
+    cgm_replace_method(&cls, "f", "def f(self):\n    return 2", &added);
+    const char *want = "class A:\n def f(self):\n     return 2\n\n\tdef h(self):\n\t\tpass";
+    assert_string_equal(cls.buf, want);
+    cgm_replace_method(&cls, "z", "def z(self):\n    return 3", &added);
+    assert_string_equal(cls.buf, want);
     strbuf_free(&cls);
 }
 
@@ -267,6 +309,8 @@ int main(void)
         cmocka_unit_test(test_strip_patch_decorators),
         cmocka_unit_test(test_method_injection_inline_ellipsis),
         cmocka_unit_test(test_generate_matches_patchgen),
+        cmocka_unit_test(test_indentation_like_cpython),
+        cmocka_unit_test(test_override_into_unparsable_class_is_skipped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

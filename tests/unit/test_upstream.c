@@ -63,19 +63,19 @@ static void test_module_path_and_names(void **state)
 
     assert_int_equal(upstream_module_check("transformers.models.llama.modeling_llama"), 0);
     assert_int_equal(upstream_module_check("_a.b_2.C"), 0);
-    static const char *const bad[] = {"",       ".a",     "a.",    "a..b", "a/b", "a.b.py/x",
-                                      "2a.b",   "a.-b",   "a b",   "a.b\n", "..",  "a.../b",
-                                      "a.\x01", "ü.mod",  "a;rm"};
+    static const char *const bad[] = {"",         ".a",     "a.",     "a..b",  "a/b",
+                                      "a.b.py/x", "2a.b",   "a.-b",   "a b",   "a.b\n",
+                                      "..",       "a.../b", "a.\x01", "ü.mod", "a;rm"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         assert_int_equal(upstream_module_check(bad[i]), PGCI_EINVALID);
-    assert_non_null(strstr((upstream_module_check("a..b"), pgci_error_last()),
-                           "not dotted identifiers"));
+    assert_non_null(
+        strstr((upstream_module_check("a..b"), pgci_error_last()), "not dotted identifiers"));
 
     assert_int_equal(upstream_tag_check("v5.16.1"), 0);
     assert_int_equal(upstream_tag_check("5.9.0"), 0);
     assert_int_equal(upstream_tag_check("v4.0.0-rc1+local_x"), 0);
-    static const char *const bad_tags[] = {"", "..", "-x", ".v1", "v1/../x", "a b", "v1?x=1",
-                                           "v1#", "a..b", "v\n1"};
+    static const char *const bad_tags[] = {"",    "..",     "-x",  ".v1",  "v1/../x",
+                                           "a b", "v1?x=1", "v1#", "a..b", "v\n1"};
     for (size_t i = 0; i < sizeof(bad_tags) / sizeof(bad_tags[0]); i++)
         assert_int_equal(upstream_tag_check(bad_tags[i]), PGCI_EINVALID);
 }
@@ -98,9 +98,9 @@ static void test_validate(void **state)
 
     /* invalid UTF-8: a stray continuation byte, an overlong '/', a surrogate, past
      * U+10FFFF, a truncated sequence at the end, 0xff */
-    static const char *const bad_utf8[] = {"x = '\x80'\n", "x = '\xc0\xaf'\n", "x = '\xed\xa0\x80'\n",
-                                           "x = '\xf4\x90\x80\x80'\n", "x = 1 # \xe2\x82",
-                                           "\xff"};
+    static const char *const bad_utf8[] = {"x = '\x80'\n",         "x = '\xc0\xaf'\n",
+                                           "x = '\xed\xa0\x80'\n", "x = '\xf4\x90\x80\x80'\n",
+                                           "x = 1 # \xe2\x82",     "\xff"};
     for (size_t i = 0; i < sizeof(bad_utf8) / sizeof(bad_utf8[0]); i++) {
         assert_int_equal(upstream_validate(bad_utf8[i], strlen(bad_utf8[i]), "m.py"),
                          PGCI_EINVALID);
@@ -308,11 +308,27 @@ static void test_dir_source(void **state)
                            "nope.py exists there"));
     assert_int_equal(upstream_fetch(u, "v1", "transformers..x", &out), PGCI_EINVALID);
     assert_int_equal(upstream_fetch(u, "../v1", m, &out), PGCI_EINVALID);
+    /* a batch mixes tags; each outcome lands in its own slot */
+    upstream_item items[] = {{"v2", m}, {"v1", m}, {"v3", m}, {"..", m}};
+    strbuf bres[4] = {STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT};
+    char *berr[4];
+    assert_int_equal(upstream_fetch_batch(u, items, 4, bres, berr), PGCI_ENOTFOUND);
+    assert_string_equal(bres[0].buf, "A = 2\n");
+    assert_string_equal(bres[1].buf, "A = 1\n");
+    assert_null(berr[0]);
+    assert_null(berr[1]);
+    assert_non_null(strstr(berr[2], "no such directory"));
+    assert_int_equal(bres[2].len, 0);
+    assert_non_null(strstr(berr[3], "tag '..' must not start with '.'"));
+    for (int i = 0; i < 4; i++) {
+        free(berr[i]);
+        strbuf_free(&bres[i]);
+    }
     upstream_stats st;
     upstream_get_stats(u, &st);
-    assert_int_equal(st.fetched, 2);
+    assert_int_equal(st.fetched, 4);
     assert_int_equal(st.cached, 0);
-    assert_int_equal(st.bytes, 12);
+    assert_int_equal(st.bytes, 24);
     assert_int_equal(st.requests, 0);
     upstream_free(u);
 

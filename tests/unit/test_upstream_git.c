@@ -298,9 +298,12 @@ static void test_git_fetch_tags(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_found_and_fallback), cmocka_unit_test(test_missing_tag_and_path),
-        cmocka_unit_test(test_not_python),         cmocka_unit_test(test_list_tags),
-        cmocka_unit_test(test_corrupt),            cmocka_unit_test(test_git_fetch_tags),
+        cmocka_unit_test(test_found_and_fallback),
+        cmocka_unit_test(test_missing_tag_and_path),
+        cmocka_unit_test(test_not_python),
+        cmocka_unit_test(test_list_tags),
+        cmocka_unit_test(test_corrupt),
+        cmocka_unit_test(test_git_fetch_tags),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -195,6 +195,12 @@ static void test_pyproject_errors(void **state)
                     "ruff_extra_ignore = [\"E501\",\n 7]\n",
                     "pyproject.toml:5: [tool.patchgen] ruff_extra_ignore[1] must be a string, "
                     "not integer");
+    expect_pp_error("[tool.patchgen]\nsearch_root = \"/m\\n\"\npackage_prefix = \"a\"\n",
+                    "pyproject.toml:2: [tool.patchgen] search_root contains a control character "
+                    "(0x0a)");
+    expect_pp_error("[tool.patchgen]\nsearch_root = \"m\"\npackage_prefix = \"a\\nb\"\n",
+                    "pyproject.toml:3: [tool.patchgen] package_prefix 'a?b' is not a dotted "
+                    "Python name (character '?')");
     expect_pp_error("[tool.patchgen]\nsearch_root = \"m\"\npackage_prefix = \"m\"\n"
                     "ruff_isolated = \"yes\"\n",
                     "pyproject.toml:4: [tool.patchgen] ruff_isolated must be true or false");
@@ -473,7 +479,7 @@ static void test_source_modules(void **state)
         "    source_module='transformers.models.b.modeling_b',\n"
         "    target_file=\"patched.py\",\n"
         ")\n"
-        "other = patch_spec.PatchConfig(source_module=\"transformers.models.a.modeling_a\")\n"
+        "other = patch_spec.PatchConfig(source_module=\"transformers.models.\" 'a.modeling_a')\n"
         "not_a_config = Other(source_module=\"ignored\")\n");
     put(root, "pkg/models/b/b_patch_gen_config.py",
         "def make():\n"
@@ -493,7 +499,13 @@ static void test_source_modules(void **state)
         "\nconfig = PatchConfig(source_module=PREFIX + \"b\")\n");
     assert_int_equal(workspace_source_modules(ws, &mods), PGCI_EUNSUPPORTED);
     assert_string_equal(pgci_error_last(), "pkg/models/b/b_patch_gen_config.py:2:36: "
-                                           "source_module must be a plain string literal");
+                                           "source_module must be a string literal, not "
+                                           "binary_operator");
+    /* an f-string with a field has no constant value */
+    put(root, "pkg/models/b/b_patch_gen_config.py",
+        "config = PatchConfig(source_module=f\"transformers.{name}\")\n");
+    assert_true(workspace_source_modules(ws, &mods) < 0);
+    assert_non_null(strstr(pgci_error_last(), "pkg/models/b/b_patch_gen_config.py:1:"));
     /* and a config that is not Python */
     put(root, "pkg/models/b/b_patch_gen_config.py", "config = PatchConfig(\n");
     assert_true(workspace_source_modules(ws, &mods) < 0);

@@ -1,0 +1,11 @@
+# The config evaluator: its JSON dump tool for the differential test against the real
+# patchgen (tests/oracle/config_eval.sh) and the corpus test (20-config-eval). A test
+# tool, never installed or shown in pgci's help.
+CONFIG_DUMP := $(BUILD)/tests/tools/config_dump
+
+$(CONFIG_DUMP): tests/tools/config_dump.c $(LIB)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL) $(if $(CUDA_OBJS),-lstdc++)
+
+test unit corpus-test: $(CONFIG_DUMP)
