@@ -15,7 +15,8 @@ WORKSPACE ?=
 TS_PY   := $(BUILD)/deps/tree-sitter-python
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wno-unused-parameter
-CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -g $(OPT) $(SAN) $(WARN) -Isrc -I. $(CFLAGS)
+CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -g $(OPT) $(SAN) $(WARN) -Isrc -I. $(CFLAGS) \
+              -DPGCI_DEMO_DIR='"$(abspath fixtures/workspace)"'
 LDLIBS_ALL := -lcurl -lgit2 -lcmark -ljansson -ltree-sitter -lpthread -lm $(LDLIBS)
 
 # CUDA kernels: compiled when nvcc exists (sm_90), compiled out otherwise.
@@ -111,7 +112,7 @@ fuzz-smoke fuzz:
 
 # --- the main job ----------------------------------------------------------------------
 run: build
-	@$(BIN) run $(if $(WORKSPACE),-C $(WORKSPACE),)
+	@$(BIN) run --ruff $(abspath $(BUILD)/deps/ruff) -o out/run $(if $(WORKSPACE),-C $(WORKSPACE),)
 
 corpus-test: build
 	@PGCI=$(abspath $(BIN)) PGCI_BUILD=$(BUILD) bash tests/corpus/run.sh

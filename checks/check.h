@@ -58,6 +58,9 @@ typedef struct check_ctx {
     int (*normalize)(void *arg, const char *path_hint, const char *src, size_t len,
                      strbuf *out);
     void *normalize_arg;
+    /* `pgci check --base REV`: the revision the change set is compared with (the
+     * protocol-retired check reads the changed paths through libgit2); NULL: none */
+    const char *base;
 } check_ctx;
 
 enum { CHECK_RAN = 0, CHECK_NOT_RUN = 1 };

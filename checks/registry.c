@@ -9,7 +9,14 @@ const check_def *const check_gate[] = {
     &check_drift,
     &check_ruff_equivalence,
     &check_diff_consistency,
+    &check_names,
     &check_targets,
+    &check_protocol_registration,
+    &check_protocol_retired,
+    &check_protocol_comments,
+    &check_protocol_siblings,
+    &check_protocol_tests,
+    &check_protocol_import,
     NULL,
 };
 

@@ -31,7 +31,7 @@ static int run_structural(const check_ctx *ctx, findings *out)
 {
     for (size_t i = 0; i < ctx->n_inputs; i++) {
         const check_input *in = &ctx->inputs[i];
-        if (!in->raw || !in->checked_py || !in->py_path)
+        if (!in->raw || in->error || !in->checked_py || !in->py_path)
             continue;
         structural_result r;
         if (structural_compare(in->raw, in->raw_len, in->checked_py, in->checked_py_len, &r) < 0) {
@@ -71,7 +71,7 @@ static int run_with_ruff(const check_ctx *ctx, findings *out)
         }
         strbuf_free(&norm);
         /* when the file drifted, say whether the drift is only formatting */
-        if (in->raw && in->expected_py &&
+        if (in->raw && !in->error && in->expected_py &&
             (in->expected_py_len != in->checked_py_len ||
              memcmp(in->expected_py, in->checked_py, in->checked_py_len))) {
             structural_result r;

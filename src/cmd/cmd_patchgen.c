@@ -147,6 +147,7 @@ fail:
     fflush(stdout);
     fprintf(stderr, "Code generation error: %s\n", out.error ? out.error : pgci_error_last());
 done:
+    pg_config_free(cfg);
     regen_output_free(&out);
     strbuf_free(&py);
     strbuf_free(&df);
@@ -157,13 +158,13 @@ done:
 typedef VEC(const ws_config *) config_list;
 
 /* A config is listed when it evaluates and binds the PatchConfig variable. */
-static void usable_configs(const workspace *ws, config_eval *ev, const char *var,
-                           config_list *out)
+static void usable_configs(const workspace *ws, config_eval *ev, const char *var, config_list *out)
 {
     for (size_t i = 0; i < ws->configs.len; i++) {
         pg_config *c = NULL;
         if (config_eval_file(ev, ws->configs.items[i].abs_path, var, &c) == 0)
             VEC_PUSH(out, &ws->configs.items[i]);
+        pg_config_free(c);
     }
 }
 
@@ -424,7 +425,8 @@ int cmd_patchgen(int argc, const char **argv)
             /* Python names the first package it cannot find */
             const char *m = rest.items[0], *dot = strchr(m, '.');
             size_t plen = strcspn(ws->package_prefix, ".");
-            int same_top = dot && (size_t)(dot - m) == plen && !strncmp(m, ws->package_prefix, plen);
+            int same_top =
+                dot && (size_t)(dot - m) == plen && !strncmp(m, ws->package_prefix, plen);
             int shown = (dot && !same_top) ? (int)(dot - m) : (int)strlen(m);
             fprintf(stderr, "Error importing %s: No module named '%.*s'\n", m, shown, m);
             rc = EXIT_FINDINGS;

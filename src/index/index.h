@@ -37,14 +37,14 @@ typedef struct index_import {
     const char *alias; /* NULL when there is no `as` */
     int level;         /* leading dots of a relative import, 0 otherwise */
     unsigned line;
-    unsigned stmt;        /* index of the statement among the module's imports: names
-                           * of one statement share it */
-    uint32_t stmt_start;  /* byte span of the whole import statement */
+    unsigned stmt;       /* index of the statement among the module's imports: names
+                          * of one statement share it */
+    uint32_t stmt_start; /* byte span of the whole import statement */
     uint32_t stmt_end;
-    const char *scope;    /* qualified name of the enclosing def/class, NULL at
-                           * module level */
-    int in_try;           /* inside a try (body, except, else or finally) */
-    int in_if;            /* inside an if/elif/else (e.g. `if TYPE_CHECKING:`) */
+    const char *scope; /* qualified name of the enclosing def/class, NULL at
+                        * module level */
+    int in_try;        /* inside a try (body, except, else or finally) */
+    int in_if;         /* inside an if/elif/else (e.g. `if TYPE_CHECKING:`) */
 } index_import;
 
 /* `name = value` or `name: annotation [= value]` at module or class level. A tuple
@@ -80,7 +80,7 @@ typedef struct index_def index_def;
 struct index_def {
     index_def_kind kind;
     const char *name;
-    const char *qualname;   /* "LlamaMLP.forward", "Outer.Inner", "rotate_half" */
+    const char *qualname;    /* "LlamaMLP.forward", "Outer.Inner", "rotate_half" */
     const index_def *parent; /* the enclosing class, NULL at module level */
     unsigned line;           /* the `def` / `class` line */
     unsigned start_line;     /* first decorator line (= line without decorators) */
@@ -131,8 +131,13 @@ typedef struct index_module {
     hashmap by_qualname; /* qualname -> index_def*, the first definition wins */
 } index_module;
 
+/* How deep a syntax tree may nest. CPython itself refuses code nested much less
+ * deeply (200 levels of brackets); real modules stay under 100. */
+#define INDEX_MAX_DEPTH 2000
+
 /* Builds the index of a parsed module. The tree must be free of syntax errors
- * (py_check_syntax); an error node is refused. module_name may be NULL. */
+ * (py_check_syntax); an error node is refused, and so is a tree nested deeper than
+ * INDEX_MAX_DEPTH (PGCI_ELIMIT). module_name may be NULL. */
 int index_module_build(index_module **out, const py_tree *t, const char *module_name);
 
 /* Parses src and builds its index: the one-call path for fetched sources. */

@@ -36,6 +36,7 @@ typedef struct builder {
     strbuf tmp;
     import_vec imports;
     unsigned import_stmts;
+    index_fp_cache fp_cache;
 } builder;
 
 /* ---- small helpers ------------------------------------------------------------ */
@@ -57,9 +58,10 @@ static const char *text_clean(builder *b, TSNode n)
     return arena_strndup(b->a, b->tmp.buf, b->tmp.len);
 }
 
+/* Null-safe: a missing field is a null node, which is of no type. */
 static int type_is(TSNode n, const char *type)
 {
-    return strcmp(ts_node_type(n), type) == 0;
+    return !ts_node_is_null(n) && strcmp(ts_node_type(n), type) == 0;
 }
 
 static void *arena_copy(arena *a, const void *items, size_t n, size_t size)
@@ -78,8 +80,8 @@ typedef struct import_ctx {
     int in_try, in_if;
 } import_ctx;
 
-static void add_import(builder *b, TSNode stmt, const import_ctx *ctx, const char *module, int level,
-                       TSNode name_node, TSNode alias_node, int from_import)
+static void add_import(builder *b, TSNode stmt, const import_ctx *ctx, const char *module,
+                       int level, TSNode name_node, TSNode alias_node, int from_import)
 {
     index_import im = {0};
     im.module = module;
@@ -137,7 +139,8 @@ static void index_import_stmt(builder *b, TSNode stmt, const import_ctx *ctx)
         if (!ts_node_is_null(modnode) && ts_node_eq(k, modnode))
             continue;
         if (type_is(k, "aliased_import"))
-            add_import(b, stmt, ctx, module, level, py_field(k, "name"), py_field(k, "alias"), from);
+            add_import(b, stmt, ctx, module, level, py_field(k, "name"), py_field(k, "alias"),
+                       from);
         else if (type_is(k, "dotted_name"))
             add_import(b, stmt, ctx, module, level, k, null, from);
         else if (type_is(k, "wildcard_import"))
@@ -157,10 +160,12 @@ static int is_import(TSNode n)
 static int holds_statements(TSNode n)
 {
     static const char *const types[] = {
-        "module",         "block",        "if_statement",     "elif_clause",
-        "else_clause",    "try_statement", "except_clause",   "except_group_clause",
-        "finally_clause", "with_statement", "for_statement",  "while_statement",
-        "match_statement", "case_clause", "decorated_definition"};
+        "module",          "block",          "if_statement",        "elif_clause",
+        "else_clause",     "try_statement",  "except_clause",       "except_group_clause",
+        "finally_clause",  "with_statement", "for_statement",       "while_statement",
+        "match_statement", "case_clause",    "decorated_definition"};
+    if (ts_node_is_null(n))
+        return 0;
     const char *t = ts_node_type(n);
     for (size_t i = 0; i < sizeof(types) / sizeof(*types); i++)
         if (!strcmp(t, types[i]))
@@ -209,7 +214,8 @@ static void target_names(builder *b, TSNode target, assign_vec *out, const char 
     }
     if (type_is(target, "pattern_list") || type_is(target, "tuple_pattern") ||
         type_is(target, "list_pattern") || type_is(target, "tuple") || type_is(target, "list") ||
-        type_is(target, "expression_list") || type_is(target, "parenthesized_expression")) {
+        type_is(target, "expression_list") || type_is(target, "parenthesized_expression") ||
+        type_is(target, "list_splat_pattern") || type_is(target, "list_splat")) {
         TSNode *kids;
         size_t nk = pynode_children(target, 1, &kids);
         for (size_t i = 0; i < nk; i++)
@@ -240,35 +246,6 @@ static void statement_assigns(builder *b, TSNode stmt, assign_vec *out)
 
 /* ---- definitions ------------------------------------------------------------------ */
 
-/* The docstring node of a body (a lone str literal as first statement), or null. */
-static TSNode body_docstring(const py_tree *t, TSNode body)
-{
-    TSNode null = {0};
-    TSNode first = pynode_named_child(body, 0);
-    if (ts_node_is_null(first) || !type_is(first, "expression_statement") ||
-        !ts_node_is_null(pynode_named_child(first, 1)))
-        return null;
-    TSNode lit = pynode_named_child(first, 0);
-    if (!type_is(lit, "string") && !type_is(lit, "concatenated_string"))
-        return null;
-    /* bytes and f-strings are not docstrings for Python */
-    TSNode *parts = &lit;
-    size_t np = 1;
-    TSNode *kids = NULL;
-    if (type_is(lit, "concatenated_string"))
-        np = pynode_children(lit, 1, &kids), parts = kids;
-    int ok = 1;
-    for (size_t i = 0; i < np && ok; i++) {
-        size_t len;
-        const char *s = py_text(t, parts[i], &len);
-        for (size_t k = 0; k < len && s[k] != '\'' && s[k] != '"'; k++)
-            if (s[k] == 'b' || s[k] == 'B' || s[k] == 'f' || s[k] == 'F')
-                ok = 0;
-    }
-    free(kids);
-    return ok ? lit : null;
-}
-
 static const char *decode_docstring(builder *b, TSNode lit)
 {
     if (ts_node_is_null(lit))
@@ -281,8 +258,8 @@ static const char *decode_docstring(builder *b, TSNode lit)
     return arena_strndup(b->a, b->tmp.buf, b->tmp.len);
 }
 
-static void add_param(param_vec *ps, builder *b, TSNode name, index_param_kind kind,
-                      TSNode dflt, TSNode type)
+static void add_param(param_vec *ps, builder *b, TSNode name, index_param_kind kind, TSNode dflt,
+                      TSNode type)
 {
     index_param p = {text_raw(b, name), kind, text_clean(b, dflt), text_clean(b, type),
                      py_line(name)};
@@ -303,15 +280,18 @@ static void build_params(builder *b, index_def *d, TSNode params)
         if (type_is(k, "identifier")) {
             add_param(&ps, b, k, plain, null, null);
         } else if (type_is(k, "default_parameter") || type_is(k, "typed_default_parameter")) {
-            add_param(&ps, b, py_field(k, "name"), plain, py_field(k, "value"), py_field(k, "type"));
+            add_param(&ps, b, py_field(k, "name"), plain, py_field(k, "value"),
+                      py_field(k, "type"));
         } else if (type_is(k, "typed_parameter")) {
             TSNode inner = pynode_named_child(k, 0);
             TSNode type = py_field(k, "type");
             if (type_is(inner, "list_splat_pattern")) {
-                add_param(&ps, b, pynode_named_child(inner, 0), INDEX_PARAM_VAR_POSITIONAL, null, type);
+                add_param(&ps, b, pynode_named_child(inner, 0), INDEX_PARAM_VAR_POSITIONAL, null,
+                          type);
                 kw_only = 1;
             } else if (type_is(inner, "dictionary_splat_pattern")) {
-                add_param(&ps, b, pynode_named_child(inner, 0), INDEX_PARAM_VAR_KEYWORD, null, type);
+                add_param(&ps, b, pynode_named_child(inner, 0), INDEX_PARAM_VAR_KEYWORD, null,
+                          type);
             } else {
                 add_param(&ps, b, inner, plain, null, type);
             }
@@ -352,7 +332,8 @@ static void self_targets(builder *b, TSNode target, const char *self, str_vec *o
     }
     if (type_is(target, "pattern_list") || type_is(target, "tuple_pattern") ||
         type_is(target, "list_pattern") || type_is(target, "tuple") || type_is(target, "list") ||
-        type_is(target, "parenthesized_expression")) {
+        type_is(target, "parenthesized_expression") || type_is(target, "list_splat_pattern") ||
+        type_is(target, "list_splat")) {
         TSNode *kids;
         size_t nk = pynode_children(target, 1, &kids);
         for (size_t i = 0; i < nk; i++)
@@ -444,11 +425,11 @@ static index_def *build_def(builder *b, TSNode def_node, TSNode outer, index_def
     }
 
     TSNode body = py_field(def_node, "body");
-    TSNode doc = body_docstring(b->t, body);
+    TSNode doc = pynode_docstring(b->t, body);
     d->docstring = decode_docstring(b, doc);
     if (d->docstring)
         index_doc_args(b->a, d->docstring, &d->doc_args, &d->n_doc_args);
-    d->fingerprint = index_fingerprint(b->t, body, doc);
+    d->fingerprint = index_fingerprint(b->t, body, doc, &b->fp_cache);
 
     if (!is_class) {
         build_params(b, d, py_field(def_node, "parameters"));
@@ -485,6 +466,16 @@ static index_def *build_def(builder *b, TSNode def_node, TSNode outer, index_def
 
 /* Definitions and assignments among the statements of a module or class body.
  * Module-level if/try/with bodies are searched too (conditional definitions). */
+/* 1 when d is the first definition of its name in defs (the one index_find and
+ * index_member return). */
+static int first_of_name(const def_vec *defs, const index_def *d)
+{
+    for (size_t i = 0; i < defs->len; i++)
+        if (!strcmp(defs->items[i]->name, d->name))
+            return defs->items[i] == d;
+    return 1;
+}
+
 static void walk_defs(builder *b, TSNode n, index_def *parent, def_vec *defs, assign_vec *assigns,
                       int conditional)
 {
@@ -500,7 +491,7 @@ static void walk_defs(builder *b, TSNode n, index_def *parent, def_vec *defs, as
             index_def *d = build_def(b, def, k, parent, conditional);
             VEC_PUSH(defs, d);
             if (parent && d->kind == INDEX_FUNCTION && !strcmp(d->name, "__init__") &&
-                !parent->init_attrs)
+                first_of_name(defs, d))
                 build_init_attrs(b, parent, d, def);
         } else if (type_is(k, "expression_statement")) {
             if (!conditional)
@@ -521,11 +512,14 @@ static void walk_defs(builder *b, TSNode n, index_def *parent, def_vec *defs, as
 int index_module_build(index_module **out, const py_tree *t, const char *module_name)
 {
     *out = NULL;
+    if (pynode_deeper_than(py_root(t), INDEX_MAX_DEPTH))
+        return pgci_error_set(PGCI_ELIMIT, "%s: nested more than %d levels deep; not indexed",
+                              t->path, INDEX_MAX_DEPTH);
     int r = py_check_syntax(t);
     if (r < 0)
         return r;
     index_module *m = pgci_calloc(1, sizeof(*m));
-    builder b = {m, t, &m->arena, STRBUF_INIT, VEC_INIT, 0};
+    builder b = {.m = m, .t = t, .a = &m->arena, .tmp = STRBUF_INIT, .imports = VEC_INIT};
     m->name = arena_strdup(&m->arena, module_name ? module_name : "");
     m->path = arena_strdup(&m->arena, t->path ? t->path : "<input>");
     TSNode root = py_root(t);
@@ -536,7 +530,7 @@ int index_module_build(index_module **out, const py_tree *t, const char *module_
     m->n_imports = b.imports.len;
     VEC_FREE(&b.imports);
 
-    m->docstring = decode_docstring(&b, body_docstring(t, root));
+    m->docstring = decode_docstring(&b, pynode_docstring(t, root));
 
     def_vec defs = VEC_INIT;
     assign_vec assigns = VEC_INIT;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "patchgen/codegen_syntax.h"
 #include "patchgen/codegen_text.h"
 #include "py/py.h"
 
@@ -30,8 +31,7 @@ int cgm_parses_with_function(const char *src, size_t len)
     py_tree t;
     if (py_parse(&t, src, len, "<replacement>") < 0)
         return 0;
-    TSNode err;
-    int ok = !py_first_error(&t, &err) && has_function(py_root(&t));
+    int ok = cgsyn_python_accepts(&t) && has_function(py_root(&t));
     py_tree_free(&t);
     return ok;
 }
@@ -146,9 +146,8 @@ void cgm_replace_method(strbuf *cls, const char *method, const char *preserved, 
     py_tree t;
     if (py_parse(&t, cls->buf, cls->len, "<class>") < 0)
         return;
-    TSNode err;
     TSNode cdef = first_class(py_root(&t));
-    if (py_first_error(&t, &err) || ts_node_is_null(cdef)) {
+    if (!cgsyn_python_accepts(&t) || ts_node_is_null(cdef)) {
         py_tree_free(&t);
         return;
     }

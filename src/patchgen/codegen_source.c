@@ -17,10 +17,23 @@ void cgsrc_object_source(strbuf *out, const pg_object *obj)
 {
     if (!obj || !obj->text || obj->start_line == 0 || obj->end_line < obj->start_line)
         return;
+    /* the file's lines as linecache holds them (universal newlines); only the
+     * lines up to the end of the object are needed */
     strbuf text = STRBUF_INIT;
-    cgtext_universal_newlines(&text, obj->text, obj->text_len ? obj->text_len : strlen(obj->text));
+    size_t tlen = obj->text_len ? obj->text_len : strlen(obj->text);
+    const char *tp = obj->text;
+    if (memchr(tp, '\r', tlen)) {
+        cgtext_universal_newlines(&text, tp, tlen);
+        tp = text.buf;
+        tlen = text.len;
+    }
+    size_t cut = 0;
+    for (unsigned k = 0; k < obj->end_line && cut < tlen; k++) {
+        const char *nl = memchr(tp + cut, '\n', tlen - cut);
+        cut = nl ? (size_t)(nl - tp) + 1 : tlen;
+    }
     cg_lines all = VEC_INIT;
-    cgtext_readlines(&all, text.buf, text.len);
+    cgtext_readlines(&all, tp, cut);
     size_t idx = obj->start_line - 1;
     if (idx >= all.len)
         goto done;

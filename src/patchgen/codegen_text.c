@@ -54,12 +54,12 @@ void cgtext_splitlines(cg_lines *out, const char *s, size_t n)
 void cgtext_readlines(cg_lines *out, const char *s, size_t n)
 {
     size_t start = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '\n') {
-            cg_span sp = {s + start, i + 1 - start};
-            VEC_PUSH(out, sp);
-            start = i + 1;
-        }
+    const char *nl;
+    while (start < n && (nl = memchr(s + start, '\n', n - start)) != NULL) {
+        size_t i = (size_t)(nl - s);
+        cg_span sp = {s + start, i + 1 - start};
+        VEC_PUSH(out, sp);
+        start = i + 1;
     }
     if (start < n) {
         cg_span sp = {s + start, n - start};
@@ -69,6 +69,10 @@ void cgtext_readlines(cg_lines *out, const char *s, size_t n)
 
 void cgtext_universal_newlines(strbuf *out, const char *s, size_t n)
 {
+    if (!memchr(s, '\r', n)) {
+        strbuf_add(out, s, n);
+        return;
+    }
     strbuf_grow(out, n);
     for (size_t i = 0; i < n; i++) {
         if (s[i] == '\r') {

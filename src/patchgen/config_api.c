@@ -288,9 +288,12 @@ static const char *default_description(ce_ctx *c, ce_deco_op op, const char *tar
                                        const char *name)
 {
     switch (op) {
-    case CD_METHOD: return arena_printf(&c->ev->mem, "Override %s", target);
-    case CD_INIT: return arena_printf(&c->ev->mem, "Modify %s.__init__", target);
-    default: return arena_printf(&c->ev->mem, "Replace %s with %s", target, name);
+    case CD_METHOD:
+        return arena_printf(&c->ev->mem, "Override %s", target);
+    case CD_INIT:
+        return arena_printf(&c->ev->mem, "Modify %s.__init__", target);
+    default:
+        return arena_printf(&c->ev->mem, "Replace %s with %s", target, name);
     }
 }
 
@@ -366,12 +369,17 @@ static int add_str(ce_ctx *c, TSNode where, ce_config *cfg, ce_field f, const ch
 
 static int method_replace(ce_ctx *c, TSNode call, ce_value *m, ce_deco_op op, ce_value **out)
 {
-    static const char *const p_class[] = {"target_class", "replacement", "name_map", "description", NULL};
-    static const char *const p_method[] = {"target_method", "replacement", "name_map", "description", NULL};
-    static const char *const p_func[] = {"target_func", "replacement", "name_map", "description", NULL};
+    static const char *const p_class[] = {"target_class", "replacement", "name_map", "description",
+                                          NULL};
+    static const char *const p_method[] = {"target_method", "replacement", "name_map",
+                                           "description", NULL};
+    static const char *const p_func[] = {"target_func", "replacement", "name_map", "description",
+                                         NULL};
     static const char *const p_init[] = {"target_class", "description", NULL};
-    const char *const *params = op == CD_CLASS ? p_class : op == CD_METHOD ? p_method
-                              : op == CD_FUNCTION ? p_func : p_init;
+    const char *const *params = op == CD_CLASS      ? p_class
+                                : op == CD_METHOD   ? p_method
+                                : op == CD_FUNCTION ? p_func
+                                                    : p_init;
     ce_args a;
     int r = bind_args(c, call, m->u.method.name, params, 0, &a);
     if (r < 0)
@@ -569,23 +577,30 @@ static int add_items(ce_ctx *c, TSNode n, ce_config *cfg, ce_field f, const ce_i
 {
     /* copy first: extending a list with itself must see the old length only */
     void **copy = arena_alloc(&c->ev->mem, (it->len ? it->len : 1) * sizeof(void *));
-    memcpy(copy, it->items, it->len * sizeof(void *));
+    if (it->len)
+        memcpy(copy, it->items, it->len * sizeof(void *));
     for (size_t i = 0; i < it->len; i++) {
         int r = 0;
         switch (f) {
-        case CF_PATCHES: r = add_patch(c, n, cfg, copy[i]); break;
+        case CF_PATCHES:
+            r = add_patch(c, n, cfg, copy[i]);
+            break;
         case CF_ADDITIONAL_IMPORTS:
             r = push_check(c, n, cfg->additional_imports.len, "additional imports");
             if (r == 0)
                 VEC_PUSH(&cfg->additional_imports, copy[i]);
             break;
-        case CF_HELPERS: r = add_helper(c, n, cfg, copy[i]); break;
+        case CF_HELPERS:
+            r = add_helper(c, n, cfg, copy[i]);
+            break;
         case CF_POSITIONED_HELPERS:
             r = push_check(c, n, cfg->positioned_helpers.len, "positioned helpers");
             if (r == 0)
                 VEC_PUSH(&cfg->positioned_helpers, copy[i]);
             break;
-        default: r = add_str(c, n, cfg, f, copy[i]); break;
+        default:
+            r = add_str(c, n, cfg, f, copy[i]);
+            break;
         }
         if (r < 0)
             return r;
@@ -603,7 +618,8 @@ static int method_field(ce_ctx *c, TSNode call, ce_value *m, ce_value **out)
                     : (!strcmp(name, "extend") || !strcmp(name, "append"));
     *out = &c->ev->none;
     if (!ok)
-        return ce_unsupported(c, call, "an operation on a PatchConfig list that pgci does not model");
+        return ce_unsupported(c, call,
+                              "an operation on a PatchConfig list that pgci does not model");
     static const char *const params[] = {"iterable", NULL};
     ce_args a;
     int r = bind_args(c, call, name, params, 0, &a);
@@ -617,8 +633,8 @@ static int method_field(ce_ctx *c, TSNode call, ce_value *m, ce_value **out)
         return add_element(c, vn, cfg, f, v);
     ce_items it;
     if (ce_items_of(v, &it)) {
-        if (it.field != f && !(is_set && (it.field == CF_EXCLUDE || it.field == CF_DROP_IMPORTED_NAMES)))
-        {
+        if (it.field != f &&
+            !(is_set && (it.field == CF_EXCLUDE || it.field == CF_DROP_IMPORTED_NAMES))) {
             char why[160];
             snprintf(why, sizeof(why), "config.%s cannot take the items of %s", ce_field_name(f),
                      ce_field_name(it.field));
@@ -662,7 +678,8 @@ int ce_items_of(ce_value *v, ce_items *out)
         ITEMS(CF_DROP_IMPORTED_NAMES, drop_imported_names)
         ITEMS(CF_EXCLUDE, exclude)
 #undef ITEMS
-    default: return 0;
+    default:
+        return 0;
     }
 }
 
@@ -701,7 +718,8 @@ static int str_list_field(ce_ctx *c, ce_config *cfg, ce_field f, ce_value *v, TS
 {
     if (v->kind == CE_NONE)
         return ce_unsupported(c, n, "None where PatchConfig expects a list");
-    if (v->kind != CE_LIST && v->kind != CE_TUPLE && !(v->kind == CE_SET && f == CF_DROP_IMPORTED_NAMES))
+    if (v->kind != CE_LIST && v->kind != CE_TUPLE &&
+        !(v->kind == CE_SET && f == CF_DROP_IMPORTED_NAMES))
         return ce_unsupported(c, n, NULL);
     for (size_t i = 0; i < v->u.seq.len; i++) {
         int r = add_element(c, n, cfg, f, v->u.seq.items[i]);
@@ -715,9 +733,10 @@ static int api_patch_config(ce_ctx *c, TSNode call, ce_value **out)
 {
     /* the dataclass's fields, in order: all of them may be passed positionally */
     static const char *const params[] = {
-        "source_module", "target_file", "description", "patches", "additional_imports",
-        "post_import_blocks", "helpers", "positioned_helpers", "drop_imported_names", "exclude",
-        "transformers_version", NULL,
+        "source_module", "target_file",          "description",
+        "patches",       "additional_imports",   "post_import_blocks",
+        "helpers",       "positioned_helpers",   "drop_imported_names",
+        "exclude",       "transformers_version", NULL,
     };
     ce_args a;
     int r = bind_args(c, call, "PatchConfig", params, 0, &a);
@@ -757,16 +776,16 @@ static int api_patch_config(ce_ctx *c, TSNode call, ce_value **out)
 
 static int api_create_patch(ce_ctx *c, TSNode call, ce_value **out)
 {
-    static const char *const params[] = {"target", "replacement_module", "replacement_name",
-                                         "patch_type", "description", NULL};
+    static const char *const params[] = {"target",     "replacement_module", "replacement_name",
+                                         "patch_type", "description",        NULL};
     ce_args a;
     int r = bind_args(c, call, "create_patch_from_external", params, 0, &a);
     if (r < 0)
         return r;
     for (int i = 0; i < 3; i++)
         if (!a.val[i])
-            return ce_error_at(c, call, PGCI_EINVALID,
-                               "create_patch_from_external() is missing %s", params[i]);
+            return ce_error_at(c, call, PGCI_EINVALID, "create_patch_from_external() is missing %s",
+                               params[i]);
     pg_patch *p = arena_alloc(&c->ev->mem, sizeof(*p));
     p->type = PG_CLASS_REPLACEMENT;
     r = need_name(c, a.val[0], a.node[0], "patch target", 1, &p->target);
@@ -817,6 +836,10 @@ int ce_apply_decorator(ce_ctx *c, TSNode deco, ce_value *d, pg_object *obj)
         if (d->u.method.field == CF_NONE && !strcmp(d->u.method.name, "add_helper"))
             return add_helper(c, deco, d->u.method.cfg, obj);
         return ce_unsupported(c, deco, "this patch decorator needs its arguments");
+    case CE_OBJECT:
+        if (ce_call_touches_config(c->ev, d->u.obj))
+            return ce_unsupported(c, deco, "the decorator uses a PatchConfig when it runs");
+        return 0;
     default:
         if (ce_touches_config(c, deco))
             return ce_unsupported(c, deco, NULL);
@@ -832,7 +855,8 @@ int ce_call_decorator(ce_ctx *c, TSNode call, ce_value *d, ce_value **out)
     if (r < 0)
         return r;
     if (!a.val[0])
-        return ce_unsupported(c, call, "a patch decorator is called with the def or class it registers");
+        return ce_unsupported(c, call,
+                              "a patch decorator is called with the def or class it registers");
     pg_object *obj = NULL;
     r = need_object(c, a.val[0], a.node[0], "decorated object", &obj);
     if (r == 0)

@@ -110,7 +110,8 @@ int config_dump_json(strbuf *out, const pg_config *c, const char *root)
     }
     json_object_set_new(j, "positioned_helpers", a);
     const char **drop = pgci_malloc((c->drop_imported_names.len + 1) * sizeof(char *));
-    memcpy(drop, c->drop_imported_names.items, c->drop_imported_names.len * sizeof(char *));
+    if (c->drop_imported_names.len)
+        memcpy(drop, c->drop_imported_names.items, c->drop_imported_names.len * sizeof(char *));
     qsort(drop, c->drop_imported_names.len, sizeof(char *), cmp_str);
     a = json_array();
     for (size_t i = 0; i < c->drop_imported_names.len; i++)

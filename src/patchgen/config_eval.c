@@ -135,8 +135,14 @@ void config_eval_free(config_eval *ev)
             continue;
         hashmap_free(&m->ns);
         hashmap_free(&m->cloned);
+        hashmap_free(&m->first_class);
+        if (m->tree) {
+            py_tree_free(m->tree);
+            free(m->tree);
+        }
     }
     hashmap_free(&ev->modules);
+    hashmap_free(&ev->defs);
     arena_free(&ev->mem);
     free(ev);
 }
@@ -197,7 +203,8 @@ static char *module_file(config_eval *ev, const char *dotted, int *outside)
     for (const char *p = dotted + strlen(ev->prefix); *p; p++)
         strbuf_addc(&sb, *p == '.' ? '/' : *p);
     strbuf_adds(&sb, ".py");
-    char *out = fs_is_file(sb.buf) ? real_or_copy(&ev->mem, sb.buf) : arena_strdup(&ev->mem, sb.buf);
+    char *out =
+        fs_is_file(sb.buf) ? real_or_copy(&ev->mem, sb.buf) : arena_strdup(&ev->mem, sb.buf);
     strbuf_free(&sb);
     return out;
 }
@@ -225,9 +232,7 @@ static int skip_unless_touching(ce_ctx *c, TSNode n)
 
 static int is_config_value(const ce_value *v)
 {
-    return v->kind == CE_CONFIG || v->kind == CE_FIELD || v->kind == CE_METHOD ||
-           v->kind == CE_MODULE || v->kind == CE_API || v->kind == CE_PATCH ||
-           v->kind == CE_ITEMS || v->kind == CE_DECORATOR;
+    return ce_value_is_config(v);
 }
 
 /* Binds the names of a tuple/list target, element-wise when the value allows it. */
@@ -311,6 +316,93 @@ static int exec_expression(ce_ctx *c, TSNode stmt)
 
 /* --- defs and classes ------------------------------------------------------------------ */
 
+static int check_class_body(ce_ctx *c, TSNode body);
+
+/* What Python runs when it executes a def statement, besides its decorators:
+ * default values and annotations (not the body, not the parameter names, which
+ * often are `config` in model code). */
+static int check_def_header(ce_ctx *c, TSNode def)
+{
+    TSNode params = py_field(def, "parameters");
+    ce_iter it;
+    TSNode p;
+    int r = 0;
+    ce_iter_init(&it, params);
+    while (r == 0 && ce_iter_next(&it, &p)) {
+        TSNode parts[2] = {py_field(p, "value"), py_field(p, "type")};
+        for (int i = 0; i < 2 && r == 0; i++)
+            if (!ts_node_is_null(parts[i]) && ce_touches_config(c, parts[i]))
+                r = ce_unsupported(c, parts[i], NULL);
+    }
+    ce_iter_done(&it);
+    TSNode ret = py_field(def, "return_type");
+    if (r == 0 && !ts_node_is_null(ret) && ce_touches_config(c, ret))
+        r = ce_unsupported(c, ret, NULL);
+    return r;
+}
+
+/* A class body runs when the class is defined: a registration inside it would
+ * happen in Python, so it must not pass unnoticed. Nested defs count for their
+ * decorators and headers only. */
+static int check_definition(ce_ctx *c, TSNode n)
+{
+    TSNode def = py_is(n, "decorated_definition") ? py_field(n, "definition") : n;
+    int r = 0;
+    if (py_is(n, "decorated_definition")) {
+        ce_iter it;
+        TSNode d;
+        ce_iter_init(&it, n);
+        while (r == 0 && ce_iter_next(&it, &d))
+            if (py_is(d, "decorator") && ce_touches_config(c, d))
+                r = ce_unsupported(c, d, "a patch decorator inside a class body");
+        ce_iter_done(&it);
+    }
+    if (r == 0 && py_is(def, "function_definition"))
+        r = check_def_header(c, def);
+    if (r == 0 && py_is(def, "class_definition"))
+        r = check_class_body(c, def);
+    return r;
+}
+
+/* A class-body statement touches a PatchConfig; names it binds (`config: Cfg`,
+ * `config = None`: class attributes) do not count, what it evaluates does. */
+static int class_statement_touches(ce_ctx *c, TSNode s)
+{
+    TSNode asg = ce_named_count(s) == 1 ? ce_named_child(s, 0) : s;
+    if (!py_is(s, "expression_statement") || !py_is(asg, "assignment"))
+        return ce_touches_config(c, s);
+    for (TSNode cur = asg; !ts_node_is_null(cur); cur = py_field(cur, "right")) {
+        if (!py_is(cur, "assignment"))
+            return ce_touches_config(c, cur);
+        TSNode left = py_field(cur, "left"), type = py_field(cur, "type");
+        if (!py_is(left, "identifier") && ce_touches_config(c, left))
+            return 1;
+        if (!ts_node_is_null(type) && ce_touches_config(c, type))
+            return 1;
+    }
+    return 0;
+}
+
+static int check_class_body(ce_ctx *c, TSNode cls)
+{
+    TSNode bases = py_field(cls, "superclasses");
+    if (!ts_node_is_null(bases) && ce_touches_config(c, bases))
+        return ce_unsupported(c, bases, NULL);
+    ce_iter it;
+    TSNode s;
+    int r = 0;
+    ce_iter_init(&it, py_field(cls, "body"));
+    while (r == 0 && ce_iter_next(&it, &s)) {
+        if (py_is(s, "function_definition") || py_is(s, "class_definition") ||
+            py_is(s, "decorated_definition"))
+            r = check_definition(c, s);
+        else if (class_statement_touches(c, s))
+            r = ce_unsupported(c, s, NULL);
+    }
+    ce_iter_done(&it);
+    return r;
+}
+
 static int exec_definition(ce_ctx *c, TSNode n)
 {
     TSNode def = py_is(n, "decorated_definition") ? py_field(n, "definition") : n;
@@ -323,7 +415,10 @@ static int exec_definition(ce_ctx *c, TSNode n)
     obj->text = c->mod->text;
     obj->text_len = c->mod->text_len;
     obj->is_class = py_is(def, "class_definition");
-    ce_object_lines(c->t, n, obj);
+    ce_object_lines(c->t, &c->ev->mem, &c->mod->first_class, &c->mod->classes_indexed, n, obj);
+    int rc = obj->is_class ? check_class_body(c, def) : check_def_header(c, def);
+    if (rc < 0)
+        return rc;
 
     if (py_is(n, "decorated_definition")) {
         /* Python evaluates decorator expressions top-down, then applies them
@@ -352,7 +447,69 @@ static int exec_definition(ce_ctx *c, TSNode n)
     ce_value *v = ce_value_new(c->ev, CE_OBJECT);
     v->u.obj = obj;
     bind_str(c, obj->name, v);
+    ce_def *where = arena_alloc(&c->ev->mem, sizeof(*where));
+    where->mod = c->mod;
+    where->node = def;
+    char key[32];
+    snprintf(key, sizeof(key), "%p", (void *)obj);
+    hashmap_put(&c->ev->defs, key, where);
     return 0;
+}
+
+static int def_touches(config_eval *ev, const pg_object *obj, hashmap *seen, int depth)
+{
+    char key[32];
+    snprintf(key, sizeof(key), "%p", (const void *)obj);
+    ce_def *d = hashmap_get(&ev->defs, key);
+    if (!d || !d->mod->tree || hashmap_has(seen, key))
+        return 0;
+    if (depth > 32)
+        return 1; /* too deep to know: refuse rather than guess */
+    hashmap_put(seen, key, (void *)1);
+    /* a def runs its body; a class runs its methods through __init__ and friends */
+    TSNode body = py_is(d->node, "class_definition") ? d->node : py_field(d->node, "body");
+    TSTreeCursor cur = ts_tree_cursor_new(body);
+    int found = 0;
+    for (;;) {
+        TSNode x = ts_tree_cursor_current_node(&cur);
+        const char *field = ts_tree_cursor_current_field_name(&cur);
+        if (!ce_step(ev, 1)) {
+            found = 1; /* reported as the budget by ce_unsupported */
+            break;
+        }
+        if (py_is(x, "identifier") && (!field || strcmp(field, "attribute"))) {
+            size_t len;
+            const char *s = py_text(d->mod->tree, x, &len);
+            ce_value *v = hashmap_getn(&d->mod->ns, s, len);
+            if (v ? is_config_value(v) : ce_dynamic_builtin(s, len))
+                found = 1;
+            else if (v && v->kind == CE_OBJECT && v->u.obj != obj)
+                found = def_touches(ev, v->u.obj, seen, depth + 1);
+            if (found)
+                break;
+        }
+        if (ts_tree_cursor_goto_first_child(&cur))
+            continue;
+        int moved = 0;
+        while (!moved && !ts_node_eq(ts_tree_cursor_current_node(&cur), body)) {
+            if (ts_tree_cursor_goto_next_sibling(&cur))
+                moved = 1;
+            else if (!ts_tree_cursor_goto_parent(&cur))
+                break;
+        }
+        if (!moved)
+            break;
+    }
+    ts_tree_cursor_delete(&cur);
+    return found;
+}
+
+int ce_call_touches_config(config_eval *ev, const pg_object *obj)
+{
+    hashmap seen = HASHMAP_INIT;
+    int r = def_touches(ev, obj, &seen, 0);
+    hashmap_free(&seen);
+    return r;
 }
 
 /* --- if ----------------------------------------------------------------------------------- */
@@ -363,7 +520,8 @@ static int condition_false_on_import(ce_ctx *c, TSNode cond)
 {
     if (py_is(cond, "identifier") && py_text_eq(c->t, cond, "TYPE_CHECKING"))
         return 1;
-    if (py_is(cond, "attribute") && py_text_eq(c->t, py_field(cond, "attribute"), "TYPE_CHECKING") &&
+    if (py_is(cond, "attribute") &&
+        py_text_eq(c->t, py_field(cond, "attribute"), "TYPE_CHECKING") &&
         py_text_eq(c->t, py_field(cond, "object"), "typing"))
         return 1;
     if (py_is(cond, "comparison_operator") && ce_named_count(cond) == 2) {
@@ -474,8 +632,9 @@ static int load_sibling(ce_ctx *c, TSNode n, const char *dotted, ce_module **out
                            dotted, c->ev->prefix ? c->ev->prefix : "(none)");
     if (!fs_is_file(file)) {
         const char *rel = path_under(c->ev->root, file);
-        return ce_error_at(c, n, PGCI_ENOTFOUND, "cannot find sibling config '%s': %s does not exist",
-                           dotted, rel ? rel : file);
+        return ce_error_at(c, n, PGCI_ENOTFOUND,
+                           "cannot find sibling config '%s': %s does not exist", dotted,
+                           rel ? rel : file);
     }
     if (!strcmp(file, c->mod->abs_path))
         return ce_error_at(c, n, PGCI_EINVALID, "config '%s' imports itself", dotted);
@@ -524,8 +683,13 @@ static int exec_import_from(ce_ctx *c, TSNode n)
         if (ts_node_eq(name, py_field(n, "module_name")))
             continue;
         if (py_is(name, "wildcard_import")) {
-            if (src)
+            if (src && !strcmp(src->name, "patchgen")) {
+                for (size_t i = 0; i < src->ns.len; i++)
+                    if (src->ns.entries[i].key)
+                        bind_str(c, src->ns.entries[i].key, src->ns.entries[i].value);
+            } else if (src) {
                 r = ce_unsupported(c, n, "`import *` from a patch config");
+            }
             continue;
         }
         TSNode orig = py_is(name, "aliased_import") ? py_field(name, "name") : name;
@@ -640,7 +804,8 @@ static int exec_block(ce_ctx *c, TSNode block)
     return r;
 }
 
-/* --- loading ------------------------------------------------------------------------------------ */
+/* --- loading ------------------------------------------------------------------------------------
+ */
 
 /* Rejects trees nested deeper than the walkers below are allowed to go. */
 static int check_depth(const py_tree *t, const char *rel)
@@ -672,22 +837,25 @@ done:
 static int module_run(config_eval *ev, ce_module *m, const char *src, size_t len)
 {
     if (len > CE_MAX_FILE_BYTES)
-        return pgci_error_set(PGCI_ELIMIT, "%s: %zu bytes is larger than a patch config may be (%u)",
+        return pgci_error_set(PGCI_ELIMIT,
+                              "%s: %zu bytes is larger than a patch config may be (%u)",
                               m->rel_path, len, CE_MAX_FILE_BYTES);
     m->text = arena_strndup(&ev->mem, src, len);
     m->text_len = len;
-    py_tree t;
-    int r = py_parse(&t, src, len, m->rel_path);
-    if (r < 0)
+    py_tree *t = pgci_calloc(1, sizeof(*t));
+    int r = py_parse(t, src, len, m->rel_path);
+    if (r < 0) {
+        free(t);
         return r;
-    r = check_depth(&t, m->rel_path);
-    if (r == 0)
-        r = py_check_syntax(&t);
-    if (r == 0) {
-        ce_ctx c = {ev, m, &t, 0};
-        r = exec_block(&c, py_root(&t));
     }
-    py_tree_free(&t);
+    m->tree = t;
+    r = check_depth(t, m->rel_path);
+    if (r == 0)
+        r = py_check_syntax(t);
+    if (r == 0) {
+        ce_ctx c = {ev, m, t, 0, {NULL, 0, NULL}};
+        r = exec_block(&c, py_root(t));
+    }
     return r;
 }
 
@@ -717,7 +885,8 @@ static int module_load_src(config_eval *ev, ce_module *importer, const char *abs
         return 0;
     }
     if (ev->import_depth >= CE_MAX_IMPORT_DEPTH)
-        return pgci_error_set(PGCI_ELIMIT, "%s: sibling configs import each other more than %d deep",
+        return pgci_error_set(PGCI_ELIMIT,
+                              "%s: sibling configs import each other more than %d deep",
                               importer ? importer->rel_path : abs_path, CE_MAX_IMPORT_DEPTH);
     m = module_new(ev, abs_path);
     m->importer = importer;
@@ -751,139 +920,13 @@ int ce_module_load(config_eval *ev, ce_module *importer, const char *abs_path, c
     return module_load_src(ev, importer, abs_path, NULL, 0, out);
 }
 
-/* --- finalizing: a self-contained pg_config ---------------------------------------------------- */
-
-typedef struct fin {
-    pg_config *pc;
-    hashmap copies; /* "%p" of an evaluator pointer -> its copy */
-    size_t bytes;
-} fin;
-
-static void *fin_lookup(fin *f, const void *p)
-{
-    char key[32];
-    snprintf(key, sizeof(key), "%p", p);
-    return hashmap_get(&f->copies, key);
-}
-
-static void fin_remember(fin *f, const void *p, void *copy)
-{
-    char key[32];
-    snprintf(key, sizeof(key), "%p", p);
-    hashmap_put(&f->copies, key, copy);
-}
-
-static const char *fin_str(fin *f, const char *s)
-{
-    if (!s)
-        return NULL;
-    f->bytes += strlen(s);
-    char *c = fin_lookup(f, s);
-    if (!c) {
-        c = arena_strdup(&f->pc->mem, s);
-        fin_remember(f, s, c);
-    }
-    return c;
-}
-
-static const pg_object *fin_obj(fin *f, const pg_object *o)
-{
-    if (!o)
-        return NULL;
-    pg_object *c = fin_lookup(f, o);
-    if (c)
-        return c;
-    c = arena_alloc(&f->pc->mem, sizeof(*c));
-    *c = *o;
-    c->name = fin_str(f, o->name);
-    c->module = fin_str(f, o->module);
-    c->file = fin_str(f, o->file);
-    c->text = fin_lookup(f, o->text);
-    if (!c->text) {
-        c->text = arena_strndup(&f->pc->mem, o->text, o->text_len);
-        fin_remember(f, o->text, (void *)c->text);
-    }
-    fin_remember(f, o, c);
-    return c;
-}
-
-static int finalize(config_eval *ev, ce_module *m, const char *var, ce_config *src, pg_config **out)
-{
-    arena a = ARENA_INIT;
-    pg_config *pc = arena_alloc(&a, sizeof(*pc));
-    pc->mem = a;
-    fin f = {pc, HASHMAP_INIT, 0};
-    pc->var_name = fin_str(&f, var);
-    pc->file = fin_str(&f, m->abs_path);
-    pc->module = fin_str(&f, m->name);
-    pc->source_module = fin_str(&f, src->source_module);
-    pc->target_file = fin_str(&f, src->target_file);
-    pc->description = fin_str(&f, src->description);
-    pc->transformers_version = fin_str(&f, src->transformers_version);
-    pc->line = src->line;
-    pc->col = src->col;
-    for (size_t i = 0; i < src->patches.len; i++) {
-        const pg_patch *p = src->patches.items[i];
-        pg_patch q = *p;
-        q.target = fin_str(&f, p->target);
-        q.replacement = fin_obj(&f, p->replacement);
-        q.replacement_module = fin_str(&f, p->replacement_module);
-        q.replacement_name = fin_str(&f, p->replacement_name);
-        q.source_module = fin_str(&f, p->source_module);
-        q.description = fin_str(&f, p->description);
-        q.reg_file = fin_str(&f, p->reg_file);
-        if (p->name_map_len) {
-            q.name_map = arena_alloc(&pc->mem, p->name_map_len * sizeof(*q.name_map));
-            for (size_t j = 0; j < p->name_map_len; j++) {
-                q.name_map[j].from = fin_str(&f, p->name_map[j].from);
-                q.name_map[j].to = fin_str(&f, p->name_map[j].to);
-            }
-        }
-        VEC_PUSH(&pc->patches, q);
-    }
-    for (size_t i = 0; i < src->additional_imports.len; i++) {
-        const pg_import *p = src->additional_imports.items[i];
-        pg_import q = *p;
-        q.module = fin_str(&f, p->module);
-        q.alias = fin_str(&f, p->alias);
-        if (p->names) {
-            q.names = arena_alloc(&pc->mem, (p->names_len + 1) * sizeof(char *));
-            for (size_t j = 0; j < p->names_len; j++)
-                q.names[j] = fin_str(&f, p->names[j]);
-        }
-        VEC_PUSH(&pc->additional_imports, q);
-    }
-    for (size_t i = 0; i < src->post_import_blocks.len; i++)
-        VEC_PUSH(&pc->post_import_blocks, fin_str(&f, src->post_import_blocks.items[i]));
-    for (size_t i = 0; i < src->helpers.len; i++)
-        VEC_PUSH(&pc->helpers, fin_obj(&f, src->helpers.items[i]));
-    for (size_t i = 0; i < src->positioned_helpers.len; i++) {
-        const pg_positioned_helper *p = src->positioned_helpers.items[i];
-        pg_positioned_helper q = {fin_str(&f, p->target), fin_obj(&f, p->helper), "after"};
-        VEC_PUSH(&pc->positioned_helpers, q);
-    }
-    for (size_t i = 0; i < src->drop_imported_names.len; i++)
-        VEC_PUSH(&pc->drop_imported_names, fin_str(&f, src->drop_imported_names.items[i]));
-    for (size_t i = 0; i < src->exclude.len; i++)
-        VEC_PUSH(&pc->exclude, fin_str(&f, src->exclude.items[i]));
-    hashmap_free(&f.copies);
-    if (f.bytes > CE_MAX_CONFIG_BYTES) {
-        int r = pgci_error_set(PGCI_ELIMIT, "%s: PatchConfig '%s' carries %zu bytes of text (limit %u)",
-                               m->rel_path, var, f.bytes, CE_MAX_CONFIG_BYTES);
-        pg_config_free(pc);
-        return r;
-    }
-    *out = pc;
-    return 0;
-}
-
 static int pick_config(config_eval *ev, ce_module *m, const char *var, pg_config **out)
 {
     if (!var)
         var = "config";
     ce_value *v = hashmap_get(&m->ns, var);
     if (v && v->kind == CE_CONFIG)
-        return finalize(ev, m, var, v->u.cfg, out);
+        return ce_finalize(m, var, v->u.cfg, out);
     if (v)
         return pgci_error_set(PGCI_ENOTFOUND, "%s: '%s' is not a PatchConfig", m->rel_path, var);
     strbuf names = STRBUF_INIT;
@@ -892,9 +935,9 @@ static int pick_config(config_eval *ev, ce_module *m, const char *var, pg_config
         if (m->ns.entries[i].key && x && x->kind == CE_CONFIG)
             strbuf_addf(&names, "%s%s", names.len ? ", " : "", m->ns.entries[i].key);
     }
-    int r = pgci_error_set(PGCI_ENOTFOUND, "%s: no PatchConfig named '%s'%s%s%s", m->rel_path, var,
-                           names.len ? " (PatchConfigs here: " : "", names.buf,
-                           names.len ? ")" : "");
+    int r =
+        pgci_error_set(PGCI_ENOTFOUND, "%s: no PatchConfig named '%s'%s%s%s", m->rel_path, var,
+                       names.len ? " (PatchConfigs here: " : "", names.buf, names.len ? ")" : "");
     strbuf_free(&names);
     return r;
 }
@@ -916,6 +959,8 @@ int config_eval_file(config_eval *ev, const char *path, const char *var_name, pg
     *out = NULL;
     char *abs = absolute_path(ev, path);
     ce_module *m;
+    ev->steps = 0;
+    ev->over_budget = 0;
     int r = module_load_src(ev, NULL, abs, NULL, 0, &m);
     return r < 0 ? r : pick_config(ev, m, var_name, out);
 }
@@ -926,6 +971,8 @@ int config_eval_buffer(config_eval *ev, const char *path, const char *src, size_
     *out = NULL;
     char *abs = absolute_path(ev, path);
     ce_module *m;
+    ev->steps = 0;
+    ev->over_budget = 0;
     int r = module_load_src(ev, NULL, abs, src, len, &m);
     return r < 0 ? r : pick_config(ev, m, var_name, out);
 }

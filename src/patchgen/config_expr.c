@@ -110,8 +110,26 @@ int ce_error_at(ce_ctx *c, TSNode n, int code, const char *fmt, ...)
 
 static ce_value *lookup(ce_ctx *c, const char *name, size_t len);
 
+int ce_step(config_eval *ev, unsigned long long k)
+{
+    ev->steps += k;
+    if (ev->steps > CE_MAX_STEPS)
+        ev->over_budget = 1;
+    return !ev->over_budget;
+}
+
+static int budget_error(ce_ctx *c, TSNode n)
+{
+    return ce_error_at(c, n, PGCI_ELIMIT,
+                       "evaluating this config takes more than %llu steps (a hostile config?)",
+                       (unsigned long long)CE_MAX_STEPS);
+}
+
 int ce_unsupported(ce_ctx *c, TSNode n, const char *why)
 {
+    /* scans report "touches" when the budget runs out: say what really happened */
+    if (c->ev->over_budget)
+        return budget_error(c, n);
     if (py_is(n, "identifier")) {
         size_t len;
         const char *s = py_text(c->t, n, &len);
@@ -129,24 +147,42 @@ int ce_unsupported(ce_ctx *c, TSNode n, const char *why)
 const char *ce_kind_name(ce_kind k)
 {
     switch (k) {
-    case CE_NONE: return "None";
-    case CE_BOOL: return "a bool";
-    case CE_INT: return "an int";
-    case CE_STR: return "a string";
-    case CE_LIST: return "a list";
-    case CE_TUPLE: return "a tuple";
-    case CE_SET: return "a set";
-    case CE_DICT: return "a dict";
-    case CE_OBJECT: return "a def or class";
-    case CE_CONFIG: return "a PatchConfig";
-    case CE_FIELD: return "a PatchConfig field";
-    case CE_METHOD: return "a PatchConfig method";
-    case CE_MODULE: return "a module";
-    case CE_API: return "a patchgen API name";
-    case CE_PATCHTYPE: return "a PatchType";
-    case CE_PATCH: return "a Patch";
-    case CE_ITEMS: return "a generator";
-    default: return "a value pgci cannot evaluate statically";
+    case CE_NONE:
+        return "None";
+    case CE_BOOL:
+        return "a bool";
+    case CE_INT:
+        return "an int";
+    case CE_STR:
+        return "a string";
+    case CE_LIST:
+        return "a list";
+    case CE_TUPLE:
+        return "a tuple";
+    case CE_SET:
+        return "a set";
+    case CE_DICT:
+        return "a dict";
+    case CE_OBJECT:
+        return "a def or class";
+    case CE_CONFIG:
+        return "a PatchConfig";
+    case CE_FIELD:
+        return "a PatchConfig field";
+    case CE_METHOD:
+        return "a PatchConfig method";
+    case CE_MODULE:
+        return "a module";
+    case CE_API:
+        return "a patchgen API name";
+    case CE_PATCHTYPE:
+        return "a PatchType";
+    case CE_PATCH:
+        return "a Patch";
+    case CE_ITEMS:
+        return "a generator";
+    default:
+        return "a value pgci cannot evaluate statically";
     }
 }
 
@@ -158,17 +194,10 @@ ce_value *ce_str_value(config_eval *ev, const char *s, size_t len)
     return v;
 }
 
-/* The generator filter's loop variable, bound while its condition is evaluated. */
-static _Thread_local struct {
-    const char *name;
-    size_t len;
-    ce_value *value;
-} local_binding;
-
 static ce_value *lookup(ce_ctx *c, const char *name, size_t len)
 {
-    if (local_binding.name && local_binding.len == len && !memcmp(local_binding.name, name, len))
-        return local_binding.value;
+    if (c->local.name && c->local.len == len && !memcmp(c->local.name, name, len))
+        return c->local.value;
     return hashmap_getn(&c->mod->ns, name, len);
 }
 
@@ -269,6 +298,8 @@ static int eval_sequence(ce_ctx *c, TSNode n, ce_kind kind, ce_value **out)
             break;
         }
         r = ce_eval(c, it, &v->u.seq.items[v->u.seq.len]);
+        if (r == 0 && ce_value_is_config(v->u.seq.items[v->u.seq.len]))
+            v->holds_config = 1;
         if (r == 0)
             v->u.seq.len++;
     }
@@ -285,10 +316,12 @@ static int eval_dict(ce_ctx *c, TSNode n, ce_value **out)
     ce_iter iter;
     TSNode p;
     int r = 0;
+    hashmap seen = HASHMAP_INIT; /* str key -> 1 + its index: dicts stay linear */
     ce_iter_init(&iter, n);
     while (ce_iter_next(&iter, &p)) {
         if (!py_is(p, "pair")) {
             ce_iter_done(&iter);
+            hashmap_free(&seen);
             *out = &c->ev->unknown; /* **other */
             return 0;
         }
@@ -299,19 +332,24 @@ static int eval_dict(ce_ctx *c, TSNode n, ce_value **out)
         if (r < 0)
             break;
         /* a repeated key keeps its first position and its last value, as in Python */
-        size_t j = 0;
-        for (; j < v->u.seq.len; j += 2) {
-            ce_value *o = v->u.seq.items[j];
-            if (key->kind == CE_STR && o->kind == CE_STR && o->u.str.len == key->u.str.len &&
-                !memcmp(o->u.str.s, key->u.str.s, key->u.str.len))
-                break;
+        size_t j = v->u.seq.len;
+        int hashable = key->kind == CE_STR && !memchr(key->u.str.s, '\0', key->u.str.len);
+        if (hashable) {
+            uintptr_t at = (uintptr_t)hashmap_getn(&seen, key->u.str.s, key->u.str.len);
+            if (at)
+                j = at - 1;
+            else
+                hashmap_putn(&seen, key->u.str.s, key->u.str.len, (void *)(uintptr_t)(j + 1));
         }
         v->u.seq.items[j] = j < v->u.seq.len ? v->u.seq.items[j] : key;
         v->u.seq.items[j + 1] = val;
+        if (ce_value_is_config(key) || ce_value_is_config(val))
+            v->holds_config = 1;
         if (j == v->u.seq.len)
             v->u.seq.len += 2;
     }
     ce_iter_done(&iter);
+    hashmap_free(&seen);
     *out = v;
     return r;
 }
@@ -319,9 +357,17 @@ static int eval_dict(ce_ctx *c, TSNode n, ce_value **out)
 /* --- attributes ----------------------------------------------------------------- */
 
 static const char *const config_methods[] = {
-    "replace_class", "override_method", "replace_function", "modify_init", "add_import",
-    "add_helper", "add_helper_after", "add_post_import_block", "drop_import_names",
-    "exclude_from_output", NULL,
+    "replace_class",
+    "override_method",
+    "replace_function",
+    "modify_init",
+    "add_import",
+    "add_helper",
+    "add_helper_after",
+    "add_post_import_block",
+    "drop_import_names",
+    "exclude_from_output",
+    NULL,
 };
 
 static int eval_config_attr(ce_ctx *c, TSNode n, ce_config *cfg, const char *name, ce_value **out)
@@ -340,9 +386,15 @@ static int eval_config_attr(ce_ctx *c, TSNode n, ce_config *cfg, const char *nam
     switch (f) {
     case CF_NONE:
         return ce_unsupported(c, n, "not an attribute of PatchConfig that pgci models");
-    case CF_SOURCE_MODULE: s = cfg->source_module; break;
-    case CF_TARGET_FILE: s = cfg->target_file; break;
-    case CF_DESCRIPTION: s = cfg->description; break;
+    case CF_SOURCE_MODULE:
+        s = cfg->source_module;
+        break;
+    case CF_TARGET_FILE:
+        s = cfg->target_file;
+        break;
+    case CF_DESCRIPTION:
+        s = cfg->description;
+        break;
     case CF_TRANSFORMERS_VERSION:
         s = cfg->transformers_version;
         if (!s) {
@@ -463,19 +515,25 @@ static ce_value *bool_value(ce_ctx *c, int b)
 static int truth(const ce_value *v)
 {
     switch (v->kind) {
-    case CE_NONE: return 0;
-    case CE_BOOL: return v->u.b;
-    case CE_INT: return v->u.num.overflow ? 1 : v->u.num.i != 0;
-    case CE_STR: return v->u.str.len != 0;
+    case CE_NONE:
+        return 0;
+    case CE_BOOL:
+        return v->u.b;
+    case CE_INT:
+        return v->u.num.overflow ? 1 : v->u.num.i != 0;
+    case CE_STR:
+        return v->u.str.len != 0;
     case CE_LIST:
     case CE_TUPLE:
     case CE_SET:
-    case CE_DICT: return v->u.seq.len != 0;
-    default: return -1;
+    case CE_DICT:
+        return v->u.seq.len != 0;
+    default:
+        return -1;
     }
 }
 
-static int compare_one(const char *op, ce_value *a, ce_value *b)
+static int compare_one(config_eval *ev, const char *op, ce_value *a, ce_value *b)
 {
     int known = 1, r;
     if (!strcmp(op, "==") || !strcmp(op, "!=") || !strcmp(op, "is") || !strcmp(op, "isnot")) {
@@ -491,6 +549,8 @@ static int compare_one(const char *op, ce_value *a, ce_value *b)
             return -1;
         int found = 0;
         for (size_t i = 0; i < b->u.seq.len && !found; i++) {
+            if (!ce_step(ev, 1))
+                return -1;
             found = value_equal(a, b->u.seq.items[i], &known);
             if (!known)
                 return -1;
@@ -523,7 +583,7 @@ static int eval_comparison(ce_ctx *c, TSNode n, ce_value **out)
         if (r < 0)
             return r;
         if (left) {
-            int t = compare_one(op, left, v);
+            int t = compare_one(c->ev, op, left, v);
             if (t < 0) {
                 *out = &c->ev->unknown;
                 return 0;
@@ -611,12 +671,13 @@ static int eval_filter(ce_ctx *c, TSNode n, ce_value **out)
     for (size_t i = 0; i < items.len; i++) {
         int keep = 1;
         for (size_t j = 0; j < ncond && keep; j++) {
-            local_binding.name = vs;
-            local_binding.len = vlen;
-            local_binding.value = element_value(c, items.field, items.items[i]);
+            ce_local saved = c->local;
+            c->local.name = vs;
+            c->local.len = vlen;
+            c->local.value = element_value(c, items.field, items.items[i]);
             ce_value *cv;
             r = ce_eval(c, ce_named_child(conds[j], 0), &cv);
-            local_binding.name = NULL;
+            c->local = saved;
             if (r < 0)
                 return r;
             int t = truth(cv);
@@ -648,6 +709,8 @@ static int eval_call(ce_ctx *c, TSNode n, ce_value **out)
         return ce_call_method(c, n, f, out);
     if (f->kind == CE_DECORATOR)
         return ce_call_decorator(c, n, f, out);
+    if (f->kind == CE_OBJECT && ce_call_touches_config(c->ev, f->u.obj))
+        return ce_unsupported(c, n, "the def it calls uses a PatchConfig when it runs");
     if (f->kind == CE_API && f->u.api != CA_PATCH_TYPE)
         return ce_call_api(c, n, f->u.api, out);
     if (ce_touches_config(c, n))
@@ -663,6 +726,8 @@ int ce_eval(ce_ctx *c, TSNode n, ce_value **out)
     *out = &c->ev->unknown;
     if (ts_node_is_null(n))
         return 0;
+    if (!ce_step(c->ev, 1))
+        return budget_error(c, n);
     if (c->depth >= CE_MAX_EXPR_DEPTH)
         return ce_error_at(c, n, PGCI_ELIMIT, "expression nested too deeply (limit %d)",
                            CE_MAX_EXPR_DEPTH);
@@ -729,7 +794,7 @@ int ce_eval(ce_ctx *c, TSNode n, ce_value **out)
 
 /* --- touching a PatchConfig ------------------------------------------------------- */
 
-static int config_related(const ce_value *v)
+int ce_value_is_config(const ce_value *v)
 {
     if (!v)
         return 0;
@@ -742,10 +807,23 @@ static int config_related(const ce_value *v)
     case CE_PATCHTYPE:
     case CE_PATCH:
     case CE_ITEMS:
+    case CE_DECORATOR:
         return 1;
     default:
-        return 0;
+        return v->holds_config;
     }
+}
+
+/* Builtins that run or reach code by name: a config using them at import time could
+ * change a PatchConfig in a way no syntax shows. */
+int ce_dynamic_builtin(const char *s, size_t len)
+{
+    static const char *const names[] = {"exec", "eval",       "globals", "locals",
+                                        "vars", "__import__", "compile", NULL};
+    for (int i = 0; names[i]; i++)
+        if (strlen(names[i]) == len && !memcmp(names[i], s, len))
+            return 1;
+    return 0;
 }
 
 int ce_touches_config(ce_ctx *c, TSNode n)
@@ -754,13 +832,18 @@ int ce_touches_config(ce_ctx *c, TSNode n)
     int found = 0;
     for (;;) {
         TSNode x = ts_tree_cursor_current_node(&cur);
+        if (!ce_step(c->ev, 1)) {
+            found = 1; /* callers report it; ce_unsupported says it was the budget */
+            break;
+        }
         if (py_is(x, "identifier")) {
             const char *field = ts_tree_cursor_current_field_name(&cur);
             /* attribute names, keyword names and definition names are not references */
             if (!field || (strcmp(field, "attribute") && strcmp(field, "name"))) {
                 size_t len;
                 const char *s = py_text(c->t, x, &len);
-                if (config_related(lookup(c, s, len))) {
+                ce_value *v = lookup(c, s, len);
+                if (v ? ce_value_is_config(v) : ce_dynamic_builtin(s, len)) {
                     found = 1;
                     break;
                 }

@@ -5,6 +5,7 @@
  *   config_expr.c    expressions: constants, names, containers, generator filters
  *   config_api.c     the PatchConfig API: methods, decorators, field operations
  *   config_object.c  where a def/class starts and ends, as Python's inspect says
+ *   config_final.c   the self-contained pg_config handed out
  *
  * Values live in the evaluator's arena; a PatchConfig under evaluation (ce_config)
  * owns growable vectors that config_eval_free() releases. Not thread-safe: use one
@@ -22,15 +23,18 @@
 #include "py/py.h"
 
 /* Limits that keep a hostile config bounded in time and memory. */
-#define CE_MAX_FILE_BYTES (8u << 20)  /* a config file */
-#define CE_MAX_TREE_DEPTH 1000        /* syntax-tree nesting */
-#define CE_MAX_EXPR_DEPTH 100         /* nested expressions evaluated */
-#define CE_MAX_IMPORT_DEPTH 32        /* chain of sibling-config imports */
-#define CE_MAX_ITEMS 100000           /* entries in one list of a PatchConfig */
+#define CE_MAX_FILE_BYTES (8u << 20)    /* a config file */
+#define CE_MAX_TREE_DEPTH 1000          /* syntax-tree nesting */
+#define CE_MAX_EXPR_DEPTH 100           /* nested expressions evaluated */
+#define CE_MAX_IMPORT_DEPTH 32          /* chain of sibling-config imports */
+#define CE_MAX_ITEMS 100000             /* entries in one list of a PatchConfig */
 #define CE_MAX_CONFIG_BYTES (64u << 20) /* text a finalized config may carry */
+#define CE_MAX_STEPS                                                                               \
+    50000000ull /* work units per evaluation (nodes scanned,                                       \
+                    expressions evaluated, comparisons) */
 
 typedef enum ce_kind {
-    CE_UNKNOWN,  /* opaque: an import, a call result, anything not evaluated */
+    CE_UNKNOWN, /* opaque: an import, a call result, anything not evaluated */
     CE_NONE,
     CE_BOOL,
     CE_INT,
@@ -94,6 +98,7 @@ typedef struct ce_items {
 
 struct ce_value {
     ce_kind kind;
+    int holds_config; /* a container with a PatchConfig-related value inside */
     union {
         int b;
         struct {
@@ -158,31 +163,47 @@ struct ce_config {
 enum ce_state { CE_LOADING, CE_DONE, CE_FAILED };
 
 struct ce_module {
-    char *abs_path;   /* arena */
-    char *rel_path;   /* for messages: relative to the workspace root when inside it */
-    char *name;       /* dotted module name (__module__ of what it defines) */
-    char *text;       /* arena copy of the source */
+    char *abs_path; /* arena */
+    char *rel_path; /* for messages: relative to the workspace root when inside it */
+    char *name;     /* dotted module name (__module__ of what it defines) */
+    char *text;     /* arena copy of the source */
     size_t text_len;
     enum ce_state state;
     int err_code;
-    char *err_msg;    /* arena, when FAILED */
-    hashmap ns;       /* name -> ce_value * */
-    hashmap cloned;   /* ce_config * (sibling's) -> ce_config * (this module's copy) */
-    py_tree *tree;    /* only while loading */
+    char *err_msg;       /* arena, when FAILED */
+    hashmap ns;          /* name -> ce_value * */
+    hashmap cloned;      /* ce_config * (sibling's) -> ce_config * (this module's copy) */
+    hashmap first_class; /* class name -> TSNode * of its first definition (inspect) */
+    int classes_indexed;
+    py_tree *tree;       /* kept until the evaluator is freed: calling one of the module's
+                            defs later needs its body (see ce_call_touches_config) */
     ce_module *importer; /* the module whose import is loading this one (cycle report) */
 };
 
 struct config_eval {
     arena mem;
     const workspace *ws;
-    char *root;        /* absolute workspace root, or NULL */
-    char *search_abs;  /* absolute search root, or NULL */
-    char *prefix;      /* package_prefix with exactly one trailing '.', or NULL */
-    hashmap modules;   /* abs path -> ce_module * */
+    char *root;         /* absolute workspace root, or NULL */
+    char *search_abs;   /* absolute search root, or NULL */
+    char *prefix;       /* package_prefix with exactly one trailing '.', or NULL */
+    hashmap modules;    /* abs path -> ce_module * */
+    hashmap defs;       /* "%p" of a pg_object -> ce_def * (where its def is) */
     ce_config *configs; /* allocation list */
     int import_depth;
-    ce_value unknown, none; /* shared singletons */
+    unsigned long long steps; /* work done by the current evaluation */
+    int over_budget;          /* steps passed CE_MAX_STEPS */
+    ce_value unknown, none;   /* shared singletons */
 };
+
+/* Counts k units of work; 0 once the budget is spent (and stays so). */
+int ce_step(config_eval *ev, unsigned long long k);
+
+/* A filter's loop variable, bound while its condition is evaluated. */
+typedef struct ce_local {
+    const char *name; /* NULL: none */
+    size_t len;
+    ce_value *value;
+} ce_local;
 
 /* The context of one statement being executed. */
 typedef struct ce_ctx {
@@ -190,9 +211,19 @@ typedef struct ce_ctx {
     ce_module *mod;
     const py_tree *t;
     int depth; /* expression nesting */
+    ce_local local;
 } ce_ctx;
 
+typedef struct ce_def {
+    ce_module *mod;
+    TSNode node; /* the function_definition / class_definition */
+} ce_def;
+
 /* --- config_eval.c ---------------------------------------------------------- */
+/* 1 when calling obj (a def or class of a config) at import time would run code
+ * that uses a PatchConfig: its body, or the bodies of the defs it calls, reaches a
+ * name bound to one. Python would run it; pgci does not, so it must refuse. */
+int ce_call_touches_config(config_eval *ev, const pg_object *obj);
 ce_config *ce_config_new(config_eval *ev);
 /* A copy of cfg that later mutations of either do not affect. */
 ce_config *ce_config_clone(config_eval *ev, const ce_config *cfg);
@@ -204,7 +235,13 @@ int ce_module_load(config_eval *ev, ce_module *importer, const char *abs_path, c
 /* Evaluates an expression. Never fails for constructs it does not model: those
  * evaluate to CE_UNKNOWN. Fails on limits and on errors inside config values. */
 int ce_eval(ce_ctx *c, TSNode n, ce_value **out);
-/* 1 when the subtree references a name bound to a PatchConfig or the patchgen API. */
+/* 1 when v is a PatchConfig, a part of one, the patchgen API, a container holding
+ * any of those, or (for an unbound name) one of Python's dynamic builtins. */
+int ce_value_is_config(const ce_value *v);
+/* exec, eval, globals, locals, vars, __import__, compile. */
+int ce_dynamic_builtin(const char *s, size_t len);
+/* 1 when the subtree references a name bound to a PatchConfig or the patchgen API,
+ * or a dynamic builtin (exec, eval, globals, ...) that could reach one unseen. */
 int ce_touches_config(ce_ctx *c, TSNode n);
 /* Sets "PATH:LINE:COL: unsupported construct in patch config: TEXT[ (why)]". */
 int ce_unsupported(ce_ctx *c, TSNode n, const char *why);
@@ -247,9 +284,15 @@ int ce_set_attribute(ce_ctx *c, TSNode stmt, ce_config *cfg, TSNode attr, ce_val
 ce_field ce_field_from_name(const char *name);
 const char *ce_field_name(ce_field f);
 
+/* --- config_final.c --------------------------------------------------------- */
+/* The pg_config for PatchConfig `src`, bound to `var` in module m. */
+int ce_finalize(const ce_module *m, const char *var, const ce_config *src, pg_config **out);
+
 /* --- config_object.c -------------------------------------------------------- */
 /* Fills start_line / end_line of a def or class node (the decorated_definition when
- * decorated) as inspect.getsourcelines() reports them. */
-void ce_object_lines(const py_tree *t, TSNode def, pg_object *obj);
+ * decorated) as inspect.getsourcelines() reports them. first_class caches the
+ * module's first class per name (built on first use; *indexed says whether). */
+void ce_object_lines(const py_tree *t, arena *mem, hashmap *first_class, int *indexed, TSNode def,
+                     pg_object *obj);
 
 #endif

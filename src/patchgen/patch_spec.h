@@ -43,7 +43,7 @@ typedef struct pg_object {
     unsigned end_line;   /* 1-based last line of the definition, as inspect.getblock ends
                             it (trailing comments indented like the body included) */
     int is_class;
-    size_t text_len;     /* strlen(text) */
+    size_t text_len; /* strlen(text) */
 } pg_object;
 
 typedef struct pg_name_map_entry {
@@ -53,14 +53,14 @@ typedef struct pg_name_map_entry {
 
 typedef struct pg_patch {
     pg_patch_type type;
-    const char *target;        /* "LlamaMLP.forward", "LlamaRMSNorm", "apply_rotary_pos_emb" */
-    const pg_object *replacement; /* NULL for external replacements */
+    const char *target;             /* "LlamaMLP.forward", "LlamaRMSNorm", "apply_rotary_pos_emb" */
+    const pg_object *replacement;   /* NULL for external replacements */
     const char *replacement_module; /* external: module to import from */
     const char *replacement_name;   /* external: name to import */
-    const char *source_module; /* Patch.source_module (where the replacement was defined) */
-    const char *description;   /* never NULL once evaluated (patchgen's defaults applied) */
-    pg_name_map_entry *name_map; /* NULL when none or empty; in dict (insertion) order;
-                                    keys are never empty, values may be "" */
+    const char *source_module;      /* Patch.source_module (where the replacement was defined) */
+    const char *description;        /* never NULL once evaluated (patchgen's defaults applied) */
+    pg_name_map_entry *name_map;    /* NULL when none or empty; in dict (insertion) order;
+                                       keys are never empty, values may be "" */
     size_t name_map_len;
     /* where it was registered, for findings */
     const char *reg_file;
@@ -71,7 +71,7 @@ typedef struct pg_import {
     const char *module;
     const char **names; /* NULL when names=None */
     size_t names_len;
-    const char *alias;  /* NULL when none */
+    const char *alias; /* NULL when none */
     int is_from_import;
 } pg_import;
 
@@ -83,9 +83,9 @@ typedef struct pg_positioned_helper {
 
 typedef struct pg_config {
     arena mem;
-    const char *var_name;      /* the variable holding it ("config" by default) */
-    const char *file;          /* absolute path of the evaluated config file */
-    const char *module;        /* config module name */
+    const char *var_name; /* the variable holding it ("config" by default) */
+    const char *file;     /* absolute path of the evaluated config file */
+    const char *module;   /* config module name */
     const char *source_module;
     const char *target_file;
     const char *description;

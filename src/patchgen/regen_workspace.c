@@ -26,10 +26,10 @@ typedef struct batch {
     const regen_batch_opts *o;
     regen_output *outs;
     pg_config **cfgs;
-    strvec modules;     /* distinct source modules */
-    strbuf *sources;    /* per module */
+    strvec modules;  /* distinct source modules */
+    strbuf *sources; /* per module */
     char **fetch_errors;
-    size_t *module_of;  /* per config: index into modules, or (size_t)-1 */
+    size_t *module_of; /* per config: index into modules, or (size_t)-1 */
     pthread_mutex_t lock;
     size_t next;
     int phase;
@@ -109,8 +109,7 @@ static void *worker(void *arg)
         else
             generate_one(b, i);
     }
-    /* Evaluated configs may point into their evaluator's parse products: the
-     * evaluators live until the batch is done (see regen_workspace). */
+    /* the evaluator (and its parse cache) lives until the batch is done */
     return ev;
 }
 
@@ -198,7 +197,9 @@ int regen_workspace(const workspace *ws, const ws_config *const *configs, size_t
     for (size_t i = 0; i < n && rc == 0; i++)
         if (outs[i].status < 0)
             rc = outs[i].status;
-    /* the evaluated configs belong to their evaluators */
+    /* each evaluated config is self-contained (its own arena) and ours to free */
+    for (size_t i = 0; i < n; i++)
+        pg_config_free(b.cfgs[i]);
     for (size_t i = 0; i < nevs; i++)
         config_eval_free(evs[i]);
     free(evs);

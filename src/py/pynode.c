@@ -135,3 +135,55 @@ size_t pynode_children(TSNode n, int named_only, TSNode **out)
     *out = v.items;
     return v.len;
 }
+
+TSNode pynode_docstring(const py_tree *t, TSNode body)
+{
+    TSNode null = {0};
+    TSNode first = pynode_named_child(body, 0);
+    if (!py_is(first, "expression_statement") || !ts_node_is_null(pynode_named_child(first, 1)))
+        return null;
+    TSNode lit = pynode_named_child(first, 0);
+    if (!py_is(lit, "string") && !py_is(lit, "concatenated_string"))
+        return null;
+    TSNode *parts = &lit;
+    size_t np = 1;
+    TSNode *kids = NULL;
+    if (py_is(lit, "concatenated_string")) {
+        np = pynode_children(lit, 1, &kids);
+        parts = kids;
+    }
+    int ok = 1;
+    for (size_t i = 0; i < np && ok; i++) {
+        size_t len;
+        const char *s = py_text(t, parts[i], &len);
+        for (size_t k = 0; k < len && s[k] != '\'' && s[k] != '"'; k++)
+            if (s[k] == 'b' || s[k] == 'B' || s[k] == 'f' || s[k] == 'F')
+                ok = 0;
+    }
+    free(kids);
+    return ok ? lit : null;
+}
+
+int pynode_deeper_than(TSNode n, unsigned limit)
+{
+    TSTreeCursor cur = ts_tree_cursor_new(n);
+    unsigned depth = 0;
+    int deeper = 0;
+    for (;;) {
+        if (ts_tree_cursor_goto_first_child(&cur)) {
+            if (++depth > limit) {
+                deeper = 1;
+                break;
+            }
+            continue;
+        }
+        while (!ts_tree_cursor_goto_next_sibling(&cur)) {
+            if (depth == 0 || !ts_tree_cursor_goto_parent(&cur))
+                goto done;
+            depth--;
+        }
+    }
+done:
+    ts_tree_cursor_delete(&cur);
+    return deeper;
+}

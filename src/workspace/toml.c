@@ -121,6 +121,26 @@ const char *toml_type_name(toml_type type)
     return "value";
 }
 
+/* "an integer", "a string", ... for messages. */
+static const char *type_with_article(toml_type type)
+{
+    switch (type) {
+    case TOML_INTEGER:
+        return "an integer";
+    case TOML_ARRAY:
+        return "an array";
+    case TOML_STRING:
+        return "a string";
+    case TOML_FLOAT:
+        return "a float";
+    case TOML_BOOL:
+        return "a boolean";
+    case TOML_TABLE:
+        return "a table";
+    }
+    return "a value";
+}
+
 static toml_value *table_lookup(toml_value *t, const char *key)
 {
     return (toml_value *)toml_get(t, key);
@@ -141,6 +161,10 @@ __attribute__((format(printf, 2, 3))) static int perr(parser *p, const char *fmt
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
+    /* Keys quoted in messages may hold any character; an error stays one line. */
+    for (char *c = msg; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
     return pgci_error_set(PGCI_EINVALID, "%s:%u: %s", p->name, p->line, msg);
 }
 
@@ -330,18 +354,15 @@ static int parse_escape(parser *p, strbuf *out)
     }
 }
 
-/* Checks that a well-formed UTF-8 sequence starts at p->pos and copies it. */
-static int copy_char(parser *p, strbuf *out)
+/* The length of the well-formed UTF-8 sequence at s, or 0 with *why set. */
+static size_t utf8_seq(const unsigned char *s, size_t left, char why[64])
 {
-    const unsigned char *s = (const unsigned char *)p->s + p->pos;
-    size_t left = p->len - p->pos;
     unsigned c = s[0];
     size_t n;
     unsigned long cp;
-    if (c < 0x80) {
-        n = 1;
-        cp = c;
-    } else if ((c & 0xe0) == 0xc0) {
+    if (c < 0x80)
+        return 1;
+    if ((c & 0xe0) == 0xc0) {
         n = 2;
         cp = c & 0x1f;
     } else if ((c & 0xf0) == 0xe0) {
@@ -351,19 +372,56 @@ static int copy_char(parser *p, strbuf *out)
         n = 4;
         cp = c & 0x07;
     } else {
-        return perr(p, "invalid UTF-8 (byte 0x%02x)", c);
+        snprintf(why, 64, "invalid UTF-8 (byte 0x%02x)", c);
+        return 0;
     }
-    if (n > left)
-        return perr(p, "invalid UTF-8 (truncated sequence)");
+    if (n > left) {
+        snprintf(why, 64, "invalid UTF-8 (truncated sequence)");
+        return 0;
+    }
     for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return perr(p, "invalid UTF-8 (byte 0x%02x)", s[i]);
+        if ((s[i] & 0xc0) != 0x80) {
+            snprintf(why, 64, "invalid UTF-8 (byte 0x%02x)", s[i]);
+            return 0;
+        }
         cp = (cp << 6) | (s[i] & 0x3f);
     }
     static const unsigned long min_cp[5] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < min_cp[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return perr(p, "invalid UTF-8 (overlong or out-of-range sequence)");
-    strbuf_add(out, s, n);
+    if (cp < min_cp[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+        snprintf(why, 64, "invalid UTF-8 (overlong or out-of-range sequence)");
+        return 0;
+    }
+    return n;
+}
+
+/* tomllib decodes the whole file before parsing, so a bad byte anywhere (a comment
+ * included) makes the document invalid; the error names its line. */
+static int check_utf8(parser *p)
+{
+    const unsigned char *s = (const unsigned char *)p->s;
+    unsigned line = 1;
+    char why[64];
+    for (size_t i = 0; i < p->len;) {
+        if (s[i] == '\n')
+            line++;
+        size_t n = utf8_seq(s + i, p->len - i, why);
+        if (!n) {
+            p->line = line;
+            return perr(p, "%s", why);
+        }
+        i += n;
+    }
+    return 0;
+}
+
+/* Copies the UTF-8 sequence at p->pos (the document was checked by check_utf8). */
+static int copy_char(parser *p, strbuf *out)
+{
+    char why[64];
+    size_t n = utf8_seq((const unsigned char *)p->s + p->pos, p->len - p->pos, why);
+    if (!n)
+        return perr(p, "%s", why);
+    strbuf_add(out, p->s + p->pos, n);
     p->pos += n;
     return 0;
 }
@@ -821,16 +879,21 @@ static int set_dotted(parser *p, toml_value *table, strvec *parts, toml_value *v
             next = value_new(TOML_TABLE, line);
             next->flags = F_DOTTED;
             table_add(t, pgci_strdup(parts->items[i]), next);
-        } else if (next->type != TOML_TABLE ||
-                   (next->flags & (F_INLINE | F_DEFINED | F_IMPLICIT))) {
+        } else if (next->type != TOML_TABLE || (next->flags & (F_INLINE | F_DEFINED))) {
             char *k = key_join(parts, i + 1);
-            int r =
-                perr(p, "cannot add to '%s' with a dotted key: it is %s defined on line %u", k,
-                     next->type == TOML_TABLE ? "a table" : toml_type_name(next->type), next->line);
+            int r = perr(p, "cannot add to '%s' with a dotted key: it is %s defined on line %u", k,
+                         next->flags & F_INLINE && next->type == TOML_TABLE
+                             ? "an inline table"
+                             : type_with_article(next->type),
+                         next->line);
             free(k);
             toml_free(v);
             return r;
         }
+        /* A parent made by a header ([a.b.c] makes a.b) may be extended with dotted
+         * keys, as tomllib allows; from then on no header may define it. */
+        if (next->flags == F_IMPLICIT)
+            next->flags = F_DOTTED;
         t = next;
     }
     const char *last = parts->items[parts->len - 1];
@@ -863,9 +926,10 @@ static int open_header(parser *p, toml_value *root, strvec *parts, int aot, toml
             next = next->items.items[next->items.len - 1];
         } else if (next->type != TOML_TABLE || (next->flags & F_INLINE)) {
             char *k = key_join(parts, i + 1);
-            int r = perr(p, "'%s' is already %s (line %u), not a table", k,
-                         next->type == TOML_TABLE ? "an inline table" : toml_type_name(next->type),
-                         next->line);
+            int r =
+                perr(p, "'%s' is already %s (line %u), not a table", k,
+                     next->type == TOML_TABLE ? "an inline table" : type_with_article(next->type),
+                     next->line);
             free(k);
             return r;
         }
@@ -967,6 +1031,10 @@ int toml_parse(toml_value **out, const char *src, size_t len, const char *name)
     if (len >= 3 && !memcmp(src, "\xef\xbb\xbf", 3)) {
         toml_free(root);
         return perr(&p, "byte order mark at the start of the file (tomllib rejects it)");
+    }
+    if ((r = check_utf8(&p)) < 0) {
+        toml_free(root);
+        return r;
     }
     while (p.pos < p.len) {
         skip_ws(&p);

@@ -135,6 +135,16 @@ expect_found reformatted-structural <<EOF
 error	diff-consistency	$LDIFF:0	$LDIFF is not the diff of upstream against $LPY (stale after a hand edit?)
 EOF
 
+# --- a patch body still using a name upstream stopped importing (qwen3 at v1.1.0 dropped
+# `Optional`): caught natively, with or without ruff -----------------------------------
+fresh removed-name
+run_check removed-name 1 --no-ruff --allow-skip drift --tag v1.1.0 demo.models.qwen3.qwen3_gpu_patch_gen_config
+n=$(grep -cP "^error\tnames\tdemo/models/qwen3/generated/patched_modeling_qwen3_gpu.py:[0-9]+\tundefined name 'Optional'$" "$T/removed-name.found")
+[ "$n" -ge 6 ] || { cat "$T/removed-name.found"; exit 1; }
+run_check removed-name-ruff 1 --ruff "$RUFF" --tag v1.1.0 demo.models.qwen3.qwen3_gpu_patch_gen_config
+grep -qP "^error\tregen\t.*F821 Undefined name .Optional.$" "$T/removed-name-ruff.found"
+[ "$(grep -cP "^error\tnames\t.*undefined name 'Optional'$" "$T/removed-name-ruff.found")" = "$n" ]
+
 # --- a patch target that does not exist upstream (renamed, or a typo) ---------------------
 fresh renamed
 sed -i 's/"LlamaRMSNorm.forward",/"LlamaRMSNormX.forward",/' "$W/$LCFG"

@@ -5,6 +5,7 @@
 #                                  minute however many there are): part of make test
 #   tests/fuzz/run.sh fuzz         each target FUZZ_SECONDS seconds (default 300)
 #   FUZZ_TARGETS="toml py"         only these targets
+#   FUZZ_JOBS=2                    parallel compile jobs for the fuzz build
 #
 # Seeds: tests/fuzz/corpus/<name>/ or tests/fuzz/seeds/<name>/ (committed, small,
 # hand-written) plus the files
@@ -56,7 +57,7 @@ for src in tests/fuzz/fuzz_*.c; do
 done
 [ ${#targets[@]} -gt 0 ] || die "no fuzz targets (tests/fuzz/fuzz_*.c)"
 
-make -s fuzz-build BUILD="$BUILD" FUZZ_CC="$FUZZ_CC" >"$probe/build.log" 2>&1 || {
+make -s -j"${FUZZ_JOBS:-2}" fuzz-build BUILD="$BUILD" FUZZ_CC="$FUZZ_CC" >"$probe/build.log" 2>&1 || {
     tail -n 40 "$probe/build.log" >&2
     die "building the fuzz targets failed"
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Differential test of pgci's TOML reader against Python's tomllib (the reader
 # patchgen uses): on hand-written edge cases, the repository's .toml files, and
-# 3000 deterministic mutations of them, pgci must accept exactly what tomllib
+# 3000 deterministic character mutations and 400 byte mutations of them, pgci must accept exactly what tomllib
 # accepts, with the same values, and reject what it rejects. Three deliberate
 # differences, each refused by pgci with its own message: dates and times,
 # integers beyond 64 bits (TOML only requires 64), and NUL in strings.
@@ -42,6 +42,9 @@ cases = [
     'a.b = 1\na.b.c = 2', 'a = [[1], ["x"], [], [{}]]', 'k = """\\\n\n  \n  x"""',
     's = "\\u0000"', 's = "\\uD800"', 's = "\\U00110000"', 'a = """"""', "a = ''''''",
     '[x.y]\n[x]\n[x.z]', '[x]\ny.z = 1\n[x.y.w]', 'a = {x = {y = 1}}\n[a.x.q]',
+    '[a.b.c]\n[a]\nb.d = 1', '[a.b.c]\n[a]\nb.d = 1\n[a.b]', '[a.b.c]\n[a.b]\nd=1',
+    '[a]\nb.c=1\n[a.b.x]\n[a]', '[[a.b]]\n[a]\nc=1', '[[a]]\nb.c=1\n[a.b.d]', 'a = [{b=1}]\n[a.c]',
+    '[a.b]\nc=1\n[a]\nb.d=1', '[[t]]\na.b=1\n[[t]]\na.c=1', '[[t]]\na.b=1\n[t.a]',
 ]
 
 def mutate(rng, s):
@@ -65,18 +68,27 @@ docs = list(cases) + seeds
 for i in range(3000):
     docs.append(mutate(rng, rng.choice(seeds + cases)))
 
+# and byte-level mutations: stray bytes, control characters, broken UTF-8
+raw = [d.encode('utf-8', 'surrogatepass') for d in docs]
+for i in range(400):
+    b = bytearray(rng.choice(raw[:len(cases) + len(seeds)]))
+    pos = rng.randrange(len(b) + 1)
+    b[pos:pos] = bytes([rng.choice([0x00, 0x01, 0x0b, 0x0d, 0x1f, 0x7f, 0x80, 0xbf, 0xc0, 0xc3,
+                                    0xe2, 0xed, 0xf0, 0xf4, 0xf5, 0xff])])
+    raw.append(bytes(b))
+
 paths = []
-for i, d in enumerate(docs):
+for i, d in enumerate(raw):
     p = os.path.join(tmp, f'doc{i}.toml')
     with open(p, 'wb') as f:
-        f.write(d.encode('utf-8', 'surrogatepass'))
+        f.write(d)
     paths.append(p)
 
 out = []
 for k in range(0, len(paths), 500):
     r = subprocess.run([os.path.join(tmp, 'toml_dump')] + paths[k:k + 500], capture_output=True, check=True)
     out += r.stdout.decode().splitlines()
-assert len(out) == len(docs), (len(out), len(docs))
+assert len(out) == len(raw), (len(out), len(raw))
 
 def canon(v):
     if isinstance(v, bool): return v
@@ -109,10 +121,10 @@ def refused(v):
 
 bad = []
 stats = {'accepted': 0, 'rejected': 0, 'refused': 0}
-for d, line in zip(docs, out):
+for d, line in zip(raw, out):
     try:
-        want, err = tomllib.loads(d), None
-    except tomllib.TOMLDecodeError as e:
+        want, err = tomllib.loads(d.decode('utf-8')), None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         want, err = None, str(e)
     why = refused(want) if err is None else None
     if why:
@@ -132,7 +144,7 @@ for d, line in zip(docs, out):
             bad.append((d, 'tomllib rejects (' + err + '); pgci accepts'))
 for d, why in bad[:15]:
     print('DIFF', repr(d)[:200], '\n    ', why[:300])
-print(f"toml oracle: {len(docs)} documents, {stats['accepted']} accepted, {stats['rejected']} rejected, "
+print(f"toml oracle: {len(raw)} documents, {stats['accepted']} accepted, {stats['rejected']} rejected, "
       f"{stats['refused']} refused on purpose (dates, big integers, NUL); {len(bad)} disagreements")
 sys.exit(1 if bad else 0)
 PY

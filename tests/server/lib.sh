@@ -6,6 +6,9 @@
 #
 # The server exits by itself (--lifetime); server_stop (also run at exit) ends it
 # earlier, by its own process id only.
+# The servers are on 127.0.0.1: a proxy from the environment must not get in the way
+# (libcurl honours these variables as curl does).
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
 SERVER_PY="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/http_fault_server.py"
 SERVER_PIDS=()
 

@@ -15,7 +15,9 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/fs.h"
 #include "core/strbuf.h"
+#include "patchgen/config_dump.h"
 #include "patchgen/config_eval.h"
 
 /* --- helpers ----------------------------------------------------------------------- */
@@ -92,11 +94,12 @@ static void expect_src_error(const char *src, int code, const char *msg)
     assert_string_equal(pgci_error_last(), msg);
 }
 
-#define HEAD "from veomni.patchgen.patch_spec import PatchConfig, create_patch_from_external\n" \
-             "config = PatchConfig(source_module=\"transformers.models.toy.modeling_toy\")\n"
+#define HEAD                                                                                       \
+    "from veomni.patchgen.patch_spec import PatchConfig, create_patch_from_external\n"             \
+    "config = PatchConfig(source_module=\"transformers.models.toy.modeling_toy\")\n"
 
-static void check_patch(const pg_patch *p, pg_patch_type type, const char *target,
-                        const char *name, unsigned first, unsigned last, const char *desc)
+static void check_patch(const pg_patch *p, pg_patch_type type, const char *target, const char *name,
+                        unsigned first, unsigned last, const char *desc)
 {
     assert_int_equal(p->type, type);
     assert_string_equal(p->target, target);
@@ -355,6 +358,20 @@ static void test_inline(void **state)
     assert_string_equal(pgci_error_last(),
                         "/cfg/inline_patch_gen_config.py: 'other' is not a PatchConfig");
 
+    /* annotated module-level assignment; `config` as a parameter, a class attribute
+     * and inside function bodies is not the PatchConfig */
+    c = eval_ok("from veomni.patchgen.patch_spec import PatchConfig\n"
+                "config: PatchConfig = PatchConfig('m.n')\n"
+                "def f(config, x: int = 1, *a, k: 'T' = None, **kw) -> None:\n"
+                "    config.add_import('os')\n"
+                "class A(Base):\n    config: 'Cfg'\n    config = None\n"
+                "    def __init__(self, config):\n        config.x = 1\n"
+                "config.exclude_from_output('A')\n");
+    assert_string_equal(c->source_module, "m.n");
+    assert_int_equal(c->additional_imports.len, 0);
+    assert_int_equal(c->exclude.len, 1);
+    pg_config_free(c);
+
     /* placeholder rebinding: the def is shadowed, as in Python */
     c = eval_ok(HEAD "def rotate_half(x):\n    return x\nrotate_half = None\n"
                      "@config.add_helper\ndef h():\n    pass\n");
@@ -437,6 +454,14 @@ static void test_unsupported_fixtures(void **state)
     expect_fixture_error(H "copied_config_patch_gen_config.py", PGCI_EUNSUPPORTED,
                          H "copied_config_patch_gen_config.py:7:7: unsupported construct in "
                            "patch config: copy.deepcopy(config)");
+    expect_fixture_error(H "class_body_patch_gen_config.py", PGCI_EUNSUPPORTED,
+                         H "class_body_patch_gen_config.py:14:5: unsupported construct in patch "
+                           "config: @config.override_method(\"ToyMLP.forward\") (a patch "
+                           "decorator inside a class body)");
+    expect_fixture_error(H "call_at_import_patch_gen_config.py", PGCI_EUNSUPPORTED,
+                         H "call_at_import_patch_gen_config.py:15:1: unsupported construct in "
+                           "patch config: setup() (the def it calls uses a PatchConfig when it "
+                           "runs)");
     expect_fixture_error(H "opaque_replacement_patch_gen_config.py", PGCI_EUNSUPPORTED,
                          H "opaque_replacement_patch_gen_config.py:7:61: unsupported construct "
                            "in patch config: partial (the replacement must be a def or class "
@@ -478,18 +503,26 @@ static void test_inline_errors(void **state)
     (void)state;
     const char *F = "/cfg/inline_patch_gen_config.py";
     char msg[512];
-    snprintf(msg, sizeof(msg), "%s:3:1: unsupported construct in patch config: config.exclude += "
-                               "[\"A\"]", F);
+    snprintf(msg, sizeof(msg),
+             "%s:3:1: unsupported construct in patch config: config.exclude += "
+             "[\"A\"]",
+             F);
     expect_src_error(HEAD "config.exclude += [\"A\"]\n", PGCI_EUNSUPPORTED, msg);
-    snprintf(msg, sizeof(msg), "%s:3:1: unsupported construct in patch config: "
-                               "@config.replace_class (this patch decorator needs its arguments)", F);
+    snprintf(msg, sizeof(msg),
+             "%s:3:1: unsupported construct in patch config: "
+             "@config.replace_class (this patch decorator needs its arguments)",
+             F);
     expect_src_error(HEAD "@config.replace_class\nclass A:\n    pass\n", PGCI_EUNSUPPORTED, msg);
-    snprintf(msg, sizeof(msg), "%s:3:35: unsupported construct in patch config: "
-                               "frobnicate=1 (not a parameter of this patchgen call)", F);
+    snprintf(msg, sizeof(msg),
+             "%s:3:35: unsupported construct in patch config: "
+             "frobnicate=1 (not a parameter of this patchgen call)",
+             F);
     expect_src_error(HEAD "config.add_import(\"os\", names=[], frobnicate=1)\n", PGCI_EUNSUPPORTED,
                      msg);
-    snprintf(msg, sizeof(msg), "%s:3:34: unsupported construct in patch config: {\"b\", \"a\"} "
-                               "(a set has no defined order)", F);
+    snprintf(msg, sizeof(msg),
+             "%s:3:34: unsupported construct in patch config: {\"b\", \"a\"} "
+             "(a set has no defined order)",
+             F);
     expect_src_error(HEAD "config.post_import_blocks.extend({\"b\", \"a\"})\n", PGCI_EUNSUPPORTED,
                      msg);
     expect_src_error(HEAD "config.exclude.extend(config.helpers)\n", PGCI_EUNSUPPORTED,
@@ -526,6 +559,46 @@ static void test_inline_errors(void **state)
                      PGCI_EINVALID,
                      "/cfg/inline_patch_gen_config.py:2:22: invalid source_module \"a b\": not a "
                      "dotted Python name");
+    /* what runs at def/class time: class bodies, defaults, annotations */
+    expect_src_error(HEAD "def f(x=config.add_import('os')):\n    pass\n", PGCI_EUNSUPPORTED,
+                     "/cfg/inline_patch_gen_config.py:3:9: unsupported construct in patch "
+                     "config: config.add_import('os')");
+    expect_src_error(HEAD "def f(x) -> config.target_file:\n    pass\n", PGCI_EUNSUPPORTED,
+                     "/cfg/inline_patch_gen_config.py:3:13: unsupported construct in patch "
+                     "config: config.target_file");
+    expect_src_error(HEAD "class A(config.helpers):\n    pass\n", PGCI_EUNSUPPORTED,
+                     "/cfg/inline_patch_gen_config.py:3:8: unsupported construct in patch "
+                     "config: (config.helpers)");
+    expect_src_error(HEAD "class A:\n    class B:\n        x = config.exclude_from_output('A')\n",
+                     PGCI_EUNSUPPORTED,
+                     "/cfg/inline_patch_gen_config.py:5:9: unsupported construct in patch "
+                     "config: x = config.exclude_from_output('A')");
+    expect_src_error(HEAD "def reg(f):\n    return config.add_helper(f)\n"
+                          "@reg\ndef g():\n    pass\n",
+                     PGCI_EUNSUPPORTED,
+                     "/cfg/inline_patch_gen_config.py:5:1: unsupported construct in patch "
+                     "config: @reg (the decorator uses a PatchConfig when it runs)");
+    /* a PatchConfig kept in a container is still one; dynamic code is refused */
+    expect_src_error(HEAD "CONFIGS = [config]\nCONFIGS[0].add_import('os')\n", PGCI_EUNSUPPORTED,
+                     "/cfg/inline_patch_gen_config.py:4:1: unsupported construct in patch "
+                     "config: CONFIGS[0]");
+    expect_src_error(HEAD "exec(\"config.add_import('os')\")\n", PGCI_EUNSUPPORTED,
+                     "/cfg/inline_patch_gen_config.py:3:1: unsupported construct in patch "
+                     "config: exec(\"config.add_import('os')\")");
+    expect_src_error(HEAD "def f():\n    globals()['config'].add_import('os')\nf()\n",
+                     PGCI_EUNSUPPORTED,
+                     "/cfg/inline_patch_gen_config.py:5:1: unsupported construct in patch "
+                     "config: f() (the def it calls uses a PatchConfig when it runs)");
+    /* ...but getattr on something else, and `import *` from patchgen, are fine */
+    pg_config *star = eval_ok("from veomni.patchgen.patch_spec import *\n"
+                              "config = PatchConfig('m')\nX = getattr(object, 'x', None)\n"
+                              "config.patches.append(create_patch_from_external('A', 'm', 'B', "
+                              "PatchType.FUNCTION_REPLACEMENT))\n");
+    assert_int_equal(star->patches.items[0].type, PG_FUNCTION_REPLACEMENT);
+    pg_config_free(star);
+    /* calling a def that keeps away from every PatchConfig is fine */
+    pg_config *ok = eval_ok(HEAD "def two():\n    return 2\nX = two()\n");
+    pg_config_free(ok);
     expect_src_error(HEAD "with open('x') as f:\n    config.add_helper(f)\n", PGCI_EUNSUPPORTED,
                      "/cfg/inline_patch_gen_config.py:3:1: unsupported construct in patch "
                      "config: with open('x') as f:...");
@@ -584,7 +657,8 @@ static void test_limits(void **state)
     for (int i = 0; i < 40; i++)
         strbuf_adds(&sb, "config.helpers.extend(config.helpers)\n");
     assert_int_equal(eval_src(sb.buf, NULL, &c), PGCI_ELIMIT);
-    assert_non_null(strstr(pgci_error_last(), "too many helpers in one PatchConfig (limit 100000)"));
+    assert_non_null(
+        strstr(pgci_error_last(), "too many helpers in one PatchConfig (limit 100000)"));
 
     /* sharing one big block many times is bounded in what a config may carry */
     strbuf_reset(&sb);
@@ -595,16 +669,96 @@ static void test_limits(void **state)
         strbuf_adds(&sb, "config.add_post_import_block(B)\n");
     assert_int_equal(eval_src(sb.buf, NULL, &c), PGCI_ELIMIT);
     assert_non_null(strstr(pgci_error_last(), "bytes of text (limit 67108864)"));
+
+    /* quadratic work (65,536 helpers, each looked up in a 1,000-name tuple) runs
+     * into the step budget instead of running for minutes */
+    strbuf_reset(&sb);
+    strbuf_adds(&sb, HEAD "@config.add_helper\ndef h():\n    pass\n");
+    for (int i = 0; i < 16; i++)
+        strbuf_adds(&sb, "config.helpers.extend(config.helpers)\n");
+    strbuf_adds(&sb, "T = (");
+    for (int i = 0; i < 1000; i++)
+        strbuf_addf(&sb, "'n%d', ", i);
+    strbuf_adds(&sb, ")\nconfig.helpers.extend(h for h in config.helpers if h.__name__ in T)\n");
+    assert_int_equal(eval_src(sb.buf, NULL, &c), PGCI_ELIMIT);
+    assert_non_null(
+        strstr(pgci_error_last(), "evaluating this config takes more than 50000000 steps"));
     strbuf_free(&sb);
+}
+
+/* 40 sibling configs, each importing the next: bounded by the import-depth limit. */
+static void test_import_chain(void **state)
+{
+    (void)state;
+    strbuf dir = STRBUF_INIT, path = STRBUF_INIT, src = STRBUF_INIT;
+    assert_int_equal(fs_mkdtemp(&dir, "pgci-chain"), 0);
+    strbuf_addf(&path, "%s/chain", dir.buf);
+    assert_int_equal(fs_mkdirs(path.buf), 0);
+    for (int i = 0; i < 40; i++) {
+        strbuf_reset(&src);
+        if (i < 39)
+            strbuf_addf(&src, "from chain.c%d_patch_gen_config import f%d\n", i + 1, i + 1);
+        strbuf_addf(&src, "def f%d():\n    pass\n", i);
+        strbuf_adds(&src, "from patchgen import PatchConfig\nconfig = PatchConfig('m')\n");
+        strbuf_reset(&path);
+        strbuf_addf(&path, "%s/chain/c%d_patch_gen_config.py", dir.buf, i);
+        assert_int_equal(fs_write_atomic(path.buf, src.buf, src.len), 0);
+    }
+    workspace ws = {0};
+    ws.root = dir.buf;
+    ws.search_root = "chain";
+    ws.package_prefix = "chain";
+    config_eval *ev;
+    config_eval_new(&ev, &ws);
+    pg_config *c = NULL;
+    /* 40 deep is refused, with the place of each import on the way... */
+    assert_int_equal(config_eval_file(ev, "chain/c0_patch_gen_config.py", NULL, &c), PGCI_ELIMIT);
+    assert_non_null(
+        strstr(pgci_error_last(), "sibling configs import each other more than 32 deep"));
+    assert_non_null(strstr(pgci_error_last(), "(imported from chain/c0_patch_gen_config.py:1:1)"));
+    /* ...8 deep is fine */
+    assert_int_equal(config_eval_file(ev, "chain/c32_patch_gen_config.py", NULL, &c), 0);
+    assert_string_equal(c->module, "chain.c32_patch_gen_config");
+    pg_config_free(c);
+    config_eval_free(ev);
+    fs_remove_tree(dir.buf);
+    strbuf_free(&dir);
+    strbuf_free(&path);
+    strbuf_free(&src);
+}
+
+/* The JSON dump of a config with empty lists (the fuzzer found memcpy from NULL
+ * there and in extend() of an empty list; UBSan in make asan guards both). */
+static void test_dump_empty(void **state)
+{
+    (void)state;
+    pg_config *c = eval_ok(HEAD "other = PatchConfig('m')\nconfig.helpers.extend(other.helpers)\n"
+                                "config.drop_imported_names.update(other.drop_imported_names)\n");
+    strbuf sb = STRBUF_INIT;
+    assert_int_equal(config_dump_json(&sb, c, NULL), 0);
+    assert_string_equal(
+        sb.buf, "{\"additional_imports\":[],\"description\":\"\",\"drop_imported_names\":[],"
+                "\"exclude\":[],\"helpers\":[],\"patches\":[],\"positioned_helpers\":[],"
+                "\"post_import_blocks\":[],\"source_module\":"
+                "\"transformers.models.toy.modeling_toy\",\"target_file\":"
+                "\"patched_modeling.py\",\"transformers_version\":null}");
+    strbuf_free(&sb);
+    pg_config_free(c);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_everything),        cmocka_unit_test(test_siblings),
-        cmocka_unit_test(test_inline),            cmocka_unit_test(test_error_fixtures),
-        cmocka_unit_test(test_unsupported_fixtures), cmocka_unit_test(test_hostile_fixtures),
-        cmocka_unit_test(test_inline_errors),     cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_everything),
+        cmocka_unit_test(test_siblings),
+        cmocka_unit_test(test_inline),
+        cmocka_unit_test(test_error_fixtures),
+        cmocka_unit_test(test_unsupported_fixtures),
+        cmocka_unit_test(test_hostile_fixtures),
+        cmocka_unit_test(test_inline_errors),
+        cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_dump_empty),
+        cmocka_unit_test(test_import_chain),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -275,6 +275,9 @@ static void test_errors(void **state)
                             "(inline tables must fit on one line)");
     ERR("a = { b = 1, }\n", "t.toml:1: trailing comma in an inline table");
     ERR("a = { b = 1, b = 2 }\n", "t.toml:1: duplicate key 'b'");
+    /* a key with a newline still gives a one-line message */
+    ERR("\"a\\nb\" = 1\n\"a\\nb\" = 2\n",
+        "t.toml:2: duplicate key 'a?b' (first defined on line 1)");
     ERR("d = 1979-05-27\n", "t.toml:1: dates and times are not supported ('1979-05-27')");
     ERR("d = 07:32:00\n", "t.toml:1: dates and times are not supported");
     ERR("[a\nb = 1\n", "t.toml:1: expected ']' to close the table header, found end of line");
@@ -283,9 +286,14 @@ static void test_errors(void **state)
     ERR("[a..b]\n", "t.toml:1: expected a key, found '.'");
     ERR("a = 1 2\n", "t.toml:1: expected end of line after a value, found '2'");
     ERR("[a] x = 1\n", "t.toml:1: expected end of line after a table header, found 'x'");
-    ERR("a = {b = 1}\na.c = 2\n", "t.toml:2: cannot add to 'a' with a dotted key");
+    ERR("a = {b = 1}\na.c = 2\n",
+        "t.toml:2: cannot add to 'a' with a dotted key: it is an inline table defined on line 1");
+    ERR("a = 1\na.c = 2\n",
+        "t.toml:2: cannot add to 'a' with a dotted key: it is an integer defined on line 1");
+    /* a parent made by a header takes dotted keys (tomllib agrees), then no header */
+    ERR("[a.b.c]\n[a]\nb.d = 1\n[a.b]\n", "t.toml:4: table [a.b] is defined twice");
     ERR("a = {b = 1}\n[a.c]\n", "t.toml:2: 'a' is already an inline table (line 1), not a table");
-    ERR("a = 1\n[a.b]\n", "t.toml:2: 'a' is already integer (line 1), not a table");
+    ERR("a = 1\n[a.b]\n", "t.toml:2: 'a' is already an integer (line 1), not a table");
     ERR("a = []\n[[a]]\n", "t.toml:2: [[a]] conflicts with 'a' defined on line 1");
     ERR("[[a]]\n[a]\n", "t.toml:2: table [a] is defined twice");
     ERR("[a.b]\n[a]\nb.c = 1\n",
@@ -299,6 +307,7 @@ static void test_errors(void **state)
     ERR("s = \"\xff\"\n", "t.toml:1: invalid UTF-8 (byte 0xff)");
     ERR("s = \"\xc0\xaf\"\n", "t.toml:1: invalid UTF-8 (overlong or out-of-range sequence)");
     ERR("s = \"\xe2\x82\"", "t.toml:1: invalid UTF-8");
+    ERR("a = 1\n# comment \xff\n", "t.toml:2: invalid UTF-8 (byte 0xff)");
     parse_err("a = \"x\0y\"\n", 10, "t.toml:1: control character 0x00 in a string");
 }
 

@@ -1,0 +1,59 @@
+/*
+ * names in the gate: undefined names (F821) and redefinitions (F811) in what each
+ * config regenerates to (the normalised output, or the raw one when ruff did not
+ * run or refused it; the checked-in file when regeneration produced nothing),
+ * unused imports (F401) as notes, natively (no ruff).
+ * This is what catches a patch body still writing `Optional[...]` after upstream
+ * stopped importing it. The target Python comes from the workspace's
+ * [tool.ruff] target-version (ruff's default, 3.9, when unset).
+ */
+#include <string.h>
+
+#include "checks/checks.h"
+#include "checks/names.h"
+#include "core/error.h"
+#include "workspace/toml.h"
+
+static int run_names_gate(const check_ctx *ctx, findings *out, strbuf *why)
+{
+    names_opts o = NAMES_OPTS_INIT;
+    const char *tv = ctx->ws && ctx->ws->doc
+                         ? toml_str(toml_get_path(ctx->ws->doc, "tool.ruff.target-version"))
+                         : NULL;
+    if (tv && names_python_parse(tv, &o.py_minor) < 0)
+        pgci_error_clear();
+    size_t checked = 0;
+    for (size_t i = 0; i < ctx->n_inputs; i++) {
+        const check_input *in = &ctx->inputs[i];
+        const char *src = in->expected_py ? in->expected_py : in->raw ? in->raw : in->checked_py;
+        size_t len = in->expected_py ? in->expected_py_len
+                     : in->raw       ? in->raw_len
+                                     : in->checked_py_len;
+        if (!src || !in->py_path)
+            continue;
+        py_tree t;
+        if (py_parse(&t, src, len, in->py_path) < 0)
+            return PGCI_ERROR;
+        /* raw output is what ruff --fix will still clean: its F811 and F401 are
+         * fixed by removing the import, so only F821 is a defect there */
+        names_opts oi = o;
+        if (!in->expected_py && in->raw && src == in->raw)
+            oi.select = NAMES_F821;
+        if (check_names_tree(out, &t, in->module, in->py_path, &oi) < 0) {
+            /* a generated file that does not parse is itself the finding */
+            findings_add(out, "names", SEV_ERROR, in->module, in->py_path, 0, 0, NULL, "%s",
+                         pgci_error_last());
+            pgci_error_clear();
+        }
+        py_tree_free(&t);
+        checked++;
+    }
+    if (!checked && ctx->n_inputs) {
+        strbuf_adds(why, "no generated file to read");
+        return CHECK_NOT_RUN;
+    }
+    return CHECK_RAN;
+}
+
+const check_def check_names = {"names", "undefined and redefined names in generated files",
+                               run_names_gate};

@@ -1,0 +1,115 @@
+/*
+ * protocol.h - what the protocol checks share: their settings from
+ * [tool.pgci.protocol] and the model packages they check.
+ *
+ * The protocol checks (protocol_registration.c, protocol_retired.c,
+ * protocol_comments.c, protocol_siblings.c, protocol_tests.c, protocol_import.c)
+ * check that every model follows the workspace's modeling protocol, not only that
+ * its generated file regenerates: how the generated classes are registered,
+ * which files are retired, how patches are commented, that GPU/NPU siblings
+ * agree, that the tests enumerate the model and that the generated modules
+ * import. Each finding names a rule ("registration.import") in its data; every
+ * rule has a default severity that [tool.pgci.protocol] rules can change or turn
+ * "off". docs/protocol.md lists the rules, their settings and what they report
+ * on the real VeOmni tree.
+ */
+#ifndef PGCI_CHECKS_PROTOCOL_H
+#define PGCI_CHECKS_PROTOCOL_H
+
+#include "checks/check.h"
+#include "core/vec.h"
+
+/* Severity of a rule; PROTO_OFF turns it off. */
+#define PROTO_OFF (-1)
+
+/* Tri-state for conventions a workspace may or may not use. */
+typedef enum proto_mode { PROTO_MODE_OFF = 0, PROTO_MODE_ON = 1, PROTO_MODE_AUTO = 2 } proto_mode;
+
+typedef struct proto_settings {
+    /* registration */
+    char *registry;         /* decorator object: "MODELING_REGISTRY" */
+    char *device_flag;      /* NPU branch condition: "IS_NPU_AVAILABLE" */
+    char *converter_file;   /* "checkpoint_tensor_converter.py" */
+    char *converter_attr;   /* "_create_checkpoint_tensor_converter" */
+    char *upstream_package; /* "transformers" */
+    /* retired */
+    strvec retired;         /* file name patterns, {model} = the model stem */
+    /* comments */
+    proto_mode headers;     /* auto: configs with at least one header */
+    char *header_prefix;    /* "# Patch:" */
+    char *marker_word;      /* "Patch" in "# --- Patch.N ---" */
+    char *regen_command;    /* "patchgen {module}" ({module}, {dir} substituted) */
+    /* siblings */
+    char *gpu_suffix, *npu_suffix; /* "_gpu", "_npu" in config stems */
+    /* tests */
+    char *toy_config_dir;   /* NULL: rule off */
+    char *toy_config_name;  /* "{model}_toy" */
+    char *registry_test, *registry_marker;
+    char *logits_test, *logits_marker;
+    /* import */
+    strvec python;          /* argv of [tool.pgci] python; empty: not configured */
+    strvec python_path;     /* extra sys.path entries ({tag}), relative to the root */
+    int import_timeout_s;
+    /* rule id -> severity (or PROTO_OFF); see proto_rules[] */
+    int *sev;
+} proto_settings;
+
+/* One rule: its id, its family (the check id) and its default severity. */
+typedef struct proto_rule {
+    const char *id;     /* "registration.import" */
+    const char *check;  /* "protocol-registration" */
+    int sev;            /* default severity or PROTO_OFF */
+    const char *what;   /* one line for docs and --help */
+} proto_rule;
+
+extern const proto_rule proto_rules[];
+extern const size_t proto_n_rules;
+
+/* Reads [tool.pgci.protocol] (and [tool.pgci] python) of ws into s, defaults
+ * first. ws may be NULL (defaults only). Unknown keys, unknown rules and values of
+ * the wrong type are errors naming pyproject.toml and the line. */
+int proto_settings_read(proto_settings *s, const workspace *ws);
+void proto_settings_free(proto_settings *s);
+
+/* The severity of a rule by id (PROTO_OFF when off). */
+int proto_sev(const proto_settings *s, const char *rule);
+
+/* A model package: a directory holding patch configs. */
+typedef struct proto_package {
+    char *dir;        /* workspace-relative */
+    char *model;      /* model stem: "qwen3_moe" from qwen3_moe_gpu_patch_gen_config */
+    VEC(const check_input *) inputs; /* the package's configs among the checked ones */
+} proto_package;
+
+typedef VEC(proto_package) proto_packages;
+
+/* Groups ctx's inputs by directory, in input order. */
+void proto_packages_build(proto_packages *out, const check_ctx *ctx, const proto_settings *s);
+void proto_packages_free(proto_packages *ps);
+
+/* The model stem of a config file name or stem: "qwen3_moe_npu_patch_gen_config.py"
+ * -> "qwen3_moe" (suffixes from the settings); malloc'ed. */
+char *proto_model_stem(const char *config_path, const proto_settings *s);
+
+/* 1 when the config (by its path) is the NPU one. */
+int proto_is_npu(const char *config_path, const proto_settings *s);
+
+/* The generated module's stem of an input: "patched_modeling_qwen3_gpu" (from its
+ * target file, or py_path); malloc'ed, NULL when unknown. */
+char *proto_target_stem(const check_input *in);
+
+/* Reads ws-relative rel into out; 0, or negative when missing (error cleared). */
+int proto_read(const workspace *ws, const char *rel, strbuf *out);
+
+/* 1 when ws-relative rel is a file. */
+int proto_exists(const workspace *ws, const char *rel);
+
+/* Adds a finding for a rule at its configured severity (nothing when off). */
+finding *proto_add(findings *fs, const proto_settings *s, const char *rule, const char *config,
+                   const char *path, unsigned line, const char *title_fmt, ...)
+    __attribute__((format(printf, 7, 8)));
+
+/* Replaces every "{key}" in pattern by value; malloc'ed. */
+char *proto_subst(const char *pattern, const char *key, const char *value);
+
+#endif

@@ -1,0 +1,162 @@
+/*
+ * protocol-import: every checked-in generated module imports.
+ *
+ * Some breakage only shows when Python executes a module: a decorator that
+ * validates a signature while the class body runs, a name a patch body uses at
+ * class level, an import the upstream bump removed. Where the workspace names its
+ * Python environment ([tool.pgci] python = "python3" or ["uv", "run", "python"]),
+ * each generated module is imported in its own subprocess (through proc.h, with
+ * the workspace root and [tool.pgci.protocol.import] path on sys.path and a
+ * timeout); a failure is a finding at the line of the generated file the
+ * traceback points into. Without a Python command the check does not run and
+ * says why: a smoke test that did not run is never reported as passed.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/checks.h"
+#include "checks/protocol.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/proc.h"
+
+/* Imports argv[2] with argv[1] and argv[3:] first on sys.path; on failure prints
+ * "frame FILE LINE" lines and one "error ..." line, exits 3. */
+static const char smoke_py[] =
+    "import importlib, sys, traceback\n"
+    "sys.path[:0] = [sys.argv[1]] + sys.argv[3:]\n"
+    "try:\n"
+    "    importlib.import_module(sys.argv[2])\n"
+    "except BaseException as e:\n"
+    "    for f in traceback.extract_tb(e.__traceback__):\n"
+    "        print('frame', f.lineno, f.filename)\n"
+    "    msg = traceback.format_exception_only(type(e), e)[-1].strip().replace('\\n', ' ')\n"
+    "    print('error', msg)\n"
+    "    sys.exit(3)\n";
+
+/* "demo.models.qwen3.qwen3_gpu_patch_gen_config" + "generated/patched_x.py" ->
+ * "demo.models.qwen3.generated.patched_x" */
+static char *module_of(const check_input *in)
+{
+    const char *dot = strrchr(in->module, '.');
+    const char *base = strrchr(in->py_path, '/');
+    base = base ? base + 1 : in->py_path;
+    size_t n = strlen(base);
+    if (n > 3 && !strcmp(base + n - 3, ".py"))
+        n -= 3;
+    strbuf m = STRBUF_INIT;
+    if (dot)
+        strbuf_add(&m, in->module, (size_t)(dot - in->module) + 1);
+    strbuf_adds(&m, "generated.");
+    strbuf_add(&m, base, n);
+    return strbuf_detach(&m, NULL);
+}
+
+/* The last traceback frame inside the generated file: its line, else 0. */
+static unsigned frame_line(const char *out, const char *py_path)
+{
+    unsigned line = 0;
+    const char *p = out;
+    while ((p = strstr(p, "frame ")) && (p == out || p[-1] == '\n')) {
+        char *end;
+        unsigned long l = strtoul(p + 6, &end, 10);
+        const char *nl = strchr(end, '\n');
+        size_t n = nl ? (size_t)(nl - end) : strlen(end);
+        size_t k = strlen(py_path);
+        if (n > k && end[0] == ' ' && !strncmp(end + n - k, py_path, k) && end[n - k - 1] == '/')
+            line = (unsigned)l;
+        p = nl ? nl + 1 : end + n;
+    }
+    return line;
+}
+
+static int run(const check_ctx *ctx, findings *out, strbuf *why)
+{
+    if (!ctx->ws)
+        return CHECK_RAN;
+    proto_settings s;
+    int r = proto_settings_read(&s, ctx->ws);
+    if (r < 0 || proto_sev(&s, "import.smoke") == PROTO_OFF) {
+        proto_settings_free(&s);
+        return r < 0 ? r : CHECK_RAN;
+    }
+    if (s.python.len == 0) {
+        strbuf_adds(why, "no Python environment: set [tool.pgci] python (e.g. \"python3\") to import "
+                         "the generated modules");
+        proto_settings_free(&s);
+        return CHECK_NOT_RUN;
+    }
+    strvec paths = STRVEC_INIT;
+    for (size_t i = 0; i < s.python_path.len; i++) {
+        char *p = proto_subst(s.python_path.items[i], "tag", ctx->tag ? ctx->tag : "");
+        strbuf abs = STRBUF_INIT;
+        if (p[0] == '/')
+            strbuf_adds(&abs, p);
+        else
+            fs_join(&abs, ctx->ws->root, p);
+        strvec_push(&paths, abs.buf);
+        strbuf_free(&abs);
+        free(p);
+    }
+    int result = CHECK_RAN;
+    for (size_t i = 0; i < ctx->n_inputs && result == CHECK_RAN; i++) {
+        const check_input *in = &ctx->inputs[i];
+        if (!in->checked_py || !in->py_path || !in->module)
+            continue;
+        char *mod = module_of(in);
+        VEC(const char *) argv = VEC_INIT;
+        for (size_t k = 0; k < s.python.len; k++)
+            VEC_PUSH(&argv, s.python.items[k]);
+        VEC_PUSH(&argv, "-c");
+        VEC_PUSH(&argv, smoke_py);
+        VEC_PUSH(&argv, ctx->ws->root);
+        VEC_PUSH(&argv, mod);
+        for (size_t k = 0; k < paths.len; k++)
+            VEC_PUSH(&argv, paths.items[k]);
+        VEC_PUSH(&argv, NULL);
+        proc_opts po;
+        memset(&po, 0, sizeof(po));
+        po.argv = argv.items;
+        po.cwd = ctx->ws->root;
+        po.timeout_ms = s.import_timeout_s * 1000;
+        po.max_output = 1 << 20;
+        proc_result pr;
+        memset(&pr, 0, sizeof(pr));
+        int pr_rc = proc_run(&po, &pr);
+        if (pr_rc < 0 && pr.timed_out) {
+            proto_add(out, &s, "import.smoke", in->module, in->py_path, 0,
+                      "importing %s did not finish within %d s", mod, s.import_timeout_s);
+            pgci_error_clear();
+        } else if (pr_rc < 0) {
+            /* the interpreter itself cannot run: the smoke test cannot either */
+            strbuf_addf(why, "cannot run [tool.pgci] python: %s", pgci_error_last());
+            pgci_error_clear();
+            result = CHECK_NOT_RUN;
+        } else if (pr.status == 3) {
+            const char *e = strstr(pr.out.buf ? pr.out.buf : "", "\nerror ");
+            e = e ? e + 7 : (pgci_starts_with(pr.out.buf ? pr.out.buf : "", "error ") ? pr.out.buf + 6 : "");
+            size_t n = strcspn(e, "\n");
+            finding *f = proto_add(out, &s, "import.smoke", in->module, in->py_path,
+                                   frame_line(pr.out.buf ? pr.out.buf : "", in->py_path),
+                                   "importing %s fails: %.*s", mod, (int)n, e);
+            if (f)
+                finding_set_detail(f, pr.out.buf);
+        } else if (pr.status != 0) {
+            strbuf_addf(why, "[tool.pgci] python exited with status %d before importing %s: %.200s",
+                        pr.status, mod, pr.err.buf ? pr.err.buf : "");
+            result = CHECK_NOT_RUN;
+        }
+        proc_result_free(&pr);
+        VEC_FREE(&argv);
+        free(mod);
+    }
+    strvec_free(&paths);
+    proto_settings_free(&s);
+    return result;
+}
+
+const check_def check_protocol_import = {
+    "protocol-import",
+    "every generated module imports in the workspace's Python ([tool.pgci] python)",
+    run,
+};

@@ -1,0 +1,25 @@
+/*
+ * codegen_syntax.h - "would ast.parse() accept this?", for the code generator.
+ *
+ * patchgen re-parses text with ast.parse() at several points and silently keeps
+ * the text unchanged (or skips an override) when Python rejects it. tree-sitter is
+ * more forgiving than CPython about indentation: it accepts an unexpected indent, a
+ * dedent to a column no enclosing block uses, and tabs mixed with spaces in ways
+ * CPython calls a TabError. This adds CPython's tokenizer rules for indentation on
+ * top of tree-sitter's error nodes, so that pgci takes the same branch patchgen does.
+ *
+ * (Internal to the code generator.)
+ */
+#ifndef PGCI_PATCHGEN_CODEGEN_SYNTAX_H
+#define PGCI_PATCHGEN_CODEGEN_SYNTAX_H
+
+#include "py/py.h"
+
+/* 1 when the tree has no syntax error and its indentation is what CPython's
+ * tokenizer and parser accept; 0 otherwise. */
+int cgsyn_python_accepts(const py_tree *t);
+
+/* The 1-based line of the first indentation error, 0 when there is none. */
+unsigned cgsyn_indent_error_line(const py_tree *t, const char **why);
+
+#endif

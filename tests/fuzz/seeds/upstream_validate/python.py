@@ -1,0 +1,6 @@
+import torch
+
+
+class A:
+    def f(self, x: int = 1) -> "A":
+        return "é€😀"
