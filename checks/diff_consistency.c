@@ -60,6 +60,10 @@ static int run_diff_consistency(const check_ctx *ctx, findings *out, strbuf *why
         strbuf_addf(why, "the upstream source was not available for %zu config(s)", no_upstream);
         return CHECK_NOT_RUN;
     }
+    if (!checked && ctx->n_inputs) {
+        strbuf_adds(why, "no checked-in .diff file to compare");
+        return CHECK_NOT_RUN;
+    }
     return CHECK_RAN;
 }
 

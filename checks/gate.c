@@ -197,6 +197,7 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
         na.o.extra_ignore = &ws->ruff_extra_ignore;
         na.o.isolated = ws->ruff_isolated;
         na.o.cwd = ws->root;
+        na.o.timeout_ms = o->ruff_timeout_ms;
     }
 
     const ws_config **sel;
@@ -233,8 +234,9 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
             r = regen_output_paths(dir, NULL, cfgs[i]->target_file, &py, &diff);
             free(dir);
             strbuf p = STRBUF_INIT;
+            if (r == 0)
+                r = fs_join_under(&p, ws->root, py, "generated file");
             if (r == 0) {
-                fs_join(&p, ws->root, py);
                 if (!fs_is_file(p.buf))
                     r = pgci_error_set(PGCI_ENOTFOUND,
                                        "%s: generated file %s is missing (pgci check --fix "
@@ -298,9 +300,9 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
         c->config_path = sel[i]->path;
         c->source_module = g->source_module;
         c->py_path = g->py_path;
-        c->diff_path = g->diff_path;
+        c->diff_path = o->no_diff ? NULL : g->diff_path;
         bufs[2 * i] = read_opt(ws->root, g->py_path, &c->checked_py_len);
-        bufs[2 * i + 1] = read_opt(ws->root, g->diff_path, &c->checked_diff_len);
+        bufs[2 * i + 1] = read_opt(ws->root, c->diff_path, &c->checked_diff_len);
         c->checked_py = bufs[2 * i];
         c->checked_diff = bufs[2 * i + 1];
         c->cfg = cfgs[i];
@@ -391,8 +393,8 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
                     break;
                 strvec_push(&out->fixed, c->py_path);
             }
-            if (differs(c->checked_diff, c->checked_diff_len, c->expected_diff,
-                        c->expected_diff_len)) {
+            if (c->diff_path && differs(c->checked_diff, c->checked_diff_len, c->expected_diff,
+                                        c->expected_diff_len)) {
                 if ((err = write_fix(ws->root, c->diff_path, c->expected_diff,
                                      c->expected_diff_len)) < 0)
                     break;

@@ -74,8 +74,8 @@ static void compare_run(logits_row *r, const kref_out *ref, const kfwd_out *got)
     if (r->logits.cosine < tol->min_cos)
         strbuf_addf(&why, "logits cosine %.7f < %.7f; ", r->logits.cosine, tol->min_cos);
     if (!(r->loss_rel <= tol->loss_rel))
-        strbuf_addf(&why, "fused cross-entropy %.6g vs reference %.6g (rel %.3g > %.3g); ",
-                    r->loss, r->loss_ref, r->loss_rel, tol->loss_rel);
+        strbuf_addf(&why, "fused cross-entropy %.6g vs reference %.6g (rel %.3g > %.3g); ", r->loss,
+                    r->loss_ref, r->loss_rel, tol->loss_rel);
     if (why.len) {
         strbuf_setlen(&why, why.len - 2);
         r->status = LOGITS_FAIL;
@@ -96,6 +96,8 @@ json_t *logits_row_json(const logits_row *r)
     json_object_set_new(o, "dtype", json_string(r->bf16 ? "bf16" : "fp32"));
     json_object_set_new(o, "device", json_string(r->device));
     json_object_set_new(o, "status", json_string(st[r->status]));
+    /* a skipped comparison is not a passed one */
+    json_object_set_new(o, "passed", json_boolean(r->status == LOGITS_PASS));
     if (r->reason)
         json_object_set_new(o, "reason", json_string(r->reason));
     if (r->status != LOGITS_SKIP) {
@@ -131,8 +133,8 @@ static void row_finding(const logits_row *r, findings *fs)
     finding *f;
     if (r->status == LOGITS_PASS) {
         f = findings_add(fs, "logits", SEV_INFO, r->toy, r->path, 0, 0, data,
-                         "%s %s %s: logits match the reference (max rel %.2g, cosine %.7f)",
-                         r->toy, dt, r->device, r->logits.max_rel, r->logits.cosine);
+                         "%s %s %s: logits match the reference (max rel %.2g, cosine %.7f)", r->toy,
+                         dt, r->device, r->logits.max_rel, r->logits.cosine);
     } else if (r->status == LOGITS_SKIP) {
         f = findings_add(fs, "logits", SEV_WARNING, r->toy, r->path, 0, 0, data,
                          "%s %s %s: comparison not run (skipped): %s", r->toy, dt, r->device,

@@ -24,9 +24,9 @@ enum { LOGITS_PASS, LOGITS_FAIL, LOGITS_SKIP };
 typedef struct logits_opts {
     const char *const *toys; /* config.json files or directories holding one */
     size_t n_toys;
-    int family;          /* a toy_family, or -1 for all */
-    int fp32, bf16;      /* dtypes to run */
-    int device;          /* LOGITS_DEVICE_* */
+    int family;     /* a toy_family, or -1 for all */
+    int fp32, bf16; /* dtypes to run */
+    int device;     /* LOGITS_DEVICE_* */
     int batch, seq;
     uint64_t seed;
     const char *weights;     /* safetensors to load instead of seeding (one toy) */

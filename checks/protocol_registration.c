@@ -9,7 +9,8 @@
  *     `from .generated import <stem> as gen` with `A = gen.A`, and
  *     `from transformers... import A` (upstream, allowed only for a class the
  *     config excludes from its generated file);
- *   - whether those imports sit under `if IS_NPU_AVAILABLE:` / `else:`;
+ *   - whether those imports sit under `if IS_NPU_AVAILABLE:` / `else:` (the NPU
+ *     module must be imported under the flag, the GPU module not under it);
  *   - `X.<converter_attr> = staticmethod(f)`, directly or in a
  *     `for cls in (A, B): cls.<attr> = ...` loop;
  *   - `return X` statements: the classes the registry hands to the loader.
@@ -454,12 +455,15 @@ static void check_package(const check_ctx *ctx, const proto_settings *s, const p
                 proto_add(out, s, "registration.npu-branch", in->module, rel.buf, anchor,
                           "%s has an NPU config but never imports .generated.%s under `if %s:`",
                           p->dir, stem, s->device_flag);
-            else if (r && r->branch != (npu ? BR_NPU : BR_GPU))
+            else if (r && npu && r->branch != BR_NPU)
                 proto_add(out, s, "registration.npu-branch", in->module, rel.buf, r->line,
-                          "imports .generated.%s %s; with an NPU sibling it belongs in the %s "
-                          "branch of `if %s:`",
-                          stem, r->branch == BR_NONE ? "unconditionally" : "in the wrong branch",
-                          npu ? "true" : "else", s->device_flag);
+                          "imports .generated.%s %s: the NPU module belongs under `if %s:`",
+                          stem, r->branch == BR_NONE ? "unconditionally" : "in the GPU branch",
+                          s->device_flag);
+            else if (r && !npu && r->branch == BR_NPU)
+                proto_add(out, s, "registration.npu-branch", in->module, rel.buf, r->line,
+                          "imports the GPU module .generated.%s under `if %s:`", stem,
+                          s->device_flag);
             free(stem);
         }
     }

@@ -39,6 +39,9 @@ const proto_rule proto_rules[] = {
      "an NPU config has its GPU sibling and both regenerate"},
     {"siblings.copied-body", "protocol-siblings", SEV_WARNING,
      "an NPU patch copies a GPU patch body verbatim instead of importing it"},
+    {"siblings.name-map", "protocol-siblings", PROTO_OFF,
+     "a name_map reuse builds an output dataclass without the renamed one's fields (off: "
+     "pgci survey reports it)"},
     {"tests.toy-config", "protocol-tests", SEV_ERROR, "a toy config directory for the model"},
     {"tests.registry", "protocol-tests", SEV_ERROR, "the model is in the registry test table"},
     {"tests.logits", "protocol-tests", SEV_ERROR, "the model is in the logits test table"},
@@ -159,7 +162,10 @@ static int read_rules(const reader *r, const toml_value *t, proto_settings *s)
                                   r->ws->pyproject_name ? r->ws->pyproject_name : "pyproject.toml",
                                   v->line, r->table, key);
         if (v->type == TOML_BOOL) {
-            s->sev[k] = v->boolean ? proto_rules[k].sev : PROTO_OFF;
+            /* true: the default severity, or warning for a rule that is off by default */
+            s->sev[k] = !v->boolean ? PROTO_OFF
+                        : proto_rules[k].sev == PROTO_OFF ? SEV_WARNING
+                                                          : proto_rules[k].sev;
             continue;
         }
         if (v->type != TOML_STRING)

@@ -395,6 +395,22 @@ static int is_required(const index_param *p)
            p->kind != INDEX_PARAM_VAR_KEYWORD;
 }
 
+/* Same position and kind is a rename when the lists kept their length (one name
+ * swapped for another) or the names share a token (past_key_value ->
+ * past_key_values); otherwise it is a removal plus an addition. */
+static int likely_rename(const index_def *a, const index_def *b, const char *x, const char *y)
+{
+    if (a->n_params == b->n_params)
+        return 1;
+    strvec tx = STRVEC_INIT, ty = STRVEC_INIT;
+    name_tokens(&tx, x);
+    name_tokens(&ty, y);
+    double s = jaccard(&tx, &ty);
+    strvec_free(&tx);
+    strvec_free(&ty);
+    return s >= 0.3;
+}
+
 static void compare_params(sig_ctx *c, const char *target, const index_def *a, const index_def *b)
 {
     const char *ta = c->p->tag_a, *tb = c->p->tag_b;
@@ -405,7 +421,7 @@ static void compare_params(sig_ctx *c, const char *target, const index_def *a, c
     for (size_t i = 0; i < n; i++) {
         const index_param *pa = &a->params[i], *pb = &b->params[i];
         if (strcmp(pa->name, pb->name) && pa->kind == pb->kind && param_index(b, pa->name) < 0 &&
-            param_index(a, pb->name) < 0) {
+            param_index(a, pb->name) < 0 && likely_rename(a, b, pa->name, pb->name)) {
             renamed_a[i] = renamed_b[i] = 1;
             finding *f = add(c, SEV_ERROR, sig_data(a, b), "param-renamed", target,
                              "`%s`: parameter `%s` renamed to `%s` (%s → %s)", target, pa->name,
@@ -564,7 +580,7 @@ static void compare_init_attrs(sig_ctx *c, const char *target, const index_def *
         /* a rename: the new attribute most like the old one by name tokens */
         strvec to = STRVEC_INIT;
         name_tokens(&to, old);
-        long best = -1;
+        long best = -1, lone = -1;
         double best_s = 0.0;
         for (size_t j = 0; j < b->n_init_attrs; j++) {
             if (used_b[j] || find_str(a->init_attrs, a->n_init_attrs, b->init_attrs[j]) >= 0)
@@ -591,15 +607,19 @@ static void compare_init_attrs(sig_ctx *c, const char *target, const index_def *
                     came++;
                     only = (long)j;
                 }
-            if (gone == 1 && came == 1) {
-                best = only;
-                best_s = 1.0;
-            }
+            if (gone == 1 && came == 1)
+                lone = only;
         }
         int uses = text_mentions_attr(c->patch_text, old);
         severity sev = uses ? SEV_ERROR : SEV_WARNING;
         const char *why = uses ? " and the patch still uses it" : "";
-        if (best >= 0 && best_s >= 0.3) {
+        if (lone >= 0) {
+            /* one went, one came, names unalike: say both, claim no rename */
+            used_b[lone] = 1;
+            add(c, sev, NULL, "init-attr-removed", target,
+                "`%s.__init__`: `self.%s` no longer set (`self.%s` is new: renamed?)%s", target,
+                old, b->init_attrs[lone], why);
+        } else if (best >= 0 && best_s >= 0.3) {
             used_b[best] = 1;
             add(c, sev, NULL, "init-attr-renamed", target,
                 "`%s.__init__`: `self.%s` renamed to `self.%s`%s", target, old,

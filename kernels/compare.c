@@ -32,7 +32,8 @@ void kcmp_tensor(const double *ref, const float *got, size_t n, kcmp_stats *st)
         nr += r * r;
         ng += g * g;
     }
-    st->max_rel = st->ref_scale > 0 ? st->max_abs / st->ref_scale : (st->max_abs > 0 ? INFINITY : 0);
+    st->max_rel =
+        st->ref_scale > 0 ? st->max_abs / st->ref_scale : (st->max_abs > 0 ? INFINITY : 0);
     st->rel_l2 = nr > 0 ? sqrt(nd) / sqrt(nr) : (nd > 0 ? INFINITY : 0);
     st->cosine = nr > 0 && ng > 0 ? dot / (sqrt(nr) * sqrt(ng)) : (nr == ng ? 1.0 : 0.0);
 }

@@ -138,8 +138,7 @@ KMATH_FN float kmath_rope_angle(int pos, int i, int dim, float theta)
 /* Rotates the pair (x1 = x[i], x2 = x[i + dim/2]) by an angle whose cos and sin
  * are given (rounded to the activation dtype here, as HF casts cos/sin to the
  * input dtype): q*cos + rotate_half(q)*sin with rotate_half = cat(-x2, x1). */
-KMATH_FN void kmath_rope_pair(float x1, float x2, float c, float s, int bf16, float *o1,
-                              float *o2)
+KMATH_FN void kmath_rope_pair(float x1, float x2, float c, float s, int bf16, float *o1, float *o2)
 {
     c = kmath_store(c, bf16);
     s = kmath_store(s, bf16);
@@ -208,8 +207,8 @@ KMATH_FN float kmath_ce_row(float m, float s, float target_logit)
 /* The Qwen3-MoE router for one token: softmax over E logits in fp32, the top k
  * (ties to the lower index), renormalised to sum 1 when norm_topk_prob. The
  * weights stay fp32 (transformers v5 keeps the router's float dtype). */
-KMATH_FN void kmath_moe_route(const float *logits, int n_experts, int k, int norm_topk,
-                              int *idx, float *w)
+KMATH_FN void kmath_moe_route(const float *logits, int n_experts, int k, int norm_topk, int *idx,
+                              float *w)
 {
     float m = -INFINITY, sum = 0.0f;
     for (int e = 0; e < n_experts; e++)

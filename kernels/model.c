@@ -31,8 +31,8 @@ typedef struct spec_list {
     size_t len, cap;
 } spec_list;
 
-static void spec_add(spec_list *l, enum tensor_kind kind, int ndim, size_t d0, size_t d1,
-                     size_t d2, const char *fmt, int layer)
+static void spec_add(spec_list *l, enum tensor_kind kind, int ndim, size_t d0, size_t d1, size_t d2,
+                     const char *fmt, int layer)
 {
     if (l->len == l->cap) {
         l->cap = l->cap ? 2 * l->cap : 64;
@@ -143,10 +143,30 @@ static void model_bind(model *m)
     }
 }
 
+/* Toy models are small by definition: a config.json from a pull request must not
+ * make pgci allocate (and touch) hundreds of gigabytes. 8G parameters (32 GB in
+ * fp32) leaves room for the full-size toys (2.5G at most). */
+#define MODEL_MAX_PARAMS 8e9
+
 /* Allocates every tensor of the config (uninitialised data). */
 static int model_alloc(model *m, toy_config *cfg, spec_list *specs)
 {
     memset(m, 0, sizeof(*m));
+    /* counted in double: the product of hostile sizes may not fit in size_t */
+    double H = cfg->hidden, hd = cfg->head_dim, q = (double)cfg->heads * hd;
+    double kv = (double)cfg->kv_heads * hd, n = 2.0 * cfg->vocab * H;
+    for (int l = 0; l < cfg->layers; l++)
+        n += H * (q + 2 * kv) + q * H +
+             (cfg->layer_is_moe[l] ? (double)cfg->num_experts * (H + 3 * H * cfg->moe_inter)
+                                   : 3 * H * cfg->inter);
+    if (n > MODEL_MAX_PARAMS) {
+        int rc = pgci_error_set(PGCI_ELIMIT,
+                                "%s: the model has %.3g parameters, over the %.0e limit for toy "
+                                "models",
+                                cfg->path, n, MODEL_MAX_PARAMS);
+        toy_config_free(cfg);
+        return rc;
+    }
     m->cfg = *cfg;
     memset(cfg, 0, sizeof(*cfg));
     model_specs(&m->cfg, specs);
@@ -217,8 +237,9 @@ int model_init_safetensors(model *m, toy_config *cfg, const char *path)
         model_tensor *t = &m->tensors[i];
         const st_tensor *s = st_find(&f, t->name);
         if (!s) {
-            rc = pgci_error_set(PGCI_EINVALID, "%s: tensor '%s' is missing (the %s config needs it)",
-                                path, t->name, toy_family_name(m->cfg.family));
+            rc =
+                pgci_error_set(PGCI_EINVALID, "%s: tensor '%s' is missing (the %s config needs it)",
+                               path, t->name, toy_family_name(m->cfg.family));
             break;
         }
         int same = s->ndim == t->ndim;
@@ -236,7 +257,8 @@ int model_init_safetensors(model *m, toy_config *cfg, const char *path)
             break;
         }
         if (s->dtype != ST_F32 && s->dtype != ST_BF16 && s->dtype != ST_F16) {
-            rc = pgci_error_set(PGCI_EINVALID, "%s: tensor '%s' has dtype %s (F32, BF16 or F16 "
+            rc = pgci_error_set(PGCI_EINVALID,
+                                "%s: tensor '%s' has dtype %s (F32, BF16 or F16 "
                                 "expected)",
                                 path, t->name, st_dtype_name(s->dtype));
             break;

@@ -38,9 +38,9 @@ typedef struct model_tensor {
 typedef struct model_layer {
     const float *in_norm, *post_norm;
     const float *q_w, *k_w, *v_w, *o_w;
-    const float *q_b, *k_b, *v_b, *o_b; /* NULL when absent */
-    const float *q_norm, *k_norm;       /* NULL when absent */
-    const float *gate_w, *up_w, *down_w; /* dense MLP */
+    const float *q_b, *k_b, *v_b, *o_b;             /* NULL when absent */
+    const float *q_norm, *k_norm;                   /* NULL when absent */
+    const float *gate_w, *up_w, *down_w;            /* dense MLP */
     const float *router_w, *exp_gate_up, *exp_down; /* MoE */
     int is_moe;
 } model_layer;

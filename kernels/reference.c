@@ -24,7 +24,7 @@ double kref_store(double x, int bf16)
     frexp(x, &e);
     double ulp = ldexp(1.0, e - 8 < -133 ? -133 : e - 8);
     double r = nearbyint(x / ulp) * ulp; /* the default rounding mode: ties to even */
-    if (fabs(r) > 0x1.fep127) /* past the largest finite bf16: overflow */
+    if (fabs(r) > 0x1.fep127)            /* past the largest finite bf16: overflow */
         return r > 0 ? INFINITY : -INFINITY;
     return r;
 }
@@ -97,8 +97,8 @@ void kref_rope(double *x, size_t T, int heads, int hd, const int *pos, double th
         }
 }
 
-void kref_attention(const double *q, const double *k, const double *v, int batch, int seq,
-                    int nh, int nkv, int hd, int bf16, double *out)
+void kref_attention(const double *q, const double *k, const double *v, int batch, int seq, int nh,
+                    int nkv, int hd, int bf16, double *out)
 {
     int group = nh / nkv;
     double scale = 1.0 / sqrt((double)hd);

@@ -46,8 +46,8 @@ void kref_linear(const double *x, size_t T, int in, const float *W, const float 
 void kref_rope(double *x, size_t T, int heads, int hd, const int *pos, double theta, int bf16);
 
 /* Causal grouped-query attention: q[T, nh*hd], k and v [T, nkv*hd], out [T, nh*hd]. */
-void kref_attention(const double *q, const double *k, const double *v, int batch, int seq,
-                    int nh, int nkv, int hd, int bf16, double *out);
+void kref_attention(const double *q, const double *k, const double *v, int batch, int seq, int nh,
+                    int nkv, int hd, int bf16, double *out);
 
 /* out = act(gate) * up over rows of n; gate and up rows are `ld` apart. */
 void kref_swiglu(const double *gate, const double *up, size_t rows, int n, int ld, int bf16,

@@ -47,8 +47,8 @@ static void tensors_free(st_file *f)
 static int parse_entry(st_tensor *t, const char *name, json_t *v, const char *what)
 {
     if (!json_is_object(v))
-        return pgci_error_set(PGCI_EINVALID, "%s: tensor '%s': header entry is not an object",
-                              what, name);
+        return pgci_error_set(PGCI_EINVALID, "%s: tensor '%s': header entry is not an object", what,
+                              name);
     json_t *dt = json_object_get(v, "dtype");
     json_t *sh = json_object_get(v, "shape");
     json_t *off = json_object_get(v, "data_offsets");
@@ -71,8 +71,8 @@ static int parse_entry(st_tensor *t, const char *name, json_t *v, const char *wh
         json_t *x = json_array_get(sh, (size_t)i);
         if (!json_is_integer(x) || json_integer_value(x) < 0)
             return pgci_error_set(PGCI_EINVALID,
-                                  "%s: tensor '%s': shape[%d] is not a non-negative integer",
-                                  what, name, i);
+                                  "%s: tensor '%s': shape[%d] is not a non-negative integer", what,
+                                  name, i);
         t->shape[i] = (uint64_t)json_integer_value(x);
         if (t->shape[i] && numel > UINT64_MAX / t->shape[i])
             return pgci_error_set(PGCI_EINVALID, "%s: tensor '%s': shape overflows", what, name);
@@ -88,17 +88,16 @@ static int parse_entry(st_tensor *t, const char *name, json_t *v, const char *wh
     t->begin = (uint64_t)json_integer_value(b);
     t->end = (uint64_t)json_integer_value(e);
     if (t->end < t->begin)
-        return pgci_error_set(PGCI_EINVALID, "%s: tensor '%s': data_offsets [%llu, %llu] end "
+        return pgci_error_set(PGCI_EINVALID,
+                              "%s: tensor '%s': data_offsets [%llu, %llu] end "
                               "before they begin",
-                              what, name, (unsigned long long)t->begin,
-                              (unsigned long long)t->end);
+                              what, name, (unsigned long long)t->begin, (unsigned long long)t->end);
     uint64_t es = dtype_sizes[d];
     if (numel > UINT64_MAX / es || numel * es != t->end - t->begin)
         return pgci_error_set(PGCI_EINVALID,
                               "%s: tensor '%s': %llu bytes in data_offsets but shape and dtype %s "
                               "need %llu",
-                              what, name, (unsigned long long)(t->end - t->begin),
-                              dtype_names[d],
+                              what, name, (unsigned long long)(t->end - t->begin), dtype_names[d],
                               numel > UINT64_MAX / es ? 0ull : (unsigned long long)(numel * es));
     t->name = pgci_strdup(name);
     return 0;
@@ -121,8 +120,8 @@ static int check_tiling(const st_file *f, const char *what)
             return pgci_error_set(PGCI_EINVALID,
                                   "%s: tensor '%s': data_offsets end at %llu, past the end of the "
                                   "data (%zu bytes)",
-                                  what, f->tensors[i].name,
-                                  (unsigned long long)f->tensors[i].end, f->data_len);
+                                  what, f->tensors[i].name, (unsigned long long)f->tensors[i].end,
+                                  f->data_len);
     st_tensor **order = pgci_malloc((f->n ? f->n : 1) * sizeof(*order));
     for (size_t i = 0; i < f->n; i++)
         order[i] = &f->tensors[i];
@@ -173,8 +172,8 @@ int st_parse(st_file *f, const void *buf, size_t len, const char *what)
     json_error_t jerr;
     json_t *root = json_loadb((const char *)p + 8, (size_t)hlen, JSON_REJECT_DUPLICATES, &jerr);
     if (!root)
-        return pgci_error_set(PGCI_EINVALID, "%s: header is not valid JSON: %s (at byte %d)",
-                              what, jerr.text, jerr.position);
+        return pgci_error_set(PGCI_EINVALID, "%s: header is not valid JSON: %s (at byte %d)", what,
+                              jerr.text, jerr.position);
     int rc = 0;
     if (!json_is_object(root)) {
         rc = pgci_error_set(PGCI_EINVALID, "%s: header is not a JSON object", what);
@@ -311,8 +310,8 @@ void st_close(st_file *f)
 
 /* --- writing -------------------------------------------------------------------- */
 
-void st_writer_add(st_writer *w, const char *name, st_dtype dtype, int ndim,
-                   const uint64_t *shape, const void *data)
+void st_writer_add(st_writer *w, const char *name, st_dtype dtype, int ndim, const uint64_t *shape,
+                   const void *data)
 {
     if (w->len == w->cap) {
         w->cap = w->cap ? 2 * w->cap : 32;

@@ -76,11 +76,14 @@ typedef struct st_writer {
     size_t len, cap;
 } st_writer;
 
-#define ST_WRITER_INIT {NULL, 0, 0}
+#define ST_WRITER_INIT                                                                             \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
 
 /* Adds a tensor (the data is borrowed until the file is written). */
-void st_writer_add(st_writer *w, const char *name, st_dtype dtype, int ndim,
-                   const uint64_t *shape, const void *data);
+void st_writer_add(st_writer *w, const char *name, st_dtype dtype, int ndim, const uint64_t *shape,
+                   const void *data);
 
 /* Serialises every tensor, sorted by name, into out (appending). The header is
  * padded with spaces to a multiple of 8 bytes so the data is aligned. */

@@ -18,8 +18,7 @@
 #include "core/strbuf.h"
 #include "kernels/kmath.h"
 
-static const char *const family_names[TOY_N_FAMILIES] = {"llama", "qwen2", "qwen3",
-                                                         "qwen3_moe"};
+static const char *const family_names[TOY_N_FAMILIES] = {"llama", "qwen2", "qwen3", "qwen3_moe"};
 
 const char *toy_family_name(toy_family f)
 {
@@ -96,8 +95,8 @@ static int read_rope(json_t *root, const char *path, toy_config *cfg)
         if (!rp || json_is_null(rp))
             continue;
         if (!json_is_object(rp))
-            return pgci_error_set(PGCI_EINVALID, "%s: field '%s' must be an object or null",
-                                  path, keys[k]);
+            return pgci_error_set(PGCI_EINVALID, "%s: field '%s' must be an object or null", path,
+                                  keys[k]);
         json_t *t = json_object_get(rp, "rope_type");
         if (!t)
             t = json_object_get(rp, "type");
@@ -130,9 +129,8 @@ static int refuse_unsupported(json_t *root, const char *path)
 {
     json_t *act = json_object_get(root, "hidden_act");
     if (act && (!json_is_string(act) || strcmp(json_string_value(act), "silu")))
-        return pgci_error_set(PGCI_EUNSUPPORTED,
-                              "%s: hidden_act '%s' is not supported (only silu)", path,
-                              json_is_string(act) ? json_string_value(act) : "?");
+        return pgci_error_set(PGCI_EUNSUPPORTED, "%s: hidden_act '%s' is not supported (only silu)",
+                              path, json_is_string(act) ? json_string_value(act) : "?");
     if (json_is_true(json_object_get(root, "mlp_bias")))
         return pgci_error_set(PGCI_EUNSUPPORTED, "%s: mlp_bias = true is not supported", path);
     if (json_is_true(json_object_get(root, "use_sliding_window")))
@@ -194,8 +192,7 @@ int toy_config_parse(toy_config *cfg, const char *json_text, size_t len, const c
     json_error_t jerr;
     json_t *root = json_loadb(json_text, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!root)
-        return pgci_error_set(PGCI_EINVALID, "%s:%d: invalid JSON: %s", path, jerr.line,
-                              jerr.text);
+        return pgci_error_set(PGCI_EINVALID, "%s:%d: invalid JSON: %s", path, jerr.line, jerr.text);
     int rc = PGCI_EINVALID;
     if (!json_is_object(root)) {
         pgci_error_set(PGCI_EINVALID, "%s: a config must be a JSON object", path);

@@ -218,11 +218,10 @@ void ktwin_moe(const float *x, size_t T, const toy_config *c, const model_layer 
                 }
         if (!n)
             continue;
-        ktwin_linear(xe, n, H, L->exp_gate_up + (size_t)e * 2 * (size_t)I * (size_t)H, NULL,
-                     2 * I, bf16, gu);
+        ktwin_linear(xe, n, H, L->exp_gate_up + (size_t)e * 2 * (size_t)I * (size_t)H, NULL, 2 * I,
+                     bf16, gu);
         ktwin_swiglu(gu, gu + I, n, I, 2 * I, bf16, brk, act);
-        ktwin_linear(act, n, I, L->exp_down + (size_t)e * (size_t)H * (size_t)I, NULL, H, bf16,
-                     y);
+        ktwin_linear(act, n, I, L->exp_down + (size_t)e * (size_t)H * (size_t)I, NULL, H, bf16, y);
         for (size_t r = 0; r < n; r++)
             for (int h = 0; h < H; h++) {
                 float *o = out + tok[r] * (size_t)H + (size_t)h;

@@ -44,6 +44,7 @@ void run_doc_init(run_doc *d, const char *command, int with_timestamp)
     json_object_set_new(r, "summary", sum);
     json_object_set_new(r, "timings_ms", json_object());
     d->root = r;
+    d->timings = with_timestamp;
 }
 
 void run_doc_free(run_doc *d)
@@ -111,6 +112,8 @@ void run_doc_set_check(run_doc *d, const char *id, const char *status, const cha
 
 void run_doc_add_timing(run_doc *d, const char *stage, double ms)
 {
+    if (!d->timings)
+        return;
     json_t *t = json_object_get(d->root, "timings_ms");
     double old = json_number_value(json_object_get(t, stage));
     json_object_set_new(t, stage, json_real(old + ms));
@@ -179,6 +182,7 @@ int run_doc_parse(run_doc *d, const char *text, size_t len, const char *path)
 {
     json_error_t err;
     d->root = NULL;
+    d->timings = 0;
     json_t *r = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
     if (!r)
         return pgci_error_set(PGCI_EINVALID, "%s:%d:%d: invalid JSON: %s", path, err.line,
@@ -296,6 +300,7 @@ int run_doc_merge(run_doc *out, const run_doc *shards, size_t n)
     if (n == 0)
         return pgci_error_set(PGCI_EUSAGE, "nothing to merge");
     out->root = json_deep_copy(shards[0].root);
+    out->timings = 1; /* shards' timings are added up when they have them */
     const char *cmd = run_doc_command(out);
     for (size_t s = 1; s < n; s++) {
         json_t *r = shards[s].root;

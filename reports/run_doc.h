@@ -25,6 +25,7 @@
 
 typedef struct run_doc {
     json_t *root;
+    int timings; /* record timings_ms: only with --timestamp (they differ run to run) */
 } run_doc;
 
 /* A new document for `command` ("check", "survey", "logits", "run"). When
@@ -43,7 +44,9 @@ json_t *run_doc_set_config(run_doc *d, const char *module, const char *path, con
                            const char *message);
 /* checks[id] = {id, status: "ran"|"not-run"|"failed", reason}. */
 void run_doc_set_check(run_doc *d, const char *id, const char *status, const char *reason);
-/* timings_ms[stage] += ms. */
+/* timings_ms[stage] += ms, when the document records time (--timestamp): timings
+ * differ from run to run, and a run without --timestamp must be byte-identical to
+ * the next one on the same inputs. */
 void run_doc_add_timing(run_doc *d, const char *stage, double ms);
 /* Copies the findings (sorted) into the document and updates the summary. */
 void run_doc_set_findings(run_doc *d, const findings *fs);

@@ -4,6 +4,7 @@
  * main() only dispatches: the command table below maps each subcommand to its
  * cmd_<name>() in src/cmd/. Everything else lives in the library under src/.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -47,6 +48,9 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    /* a write past `ulimit -f` must fail with EFBIG (and leave the old file in
+     * place), not kill pgci half way through */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
         usage(stderr);
         return EXIT_ERROR;

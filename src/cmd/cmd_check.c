@@ -62,14 +62,17 @@ int cmd_check(int argc, const char **argv)
     memset(&go, 0, sizeof(go));
     const char *fail_on = "error", *format = "text", *run_json = NULL, *shard = NULL;
     strvec allow_skip = STRVEC_INIT, rest = STRVEC_INIT;
+    int ruff_timeout = 0;
     opt table[] = {
         OPT_STR('t', "tag", &go.tag, "TAG", "upstream tag (default: v + the workspace pin)"),
         OPT_BOOL(0, "fix", &go.fix, "rewrite drifted .py and .diff files (atomically)"),
+        OPT_BOOL(0, "no-diff", &go.no_diff, "the workspace checks in no .diff files"),
         OPT_STR(0, "fail-on", &fail_on, "SEV", "exit 1 on findings at or above error|warning|info"),
         OPT_STR(0, "format", &format, "FMT", "text (default) or json (the findings)"),
         OPT_STR(0, "run-json", &run_json, "FILE", "write the run record (see pgci report)"),
         OPT_BOOL(0, "no-ruff", &go.no_ruff, "no ruff: compare structure instead of bytes"),
         OPT_STR(0, "ruff", &go.ruff, "CMD", "the ruff command (default: [tool.pgci] ruff, ruff)"),
+        OPT_INT(0, "ruff-timeout", &ruff_timeout, "SECONDS", "kill a ruff run after this long (120)"),
         OPT_STR(0, "source", &go.source, "SPEC", "upstream source (URL template, git:, dir:)"),
         OPT_STR('c', "config-name", &go.var_name, "NAME", "the PatchConfig variable (config)"),
         OPT_STR(0, "shard", &shard, "K/N", "check the K-th of N shares of the configs"),
@@ -103,6 +106,7 @@ int cmd_check(int argc, const char **argv)
     }
     go.only = &rest;
     go.jobs = cmd_jobs(&common);
+    go.ruff_timeout_ms = ruff_timeout * 1000;
     workspace *ws;
     if (workspace_open(&ws, common.workspace ? common.workspace : ".") < 0) {
         code = cmd_error();

@@ -11,6 +11,7 @@
  * source ([tool.pgci] upstream) unless --source is given, and the tag (v<pin>)
  * unless --tag is.
  */
+#include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "cmd/cmd.h"
 #include "core/error.h"
 #include "core/log.h"
+#include "core/sha256.h"
 #include "upstream/upstream.h"
 #include "workspace/workspace.h"
 
@@ -45,10 +47,54 @@ static int print_tags(upstream *u)
     return r < 0 ? cmd_error() : EXIT_CLEAN;
 }
 
+/* --format json: every (tag, module) with its path, size and SHA-256, or its error,
+ * then the counters. Errors are on stderr as well, one line each. */
+static int print_json(upstream *u, const upstream_item *items, const strbuf *results,
+                      char *const *errors, size_t total, size_t failed)
+{
+    json_t *root = json_object(), *files = json_array();
+    json_object_set_new(root, "source", json_string(upstream_describe(u)));
+    for (size_t k = 0; k < total; k++) {
+        json_t *f = json_object();
+        json_object_set_new(f, "tag", json_string(items[k].tag));
+        json_object_set_new(f, "module", json_string(items[k].module));
+        if (errors[k]) {
+            json_object_set_new(f, "error", json_string(errors[k]));
+        } else {
+            strbuf path = STRBUF_INIT;
+            char hex[SHA256_HEX_LEN + 1];
+            upstream_module_path(&path, items[k].module);
+            sha256_hex(results[k].buf, results[k].len, hex);
+            json_object_set_new(f, "path", json_string(path.buf));
+            json_object_set_new(f, "bytes", json_integer((json_int_t)results[k].len));
+            json_object_set_new(f, "sha256", json_string(hex));
+            strbuf_free(&path);
+        }
+        json_array_append_new(files, f);
+    }
+    json_object_set_new(root, "files", files);
+    upstream_stats st;
+    upstream_get_stats(u, &st);
+    json_t *sum = json_object();
+    json_object_set_new(sum, "fetched", json_integer((json_int_t)st.fetched));
+    json_object_set_new(sum, "from_cache", json_integer((json_int_t)st.cached));
+    json_object_set_new(sum, "failed", json_integer((json_int_t)failed));
+    json_object_set_new(sum, "bytes", json_integer((json_int_t)st.bytes));
+    json_object_set_new(sum, "requests", json_integer((json_int_t)st.requests));
+    json_object_set_new(root, "summary", sum);
+    char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(root);
+    if (!text)
+        return pgci_error_set(PGCI_ERROR, "cannot encode the fetch results as JSON");
+    printf("%s\n", text);
+    free(text);
+    return 0;
+}
+
 int cmd_fetch(int argc, const char **argv)
 {
     strvec tags = STRVEC_INIT, modules = STRVEC_INIT, rest = STRVEC_INIT;
-    const char *source = NULL;
+    const char *source = NULL, *cacert = NULL, *format = "text";
     int no_cache = 0, git_fetch = 0, list_tags = 0, print = 0;
     int timeout_s = 0, connect_s = 0, stall_s = 0, retries = -1, retry_delay_ms = 0;
     int max_kib = 0, retry_after_max_s = 0;
@@ -61,6 +107,7 @@ int cmd_fetch(int argc, const char **argv)
         OPT_BOOL(0, "git-fetch", &git_fetch, "git: fetch tags from the clone's origin first"),
         OPT_BOOL(0, "list-tags", &list_tags, "git: print the clone's tags in version order"),
         OPT_BOOL(0, "print", &print, "write the fetched sources to stdout"),
+        OPT_STR(0, "format", &format, "FMT", "text (a summary line) or json (every file)"),
         OPT_GROUP("network:"),
         OPT_INT(0, "timeout", &timeout_s, "SECONDS", "limit for one transfer (default 60)"),
         OPT_INT(0, "connect-timeout", &connect_s, "SECONDS", "limit for connecting (default 10)"),
@@ -72,6 +119,7 @@ int cmd_fetch(int argc, const char **argv)
                 "first backoff delay, doubled per retry (default 500)"),
         OPT_INT(0, "retry-after-max", &retry_after_max_s, "SECONDS",
                 "longest Retry-After honoured (default 60)"),
+        OPT_STR(0, "cacert", &cacert, "FILE", "trust the CA certificates in FILE (PEM)"),
         OPT_INT(0, "max-size", &max_kib, "KIB", "largest file accepted (default 16384)"),
         OPT_END(),
     };
@@ -84,6 +132,15 @@ int cmd_fetch(int argc, const char **argv)
     if (rest.len) {
         pgci_error_set(PGCI_EUSAGE, "fetch: unexpected argument '%s' (see pgci fetch --help)",
                        rest.items[0]);
+        code = cmd_error();
+        goto out;
+    }
+    int json = !strcmp(format, "json");
+    if ((!json && strcmp(format, "text") != 0) || (json && print)) {
+        pgci_error_set(PGCI_EUSAGE,
+                       json ? "fetch: --print and --format json both want stdout"
+                            : "fetch: unknown --format '%s' (text or json)",
+                       format);
         code = cmd_error();
         goto out;
     }
@@ -126,6 +183,7 @@ int cmd_fetch(int argc, const char **argv)
         .retry_after_max_ms = (long)retry_after_max_s * 1000,
         .jobs = common.jobs,
         .git_fetch = git_fetch,
+        .ca_file = cacert,
         .base_dir = common.workspace ? common.workspace : getcwd(cwd, sizeof(cwd)),
     };
     if (upstream_open(&u, &uo) < 0) {
@@ -159,7 +217,6 @@ int cmd_fetch(int argc, const char **argv)
         if (errors[k]) {
             fprintf(stderr, "pgci: error: %s\n", errors[k]);
             failed++;
-            free(errors[k]);
         } else {
             log_verbose("%s@%s: %zu bytes", items[k].module, items[k].tag, results[k].len);
             if (print)
@@ -168,19 +225,23 @@ int cmd_fetch(int argc, const char **argv)
     }
     upstream_stats st;
     upstream_get_stats(u, &st);
+    if (json && print_json(u, items, results, errors, total, failed) < 0)
+        code = cmd_error();
     /* with --print stdout holds the sources, so the summary moves to stderr */
-    if (!(print && log_level() < LOG_NORMAL))
+    if (!json && !(print && log_level() < LOG_NORMAL))
         fprintf(print ? stderr : stdout,
                 "fetch: %zu module%s x %zu tag%s from %s: %zu fetched, %zu from cache, "
                 "%zu failed, %zu bytes, %zu request%s\n",
                 n, n == 1 ? "" : "s", tags.len, tags.len == 1 ? "" : "s", upstream_describe(u),
                 st.fetched, st.cached, failed, st.bytes, st.requests, st.requests == 1 ? "" : "s");
-    for (size_t k = 0; k < total; k++)
+    for (size_t k = 0; k < total; k++) {
         strbuf_free(&results[k]);
+        free(errors[k]);
+    }
     free(items);
     free(results);
     free(errors);
-    code = failed ? EXIT_ERROR : EXIT_CLEAN;
+    code = failed || code ? EXIT_ERROR : EXIT_CLEAN;
 out:
     upstream_free(u);
     workspace_free(ws);

@@ -8,6 +8,7 @@
  * total (JSON Lines with --json; only the total with --totals).
  */
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,120 +59,131 @@ static char *module_name_from_path(const char *path)
     return name;
 }
 
-static void print_params(const index_def *d)
+static void print_params(FILE *o, const index_def *d)
 {
     int star_done = 0;
     for (size_t i = 0; i < d->n_params; i++) {
         const index_param *p = &d->params[i];
         if (i)
-            fputs(", ", stdout);
+            fputs(", ", o);
         if (p->kind == INDEX_PARAM_KEYWORD_ONLY && !star_done) {
-            fputs("*, ", stdout);
+            fputs("*, ", o);
             star_done = 1;
         }
         if (p->kind == INDEX_PARAM_VAR_POSITIONAL) {
-            fputs("*", stdout);
+            fputs("*", o);
             star_done = 1;
         }
         if (p->kind == INDEX_PARAM_VAR_KEYWORD)
-            fputs("**", stdout);
-        fputs(p->name, stdout);
+            fputs("**", o);
+        fputs(p->name, o);
         if (p->annotation)
-            printf(": %s", p->annotation);
+            fprintf(o, ": %s", p->annotation);
         if (p->default_value)
-            printf(p->annotation ? " = %s" : "=%s", p->default_value);
+            fprintf(o, p->annotation ? " = %s" : "=%s", p->default_value);
         if (p->kind == INDEX_PARAM_POSITIONAL_ONLY &&
             (i + 1 == d->n_params || d->params[i + 1].kind != INDEX_PARAM_POSITIONAL_ONLY))
-            fputs(", /", stdout);
+            fputs(", /", o);
     }
 }
 
-static void print_def(const index_def *d, int depth)
+static void print_def(FILE *o, const index_def *d, int depth)
 {
     for (size_t i = 0; i < d->n_decorators; i++)
-        printf("%*s@%s\n", depth * 4, "", d->decorators[i]);
+        fprintf(o, "%*s@%s\n", depth * 4, "", d->decorators[i]);
     if (d->kind == INDEX_CLASS) {
-        printf("%*sclass %s", depth * 4, "", d->name);
+        fprintf(o, "%*sclass %s", depth * 4, "", d->name);
         if (d->n_bases) {
-            fputs("(", stdout);
+            fputs("(", o);
             for (size_t i = 0; i < d->n_bases; i++)
-                printf("%s%s", i ? ", " : "", d->bases[i]);
-            fputs(")", stdout);
+                fprintf(o, "%s%s", i ? ", " : "", d->bases[i]);
+            fputs(")", o);
         }
-        printf("    # lines %u-%u", d->start_line, d->end_line);
+        fprintf(o, "    # lines %u-%u", d->start_line, d->end_line);
         if (d->n_init_attrs) {
-            fputs("; self.", stdout);
+            fputs("; self.", o);
             for (size_t i = 0; i < d->n_init_attrs; i++)
-                printf("%s%s", i ? ", " : "", d->init_attrs[i]);
+                fprintf(o, "%s%s", i ? ", " : "", d->init_attrs[i]);
         }
-        putchar('\n');
+        fputc('\n', o);
         for (size_t i = 0; i < d->n_members; i++)
-            print_def(d->members[i], depth + 1);
+            print_def(o, d->members[i], depth + 1);
         return;
     }
-    printf("%*s%sdef %s(", depth * 4, "", d->is_async ? "async " : "", d->name);
-    print_params(d);
-    printf(")%s%s    # lines %u-%u, body %016llx\n", d->returns ? " -> " : "",
-           d->returns ? d->returns : "", d->start_line, d->end_line,
-           (unsigned long long)d->fingerprint);
+    fprintf(o, "%*s%sdef %s(", depth * 4, "", d->is_async ? "async " : "", d->name);
+    print_params(o, d);
+    fprintf(o, ")%s%s    # lines %u-%u, body %016llx\n", d->returns ? " -> " : "",
+            d->returns ? d->returns : "", d->start_line, d->end_line,
+            (unsigned long long)d->fingerprint);
 }
 
-static void print_outline(const index_module *m)
+static void print_outline(FILE *o, const index_module *m)
 {
-    printf("%s (%s): %zu imports, %zu classes, %zu functions, %zu methods\n", m->name, m->path,
-           m->n_imports, m->n_classes, m->n_functions, m->n_methods);
+    fprintf(o, "%s (%s): %zu imports, %zu classes, %zu functions, %zu methods\n", m->name, m->path,
+            m->n_imports, m->n_classes, m->n_functions, m->n_methods);
     for (size_t i = 0; i < m->n_imports; i++) {
         const index_import *im = &m->imports[i];
-        printf("  line %u: ", im->line);
+        fprintf(o, "  line %u: ", im->line);
         if (im->name)
-            printf("from %.*s%s import %s", im->level, "..........", im->module, im->name);
+            fprintf(o, "from %.*s%s import %s", im->level, "..........", im->module, im->name);
         else
-            printf("import %s", im->module);
+            fprintf(o, "import %s", im->module);
         if (im->alias)
-            printf(" as %s", im->alias);
+            fprintf(o, " as %s", im->alias);
         if (im->scope || im->in_try || im->in_if)
-            printf("    # %s%s%s%s", im->scope ? "in " : "", im->scope ? im->scope : "",
-                   im->in_try ? " try" : "", im->in_if ? " if" : "");
-        putchar('\n');
+            fprintf(o, "    #%s%s%s%s", im->scope ? " in " : "", im->scope ? im->scope : "",
+                    im->in_try ? " in try" : "", im->in_if ? " in if" : "");
+        fputc('\n', o);
     }
     for (size_t i = 0; i < m->n_assigns; i++)
-        printf("  line %u: %s = %s\n", m->assigns[i].line, m->assigns[i].name,
-               m->assigns[i].value ? m->assigns[i].value : "...");
+        fprintf(o, "  line %u: %s = %s\n", m->assigns[i].line, m->assigns[i].name,
+                m->assigns[i].value ? m->assigns[i].value : "...");
     for (size_t i = 0; i < m->n_defs; i++)
-        print_def(m->defs[i], 1);
+        print_def(o, m->defs[i], 1);
 }
 
 typedef struct run {
     int json, totals_only, several;
-    totals t;
 } run;
 
-/* Indexes one source and prints what the mode asks for. */
-static int index_one(run *r, const char *src, size_t len, const char *path, const char *module)
+static void totals_add(totals *t, const totals *u)
+{
+    t->files += u->files;
+    t->bytes += u->bytes;
+    t->errors += u->errors;
+    t->imports += u->imports;
+    t->classes += u->classes;
+    t->functions += u->functions;
+    t->methods += u->methods;
+}
+
+/* Indexes one source, counts it into *t and writes what the mode asks for to o. */
+static int index_one(const run *r, totals *t, FILE *o, const char *src, size_t len,
+                     const char *path, const char *module)
 {
     index_module *m = NULL;
     int rc = index_module_from_source(&m, src, len, path, module);
-    r->t.files++;
-    r->t.bytes += len;
+    t->files++;
+    t->bytes += len;
     if (rc < 0) {
-        r->t.errors++;
+        t->errors++;
         return rc;
     }
-    r->t.imports += m->n_imports;
-    r->t.classes += m->n_classes;
-    r->t.functions += m->n_functions;
-    r->t.methods += m->n_methods;
+    t->imports += m->n_imports;
+    t->classes += m->n_classes;
+    t->functions += m->n_functions;
+    t->methods += m->n_methods;
     if (r->json) {
         strbuf out = STRBUF_INIT;
         rc = index_module_to_json(&out, m, r->several ? 0 : 2);
         if (rc == 0)
-            fwrite(out.buf, 1, out.len, stdout);
+            fwrite(out.buf, 1, out.len, o);
         strbuf_free(&out);
     } else if (!r->totals_only && r->several) {
-        printf("%s: %zu imports, %zu classes, %zu functions, %zu methods\n", path, m->n_imports,
-               m->n_classes, m->n_functions, m->n_methods);
+        fprintf(o, "%s: %zu imports, %zu classes, %zu functions, %zu methods\n", path, m->n_imports,
+                m->n_classes, m->n_functions, m->n_methods);
     } else if (!r->totals_only) {
-        print_outline(m);
+        print_outline(o, m);
     }
     index_module_free(m);
     return rc;
@@ -200,36 +212,109 @@ static int read_list(strvec *files, const char *list)
     return r;
 }
 
-static int index_files(run *r, const strvec *files, int keep_going)
+/* Local files are indexed by a pool of threads (tree-sitter parsers are per
+ * thread, an index owns all its memory); each file's output is kept and printed in
+ * the order given, so the bytes do not depend on --jobs. */
+typedef struct file_job {
+    const char *path;
+    char *out;
+    size_t out_len;
+    char *err; /* NULL or the message */
+    int rc;
+    totals t;
+} file_job;
+
+typedef struct file_pool {
+    const run *r;
+    file_job *jobs;
+    size_t n, next, done;
+    pthread_mutex_t mu;
+} file_pool;
+
+static void index_file_job(const run *r, file_job *j)
 {
-    int first_err = 0;
-    for (size_t i = 0; i < files->len; i++) {
-        const char *path = files->items[i];
-        progress_update("index", i, files->len, path);
-        strbuf sb = STRBUF_INIT;
-        int rc = fs_read_file(&sb, path, 0);
-        char *module = module_name_from_path(path);
-        if (rc == 0)
-            rc = index_one(r, sb.buf, sb.len, path, module);
-        else
-            r->t.files++, r->t.errors++;
+    FILE *o = open_memstream(&j->out, &j->out_len);
+    if (!o)
+        abort(); /* out of memory, as everywhere else */
+    strbuf sb = STRBUF_INIT;
+    int rc = fs_read_file(&sb, j->path, 0);
+    if (rc == 0) {
+        char *module = module_name_from_path(j->path);
+        rc = index_one(r, &j->t, o, sb.buf, sb.len, j->path, module);
         free(module);
-        strbuf_free(&sb);
-        if (rc < 0) {
-            progress_done();
-            fprintf(stderr, "pgci: error: %s\n", pgci_error_last());
-            if (!first_err)
-                first_err = rc;
-            if (!keep_going)
-                break;
-        }
+    } else {
+        j->t.files++;
+        j->t.errors++;
     }
+    strbuf_free(&sb);
+    fclose(o);
+    j->rc = rc;
+    if (rc < 0)
+        j->err = pgci_strdup(pgci_error_last());
+}
+
+static void *file_worker(void *arg)
+{
+    file_pool *p = arg;
+    for (;;) {
+        pthread_mutex_lock(&p->mu);
+        size_t i = p->next < p->n ? p->next++ : p->n;
+        if (i < p->n)
+            progress_update("index", p->done, p->n, p->jobs[i].path);
+        pthread_mutex_unlock(&p->mu);
+        if (i == p->n)
+            return NULL;
+        index_file_job(p->r, &p->jobs[i]);
+        pthread_mutex_lock(&p->mu);
+        p->done++;
+        pthread_mutex_unlock(&p->mu);
+    }
+}
+
+static int index_files(const run *r, totals *t, const strvec *files, int jobs, int keep_going)
+{
+    file_pool p = {
+        r, pgci_calloc(files->len, sizeof(file_job)), files->len, 0, 0, PTHREAD_MUTEX_INITIALIZER};
+    for (size_t i = 0; i < files->len; i++)
+        p.jobs[i].path = files->items[i];
+    size_t nthreads = jobs > 1 ? (size_t)jobs : 1;
+    if (nthreads > files->len)
+        nthreads = files->len;
+    pthread_t *th = pgci_calloc(nthreads ? nthreads : 1, sizeof(pthread_t));
+    size_t started = 0;
+    for (size_t i = 1; i < nthreads; i++)
+        if (pthread_create(&th[i], NULL, file_worker, &p) == 0)
+            started = i;
+        else
+            break;
+    file_worker(&p); /* the main thread works too */
+    for (size_t i = 1; i <= started; i++)
+        pthread_join(th[i], NULL);
+    free(th);
     progress_done();
+
+    int first_err = 0;
+    for (size_t i = 0; i < p.n; i++) {
+        file_job *j = &p.jobs[i];
+        if (first_err == 0 || keep_going) {
+            fwrite(j->out, 1, j->out_len, stdout);
+            totals_add(t, &j->t);
+            if (j->rc < 0) {
+                fprintf(stderr, "pgci: error: %s\n", j->err);
+                if (!first_err)
+                    first_err = j->rc;
+            }
+        }
+        free(j->out);
+        free(j->err);
+    }
+    free(p.jobs);
+    pthread_mutex_destroy(&p.mu);
     return first_err;
 }
 
-static int index_modules(run *r, const char *tag, const strvec *modules, const char *source,
-                         const common_opts *common, int keep_going)
+static int index_modules(const run *r, totals *t, const char *tag, const strvec *modules,
+                         const char *source, const common_opts *common, int keep_going)
 {
     char cwd[PATH_MAX];
     upstream_opts uo = {
@@ -252,12 +337,14 @@ static int index_modules(run *r, const char *tag, const strvec *modules, const c
         int e = 0;
         if (errors[i]) {
             e = pgci_error_set(PGCI_ENOTFOUND, "%s", errors[i]);
-            r->t.files++, r->t.errors++;
+            t->files++;
+            t->errors++;
         } else if (first_err == 0 || keep_going) {
             strbuf path = STRBUF_INIT;
             upstream_module_path(&path, modules->items[i]);
             strbuf_addf(&path, "@%s", tag);
-            e = index_one(r, results[i].buf, results[i].len, path.buf, modules->items[i]);
+            e = index_one(r, t, stdout, results[i].buf, results[i].len, path.buf,
+                          modules->items[i]);
             strbuf_free(&path);
         }
         if (e < 0 && (first_err == 0 || keep_going)) {
@@ -320,15 +407,15 @@ int cmd_index(int argc, const char **argv)
         code = cmd_error();
         goto out;
     }
-    run r = {json, totals_only, (files.len + modules.len) > 1, {0}};
-    rc = files.len ? index_files(&r, &files, keep_going)
-                   : index_modules(&r, tag, &modules, source, &common, keep_going);
+    run r = {json, totals_only, (files.len + modules.len) > 1};
+    totals t = {0};
+    rc = files.len ? index_files(&r, &t, &files, cmd_jobs(&common), keep_going)
+                   : index_modules(&r, &t, tag, &modules, source, &common, keep_going);
     if (r.several && !json)
         printf("total: %zu files, %zu bytes, %zu errors, %zu imports, %zu classes, %zu functions, "
                "%zu methods\n",
-               r.t.files, r.t.bytes, r.t.errors, r.t.imports, r.t.classes, r.t.functions,
-               r.t.methods);
-    code = rc < 0 || r.t.errors ? EXIT_ERROR : EXIT_CLEAN;
+               t.files, t.bytes, t.errors, t.imports, t.classes, t.functions, t.methods);
+    code = rc < 0 || t.errors ? EXIT_ERROR : EXIT_CLEAN;
 out:
     strvec_free(&modules);
     strvec_free(&files);

@@ -19,14 +19,17 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/log.h"
+#include "core/sha256.h"
 #include "kernels/kgpu.h"
 #include "kernels/toy.h"
 #include "kernels/twin.h"
+#include "reports/run_doc.h"
 
 static const char usage_line[] =
     "pgci logits [--toy DIR ...] [--family F] [--dtype fp32|bf16] [--device auto|cpu|cuda]\n"
     "            [--seq N] [--batch B] [--seed S] [--weights FILE] [--export-weights FILE]\n"
-    "            [--dump FILE] [--format text|json] [--fail-on error|warning|info] [--bench]";
+    "            [--dump FILE] [--format text|json] [--fail-on error|warning|info]\n"
+    "            [--run-json FILE] [--bench]";
 
 /* The default toys: fixtures/toy_config/<name>/config.json under the current
  * directory (the repository), in name order. */
@@ -51,9 +54,9 @@ static int default_toys(strvec *toys)
 static void print_table(const logits_report *rep)
 {
     static const char *const st[] = {"pass", "FAIL", "skipped"};
-    printf("%-18s %-10s %-5s %-5s %-8s %-9s %-9s %-9s %-10s %-6s %-9s %9s %9s\n", "toy",
-           "family", "dtype", "dev", "status", "max_abs", "max_rel", "rel_l2", "cosine", "layer",
-           "loss_rel", "ref_ms", "dev_ms");
+    printf("%-18s %-10s %-5s %-5s %-8s %-9s %-9s %-9s %-10s %-6s %-9s %9s %9s\n", "toy", "family",
+           "dtype", "dev", "status", "max_abs", "max_rel", "rel_l2", "cosine", "layer", "loss_rel",
+           "ref_ms", "dev_ms");
     size_t n[3] = {0, 0, 0};
     for (size_t i = 0; i < rep->len; i++) {
         const logits_row *r = &rep->rows[i];
@@ -70,20 +73,76 @@ static void print_table(const logits_report *rep)
         else if (r->first_bad_layer >= 0)
             snprintf(layer, sizeof(layer), "logits");
         printf("%-9.2e %-9.2e %-9.2e %-10.7f %-6s %-9.2e %9.1f %9.1f\n", r->logits.max_abs,
-               r->logits.max_rel, r->logits.rel_l2, r->logits.cosine, layer, r->loss_rel,
-               r->ms_ref, r->ms);
+               r->logits.max_rel, r->logits.rel_l2, r->logits.cosine, layer, r->loss_rel, r->ms_ref,
+               r->ms);
         if (r->status == LOGITS_FAIL)
             printf("    %s\n", r->reason);
     }
     const kcmp_tol *f = kcmp_tolerance(0), *b = kcmp_tolerance(1);
-    printf("\n%zu passed, %zu failed, %zu skipped", n[LOGITS_PASS], n[LOGITS_FAIL],
-           n[LOGITS_SKIP]);
+    printf("\n%zu passed, %zu failed, %zu skipped", n[LOGITS_PASS], n[LOGITS_FAIL], n[LOGITS_SKIP]);
     if (rep->device_name[0])
         printf(" (GPU: %s)", rep->device_name);
     printf("\ntolerances: fp32 max_rel <= %.2g, rel_l2 <= %.2g, cosine >= %.6f, loss_rel <= %.2g;"
            " bf16 max_rel <= %.2g, rel_l2 <= %.2g, cosine >= %.4f, loss_rel <= %.2g\n",
            f->max_rel, f->rel_l2, f->min_cos, f->loss_rel, b->max_rel, b->rel_l2, b->min_cos,
            b->loss_rel);
+}
+
+/* The run record for `pgci report`: one config entry per toy, the check's
+ * status, every finding, the inputs and their hashes. */
+static int write_run_json(const char *path, const logits_opts *o, const logits_report *rep,
+                          const findings *fs)
+{
+    run_doc d;
+    run_doc_init(&d, "logits", 0);
+    char buf[64];
+    snprintf(buf, sizeof(buf), "%llu", (unsigned long long)o->seed);
+    run_doc_set_input(&d, "seed", buf);
+    snprintf(buf, sizeof(buf), "%d", o->batch);
+    run_doc_set_input(&d, "batch", buf);
+    snprintf(buf, sizeof(buf), "%d", o->seq);
+    run_doc_set_input(&d, "seq", buf);
+    run_doc_set_input(&d, "dtypes", o->fp32 && o->bf16 ? "fp32,bf16" : o->fp32 ? "fp32" : "bf16");
+    run_doc_set_input(&d, "gpu", rep->device_name[0] ? rep->device_name : "none");
+    for (size_t i = 0; i < o->n_toys; i++) {
+        char hex[SHA256_HEX_LEN + 1];
+        char *p = fs_is_dir(o->toys[i]) ? pgci_asprintf("%s/config.json", o->toys[i])
+                                        : pgci_strdup(o->toys[i]);
+        if (sha256_file_hex(p, hex) == 0)
+            run_doc_add_input_file(&d, p, hex);
+        free(p);
+    }
+    if (o->weights) {
+        char hex[SHA256_HEX_LEN + 1];
+        if (sha256_file_hex(o->weights, hex) == 0)
+            run_doc_add_input_file(&d, o->weights, hex);
+    }
+    size_t skipped = 0;
+    for (size_t i = 0; i < rep->len; i++) {
+        const logits_row *r = &rep->rows[i];
+        /* a toy is failed if any of its rows failed, not-run if one was skipped */
+        const char *st = "ok";
+        for (size_t k = 0; k < rep->len; k++) {
+            if (strcmp(rep->rows[k].toy, r->toy))
+                continue;
+            if (rep->rows[k].status == LOGITS_FAIL)
+                st = "failed";
+            else if (rep->rows[k].status == LOGITS_SKIP && strcmp(st, "failed"))
+                st = "not-run";
+        }
+        run_doc_set_config(&d, r->toy, r->path, st, NULL);
+        run_doc_add_timing(&d, "reference", r->ms_ref);
+        run_doc_add_timing(&d, r->device, r->ms);
+        skipped += r->status == LOGITS_SKIP;
+    }
+    if (skipped)
+        run_doc_set_check(&d, "logits", "ran", "some GPU comparisons were skipped (no device)");
+    else
+        run_doc_set_check(&d, "logits", "ran", NULL);
+    run_doc_set_findings(&d, fs);
+    int rc = run_doc_write(&d, path);
+    run_doc_free(&d);
+    return rc;
 }
 
 static int run_bench(int json)
@@ -101,11 +160,10 @@ static int run_bench(int json)
     if (json) {
         json_t *a = json_array();
         for (int i = 0; i < n; i++)
-            json_array_append_new(a, json_pack("{s:s,s:s,s:f,s:f,s:f,s:f}", "kernel",
-                                               rows[i].kernel, "shape", rows[i].shape, "bytes",
-                                               rows[i].bytes, "ms", rows[i].ms, "gbps",
-                                               rows[i].gbps, "peak_fraction",
-                                               peak > 0 ? rows[i].gbps / peak : 0.0));
+            json_array_append_new(
+                a, json_pack("{s:s,s:s,s:f,s:f,s:f,s:f}", "kernel", rows[i].kernel, "shape",
+                             rows[i].shape, "bytes", rows[i].bytes, "ms", rows[i].ms, "gbps",
+                             rows[i].gbps, "peak_fraction", peak > 0 ? rows[i].gbps / peak : 0.0));
         json_t *o = json_pack("{s:s,s:f,s:o}", "device", name, "peak_gbps", peak, "kernels", a);
         char *s = json_dumps(o, JSON_INDENT(2));
         puts(s);
@@ -126,7 +184,7 @@ int cmd_logits(int argc, const char **argv)
 {
     strvec toys = STRVEC_INIT, dtypes = STRVEC_INIT, rest = STRVEC_INIT;
     const char *family = NULL, *device = "auto", *format = "text", *fail_on = "error";
-    const char *weights = NULL, *export_path = NULL, *dump = NULL;
+    const char *weights = NULL, *export_path = NULL, *dump = NULL, *run_json = NULL;
     int seq = 16, batch = 2, seed = 0, bench = 0;
     const opt table[] = {
         OPT_LIST(0, "toy", &toys, "DIR", "a toy config.json or its directory (repeatable)"),
@@ -141,6 +199,7 @@ int cmd_logits(int argc, const char **argv)
         OPT_STR(0, "dump", &dump, "FILE", "write input ids and reference logits as safetensors"),
         OPT_STR(0, "format", &format, "F", "text | json"),
         OPT_STR(0, "fail-on", &fail_on, "SEV", "exit 1 on findings at or above (default error)"),
+        OPT_STR(0, "run-json", &run_json, "FILE", "write the run record (see pgci report)"),
         OPT_BOOL(0, "bench", &bench, "time the CUDA kernels' memory bandwidth"),
         OPT_END(),
     };
@@ -163,10 +222,11 @@ int cmd_logits(int argc, const char **argv)
     o.export_path = export_path;
     o.dump_path = dump;
     if (rest.len || (!json && strcmp(format, "text")) || min_sev < 0 || seed < 0) {
-        pgci_error_set(PGCI_EUSAGE, "%s", rest.len ? "unexpected argument (see --help)"
-                                      : min_sev < 0 ? "--fail-on takes error, warning or info"
-                                      : seed < 0    ? "--seed must be non-negative"
-                                                    : "--format takes text or json");
+        pgci_error_set(PGCI_EUSAGE, "%s",
+                       rest.len      ? "unexpected argument (see --help)"
+                       : min_sev < 0 ? "--fail-on takes error, warning or info"
+                       : seed < 0    ? "--seed must be non-negative"
+                                     : "--format takes text or json");
         code = cmd_error();
         goto done;
     }
@@ -238,6 +298,8 @@ int cmd_logits(int argc, const char **argv)
             print_table(&rep);
         }
         code = findings_count_at_least(&fs, (severity)min_sev) ? EXIT_FINDINGS : EXIT_CLEAN;
+        if (run_json && write_run_json(run_json, &o, &rep, &fs) < 0)
+            code = cmd_error();
     }
     logits_report_free(&rep);
     findings_free(&fs);

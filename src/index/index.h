@@ -131,8 +131,13 @@ typedef struct index_module {
     hashmap by_qualname; /* qualname -> index_def*, the first definition wins */
 } index_module;
 
+/* How deep a syntax tree may nest. CPython itself refuses code nested much less
+ * deeply (200 levels of brackets); real modules stay under 100. */
+#define INDEX_MAX_DEPTH 2000
+
 /* Builds the index of a parsed module. The tree must be free of syntax errors
- * (py_check_syntax); an error node is refused. module_name may be NULL. */
+ * (py_check_syntax); an error node is refused, and so is a tree nested deeper than
+ * INDEX_MAX_DEPTH (PGCI_ELIMIT). module_name may be NULL. */
 int index_module_build(index_module **out, const py_tree *t, const char *module_name);
 
 /* Parses src and builds its index: the one-call path for fetched sources. */

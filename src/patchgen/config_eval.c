@@ -135,6 +135,7 @@ void config_eval_free(config_eval *ev)
             continue;
         hashmap_free(&m->ns);
         hashmap_free(&m->cloned);
+        hashmap_free(&m->first_class);
         if (m->tree) {
             py_tree_free(m->tree);
             free(m->tree);
@@ -414,7 +415,7 @@ static int exec_definition(ce_ctx *c, TSNode n)
     obj->text = c->mod->text;
     obj->text_len = c->mod->text_len;
     obj->is_class = py_is(def, "class_definition");
-    ce_object_lines(c->t, n, obj);
+    ce_object_lines(c->t, &c->ev->mem, &c->mod->first_class, &c->mod->classes_indexed, n, obj);
     int rc = obj->is_class ? check_class_body(c, def) : check_def_header(c, def);
     if (rc < 0)
         return rc;
@@ -472,6 +473,10 @@ static int def_touches(config_eval *ev, const pg_object *obj, hashmap *seen, int
     for (;;) {
         TSNode x = ts_tree_cursor_current_node(&cur);
         const char *field = ts_tree_cursor_current_field_name(&cur);
+        if (!ce_step(ev, 1)) {
+            found = 1; /* reported as the budget by ce_unsupported */
+            break;
+        }
         if (py_is(x, "identifier") && (!field || strcmp(field, "attribute"))) {
             size_t len;
             const char *s = py_text(d->mod->tree, x, &len);
@@ -848,7 +853,7 @@ static int module_run(config_eval *ev, ce_module *m, const char *src, size_t len
     if (r == 0)
         r = py_check_syntax(t);
     if (r == 0) {
-        ce_ctx c = {ev, m, t, 0};
+        ce_ctx c = {ev, m, t, 0, {NULL, 0, NULL}};
         r = exec_block(&c, py_root(t));
     }
     return r;
@@ -915,141 +920,13 @@ int ce_module_load(config_eval *ev, ce_module *importer, const char *abs_path, c
     return module_load_src(ev, importer, abs_path, NULL, 0, out);
 }
 
-/* --- finalizing: a self-contained pg_config ----------------------------------------------------
- */
-
-typedef struct fin {
-    pg_config *pc;
-    hashmap copies; /* "%p" of an evaluator pointer -> its copy */
-    size_t bytes;
-} fin;
-
-static void *fin_lookup(fin *f, const void *p)
-{
-    char key[32];
-    snprintf(key, sizeof(key), "%p", p);
-    return hashmap_get(&f->copies, key);
-}
-
-static void fin_remember(fin *f, const void *p, void *copy)
-{
-    char key[32];
-    snprintf(key, sizeof(key), "%p", p);
-    hashmap_put(&f->copies, key, copy);
-}
-
-static const char *fin_str(fin *f, const char *s)
-{
-    if (!s)
-        return NULL;
-    f->bytes += strlen(s);
-    char *c = fin_lookup(f, s);
-    if (!c) {
-        c = arena_strdup(&f->pc->mem, s);
-        fin_remember(f, s, c);
-    }
-    return c;
-}
-
-static const pg_object *fin_obj(fin *f, const pg_object *o)
-{
-    if (!o)
-        return NULL;
-    pg_object *c = fin_lookup(f, o);
-    if (c)
-        return c;
-    c = arena_alloc(&f->pc->mem, sizeof(*c));
-    *c = *o;
-    c->name = fin_str(f, o->name);
-    c->module = fin_str(f, o->module);
-    c->file = fin_str(f, o->file);
-    c->text = fin_lookup(f, o->text);
-    if (!c->text) {
-        c->text = arena_strndup(&f->pc->mem, o->text, o->text_len);
-        fin_remember(f, o->text, (void *)c->text);
-    }
-    fin_remember(f, o, c);
-    return c;
-}
-
-static int finalize(config_eval *ev, ce_module *m, const char *var, ce_config *src, pg_config **out)
-{
-    arena a = ARENA_INIT;
-    pg_config *pc = arena_alloc(&a, sizeof(*pc));
-    pc->mem = a;
-    fin f = {pc, HASHMAP_INIT, 0};
-    pc->var_name = fin_str(&f, var);
-    pc->file = fin_str(&f, m->abs_path);
-    pc->module = fin_str(&f, m->name);
-    pc->source_module = fin_str(&f, src->source_module);
-    pc->target_file = fin_str(&f, src->target_file);
-    pc->description = fin_str(&f, src->description);
-    pc->transformers_version = fin_str(&f, src->transformers_version);
-    pc->line = src->line;
-    pc->col = src->col;
-    for (size_t i = 0; i < src->patches.len; i++) {
-        const pg_patch *p = src->patches.items[i];
-        pg_patch q = *p;
-        q.target = fin_str(&f, p->target);
-        q.replacement = fin_obj(&f, p->replacement);
-        q.replacement_module = fin_str(&f, p->replacement_module);
-        q.replacement_name = fin_str(&f, p->replacement_name);
-        q.source_module = fin_str(&f, p->source_module);
-        q.description = fin_str(&f, p->description);
-        q.reg_file = fin_str(&f, p->reg_file);
-        if (p->name_map_len) {
-            q.name_map = arena_alloc(&pc->mem, p->name_map_len * sizeof(*q.name_map));
-            for (size_t j = 0; j < p->name_map_len; j++) {
-                q.name_map[j].from = fin_str(&f, p->name_map[j].from);
-                q.name_map[j].to = fin_str(&f, p->name_map[j].to);
-            }
-        }
-        VEC_PUSH(&pc->patches, q);
-    }
-    for (size_t i = 0; i < src->additional_imports.len; i++) {
-        const pg_import *p = src->additional_imports.items[i];
-        pg_import q = *p;
-        q.module = fin_str(&f, p->module);
-        q.alias = fin_str(&f, p->alias);
-        if (p->names) {
-            q.names = arena_alloc(&pc->mem, (p->names_len + 1) * sizeof(char *));
-            for (size_t j = 0; j < p->names_len; j++)
-                q.names[j] = fin_str(&f, p->names[j]);
-        }
-        VEC_PUSH(&pc->additional_imports, q);
-    }
-    for (size_t i = 0; i < src->post_import_blocks.len; i++)
-        VEC_PUSH(&pc->post_import_blocks, fin_str(&f, src->post_import_blocks.items[i]));
-    for (size_t i = 0; i < src->helpers.len; i++)
-        VEC_PUSH(&pc->helpers, fin_obj(&f, src->helpers.items[i]));
-    for (size_t i = 0; i < src->positioned_helpers.len; i++) {
-        const pg_positioned_helper *p = src->positioned_helpers.items[i];
-        pg_positioned_helper q = {fin_str(&f, p->target), fin_obj(&f, p->helper), "after"};
-        VEC_PUSH(&pc->positioned_helpers, q);
-    }
-    for (size_t i = 0; i < src->drop_imported_names.len; i++)
-        VEC_PUSH(&pc->drop_imported_names, fin_str(&f, src->drop_imported_names.items[i]));
-    for (size_t i = 0; i < src->exclude.len; i++)
-        VEC_PUSH(&pc->exclude, fin_str(&f, src->exclude.items[i]));
-    hashmap_free(&f.copies);
-    if (f.bytes > CE_MAX_CONFIG_BYTES) {
-        int r =
-            pgci_error_set(PGCI_ELIMIT, "%s: PatchConfig '%s' carries %zu bytes of text (limit %u)",
-                           m->rel_path, var, f.bytes, CE_MAX_CONFIG_BYTES);
-        pg_config_free(pc);
-        return r;
-    }
-    *out = pc;
-    return 0;
-}
-
 static int pick_config(config_eval *ev, ce_module *m, const char *var, pg_config **out)
 {
     if (!var)
         var = "config";
     ce_value *v = hashmap_get(&m->ns, var);
     if (v && v->kind == CE_CONFIG)
-        return finalize(ev, m, var, v->u.cfg, out);
+        return ce_finalize(m, var, v->u.cfg, out);
     if (v)
         return pgci_error_set(PGCI_ENOTFOUND, "%s: '%s' is not a PatchConfig", m->rel_path, var);
     strbuf names = STRBUF_INIT;
@@ -1082,6 +959,8 @@ int config_eval_file(config_eval *ev, const char *path, const char *var_name, pg
     *out = NULL;
     char *abs = absolute_path(ev, path);
     ce_module *m;
+    ev->steps = 0;
+    ev->over_budget = 0;
     int r = module_load_src(ev, NULL, abs, NULL, 0, &m);
     return r < 0 ? r : pick_config(ev, m, var_name, out);
 }
@@ -1092,6 +971,8 @@ int config_eval_buffer(config_eval *ev, const char *path, const char *src, size_
     *out = NULL;
     char *abs = absolute_path(ev, path);
     ce_module *m;
+    ev->steps = 0;
+    ev->over_budget = 0;
     int r = module_load_src(ev, NULL, abs, src, len, &m);
     return r < 0 ? r : pick_config(ev, m, var_name, out);
 }

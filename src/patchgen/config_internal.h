@@ -5,6 +5,7 @@
  *   config_expr.c    expressions: constants, names, containers, generator filters
  *   config_api.c     the PatchConfig API: methods, decorators, field operations
  *   config_object.c  where a def/class starts and ends, as Python's inspect says
+ *   config_final.c   the self-contained pg_config handed out
  *
  * Values live in the evaluator's arena; a PatchConfig under evaluation (ce_config)
  * owns growable vectors that config_eval_free() releases. Not thread-safe: use one
@@ -28,6 +29,9 @@
 #define CE_MAX_IMPORT_DEPTH 32          /* chain of sibling-config imports */
 #define CE_MAX_ITEMS 100000             /* entries in one list of a PatchConfig */
 #define CE_MAX_CONFIG_BYTES (64u << 20) /* text a finalized config may carry */
+#define CE_MAX_STEPS                                                                               \
+    50000000ull /* work units per evaluation (nodes scanned,                                       \
+                    expressions evaluated, comparisons) */
 
 typedef enum ce_kind {
     CE_UNKNOWN, /* opaque: an import, a call result, anything not evaluated */
@@ -169,6 +173,8 @@ struct ce_module {
     char *err_msg;       /* arena, when FAILED */
     hashmap ns;          /* name -> ce_value * */
     hashmap cloned;      /* ce_config * (sibling's) -> ce_config * (this module's copy) */
+    hashmap first_class; /* class name -> TSNode * of its first definition (inspect) */
+    int classes_indexed;
     py_tree *tree;       /* kept until the evaluator is freed: calling one of the module's
                             defs later needs its body (see ce_call_touches_config) */
     ce_module *importer; /* the module whose import is loading this one (cycle report) */
@@ -184,8 +190,20 @@ struct config_eval {
     hashmap defs;       /* "%p" of a pg_object -> ce_def * (where its def is) */
     ce_config *configs; /* allocation list */
     int import_depth;
-    ce_value unknown, none; /* shared singletons */
+    unsigned long long steps; /* work done by the current evaluation */
+    int over_budget;          /* steps passed CE_MAX_STEPS */
+    ce_value unknown, none;   /* shared singletons */
 };
+
+/* Counts k units of work; 0 once the budget is spent (and stays so). */
+int ce_step(config_eval *ev, unsigned long long k);
+
+/* A filter's loop variable, bound while its condition is evaluated. */
+typedef struct ce_local {
+    const char *name; /* NULL: none */
+    size_t len;
+    ce_value *value;
+} ce_local;
 
 /* The context of one statement being executed. */
 typedef struct ce_ctx {
@@ -193,6 +211,7 @@ typedef struct ce_ctx {
     ce_module *mod;
     const py_tree *t;
     int depth; /* expression nesting */
+    ce_local local;
 } ce_ctx;
 
 typedef struct ce_def {
@@ -265,9 +284,15 @@ int ce_set_attribute(ce_ctx *c, TSNode stmt, ce_config *cfg, TSNode attr, ce_val
 ce_field ce_field_from_name(const char *name);
 const char *ce_field_name(ce_field f);
 
+/* --- config_final.c --------------------------------------------------------- */
+/* The pg_config for PatchConfig `src`, bound to `var` in module m. */
+int ce_finalize(const ce_module *m, const char *var, const ce_config *src, pg_config **out);
+
 /* --- config_object.c -------------------------------------------------------- */
 /* Fills start_line / end_line of a def or class node (the decorated_definition when
- * decorated) as inspect.getsourcelines() reports them. */
-void ce_object_lines(const py_tree *t, TSNode def, pg_object *obj);
+ * decorated) as inspect.getsourcelines() reports them. first_class caches the
+ * module's first class per name (built on first use; *indexed says whether). */
+void ce_object_lines(const py_tree *t, arena *mem, hashmap *first_class, int *indexed, TSNode def,
+                     pg_object *obj);
 
 #endif

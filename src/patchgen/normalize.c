@@ -78,6 +78,24 @@ static int run_ruff(const normalize_opts *o, int which, const char *file)
     return r;
 }
 
+/* The temporary directory's random name in ruff's messages would make two runs'
+ * reports differ: it reads "<tmp>" instead. */
+static int unmask_tmp(int code, const char *dir)
+{
+    strbuf m = STRBUF_INIT;
+    const char *p = pgci_error_last(), *q;
+    size_t n = strlen(dir);
+    while ((q = strstr(p, dir))) {
+        strbuf_add(&m, p, (size_t)(q - p));
+        strbuf_adds(&m, "<tmp>");
+        p = q + n;
+    }
+    strbuf_adds(&m, p);
+    pgci_error_set(code, "%s", m.buf);
+    strbuf_free(&m);
+    return code;
+}
+
 int normalize_ruff(const normalize_opts *o, const char *src, size_t len, strbuf *out)
 {
     strbuf dir = STRBUF_INIT, file = STRBUF_INIT;
@@ -92,6 +110,8 @@ int normalize_ruff(const normalize_opts *o, const char *src, size_t len, strbuf 
         r = run_ruff(o, 1, file.buf);
     if (r == 0)
         r = fs_read_file(out, file.buf, 0);
+    if (r < 0)
+        r = unmask_tmp(r, dir.buf);
     fs_remove_tree(dir.buf);
     strbuf_free(&dir);
     strbuf_free(&file);

@@ -163,3 +163,27 @@ TSNode pynode_docstring(const py_tree *t, TSNode body)
     free(kids);
     return ok ? lit : null;
 }
+
+int pynode_deeper_than(TSNode n, unsigned limit)
+{
+    TSTreeCursor cur = ts_tree_cursor_new(n);
+    unsigned depth = 0;
+    int deeper = 0;
+    for (;;) {
+        if (ts_tree_cursor_goto_first_child(&cur)) {
+            if (++depth > limit) {
+                deeper = 1;
+                break;
+            }
+            continue;
+        }
+        while (!ts_tree_cursor_goto_next_sibling(&cur)) {
+            if (depth == 0 || !ts_tree_cursor_goto_parent(&cur))
+                goto done;
+            depth--;
+        }
+    }
+done:
+    ts_tree_cursor_delete(&cur);
+    return deeper;
+}

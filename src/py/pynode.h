@@ -39,6 +39,11 @@ size_t pynode_children(TSNode n, int named_only, TSNode **out);
  * string or concatenated_string node; a null node when there is none. */
 TSNode pynode_docstring(const py_tree *t, TSNode body);
 
+/* 1 when the tree under n is deeper than `limit` levels (measured without
+ * recursion, so it is safe on any input). The walkers over a tree recurse; this is
+ * their guard against a hostile file of 100000 nested brackets. */
+int pynode_deeper_than(TSNode n, unsigned limit);
+
 /* The i-th named child that is not a comment (null node when there is none). */
 TSNode pynode_named_child(TSNode n, uint32_t i);
 

@@ -38,6 +38,8 @@ typedef struct upstream_opts {
     long retry_delay_ms;     /* first backoff delay, doubled per retry; 0: 500 ms */
     long retry_after_max_ms; /* cap on a server's Retry-After; 0: 60 s */
     int git_fetch;           /* git: fetch tags from the clone's remote "origin" first */
+    const char *ca_file;     /* http: trust these CA certificates (PEM) instead of the
+                                system's; NULL: the system store */
 } upstream_opts;
 
 /* retries < 0 means no retry at all (0 keeps the default of 3). */

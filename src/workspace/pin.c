@@ -108,10 +108,14 @@ static void visit(pin_search *ps, const toml_value *v, strbuf *path, int in_deps
             ps->pin = pin;
             ps->where = pgci_asprintf("%s (line %u)", path->buf, v->line);
         } else if (strcmp(ps->pin, pin) != 0) {
-            ps->err = pgci_error_set(PGCI_EINVALID,
-                                     "%s:%u: transformers==%s conflicts with transformers==%s "
-                                     "in %s; pgci needs one pin (or pass --tag)",
-                                     ps->name, v->line, pin, ps->pin, ps->where);
+            char *msg = pgci_asprintf("transformers==%s conflicts with transformers==%s in %s; "
+                                      "pgci needs one pin (or pass --tag)",
+                                      pin, ps->pin, ps->where);
+            for (char *c = msg; *c; c++) /* the versions are quoted from the file */
+                if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                    *c = '?';
+            ps->err = pgci_error_set(PGCI_EINVALID, "%s:%u: %s", ps->name, v->line, msg);
+            free(msg);
             free(pin);
         } else {
             free(pin);

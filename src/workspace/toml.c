@@ -161,6 +161,10 @@ __attribute__((format(printf, 2, 3))) static int perr(parser *p, const char *fmt
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
+    /* Keys quoted in messages may hold any character; an error stays one line. */
+    for (char *c = msg; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
     return pgci_error_set(PGCI_EINVALID, "%s:%u: %s", p->name, p->line, msg);
 }
 

@@ -30,6 +30,10 @@ __attribute__((format(printf, 3, 4))) static int ws_err(const workspace *ws, uns
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
+    /* values quoted from the file may hold control characters; one line stays one */
+    for (char *c = msg; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
     return pgci_error_set(PGCI_EINVALID, "%s:%u: %s", ws->pyproject_name, line, msg);
 }
 
@@ -130,6 +134,10 @@ int workspace_read_pyproject(workspace *ws, const toml_value *doc)
         return r;
     const toml_value *sr = toml_get(pg, "search_root");
     /* search_root comes from the repository under review: it must stay inside. */
+    for (const unsigned char *c = (const unsigned char *)ws->search_root; *c; c++)
+        if (*c < 0x20 || *c == 0x7f)
+            return PERR(ws, sr->line,
+                        "[tool.patchgen] search_root contains a control character (0x%02x)", *c);
     if (strcmp(ws->search_root, ".") != 0 &&
         fs_path_check(ws->search_root, "[tool.patchgen] search_root") < 0)
         return pgci_error_wrap(PGCI_EINVALID, "%s:%u", ws->pyproject_name, sr->line);

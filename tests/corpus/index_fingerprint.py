@@ -2,15 +2,18 @@
 
 Usage:
   index_fingerprint.py same LIST_A JSONL_A LIST_B JSONL_B
-      B is A reformatted (ruff format with other settings): every definition must
-      keep its fingerprint.
+      B is A reformatted (ruff format with other settings), files paired in order.
   index_fingerprint.py ast LIST_A JSONL_A LIST_B JSONL_B
-      A and B are two releases: for every definition present in both (same file
-      name, same qualified name), the fingerprints must be equal exactly when
-      CPython's ast of the bodies is equal (ast.dump, the docstring compared as
-      inspect.cleandoc reads it).
+      A and B are two releases, files paired by name.
+
+For every definition present on both sides (same qualified name), the fingerprints
+must be equal exactly when CPython's ast of the two bodies is equal (ast.dump, a
+docstring compared as inspect.cleandoc reads it). After reformatting nearly every
+body keeps its ast (ruff may still change a docstring's text, when a line of it
+made by an escape sits at column 0); between releases, many change.
 """
 import ast
+import copy
 import inspect
 import json
 import os
@@ -28,12 +31,25 @@ def ast_bodies(path):
     tree = ast.parse(open(path, encoding="utf-8").read())
     out = {}
 
-    def norm(body):
-        body = list(body)
+    def clean(body):
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
                 and isinstance(body[0].value.value, str):
             body[0] = ast.Expr(ast.Constant(inspect.cleandoc(body[0].value.value)))
-        return ast.dump(ast.Module(body, []))
+        return body
+
+    def norm(body):
+        # every docstring in the body, nested defs' too, as inspect.cleandoc reads it
+        # `del a, b` and `del (a, b)` delete the same names; ast keeps the tuple
+        # (ruff adds the parentheses when it wraps the statement)
+        mod = copy.deepcopy(ast.Module(list(body), []))
+        for node in ast.walk(mod):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                node.body = clean(node.body)
+            if isinstance(node, ast.Delete) and len(node.targets) == 1 \
+                    and isinstance(node.targets[0], ast.Tuple):
+                node.targets = node.targets[0].elts
+        mod.body = clean(mod.body)
+        return ast.dump(mod)
 
     def walk(stmts, parent, top):
         for st in stmts:
@@ -65,43 +81,36 @@ def main():
     mode = sys.argv[1]
     fa, ra = load(sys.argv[2], sys.argv[3])
     fb, rb = load(sys.argv[4], sys.argv[5])
-    bad = []
-    compared = equal = 0
     if mode == "same":
-        for path, a, b in zip(fa, ra, rb):
-            da, db = flatten(a["definitions"], {}), flatten(b["definitions"], {})
-            if set(da) != set(db):
-                bad.append(f"{path}: definitions differ after reformatting")
-                continue
-            for q in da:
-                compared += 1
-                if da[q]["fingerprint"] != db[q]["fingerprint"]:
-                    bad.append(f"{path} {q}: fingerprint changed by reformatting")
-        print(f"fingerprint vs formatting: {compared} definitions, {len(bad)} changed")
+        pairs = [(pa, a, pb, b) for pa, a, pb, b in zip(fa, ra, fb, rb)]
     else:
         by_name_b = {os.path.basename(p): (p, r) for p, r in zip(fb, rb)}
-        for path_a, a in zip(fa, ra):
-            name = os.path.basename(path_a)
-            if name not in by_name_b:
+        pairs = [(pa, a) + by_name_b[os.path.basename(pa)] for pa, a in zip(fa, ra)
+                 if os.path.basename(pa) in by_name_b]
+    bad = []
+    compared = equal = 0
+    for path_a, a, path_b, b in pairs:
+        da, db = flatten(a["definitions"], {}), flatten(b["definitions"], {})
+        if mode == "same" and list(da) != list(db):
+            bad.append(f"{path_a}: definitions differ after reformatting")
+            continue
+        common = [q for q in da if q in db]
+        if not common:
+            continue
+        xa, xb = ast_bodies(path_a), ast_bodies(path_b)
+        for q in common:
+            if q not in xa or q not in xb:
                 continue
-            path_b, b = by_name_b[name]
-            da, db = flatten(a["definitions"], {}), flatten(b["definitions"], {})
-            common = [q for q in da if q in db]
-            if not common:
-                continue
-            xa, xb = ast_bodies(path_a), ast_bodies(path_b)
-            for q in common:
-                if q not in xa or q not in xb:
-                    continue
-                compared += 1
-                same_ast = xa[q] == xb[q]
-                same_fp = da[q]["fingerprint"] == db[q]["fingerprint"]
-                equal += same_ast
-                if same_ast != same_fp:
-                    bad.append(f"{name} {q}: ast {'equal' if same_ast else 'differs'}, "
-                               f"fingerprint {'equal' if same_fp else 'differs'}")
-        print(f"fingerprint vs ast between releases: {compared} definitions in both "
-              f"({equal} unchanged, {compared - equal} changed), {len(bad)} disagreements")
+            compared += 1
+            same_ast = xa[q] == xb[q]
+            same_fp = da[q]["fingerprint"] == db[q]["fingerprint"]
+            equal += same_ast
+            if same_ast != same_fp:
+                bad.append(f"{os.path.basename(path_a)} {q}: ast {'equal' if same_ast else 'differs'}, "
+                           f"fingerprint {'equal' if same_fp else 'differs'}")
+    what = ("after reformatting with ruff" if mode == "same" else "between releases")
+    print(f"fingerprint vs ast {what}: {compared} definitions compared ({equal} with an equal ast, "
+          f"{compared - equal} changed), {len(bad)} disagreements")
     for line in bad[:15]:
         print("  " + line)
     sys.exit(1 if bad else 0)

@@ -182,7 +182,7 @@ echo "ok   DNS failure"
 
 # TLS: a self-signed local HTTPS server is refused, not trusted
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$T/key.pem" -out "$T/cert.pem" -days 1 \
-    -subj /CN=127.0.0.1 >/dev/null 2>&1 || fail "tls: openssl could not make a certificate"
+    -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1 || fail "tls: openssl could not make a certificate"
 TLOG=$T/tls.log
 server_start "$TLOG" --tls "$T/cert.pem" "$T/key.pem" || exit 1
 XDG_CACHE_HOME=$T/tls/cache "$PGCI" fetch --source "https://127.0.0.1:$SERVER_PORT/ok/{tag}/src/{path}" \
@@ -193,7 +193,17 @@ grep -q "^pgci: error: cannot fetch transformers@v1 $P from https://127.0.0.1:$S
     fail "tls: $(cat "$T/tls.err")"
 [ "$(server_count "$TLOG" ok)" -eq 0 ] || fail "tls: a request got through"
 [ "$(cache_files "$T/tls/cache")" -eq 0 ] || fail "tls: cached"
-echo "ok   TLS with a self-signed certificate refused"
+# the same server is fine once its certificate is trusted: it was the verification
+# that refused it, not anything else about the connection
+XDG_CACHE_HOME=$T/tls/cache "$PGCI" fetch --source "https://127.0.0.1:$SERVER_PORT/ok/{tag}/src/{path}" \
+    --tag v1 --module "$M" --cacert "$T/cert.pem" >"$T/tls.out" 2>"$T/tls.err"
+rc=$?
+{ [ "$rc" -eq 0 ] && [ "$(server_count "$TLOG" ok)" -eq 1 ] && [ "$(cache_files "$T/tls/cache")" -eq 2 ]; } ||
+    fail "tls trusted: exit $rc: $(cat "$T/tls.err")"
+"$PGCI" fetch --source "https://127.0.0.1:$SERVER_PORT/ok/{tag}/src/{path}" --tag v1 --module "$M" \
+    --cacert "$T/nope.pem" >/dev/null 2>"$T/tls.err"
+{ [ $? -eq 2 ] && grep -qF "CA certificate file $T/nope.pem does not exist" "$T/tls.err"; } || fail "tls: missing --cacert file"
+echo "ok   TLS with a self-signed certificate refused; accepted with --cacert"
 
 # --- every module is tried after a failure ----------------------------------------------
 XDG_CACHE_HOME=$T/mixed/cache "$PGCI" fetch --source "$BASE/status-404/{tag}/src/{path}" --tag v1 \

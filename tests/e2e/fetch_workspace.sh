@@ -38,6 +38,32 @@ grep -qF "fetch: ${#mods[@]} modules x 1 tag from directory $PWD/fixtures/worksp
 grep -qF ": ${#mods[@]} fetched, 0 from cache, 0 failed" "$T/out" || fail "demo v1.1.0: $(cat "$T/out")"
 echo "ok   demo workspace: ${#mods[@]} modules at v<pin> from its dir: upstream"
 
+# --format json: every file with its SHA-256 (hashlib is the oracle), or its error
+"$PGCI" fetch -C fixtures/workspace --format json --tag v1.0.0 --tag v9 >"$T/json" 2>"$T/err"
+rc=$?
+[ "$rc" -eq 2 ] || fail "json: exit $rc"
+python3 - "$T/json" "$FX" "${mods[@]}" <<'PY' || fail "json: $(cat "$T/json")"
+import hashlib, json, sys
+doc = json.load(open(sys.argv[1]))
+fx, mods = sys.argv[2], sys.argv[3:]
+files = doc["files"]
+assert [(f["tag"], f["module"]) for f in files] == [(t, m) for t in ("v1.0.0", "v9") for m in mods], files
+for f in files:
+    if f["tag"] == "v1.0.0":
+        data = open(f"{fx}/v1.0.0/{f['path']}", "rb").read()
+        assert f["path"] == f["module"].replace(".", "/") + ".py"
+        assert f["sha256"] == hashlib.sha256(data).hexdigest() and f["bytes"] == len(data), f
+        assert "error" not in f
+    else:
+        assert f["error"].endswith("/upstream/v9: no such directory") and "sha256" not in f, f
+s = doc["summary"]
+assert (s["fetched"], s["from_cache"], s["failed"], s["requests"]) == (len(mods), 0, len(mods), 0), s
+PY
+[ "$(grep -c '^pgci: error: ' "$T/err")" -eq "${#mods[@]}" ] || fail "json: errors not on stderr"
+"$PGCI" fetch -C fixtures/workspace --format json --print >/dev/null 2>"$T/err"
+{ [ $? -eq 2 ] && grep -qF -- "--print and --format json both want stdout" "$T/err"; } || fail "json+print"
+echo "ok   --format json checked against hashlib"
+
 # a copy whose upstream is HTTP
 LOG=$T/requests.log
 server_start "$LOG" --root "$FX" || exit 1

@@ -19,8 +19,11 @@ transformers.models.qwen3_moe.modeling_qwen3_moe"
 
 # Every fixture module against CPython's ast.
 find fixtures/upstream -name '*.py' | sort >"$tmp/files"
-"$PGCI" index --files-from "$tmp/files" --json >"$tmp/all.jsonl"
+"$PGCI" index --files-from "$tmp/files" --json --jobs 1 >"$tmp/all.jsonl"
 python3 tests/corpus/index_ast.py "$tmp/files" "$tmp/all.jsonl"
+# the same bytes whatever the number of threads
+"$PGCI" index --files-from "$tmp/files" --json --jobs 3 >"$tmp/all3.jsonl"
+cmp "$tmp/all.jsonl" "$tmp/all3.jsonl"
 
 # The same modules through the upstream layer at both tags.
 for tag in v1.0.0 v1.1.0; do

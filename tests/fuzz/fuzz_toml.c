@@ -4,7 +4,8 @@
  *
  * Beyond memory safety (ASan, UBSan), it checks the reader's contract: on success
  * a tree whose every node has a line within the input; on failure no tree and a
- * message that starts with "NAME:LINE: ".
+ * one-line message that starts with "NAME:LINE: ". Errors from reading
+ * [tool.patchgen] and [tool.pgci] are one line too.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -64,6 +65,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         unsigned line = 0;
         if (sscanf(m, "fuzz.toml:%u: ", &line) != 1 || line < 1 || line > max_line)
             abort();
+        if (strchr(m, '\n'))
+            abort(); /* an error is one line */
         return 0;
     }
     check_tree(doc, 0);
@@ -74,8 +77,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ws->pyproject_name = pgci_strdup("fuzz.toml");
     ws->doc = doc;
     pgci_error_clear();
-    if (workspace_read_pyproject(ws, doc) < 0 && !pgci_error_last()[0])
-        abort();        /* an error without a message */
+    if (workspace_read_pyproject(ws, doc) < 0 &&
+        (!pgci_error_last()[0] || strchr(pgci_error_last(), '\n')))
+        abort();        /* an error without a message, or on several lines */
     workspace_free(ws); /* frees doc too */
     return 0;
 }

@@ -9,7 +9,10 @@
 # both sides, field by field: patches (type, target, replacement name, module,
 # file, first and last line as inspect reports them, description, name_map),
 # imports, blocks, helpers, positioned helpers, dropped names, exclusions. Every
-# config of fixtures/configs/cfgfix/errors must fail on both sides.
+# config of fixtures/configs/cfgfix/errors must fail on both sides. Then the same on
+# randomly generated configs (tests/oracle/config_gen.py: every construct, comment
+# and blank-line placements around defs, tabs, CRLF, classes defined twice...):
+# CONFIG_ORACLE_COUNT of them (default 200) per seed in CONFIG_ORACLE_SEEDS.
 set -eu
 cd "$(dirname "$0")/../.."
 . tests/corpus/lib.sh
@@ -32,6 +35,7 @@ run() {
     python3 tests/oracle/config_compare.py "$mode" "$tmp/$name.py.jsonl" "$tmp/$name.pgci.jsonl"
 }
 
+echo "oracle: $(python3 --version), patchgen from veomni 0.1.11"
 rc=0
 run demo same fixtures/workspace demo/models demo.models \
     fixtures/workspace/demo/models/*/*_patch_gen_config.py || rc=1
@@ -44,4 +48,18 @@ run errors fail fixtures/configs cfgfix cfgfix fixtures/configs/cfgfix/errors/*_
 # -c picks another PatchConfig of the same file
 run other same fixtures/configs cfgfix cfgfix -c other \
     fixtures/configs/cfgfix/basic/everything_patch_gen_config.py || rc=1
+# generated configs
+count=${CONFIG_ORACLE_COUNT:-200}
+for seed in ${CONFIG_ORACLE_SEEDS:-1}; do
+    python3 tests/oracle/config_gen.py "$count" "$seed" "$tmp/gen$seed"
+    mapfile -t gen < <(ls "$tmp/gen$seed"/cfggen/gen_*_patch_gen_config.py | sort -V)
+    if run "generated-seed$seed" same "$tmp/gen$seed" cfggen cfggen "${gen[@]}" >"$tmp/gen.log"; then
+        head -n 1 "$tmp/gen.log"
+        tail -n 1 "$tmp/gen.log"
+    else
+        grep -A1 '^FAIL' "$tmp/gen.log" | head -n 40
+        tail -n 1 "$tmp/gen.log"
+        rc=1
+    fi
+done
 exit $rc

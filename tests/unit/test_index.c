@@ -324,6 +324,33 @@ static void test_syntax_error_refused(void **state)
     assert_non_null(strstr(pgci_error_last(), "bad.py:1:"));
 }
 
+static void test_depth_limit(void **state)
+{
+    (void)state;
+    /* 100000 nested brackets would overflow the recursive walkers' stack */
+    size_t n = 100000;
+    strbuf src = STRBUF_INIT;
+    strbuf_adds(&src, "def f():\n    x = ");
+    strbuf_addrep(&src, "(", n);
+    strbuf_adds(&src, "1");
+    strbuf_addrep(&src, ")", n);
+    strbuf_adds(&src, "\n");
+    index_module *m = (index_module *)1;
+    assert_int_equal(index_module_from_source(&m, src.buf, src.len, "deep.py", NULL), PGCI_ELIMIT);
+    assert_null(m);
+    assert_non_null(strstr(pgci_error_last(), "deep.py: nested more than"));
+    /* CPython's own limit (200 brackets) is well inside */
+    strbuf_reset(&src);
+    strbuf_adds(&src, "def f():\n    x = ");
+    strbuf_addrep(&src, "(", 199);
+    strbuf_adds(&src, "1");
+    strbuf_addrep(&src, ")", 199);
+    strbuf_adds(&src, "\n");
+    assert_int_equal(index_module_from_source(&m, src.buf, src.len, "ok.py", NULL), 0);
+    index_module_free(m);
+    strbuf_free(&src);
+}
+
 static void test_docstring_helpers(void **state)
 {
     (void)state;
@@ -403,6 +430,7 @@ int main(void)
         cmocka_unit_test(test_fingerprint),
         cmocka_unit_test(test_conditional_and_duplicates),
         cmocka_unit_test(test_syntax_error_refused),
+        cmocka_unit_test(test_depth_limit),
         cmocka_unit_test(test_docstring_helpers),
         cmocka_unit_test(test_json),
         cmocka_unit_test(test_json_lone_surrogate),

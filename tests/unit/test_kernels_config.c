@@ -81,8 +81,7 @@ static void test_defaults(void **state)
                                "\"num_experts\":4,\"num_experts_per_tok\":2,"
                                "\"decoder_sparse_step\":2}"),
                      0);
-    assert_true(!c.layer_is_moe[0] && c.layer_is_moe[1] && !c.layer_is_moe[2] &&
-                c.layer_is_moe[3]);
+    assert_true(!c.layer_is_moe[0] && c.layer_is_moe[1] && !c.layer_is_moe[2] && c.layer_is_moe[3]);
     assert_int_equal(c.norm_topk_prob, 0);
     toy_config_free(&c);
 }
@@ -126,8 +125,8 @@ static void test_refusals(void **state)
                  PGCI_EINVALID, "'vocab_size' is missing");
     expect_error("{\"model_type\":\"llama\"," BASE HEADS ",\"head_dim\":5}", PGCI_EINVALID,
                  "must be even");
-    expect_error("{\"model_type\":\"llama\"," BASE "\"num_attention_heads\":\"2\"}",
-                 PGCI_EINVALID, "must be an integer");
+    expect_error("{\"model_type\":\"llama\"," BASE "\"num_attention_heads\":\"2\"}", PGCI_EINVALID,
+                 "must be an integer");
     expect_error("{\"model_type\":\"llama\"," BASE "\"num_attention_heads\":-2}", PGCI_EINVALID,
                  "out of range");
     expect_error("{\"model_type\":\"llama\"," BASE HEADS ",", PGCI_EINVALID, "invalid JSON");

@@ -123,10 +123,8 @@ static void test_malformed(void **state)
                "5 bytes after the last tensor");
     expect_bad("{\"a\":{\"dtype\":\"F8_E4M3\",\"shape\":[1],\"data_offsets\":[0,1]}}", 1,
                "unsupported dtype 'F8_E4M3'");
-    expect_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[3],\"data_offsets\":[0,8]}}", 8,
-               "need 12");
-    expect_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[-1],\"data_offsets\":[0,4]}}", 4,
-               "shape[0]");
+    expect_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[3],\"data_offsets\":[0,8]}}", 8, "need 12");
+    expect_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[-1],\"data_offsets\":[0,4]}}", 4, "shape[0]");
     expect_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[4611686018427387904,8],"
                "\"data_offsets\":[0,4]}}",
                4, "overflow");
@@ -182,8 +180,8 @@ static void test_model_export_import(void **state)
     model_free(&a);
     assert_int_equal(toy_config_load(&c, "fixtures/toy_config/llama_tiny"), 0);
     assert_int_equal(model_init_safetensors(&b, &c, path), PGCI_EINVALID);
-    assert_non_null(strstr(pgci_error_last(),
-                           "q_proj.weight' has shape [128, 64], the config needs [64, 64]"));
+    assert_non_null(
+        strstr(pgci_error_last(), "q_proj.weight' has shape [128, 64], the config needs [64, 64]"));
     /* the same attention with MoE layers: the router is missing */
     const char *moe = "{\"model_type\":\"qwen3_moe\",\"vocab_size\":256,\"hidden_size\":64,"
                       "\"num_hidden_layers\":2,\"num_attention_heads\":4,"
@@ -215,8 +213,7 @@ static void test_model_export_import(void **state)
         if (!strcmp(a.tensors[k].name, "model.norm.weight"))
             st_writer_add(&w, a.tensors[k].name, ST_I32, 1, s1, &i32);
         else
-            st_writer_add(&w, a.tensors[k].name, ST_F32, a.tensors[k].ndim, sh,
-                          a.tensors[k].data);
+            st_writer_add(&w, a.tensors[k].name, ST_F32, a.tensors[k].ndim, sh, a.tensors[k].data);
     }
     assert_int_equal(st_writer_write(&w, path), 0);
     assert_int_equal(toy_config_load(&c, "fixtures/toy_config/qwen3_tiny"), 0);

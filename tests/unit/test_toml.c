@@ -275,6 +275,9 @@ static void test_errors(void **state)
                             "(inline tables must fit on one line)");
     ERR("a = { b = 1, }\n", "t.toml:1: trailing comma in an inline table");
     ERR("a = { b = 1, b = 2 }\n", "t.toml:1: duplicate key 'b'");
+    /* a key with a newline still gives a one-line message */
+    ERR("\"a\\nb\" = 1\n\"a\\nb\" = 2\n",
+        "t.toml:2: duplicate key 'a?b' (first defined on line 1)");
     ERR("d = 1979-05-27\n", "t.toml:1: dates and times are not supported ('1979-05-27')");
     ERR("d = 07:32:00\n", "t.toml:1: dates and times are not supported");
     ERR("[a\nb = 1\n", "t.toml:1: expected ']' to close the table header, found end of line");

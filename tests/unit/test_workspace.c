@@ -195,6 +195,12 @@ static void test_pyproject_errors(void **state)
                     "ruff_extra_ignore = [\"E501\",\n 7]\n",
                     "pyproject.toml:5: [tool.patchgen] ruff_extra_ignore[1] must be a string, "
                     "not integer");
+    expect_pp_error("[tool.patchgen]\nsearch_root = \"/m\\n\"\npackage_prefix = \"a\"\n",
+                    "pyproject.toml:2: [tool.patchgen] search_root contains a control character "
+                    "(0x0a)");
+    expect_pp_error("[tool.patchgen]\nsearch_root = \"m\"\npackage_prefix = \"a\\nb\"\n",
+                    "pyproject.toml:3: [tool.patchgen] package_prefix 'a?b' is not a dotted "
+                    "Python name (character '?')");
     expect_pp_error("[tool.patchgen]\nsearch_root = \"m\"\npackage_prefix = \"m\"\n"
                     "ruff_isolated = \"yes\"\n",
                     "pyproject.toml:4: [tool.patchgen] ruff_isolated must be true or false");

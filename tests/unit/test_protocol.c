@@ -1,0 +1,538 @@
+/* Unit tests for the protocol checks (checks/protocol_*.c) on hand-built
+ * workspaces in temporary directories: settings and their errors, model stems,
+ * registration forms (direct imports, module aliases, negated flags, converter
+ * loops), comment markers, copied sibling bodies, test tables. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/checks.h"
+#include "checks/protocol.h"
+#include "core/error.h"
+#include "core/fs.h"
+
+/* --- helpers ----------------------------------------------------------------- */
+
+typedef struct tws {
+    workspace ws;
+    toml_value *doc;
+} tws;
+
+static void put(const char *root, const char *rel, const char *content)
+{
+    strbuf p = STRBUF_INIT;
+    fs_join(&p, root, rel);
+    char *dir = fs_dirname(p.buf);
+    assert_int_equal(fs_mkdirs(dir), 0);
+    free(dir);
+    assert_int_equal(fs_write_atomic(p.buf, content, strlen(content)), 0);
+    strbuf_free(&p);
+}
+
+/* A workspace in a fresh temporary directory whose pyproject.toml is `toml`. */
+static void tws_open(tws *t, const char *toml)
+{
+    memset(t, 0, sizeof(*t));
+    strbuf d = STRBUF_INIT;
+    assert_int_equal(fs_mkdtemp(&d, "pgci-protocol-test"), 0);
+    t->ws.root = strbuf_detach(&d, NULL);
+    t->ws.pyproject_name = pgci_strdup("pyproject.toml");
+    assert_int_equal(toml_parse(&t->doc, toml, strlen(toml), "pyproject.toml"), 0);
+    t->ws.pgci = toml_get_path(t->doc, "tool.pgci");
+}
+
+static void tws_close(tws *t)
+{
+    fs_remove_tree(t->ws.root);
+    free(t->ws.root);
+    free(t->ws.pyproject_name);
+    toml_free(t->doc);
+}
+
+static check_input input(const char *module, const char *config_path, const char *py_path)
+{
+    check_input in;
+    memset(&in, 0, sizeof(in));
+    in.module = module;
+    in.config_path = config_path;
+    in.py_path = py_path;
+    in.checked_py = "";
+    return in;
+}
+
+static int run_check(const check_def *c, const tws *t, check_input *in, size_t n, findings *fs)
+{
+    check_ctx ctx;
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.ws = &t->ws;
+    ctx.inputs = in;
+    ctx.n_inputs = n;
+    ctx.tag = "v1.0.0";
+    strbuf why = STRBUF_INIT;
+    int r = c->run(&ctx, fs, &why);
+    strbuf_free(&why);
+    return r;
+}
+
+static const char *rule_of(const finding *f)
+{
+    return json_string_value(json_object_get(f->data, "rule"));
+}
+
+/* --- settings ---------------------------------------------------------------- */
+
+static void test_settings_defaults_and_overrides(void **state)
+{
+    (void)state;
+    proto_settings s;
+    assert_int_equal(proto_settings_read(&s, NULL), 0);
+    assert_string_equal(s.registry, "MODELING_REGISTRY");
+    assert_string_equal(s.device_flag, "IS_NPU_AVAILABLE");
+    assert_int_equal(s.retired.len, 3);
+    assert_int_equal(s.headers, PROTO_MODE_AUTO);
+    assert_null(s.toy_config_dir);
+    assert_int_equal(s.python.len, 0);
+    assert_int_equal(proto_sev(&s, "siblings.copied-body"), SEV_WARNING);
+    assert_int_equal(proto_sev(&s, "registration.import"), SEV_ERROR);
+    proto_settings_free(&s);
+
+    tws t;
+    tws_open(&t, "[tool.pgci]\npython = [\"uv\", \"run\", \"python\"]\n"
+                 "[tool.pgci.protocol.rules]\n\"registration.import\" = \"warning\"\n"
+                 "\"comments.header\" = false\n\"retired.file\" = \"off\"\n"
+                 "[tool.pgci.protocol.registration]\nregistry = \"MY_REGISTRY\"\n"
+                 "[tool.pgci.protocol.retired]\nfiles = [\"legacy_{model}.py\"]\n"
+                 "[tool.pgci.protocol.comments]\nheaders = true\n"
+                 "[tool.pgci.protocol.import]\ntimeout = 5\npath = [\"a\", \"b/{tag}\"]\n");
+    assert_int_equal(proto_settings_read(&s, &t.ws), 0);
+    assert_int_equal(s.python.len, 3);
+    assert_string_equal(s.python.items[2], "python");
+    assert_int_equal(proto_sev(&s, "registration.import"), SEV_WARNING);
+    assert_int_equal(proto_sev(&s, "comments.header"), PROTO_OFF);
+    assert_int_equal(proto_sev(&s, "retired.file"), PROTO_OFF);
+    assert_string_equal(s.registry, "MY_REGISTRY");
+    assert_int_equal(s.retired.len, 1);
+    assert_string_equal(s.retired.items[0], "legacy_{model}.py");
+    assert_int_equal(s.headers, PROTO_MODE_ON);
+    assert_int_equal(s.import_timeout_s, 5);
+    assert_int_equal(s.python_path.len, 2);
+    proto_settings_free(&s);
+    tws_close(&t);
+}
+
+static void expect_settings_error(const char *toml, const char *msg)
+{
+    tws t;
+    tws_open(&t, toml);
+    proto_settings s;
+    assert_true(proto_settings_read(&s, &t.ws) < 0);
+    if (!strstr(pgci_error_last(), msg))
+        fail_msg("expected '%s' in '%s'", msg, pgci_error_last());
+    pgci_error_clear();
+    proto_settings_free(&s);
+    tws_close(&t);
+}
+
+static void test_settings_errors(void **state)
+{
+    (void)state;
+    expect_settings_error("[tool.pgci.protocol.rules]\n\"nope\" = \"error\"\n",
+                          "pyproject.toml:2: [tool.pgci.protocol.rules] no rule 'nope'");
+    expect_settings_error("[tool.pgci.protocol.rules]\n\"tests.logits\" = \"loud\"\n",
+                          "expected error, warning, info or off, not 'loud'");
+    expect_settings_error("[tool.pgci.protocol.registration]\nregistry = 1\n",
+                          "pyproject.toml:2: [tool.pgci.protocol.registration] registry: expected a "
+                          "string, got integer");
+    expect_settings_error("[tool.pgci.protocol.import]\ntimeout = 0\n", "timeout: expected an integer");
+    expect_settings_error("[tool.pgci.protocol.comments]\nheaders = \"sometimes\"\n",
+                          "headers: expected true, false or \"auto\"");
+    expect_settings_error("[tool.pgci.protocol.nonsense]\nx = 1\n",
+                          "[tool.pgci.protocol] has no setting 'nonsense'");
+    expect_settings_error("[tool.pgci.protocol.tests]\nlogits = \"x\"\n",
+                          "[tool.pgci.protocol.tests] has no setting 'logits'");
+    expect_settings_error("[tool.pgci]\npython = []\n", "python: expected a command");
+}
+
+static void test_names(void **state)
+{
+    (void)state;
+    proto_settings s;
+    proto_settings_read(&s, NULL);
+    char *m = proto_model_stem("a/qwen3_moe/qwen3_moe_npu_patch_gen_config.py", &s);
+    assert_string_equal(m, "qwen3_moe");
+    free(m);
+    m = proto_model_stem("a/x/qwen2_5_vl_gpu_patch_gen_config.py", &s);
+    assert_string_equal(m, "qwen2_5_vl");
+    free(m);
+    m = proto_model_stem("gemma3_patch_gen_config.py", &s);
+    assert_string_equal(m, "gemma3");
+    free(m);
+    assert_true(proto_is_npu("a/q_npu_patch_gen_config.py", &s));
+    assert_false(proto_is_npu("a/q_gpu_patch_gen_config.py", &s));
+    assert_false(proto_is_npu("a/npu_patch.py", &s));
+    m = proto_subst("x_{model}_{model}.py", "model", "q");
+    assert_string_equal(m, "x_q_q.py");
+    free(m);
+    proto_settings_free(&s);
+}
+
+/* --- registration -------------------------------------------------------------- */
+
+static const char pyproject[] = "[tool.pgci]\n";
+
+static size_t registration(tws *t, const char *init, int npu, int converter, findings *fs)
+{
+    put(t->ws.root, "m/q/q_gpu_patch_gen_config.py", "\"\"\"patchgen x\"\"\"\n");
+    if (npu)
+        put(t->ws.root, "m/q/q_npu_patch_gen_config.py", "\"\"\"patchgen x\"\"\"\n");
+    strbuf conv = STRBUF_INIT;
+    fs_join(&conv, t->ws.root, "m/q/checkpoint_tensor_converter.py");
+    remove(conv.buf);
+    strbuf_free(&conv);
+    if (converter)
+        put(t->ws.root, "m/q/checkpoint_tensor_converter.py", "def c(m):\n    return m\n");
+    put(t->ws.root, "m/q/__init__.py", init);
+    check_input in[2] = {
+        input("m.q.q_gpu_patch_gen_config", "m/q/q_gpu_patch_gen_config.py",
+              "m/q/generated/patched_q_gpu.py"),
+        input("m.q.q_npu_patch_gen_config", "m/q/q_npu_patch_gen_config.py",
+              "m/q/generated/patched_q_npu.py"),
+    };
+    assert_int_equal(run_check(&check_protocol_registration, t, in, npu ? 2 : 1, fs), CHECK_RAN);
+    return fs->len;
+}
+
+static void test_registration_forms(void **state)
+{
+    (void)state;
+    tws t;
+    tws_open(&t, pyproject);
+    findings fs = FINDINGS_INIT;
+    /* negated flag, module alias, converter in a loop over a list */
+    const char *good = "from ..loader import MODELING_REGISTRY\n"
+                       "from ..device import IS_NPU_AVAILABLE\n"
+                       "\n"
+                       "@MODELING_REGISTRY.register(\"q\")\n"
+                       "def reg(architecture):\n"
+                       "    from .checkpoint_tensor_converter import c\n"
+                       "    if not IS_NPU_AVAILABLE:\n"
+                       "        from .generated import patched_q_gpu as gen\n"
+                       "    else:\n"
+                       "        from .generated import patched_q_npu as gen\n"
+                       "    QForCausalLM = gen.QForCausalLM\n"
+                       "    QModel = gen.QModel\n"
+                       "    for cls in [QForCausalLM, QModel]:\n"
+                       "        cls._create_checkpoint_tensor_converter = staticmethod(c)\n"
+                       "    if 'Causal' in architecture:\n"
+                       "        return QForCausalLM\n"
+                       "    return QModel\n";
+    assert_int_equal(registration(&t, good, 1, 1, &fs), 0);
+
+    /* the alias form without the converter on QModel */
+    char *bad = pgci_strdup(good);
+    char *loop = strstr(bad, "[QForCausalLM, QModel]");
+    memcpy(loop, "[QForCausalLM,       ]", strlen("[QForCausalLM, QModel]"));
+    assert_int_equal(registration(&t, bad, 1, 1, &fs), 1);
+    assert_string_equal(fs.items[0]->title,
+                        "returns QModel without _create_checkpoint_tensor_converter = "
+                        "staticmethod(...) although m/q/checkpoint_tensor_converter.py exists");
+    assert_int_equal(fs.items[0]->line, 17);
+    assert_string_equal(rule_of(fs.items[0]), "registration.converter");
+    findings_free(&fs);
+    free(bad);
+
+    /* the GPU module under the flag: both imports in the wrong place */
+    const char *swapped = "@MODELING_REGISTRY.register(\"q\")\n"
+                          "def reg(a):\n"
+                          "    if IS_NPU_AVAILABLE:\n"
+                          "        from .generated.patched_q_gpu import QModel\n"
+                          "    else:\n"
+                          "        from .generated.patched_q_npu import QModel\n"
+                          "    return QModel\n";
+    findings fs2 = FINDINGS_INIT;
+    assert_int_equal(registration(&t, swapped, 1, 0, &fs2), 2);
+    findings_sort(&fs2);
+    assert_int_equal(fs2.items[0]->line, 4);
+    assert_string_equal(fs2.items[0]->title,
+                        "imports the GPU module .generated.patched_q_gpu under `if IS_NPU_AVAILABLE:`");
+    assert_int_equal(fs2.items[1]->line, 6);
+    assert_string_equal(fs2.items[1]->title,
+                        "imports .generated.patched_q_npu in the GPU branch: the NPU module belongs "
+                        "under `if IS_NPU_AVAILABLE:`");
+    findings_free(&fs2);
+
+    /* a wrong model type, and a module no config generates; imports outside the
+     * registered function (a config registry) are not the modeling's */
+    const char *stray = "@MODEL_CONFIG_REGISTRY.register(\"q\")\n"
+                        "def cfg():\n"
+                        "    from transformers.models.q.configuration_q import QConfig\n"
+                        "    return QConfig\n"
+                        "@MODELING_REGISTRY.register(\"other\")\n"
+                        "def reg(a):\n"
+                        "    from .generated.patched_q_gpu import QModel\n"
+                        "    from .generated.patched_old import QOld\n"
+                        "    return QModel\n";
+    findings fs3 = FINDINGS_INIT;
+    assert_int_equal(registration(&t, stray, 0, 0, &fs3), 2);
+    findings_sort(&fs3);
+    assert_int_equal(fs3.items[0]->line, 5);
+    assert_string_equal(fs3.items[0]->title,
+                        "registers \"other\", not the model type of q configs (\"q\")");
+    assert_int_equal(fs3.items[1]->line, 8);
+    assert_string_equal(fs3.items[1]->title,
+                        "imports .generated.patched_old, which no config in m/q generates");
+    findings_free(&fs3);
+
+    /* no __init__.py at all */
+    strbuf p = STRBUF_INIT;
+    fs_join(&p, t.ws.root, "m/q/__init__.py");
+    remove(p.buf);
+    strbuf_free(&p);
+    findings fs4 = FINDINGS_INIT;
+    check_input in = input("m.q.q_gpu_patch_gen_config", "m/q/q_gpu_patch_gen_config.py",
+                           "m/q/generated/patched_q_gpu.py");
+    assert_int_equal(run_check(&check_protocol_registration, &t, &in, 1, &fs4), CHECK_RAN);
+    assert_int_equal(fs4.len, 1);
+    assert_string_equal(fs4.items[0]->title,
+                        "m/q has patch configs but no __init__.py registering the model with "
+                        "MODELING_REGISTRY");
+    findings_free(&fs4);
+    tws_close(&t);
+}
+
+/* --- comments ------------------------------------------------------------------ */
+
+static void test_comment_markers(void **state)
+{
+    (void)state;
+    tws t;
+    tws_open(&t, pyproject);
+    const char *src = "\"\"\"Regen: patchgen m.q.q_gpu_patch_gen_config\"\"\"\n" /* 1 */
+                      "# ====\n"                                                 /* 2 */
+                      "# Patch: Q.forward (extended)\n"                          /* 3 */
+                      "# 1. first\n"                                             /* 4 */
+                      "# 2. second\n"                                            /* 5 */
+                      "# 3. never marked\n"                                      /* 6 */
+                      "# ====\n"                                                 /* 7 */
+                      "@config.override_method(\"Q.forward\")\n"                 /* 8 */
+                      "def f(self):\n"                                           /* 9 */
+                      "    # --- Patch.1: opening with a title ---\n"            /* 10 */
+                      "    x = 1\n"                                              /* 11 */
+                      "    # --- Patch.1 ---\n"                                  /* 12 */
+                      "    # --- Patch.2 ---\n"                                  /* 13 */
+                      "    # --- Patch.4 ---\n"                                  /* 14 */
+                      "    # --- Patch.4 ---\n"                                  /* 15 */
+                      "    return x\n";                                          /* 16 */
+    put(t.ws.root, "m/q/q_gpu_patch_gen_config.py", src);
+    strbuf abs = STRBUF_INIT;
+    fs_join(&abs, t.ws.root, "m/q/q_gpu_patch_gen_config.py");
+    pg_object o;
+    memset(&o, 0, sizeof(o));
+    o.name = "f";
+    o.file = abs.buf;
+    o.text = src;
+    o.text_len = strlen(src);
+    o.start_line = 8;
+    o.end_line = 16;
+    pg_config c;
+    memset(&c, 0, sizeof(c));
+    c.file = abs.buf;
+    pg_patch p;
+    memset(&p, 0, sizeof(p));
+    p.type = PG_METHOD_OVERRIDE;
+    p.target = "Q.forward";
+    p.replacement = &o;
+    VEC_PUSH(&c.patches, p);
+    check_input in = input("m.q.q_gpu_patch_gen_config", "m/q/q_gpu_patch_gen_config.py",
+                           "m/q/generated/patched_q_gpu.py");
+    in.cfg = &c;
+    findings fs = FINDINGS_INIT;
+    assert_int_equal(run_check(&check_protocol_comments, &t, &in, 1, &fs), CHECK_RAN);
+    findings_sort(&fs);
+    assert_int_equal(fs.len, 3);
+    assert_int_equal(fs.items[0]->line, 6);
+    assert_string_equal(fs.items[0]->title,
+                        "header item 3 of Q.forward has no Patch.3 marker in the patch body");
+    assert_int_equal(fs.items[1]->line, 13);
+    assert_string_equal(fs.items[1]->title, "marker Patch.2 opens here and is never closed");
+    assert_int_equal(fs.items[2]->line, 14);
+    assert_string_equal(fs.items[2]->title,
+                        "marker Patch.4 is not an item of the '# Patch: Q.forward' header");
+    findings_free(&fs);
+
+    /* the regeneration command for another module; a header naming another target */
+    char *src2 = pgci_strdup(src);
+    memcpy(strstr(src2, "m.q.q_gpu"), "m.x.q_gpu", 9);
+    memcpy(strstr(src2, "Patch: Q.forward"), "Patch: R.forward", 16);
+    put(t.ws.root, "m/q/q_gpu_patch_gen_config.py", src2);
+    o.text = src2;
+    assert_int_equal(run_check(&check_protocol_comments, &t, &in, 1, &fs), CHECK_RAN);
+    findings_sort(&fs);
+    assert_int_equal(fs.len, 5);
+    assert_int_equal(fs.items[0]->line, 1);
+    assert_string_equal(fs.items[0]->title, "the docstring does not carry the regeneration command "
+                                            "'patchgen m.q.q_gpu_patch_gen_config'");
+    assert_int_equal(fs.items[1]->line, 3);
+    assert_string_equal(fs.items[1]->title,
+                        "the header names another target than the patch below it (Q.forward)");
+    findings_free(&fs);
+    free(src2);
+    VEC_FREE(&c.patches);
+    strbuf_free(&abs);
+    tws_close(&t);
+}
+
+/* --- siblings -------------------------------------------------------------------- */
+
+static void test_copied_body(void **state)
+{
+    (void)state;
+    tws t;
+    tws_open(&t, pyproject);
+    const char *gpu = "@config.override_method(\"Q.forward\")\n"
+                      "def q_forward_patched(self, x):\n"
+                      "    return self.q_forward_patched(x) + 1\n";
+    const char *npu = "\n"
+                      "@config.override_method(\"Q.forward\", description=\"NPU\")\n"
+                      "def q_npu_forward_patched(self, x):\n"
+                      "    return self.q_forward_patched(x) + 1\n";
+    put(t.ws.root, "m/q/q_gpu_patch_gen_config.py", gpu);
+    put(t.ws.root, "m/q/q_npu_patch_gen_config.py", npu);
+    strbuf ga = STRBUF_INIT, na = STRBUF_INIT;
+    fs_join(&ga, t.ws.root, "m/q/q_gpu_patch_gen_config.py");
+    fs_join(&na, t.ws.root, "m/q/q_npu_patch_gen_config.py");
+    pg_object go = {"q_forward_patched", "m", ga.buf, gpu, 1, 3, 0, strlen(gpu)};
+    pg_object no = {"q_npu_forward_patched", "m", na.buf, npu, 2, 4, 0, strlen(npu)};
+    pg_config gc, nc;
+    memset(&gc, 0, sizeof(gc));
+    memset(&nc, 0, sizeof(nc));
+    gc.file = ga.buf;
+    nc.file = na.buf;
+    pg_patch p;
+    memset(&p, 0, sizeof(p));
+    p.target = "Q.forward";
+    p.replacement = &go;
+    VEC_PUSH(&gc.patches, p);
+    p.replacement = &no;
+    VEC_PUSH(&nc.patches, p);
+    check_input in[2] = {
+        input("m.q.q_gpu_patch_gen_config", "m/q/q_gpu_patch_gen_config.py", "m/q/generated/p_gpu.py"),
+        input("m.q.q_npu_patch_gen_config", "m/q/q_npu_patch_gen_config.py", "m/q/generated/p_npu.py"),
+    };
+    in[0].cfg = &gc;
+    in[1].cfg = &nc;
+    findings fs = FINDINGS_INIT;
+    assert_int_equal(run_check(&check_protocol_siblings, &t, in, 2, &fs), CHECK_RAN);
+    assert_int_equal(fs.len, 1);
+    assert_int_equal(fs.items[0]->sev, SEV_WARNING);
+    assert_int_equal(fs.items[0]->line, 2);
+    assert_string_equal(fs.items[0]->title,
+                        "q_npu_forward_patched copies the GPU patch q_forward_patched "
+                        "(q_gpu_patch_gen_config.py:1) verbatim: import it from the GPU config "
+                        "instead");
+    findings_free(&fs);
+
+    /* a body that differs is not a copy; the NPU generated file missing is */
+    no.text = "\n@config.override_method(\"Q.forward\")\ndef q_npu_forward_patched(self, x):\n"
+              "    return x + 2\n";
+    in[1].checked_py = NULL;
+    assert_int_equal(run_check(&check_protocol_siblings, &t, in, 2, &fs), CHECK_RAN);
+    assert_int_equal(fs.len, 1);
+    assert_string_equal(rule_of(fs.items[0]), "siblings.pair");
+    assert_string_equal(fs.items[0]->title,
+                        "m/q/generated/p_npu.py is not checked in while its sibling's "
+                        "m/q/generated/p_gpu.py is");
+    findings_free(&fs);
+
+    /* an NPU config alone */
+    strbuf gp = STRBUF_INIT;
+    fs_join(&gp, t.ws.root, "m/q/q_gpu_patch_gen_config.py");
+    remove(gp.buf);
+    strbuf_free(&gp);
+    assert_int_equal(run_check(&check_protocol_siblings, &t, &in[1], 1, &fs), CHECK_RAN);
+    assert_int_equal(fs.len, 1);
+    assert_string_equal(fs.items[0]->title, "NPU config without its GPU sibling q_gpu_patch_gen_config.py");
+    findings_free(&fs);
+    VEC_FREE(&gc.patches);
+    VEC_FREE(&nc.patches);
+    strbuf_free(&ga);
+    strbuf_free(&na);
+    tws_close(&t);
+}
+
+/* --- tests tables ------------------------------------------------------------------ */
+
+static void test_tables(void **state)
+{
+    (void)state;
+    tws t;
+    tws_open(&t, "[tool.pgci.protocol.tests]\ntoy_config_dir = \"tests/toy\"\n"
+                 "registry_test = \"tests/t.py\"\nregistry_marker = \"cases = [\"\n");
+    put(t.ws.root, "tests/toy/Qwen3Moe_toy/config.json", "{}");
+    put(t.ws.root, "tests/t.py", "other = ['qwen3']\n"
+                                 "cases = [\n"
+                                 "    './tests/toy/Qwen3Moe_toy',\n"
+                                 "]\n"
+                                 "later = ['qwen3']\n");
+    check_input in[2] = {
+        input("m.qwen3.a", "m/qwen3/qwen3_gpu_patch_gen_config.py", "m/qwen3/generated/p.py"),
+        input("m.qwen3_moe.a", "m/qwen3_moe/qwen3_moe_gpu_patch_gen_config.py",
+              "m/qwen3_moe/generated/p.py"),
+    };
+    findings fs = FINDINGS_INIT;
+    assert_int_equal(run_check(&check_protocol_tests, &t, in, 2, &fs), CHECK_RAN);
+    findings_sort(&fs);
+    /* qwen3: no toy dir, and not in the table (the other lists do not count, nor
+     * does the Qwen3Moe_toy entry); qwen3_moe: found through its toy directory */
+    assert_int_equal(fs.len, 2);
+    assert_string_equal(fs.items[0]->title, "qwen3 is not in the registry test table (cases = [)");
+    assert_int_equal(fs.items[0]->line, 2);
+    assert_string_equal(fs.items[1]->title, "no toy config directory tests/toy/qwen3_toy for qwen3");
+    findings_free(&fs);
+    tws_close(&t);
+
+    /* nothing configured: nothing checked */
+    tws_open(&t, pyproject);
+    assert_int_equal(run_check(&check_protocol_tests, &t, in, 2, &fs), CHECK_RAN);
+    assert_int_equal(fs.len, 0);
+    tws_close(&t);
+}
+
+static void test_no_workspace(void **state)
+{
+    (void)state;
+    const check_def *all[] = {&check_protocol_registration, &check_protocol_retired,
+                              &check_protocol_comments,     &check_protocol_siblings,
+                              &check_protocol_tests,        &check_protocol_import};
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+        check_ctx ctx;
+        memset(&ctx, 0, sizeof(ctx));
+        findings fs = FINDINGS_INIT;
+        strbuf why = STRBUF_INIT;
+        assert_int_equal(all[i]->run(&ctx, &fs, &why), CHECK_RAN);
+        assert_int_equal(fs.len, 0);
+        strbuf_free(&why);
+        assert_non_null(check_find(all[i]->id));
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_settings_defaults_and_overrides),
+        cmocka_unit_test(test_settings_errors),
+        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_registration_forms),
+        cmocka_unit_test(test_comment_markers),
+        cmocka_unit_test(test_copied_body),
+        cmocka_unit_test(test_tables),
+        cmocka_unit_test(test_no_workspace),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
