@@ -388,6 +388,66 @@ static void test_comment_markers(void **state)
     tws_close(&t);
 }
 
+/* A shared header: "Model.{a,b}" covers two patches; a header above a helper class
+ * covers the patch below the helper; another patch without one is reported
+ * (three of four have a header: required). */
+static void test_shared_headers(void **state)
+{
+    (void)state;
+    tws t;
+    tws_open(&t, pyproject);
+    const char *src = "\"\"\"patchgen m.q.q_gpu_patch_gen_config\"\"\"\n" /* 1 */
+                      "# Patch: M.{get_a, get_b}\n"                          /* 2 */
+                      "@config.override_method(\"M.get_a\")\n"             /* 3 */
+                      "def a(self):\n"                                       /* 4 */
+                      "    return 1\n"                                       /* 5 */
+                      "@config.override_method(\"M.get_b\")\n"             /* 6 */
+                      "def b(self):\n"                                       /* 7 */
+                      "    return 2\n"                                       /* 8 */
+                      "# Patch: M.forward (new)\n"                           /* 9 */
+                      "class _Helper:\n"                                     /* 10 */
+                      "    pass\n"                                           /* 11 */
+                      "@config.override_method(\"M.forward\")\n"           /* 12 */
+                      "def f(self):\n"                                       /* 13 */
+                      "    return 3\n"                                       /* 14 */
+                      "@config.override_method(\"M.get_c\")\n"             /* 15 */
+                      "def c(self):\n"                                       /* 16 */
+                      "    return 4\n";                                      /* 17 */
+    put(t.ws.root, "m/q/q_gpu_patch_gen_config.py", src);
+    strbuf abs = STRBUF_INIT;
+    fs_join(&abs, t.ws.root, "m/q/q_gpu_patch_gen_config.py");
+    pg_object objs[4] = {
+        {"a", "m", abs.buf, src, 3, 5, 0, strlen(src)},
+        {"b", "m", abs.buf, src, 6, 8, 0, strlen(src)},
+        {"f", "m", abs.buf, src, 12, 14, 0, strlen(src)},
+        {"c", "m", abs.buf, src, 15, 17, 0, strlen(src)},
+    };
+    const char *targets[4] = {"M.get_a", "M.get_b", "M.forward", "M.get_c"};
+    pg_config c;
+    memset(&c, 0, sizeof(c));
+    c.file = abs.buf;
+    for (int i = 0; i < 4; i++) {
+        pg_patch p;
+        memset(&p, 0, sizeof(p));
+        p.target = targets[i];
+        p.replacement = &objs[i];
+        VEC_PUSH(&c.patches, p);
+    }
+    check_input in = input("m.q.q_gpu_patch_gen_config", "m/q/q_gpu_patch_gen_config.py",
+                           "m/q/generated/patched_q_gpu.py");
+    in.cfg = &c;
+    findings fs = FINDINGS_INIT;
+    assert_int_equal(run_check(&check_protocol_comments, &t, &in, 1, &fs), CHECK_RAN);
+    assert_int_equal(fs.len, 1);
+    assert_int_equal(fs.items[0]->line, 15);
+    assert_string_equal(fs.items[0]->title, "the patch for M.get_c has no '# Patch: M.get_c' header "
+                                            "with numbered items above it");
+    findings_free(&fs);
+    VEC_FREE(&c.patches);
+    strbuf_free(&abs);
+    tws_close(&t);
+}
+
 /* --- siblings -------------------------------------------------------------------- */
 
 static void test_copied_body(void **state)
@@ -530,6 +590,7 @@ int main(void)
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_registration_forms),
         cmocka_unit_test(test_comment_markers),
+        cmocka_unit_test(test_shared_headers),
         cmocka_unit_test(test_copied_body),
         cmocka_unit_test(test_tables),
         cmocka_unit_test(test_no_workspace),
