@@ -150,6 +150,7 @@ static void test_settings_errors(void **state)
                           "pyproject.toml:2: [tool.pgci.protocol.registration] registry: expected a "
                           "string, got integer");
     expect_settings_error("[tool.pgci.protocol.import]\ntimeout = 0\n", "timeout: expected an integer");
+    expect_settings_error("[tool.pgci.protocol.import]\njobs = 0\n", "jobs: expected an integer");
     expect_settings_error("[tool.pgci.protocol.comments]\nheaders = \"sometimes\"\n",
                           "headers: expected true, false or \"auto\"");
     expect_settings_error("[tool.pgci.protocol.nonsense]\nx = 1\n",
