@@ -31,32 +31,35 @@ for path in open(sys.argv[1]).read().split():
 print(nodes)
 PY
 
-# best wall time of $runs runs of a command, in seconds
+# best of $runs runs of a command: "WALL CPU" in seconds (CPU = user + sys; on a
+# shared machine the CPU time is the steadier of the two)
 best_of() {
-    local best="" t0 t1 t
+    local best_w="" best_c="" w c
     for _ in $(seq "$runs"); do
-        t0=$(date +%s.%N)
-        "$@" >/dev/null || return 1
-        t1=$(date +%s.%N)
-        t=$(echo "$t1 - $t0" | bc -l)
-        if [ -z "$best" ] || [ "$(echo "$t < $best" | bc -l)" = 1 ]; then best=$t; fi
+        /usr/bin/time -f "%e %U %S" -o "$tmp/time" "$@" >/dev/null || return 1
+        read -r w u s <"$tmp/time"
+        c=$(echo "$u + $s" | bc -l)
+        if [ -z "$best_w" ] || [ "$(echo "$w < $best_w" | bc -l)" = 1 ]; then best_w=$w; fi
+        if [ -z "$best_c" ] || [ "$(echo "$c < $best_c" | bc -l)" = 1 ]; then best_c=$c; fi
     done
-    echo "$best"
+    echo "$best_w $best_c"
 }
 
-pgci_s=$(best_of "$PGCI" index --files-from "$tmp/files" --totals --jobs 1) || { echo "pgci index failed"; exit 1; }
-py_s=$(best_of python3 "$tmp/walk.py" "$tmp/files") || { echo "python failed"; exit 1; }
+read -r pgci_w pgci_c < <(best_of "$PGCI" index --files-from "$tmp/files" --totals --jobs 1) ||
+    { echo "pgci index failed"; exit 1; }
+read -r py_w py_c < <(best_of python3 "$tmp/walk.py" "$tmp/files") || { echo "python failed"; exit 1; }
 jobs=$(nproc)
-pgci_j_s=$(best_of "$PGCI" index --files-from "$tmp/files" --totals --jobs "$jobs") ||
+read -r pgcij_w pgcij_c < <(best_of "$PGCI" index --files-from "$tmp/files" --totals --jobs "$jobs") ||
     { echo "pgci index --jobs failed"; exit 1; }
 
-row() { # name seconds
-    printf '  %-34s %7.2f s %8.1f MB/s %8.0f files/s\n' "$1" "$2" \
-        "$(echo "$bytes / 1000000 / $2" | bc -l)" "$(echo "$nfiles / $2" | bc -l)"
+rate() { echo "$1 / $2" | bc -l; }
+row() { # name wall cpu
+    printf '  %-32s wall %6.2f s %7.1f MB/s %6.0f files/s | cpu %6.2f s %7.1f MB/s\n' "$1" "$2" \
+        "$(rate "$bytes / 1000000" "$2")" "$(rate "$nfiles" "$2")" "$3" "$(rate "$bytes / 1000000" "$3")"
 }
 echo "index: $nfiles files, $(echo "$bytes / 1000000" | bc -l | xargs printf '%.1f') MB" \
     "(transformers 5.9.0 + 5.16.1 modeling files), best of $runs"
-row "pgci index (1 thread)" "$pgci_s"
-row "pgci index --jobs $jobs" "$pgci_j_s"
-row "python3 ast.parse + ast.walk" "$py_s"
-printf '  speed-up, 1 thread: %.2fx\n' "$(echo "$py_s / $pgci_s" | bc -l)"
+row "pgci index --jobs 1" "$pgci_w" "$pgci_c"
+row "pgci index --jobs $jobs" "$pgcij_w" "$pgcij_c"
+row "python3 ast.parse + ast.walk" "$py_w" "$py_c"
+printf '  pgci vs CPython, one thread, by CPU time: %.2fx\n' "$(rate "$py_c" "$pgci_c")"

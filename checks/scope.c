@@ -2787,8 +2787,10 @@ int scope_analyze(const py_tree *t, const scope_opts *o, scope_diags *out)
         rule_undefined(&c, out);
         rule_redefined(&c, out);
         rule_unused_import(&c, out);
-        scope_diags tail = {out->items + before, out->len - before, 0};
-        scope_diags_sort(&tail);
+        if (out->len > before) {
+            scope_diags tail = {out->items + before, out->len - before, 0};
+            scope_diags_sort(&tail);
+        }
     }
     ctx_free(&c);
     return r;

@@ -327,6 +327,7 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
     run_doc_set_check(&out->doc, "targets", "ran", NULL);
 
     /* compare A with B under each config */
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     size_t missing_a = 0, missing_b = 0;
     for (size_t i = 0; i < n; i++) {
         if (!cfgs[i])
@@ -354,6 +355,9 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
         check_name_map_fields(&out->fs, &sp);
         check_rope_compat(&out->fs, &sp);
     }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    run_doc_add_timing(&out->doc, "compare",
+                       (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
     static const char *const compared[] = {"signatures", "auto-docstring", "deprecations",
                                            "name-map-fields", "rope-compat"};
     for (size_t k = 0; k < sizeof(compared) / sizeof(compared[0]); k++)

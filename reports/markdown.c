@@ -32,6 +32,12 @@ static const struct {
     {"rope-compat", "Rotary compatibility", "fused rotary on partial or interleaved rotary"},
     {"deprecations", "Deprecations", "upstream code the patches touch that will be removed"},
     {"logits", "Logits equality", "kernel-vs-reference logits on toy models"},
+    {"protocol-registration", "Model registration", "how generated classes are registered"},
+    {"protocol-retired", "Retired files", "hand-written modeling files and unsourced edits"},
+    {"protocol-comments", "Patch comment style", "numbered Patch headers and markers"},
+    {"protocol-siblings", "GPU/NPU siblings", "paired configs and copied bodies"},
+    {"protocol-tests", "Tests enumerate the model", "toy configs and test tables"},
+    {"protocol-import", "Import smoke", "generated modules that fail to import"},
 };
 
 static const char *title_for(const char *id)

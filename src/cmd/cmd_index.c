@@ -131,8 +131,8 @@ static void print_outline(FILE *o, const index_module *m)
         if (im->alias)
             fprintf(o, " as %s", im->alias);
         if (im->scope || im->in_try || im->in_if)
-            fprintf(o, "    # %s%s%s%s", im->scope ? "in " : "", im->scope ? im->scope : "",
-                    im->in_try ? " try" : "", im->in_if ? " if" : "");
+            fprintf(o, "    #%s%s%s%s", im->scope ? " in " : "", im->scope ? im->scope : "",
+                    im->in_try ? " in try" : "", im->in_if ? " in if" : "");
         fputc('\n', o);
     }
     for (size_t i = 0; i < m->n_assigns; i++)

@@ -36,6 +36,7 @@ typedef struct builder {
     strbuf tmp;
     import_vec imports;
     unsigned import_stmts;
+    index_fp_cache fp_cache;
 } builder;
 
 /* ---- small helpers ------------------------------------------------------------ */
@@ -428,7 +429,7 @@ static index_def *build_def(builder *b, TSNode def_node, TSNode outer, index_def
     d->docstring = decode_docstring(b, doc);
     if (d->docstring)
         index_doc_args(b->a, d->docstring, &d->doc_args, &d->n_doc_args);
-    d->fingerprint = index_fingerprint(b->t, body, doc);
+    d->fingerprint = index_fingerprint(b->t, body, doc, &b->fp_cache);
 
     if (!is_class) {
         build_params(b, d, py_field(def_node, "parameters"));
@@ -518,7 +519,7 @@ int index_module_build(index_module **out, const py_tree *t, const char *module_
     if (r < 0)
         return r;
     index_module *m = pgci_calloc(1, sizeof(*m));
-    builder b = {m, t, &m->arena, STRBUF_INIT, VEC_INIT, 0};
+    builder b = {.m = m, .t = t, .a = &m->arena, .tmp = STRBUF_INIT, .imports = VEC_INIT};
     m->name = arena_strdup(&m->arena, module_name ? module_name : "");
     m->path = arena_strdup(&m->arena, t->path ? t->path : "<input>");
     TSNode root = py_root(t);

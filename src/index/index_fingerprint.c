@@ -21,11 +21,79 @@
 #include "py/pynode.h"
 #include "py/pystr.h"
 
+/* What a node is to the fingerprint, cached per grammar symbol: the walk visits
+ * every node of every body, and comparing type names there was a tenth of the
+ * index's time. */
+enum fp_kind {
+    K_UNSET = 0,
+    K_OTHER,
+    K_SKIP,         /* comment, line_continuation */
+    K_STRING,       /* string, concatenated_string */
+    K_STRING_START, /* of an f-string with fields */
+    K_STRING_END,
+    K_NUMBER,
+    K_BLOCK,
+    K_DEF,     /* function_definition, class_definition */
+    K_PRIMARY, /* attribute, subscript, call */
+    K_SPLAT,   /* list_splat */
+    K_WRAP,    /* parenthesized_expression, type, type_parameter */
+    K_TUPLE_PATTERN,
+    K_EXPR_LIST,
+    K_UNION,
+    K_GENERIC,
+};
+
+static enum fp_kind classify(const char *type)
+{
+    static const struct {
+        const char *type;
+        enum fp_kind kind;
+    } table[] = {
+        {"comment", K_SKIP},
+        {"line_continuation", K_SKIP},
+        {"string", K_STRING},
+        {"concatenated_string", K_STRING},
+        {"string_start", K_STRING_START},
+        {"string_end", K_STRING_END},
+        {"integer", K_NUMBER},
+        {"float", K_NUMBER},
+        {"block", K_BLOCK},
+        {"function_definition", K_DEF},
+        {"class_definition", K_DEF},
+        {"attribute", K_PRIMARY},
+        {"subscript", K_PRIMARY},
+        {"call", K_PRIMARY},
+        {"list_splat", K_SPLAT},
+        {"parenthesized_expression", K_WRAP},
+        {"type", K_WRAP},
+        {"type_parameter", K_WRAP},
+        {"tuple_pattern", K_TUPLE_PATTERN},
+        {"expression_list", K_EXPR_LIST},
+        {"union_type", K_UNION},
+        {"generic_type", K_GENERIC},
+    };
+    for (size_t i = 0; i < sizeof(table) / sizeof(*table); i++)
+        if (!strcmp(type, table[i].type))
+            return table[i].kind;
+    return K_OTHER;
+}
+
+static enum fp_kind kind_of(index_fp_cache *c, TSNode n)
+{
+    TSSymbol sym = ts_node_symbol(n);
+    if (sym >= sizeof(c->kind))
+        return classify(ts_node_type(n));
+    if (!c->kind[sym])
+        c->kind[sym] = (unsigned char)classify(ts_node_type(n));
+    return (enum fp_kind)c->kind[sym];
+}
+
 typedef struct fp_state {
     uint64_t h;
     const py_tree *t;
     TSNode doc;   /* the docstring of the innermost def whose body is being walked */
     TSNode splat; /* a misparsed star being hoisted (see splat_under) */
+    index_fp_cache *cache;
     strbuf tmp, tmp2;
 } fp_state;
 
@@ -80,19 +148,19 @@ static int has_comma(TSNode n)
  * than the attribute: attribute(list_splat(m), shape), where the parenthesized form
  * gives list_splat(attribute(m, shape)) as Python does. Returns the misplaced
  * list_splat at the bottom of n's chain of attribute/subscript/call, if any. */
-static TSNode splat_under(TSNode n)
+static TSNode splat_under(fp_state *st, TSNode n)
 {
     TSNode null = {0};
-    while (py_is(n, "attribute") || py_is(n, "subscript") || py_is(n, "call"))
+    while (kind_of(st->cache, n) == K_PRIMARY)
         n = ts_node_child(n, 0);
-    return py_is(n, "list_splat") ? n : null;
+    return !ts_node_is_null(n) && kind_of(st->cache, n) == K_SPLAT ? n : null;
 }
 
 static void fp_walk(fp_state *st, TSTreeCursor *cur, int def_body)
 {
     TSNode n = ts_tree_cursor_current_node(cur);
-    const char *type = ts_node_type(n);
-    if (def_body && !strcmp(type, "block")) {
+    enum fp_kind k = kind_of(st->cache, n);
+    if (def_body && k == K_BLOCK) {
         /* A nested def's docstring counts dedented too (re-indenting a class
          * re-indents the docstrings of its methods). */
         TSNode saved = st->doc;
@@ -101,9 +169,9 @@ static void fp_walk(fp_state *st, TSTreeCursor *cur, int def_body)
         st->doc = saved;
         return;
     }
-    if (!strcmp(type, "comment") || !strcmp(type, "line_continuation"))
+    if (k == K_SKIP)
         return;
-    if ((!strcmp(type, "string") || !strcmp(type, "concatenated_string")) && fp_string(st, n))
+    if (k == K_STRING && fp_string(st, n))
         return;
     uint32_t kids = ts_node_child_count(n);
     if (kids == 0) {
@@ -112,9 +180,9 @@ static void fp_walk(fp_state *st, TSTreeCursor *cur, int def_body)
         if (!ts_node_is_named(n) && len == 1 &&
             (s[0] == ',' || s[0] == ';' || s[0] == '(' || s[0] == ')'))
             return;
-        if (!strcmp(type, "string_end"))
+        if (k == K_STRING_END)
             return;
-        if (!strcmp(type, "string_start")) {
+        if (k == K_STRING_START) {
             /* An f-string with fields: its prefix counts, its quote style does not. */
             strbuf_reset(&st->tmp);
             for (size_t i = 0; i < len && s[i] != '\'' && s[i] != '"'; i++)
@@ -122,7 +190,7 @@ static void fp_walk(fp_state *st, TSTreeCursor *cur, int def_body)
             fp_token(st, 'Q', st->tmp.buf, st->tmp.len);
             return;
         }
-        if (!strcmp(type, "integer") || !strcmp(type, "float")) {
+        if (k == K_NUMBER) {
             strbuf_reset(&st->tmp);
             for (size_t i = 0; i < len; i++)
                 if (s[i] != '_')
@@ -134,22 +202,21 @@ static void fp_walk(fp_state *st, TSTreeCursor *cur, int def_body)
         fp_token(st, 'T', s, len);
         return;
     }
-    /* Wrappers that carry no meaning of their own: parentheses, the grammar's
-     * `type` around an annotation, a one-element "tuple" pattern without a comma
-     * (`for (x) in` binds a name, as Python reads it). */
-    TSNode sp = splat_under(n);
-    if (!ts_node_is_null(sp) && !ts_node_eq(sp, n) && !ts_node_eq(sp, st->splat)) {
-        /* hoist the star: list_splat(<n without it>) */
-        TSNode saved = st->splat;
-        st->splat = sp;
-        fp_token(st, '(', "list_splat", 10);
-        fp_token(st, 'T', "*", 1);
-        fp_walk(st, cur, def_body);
-        fp_token(st, ')', "", 0);
-        st->splat = saved;
-        return;
+    if (k == K_PRIMARY) {
+        TSNode sp = splat_under(st, n);
+        if (!ts_node_is_null(sp) && !ts_node_eq(sp, st->splat)) {
+            /* hoist the star: list_splat(<n without it>) */
+            TSNode saved = st->splat;
+            st->splat = sp;
+            fp_token(st, '(', "list_splat", 10);
+            fp_token(st, 'T', "*", 1);
+            fp_walk(st, cur, def_body);
+            fp_token(st, ')', "", 0);
+            st->splat = saved;
+            return;
+        }
     }
-    if (ts_node_eq(n, st->splat)) {
+    if (k == K_SPLAT && ts_node_eq(n, st->splat)) {
         /* the hoisted star itself: only its operand is left here */
         if (ts_tree_cursor_goto_first_child(cur)) {
             while (ts_tree_cursor_goto_next_sibling(cur))
@@ -158,27 +225,28 @@ static void fp_walk(fp_state *st, TSTreeCursor *cur, int def_body)
         }
         return;
     }
-    int transparent = !strcmp(type, "parenthesized_expression") || !strcmp(type, "type") ||
-                      !strcmp(type, "type_parameter") ||
-                      (!strcmp(type, "tuple_pattern") && !has_comma(n));
-    int is_def = !strcmp(type, "function_definition") || !strcmp(type, "class_definition");
+    /* Wrappers that carry no meaning of their own: parentheses, the grammar's
+     * `type` around an annotation, a one-element "tuple" pattern without a comma
+     * (`for (x) in` binds a name, as Python reads it). */
+    int transparent = k == K_WRAP || (k == K_TUPLE_PATTERN && !has_comma(n));
+    const char *type = ts_node_type(n);
     /* `a, b = x` and `(a, b) = x`, `return a, b` and `return (a, b)` are the same
-     * tuple to Python and differ only in formatting. */
-    if (!strcmp(type, "tuple_pattern"))
+     * tuple to Python and differ only in formatting. The grammar parses an
+     * annotation as a type (`A | None`, `list[int]`) unless it is parenthesized,
+     * when it is an expression again; Python sees one. */
+    if (k == K_TUPLE_PATTERN)
         type = "pattern_list";
-    else if (!strcmp(type, "expression_list"))
+    else if (k == K_EXPR_LIST)
         type = "tuple";
-    /* The grammar parses an annotation as a type (`A | None`, `list[int]`) unless
-     * it is parenthesized, when it is an expression again; Python sees one. */
-    else if (!strcmp(type, "union_type"))
+    else if (k == K_UNION)
         type = "binary_operator";
-    else if (!strcmp(type, "generic_type"))
+    else if (k == K_GENERIC)
         type = "subscript";
     if (!transparent && ts_node_is_named(n))
         fp_token(st, '(', type, strlen(type));
     if (ts_tree_cursor_goto_first_child(cur)) {
         do {
-            fp_walk(st, cur, is_def);
+            fp_walk(st, cur, k == K_DEF);
         } while (ts_tree_cursor_goto_next_sibling(cur));
         ts_tree_cursor_goto_parent(cur);
     }
@@ -186,11 +254,12 @@ static void fp_walk(fp_state *st, TSTreeCursor *cur, int def_body)
         fp_token(st, ')', "", 0);
 }
 
-uint64_t index_fingerprint(const py_tree *t, TSNode body, TSNode docstring)
+uint64_t index_fingerprint(const py_tree *t, TSNode body, TSNode docstring, index_fp_cache *cache)
 {
     fp_state st = {.h = 0xcbf29ce484222325ULL,
                    .t = t,
                    .doc = docstring,
+                   .cache = cache,
                    .tmp = STRBUF_INIT,
                    .tmp2 = STRBUF_INIT};
     if (ts_node_is_null(body))

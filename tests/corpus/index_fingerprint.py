@@ -39,10 +39,15 @@ def ast_bodies(path):
 
     def norm(body):
         # every docstring in the body, nested defs' too, as inspect.cleandoc reads it
+        # `del a, b` and `del (a, b)` delete the same names; ast keeps the tuple
+        # (ruff adds the parentheses when it wraps the statement)
         mod = copy.deepcopy(ast.Module(list(body), []))
         for node in ast.walk(mod):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 node.body = clean(node.body)
+            if isinstance(node, ast.Delete) and len(node.targets) == 1 \
+                    and isinstance(node.targets[0], ast.Tuple):
+                node.targets = node.targets[0].elts
         mod.body = clean(mod.body)
         return ast.dump(mod)
 

@@ -65,7 +65,7 @@ static void test_hashmap(void **state)
 {
     (void)state;
     hashmap m = HASHMAP_INIT;
-    char keys[1000][8];
+    char keys[1000][16];
     for (int i = 0; i < 1000; i++) {
         snprintf(keys[i], sizeof(keys[i]), "k%d", i);
         assert_null(hashmap_put(&m, keys[i], (void *)(intptr_t)(i + 1)));

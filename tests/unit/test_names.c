@@ -913,7 +913,8 @@ static void run(const char *path, const char *src, const names_opts *o, findings
     if (r != 0)
         fail_msg("%s: %s", path, pgci_error_last());
     py_tree_free(&t);
-    qsort(out->items, out->len, sizeof(*out->items), cmp_finding_pos);
+    if (out->len > 1)
+        qsort(out->items, out->len, sizeof(*out->items), cmp_finding_pos);
 }
 
 /* Every snippet yields exactly ruff's findings, in position order. */
