@@ -290,6 +290,35 @@ static void test_registration_forms(void **state)
                         "imports .generated.patched_old, which no config in m/q generates");
     findings_free(&fs3);
 
+    /* upstream imports: a class the source module defines is flagged unless the
+     * config excludes it; one it does not define (a base class) is not */
+    put(t.ws.root, "m/q/__init__.py",
+        "@MODELING_REGISTRY.register(\"q\")\n"
+        "def reg(a):\n"
+        "    from transformers.models.q.modeling_q import QTalker, QVision\n"
+        "    from transformers.modeling_utils import PreTrainedModel\n"
+        "    from .generated.patched_q_gpu import QModel\n"
+        "    return QModel\n");
+    static const char up[] = "class QTalker(nn.Module):\n    pass\n\n\nclass QVision:\n    pass\n";
+    const char *excl[] = {"QTalker"};
+    pg_config ec;
+    memset(&ec, 0, sizeof(ec));
+    ec.exclude.items = excl;
+    ec.exclude.len = 1;
+    check_input ein = input("m.q.q_gpu_patch_gen_config", "m/q/q_gpu_patch_gen_config.py",
+                            "m/q/generated/patched_q_gpu.py");
+    ein.upstream = up;
+    ein.upstream_len = strlen(up);
+    ein.cfg = &ec;
+    findings fs5 = FINDINGS_INIT;
+    assert_int_equal(run_check(&check_protocol_registration, &t, &ein, 1, &fs5), CHECK_RAN);
+    assert_int_equal(fs5.len, 1);
+    assert_int_equal(fs5.items[0]->line, 3);
+    assert_string_equal(fs5.items[0]->title,
+                        "imports QVision from transformers.models.q.modeling_q instead of the "
+                        "generated module (it is not excluded from the generated file)");
+    findings_free(&fs5);
+
     /* no __init__.py at all */
     strbuf p = STRBUF_INIT;
     fs_join(&p, t.ws.root, "m/q/__init__.py");
