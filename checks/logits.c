@@ -96,6 +96,8 @@ json_t *logits_row_json(const logits_row *r)
     json_object_set_new(o, "dtype", json_string(r->bf16 ? "bf16" : "fp32"));
     json_object_set_new(o, "device", json_string(r->device));
     json_object_set_new(o, "status", json_string(st[r->status]));
+    /* a skipped comparison is not a passed one */
+    json_object_set_new(o, "passed", json_boolean(r->status == LOGITS_PASS));
     if (r->reason)
         json_object_set_new(o, "reason", json_string(r->reason));
     if (r->status != LOGITS_SKIP) {

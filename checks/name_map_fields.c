@@ -23,8 +23,8 @@ static char *apply_name_map(const pg_patch *p, const char *s)
     for (size_t round = 0; round < p->name_map_len; round++) {
         long best = -1;
         for (size_t i = 0; i < p->name_map_len; i++)
-            if (!done[i] && (best < 0 || strlen(p->name_map[i].from) >
-                                             strlen(p->name_map[best].from)))
+            if (!done[i] &&
+                (best < 0 || strlen(p->name_map[i].from) > strlen(p->name_map[best].from)))
                 best = (long)i;
         done[best] = 1;
         const char *from = p->name_map[best].from, *to = p->name_map[best].to;
@@ -60,8 +60,8 @@ static const index_def *find_class(const survey_pair *p, const char *name)
     return d && d->kind == INDEX_CLASS ? d : NULL;
 }
 
-static void check_call(findings *out, const survey_pair *p, const pg_patch *patch,
-                       const py_tree *t, TSNode call)
+static void check_call(findings *out, const survey_pair *p, const pg_patch *patch, const py_tree *t,
+                       TSNode call)
 {
     TSNode f = py_field(call, "function");
     if (py_is(f, "attribute"))

@@ -226,8 +226,10 @@ int names_select_parse(const char *list, unsigned *mask)
         else if (code_bit(code))
             *mask |= code_bit(code);
         else if (k)
-            return pgci_error_set(PGCI_EUSAGE, "unknown code '%.*s' in --select (known: F821, "
-                                  "F811, F401)", (int)n, p);
+            return pgci_error_set(PGCI_EUSAGE,
+                                  "unknown code '%.*s' in --select (known: F821, "
+                                  "F811, F401)",
+                                  (int)n, p);
         p += n;
         if (*p == ',')
             p++;

@@ -21,7 +21,10 @@ typedef struct names_opts {
     int ignore_noqa; /* report even what `# noqa` comments suppress */
 } names_opts;
 
-#define NAMES_OPTS_INIT {9, NAMES_ALL, 0}
+#define NAMES_OPTS_INIT                                                                            \
+    {                                                                                              \
+        9, NAMES_ALL, 0                                                                            \
+    }
 
 /* Runs the check on a parsed module and appends its findings (path and config are
  * copied into them; config may be NULL). A tree with syntax errors is refused:

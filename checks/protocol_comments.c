@@ -160,24 +160,74 @@ static int uses_convention(const lines *l, const proto_settings *s)
     return 0;
 }
 
-/* The header's target: the text after the prefix up to a space or '('. */
-static int header_names(const lines *l, const hdr *h, const char *prefix, const char *target)
+/* 1 when the header's target (the text after the prefix up to a space or '(')
+ * names `target`; one header may name several: "Model.{get_image_features,
+ * get_video_features}" covers both methods. */
+static int header_names_at(const lines *l, size_t line, const char *prefix, const char *target)
 {
-    const char *p = l->at[h->line] + strlen(prefix);
-    const char *e = l->at[h->line] + l->len[h->line];
+    const char *p = l->at[line] + strlen(prefix);
+    const char *e = l->at[line] + l->len[line];
     while (p < e && *p == ' ')
         p++;
     size_t n = 0;
-    while (p + n < e && p[n] != ' ' && p[n] != '(')
+    int brace = 0; /* "M.{a, b}": spaces inside braces belong to the target */
+    while (p + n < e && (brace || (p[n] != ' ' && p[n] != '('))) {
+        brace += p[n] == '{';
+        brace -= p[n] == '}' && brace;
         n++;
-    return strlen(target) == n && !memcmp(p, target, n);
+    }
+    const char *lb = memchr(p, '{', n), *rb = lb ? memchr(lb, '}', (size_t)(p + n - lb)) : NULL;
+    if (!lb || !rb)
+        return strlen(target) == n && !memcmp(p, target, n);
+    size_t pre = (size_t)(lb - p), post = (size_t)(p + n - rb - 1), tl = strlen(target);
+    if (tl < pre + post || memcmp(target, p, pre) || memcmp(target + tl - post, rb + 1, post))
+        return 0;
+    const char *mid = target + pre;
+    size_t ml = tl - pre - post;
+    for (const char *a = lb + 1; a < rb;) {
+        const char *c = memchr(a, ',', (size_t)(rb - a));
+        const char *ae = c ? c : rb;
+        while (a < ae && *a == ' ')
+            a++;
+        if ((size_t)(ae - a) == ml && !memcmp(a, mid, ml))
+            return 1;
+        a = ae + 1;
+    }
+    return 0;
+}
+
+static int header_names(const lines *l, const hdr *h, const char *prefix, const char *target)
+{
+    return header_names_at(l, h->line, prefix, target);
+}
+
+/* The patch's header: the comment block right above it, or else the nearest
+ * header above that names this target among several (a shared header). */
+static void find_header(const lines *l, const pg_object *o, const char *target, const char *prefix,
+                        hdr *h)
+{
+    read_header(l, o->start_line, prefix, h);
+    if (h->line)
+        return;
+    for (size_t k = o->start_line; k-- > 1;) {
+        if (!line_starts(l, k, prefix))
+            continue;
+        if (!header_names_at(l, k, prefix, target))
+            return;
+        /* read it as if the patch sat right under its block */
+        size_t end = k + 1;
+        while (end <= l->n && l->len[end] > 0 && l->at[end][0] == '#')
+            end++;
+        read_header(l, end, prefix, h);
+        return;
+    }
 }
 
 static void check_object(const check_input *in, const proto_settings *s, const lines *l,
                          const pg_object *o, const char *target, int require, findings *out)
 {
     hdr h;
-    read_header(l, o->start_line, s->header_prefix, &h);
+    find_header(l, o, target, s->header_prefix, &h);
     if (!h.line && require) {
         proto_add(out, s, "comments.header", in->module, in->config_path, o->start_line,
                   "the patch for %s has no '%s %s' header with numbered items above it", target,
@@ -327,7 +377,7 @@ static int run(const check_ctx *ctx, findings *out, strbuf *why)
                 continue;
             VEC_PUSH(&own, k);
             hdr h;
-            read_header(&l, o->start_line, s.header_prefix, &h);
+            find_header(&l, o, c->patches.items[k].target, s.header_prefix, &h);
             with_header += h.line != 0;
         }
         /* auto: a header on every patch only where most patches have one; elsewhere the

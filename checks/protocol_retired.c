@@ -147,9 +147,48 @@ static const char *rel_of(const workspace *ws, const char *abs)
     return abs + n + 1;
 }
 
+/* The configs a config imports from (`from <...>_patch_gen_config import ...`),
+ * transitively, as workspace-relative paths appended to out. A line scan is
+ * enough: patchgen configs import sibling configs at module level only. */
+static void imported_configs(const workspace *ws, const char *path, strvec *out)
+{
+    strvec_push(out, path);
+    for (size_t k = 0; k < out->len; k++) {
+        strbuf src = STRBUF_INIT;
+        if (proto_read(ws, out->items[k], &src) < 0) {
+            strbuf_free(&src);
+            continue;
+        }
+        for (const char *p = src.buf; p && *p;) {
+            const char *e = strchr(p, '\n');
+            size_t n = e ? (size_t)(e - p) : strlen(p);
+            if (n > 5 && !strncmp(p, "from ", 5)) {
+                const char *m = p + 5;
+                size_t ml = strcspn(m, " \n");
+                for (size_t i = 0; i < ws->configs.len; i++) {
+                    const ws_config *wc = &ws->configs.items[i];
+                    if (strlen(wc->module) == ml && !strncmp(wc->module, m, ml) &&
+                        strvec_find(out, wc->path) < 0)
+                        strvec_push(out, wc->path);
+                }
+            }
+            p = e ? e + 1 : NULL;
+        }
+        strbuf_free(&src);
+    }
+}
+
 static int sources_changed(const check_ctx *ctx, const check_input *in, const changes *c)
 {
     if (changed(c, in->config_path) || changed(c, "pyproject.toml"))
+        return 1;
+    strvec cfgs = STRVEC_INIT;
+    imported_configs(ctx->ws, in->config_path, &cfgs);
+    int hit = 0;
+    for (size_t i = 0; i < cfgs.len && !hit; i++)
+        hit = changed(c, cfgs.items[i]);
+    strvec_free(&cfgs);
+    if (hit)
         return 1;
     const pg_config *cfg = in->cfg;
     if (!cfg)

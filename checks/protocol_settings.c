@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "checks/protocol.h"
 #include "core/error.h"
@@ -39,6 +40,9 @@ const proto_rule proto_rules[] = {
      "an NPU config has its GPU sibling and both regenerate"},
     {"siblings.copied-body", "protocol-siblings", SEV_WARNING,
      "an NPU patch copies a GPU patch body verbatim instead of importing it"},
+    {"siblings.name-map", "protocol-siblings", PROTO_OFF,
+     "a name_map reuse builds an output dataclass without the renamed one's fields (off: "
+     "pgci survey reports it)"},
     {"tests.toy-config", "protocol-tests", SEV_ERROR, "a toy config directory for the model"},
     {"tests.registry", "protocol-tests", SEV_ERROR, "the model is in the registry test table"},
     {"tests.logits", "protocol-tests", SEV_ERROR, "the model is in the logits test table"},
@@ -72,6 +76,8 @@ static void defaults(proto_settings *s)
     set_str(&s->npu_suffix, "_npu");
     set_str(&s->toy_config_name, "{model}_toy");
     s->import_timeout_s = 120;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    s->import_jobs = cpus < 1 ? 1 : cpus > 8 ? 8 : (int)cpus;
     s->sev = pgci_calloc(proto_n_rules, sizeof(int));
     for (size_t i = 0; i < proto_n_rules; i++)
         s->sev[i] = proto_rules[i].sev;
@@ -159,7 +165,10 @@ static int read_rules(const reader *r, const toml_value *t, proto_settings *s)
                                   r->ws->pyproject_name ? r->ws->pyproject_name : "pyproject.toml",
                                   v->line, r->table, key);
         if (v->type == TOML_BOOL) {
-            s->sev[k] = v->boolean ? proto_rules[k].sev : PROTO_OFF;
+            /* true: the default severity, or warning for a rule that is off by default */
+            s->sev[k] = !v->boolean ? PROTO_OFF
+                        : proto_rules[k].sev == PROTO_OFF ? SEV_WARNING
+                                                          : proto_rules[k].sev;
             continue;
         }
         if (v->type != TOML_STRING)
@@ -233,6 +242,10 @@ static int read_family(reader *r, const char *family, const toml_value *t, proto
         } else if (!strcmp(full, "import.path")) {
             if ((rc = get_strs(r, v, key, &s->python_path)) < 0)
                 return rc;
+        } else if (!strcmp(full, "import.jobs")) {
+            if (v->type != TOML_INTEGER || v->integer < 1 || v->integer > 64)
+                return bad(r, v, key, "an integer number of interpreters (1 to 64)");
+            s->import_jobs = (int)v->integer;
         } else if (!strcmp(full, "import.timeout")) {
             if (v->type != TOML_INTEGER || v->integer < 1 || v->integer > 3600)
                 return bad(r, v, key, "an integer number of seconds (1 to 3600)");

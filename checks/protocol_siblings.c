@@ -10,13 +10,20 @@
  *     a copy identical to a GPU patch (up to its name and decorators) drifts
  *     apart the first time only one of them is edited. A warning: the copy is
  *     correct today.
+ *   - siblings.name-map (off by default): a body reused through name_map that
+ *     builds an output dataclass lacking fields the renamed dataclass has (the
+ *     name-map-fields check of `pgci survey`, cross-referenced into the PR gate
+ *     against the upstream at the pin). Off by default because `pgci survey`
+ *     already reports it; turn it on in [tool.pgci.protocol.rules].
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "checks/checks.h"
+#include "checks/contracts.h"
 #include "checks/protocol.h"
 #include "core/error.h"
+#include "index/index.h"
 
 /* The definition from its `def`/`class` line on, decorators dropped and the
  * defined name replaced by "_": two bodies that differ only there are copies. */
@@ -127,6 +134,40 @@ static void check_copies(const proto_settings *s, const check_input *npu, const 
     }
 }
 
+/* name-map-fields over one config against the upstream at the pin, each of its
+ * findings restated as a protocol finding */
+static void check_name_map(const check_ctx *ctx, const proto_settings *s, const check_input *in,
+                           findings *out)
+{
+    if (!in->cfg || !in->upstream)
+        return;
+    int any = 0;
+    for (size_t i = 0; i < in->cfg->patches.len; i++)
+        any |= in->cfg->patches.items[i].name_map_len > 0;
+    index_module *idx;
+    if (!any || index_module_from_source(&idx, in->upstream, in->upstream_len,
+                                         in->source_module, in->source_module) < 0) {
+        pgci_error_clear();
+        return;
+    }
+    survey_pair sp;
+    memset(&sp, 0, sizeof(sp));
+    sp.config = in->module;
+    sp.config_path = in->config_path;
+    sp.cfg = in->cfg;
+    sp.a = sp.b = idx;
+    sp.tag_a = sp.tag_b = ctx->tag;
+    sp.src_b = in->upstream;
+    sp.src_b_len = in->upstream_len;
+    findings tmp = FINDINGS_INIT;
+    check_name_map_fields(&tmp, &sp);
+    for (size_t i = 0; i < tmp.len; i++)
+        proto_add(out, s, "siblings.name-map", in->module, tmp.items[i]->path, tmp.items[i]->line,
+                  "%s (name-map-fields)", tmp.items[i]->title);
+    findings_free(&tmp);
+    index_module_free(idx);
+}
+
 static int run(const check_ctx *ctx, findings *out, strbuf *why)
 {
     (void)why;
@@ -138,6 +179,8 @@ static int run(const check_ctx *ctx, findings *out, strbuf *why)
         proto_settings_free(&s);
         return r;
     }
+    for (size_t i = 0; proto_sev(&s, "siblings.name-map") != PROTO_OFF && i < ctx->n_inputs; i++)
+        check_name_map(ctx, &s, &ctx->inputs[i], out);
     for (size_t i = 0; i < ctx->n_inputs; i++) {
         const check_input *npu = &ctx->inputs[i];
         if (!proto_is_npu(npu->config_path, &s))

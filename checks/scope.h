@@ -26,10 +26,10 @@
 
 /* One pyflakes diagnostic. */
 typedef struct scope_diag {
-    const char *code; /* "F821", "F811", "F401" (static) */
-    unsigned line, col; /* 1-based; col counts characters like ruff */
-    char *name;       /* the name as ruff prints it */
-    unsigned prev_line; /* F811: line of the shadowed definition; 0 otherwise */
+    const char *code;     /* "F821", "F811", "F401" (static) */
+    unsigned line, col;   /* 1-based; col counts characters like ruff */
+    char *name;           /* the name as ruff prints it */
+    unsigned prev_line;   /* F811: line of the shadowed definition; 0 otherwise */
     unsigned parent_line; /* F811/F401 of a `from` import: the statement's first line,
                            * where ruff also honours a noqa comment; 0 otherwise */
 } scope_diag;
@@ -39,15 +39,21 @@ typedef struct scope_diags {
     size_t len, cap;
 } scope_diags;
 
-#define SCOPE_DIAGS_INIT {NULL, 0, 0}
+#define SCOPE_DIAGS_INIT                                                                           \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
 
 typedef struct scope_opts {
-    int py_minor;  /* target Python 3.x: builtins added in 3.10/3.11/3.13 depend on it */
-    int is_init;   /* the file is an __init__.py (`__path__` is defined there) */
+    int py_minor; /* target Python 3.x: builtins added in 3.10/3.11/3.13 depend on it */
+    int is_init;  /* the file is an __init__.py (`__path__` is defined there) */
 } scope_opts;
 
 /* The default options: Python 3.9 (ruff's target when run with --isolated). */
-#define SCOPE_OPTS_INIT {9, 0}
+#define SCOPE_OPTS_INIT                                                                            \
+    {                                                                                              \
+        9, 0                                                                                       \
+    }
 
 /* Analyses a parsed module and appends its F821, F811 and F401 diagnostics to out,
  * sorted by position. The tree must be free of syntax errors (py_check_syntax).

@@ -143,10 +143,30 @@ static void model_bind(model *m)
     }
 }
 
+/* Toy models are small by definition: a config.json from a pull request must not
+ * make pgci allocate (and touch) hundreds of gigabytes. 8G parameters (32 GB in
+ * fp32) leaves room for the full-size toys (2.5G at most). */
+#define MODEL_MAX_PARAMS 8e9
+
 /* Allocates every tensor of the config (uninitialised data). */
 static int model_alloc(model *m, toy_config *cfg, spec_list *specs)
 {
     memset(m, 0, sizeof(*m));
+    /* counted in double: the product of hostile sizes may not fit in size_t */
+    double H = cfg->hidden, hd = cfg->head_dim, q = (double)cfg->heads * hd;
+    double kv = (double)cfg->kv_heads * hd, n = 2.0 * cfg->vocab * H;
+    for (int l = 0; l < cfg->layers; l++)
+        n += H * (q + 2 * kv) + q * H +
+             (cfg->layer_is_moe[l] ? (double)cfg->num_experts * (H + 3 * H * cfg->moe_inter)
+                                   : 3 * H * cfg->inter);
+    if (n > MODEL_MAX_PARAMS) {
+        int rc = pgci_error_set(PGCI_ELIMIT,
+                                "%s: the model has %.3g parameters, over the %.0e limit for toy "
+                                "models",
+                                cfg->path, n, MODEL_MAX_PARAMS);
+        toy_config_free(cfg);
+        return rc;
+    }
     m->cfg = *cfg;
     memset(cfg, 0, sizeof(*cfg));
     model_specs(&m->cfg, specs);

@@ -32,6 +32,12 @@ static const struct {
     {"rope-compat", "Rotary compatibility", "fused rotary on partial or interleaved rotary"},
     {"deprecations", "Deprecations", "upstream code the patches touch that will be removed"},
     {"logits", "Logits equality", "kernel-vs-reference logits on toy models"},
+    {"protocol-registration", "Model registration", "how generated classes are registered"},
+    {"protocol-retired", "Retired files", "hand-written modeling files and unsourced edits"},
+    {"protocol-comments", "Patch comment style", "numbered Patch headers and markers"},
+    {"protocol-siblings", "GPU/NPU siblings", "paired configs and copied bodies"},
+    {"protocol-tests", "Tests enumerate the model", "toy configs and test tables"},
+    {"protocol-import", "Import smoke", "generated modules that fail to import"},
 };
 
 static const char *title_for(const char *id)
@@ -142,7 +148,8 @@ static long count_by(json_t *fs, const char *check, const char *sev)
     json_t *f;
     json_array_foreach(fs, i, f)
     {
-        if ((!check || !strcmp(str(f, "check"), check)) && (!sev || !strcmp(str(f, "severity"), sev)))
+        if ((!check || !strcmp(str(f, "check"), check)) &&
+            (!sev || !strcmp(str(f, "severity"), sev)))
             n++;
     }
     return n;
@@ -217,8 +224,7 @@ static void add_summary(strbuf *sb, const run_doc *d)
                     "%ld patch %s vanished, %ld signature %s under the patches. ",
                     ncfg, plural(ncfg, "config", "configs"), run_doc_input(d, "from"),
                     run_doc_input(d, "to"), failed, run_doc_input(d, "to"), vanished,
-                    plural(vanished, "target", "targets"), sigs,
-                    plural(sigs, "change", "changes"));
+                    plural(vanished, "target", "targets"), sigs, plural(sigs, "change", "changes"));
     } else {
         strbuf_addf(sb, "pgci checked %ld %s", ncfg, plural(ncfg, "config", "configs"));
         if (tag)
@@ -251,8 +257,7 @@ static void add_summary(strbuf *sb, const run_doc *d)
     long notrun = 0;
     json_array_foreach(run_doc_checks(d), i, c) notrun += strcmp(str(c, "status"), "ran") != 0;
     if (notrun)
-        strbuf_addf(sb,
-                    "**%ld %s did not run** and %s not counted as passed; see Follow-ups.\n\n",
+        strbuf_addf(sb, "**%ld %s did not run** and %s not counted as passed; see Follow-ups.\n\n",
                     notrun, plural(notrun, "check", "checks"), plural(notrun, "is", "are"));
 }
 

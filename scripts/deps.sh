@@ -25,8 +25,12 @@ CACHE=${PGCI_DEPS_CACHE:-$HOME/.cache/pgci-deps}
 say() { printf 'deps: %s\n' "$*" >&2; }
 die() { printf 'deps: error: %s\n' "$*" >&2; exit 2; }
 
+# the libraries pgci links against, then the tools its tests use: clang with
+# libFuzzer's runtime (fuzz-smoke), valgrind (make valgrind), openssl (the TLS
+# fault test's certificate), git (throwaway repositories in the git source tests)
 debs=(build-essential pkg-config libcurl4-openssl-dev libgit2-dev libcmark-dev
-      libjansson-dev libtree-sitter-dev libcmocka-dev python3 python3-pip)
+      libjansson-dev libtree-sitter-dev libcmocka-dev python3 python3-pip
+      clang libclang-rt-14-dev valgrind openssl git bc)
 missing=()
 for p in "${debs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

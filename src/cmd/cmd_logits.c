@@ -19,14 +19,17 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/log.h"
+#include "core/sha256.h"
 #include "kernels/kgpu.h"
 #include "kernels/toy.h"
 #include "kernels/twin.h"
+#include "reports/run_doc.h"
 
 static const char usage_line[] =
     "pgci logits [--toy DIR ...] [--family F] [--dtype fp32|bf16] [--device auto|cpu|cuda]\n"
     "            [--seq N] [--batch B] [--seed S] [--weights FILE] [--export-weights FILE]\n"
-    "            [--dump FILE] [--format text|json] [--fail-on error|warning|info] [--bench]";
+    "            [--dump FILE] [--format text|json] [--fail-on error|warning|info]\n"
+    "            [--run-json FILE] [--bench]";
 
 /* The default toys: fixtures/toy_config/<name>/config.json under the current
  * directory (the repository), in name order. */
@@ -85,6 +88,63 @@ static void print_table(const logits_report *rep)
            b->loss_rel);
 }
 
+/* The run record for `pgci report`: one config entry per toy, the check's
+ * status, every finding, the inputs and their hashes. */
+static int write_run_json(const char *path, const logits_opts *o, const logits_report *rep,
+                          const findings *fs)
+{
+    run_doc d;
+    run_doc_init(&d, "logits", 0);
+    char buf[64];
+    snprintf(buf, sizeof(buf), "%llu", (unsigned long long)o->seed);
+    run_doc_set_input(&d, "seed", buf);
+    snprintf(buf, sizeof(buf), "%d", o->batch);
+    run_doc_set_input(&d, "batch", buf);
+    snprintf(buf, sizeof(buf), "%d", o->seq);
+    run_doc_set_input(&d, "seq", buf);
+    run_doc_set_input(&d, "dtypes", o->fp32 && o->bf16 ? "fp32,bf16" : o->fp32 ? "fp32" : "bf16");
+    run_doc_set_input(&d, "gpu", rep->device_name[0] ? rep->device_name : "none");
+    for (size_t i = 0; i < o->n_toys; i++) {
+        char hex[SHA256_HEX_LEN + 1];
+        char *p = fs_is_dir(o->toys[i]) ? pgci_asprintf("%s/config.json", o->toys[i])
+                                        : pgci_strdup(o->toys[i]);
+        if (sha256_file_hex(p, hex) == 0)
+            run_doc_add_input_file(&d, p, hex);
+        free(p);
+    }
+    if (o->weights) {
+        char hex[SHA256_HEX_LEN + 1];
+        if (sha256_file_hex(o->weights, hex) == 0)
+            run_doc_add_input_file(&d, o->weights, hex);
+    }
+    size_t skipped = 0;
+    for (size_t i = 0; i < rep->len; i++) {
+        const logits_row *r = &rep->rows[i];
+        /* a toy is failed if any of its rows failed, not-run if one was skipped */
+        const char *st = "ok";
+        for (size_t k = 0; k < rep->len; k++) {
+            if (strcmp(rep->rows[k].toy, r->toy))
+                continue;
+            if (rep->rows[k].status == LOGITS_FAIL)
+                st = "failed";
+            else if (rep->rows[k].status == LOGITS_SKIP && strcmp(st, "failed"))
+                st = "not-run";
+        }
+        run_doc_set_config(&d, r->toy, r->path, st, NULL);
+        run_doc_add_timing(&d, "reference", r->ms_ref);
+        run_doc_add_timing(&d, r->device, r->ms);
+        skipped += r->status == LOGITS_SKIP;
+    }
+    if (skipped)
+        run_doc_set_check(&d, "logits", "ran", "some GPU comparisons were skipped (no device)");
+    else
+        run_doc_set_check(&d, "logits", "ran", NULL);
+    run_doc_set_findings(&d, fs);
+    int rc = run_doc_write(&d, path);
+    run_doc_free(&d);
+    return rc;
+}
+
 static int run_bench(int json)
 {
     kgpu_bench_row rows[16];
@@ -124,7 +184,7 @@ int cmd_logits(int argc, const char **argv)
 {
     strvec toys = STRVEC_INIT, dtypes = STRVEC_INIT, rest = STRVEC_INIT;
     const char *family = NULL, *device = "auto", *format = "text", *fail_on = "error";
-    const char *weights = NULL, *export_path = NULL, *dump = NULL;
+    const char *weights = NULL, *export_path = NULL, *dump = NULL, *run_json = NULL;
     int seq = 16, batch = 2, seed = 0, bench = 0;
     const opt table[] = {
         OPT_LIST(0, "toy", &toys, "DIR", "a toy config.json or its directory (repeatable)"),
@@ -139,6 +199,7 @@ int cmd_logits(int argc, const char **argv)
         OPT_STR(0, "dump", &dump, "FILE", "write input ids and reference logits as safetensors"),
         OPT_STR(0, "format", &format, "F", "text | json"),
         OPT_STR(0, "fail-on", &fail_on, "SEV", "exit 1 on findings at or above (default error)"),
+        OPT_STR(0, "run-json", &run_json, "FILE", "write the run record (see pgci report)"),
         OPT_BOOL(0, "bench", &bench, "time the CUDA kernels' memory bandwidth"),
         OPT_END(),
     };
@@ -237,6 +298,8 @@ int cmd_logits(int argc, const char **argv)
             print_table(&rep);
         }
         code = findings_count_at_least(&fs, (severity)min_sev) ? EXIT_FINDINGS : EXIT_CLEAN;
+        if (run_json && write_run_json(run_json, &o, &rep, &fs) < 0)
+            code = cmd_error();
     }
     logits_report_free(&rep);
     findings_free(&fs);

@@ -76,8 +76,8 @@ static void print_text(const findings *fs)
     for (size_t i = 0; i < fs->len; i++) {
         const finding *f = fs->items[i];
         json_t *code = f->data ? json_object_get(f->data, "code") : NULL;
-        printf("%s:%u:%u: %s %s\n", f->path, f->line, f->col,
-               code ? json_string_value(code) : "", f->title);
+        printf("%s:%u:%u: %s %s\n", f->path, f->line, f->col, code ? json_string_value(code) : "",
+               f->title);
     }
 }
 
@@ -150,8 +150,9 @@ int cmd_names(int argc, const char **argv)
     } else {
         print_text(&all);
     }
-    int rc = failed ? EXIT_ERROR
-                    : findings_count_at_least(&all, SEV_ERROR) ? EXIT_FINDINGS : EXIT_CLEAN;
+    int rc = failed                                     ? EXIT_ERROR
+             : findings_count_at_least(&all, SEV_ERROR) ? EXIT_FINDINGS
+                                                        : EXIT_CLEAN;
     findings_free(&all);
     strvec_free(&files);
     return rc;

@@ -158,8 +158,7 @@ done:
 typedef VEC(const ws_config *) config_list;
 
 /* A config is listed when it evaluates and binds the PatchConfig variable. */
-static void usable_configs(const workspace *ws, config_eval *ev, const char *var,
-                           config_list *out)
+static void usable_configs(const workspace *ws, config_eval *ev, const char *var, config_list *out)
 {
     for (size_t i = 0; i < ws->configs.len; i++) {
         pg_config *c = NULL;
@@ -426,7 +425,8 @@ int cmd_patchgen(int argc, const char **argv)
             /* Python names the first package it cannot find */
             const char *m = rest.items[0], *dot = strchr(m, '.');
             size_t plen = strcspn(ws->package_prefix, ".");
-            int same_top = dot && (size_t)(dot - m) == plen && !strncmp(m, ws->package_prefix, plen);
+            int same_top =
+                dot && (size_t)(dot - m) == plen && !strncmp(m, ws->package_prefix, plen);
             int shown = (dot && !same_top) ? (int)(dot - m) : (int)strlen(m);
             fprintf(stderr, "Error importing %s: No module named '%.*s'\n", m, shown, m);
             rc = EXIT_FINDINGS;

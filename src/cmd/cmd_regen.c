@@ -8,6 +8,7 @@
  * --stdout prints one config's regenerated .py (or its .diff with --diff).
  * --notes lists what patchgen does silently for each config.
  */
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@
 #include "workspace/workspace.h"
 
 typedef struct regen_cli {
-    const char *tag, *ruff, *out_dir, *var_name, *upstream_spec;
+    const char *tag, *ruff, *out_dir, *var_name, *upstream_spec, *format;
     int write, diff, to_stdout, no_ruff, notes;
 } regen_cli;
 
@@ -77,14 +78,58 @@ static int same_as_file(const char *path, const strbuf *data, int is_diff)
     return same;
 }
 
-/* Reports (and writes) one config; returns its exit contribution. */
-static int report_one(const workspace *ws, const regen_cli *cli, const regen_output *r,
-                      int quiet)
+/* One config as JSON (--format json): what regen found, its notes and timings. */
+static json_t *result_json(const regen_output *r, const char *state)
 {
+    json_t *o = json_object();
+    json_object_set_new(o, "config", json_string(r->config_path));
+    json_object_set_new(o, "module",
+                        r->config_module ? json_string(r->config_module) : json_null());
+    json_object_set_new(o, "source_module",
+                        r->source_module ? json_string(r->source_module) : json_null());
+    json_object_set_new(o, "target_file",
+                        r->target_file ? json_string(r->target_file) : json_null());
+    json_object_set_new(o, "py", r->py_path ? json_string(r->py_path) : json_null());
+    json_object_set_new(o, "diff", r->diff_path ? json_string(r->diff_path) : json_null());
+    json_object_set_new(o, "state", json_string(state));
+    json_object_set_new(o, "error",
+                        r->status < 0 ? json_string(r->error ? r->error : "failed") : json_null());
+    json_object_set_new(o, "normalized", json_boolean(r->normalized));
+    json_t *notes = json_array();
+    for (size_t k = 0; k < r->cg.notes.len; k++) {
+        const cg_note *n = &r->cg.notes.items[k];
+        json_t *j = json_object();
+        json_object_set_new(j, "kind", json_string(cg_note_kind_name(n->kind)));
+        json_object_set_new(j, "patch", n->patch >= 0 ? json_integer(n->patch) : json_null());
+        json_object_set_new(j, "target", n->target ? json_string(n->target) : json_null());
+        json_object_set_new(j, "line", n->line ? json_integer(n->line) : json_null());
+        json_object_set_new(j, "detail", n->detail ? json_string(n->detail) : json_null());
+        json_array_append_new(notes, j);
+    }
+    json_object_set_new(o, "notes", notes);
+    json_t *ms = json_object();
+    json_object_set_new(ms, "eval", json_real(r->ms_eval));
+    json_object_set_new(ms, "fetch", json_real(r->ms_fetch));
+    json_object_set_new(ms, "codegen", json_real(r->ms_codegen));
+    json_object_set_new(ms, "ruff", json_real(r->ms_ruff));
+    json_object_set_new(ms, "diff", json_real(r->ms_diff));
+    json_object_set_new(o, "ms", ms);
+    return o;
+}
+
+/* Reports (and writes) one config; returns its exit contribution. */
+static int report_one(const workspace *ws, const regen_cli *cli, const regen_output *r, int quiet,
+                      json_t *json)
+{
+    if (json)
+        quiet = 1;
     if (r->status < 0) {
         fflush(stdout);
         fprintf(stderr, "pgci: error: %s\n", r->error ? r->error : "regeneration failed");
-        printf("error         %s\n", r->config_path);
+        if (json)
+            json_array_append_new(json, result_json(r, "error"));
+        else
+            printf("error         %s\n", r->config_path);
         return EXIT_ERROR;
     }
     if (cli->to_stdout) {
@@ -110,6 +155,10 @@ static int report_one(const workspace *ws, const regen_cli *cli, const regen_out
             fprintf(stderr, "pgci: error: %s\n", pgci_error_last());
             rc = EXIT_ERROR;
         }
+        if (json)
+            json_array_append_new(json, result_json(r, rc != EXIT_CLEAN       ? "error"
+                                                       : py_same && diff_same ? "unchanged"
+                                                                              : "written"));
         if (rc == EXIT_CLEAN && !quiet) {
             if (py_same && diff_same)
                 printf("unchanged     %s\n", r->config_path);
@@ -119,18 +168,28 @@ static int report_one(const workspace *ws, const regen_cli *cli, const regen_out
                        diff_same ? "" : r->diff_path);
         }
     } else if (py_same && diff_same) {
-        if (!quiet)
+        if (json)
+            json_array_append_new(json, result_json(r, "up-to-date"));
+        else if (!quiet)
             printf("up to date    %s\n", r->config_path);
     } else {
-        printf("would change  %s:%s%s%s%s\n", r->config_path, py_same ? "" : " ",
-               py_same ? "" : r->py_path, diff_same ? "" : " ", diff_same ? "" : r->diff_path);
+        if (json) {
+            json_t *o = result_json(r, "would-change");
+            json_object_set_new(o, "py_changed", json_boolean(!py_same));
+            json_object_set_new(o, "diff_changed", json_boolean(!diff_same));
+            json_array_append_new(json, o);
+        } else {
+            printf("would change  %s:%s%s%s%s\n", r->config_path, py_same ? "" : " ",
+                   py_same ? "" : r->py_path, diff_same ? "" : " ", diff_same ? "" : r->diff_path);
+        }
         rc = EXIT_FINDINGS;
     }
     if (cli->notes && !quiet)
         print_notes(r);
     if (log_level() >= LOG_VERBOSE)
-        fprintf(stderr, "pgci: %s: eval %.1f ms, fetch %.1f ms, codegen %.1f ms, ruff %.1f ms, "
-                        "diff %.1f ms\n",
+        fprintf(stderr,
+                "pgci: %s: eval %.1f ms, fetch %.1f ms, codegen %.1f ms, ruff %.1f ms, "
+                "diff %.1f ms\n",
                 r->config_path, r->ms_eval, r->ms_fetch, r->ms_codegen, r->ms_ruff, r->ms_diff);
     strbuf_free(&py);
     strbuf_free(&df);
@@ -165,21 +224,26 @@ int cmd_regen(int argc, const char **argv)
         OPT_STR(0, "tag", &cli.tag, "TAG", "upstream tag (default: v<the workspace's pin>)"),
         OPT_BOOL(0, "write", &cli.write, "write the regenerated files instead of comparing"),
         OPT_BOOL(0, "diff", &cli.diff, "the .diff too (compared, written, or printed)"),
-        OPT_BOOL(0, "stdout", &cli.to_stdout, "print one config's regenerated .py (.diff with --diff)"),
-        OPT_STR('o', "output-dir", &cli.out_dir, "DIR", "write outputs under DIR (implies --write)"),
-        OPT_STR('c', "config-name", &cli.var_name, "NAME", "the PatchConfig variable (default: config)"),
+        OPT_BOOL(0, "stdout", &cli.to_stdout,
+                 "print one config's regenerated .py (.diff with --diff)"),
+        OPT_STR('o', "output-dir", &cli.out_dir, "DIR",
+                "write outputs under DIR (implies --write)"),
+        OPT_STR('c', "config-name", &cli.var_name, "NAME",
+                "the PatchConfig variable (default: config)"),
         OPT_BOOL(0, "no-ruff", &cli.no_ruff, "skip ruff: raw codegen output"),
-        OPT_STR(0, "ruff", &cli.ruff, "CMD", "the ruff command (default: [tool.pgci] ruff, else ruff)"),
+        OPT_STR(0, "ruff", &cli.ruff, "CMD",
+                "the ruff command (default: [tool.pgci] ruff, else ruff)"),
         OPT_STR(0, "upstream", &cli.upstream_spec, "SPEC",
                 "upstream source: URL template, git:PATH or dir:PATH (default: [tool.pgci])"),
         OPT_BOOL(0, "notes", &cli.notes, "list what patchgen does silently per config"),
+        OPT_STR(0, "format", &cli.format, "FMT", "text (default) or json: one object per config"),
         OPT_END(),
     };
     strvec names = STRVEC_INIT;
     int code;
     if (cmd_parse(argc, argv, table, &common,
                   "pgci regen [CONFIG...] [--tag T] [--write] [--diff] [--stdout] [--no-ruff] "
-                  "[--ruff CMD] [-o DIR] [-c NAME] [--notes] [-C DIR] [-j N]",
+                  "[--ruff CMD] [-o DIR] [-c NAME] [--notes] [--format text|json] [-C DIR] [-j N]",
                   "Regenerate configs exactly as patchgen does (evaluate, generate, ruff, .diff) "
                   "and report per config whether the checked-in files are up to date.",
                   &names, &code)) {
@@ -197,6 +261,12 @@ int cmd_regen(int argc, const char **argv)
         rc = cmd_error();
         goto done;
     }
+    if (cli.format && strcmp(cli.format, "text") && strcmp(cli.format, "json")) {
+        pgci_error_set(PGCI_EUSAGE, "unknown --format '%s' (text or json)", cli.format);
+        rc = cmd_error();
+        goto done;
+    }
+    int as_json = cli.format && !strcmp(cli.format, "json") && !cli.to_stdout;
     if (cli.to_stdout && sel.len != 1) {
         pgci_error_set(PGCI_EUSAGE, "--stdout needs exactly one config (got %zu)", sel.len);
         rc = cmd_error();
@@ -225,11 +295,27 @@ int cmd_regen(int argc, const char **argv)
         if (abs)
             ruff_abs = abs;
     }
+    /* the normalised bytes depend on ruff's version: say so when it is not the
+     * one the workspace pins */
+    const char *ruff_cmd = ruff_abs ? ruff_abs : cli.ruff ? cli.ruff : ws->ruff;
+    if (!cli.no_ruff && ws->ruff_version && !common.quiet) {
+        strbuf v = STRBUF_INIT;
+        if (normalize_ruff_version(ruff_cmd, &v) == 0) {
+            const char *have = strrchr(v.buf, ' ');
+            have = have ? have + 1 : v.buf;
+            if (strcmp(have, ws->ruff_version))
+                log_warn("%s is ruff %s, not the %s that %s pins ([tool.pgci] ruff_version): "
+                         "the normalised output may differ from patchgen's",
+                         ruff_cmd ? ruff_cmd : "ruff", have, ws->ruff_version, ws->pyproject);
+        }
+        strbuf_free(&v);
+        pgci_error_clear();
+    }
     regen_batch_opts bo;
     memset(&bo, 0, sizeof(bo));
     bo.base.tag = tag;
     bo.base.no_ruff = cli.no_ruff;
-    bo.base.ruff.ruff = ruff_abs ? ruff_abs : cli.ruff ? cli.ruff : ws->ruff;
+    bo.base.ruff.ruff = ruff_cmd;
     bo.base.ruff.extra_ignore = &ws->ruff_extra_ignore;
     bo.base.ruff.isolated = ws->ruff_isolated;
     bo.base.ruff.cwd = ws->root;
@@ -241,18 +327,33 @@ int cmd_regen(int argc, const char **argv)
     regen_workspace(ws, sel.items, sel.len, &bo, outs);
 
     size_t n_err = 0, n_change = 0;
+    json_t *arr = as_json ? json_array() : NULL;
     for (size_t i = 0; i < sel.len; i++) {
-        int r = report_one(ws, &cli, &outs[i], common.quiet);
+        int r = report_one(ws, &cli, &outs[i], common.quiet, arr);
         n_err += r == EXIT_ERROR;
         n_change += r == EXIT_FINDINGS;
     }
+    if (arr) {
+        json_t *root = json_object();
+        json_object_set_new(root, "tag", json_string(tag));
+        json_object_set_new(root, "ruff",
+                            cli.no_ruff
+                                ? json_null()
+                                : json_string(bo.base.ruff.ruff ? bo.base.ruff.ruff : "ruff"));
+        json_object_set_new(root, "configs", arr);
+        char *txt = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        if (txt)
+            printf("%s\n", txt);
+        free(txt);
+        json_decref(root);
+    }
     fflush(stdout);
-    if (!cli.to_stdout && !common.quiet)
+    if (!cli.to_stdout && !common.quiet && !as_json)
         fprintf(stderr, "pgci: %zu config%s at %s: %zu error%s%s%s\n", sel.len,
                 sel.len == 1 ? "" : "s", tag, n_err, n_err == 1 ? "" : "s",
                 (cli.write || cli.out_dir || n_err) ? ""
-                : n_change                       ? ", some would change"
-                                                 : ", all up to date",
+                : n_change                          ? ", some would change"
+                                                    : ", all up to date",
                 cli.no_ruff ? " (raw, without ruff)" : "");
     rc = n_err ? EXIT_ERROR : n_change ? EXIT_FINDINGS : EXIT_CLEAN;
 done:

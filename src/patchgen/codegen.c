@@ -226,14 +226,29 @@ static void string_value(strbuf *out, const py_tree *t, TSNode e)
                 char x = b[1];
                 const char *rep = NULL;
                 switch (x) {
-                case '\\': rep = "\\"; break;
-                case '\'': rep = "'"; break;
-                case '"': rep = "\""; break;
-                case 'n': rep = "\n"; break;
-                case 't': rep = "\t"; break;
-                case 'r': rep = "\r"; break;
-                case '\n': rep = ""; break;
-                default: break;
+                case '\\':
+                    rep = "\\";
+                    break;
+                case '\'':
+                    rep = "'";
+                    break;
+                case '"':
+                    rep = "\"";
+                    break;
+                case 'n':
+                    rep = "\n";
+                    break;
+                case 't':
+                    rep = "\t";
+                    break;
+                case 'r':
+                    rep = "\r";
+                    break;
+                case '\n':
+                    rep = "";
+                    break;
+                default:
+                    break;
                 }
                 if (rep) {
                     strbuf_adds(out, rep);
@@ -776,9 +791,9 @@ static void patch_notes(gen *g)
                  "patches of type additional_import are listed but never applied");
             continue;
         }
-        const target_map *m = p->type == PG_CLASS_REPLACEMENT    ? &g->classes
-                              : p->type == PG_METHOD_OVERRIDE    ? &g->methods
-                                                                 : &g->functions;
+        const target_map *m = p->type == PG_CLASS_REPLACEMENT ? &g->classes
+                              : p->type == PG_METHOD_OVERRIDE ? &g->methods
+                                                              : &g->functions;
         if (map_get(m, p->target) != (long)i) {
             note(g, CG_NOTE_SUPERSEDED, (long)i, p->target, 0,
                  "a later registration for the same target replaces this patch");
@@ -788,7 +803,8 @@ static void patch_notes(gen *g)
             continue;
         if (p->type == PG_METHOD_OVERRIDE) {
             const char *dot = strchr(p->target, '.');
-            char *cls = pgci_strndup(p->target, dot ? (size_t)(dot - p->target) : strlen(p->target));
+            char *cls =
+                pgci_strndup(p->target, dot ? (size_t)(dot - p->target) : strlen(p->target));
             if (map_get(&g->classes, cls) >= 0 && strvec_find(&g->emitted_names, cls) >= 0 &&
                 !excluded(g, cls))
                 note(g, CG_NOTE_SHADOWED, (long)i, p->target, 0,

@@ -42,7 +42,7 @@ typedef struct cg_note {
 typedef struct cg_result {
     strbuf output; /* the raw generated module */
     VEC(cg_note) notes;
-    arena mem;     /* strings of the notes */
+    arena mem; /* strings of the notes */
 } cg_result;
 
 /* Short stable name of a note kind ("missing-target", "dropped-statement", ...). */

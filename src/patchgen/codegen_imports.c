@@ -65,7 +65,8 @@ static int keep_alias(const imp_alias *a, const pg_config *cfg)
     last = last ? last + 1 : a->name.buf;
     for (size_t i = 0; i < cfg->drop_imported_names.len; i++) {
         const char *d = cfg->drop_imported_names.items[i];
-        if (!strcmp(d, a->name.buf) || !strcmp(d, last) || (a->alias.len && !strcmp(d, a->alias.buf)))
+        if (!strcmp(d, a->name.buf) || !strcmp(d, last) ||
+            (a->alias.len && !strcmp(d, a->alias.buf)))
             return 0;
     }
     return 1;

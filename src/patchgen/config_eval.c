@@ -135,6 +135,7 @@ void config_eval_free(config_eval *ev)
             continue;
         hashmap_free(&m->ns);
         hashmap_free(&m->cloned);
+        hashmap_free(&m->first_class);
         if (m->tree) {
             py_tree_free(m->tree);
             free(m->tree);
@@ -414,7 +415,7 @@ static int exec_definition(ce_ctx *c, TSNode n)
     obj->text = c->mod->text;
     obj->text_len = c->mod->text_len;
     obj->is_class = py_is(def, "class_definition");
-    ce_object_lines(c->t, n, obj);
+    ce_object_lines(c->t, &c->ev->mem, &c->mod->first_class, &c->mod->classes_indexed, n, obj);
     int rc = obj->is_class ? check_class_body(c, def) : check_def_header(c, def);
     if (rc < 0)
         return rc;
@@ -472,6 +473,10 @@ static int def_touches(config_eval *ev, const pg_object *obj, hashmap *seen, int
     for (;;) {
         TSNode x = ts_tree_cursor_current_node(&cur);
         const char *field = ts_tree_cursor_current_field_name(&cur);
+        if (!ce_step(ev, 1)) {
+            found = 1; /* reported as the budget by ce_unsupported */
+            break;
+        }
         if (py_is(x, "identifier") && (!field || strcmp(field, "attribute"))) {
             size_t len;
             const char *s = py_text(d->mod->tree, x, &len);
@@ -954,6 +959,8 @@ int config_eval_file(config_eval *ev, const char *path, const char *var_name, pg
     *out = NULL;
     char *abs = absolute_path(ev, path);
     ce_module *m;
+    ev->steps = 0;
+    ev->over_budget = 0;
     int r = module_load_src(ev, NULL, abs, NULL, 0, &m);
     return r < 0 ? r : pick_config(ev, m, var_name, out);
 }
@@ -964,6 +971,8 @@ int config_eval_buffer(config_eval *ev, const char *path, const char *src, size_
     *out = NULL;
     char *abs = absolute_path(ev, path);
     ce_module *m;
+    ev->steps = 0;
+    ev->over_budget = 0;
     int r = module_load_src(ev, NULL, abs, src, len, &m);
     return r < 0 ? r : pick_config(ev, m, var_name, out);
 }

@@ -26,7 +26,8 @@ int config_eval_file(config_eval *ev, const char *path, const char *var_name, pg
 
 /* config_eval_file() on source text instead of the file's contents (the fuzzer, the
  * tests); `path` names it in messages and gives its module name, and sibling imports
- * still resolve through the workspace. */
+ * still resolve through the workspace. A path this evaluator has already evaluated
+ * keeps its first result (the cache is by path). */
 int config_eval_buffer(config_eval *ev, const char *path, const char *src, size_t len,
                        const char *var_name, pg_config **out);
 

@@ -110,8 +110,26 @@ int ce_error_at(ce_ctx *c, TSNode n, int code, const char *fmt, ...)
 
 static ce_value *lookup(ce_ctx *c, const char *name, size_t len);
 
+int ce_step(config_eval *ev, unsigned long long k)
+{
+    ev->steps += k;
+    if (ev->steps > CE_MAX_STEPS)
+        ev->over_budget = 1;
+    return !ev->over_budget;
+}
+
+static int budget_error(ce_ctx *c, TSNode n)
+{
+    return ce_error_at(c, n, PGCI_ELIMIT,
+                       "evaluating this config takes more than %llu steps (a hostile config?)",
+                       (unsigned long long)CE_MAX_STEPS);
+}
+
 int ce_unsupported(ce_ctx *c, TSNode n, const char *why)
 {
+    /* scans report "touches" when the budget runs out: say what really happened */
+    if (c->ev->over_budget)
+        return budget_error(c, n);
     if (py_is(n, "identifier")) {
         size_t len;
         const char *s = py_text(c->t, n, &len);
@@ -298,10 +316,12 @@ static int eval_dict(ce_ctx *c, TSNode n, ce_value **out)
     ce_iter iter;
     TSNode p;
     int r = 0;
+    hashmap seen = HASHMAP_INIT; /* str key -> 1 + its index: dicts stay linear */
     ce_iter_init(&iter, n);
     while (ce_iter_next(&iter, &p)) {
         if (!py_is(p, "pair")) {
             ce_iter_done(&iter);
+            hashmap_free(&seen);
             *out = &c->ev->unknown; /* **other */
             return 0;
         }
@@ -312,12 +332,14 @@ static int eval_dict(ce_ctx *c, TSNode n, ce_value **out)
         if (r < 0)
             break;
         /* a repeated key keeps its first position and its last value, as in Python */
-        size_t j = 0;
-        for (; j < v->u.seq.len; j += 2) {
-            ce_value *o = v->u.seq.items[j];
-            if (key->kind == CE_STR && o->kind == CE_STR && o->u.str.len == key->u.str.len &&
-                !memcmp(o->u.str.s, key->u.str.s, key->u.str.len))
-                break;
+        size_t j = v->u.seq.len;
+        int hashable = key->kind == CE_STR && !memchr(key->u.str.s, '\0', key->u.str.len);
+        if (hashable) {
+            uintptr_t at = (uintptr_t)hashmap_getn(&seen, key->u.str.s, key->u.str.len);
+            if (at)
+                j = at - 1;
+            else
+                hashmap_putn(&seen, key->u.str.s, key->u.str.len, (void *)(uintptr_t)(j + 1));
         }
         v->u.seq.items[j] = j < v->u.seq.len ? v->u.seq.items[j] : key;
         v->u.seq.items[j + 1] = val;
@@ -327,6 +349,7 @@ static int eval_dict(ce_ctx *c, TSNode n, ce_value **out)
             v->u.seq.len += 2;
     }
     ce_iter_done(&iter);
+    hashmap_free(&seen);
     *out = v;
     return r;
 }
@@ -510,7 +533,7 @@ static int truth(const ce_value *v)
     }
 }
 
-static int compare_one(const char *op, ce_value *a, ce_value *b)
+static int compare_one(config_eval *ev, const char *op, ce_value *a, ce_value *b)
 {
     int known = 1, r;
     if (!strcmp(op, "==") || !strcmp(op, "!=") || !strcmp(op, "is") || !strcmp(op, "isnot")) {
@@ -526,6 +549,8 @@ static int compare_one(const char *op, ce_value *a, ce_value *b)
             return -1;
         int found = 0;
         for (size_t i = 0; i < b->u.seq.len && !found; i++) {
+            if (!ce_step(ev, 1))
+                return -1;
             found = value_equal(a, b->u.seq.items[i], &known);
             if (!known)
                 return -1;
@@ -558,7 +583,7 @@ static int eval_comparison(ce_ctx *c, TSNode n, ce_value **out)
         if (r < 0)
             return r;
         if (left) {
-            int t = compare_one(op, left, v);
+            int t = compare_one(c->ev, op, left, v);
             if (t < 0) {
                 *out = &c->ev->unknown;
                 return 0;
@@ -701,6 +726,8 @@ int ce_eval(ce_ctx *c, TSNode n, ce_value **out)
     *out = &c->ev->unknown;
     if (ts_node_is_null(n))
         return 0;
+    if (!ce_step(c->ev, 1))
+        return budget_error(c, n);
     if (c->depth >= CE_MAX_EXPR_DEPTH)
         return ce_error_at(c, n, PGCI_ELIMIT, "expression nested too deeply (limit %d)",
                            CE_MAX_EXPR_DEPTH);
@@ -805,6 +832,10 @@ int ce_touches_config(ce_ctx *c, TSNode n)
     int found = 0;
     for (;;) {
         TSNode x = ts_tree_cursor_current_node(&cur);
+        if (!ce_step(c->ev, 1)) {
+            found = 1; /* callers report it; ce_unsupported says it was the budget */
+            break;
+        }
         if (py_is(x, "identifier")) {
             const char *field = ts_tree_cursor_current_field_name(&cur);
             /* attribute names, keyword names and definition names are not references */

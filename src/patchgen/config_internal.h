@@ -29,6 +29,9 @@
 #define CE_MAX_IMPORT_DEPTH 32          /* chain of sibling-config imports */
 #define CE_MAX_ITEMS 100000             /* entries in one list of a PatchConfig */
 #define CE_MAX_CONFIG_BYTES (64u << 20) /* text a finalized config may carry */
+#define CE_MAX_STEPS                                                                               \
+    50000000ull /* work units per evaluation (nodes scanned,                                       \
+                    expressions evaluated, comparisons) */
 
 typedef enum ce_kind {
     CE_UNKNOWN, /* opaque: an import, a call result, anything not evaluated */
@@ -170,6 +173,8 @@ struct ce_module {
     char *err_msg;       /* arena, when FAILED */
     hashmap ns;          /* name -> ce_value * */
     hashmap cloned;      /* ce_config * (sibling's) -> ce_config * (this module's copy) */
+    hashmap first_class; /* class name -> TSNode * of its first definition (inspect) */
+    int classes_indexed;
     py_tree *tree;       /* kept until the evaluator is freed: calling one of the module's
                             defs later needs its body (see ce_call_touches_config) */
     ce_module *importer; /* the module whose import is loading this one (cycle report) */
@@ -185,8 +190,13 @@ struct config_eval {
     hashmap defs;       /* "%p" of a pg_object -> ce_def * (where its def is) */
     ce_config *configs; /* allocation list */
     int import_depth;
-    ce_value unknown, none; /* shared singletons */
+    unsigned long long steps; /* work done by the current evaluation */
+    int over_budget;          /* steps passed CE_MAX_STEPS */
+    ce_value unknown, none;   /* shared singletons */
 };
+
+/* Counts k units of work; 0 once the budget is spent (and stays so). */
+int ce_step(config_eval *ev, unsigned long long k);
 
 /* A filter's loop variable, bound while its condition is evaluated. */
 typedef struct ce_local {
@@ -280,7 +290,9 @@ int ce_finalize(const ce_module *m, const char *var, const ce_config *src, pg_co
 
 /* --- config_object.c -------------------------------------------------------- */
 /* Fills start_line / end_line of a def or class node (the decorated_definition when
- * decorated) as inspect.getsourcelines() reports them. */
-void ce_object_lines(const py_tree *t, TSNode def, pg_object *obj);
+ * decorated) as inspect.getsourcelines() reports them. first_class caches the
+ * module's first class per name (built on first use; *indexed says whether). */
+void ce_object_lines(const py_tree *t, arena *mem, hashmap *first_class, int *indexed, TSNode def,
+                     pg_object *obj);
 
 #endif

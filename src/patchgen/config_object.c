@@ -124,14 +124,15 @@ static TSNode definition_of(TSNode n)
 }
 
 /* _ClassFinder: the first module-scope class (not inside a def or class body) with
- * this name, in source order. */
-static int find_first_class(const py_tree *t, TSNode n, const char *name, TSNode *out)
+ * each name, in source order. Built once per module (one walk), so a config with
+ * many classes stays linear. Values are arena-allocated TSNode copies. */
+static void index_classes(const py_tree *t, arena *mem, hashmap *first)
 {
     /* An explicit stack keeps hostile nesting from exhausting the C stack. */
     TSNode stack[CE_MAX_TREE_DEPTH + 8];
     uint32_t idx[CE_MAX_TREE_DEPTH + 8];
     int sp = 0;
-    stack[0] = n;
+    stack[0] = py_root(t);
     idx[0] = 0;
     while (sp >= 0) {
         TSNode cur = stack[sp];
@@ -142,9 +143,14 @@ static int find_first_class(const py_tree *t, TSNode n, const char *name, TSNode
         TSNode ch = ts_node_named_child(cur, idx[sp]++);
         TSNode def = definition_of(ch);
         if (py_is(def, "class_definition") || py_is(def, "function_definition")) {
-            if (py_is(def, "class_definition") && py_text_eq(t, py_field(def, "name"), name)) {
-                *out = ch;
-                return 1;
+            if (py_is(def, "class_definition")) {
+                size_t len;
+                const char *name = py_text(t, py_field(def, "name"), &len);
+                if (!hashmap_getn(first, name, len)) {
+                    TSNode *keep = arena_alloc(mem, sizeof(*keep));
+                    *keep = ch;
+                    hashmap_putn(first, name, len, keep);
+                }
             }
             continue; /* do not descend into def/class bodies */
         }
@@ -153,20 +159,24 @@ static int find_first_class(const py_tree *t, TSNode n, const char *name, TSNode
             idx[sp] = 0;
         }
     }
-    return 0;
 }
 
-void ce_object_lines(const py_tree *t, TSNode node, pg_object *obj)
+void ce_object_lines(const py_tree *t, arena *mem, hashmap *first_class, int *indexed, TSNode node,
+                     pg_object *obj)
 {
     TSNode def = definition_of(node);
     if (py_is(def, "class_definition")) {
-        TSNode first;
-        char *name = py_text_dup(t, py_field(def, "name"));
-        if (find_first_class(t, py_root(t), name, &first)) {
-            node = first;
-            def = definition_of(first);
+        if (!*indexed) {
+            index_classes(t, mem, first_class);
+            *indexed = 1;
         }
-        free(name);
+        size_t len;
+        const char *name = py_text(t, py_field(def, "name"), &len);
+        TSNode *first = hashmap_getn(first_class, name, len);
+        if (first) {
+            node = *first;
+            def = definition_of(*first);
+        }
     }
     obj->start_line = ts_node_start_point(node).row + 1;
     unsigned last = last_code_row(def);

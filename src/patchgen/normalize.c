@@ -12,6 +12,7 @@
  */
 #include "patchgen/normalize.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
@@ -42,6 +43,23 @@ void normalize_argv(const normalize_opts *o, int which, const char *file, strvec
     strvec_push(argv, file);
 }
 
+/* Replaces every occurrence of dir in sb with "<tmp>". */
+static void mask_path(strbuf *sb, const char *dir)
+{
+    strbuf m = STRBUF_INIT;
+    const char *p = sb->buf, *q;
+    size_t n = strlen(dir);
+    while (n && (q = strstr(p, dir))) {
+        strbuf_add(&m, p, (size_t)(q - p));
+        strbuf_adds(&m, "<tmp>");
+        p = q + n;
+    }
+    strbuf_adds(&m, p);
+    strbuf_reset(sb);
+    strbuf_add(sb, m.buf, m.len);
+    strbuf_free(&m);
+}
+
 static int run_ruff(const normalize_opts *o, int which, const char *file)
 {
     strvec argv = STRVEC_INIT;
@@ -68,6 +86,16 @@ static int run_ruff(const normalize_opts *o, int which, const char *file)
             strbuf_add(&why, res.out.buf, res.out.len);
         }
         strbuf_rtrim(&why);
+        /* mask the temporary directory before the message is cut to the error
+         * slot's size, so the cut falls at the same place on every run */
+        char *dir = fs_dirname(file);
+        mask_path(&cmd, dir);
+        mask_path(&why, dir);
+        free(dir);
+        if (why.len > 2000) {
+            strbuf_setlen(&why, 2000);
+            strbuf_adds(&why, "\n[...]");
+        }
         r = pgci_error_set(PGCI_EIO, "ruff normalisation failed: '%s' exited with status %d%s%s",
                            cmd.buf, res.status, why.len ? ": " : "", why.buf);
         strbuf_free(&why);

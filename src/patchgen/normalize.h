@@ -19,12 +19,12 @@
 #include "core/vec.h"
 
 typedef struct normalize_opts {
-    const char *ruff;                /* the ruff command (argv[0]); NULL: "ruff" on PATH */
-    const strvec *extra_ignore;      /* ruff_extra_ignore codes, or NULL */
-    int isolated;                    /* ruff_isolated: pass --isolated */
-    const char *cwd;                 /* where ruff runs: the workspace root; NULL: inherit */
-    const char *file_name;           /* base name of the temporary file ("x.py" when NULL) */
-    int timeout_ms;                  /* per ruff invocation; 0: 120 s */
+    const char *ruff;           /* the ruff command (argv[0]); NULL: "ruff" on PATH */
+    const strvec *extra_ignore; /* ruff_extra_ignore codes, or NULL */
+    int isolated;               /* ruff_isolated: pass --isolated */
+    const char *cwd;            /* where ruff runs: the workspace root; NULL: inherit */
+    const char *file_name;      /* base name of the temporary file ("x.py" when NULL) */
+    int timeout_ms;             /* per ruff invocation; 0: 120 s */
 } normalize_opts;
 
 /* Normalises src[0..len) and appends the result to out. */

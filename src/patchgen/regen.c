@@ -77,8 +77,8 @@ static int fail(regen_output *out, int code)
     return code;
 }
 
-int regen_generate(const pg_config *cfg, const char *upstream_raw, size_t len,
-                   const regen_opts *o, regen_output *out)
+int regen_generate(const pg_config *cfg, const char *upstream_raw, size_t len, const regen_opts *o,
+                   regen_output *out)
 {
     if (!out->source_module)
         out->source_module = pgci_strdup(cfg->source_module);

@@ -51,15 +51,15 @@ int regen_output_paths(const char *config_dir, const char *out_dir, const char *
 
 /* Generate, normalise and diff one evaluated config against its upstream module's
  * raw text. Fills out (which the caller zeroes); returns out->status. */
-int regen_generate(const pg_config *cfg, const char *upstream_raw, size_t len,
-                   const regen_opts *o, regen_output *out);
+int regen_generate(const pg_config *cfg, const char *upstream_raw, size_t len, const regen_opts *o,
+                   regen_output *out);
 
 typedef struct regen_batch_opts {
     regen_opts base;
-    const char *var_name;   /* -c NAME; NULL: "config" */
-    const char *out_dir;    /* -o DIR (absolute or relative to cwd); NULL: beside each config */
-    int jobs;               /* worker threads; <= 0: 1 */
-    upstream *up;           /* where upstream modules come from */
+    const char *var_name; /* -c NAME; NULL: "config" */
+    const char *out_dir;  /* -o DIR (absolute or relative to cwd); NULL: beside each config */
+    int jobs;             /* worker threads; <= 0: 1 */
+    upstream *up;         /* where upstream modules come from */
 } regen_batch_opts;
 
 /* The whole pipeline for configs[0..n) of ws, in parallel (each worker thread has

@@ -26,10 +26,10 @@ typedef struct batch {
     const regen_batch_opts *o;
     regen_output *outs;
     pg_config **cfgs;
-    strvec modules;     /* distinct source modules */
-    strbuf *sources;    /* per module */
+    strvec modules;  /* distinct source modules */
+    strbuf *sources; /* per module */
     char **fetch_errors;
-    size_t *module_of;  /* per config: index into modules, or (size_t)-1 */
+    size_t *module_of; /* per config: index into modules, or (size_t)-1 */
     pthread_mutex_t lock;
     size_t next;
     int phase;

@@ -39,10 +39,15 @@ typedef struct http_job {
 /* Substitutes {tag} and {path} in a URL template. */
 void http_url(strbuf *out, const char *tmpl, const char *tag, const char *path);
 
+/* Called once per job as soon as its outcome is final, so the caller can validate
+ * and store it while other transfers are still running. */
+typedef void (*http_done_fn)(void *arg, size_t index);
+
 /* Downloads every job, up to p->jobs at once through one curl multi handle, with
  * retries and backoff for transient failures. Returns the number of HTTP requests
- * made; the outcome of each job is in the job. */
-size_t http_fetch_jobs(const http_params *p, http_job *jobs, size_t n);
+ * made; the outcome of each job is in the job (and reported to done, when given). */
+size_t http_fetch_jobs(const http_params *p, http_job *jobs, size_t n, http_done_fn done,
+                       void *arg);
 
 /* --- git (source_git.c) --------------------------------------------------------- */
 

@@ -235,9 +235,14 @@ static void settle(xfer *x, CURLcode rc, const http_params *p)
         return;
     }
     free(why);
-    long long delay = p->retry_delay_ms;
-    for (int i = 1; i < attempts && delay < 3600000; i++)
+    /* exponential, but never more than 30 s between two attempts of the backoff's own
+     * making (a server's Retry-After has its own cap) */
+    long long delay = p->retry_delay_ms,
+              cap = p->retry_delay_ms > 30000 ? p->retry_delay_ms : 30000;
+    for (int i = 1; i < attempts && delay < cap; i++)
         delay *= 2;
+    if (delay > cap)
+        delay = cap;
     if (retry_after >= 0) {
         long long ra = (long long)retry_after * 1000;
         if (ra > p->retry_after_max_ms)
@@ -250,7 +255,8 @@ static void settle(xfer *x, CURLcode rc, const http_params *p)
     strbuf_reset(&x->job->body);
 }
 
-size_t http_fetch_jobs(const http_params *p, http_job *jobs, size_t n)
+size_t http_fetch_jobs(const http_params *p, http_job *jobs, size_t n, http_done_fn done_fn,
+                       void *arg)
 {
     pthread_once(&curl_once, curl_init_once);
     size_t requests = 0;
@@ -265,8 +271,11 @@ size_t http_fetch_jobs(const http_params *p, http_job *jobs, size_t n)
     }
     CURLM *m = curl_multi_init();
     if (!m) {
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
             finish(&xs[i], PGCI_ENET, pgci_strdup("curl_multi_init failed"));
+            if (done_fn)
+                done_fn(arg, i);
+        }
         free(xs);
         return 0;
     }
@@ -286,6 +295,8 @@ size_t http_fetch_jobs(const http_params *p, http_job *jobs, size_t n)
             if (start(m, &xs[i], p) < 0) {
                 finish(&xs[i], PGCI_ENET, pgci_strdup(pgci_error_last()));
                 done++;
+                if (done_fn)
+                    done_fn(arg, i);
                 continue;
             }
             requests++;
@@ -306,8 +317,11 @@ size_t http_fetch_jobs(const http_params *p, http_job *jobs, size_t n)
             settle(x, rc, p);
             curl_easy_cleanup(x->h);
             x->h = NULL;
-            if (x->state == X_DONE)
+            if (x->state == X_DONE) {
                 done++;
+                if (done_fn)
+                    done_fn(arg, (size_t)(x - xs));
+            }
         }
         if (done == n)
             break;

@@ -323,10 +323,38 @@ static int settle(upstream *u, const char *tag, const char *name, const char *pa
     return 0;
 }
 
+/* A batch in flight: what the http completion callback needs to settle a job. */
+typedef struct batch {
+    upstream *u;
+    const upstream_item *items;
+    char **names, **paths;
+    http_job *jobs;
+    size_t *job_of;
+    strbuf *results;
+    char **errors;
+    int *codes;
+} batch;
+
+/* Validates and caches one finished transfer while the others are still running. */
+static void on_http_done(void *arg, size_t k)
+{
+    batch *b = arg;
+    size_t i = b->job_of[k];
+    http_job *j = &b->jobs[k];
+    if (j->code < 0)
+        pgci_error_set(j->code, "%s", j->why ? j->why : "unknown error");
+    /* hand the body over rather than copy it */
+    strbuf tmp = b->results[i];
+    b->results[i] = j->body;
+    j->body = tmp;
+    b->codes[i] = settle(b->u, b->items[i].tag, b->names[i], b->paths[i], j->url, j->code,
+                         &b->results[i], &b->errors[i]);
+}
+
 int upstream_fetch_batch(upstream *u, const upstream_item *items, size_t n, strbuf *results,
                          char **errors)
 {
-    int first = 0;
+    int *codes = pgci_calloc(n ? n : 1, sizeof(int));
     char **paths = pgci_calloc(n ? n : 1, sizeof(char *));
     char **names = pgci_calloc(n ? n : 1, sizeof(char *));
     http_job *jobs = pgci_calloc(n ? n : 1, sizeof(http_job));
@@ -340,7 +368,7 @@ int upstream_fetch_batch(upstream *u, const upstream_item *items, size_t n, strb
         int r = upstream_tag_check(tag);
         if (r < 0) {
             errors[i] = pgci_asprintf("cannot fetch %s: %s", m, pgci_error_last());
-            first = first ? first : r;
+            codes[i] = r;
             continue;
         }
         r = upstream_module_check(m);
@@ -351,7 +379,7 @@ int upstream_fetch_batch(upstream *u, const upstream_item *items, size_t n, strb
         }
         if (r < 0) {
             errors[i] = pgci_asprintf("cannot fetch module at %s: %s", tag, pgci_error_last());
-            first = first ? first : r;
+            codes[i] = r;
             strbuf_free(&p);
             continue;
         }
@@ -380,28 +408,23 @@ int upstream_fetch_batch(upstream *u, const upstream_item *items, size_t n, strb
             r = git_src_read(u->git, tag, paths[i], u->hp.max_bytes, &results[i], &where);
         else
             r = dir_src_read(u->spec, tag, paths[i], u->hp.max_bytes, &results[i], &where);
-        r = settle(u, tag, names[i], paths[i], where.buf, r, &results[i], &errors[i]);
-        first = first ? first : r;
+        codes[i] = settle(u, tag, names[i], paths[i], where.buf, r, &results[i], &errors[i]);
         strbuf_free(&where);
     }
 
     if (njobs) {
-        u->stats.requests += http_fetch_jobs(&u->hp, jobs, njobs);
+        batch b = {u, items, names, paths, jobs, job_of, results, errors, codes};
+        u->stats.requests += http_fetch_jobs(&u->hp, jobs, njobs, on_http_done, &b);
         for (size_t k = 0; k < njobs; k++) {
-            size_t i = job_of[k];
-            http_job *j = &jobs[k];
-            if (j->code < 0)
-                pgci_error_set(j->code, "%s", j->why ? j->why : "unknown error");
-            strbuf_reset(&results[i]);
-            strbuf_add(&results[i], j->body.buf, j->body.len);
-            int r = settle(u, items[i].tag, names[i], paths[i], j->url, j->code, &results[i],
-                           &errors[i]);
-            first = first ? first : r;
-            free((char *)j->url);
-            free(j->why);
-            strbuf_free(&j->body);
+            free((char *)jobs[k].url);
+            free(jobs[k].why);
+            strbuf_free(&jobs[k].body);
         }
     }
+    /* the first failure in item order, whatever order the transfers ended in */
+    int first = 0;
+    for (size_t i = 0; i < n && !first; i++)
+        first = codes[i];
     for (size_t i = 0; i < n; i++) {
         free(paths[i]);
         free(names[i]);
@@ -410,6 +433,7 @@ int upstream_fetch_batch(upstream *u, const upstream_item *items, size_t n, strb
     free(names);
     free(jobs);
     free(job_of);
+    free(codes);
     return first;
 }
 

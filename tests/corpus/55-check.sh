@@ -11,11 +11,11 @@ cd "$repo"
 PGCI=${PGCI:-$repo/bin/pgci}
 RUFF=${PGCI_RUFF:-$repo/${PGCI_BUILD:-build}/deps/ruff}
 tf=$(corpus_wheel transformers 5.9.0) || exit 1
-veomni=$(corpus_wheel veomni 0.1.12) || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-ws="$tmp/veomni"
-veomni_workspace "$ws" "$veomni"
+# the veomni 0.1.12 source distribution: its configs, generated files and its own
+# pyproject.toml ([tool.patchgen], [tool.ruff], the pin); read only
+ws=$(veomni_sdist 0.1.12) || exit 1
 t0=$(date +%s.%N)
 # the distribution ships the generated .py files but not their .diff: --no-diff
 "$PGCI" check -C "$ws" --tag v5.9.0 --source "dir:$tf" --ruff "$RUFF" --format json --no-diff \
@@ -42,4 +42,7 @@ sys.exit(1 if drift else 0)
 PY
 status=$?
 cat "$tmp/err" | head -5
+# the same run rendered as the maintainers read it
+"$PGCI" report --in "$tmp/run.json" --format md,html -o "$tmp/report" || status=1
+sed -n 3p "$tmp/report/report.md"
 exit $status

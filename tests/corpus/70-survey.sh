@@ -12,11 +12,11 @@ PGCI=${PGCI:-$repo/bin/pgci}
 RUFF=${PGCI_RUFF:-$repo/${PGCI_BUILD:-build}/deps/ruff}
 a=$(corpus_wheel transformers 5.9.0) || exit 1
 b=$(corpus_wheel transformers 5.16.1) || exit 1
-veomni=$(corpus_wheel veomni 0.1.12) || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-ws="$tmp/veomni"
-veomni_workspace "$ws" "$veomni"
+# the veomni 0.1.12 source distribution: its configs, generated files and its own
+# pyproject.toml ([tool.patchgen], [tool.ruff], the pin); read only
+ws=$(veomni_sdist 0.1.12) || exit 1
 # a dir: source with {tag}: one directory per tag
 mkdir -p "$tmp/tags"
 ln -s "$a" "$tmp/tags/v5.9.0"

@@ -1,47 +1,22 @@
-# Shared by tests/corpus/50-regen.sh and bench/40-regen.sh.
-# veomni_workspace DIR VEOMNI_WHEEL_DIR: makes DIR a workspace holding the wheel's
-# configs and checked-in generated files, with VeOmni's [tool.patchgen] and
-# [tool.ruff] settings (the wheel carries no pyproject.toml; the lint configuration
-# is part of what the normalised bytes depend on).
-veomni_workspace() {
-    local ws=$1 veomni=$2
-    mkdir -p "$ws/veomni/models"
-    cp -r "$veomni/veomni/models/transformers" "$ws/veomni/models/"
-    cat >"$ws/pyproject.toml" <<'TOML'
-# VeOmni's settings that patchgen and ruff read (from its pyproject.toml).
-[project]
-name = "veomni"
-version = "0.1.12"
-[dependency-groups]
-transformers-stable = ["transformers==5.9.0"]
-
-[tool.patchgen]
-search_root = "veomni/models/transformers"
-package_prefix = "veomni.models.transformers"
-
-[tool.ruff]
-target-version = "py311"
-line-length = 119
-indent-width = 4
-
-[tool.ruff.lint]
-ignore = ["B905", "C901", "E501", "E741", "W605", "C408"]
-select = ["B", "C", "E", "F", "I", "W"]
-
-[tool.ruff.lint.per-file-ignores]
-"__init__.py" = ["E402", "F401", "F403", "F811"]
-"veomni/models/transformers/**/generated/*.py" = ["E402", "B007"]
-"veomni/models/transformers/**/*_patch_gen_config.py" = ["F821"]
-
-[tool.ruff.lint.isort]
-lines-after-imports = 2
-known-first-party = ["veomni"]
-known-third-party = ["torch", "transformers", "wandb"]
-
-[tool.ruff.format]
-quote-style = "double"
-indent-style = "space"
-skip-magic-trailing-comma = false
-line-ending = "auto"
-TOML
+# Shared by tests/corpus/50-regen.sh and bench/40-regen.sh: real VeOmni workspaces
+# from the Python package registry, in the corpus cache.
+#
+# veomni_sdist VERSION: prints the directory of the unpacked `veomni` source
+# distribution (its pyproject.toml - with VeOmni's [tool.patchgen] and [tool.ruff] -
+# its *_patch_gen_config.py files and their checked-in generated/ outputs). The
+# cache layout is the one tests/corpus/15-workspace-veomni.sh uses.
+veomni_sdist() {
+    local v=$1
+    local dir="$PGCI_CORPUS_CACHE/veomni-$v-sdist"
+    if [ ! -f "$dir/.done" ]; then
+        rm -rf "$dir" "$dir.part"
+        mkdir -p "$dir.part"
+        python3 -m pip download --quiet --no-deps --no-binary :all: "veomni==$v" -d "$dir.part/dl" \
+            >/dev/null 2>&1 || { echo "cannot download the veomni==$v sdist" >&2; return 1; }
+        tar xzf "$dir.part/dl/veomni-$v.tar.gz" -C "$dir.part" || return 1
+        rm -rf "$dir.part/dl"
+        touch "$dir.part/.done"
+        mv "$dir.part" "$dir"
+    fi
+    echo "$dir/veomni-$v"
 }

@@ -48,6 +48,16 @@ assert all(f["check"] == "logits" for f in d["findings"])
 assert sev == (["info"] * 4 if gpu else ["info", "info", "warning", "warning"]), sev
 PY
 
+# run.json for `pgci report`: a skipped GPU comparison is not a passed case
+"$PGCI" logits --toy fixtures/toy_config/qwen2_tiny --run-json "$tmp/run.json" >/dev/null ||
+    fail "run-json run"
+"$PGCI" report --in "$tmp/run.json" --format md >"$tmp/report.md" 2>"$tmp/err" || fail "report: $(cat "$tmp/err")"
+if [ $gpu -eq 0 ]; then
+    grep -q "2 of 4 logits cases passed" "$tmp/report.md" || fail "report summary: $(head -5 "$tmp/report.md")"
+else
+    grep -q "4 of 4 logits cases passed" "$tmp/report.md" || fail "report summary: $(head -5 "$tmp/report.md")"
+fi
+
 # 3. a broken kernel is caught: exit 1, FAIL rows, the diverging layer named
 PGCI_TEST_BREAK_KERNEL=rotary "$PGCI" logits --toy fixtures/toy_config/qwen3_tiny --dtype fp32 \
     --device cpu >"$tmp/out" 2>"$tmp/err"

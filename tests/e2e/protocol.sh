@@ -123,7 +123,18 @@ check "$T/nopy/ws" --allow-skip protocol-import >/dev/null || fail "--allow-skip
 sed -i 's/^\[tool.pgci\]$/[tool.pgci]\npython = "no-such-python-for-pgci"/' "$T/nopy/ws/pyproject.toml"
 check "$T/nopy/ws" >"$T/nopy2.out" 2>/dev/null || true
 expect_grep '^not run: protocol-import: cannot run \[tool.pgci\] python: .*no-such-python-for-pgci' "$T/nopy2.out"
-echo "ok   import smoke: not run without a Python, with its reason"
+# an import that hangs is stopped at the timeout and reported; the others still run
+make_ws "$T/hang" import-smoke
+sed -i 's/^timeout = 60$/timeout = 2\njobs = 2/' "$T/hang/ws/pyproject.toml"
+printf 'import time as _t\n\n_t.sleep(60)\n' >>"$T/hang/ws/demo/models/qwen3/generated/patched_modeling_qwen3_gpu.py"
+start=$(date +%s)
+check "$T/hang/ws" --format json >"$T/hang.json" || true
+[ $(( $(date +%s) - start )) -lt 30 ] || fail "the hanging import was not stopped"
+got=$(protocol_findings <"$T/hang.json")
+want="error demo/models/llama/generated/patched_modeling_llama_gpu.py:144: importing demo.models.llama.generated.patched_modeling_llama_gpu fails: NameError: name 'SLOT_TABLE_FROM_NOWHERE' is not defined [protocol-import]
+error demo/models/qwen3/generated/patched_modeling_qwen3_gpu.py: importing demo.models.qwen3.generated.patched_modeling_qwen3_gpu did not finish within 2 s [protocol-import]"
+[ "$got" = "$want" ] || fail "hang: got"$'\n'"$got"
+echo "ok   import smoke: not run without a Python, with its reason; a hanging import stopped at the timeout"
 
 # severities and rules from [tool.pgci.protocol.rules]
 make_ws "$T/sev" siblings-copied-body
@@ -140,4 +151,11 @@ sed -i 's/^"siblings.copied" = "off"$/"siblings.copied-body" = "loud"/' "$T/sev/
 expect_fail 2 "expected error, warning, info or off, not 'loud'" check "$T/sev/ws"
 sed -i 's/^"siblings.copied-body" = "loud"$/[tool.pgci.protocol.registration]\nregistry = 3/' "$T/sev/ws/pyproject.toml"
 expect_fail 2 "\[tool.pgci.protocol.registration\] registry: expected a string, got integer" check "$T/sev/ws"
-echo "ok   rules: severity changed, turned off; bad settings refused in one line"
+# the name-map cross-reference is off by default; on, it names the demo's trap
+make_ws "$T/nm"
+printf '\n[tool.pgci.protocol.rules]\n"siblings.name-map" = true\n' >>"$T/nm/ws/pyproject.toml"
+check "$T/nm/ws" --format json >"$T/nm.json" || true
+got=$(protocol_findings <"$T/nm.json")
+want='warning demo/models/qwen3_moe/qwen3_moe_gpu_patch_gen_config.py:74: `Qwen3MoeForCausalLM.forward` (reused through name_map) builds `Qwen3MoeCausalLMOutputWithPast` without `router_logits`, which `Qwen3MoeCausalLMOutputWithPast` has and `Qwen3CausalLMOutputWithPast` lacks: they stay None (name-map-fields) [protocol-siblings]'
+[ "$got" = "$want" ] || fail "name-map: got"$'\n'"$got"
+echo "ok   rules: severity changed, turned off, name-map turned on; bad settings refused in one line"

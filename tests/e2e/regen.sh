@@ -21,6 +21,26 @@ gen=$ws/demo/models/qwen3/generated
 [ "$(grep -c '^up to date' "$tmp/out")" = 4 ] || fail "expected 4 up to date: $(cat "$tmp/out")"
 grep -q '4 configs at v1.0.0: 0 errors, all up to date' "$tmp/err" || fail "summary: $(cat "$tmp/err")"
 
+# a ruff other than the pinned one is worth a warning (the bytes depend on it)
+sed 's/^# ruff_version = .*/ruff_version = "0.0.1"/' "$ws/pyproject.toml" >"$tmp/pyproject.toml"
+cp "$ws/pyproject.toml" "$tmp/pyproject.orig"
+cp "$tmp/pyproject.toml" "$ws/pyproject.toml"
+"$PGCI" regen -C "$ws" --ruff "$RUFF" >/dev/null 2>"$tmp/err" || fail "version warning run failed"
+grep -q "is ruff 0.13.2, not the 0.0.1 that .*pyproject.toml pins" "$tmp/err" || fail "no version warning: $(cat "$tmp/err")"
+cp "$tmp/pyproject.orig" "$ws/pyproject.toml"
+
+# --format json: one object per config, with the notes
+"$PGCI" regen -C "$ws" --ruff "$RUFF" --format json >"$tmp/regen.json" || fail "--format json run failed"
+python3 - "$tmp/regen.json" <<'PY' || fail "--format json content"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["tag"] == "v1.0.0", d["tag"]
+assert [c["state"] for c in d["configs"]] == ["up-to-date"] * 4, d
+kinds = {n["kind"] for c in d["configs"] for n in c["notes"]}
+assert "dropped-statement" in kinds, kinds
+assert all(c["normalized"] and c["error"] is None for c in d["configs"])
+PY
+
 # 2. --stdout prints the regenerated file; with --diff, the .diff
 "$PGCI" regen -C "$ws" --ruff "$RUFF" --stdout demo.models.qwen3.qwen3_npu_patch_gen_config >"$tmp/npu.py"
 cmp "$tmp/npu.py" "$gen/patched_modeling_qwen3_npu.py" || fail "--stdout differs"

@@ -62,6 +62,7 @@ else
     say "installing torch, transformers, safetensors with pip into $OUT/venv (background)"
     (python3 -m venv --system-site-packages "$OUT/venv" &&
         timeout 300 "$OUT/venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+            --retries 1 --timeout 20 \
             torch transformers safetensors) >"$OUT/pip.log" 2>&1 &
     pip_pid=$!
     PY=$OUT/venv/bin/python
@@ -77,7 +78,7 @@ build() {
                   -DPGCI_HAVE_CUDA=1 -Isrc -I. -I$cuda/include"
     mkdir -p "$obj"
     local srcs=(src/core/*.c src/cmd/cmd_common.c src/cmd/cmd_logits.c checks/finding.c
-                checks/logits.c kernels/*.c tests/gpu/logits_main.c)
+                checks/logits.c reports/run_doc.c kernels/*.c tests/gpu/logits_main.c)
     local objs=() pids=() s o
     for s in "${srcs[@]}"; do
         o=$obj/$(echo "$s" | tr / _).o

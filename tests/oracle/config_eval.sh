@@ -35,6 +35,7 @@ run() {
     python3 tests/oracle/config_compare.py "$mode" "$tmp/$name.py.jsonl" "$tmp/$name.pgci.jsonl"
 }
 
+echo "oracle: $(python3 --version), patchgen from veomni 0.1.11"
 rc=0
 run demo same fixtures/workspace demo/models demo.models \
     fixtures/workspace/demo/models/*/*_patch_gen_config.py || rc=1

@@ -22,7 +22,10 @@ static void test_splitlines_python_boundaries(void **state)
 {
     (void)state;
     /* "a\r\nb\rc\x0cd\xc2\x85e\xe2\x80\xa8f\n" splits at every boundary; no trailing "" */
-    const char *s = "a\r\nb\rc\x0c" "d\xc2\x85" "e\xe2\x80\xa8" "f\n";
+    const char *s = "a\r\nb\rc\x0c"
+                    "d\xc2\x85"
+                    "e\xe2\x80\xa8"
+                    "f\n";
     cg_lines l = VEC_INIT;
     cgtext_splitlines(&l, s, strlen(s));
     assert_int_equal(l.len, 6);
@@ -88,8 +91,9 @@ static void test_name_map_longest_first(void **state)
 static void test_strip_patch_decorators(void **state)
 {
     (void)state;
-    const char *src = "# keep\n@config.override_method(\n    \"A.f\",\n    description=\"x (y)\",\n)\n"
-                      "@torch.no_grad()\n@add_helper_after(\"T\")\n@replace_classes\ndef f():\n    pass\n";
+    const char *src =
+        "# keep\n@config.override_method(\n    \"A.f\",\n    description=\"x (y)\",\n)\n"
+        "@torch.no_grad()\n@add_helper_after(\"T\")\n@replace_classes\ndef f():\n    pass\n";
     strbuf sb = STRBUF_INIT;
     cgsrc_strip_patch_decorators(&sb, src, strlen(src));
     assert_string_equal(sb.buf, "# keep\n@torch.no_grad()\n@replace_classes\ndef f():\n    pass");
@@ -117,8 +121,8 @@ static void test_indentation_like_cpython(void **state)
         int ok;
     } cases[] = {
         {"class A:\n    def f(self):\n        return 1\n", 1},
-        {"x = 1\n  y = 2\n", 0},                         /* unexpected indent */
-        {"if x:\n        a = 1\n\tb = 2\n", 0},          /* TabError */
+        {"x = 1\n  y = 2\n", 0},                           /* unexpected indent */
+        {"if x:\n        a = 1\n\tb = 2\n", 0},            /* TabError */
         {"if x:\n    if y:\n        a = 1\n  b = 2\n", 0}, /* unindent mismatch */
         {"x = (1,\n  2)\ny = 1 + \\\n      2\ns = '''\n   text\n'''\n", 1},
         {"\x0cx = 1\nif x:\n\x0c    y = 2\n", 1},
@@ -149,34 +153,33 @@ static void test_override_into_unparsable_class_is_skipped(void **state)
     strbuf_free(&cls);
 }
 
-static const char upstream_src[] =
-    "\"\"\"Upstream doc.\"\"\"\n"
-    "from ..base import (Thing as T,  # c\n"
-    "    Other)\n"
-    "import os, sys as system\n"
-    "from . import sibling\n"
-    "\n"
-    "\n"
-    "class A(Base):\n"
-    "    # leading\n"
-    "    @dec\n"
-    "    def f(self, x):\n"
-    "        return x\n"
-    "\n"
-    "\n"
-    "class B: ...\n"
-    "\n"
-    "\n"
-    "def helper(a):\n"
-    "    import json\n"
-    "    return a\n"
-    "\n"
-    "\n"
-    "X: int = 3\n"
-    "if os:\n"
-    "    pass\n"
-    "__all__ = [\"A\", \"B\", \"helper\"]\n"
-    "";
+static const char upstream_src[] = "\"\"\"Upstream doc.\"\"\"\n"
+                                   "from ..base import (Thing as T,  # c\n"
+                                   "    Other)\n"
+                                   "import os, sys as system\n"
+                                   "from . import sibling\n"
+                                   "\n"
+                                   "\n"
+                                   "class A(Base):\n"
+                                   "    # leading\n"
+                                   "    @dec\n"
+                                   "    def f(self, x):\n"
+                                   "        return x\n"
+                                   "\n"
+                                   "\n"
+                                   "class B: ...\n"
+                                   "\n"
+                                   "\n"
+                                   "def helper(a):\n"
+                                   "    import json\n"
+                                   "    return a\n"
+                                   "\n"
+                                   "\n"
+                                   "X: int = 3\n"
+                                   "if os:\n"
+                                   "    pass\n"
+                                   "__all__ = [\"A\", \"B\", \"helper\"]\n"
+                                   "";
 
 static const char config_src[] =
     "from veomni.patchgen.patch_spec import PatchConfig\n"
@@ -259,10 +262,12 @@ static void test_generate_matches_patchgen(void **state)
     c.source_module = "pkg.mods.up";
     c.target_file = "out.py";
     pg_object fast_f = {"fast_f", "cfg", "/x/cfg.py", config_src, 9, 11, 0, sizeof(config_src) - 1};
-    pg_object new_helper = {"new_helper", "cfg", "/x/cfg.py", config_src, 14, 16, 0, sizeof(config_src) - 1};
-    pg_patch p1 = {PG_METHOD_OVERRIDE, "A.f", &fast_f, NULL, NULL, "cfg", "fast f", NULL, 0, NULL, 0, 0};
-    pg_patch p2 = {PG_FUNCTION_REPLACEMENT, "helper", &new_helper, NULL, NULL, "cfg",
-                   "Replace helper with new_helper", NULL, 0, NULL, 0, 0};
+    pg_object new_helper = {"new_helper", "cfg", "/x/cfg.py", config_src,
+                            14,           16,    0,           sizeof(config_src) - 1};
+    pg_patch p1 = {PG_METHOD_OVERRIDE, "A.f", &fast_f, NULL, NULL, "cfg",
+                   "fast f",           NULL,  0,       NULL, 0,    0};
+    pg_patch p2 = {PG_FUNCTION_REPLACEMENT,          "helper", &new_helper, NULL, NULL, "cfg",
+                   "Replace helper with new_helper", NULL,     0,           NULL, 0,    0};
     VEC_PUSH(&c.patches, p1);
     VEC_PUSH(&c.patches, p2);
     const char *drop = "system", *excl = "B";

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/fs.h"
 #include "core/strbuf.h"
 #include "patchgen/config_dump.h"
 #include "patchgen/config_eval.h"
@@ -668,7 +669,62 @@ static void test_limits(void **state)
         strbuf_adds(&sb, "config.add_post_import_block(B)\n");
     assert_int_equal(eval_src(sb.buf, NULL, &c), PGCI_ELIMIT);
     assert_non_null(strstr(pgci_error_last(), "bytes of text (limit 67108864)"));
+
+    /* quadratic work (65,536 helpers, each looked up in a 1,000-name tuple) runs
+     * into the step budget instead of running for minutes */
+    strbuf_reset(&sb);
+    strbuf_adds(&sb, HEAD "@config.add_helper\ndef h():\n    pass\n");
+    for (int i = 0; i < 16; i++)
+        strbuf_adds(&sb, "config.helpers.extend(config.helpers)\n");
+    strbuf_adds(&sb, "T = (");
+    for (int i = 0; i < 1000; i++)
+        strbuf_addf(&sb, "'n%d', ", i);
+    strbuf_adds(&sb, ")\nconfig.helpers.extend(h for h in config.helpers if h.__name__ in T)\n");
+    assert_int_equal(eval_src(sb.buf, NULL, &c), PGCI_ELIMIT);
+    assert_non_null(
+        strstr(pgci_error_last(), "evaluating this config takes more than 50000000 steps"));
     strbuf_free(&sb);
+}
+
+/* 40 sibling configs, each importing the next: bounded by the import-depth limit. */
+static void test_import_chain(void **state)
+{
+    (void)state;
+    strbuf dir = STRBUF_INIT, path = STRBUF_INIT, src = STRBUF_INIT;
+    assert_int_equal(fs_mkdtemp(&dir, "pgci-chain"), 0);
+    strbuf_addf(&path, "%s/chain", dir.buf);
+    assert_int_equal(fs_mkdirs(path.buf), 0);
+    for (int i = 0; i < 40; i++) {
+        strbuf_reset(&src);
+        if (i < 39)
+            strbuf_addf(&src, "from chain.c%d_patch_gen_config import f%d\n", i + 1, i + 1);
+        strbuf_addf(&src, "def f%d():\n    pass\n", i);
+        strbuf_adds(&src, "from patchgen import PatchConfig\nconfig = PatchConfig('m')\n");
+        strbuf_reset(&path);
+        strbuf_addf(&path, "%s/chain/c%d_patch_gen_config.py", dir.buf, i);
+        assert_int_equal(fs_write_atomic(path.buf, src.buf, src.len), 0);
+    }
+    workspace ws = {0};
+    ws.root = dir.buf;
+    ws.search_root = "chain";
+    ws.package_prefix = "chain";
+    config_eval *ev;
+    config_eval_new(&ev, &ws);
+    pg_config *c = NULL;
+    /* 40 deep is refused, with the place of each import on the way... */
+    assert_int_equal(config_eval_file(ev, "chain/c0_patch_gen_config.py", NULL, &c), PGCI_ELIMIT);
+    assert_non_null(
+        strstr(pgci_error_last(), "sibling configs import each other more than 32 deep"));
+    assert_non_null(strstr(pgci_error_last(), "(imported from chain/c0_patch_gen_config.py:1:1)"));
+    /* ...8 deep is fine */
+    assert_int_equal(config_eval_file(ev, "chain/c32_patch_gen_config.py", NULL, &c), 0);
+    assert_string_equal(c->module, "chain.c32_patch_gen_config");
+    pg_config_free(c);
+    config_eval_free(ev);
+    fs_remove_tree(dir.buf);
+    strbuf_free(&dir);
+    strbuf_free(&path);
+    strbuf_free(&src);
 }
 
 /* The JSON dump of a config with empty lists (the fuzzer found memcpy from NULL
@@ -702,6 +758,7 @@ int main(void)
         cmocka_unit_test(test_inline_errors),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_dump_empty),
+        cmocka_unit_test(test_import_chain),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

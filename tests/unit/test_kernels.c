@@ -14,6 +14,7 @@
 
 #include "checks/logits.h"
 #include "core/error.h"
+#include "core/fs.h"
 #include "core/strbuf.h"
 #include "kernels/compare.h"
 #include "kernels/kgpu.h"
@@ -432,6 +433,73 @@ static void test_check_bad_options(void **state)
     assert_non_null(strstr(pgci_error_last(), "qwen3_moe"));
     logits_report_free(&rep);
     findings_free(&fs);
+
+    /* a hostile config cannot make pgci allocate hundreds of gigabytes */
+    const char *huge = "{\"model_type\":\"llama\",\"vocab_size\":2000000,\"hidden_size\":32768,"
+                       "\"intermediate_size\":4,\"num_hidden_layers\":1,"
+                       "\"num_attention_heads\":2,\"head_dim\":64}";
+    toy_config c;
+    model m;
+    assert_int_equal(toy_config_parse(&c, huge, strlen(huge), "huge/config.json"), 0);
+    assert_int_equal(model_init_seeded(&m, &c, 0), PGCI_ELIMIT);
+    assert_non_null(
+        strstr(pgci_error_last(), "huge/config.json: the model has 1.31e+11 parameters"));
+    toy_config_free(&c);
+}
+
+/* A NaN anywhere fails, even when both sides agree on it. */
+static void test_nan_fails(void **state)
+{
+    (void)state;
+    double ref[4] = {1, 2, 3, 4};
+    float got[4] = {1, 2, 3, 4};
+    kcmp_stats st;
+    kcmp_tensor(ref, got, 4, &st);
+    assert_true(kcmp_ok(&st, kcmp_tolerance(0)));
+    got[2] = NAN;
+    kcmp_tensor(ref, got, 4, &st);
+    assert_int_equal(st.nonfinite, 1);
+    assert_false(kcmp_ok(&st, kcmp_tolerance(1)));
+    ref[2] = NAN; /* NaN on both sides is not agreement */
+    kcmp_tensor(ref, got, 4, &st);
+    assert_false(kcmp_ok(&st, kcmp_tolerance(1)));
+    assert_true(isinf(kcmp_loss_rel(NAN, NAN)));
+
+    /* the whole check: a NaN norm weight poisons reference and kernels alike */
+    strbuf dir = STRBUF_INIT;
+    assert_int_equal(fs_mkdtemp(&dir, "pgci-nan"), 0);
+    char *path = pgci_asprintf("%s/w.safetensors", dir.buf);
+    model m;
+    load_model(&m, TOYS "qwen3_tiny");
+    float *w = (float *)m.layers[1].post_norm;
+    w[3] = NAN;
+    assert_int_equal(model_export_safetensors(&m, path), 0);
+    model_free(&m);
+    const char *toy[] = {TOYS "qwen3_tiny"};
+    logits_opts o = {0};
+    o.toys = toy;
+    o.n_toys = 1;
+    o.family = -1;
+    o.fp32 = o.bf16 = 1;
+    o.device = LOGITS_DEVICE_CPU;
+    o.batch = 1;
+    o.seq = 5;
+    o.weights = path;
+    logits_report rep = {0};
+    findings fs = FINDINGS_INIT;
+    assert_int_equal(check_logits(&o, &rep, &fs), 0);
+    assert_int_equal(rep.len, 2);
+    for (size_t i = 0; i < rep.len; i++) {
+        assert_int_equal(rep.rows[i].status, LOGITS_FAIL);
+        assert_int_equal(rep.rows[i].first_bad_layer, 1);
+        assert_non_null(strstr(rep.rows[i].reason, "NaN"));
+    }
+    assert_int_equal(findings_count_at_least(&fs, SEV_ERROR), 2);
+    logits_report_free(&rep);
+    findings_free(&fs);
+    fs_remove_tree(dir.buf);
+    free(path);
+    strbuf_free(&dir);
 }
 
 int main(void)
@@ -450,6 +518,7 @@ int main(void)
         cmocka_unit_test(test_check_clean_and_skip),
         cmocka_unit_test(test_check_catches_broken_kernels),
         cmocka_unit_test(test_check_bad_options),
+        cmocka_unit_test(test_nan_fails),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
