@@ -412,6 +412,26 @@ static void test_comment_markers(void **state)
     assert_string_equal(fs.items[1]->title,
                         "the header names another target than the patch below it (Q.forward)");
     findings_free(&fs);
+
+    /* {dir}: the whole command, output directory included */
+    tws t2;
+    tws_open(&t2, "[tool.pgci.protocol.comments]\n"
+                  "regen_command = \"patchgen {module} -o {dir}/generated --diff\"\n");
+    put(t2.ws.root, "m/q/q_gpu_patch_gen_config.py",
+        "\"\"\"patchgen m.q.q_gpu_patch_gen_config -o m/q/generated --diff\"\"\"\n");
+    check_input in2 = input("m.q.q_gpu_patch_gen_config", "m/q/q_gpu_patch_gen_config.py",
+                            "m/q/generated/patched_q_gpu.py");
+    assert_int_equal(run_check(&check_protocol_comments, &t2, &in2, 1, &fs), CHECK_RAN);
+    assert_int_equal(fs.len, 0);
+    put(t2.ws.root, "m/q/q_gpu_patch_gen_config.py",
+        "\"\"\"patchgen m.q.q_gpu_patch_gen_config -o m/x/generated --diff\"\"\"\n");
+    assert_int_equal(run_check(&check_protocol_comments, &t2, &in2, 1, &fs), CHECK_RAN);
+    assert_int_equal(fs.len, 1);
+    assert_string_equal(fs.items[0]->title,
+                        "the docstring does not carry the regeneration command 'patchgen "
+                        "m.q.q_gpu_patch_gen_config -o m/q/generated --diff'");
+    findings_free(&fs);
+    tws_close(&t2);
     free(src2);
     VEC_FREE(&c.patches);
     strbuf_free(&abs);
