@@ -290,6 +290,17 @@ static void test_registration_forms(void **state)
                         "imports .generated.patched_old, which no config in m/q generates");
     findings_free(&fs3);
 
+    /* the generated module imported once at module level: fine */
+    findings fs6 = FINDINGS_INIT;
+    assert_int_equal(registration(&t,
+                                  "from .generated.patched_q_gpu import QModel\n"
+                                  "@MODELING_REGISTRY.register(\"q\")\n"
+                                  "def reg(a):\n"
+                                  "    return QModel\n",
+                                  0, 0, &fs6),
+                     0);
+    findings_free(&fs6);
+
     /* upstream imports: a class the source module defines is flagged unless the
      * config excludes it; one it does not define (a base class) is not */
     put(t.ws.root, "m/q/__init__.py",
