@@ -38,7 +38,8 @@ typedef struct proto_settings {
     proto_mode headers;     /* auto: configs with at least one header */
     char *header_prefix;    /* "# Patch:" */
     char *marker_word;      /* "Patch" in "# --- Patch.N ---" */
-    char *regen_command;    /* "patchgen {module}" ({module}, {dir} substituted) */
+    char *regen_command;    /* "patchgen {module}": {module} is the config module, {dir}
+                               the config's directory */
     /* siblings */
     char *gpu_suffix, *npu_suffix; /* "_gpu", "_npu" in config stems */
     /* tests */

@@ -27,6 +27,7 @@
 #include "checks/checks.h"
 #include "checks/protocol.h"
 #include "core/error.h"
+#include "core/fs.h"
 #include "py/pystr.h"
 
 typedef struct lines {
@@ -326,7 +327,11 @@ static void check_regen_command(const check_input *in, const proto_settings *s, 
 {
     strbuf doc = STRBUF_INIT;
     unsigned line = docstring(src, len, in->config_path, &doc);
-    char *want = proto_subst(s->regen_command, "module", in->module);
+    char *dir = fs_dirname(in->config_path);
+    char *m = proto_subst(s->regen_command, "module", in->module);
+    char *want = proto_subst(m, "dir", dir);
+    free(m);
+    free(dir);
     if (!line) {
         proto_add(out, s, "comments.regen-command", in->module, in->config_path, 1,
                   "no module docstring with the regeneration command (%s)", want);

@@ -2,8 +2,9 @@
  * protocol-registration: each model package's __init__.py registers the model
  * the way the workspace's loader expects.
  *
- * Read statically from one tree-sitter parse of __init__.py (the whole file, so
- * a package registering two model types is read at once):
+ * Read statically from one tree-sitter parse of __init__.py (the functions the
+ * registry decorates, and module-level imports; a package registering two model
+ * types is read at once):
  *   - `@MODELING_REGISTRY.register("<model_type>")` decorators;
  *   - where classes come from: `from .generated.<stem> import A, B`,
  *     `from .generated import <stem> as gen` with `A = gen.A`, and
@@ -249,6 +250,15 @@ static void walk(walker *w, TSNode n, int branch, const char *loop_var, char **l
         return;
     }
     if (!w->in_registered) {
+        /* outside the registered functions only module-level imports count (a
+         * package may import its generated module once at the top); the bodies of
+         * other functions (a config registry, helpers) are not the modeling's */
+        if (py_is(n, "function_definition") || py_is(n, "class_definition"))
+            return;
+        if (py_is(n, "import_from_statement")) {
+            on_import_from(w, n, branch);
+            return;
+        }
         walk_children(w, n, branch, loop_var, loop_names, n_loop);
         return;
     }

@@ -290,6 +290,17 @@ static void test_registration_forms(void **state)
                         "imports .generated.patched_old, which no config in m/q generates");
     findings_free(&fs3);
 
+    /* the generated module imported once at module level: fine */
+    findings fs6 = FINDINGS_INIT;
+    assert_int_equal(registration(&t,
+                                  "from .generated.patched_q_gpu import QModel\n"
+                                  "@MODELING_REGISTRY.register(\"q\")\n"
+                                  "def reg(a):\n"
+                                  "    return QModel\n",
+                                  0, 0, &fs6),
+                     0);
+    findings_free(&fs6);
+
     /* upstream imports: a class the source module defines is flagged unless the
      * config excludes it; one it does not define (a base class) is not */
     put(t.ws.root, "m/q/__init__.py",
@@ -412,6 +423,26 @@ static void test_comment_markers(void **state)
     assert_string_equal(fs.items[1]->title,
                         "the header names another target than the patch below it (Q.forward)");
     findings_free(&fs);
+
+    /* {dir}: the whole command, output directory included */
+    tws t2;
+    tws_open(&t2, "[tool.pgci.protocol.comments]\n"
+                  "regen_command = \"patchgen {module} -o {dir}/generated --diff\"\n");
+    put(t2.ws.root, "m/q/q_gpu_patch_gen_config.py",
+        "\"\"\"patchgen m.q.q_gpu_patch_gen_config -o m/q/generated --diff\"\"\"\n");
+    check_input in2 = input("m.q.q_gpu_patch_gen_config", "m/q/q_gpu_patch_gen_config.py",
+                            "m/q/generated/patched_q_gpu.py");
+    assert_int_equal(run_check(&check_protocol_comments, &t2, &in2, 1, &fs), CHECK_RAN);
+    assert_int_equal(fs.len, 0);
+    put(t2.ws.root, "m/q/q_gpu_patch_gen_config.py",
+        "\"\"\"patchgen m.q.q_gpu_patch_gen_config -o m/x/generated --diff\"\"\"\n");
+    assert_int_equal(run_check(&check_protocol_comments, &t2, &in2, 1, &fs), CHECK_RAN);
+    assert_int_equal(fs.len, 1);
+    assert_string_equal(fs.items[0]->title,
+                        "the docstring does not carry the regeneration command 'patchgen "
+                        "m.q.q_gpu_patch_gen_config -o m/q/generated --diff'");
+    findings_free(&fs);
+    tws_close(&t2);
     free(src2);
     VEC_FREE(&c.patches);
     strbuf_free(&abs);
