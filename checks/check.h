@@ -38,7 +38,7 @@ typedef struct check_input {
     size_t expected_py_len;
     const char *expected_diff; /* .diff of upstream against expected_py (or raw) */
     size_t expected_diff_len;
-    const char *error; /* why evaluation or regeneration failed; NULL when it did not */
+    const char *error;    /* why evaluation or regeneration failed; NULL when it did not */
     const pg_config *cfg; /* evaluated config; NULL when evaluation failed */
     const cg_note *notes; /* what codegen did silently (missing targets, ...) */
     size_t n_notes;
@@ -46,7 +46,7 @@ typedef struct check_input {
 
 typedef struct check_ctx {
     const workspace *ws;
-    const char *tag;          /* the upstream tag the regen used */
+    const char *tag; /* the upstream tag the regen used */
     check_input *inputs;
     size_t n_inputs;
     const char *ruff;         /* ruff command when available, else NULL */
@@ -55,8 +55,7 @@ typedef struct check_ctx {
     /* Normalises a source the way the regeneration does (ruff check --fix, then
      * ruff format, with the workspace's settings); NULL when ruff is unavailable.
      * Provided by the pipeline so checks need not know how ruff is run. */
-    int (*normalize)(void *arg, const char *path_hint, const char *src, size_t len,
-                     strbuf *out);
+    int (*normalize)(void *arg, const char *path_hint, const char *src, size_t len, strbuf *out);
     void *normalize_arg;
     /* `pgci check --base REV`: the revision the change set is compared with (the
      * protocol-retired check reads the changed paths through libgit2); NULL: none */

@@ -17,8 +17,7 @@
 
 char *contracts_removal_version(const char *text, size_t len)
 {
-    static const char *const keys[] = {"removed in", "removal in", "version=\"", "version='",
-                                       NULL};
+    static const char *const keys[] = {"removed in", "removal in", "version=\"", "version='", NULL};
     for (size_t k = 0; keys[k]; k++) {
         size_t kl = strlen(keys[k]);
         for (size_t i = 0; i + kl <= len; i++) {
@@ -41,8 +40,8 @@ char *contracts_removal_version(const char *text, size_t len)
 
 static int mentions_deprecation(const char *t, size_t n)
 {
-    static const char *const words[] = {"FutureWarning", "DeprecationWarning", "deprecate_kwarg",
-                                        "will be removed", "is deprecated", NULL};
+    static const char *const words[] = {"FutureWarning",   "DeprecationWarning", "deprecate_kwarg",
+                                        "will be removed", "is deprecated",      NULL};
     for (size_t k = 0; words[k]; k++) {
         size_t wl = strlen(words[k]);
         for (size_t i = 0; i + wl <= n; i++)
@@ -52,8 +51,8 @@ static int mentions_deprecation(const char *t, size_t n)
     return 0;
 }
 
-static void report(findings *out, const survey_pair *p, const pg_patch *patch,
-                   const index_def *d, const char *how, strvec *seen)
+static void report(findings *out, const survey_pair *p, const pg_patch *patch, const index_def *d,
+                   const char *how, strvec *seen)
 {
     if (!p->src_b || d->end_byte > p->src_b_len || d->start_byte >= d->end_byte)
         return;
@@ -80,10 +79,10 @@ static void report(findings *out, const survey_pair *p, const pg_patch *patch,
     json_object_set_new(data, "target", json_string(d->qualname));
     json_object_set_new(data, "module", json_string(p->cfg->source_module));
     json_object_set_new(data, "removal_version", ver ? json_string(ver) : json_null());
-    findings_add(out, "deprecations", sev, p->config, p->config_path,
-                 patch ? patch->reg_line : 0, patch ? patch->reg_col : 0, data,
-                 "`%s`, which %s, is deprecated upstream at %s%s%s", d->qualname, how,
-                 p->tag_b, ver ? ": removal in " : "", ver ? ver : "");
+    findings_add(out, "deprecations", sev, p->config, p->config_path, patch ? patch->reg_line : 0,
+                 patch ? patch->reg_col : 0, data,
+                 "`%s`, which %s, is deprecated upstream at %s%s%s", d->qualname, how, p->tag_b,
+                 ver ? ": removal in " : "", ver ? ver : "");
     free(ver);
 }
 

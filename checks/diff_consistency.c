@@ -42,8 +42,8 @@ static int run_diff_consistency(const check_ctx *ctx, findings *out, strbuf *why
                                  a.buf, b.buf, 3);
             json_t *data = json_object();
             json_object_set_new(data, "diff", json_string(d.buf));
-            finding *f = findings_add(out, "diff-consistency", SEV_ERROR, in->module,
-                                      in->diff_path, 0, 0, data,
+            finding *f = findings_add(out, "diff-consistency", SEV_ERROR, in->module, in->diff_path,
+                                      0, 0, data,
                                       "%s is not the diff of upstream against %s (stale after a "
                                       "hand edit?)",
                                       in->diff_path, in->py_path);

@@ -24,9 +24,8 @@ static unsigned first_diff_line(const char *a, size_t alen, const char *b, size_
     return line;
 }
 
-static void drift_finding(findings *out, const check_input *in, const char *path,
-                          const char *have, size_t have_len, const char *want, size_t want_len,
-                          const char *what)
+static void drift_finding(findings *out, const check_input *in, const char *path, const char *have,
+                          size_t have_len, const char *want, size_t want_len, const char *what)
 {
     strbuf d = STRBUF_INIT, from = STRBUF_INIT, to = STRBUF_INIT;
     strbuf_addf(&from, "a/%s", path);
@@ -59,8 +58,8 @@ static int run_drift(const check_ctx *ctx, findings *out, strbuf *why)
                          "generated file %s is missing (run pgci check --fix)", in->py_path);
         } else if (in->checked_py_len != in->expected_py_len ||
                    memcmp(in->checked_py, in->expected_py, in->expected_py_len)) {
-            drift_finding(out, in, in->py_path, in->checked_py, in->checked_py_len,
-                          in->expected_py, in->expected_py_len, "py");
+            drift_finding(out, in, in->py_path, in->checked_py, in->checked_py_len, in->expected_py,
+                          in->expected_py_len, "py");
         }
         if (!in->diff_path || !in->expected_diff)
             continue;

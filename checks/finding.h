@@ -15,14 +15,14 @@
 typedef enum severity { SEV_INFO = 0, SEV_WARNING = 1, SEV_ERROR = 2 } severity;
 
 typedef struct finding {
-    char *check;  /* check id: "drift", "names", ... */
+    char *check; /* check id: "drift", "names", ... */
     severity sev;
-    char *config; /* config module name, or NULL when not tied to a config */
-    char *path;   /* file the finding is about (workspace-relative when possible) */
+    char *config;       /* config module name, or NULL when not tied to a config */
+    char *path;         /* file the finding is about (workspace-relative when possible) */
     unsigned line, col; /* 1-based; 0 when not applicable */
-    char *title;  /* one line */
-    char *detail; /* may be NULL; several lines allowed */
-    json_t *data; /* may be NULL; owned */
+    char *title;        /* one line */
+    char *detail;       /* may be NULL; several lines allowed */
+    json_t *data;       /* may be NULL; owned */
 } finding;
 
 typedef struct findings {
@@ -30,7 +30,10 @@ typedef struct findings {
     size_t len, cap;
 } findings;
 
-#define FINDINGS_INIT {NULL, 0, 0}
+#define FINDINGS_INIT                                                                              \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
 
 /* Appends a finding; copies every string; takes ownership of data (may be NULL).
  * The title is printf-formatted. Returns the new finding for adding detail. */

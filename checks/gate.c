@@ -52,9 +52,8 @@ int gate_select(const workspace *ws, const strvec *only, int shard_k, int shard_
             const ws_config *c = workspace_find_config(ws, only->items[i]);
             if (!c) {
                 free(sel);
-                return pgci_error_set(PGCI_ENOTFOUND,
-                                      "no config '%s' in %s (see pgci list)", only->items[i],
-                                      ws->root);
+                return pgci_error_set(PGCI_ENOTFOUND, "no config '%s' in %s (see pgci list)",
+                                      only->items[i], ws->root);
             }
             int dup = 0;
             for (size_t k = 0; k < m; k++)
@@ -288,8 +287,8 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
     clock_gettime(CLOCK_MONOTONIC, &t1);
     pgci_error_clear();
     run_doc_add_timing(&out->doc, "regen",
-                       (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
-
+                       (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+                           (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
 
     check_input *in = pgci_calloc(n ? n : 1, sizeof(*in));
     char **bufs = pgci_calloc(2 * (n ? n : 1), sizeof(char *));

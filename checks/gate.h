@@ -12,20 +12,20 @@
 #include "workspace/workspace.h"
 
 typedef struct gate_opts {
-    const char *tag;        /* upstream tag; NULL: "v" + the workspace pin */
-    const char *source;     /* upstream source spec; NULL: [tool.pgci] upstream or default */
-    const char *ruff;       /* ruff command; NULL: [tool.pgci] ruff, else "ruff" */
-    int no_ruff;            /* 1: structural mode, no byte comparison */
-    int ruff_timeout_ms;    /* per ruff run; 0: 120 s */
-    const char *var_name;   /* -c NAME */
-    const strvec *only;     /* configs to check (module, path or stem); empty: all */
-    int shard_k, shard_n;   /* --shard K/N over the selected configs; 0/0: all */
+    const char *tag;      /* upstream tag; NULL: "v" + the workspace pin */
+    const char *source;   /* upstream source spec; NULL: [tool.pgci] upstream or default */
+    const char *ruff;     /* ruff command; NULL: [tool.pgci] ruff, else "ruff" */
+    int no_ruff;          /* 1: structural mode, no byte comparison */
+    int ruff_timeout_ms;  /* per ruff run; 0: 120 s */
+    const char *var_name; /* -c NAME */
+    const strvec *only;   /* configs to check (module, path or stem); empty: all */
+    int shard_k, shard_n; /* --shard K/N over the selected configs; 0/0: all */
     int jobs;
-    int fix;                /* rewrite drifted .py/.diff atomically */
-    int no_diff;            /* the workspace checks in no .diff files: compare .py only */
-    const char *cache_dir;  /* upstream cache; NULL: default */
+    int fix;               /* rewrite drifted .py/.diff atomically */
+    int no_diff;           /* the workspace checks in no .diff files: compare .py only */
+    const char *cache_dir; /* upstream cache; NULL: default */
     int timestamp;
-    const char *base;       /* --base REV for the change-set checks; NULL: none */
+    const char *base; /* --base REV for the change-set checks; NULL: none */
 } gate_opts;
 
 typedef struct gate_result {

@@ -50,6 +50,7 @@ typedef struct proto_settings {
     strvec python;          /* argv of [tool.pgci] python; empty: not configured */
     strvec python_path;     /* extra sys.path entries ({tag}), relative to the root */
     int import_timeout_s;
+    int import_jobs;        /* interpreters at once */
     /* rule id -> severity (or PROTO_OFF); see proto_rules[] */
     int *sev;
 } proto_settings;

@@ -170,8 +170,12 @@ static int header_names_at(const lines *l, size_t line, const char *prefix, cons
     while (p < e && *p == ' ')
         p++;
     size_t n = 0;
-    while (p + n < e && p[n] != ' ' && p[n] != '(')
+    int brace = 0; /* "M.{a, b}": spaces inside braces belong to the target */
+    while (p + n < e && (brace || (p[n] != ' ' && p[n] != '('))) {
+        brace += p[n] == '{';
+        brace -= p[n] == '}' && brace;
         n++;
+    }
     const char *lb = memchr(p, '{', n), *rb = lb ? memchr(lb, '}', (size_t)(p + n - lb)) : NULL;
     if (!lb || !rb)
         return strlen(target) == n && !memcmp(p, target, n);

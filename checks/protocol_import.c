@@ -8,9 +8,12 @@
  * each generated module is imported in its own subprocess (through proc.h, with
  * the workspace root and [tool.pgci.protocol.import] path on sys.path and a
  * timeout); a failure is a finding at the line of the generated file the
- * traceback points into. Without a Python command the check does not run and
- * says why: a smoke test that did not run is never reported as passed.
+ * traceback points into. Several interpreters run at once ([tool.pgci.protocol.
+ * import] jobs, default: the online CPUs, at most 8); the findings come in input
+ * order. Without a Python command the check does not run and says why: a smoke
+ * test that did not run is never reported as passed.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,6 +73,64 @@ static unsigned frame_line(const char *out, const char *py_path)
     return line;
 }
 
+/* One module to import and what became of it. */
+typedef struct smoke_job {
+    const check_input *in;
+    char *mod;
+    int rc;          /* proc_run's result */
+    char *err;       /* proc_run's message when rc < 0 */
+    proc_result pr;
+} smoke_job;
+
+typedef struct smoke_pool {
+    smoke_job *jobs;
+    size_t n, next;
+    pthread_mutex_t lock;
+    const proto_settings *s;
+    const strvec *paths;
+    const char *root;
+} smoke_pool;
+
+static void smoke_one(const smoke_pool *pool, smoke_job *j)
+{
+    const proto_settings *s = pool->s;
+    VEC(const char *) argv = VEC_INIT;
+    for (size_t k = 0; k < s->python.len; k++)
+        VEC_PUSH(&argv, s->python.items[k]);
+    VEC_PUSH(&argv, "-c");
+    VEC_PUSH(&argv, smoke_py);
+    VEC_PUSH(&argv, pool->root);
+    VEC_PUSH(&argv, j->mod);
+    for (size_t k = 0; k < pool->paths->len; k++)
+        VEC_PUSH(&argv, pool->paths->items[k]);
+    VEC_PUSH(&argv, NULL);
+    proc_opts po;
+    memset(&po, 0, sizeof(po));
+    po.argv = argv.items;
+    po.cwd = pool->root;
+    po.timeout_ms = s->import_timeout_s * 1000;
+    po.max_output = 1 << 20;
+    j->rc = proc_run(&po, &j->pr);
+    if (j->rc < 0) {
+        j->err = pgci_strdup(pgci_error_last());
+        pgci_error_clear();
+    }
+    VEC_FREE(&argv);
+}
+
+static void *smoke_worker(void *arg)
+{
+    smoke_pool *pool = arg;
+    for (;;) {
+        pthread_mutex_lock(&pool->lock);
+        size_t i = pool->next++;
+        pthread_mutex_unlock(&pool->lock);
+        if (i >= pool->n)
+            return NULL;
+        smoke_one(pool, &pool->jobs[i]);
+    }
+}
+
 static int run(const check_ctx *ctx, findings *out, strbuf *why)
 {
     if (!ctx->ws)
@@ -98,58 +159,70 @@ static int run(const check_ctx *ctx, findings *out, strbuf *why)
         strbuf_free(&abs);
         free(p);
     }
-    int result = CHECK_RAN;
-    for (size_t i = 0; i < ctx->n_inputs && result == CHECK_RAN; i++) {
+    smoke_pool pool;
+    memset(&pool, 0, sizeof(pool));
+    pool.jobs = pgci_calloc(ctx->n_inputs ? ctx->n_inputs : 1, sizeof(smoke_job));
+    pool.s = &s;
+    pool.paths = &paths;
+    pool.root = ctx->ws->root;
+    pthread_mutex_init(&pool.lock, NULL);
+    for (size_t i = 0; i < ctx->n_inputs; i++) {
         const check_input *in = &ctx->inputs[i];
         if (!in->checked_py || !in->py_path || !in->module)
             continue;
-        char *mod = module_of(in);
-        VEC(const char *) argv = VEC_INIT;
-        for (size_t k = 0; k < s.python.len; k++)
-            VEC_PUSH(&argv, s.python.items[k]);
-        VEC_PUSH(&argv, "-c");
-        VEC_PUSH(&argv, smoke_py);
-        VEC_PUSH(&argv, ctx->ws->root);
-        VEC_PUSH(&argv, mod);
-        for (size_t k = 0; k < paths.len; k++)
-            VEC_PUSH(&argv, paths.items[k]);
-        VEC_PUSH(&argv, NULL);
-        proc_opts po;
-        memset(&po, 0, sizeof(po));
-        po.argv = argv.items;
-        po.cwd = ctx->ws->root;
-        po.timeout_ms = s.import_timeout_s * 1000;
-        po.max_output = 1 << 20;
-        proc_result pr;
-        memset(&pr, 0, sizeof(pr));
-        int pr_rc = proc_run(&po, &pr);
-        if (pr_rc < 0 && pr.timed_out) {
+        pool.jobs[pool.n].in = in;
+        pool.jobs[pool.n++].mod = module_of(in);
+    }
+    /* interpreters start slowly (torch: seconds): several at once */
+    size_t nt = (size_t)(s.import_jobs > 0 ? s.import_jobs : 1);
+    if (nt > pool.n)
+        nt = pool.n;
+    pthread_t *th = pgci_calloc(nt ? nt : 1, sizeof(*th));
+    size_t started = 0;
+    for (; started < nt; started++)
+        if (pthread_create(&th[started], NULL, smoke_worker, &pool) != 0)
+            break;
+    if (started == 0)
+        smoke_worker(&pool);
+    for (size_t i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    free(th);
+    pthread_mutex_destroy(&pool.lock);
+
+    /* findings in input order, whatever order the imports finished in */
+    int result = CHECK_RAN;
+    for (size_t i = 0; i < pool.n; i++) {
+        smoke_job *j = &pool.jobs[i];
+        const check_input *in = j->in;
+        const char *o = j->pr.out.buf ? j->pr.out.buf : "";
+        if (j->rc < 0 && j->pr.timed_out) {
             proto_add(out, &s, "import.smoke", in->module, in->py_path, 0,
-                      "importing %s did not finish within %d s", mod, s.import_timeout_s);
-            pgci_error_clear();
-        } else if (pr_rc < 0) {
+                      "importing %s did not finish within %d s", j->mod, s.import_timeout_s);
+        } else if (j->rc < 0) {
             /* the interpreter itself cannot run: the smoke test cannot either */
-            strbuf_addf(why, "cannot run [tool.pgci] python: %s", pgci_error_last());
-            pgci_error_clear();
+            if (result == CHECK_RAN)
+                strbuf_addf(why, "cannot run [tool.pgci] python: %s", j->err);
             result = CHECK_NOT_RUN;
-        } else if (pr.status == 3) {
-            const char *e = strstr(pr.out.buf ? pr.out.buf : "", "\nerror ");
-            e = e ? e + 7 : (pgci_starts_with(pr.out.buf ? pr.out.buf : "", "error ") ? pr.out.buf + 6 : "");
+        } else if (j->pr.status == 3) {
+            const char *e = strstr(o, "\nerror ");
+            e = e ? e + 7 : (pgci_starts_with(o, "error ") ? o + 6 : "");
             size_t n = strcspn(e, "\n");
             finding *f = proto_add(out, &s, "import.smoke", in->module, in->py_path,
-                                   frame_line(pr.out.buf ? pr.out.buf : "", in->py_path),
-                                   "importing %s fails: %.*s", mod, (int)n, e);
+                                   frame_line(o, in->py_path), "importing %s fails: %.*s", j->mod,
+                                   (int)n, e);
             if (f)
-                finding_set_detail(f, pr.out.buf);
-        } else if (pr.status != 0) {
-            strbuf_addf(why, "[tool.pgci] python exited with status %d before importing %s: %.200s",
-                        pr.status, mod, pr.err.buf ? pr.err.buf : "");
+                finding_set_detail(f, o);
+        } else if (j->pr.status != 0) {
+            if (result == CHECK_RAN)
+                strbuf_addf(why, "[tool.pgci] python exited with status %d before importing %s: %.200s",
+                            j->pr.status, j->mod, j->pr.err.buf ? j->pr.err.buf : "");
             result = CHECK_NOT_RUN;
         }
-        proc_result_free(&pr);
-        VEC_FREE(&argv);
-        free(mod);
+        proc_result_free(&j->pr);
+        free(j->err);
+        free(j->mod);
     }
+    free(pool.jobs);
     strvec_free(&paths);
     proto_settings_free(&s);
     return result;

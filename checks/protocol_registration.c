@@ -7,8 +7,9 @@
  *   - `@MODELING_REGISTRY.register("<model_type>")` decorators;
  *   - where classes come from: `from .generated.<stem> import A, B`,
  *     `from .generated import <stem> as gen` with `A = gen.A`, and
- *     `from transformers... import A` (upstream, allowed only for a class the
- *     config excludes from its generated file);
+ *     `from transformers... import A` (upstream: allowed only for a class the
+ *     config excludes from its generated file, or one its source module does not
+ *     define, such as PreTrainedModel);
  *   - whether those imports sit under `if IS_NPU_AVAILABLE:` / `else:` (the NPU
  *     module must be imported under the flag, the GPU module not under it);
  *   - `X.<converter_attr> = staticmethod(f)`, directly or in a
@@ -359,6 +360,33 @@ static int excluded(const proto_package *p, const char *name)
     return 0;
 }
 
+/* 1 when text defines `class name` at column 0. */
+static int defines_class(const char *text, size_t len, const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; text && i + 6 + n < len; i++) {
+        if ((i == 0 || text[i - 1] == '\n') && !memcmp(text + i, "class ", 6) &&
+            !memcmp(text + i + 6, name, n) &&
+            (text[i + 6 + n] == '(' || text[i + 6 + n] == ':'))
+            return 1;
+    }
+    return 0;
+}
+
+/* 1 when one of the package's source modules (upstream at the tag, or the
+ * checked-in generated file) defines the class: only such a class has a
+ * generated twin to import instead. */
+static int modeling_class(const proto_package *p, const char *name)
+{
+    for (size_t i = 0; i < p->inputs.len; i++) {
+        const check_input *in = p->inputs.items[i];
+        if (defines_class(in->upstream, in->upstream_len, name) ||
+            defines_class(in->checked_py, in->checked_py_len, name))
+            return 1;
+    }
+    return 0;
+}
+
 static void check_package(const check_ctx *ctx, const proto_settings *s, const proto_package *p,
                           findings *out)
 {
@@ -434,7 +462,7 @@ static void check_package(const check_ctx *ctx, const proto_settings *s, const p
     }
     for (size_t i = 0; i < m.up.len; i++) {
         const up_import *u = &m.up.items[i];
-        if (excluded(p, u->name))
+        if (excluded(p, u->name) || !modeling_class(p, u->name))
             continue;
         proto_add(out, s, "registration.import", cfgname, rel.buf, u->line,
                   "imports %s from %s instead of the generated module (it is not excluded from the "

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "checks/protocol.h"
 #include "core/error.h"
@@ -75,6 +76,8 @@ static void defaults(proto_settings *s)
     set_str(&s->npu_suffix, "_npu");
     set_str(&s->toy_config_name, "{model}_toy");
     s->import_timeout_s = 120;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    s->import_jobs = cpus < 1 ? 1 : cpus > 8 ? 8 : (int)cpus;
     s->sev = pgci_calloc(proto_n_rules, sizeof(int));
     for (size_t i = 0; i < proto_n_rules; i++)
         s->sev[i] = proto_rules[i].sev;
@@ -239,6 +242,10 @@ static int read_family(reader *r, const char *family, const toml_value *t, proto
         } else if (!strcmp(full, "import.path")) {
             if ((rc = get_strs(r, v, key, &s->python_path)) < 0)
                 return rc;
+        } else if (!strcmp(full, "import.jobs")) {
+            if (v->type != TOML_INTEGER || v->integer < 1 || v->integer > 64)
+                return bad(r, v, key, "an integer number of interpreters (1 to 64)");
+            s->import_jobs = (int)v->integer;
         } else if (!strcmp(full, "import.timeout")) {
             if (v->type != TOML_INTEGER || v->integer < 1 || v->integer > 3600)
                 return bad(r, v, key, "an integer number of seconds (1 to 3600)");

@@ -20,10 +20,9 @@ static void structural_finding(findings *out, const check_input *in, const char 
     json_t *data = json_object();
     json_object_set_new(data, "mode", json_string(mode));
     json_object_set_new(data, "difference", json_string(r->what.buf));
-    finding *f = findings_add(out, "ruff-equivalence", SEV_ERROR, in->module, in->py_path,
-                              r->line_b, 0, data,
-                              "%s is not the regenerated file up to formatting (%s mode)",
-                              in->py_path, mode);
+    finding *f = findings_add(
+        out, "ruff-equivalence", SEV_ERROR, in->module, in->py_path, r->line_b, 0, data,
+        "%s is not the regenerated file up to formatting (%s mode)", in->py_path, mode);
     finding_set_detail(f, r->what.buf);
 }
 
@@ -75,8 +74,8 @@ static int run_with_ruff(const check_ctx *ctx, findings *out)
             (in->expected_py_len != in->checked_py_len ||
              memcmp(in->expected_py, in->checked_py, in->checked_py_len))) {
             structural_result r;
-            if (structural_compare(in->raw, in->raw_len, in->checked_py, in->checked_py_len,
-                                   &r) == 0) {
+            if (structural_compare(in->raw, in->raw_len, in->checked_py, in->checked_py_len, &r) ==
+                0) {
                 if (r.equal) {
                     json_t *data = json_object();
                     json_object_set_new(data, "mode", json_string("ruff"));

@@ -27,7 +27,7 @@
 typedef struct sig_ctx {
     findings *out;
     const survey_pair *p;
-    const pg_patch *patch; /* the patch the current target came from */
+    const pg_patch *patch;  /* the patch the current target came from */
     const char *patch_text; /* the replacement's source, when it has one */
 } sig_ctx;
 
@@ -320,8 +320,8 @@ static void union_members(strvec *v, const char *s, size_t n)
 static void norm_annotation(strbuf *out, const char *s, size_t n)
 {
     strvec members = STRVEC_INIT;
-    int depth = 0, has_union = (n > 9 && !strncmp(s, "Optional[", 9)) ||
-                               (n > 6 && !strncmp(s, "Union[", 6));
+    int depth = 0,
+        has_union = (n > 9 && !strncmp(s, "Optional[", 9)) || (n > 6 && !strncmp(s, "Union[", 6));
     for (size_t i = 0; i < n && !has_union; i++) {
         if (s[i] == '[' || s[i] == '(')
             depth++;
@@ -432,9 +432,9 @@ static void compare_params(sig_ctx *c, const char *target, const index_def *a, c
     for (size_t i = 0; i < a->n_params; i++) {
         if (renamed_a[i] || param_index(b, a->params[i].name) >= 0)
             continue;
-        finding *f = add(c, SEV_WARNING, sig_data(a, b), "param-removed", target,
-                         "`%s`: parameter `%s` removed (%s → %s)", target, a->params[i].name, ta,
-                         tb);
+        finding *f =
+            add(c, SEV_WARNING, sig_data(a, b), "param-removed", target,
+                "`%s`: parameter `%s` removed (%s → %s)", target, a->params[i].name, ta, tb);
         set_sig_detail(f, a, b, ta, tb);
     }
     for (size_t i = 0; i < b->n_params; i++) {
@@ -543,8 +543,8 @@ static void compare_decorators(sig_ctx *c, const char *target, const index_def *
     for (size_t i = 0; i < a->n_decorators; i++) {
         char *n = decorator_name(a->decorators[i]);
         if (find_decorator(b, n) < 0)
-            add(c, SEV_WARNING, NULL, "decorator-removed", target,
-                "`%s`: decorator `@%s` removed", target, a->decorators[i]);
+            add(c, SEV_WARNING, NULL, "decorator-removed", target, "`%s`: decorator `@%s` removed",
+                target, a->decorators[i]);
         free(n);
     }
 }
@@ -622,8 +622,8 @@ static void compare_init_attrs(sig_ctx *c, const char *target, const index_def *
         } else if (best >= 0 && best_s >= 0.3) {
             used_b[best] = 1;
             add(c, sev, NULL, "init-attr-renamed", target,
-                "`%s.__init__`: `self.%s` renamed to `self.%s`%s", target, old,
-                b->init_attrs[best], why);
+                "`%s.__init__`: `self.%s` renamed to `self.%s`%s", target, old, b->init_attrs[best],
+                why);
         } else {
             add(c, sev, NULL, "init-attr-removed", target,
                 "`%s.__init__`: `self.%s` no longer set%s", target, old, why);
@@ -632,8 +632,8 @@ static void compare_init_attrs(sig_ctx *c, const char *target, const index_def *
     for (size_t j = 0; j < b->n_init_attrs; j++) {
         if (used_b[j] || find_str(a->init_attrs, a->n_init_attrs, b->init_attrs[j]) >= 0)
             continue;
-        add(c, SEV_INFO, NULL, "init-attr-added", target, "`%s.__init__`: `self.%s` added",
-            target, b->init_attrs[j]);
+        add(c, SEV_INFO, NULL, "init-attr-added", target, "`%s.__init__`: `self.%s` added", target,
+            b->init_attrs[j]);
     }
     free(used_b);
 }
@@ -646,8 +646,8 @@ static void compare_bases(sig_ctx *c, const char *target, const index_def *a, co
     for (size_t i = 0; i < b->n_bases; i++)
         strbuf_addf(&y, "%s%s", i ? ", " : "", b->bases[i]);
     if (strcmp(x.buf, y.buf))
-        add(c, SEV_WARNING, NULL, "bases-changed", target, "`%s`: base classes changed: (%s) → (%s)",
-            target, x.buf, y.buf);
+        add(c, SEV_WARNING, NULL, "bases-changed", target,
+            "`%s`: base classes changed: (%s) → (%s)", target, x.buf, y.buf);
     strbuf_free(&x);
     strbuf_free(&y);
 }
@@ -693,8 +693,8 @@ static int same_body(sig_ctx *c, const index_def *a, const index_def *b)
     return eq == 1;
 }
 
-static void compare_function(sig_ctx *c, const char *target, const index_def *a,
-                             const index_def *b, int body_matters)
+static void compare_function(sig_ctx *c, const char *target, const index_def *a, const index_def *b,
+                             int body_matters)
 {
     compare_params(c, target, a, b);
     compare_decorators(c, target, a, b);
@@ -899,8 +899,8 @@ static void vanished(sig_ctx *c, const char *target)
         /* the method went with its class: follow the class's successors */
         const char *cls[3];
         double cs[3];
-        size_t m = signatures_rename_candidates(c->p->a, c->p->b, old->parent->qualname, cls, cs,
-                                                3);
+        size_t m =
+            signatures_rename_candidates(c->p->a, c->p->b, old->parent->qualname, cls, cs, 3);
         for (size_t i = 0; i < m; i++) {
             const index_def *succ = index_find(c->p->b, cls[i]);
             if (succ && index_member(succ, old->name)) {
@@ -928,8 +928,8 @@ static void vanished(sig_ctx *c, const char *target)
                 "`%s` vanished upstream between %s and %s; most likely successor: `%s`", target,
                 c->p->tag_a, c->p->tag_b, names[0]);
     else
-        f = add(c, SEV_ERROR, data, "vanished", target,
-                "`%s` vanished upstream between %s and %s", target, c->p->tag_a, c->p->tag_b);
+        f = add(c, SEV_ERROR, data, "vanished", target, "`%s` vanished upstream between %s and %s",
+                target, c->p->tag_a, c->p->tag_b);
     if (detail.len)
         finding_set_detail(f, detail.buf);
     strbuf_free(&detail);

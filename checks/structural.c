@@ -51,8 +51,8 @@ static void emits(canon *c, const char *s, unsigned line)
 
 static int is_ignored_anon(const char *type)
 {
-    return !strcmp(type, ",") || !strcmp(type, "(") || !strcmp(type, ")") ||
-           !strcmp(type, ";") || !strcmp(type, "\\") || !strcmp(type, "line_continuation");
+    return !strcmp(type, ",") || !strcmp(type, "(") || !strcmp(type, ")") || !strcmp(type, ";") ||
+           !strcmp(type, "\\") || !strcmp(type, "line_continuation");
 }
 
 /* Tuples written with or without parentheses are one thing to ruff. */
@@ -220,8 +220,8 @@ static int walk(canon *c, TSNode n, int module_level)
     unsigned line = py_line(n);
     if (!strcmp(type, "comment")) {
         /* ignored */
-    } else if (module_level && (!strcmp(type, "import_statement") ||
-                                !strcmp(type, "import_from_statement"))) {
+    } else if (module_level &&
+               (!strcmp(type, "import_statement") || !strcmp(type, "import_from_statement"))) {
         record_import(c, n);
     } else if (!strcmp(type, "import_statement") || !strcmp(type, "import_from_statement")) {
         /* a nested import compares in place, and its names are noted: a module-level
@@ -382,8 +382,9 @@ int structural_compare(const char *a, size_t alen, const char *b, size_t blen,
             res->equal = 0;
             res->line_a = ca.toks.items[i].line;
             res->line_b = cb.toks.items[i].line;
-            strbuf_addf(&res->what, "regenerated line %u has '%.60s' where the checked-in line "
-                                    "%u has '%.60s'",
+            strbuf_addf(&res->what,
+                        "regenerated line %u has '%.60s' where the checked-in line "
+                        "%u has '%.60s'",
                         res->line_a, ca.toks.items[i].text, res->line_b, cb.toks.items[i].text);
         }
     }

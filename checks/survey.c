@@ -108,8 +108,8 @@ static int resolve_tags(const workspace *ws, const survey_opts *o, upstream *up,
     const char *from = o->from ? o->from : "pin";
     if (!strcmp(from, "pin")) {
         if (!ws->pin)
-            return pgci_error_set(PGCI_EUSAGE,
-                                  "--from pin: %s pins no transformers version", ws->pyproject);
+            return pgci_error_set(PGCI_EUSAGE, "--from pin: %s pins no transformers version",
+                                  ws->pyproject);
         out->from = pgci_asprintf("v%s", ws->pin);
     } else {
         out->from = pgci_strdup(from);
@@ -271,7 +271,8 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
     fetch_and_index(up, out->to, mods, nmods, 1);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     run_doc_add_timing(&out->doc, "fetch+index",
-                       (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+                       (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+                           (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
 
     /* regenerate against B */
     regen_batch_opts bo;
@@ -294,7 +295,8 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
     clock_gettime(CLOCK_MONOTONIC, &t1);
     pgci_error_clear();
     run_doc_add_timing(&out->doc, "regen",
-                       (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+                       (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+                           (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
     check_input *in = pgci_calloc(n ? n : 1, sizeof(*in));
     for (size_t i = 0; i < n; i++) {
         in[i].module = sel[i]->module;
@@ -327,6 +329,7 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
     run_doc_set_check(&out->doc, "targets", "ran", NULL);
 
     /* compare A with B under each config */
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     size_t missing_a = 0, missing_b = 0;
     for (size_t i = 0; i < n; i++) {
         if (!cfgs[i])
@@ -338,22 +341,26 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
             missing_a += !mp->a;
             missing_b += !mp->b;
             findings_add(&out->fs, "signatures", SEV_ERROR, sel[i]->module, sel[i]->path, 0, 0,
-                         NULL, "cannot compare %s between %s and %s: %s",
-                         cfgs[i]->source_module, out->from, out->to,
-                         why_not ? why_not : "not available");
+                         NULL, "cannot compare %s between %s and %s: %s", cfgs[i]->source_module,
+                         out->from, out->to, why_not ? why_not : "not available");
             continue;
         }
         char *cm = configuration_module(cfgs[i]->source_module);
         long ci = cm ? find_module(mods, nmods, cm) : -1;
         free(cm);
-        survey_pair sp = {sel[i]->module, sel[i]->path, cfgs[i], mp->a, mp->b, out->from,
-                          out->to, mp->src_b.buf, mp->src_b.len, mp->src_a.buf, mp->src_a.len,
-                          ci >= 0 ? mods[ci].b : NULL};
+        survey_pair sp = {sel[i]->module, sel[i]->path,  cfgs[i],
+                          mp->a,          mp->b,         out->from,
+                          out->to,        mp->src_b.buf, mp->src_b.len,
+                          mp->src_a.buf,  mp->src_a.len, ci >= 0 ? mods[ci].b : NULL};
         signatures_compare(&out->fs, &sp);
         check_deprecations(&out->fs, &sp);
         check_name_map_fields(&out->fs, &sp);
         check_rope_compat(&out->fs, &sp);
     }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    run_doc_add_timing(&out->doc, "compare",
+                       (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+                           (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
     static const char *const compared[] = {"signatures", "auto-docstring", "deprecations",
                                            "name-map-fields", "rope-compat"};
     for (size_t k = 0; k < sizeof(compared) / sizeof(compared[0]); k++)
@@ -383,10 +390,13 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
         int failed = !cfgs[i] || outs[i].status < 0;
         int errors = 0;
         for (size_t k = 0; k < out->fs.len; k++)
-            errors |= out->fs.items[k]->config && !strcmp(out->fs.items[k]->config, sel[i]->module) &&
+            errors |= out->fs.items[k]->config &&
+                      !strcmp(out->fs.items[k]->config, sel[i]->module) &&
                       out->fs.items[k]->sev == SEV_ERROR;
         run_doc_set_config(&out->doc, sel[i]->module, sel[i]->path,
-                           failed ? "failed" : errors ? "drift" : "ok",
+                           failed   ? "failed"
+                           : errors ? "drift"
+                                    : "ok",
                            failed && outs[i].error ? outs[i].error : NULL);
     }
     for (size_t i = 0; i < nmods; i++) {

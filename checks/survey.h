@@ -17,10 +17,10 @@
 #include "workspace/workspace.h"
 
 typedef struct survey_opts {
-    const char *from;      /* a tag, or "pin" (default) */
-    const char *to;        /* a tag, or "latest" */
-    const char *source;    /* upstream source spec; NULL: the workspace's */
-    const char *ruff;      /* NULL: [tool.pgci] ruff, else "ruff" */
+    const char *from;   /* a tag, or "pin" (default) */
+    const char *to;     /* a tag, or "latest" */
+    const char *source; /* upstream source spec; NULL: the workspace's */
+    const char *ruff;   /* NULL: [tool.pgci] ruff, else "ruff" */
     int no_ruff;
     const char *var_name;
     const strvec *only;
@@ -33,11 +33,11 @@ typedef struct survey_opts {
 typedef struct survey_result {
     findings fs;
     run_doc doc;
-    char *from, *to;    /* resolved tags */
+    char *from, *to; /* resolved tags */
     size_t n_configs;
-    size_t n_failed;    /* configs that fail to regenerate against `to` */
-    size_t n_vanished;  /* targets that vanished */
-    size_t n_changed;   /* targets whose signature, decorators, bases or attributes changed */
+    size_t n_failed;   /* configs that fail to regenerate against `to` */
+    size_t n_vanished; /* targets that vanished */
+    size_t n_changed;  /* targets whose signature, decorators, bases or attributes changed */
     strvec not_run;
 } survey_result;
 

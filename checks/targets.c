@@ -68,13 +68,11 @@ static void note_finding(findings *out, const check_input *in, const cg_note *n)
         break;
     case CG_NOTE_SUPERSEDED:
         f = findings_add(out, "targets", SEV_WARNING, in->module, in->config_path, line, col, data,
-                         "two patches on `%s`: a later registration replaces this one",
-                         n->target);
+                         "two patches on `%s`: a later registration replaces this one", n->target);
         break;
     case CG_NOTE_SHADOWED:
         f = findings_add(out, "targets", SEV_WARNING, in->module, in->config_path, line, col, data,
-                         "override of `%s` never applies: its class is replaced whole",
-                         n->target);
+                         "override of `%s` never applies: its class is replaced whole", n->target);
         break;
     case CG_NOTE_UNAPPLIED_INIT:
         f = findings_add(out, "targets", SEV_WARNING, in->module, in->config_path, line, col, data,
@@ -102,9 +100,13 @@ static void note_finding(findings *out, const check_input *in, const cg_note *n)
         finding_set_detail(f, n->detail);
 }
 
-static const char *const patch_decorators[] = {"replace_class", "override_method",
-                                               "replace_function", "modify_init", "add_helper",
-                                               "add_helper_after", NULL};
+static const char *const patch_decorators[] = {"replace_class",
+                                               "override_method",
+                                               "replace_function",
+                                               "modify_init",
+                                               "add_helper",
+                                               "add_helper_after",
+                                               NULL};
 
 /* A patch decorator written on another name (`@gpu_config.override_method(...)`)
  * registers the patch, but patchgen strips only `@config.` lines from the
@@ -133,8 +135,8 @@ static void foreign_decorators(findings *out, const check_input *in)
                         size_t n = strlen(patch_decorators[k]);
                         if (!strncmp(dot + 1, patch_decorators[k], n) &&
                             !isalnum((unsigned char)dot[1 + n]) && dot[1 + n] != '_') {
-                            findings_add(out, "targets", SEV_WARNING, in->module,
-                                         in->config_path, line, (unsigned)(q - p) + 1, NULL,
+                            findings_add(out, "targets", SEV_WARNING, in->module, in->config_path,
+                                         line, (unsigned)(q - p) + 1, NULL,
                                          "patch decorator `@%.*s.%s` is on a config not named "
                                          "`config`: patchgen will not strip it from the output",
                                          (int)(dot - name), name, patch_decorators[k]);
@@ -163,6 +165,5 @@ static int run_targets(const check_ctx *ctx, findings *out, strbuf *why)
     return CHECK_RAN;
 }
 
-const check_def check_targets = {"targets",
-                                 "patch targets missing upstream, duplicated or never applied",
-                                 run_targets};
+const check_def check_targets = {
+    "targets", "patch targets missing upstream, duplicated or never applied", run_targets};

@@ -2,7 +2,7 @@
 
 #include <math.h>
 
-static const kcmp_tol tol_fp32 = {1e-4, 1e-5, 0.999999, 1e-5};
+static const kcmp_tol tol_fp32 = {1e-4, 5e-5, 0.999999, 1e-5};
 static const kcmp_tol tol_bf16 = {0.25, 5e-2, 0.998, 2e-3};
 
 const kcmp_tol *kcmp_tolerance(int bf16)

@@ -13,7 +13,7 @@
  * A NaN or infinity on either side fails, whatever the numbers say.
  *
  * Tolerances (documented in docs/logits.md):
- *   fp32: max_rel <= 1e-4, rel_l2 <= 1e-5, cosine >= 0.999999, loss_rel <= 1e-5
+ *   fp32: max_rel <= 1e-4, rel_l2 <= 5e-5, cosine >= 0.999999, loss_rel <= 1e-5
  *   bf16: max_rel <= 0.25, rel_l2 <= 5e-2, cosine >= 0.998,    loss_rel <= 2e-3
  * fp32 only differs from the double reference by the order of fp32 sums. bf16
  * also flips roundings (one bf16 ulp is 2^-8 = 0.4%) wherever an fp32 sum lands

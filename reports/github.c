@@ -47,8 +47,9 @@ void report_github(strbuf *out, const run_doc *d)
     json_array_foreach(run_doc_findings(d), i, f)
     {
         const char *sev = json_string_value(json_object_get(f, "severity"));
-        const char *cmd = !strcmp(sev, "error") ? "error" : !strcmp(sev, "warning") ? "warning"
-                                                                                    : "notice";
+        const char *cmd = !strcmp(sev, "error")     ? "error"
+                          : !strcmp(sev, "warning") ? "warning"
+                                                    : "notice";
         const char *path = json_string_value(json_object_get(f, "path"));
         json_int_t line = json_integer_value(json_object_get(f, "line"));
         json_int_t col = json_integer_value(json_object_get(f, "col"));

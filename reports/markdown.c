@@ -148,7 +148,8 @@ static long count_by(json_t *fs, const char *check, const char *sev)
     json_t *f;
     json_array_foreach(fs, i, f)
     {
-        if ((!check || !strcmp(str(f, "check"), check)) && (!sev || !strcmp(str(f, "severity"), sev)))
+        if ((!check || !strcmp(str(f, "check"), check)) &&
+            (!sev || !strcmp(str(f, "severity"), sev)))
             n++;
     }
     return n;
@@ -223,8 +224,7 @@ static void add_summary(strbuf *sb, const run_doc *d)
                     "%ld patch %s vanished, %ld signature %s under the patches. ",
                     ncfg, plural(ncfg, "config", "configs"), run_doc_input(d, "from"),
                     run_doc_input(d, "to"), failed, run_doc_input(d, "to"), vanished,
-                    plural(vanished, "target", "targets"), sigs,
-                    plural(sigs, "change", "changes"));
+                    plural(vanished, "target", "targets"), sigs, plural(sigs, "change", "changes"));
     } else {
         strbuf_addf(sb, "pgci checked %ld %s", ncfg, plural(ncfg, "config", "configs"));
         if (tag)
@@ -257,8 +257,7 @@ static void add_summary(strbuf *sb, const run_doc *d)
     long notrun = 0;
     json_array_foreach(run_doc_checks(d), i, c) notrun += strcmp(str(c, "status"), "ran") != 0;
     if (notrun)
-        strbuf_addf(sb,
-                    "**%ld %s did not run** and %s not counted as passed; see Follow-ups.\n\n",
+        strbuf_addf(sb, "**%ld %s did not run** and %s not counted as passed; see Follow-ups.\n\n",
                     notrun, plural(notrun, "check", "checks"), plural(notrun, "is", "are"));
 }
 

@@ -213,9 +213,9 @@ int run_doc_parse(run_doc *d, const char *text, size_t len, const char *path)
     static const struct {
         const char *key;
         json_type type;
-    } req[] = {{"tool", JSON_OBJECT},     {"command", JSON_STRING},  {"inputs", JSON_OBJECT},
-               {"configs", JSON_ARRAY},   {"checks", JSON_ARRAY},    {"findings", JSON_ARRAY},
-               {"summary", JSON_OBJECT},  {"timings_ms", JSON_OBJECT}};
+    } req[] = {{"tool", JSON_OBJECT},    {"command", JSON_STRING},   {"inputs", JSON_OBJECT},
+               {"configs", JSON_ARRAY},  {"checks", JSON_ARRAY},     {"findings", JSON_ARRAY},
+               {"summary", JSON_OBJECT}, {"timings_ms", JSON_OBJECT}};
     for (size_t i = 0; i < sizeof(req) / sizeof(req[0]); i++)
         if ((rc = want(path, r, req[i].key, req[i].type)) < 0)
             goto out;
@@ -227,8 +227,8 @@ int run_doc_parse(run_doc *d, const char *text, size_t len, const char *path)
             !json_is_string(json_object_get(f, "title")) ||
             severity_parse(json_string_value(json_object_get(f, "severity")) ?: "") < 0) {
             rc = pgci_error_set(PGCI_EINVALID,
-                                "%s: finding %zu lacks a check, a title or a valid severity",
-                                path, i);
+                                "%s: finding %zu lacks a check, a title or a valid severity", path,
+                                i);
             goto out;
         }
     }

@@ -68,9 +68,9 @@ int run_doc_merge(run_doc *out, const run_doc *shards, size_t n);
 
 /* Accessors for renderers. */
 const char *run_doc_command(const run_doc *d);
-json_t *run_doc_findings(const run_doc *d);  /* borrowed array */
-json_t *run_doc_configs(const run_doc *d);   /* borrowed array */
-json_t *run_doc_checks(const run_doc *d);    /* borrowed array */
+json_t *run_doc_findings(const run_doc *d);                   /* borrowed array */
+json_t *run_doc_configs(const run_doc *d);                    /* borrowed array */
+json_t *run_doc_checks(const run_doc *d);                     /* borrowed array */
 const char *run_doc_input(const run_doc *d, const char *key); /* NULL when absent */
 
 #endif

@@ -21,7 +21,8 @@ static const char *level_of(const char *sev)
 void report_sarif(strbuf *out, const run_doc *d)
 {
     json_t *root = json_object();
-    json_object_set_new(root, "$schema", json_string("https://json.schemastore.org/sarif-2.1.0.json"));
+    json_object_set_new(root, "$schema",
+                        json_string("https://json.schemastore.org/sarif-2.1.0.json"));
     json_object_set_new(root, "version", json_string("2.1.0"));
     json_t *run = json_object();
     json_t *driver = json_object();
@@ -52,8 +53,8 @@ void report_sarif(strbuf *out, const run_doc *d)
         json_t *res = json_object();
         json_object_set_new(res, "ruleId", json_string(check));
         json_object_set_new(res, "ruleIndex", json_integer(idx));
-        json_object_set_new(res, "level",
-                            json_string(level_of(json_string_value(json_object_get(f, "severity")))));
+        json_object_set_new(
+            res, "level", json_string(level_of(json_string_value(json_object_get(f, "severity")))));
         json_t *msg = json_object();
         strbuf text = STRBUF_INIT;
         strbuf_adds(&text, json_string_value(json_object_get(f, "title")));

@@ -30,8 +30,8 @@ int cmd_error(void);
 
 /* Parses options with the common ones; on --help returns 1 with *exit_code = 0,
  * on a usage error prints it and sets *exit_code = 2. Returns 0 to go on. */
-int cmd_parse(int argc, const char **argv, const opt *table, common_opts *common,
-              const char *usage, const char *summary, strvec *rest, int *exit_code);
+int cmd_parse(int argc, const char **argv, const opt *table, common_opts *common, const char *usage,
+              const char *summary, strvec *rest, int *exit_code);
 
 /* The number of jobs to use: the --jobs value, else the number of online CPUs. */
 int cmd_jobs(const common_opts *common);

@@ -11,8 +11,8 @@ int cmd_error(void)
     return EXIT_ERROR;
 }
 
-int cmd_parse(int argc, const char **argv, const opt *table, common_opts *common,
-              const char *usage, const char *summary, strvec *rest, int *exit_code)
+int cmd_parse(int argc, const char **argv, const opt *table, common_opts *common, const char *usage,
+              const char *summary, strvec *rest, int *exit_code)
 {
     int r = opts_parse(argc, argv, table, common, usage, summary, rest);
     if (r == 1) {

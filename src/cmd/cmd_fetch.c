@@ -144,13 +144,21 @@ int cmd_fetch(int argc, const char **argv)
         code = cmd_error();
         goto out;
     }
-    /* the workspace, when it has to supply the modules (and then source and tag) */
-    if (!modules.len && !list_tags) {
+    /* the workspace, when it has to supply the modules (and then source and tag), or
+     * the source for --list-tags */
+    int need_ws = !modules.len && !list_tags;
+    if (need_ws || (list_tags && !source)) {
         if (workspace_open(&ws, common.workspace) < 0) {
-            pgci_error_wrap(PGCI_EUSAGE, "fetch: no --module given and no workspace");
-            code = cmd_error();
-            goto out;
+            if (need_ws) {
+                pgci_error_wrap(PGCI_EUSAGE, "fetch: no --module given and no workspace");
+                code = cmd_error();
+                goto out;
+            }
+            pgci_error_clear();
+            ws = NULL;
         }
+    }
+    if (need_ws) {
         if (workspace_source_modules(ws, &modules) < 0) {
             code = cmd_error();
             goto out;
@@ -163,11 +171,11 @@ int cmd_fetch(int argc, const char **argv)
             code = cmd_error();
             goto out;
         }
-        if (!source)
-            source = ws->upstream;
         if (!tags.len && ws->pin)
             strvec_push_owned(&tags, pgci_asprintf("%s%s", ws->pin[0] == 'v' ? "" : "v", ws->pin));
     }
+    if (ws && !source)
+        source = ws->upstream;
     char cwd[PATH_MAX];
     upstream_opts uo = {
         .spec = source,

@@ -20,9 +20,10 @@
 #include "core/log.h"
 #include "index/index.h"
 #include "upstream/upstream.h"
+#include "workspace/workspace.h"
 
 static const char usage[] =
-    "pgci index --tag T --module M [--module M2 ...] [--source SPEC] [--json]\n"
+    "pgci index [--tag T] [--module M ...] [--source SPEC] [--json] [-C WORKSPACE]\n"
     "   or: pgci index --file PATH [--file PATH2 ...] [--files-from LIST] "
     "[--json | --totals]";
 static const char summary[] =
@@ -361,14 +362,43 @@ static int index_modules(const run *r, totals *t, const char *tag, const strvec 
     return first_err;
 }
 
+/* Without --module, as pgci fetch: the source_module of every config in the
+ * workspace (-C DIR, else the current directory), its [tool.pgci] upstream as the
+ * default source and its transformers pin as the default tag. */
+static int modules_from_workspace(workspace **ws, const common_opts *common, strvec *modules,
+                                  const char **source, const char **tag, char **tag_owned)
+{
+    if (workspace_open(ws, common->workspace) < 0)
+        return pgci_error_wrap(PGCI_EUSAGE, "index: no --module given and no workspace");
+    int rc = workspace_source_modules(*ws, modules);
+    if (rc < 0)
+        return rc;
+    if (!modules->len)
+        return pgci_error_set(PGCI_EUSAGE,
+                              "index: no config in the workspace at %s names a source_module "
+                              "(give --module)",
+                              (*ws)->root);
+    if (!*source)
+        *source = (*ws)->upstream;
+    if (!*tag && (*ws)->pin) {
+        *tag_owned = pgci_asprintf("%s%s", (*ws)->pin[0] == 'v' ? "" : "v", (*ws)->pin);
+        *tag = *tag_owned;
+    }
+    return 0;
+}
+
 int cmd_index(int argc, const char **argv)
 {
     strvec modules = STRVEC_INIT, files = STRVEC_INIT, rest = STRVEC_INIT;
     const char *tag = NULL, *source = NULL, *files_from = NULL;
+    char *tag_owned = NULL;
+    workspace *ws = NULL;
     int json = 0, totals_only = 0, keep_going = 0;
     const opt table[] = {
-        OPT_STR('t', "tag", &tag, "TAG", "the upstream tag to index"),
-        OPT_LIST('m', "module", &modules, "MODULE", "a dotted module name (repeatable)"),
+        OPT_STR('t', "tag", &tag, "TAG",
+                "the upstream tag to index (default with a workspace: its transformers pin)"),
+        OPT_LIST('m', "module", &modules, "MODULE",
+                 "a dotted module name (repeatable; default: the workspace's configs)"),
         OPT_STR(0, "source", &source, "SPEC",
                 "https://...{tag}...{path}, git:PATH or dir:PATH (as pgci fetch)"),
         OPT_LIST(0, "file", &files, "PATH", "index a local file instead (repeatable)"),
@@ -394,12 +424,14 @@ int cmd_index(int argc, const char **argv)
         if (by_file && (tag || modules.len))
             rc = pgci_error_set(PGCI_EUSAGE, "index: --file/--files-from and --tag/--module "
                                              "do not mix (see pgci index --help)");
-        else if (!by_file && (!tag || !modules.len))
-            rc = pgci_error_set(PGCI_EUSAGE, "index: %s (see pgci index --help)",
-                                !tag ? "no --tag given (or --file)" : "no --module given");
-        else if (json && totals_only)
+        else if (!by_file && !modules.len)
+            rc = modules_from_workspace(&ws, &common, &modules, &source, &tag, &tag_owned);
+        if (rc == 0 && !by_file && !tag)
+            rc = pgci_error_set(PGCI_EUSAGE, "index: no --tag given%s (see pgci index --help)",
+                                ws ? " and the workspace has no transformers pin" : " (or --file)");
+        else if (rc == 0 && json && totals_only)
             rc = pgci_error_set(PGCI_EUSAGE, "index: --json and --totals do not mix");
-        else if (tag && (rc = upstream_tag_check(tag)) == 0)
+        else if (rc == 0 && tag && (rc = upstream_tag_check(tag)) == 0)
             for (size_t i = 0; i < modules.len && rc == 0; i++)
                 rc = upstream_module_check(modules.items[i]);
     }
@@ -420,5 +452,7 @@ out:
     strvec_free(&modules);
     strvec_free(&files);
     strvec_free(&rest);
+    free(tag_owned);
+    workspace_free(ws);
     return code;
 }

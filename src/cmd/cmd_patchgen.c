@@ -98,8 +98,16 @@ static int run_one(const workspace *ws, const ws_config *wc, const pg_cli *cli, 
         printf("Loading patch module: %s\n", wc->module);
     pg_config *cfg = NULL;
     if (config_eval_file(ev, wc->abs_path, cli->var_name, &cfg) < 0) {
+        /* what Python would have said: getattr() fails, or isinstance() does */
+        const char *m = pgci_error_last();
         fflush(stdout);
-        fprintf(stderr, "Error importing %s: %s\n", wc->module, pgci_error_last());
+        if (strstr(m, "no PatchConfig named"))
+            fprintf(stderr, "Unexpected error: module '%s' has no attribute '%s'\n", wc->module,
+                    cli->var_name);
+        else if (strstr(m, "is not a PatchConfig"))
+            fprintf(stderr, "Error: %s in %s is not a PatchConfig\n", cli->var_name, wc->module);
+        else
+            fprintf(stderr, "Error importing %s: %s\n", wc->module, m);
         return 0;
     }
     if (cli->verbose) {

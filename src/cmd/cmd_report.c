@@ -15,7 +15,7 @@ static const char usage[] =
     "[-o DIR]\n   or: pgci report --merge A.json B.json ... [-o DIR]";
 
 static const char *const formats[] = {"md", "json", "html", "sarif", "github", "comment"};
-static const char *const file_names[] = {"report.md",    "run.json",    "report.html",
+static const char *const file_names[] = {"report.md",    "run.json",        "report.html",
                                          "report.sarif", "annotations.txt", "comment.md"};
 
 static int format_index(const char *f)

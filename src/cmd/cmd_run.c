@@ -46,8 +46,8 @@ static const char *demo_dir(void)
 /* Fetch and index every module the configs name, at the tag: the first two stages,
  * reported as counts. Failures are printed and counted, and the gate reports them
  * again per config. */
-static void fetch_and_index(const workspace *ws, const char *tag, const char *ruff_src,
-                            int jobs, run_doc *doc)
+static void fetch_and_index(const workspace *ws, const char *tag, const char *ruff_src, int jobs,
+                            run_doc *doc)
 {
     (void)ruff_src;
     strvec mods = STRVEC_INIT;

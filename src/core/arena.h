@@ -15,7 +15,10 @@ typedef struct arena {
     arena_block *head;
 } arena;
 
-#define ARENA_INIT {NULL}
+#define ARENA_INIT                                                                                 \
+    {                                                                                              \
+        NULL                                                                                       \
+    }
 
 /* Zeroed memory, aligned for any type. */
 void *arena_alloc(arena *a, size_t n);

@@ -11,14 +11,14 @@
 
 enum {
     PGCI_OK = 0,
-    PGCI_ERROR = -1,    /* generic failure */
-    PGCI_ENOTFOUND = -2,/* a file, tag, module or target that does not exist */
-    PGCI_EINVALID = -3, /* malformed input: syntax error, bad value */
+    PGCI_ERROR = -1,        /* generic failure */
+    PGCI_ENOTFOUND = -2,    /* a file, tag, module or target that does not exist */
+    PGCI_EINVALID = -3,     /* malformed input: syntax error, bad value */
     PGCI_EUNSUPPORTED = -4, /* a construct pgci refuses to guess about */
-    PGCI_EIO = -5,      /* filesystem or process failure */
-    PGCI_ENET = -6,     /* network failure (connect, TLS, timeout, HTTP status) */
-    PGCI_EUSAGE = -7,   /* bad command-line usage */
-    PGCI_ELIMIT = -8,   /* a size, depth or time limit was hit */
+    PGCI_EIO = -5,          /* filesystem or process failure */
+    PGCI_ENET = -6,         /* network failure (connect, TLS, timeout, HTTP status) */
+    PGCI_EUSAGE = -7,       /* bad command-line usage */
+    PGCI_ELIMIT = -8,       /* a size, depth or time limit was hit */
 };
 
 /* Records a printf-style message in the thread's error slot; returns `code`. */

@@ -142,8 +142,8 @@ int fs_path_check(const char *rel, const char *what)
                               what, rel);
     for (const unsigned char *c = (const unsigned char *)rel; *c; c++) {
         if (*c < 0x20 || *c == 0x7f)
-            return pgci_error_set(PGCI_EINVALID, "%s contains a control character (0x%02x)",
-                                  what, *c);
+            return pgci_error_set(PGCI_EINVALID, "%s contains a control character (0x%02x)", what,
+                                  *c);
         if (*c == '\\')
             return pgci_error_set(PGCI_EINVALID, "%s '%s' contains a backslash", what, rel);
     }
@@ -183,8 +183,8 @@ int fs_join_under(strbuf *out, const char *root, const char *rel, const char *wh
     if (realpath(root, real_root) && realpath(p.buf, real_p)) {
         size_t n = strlen(real_root);
         if (strncmp(real_p, real_root, n) != 0 || (real_p[n] != '/' && real_p[n] != '\0')) {
-            r = pgci_error_set(PGCI_EINVALID, "%s '%s' resolves to %s, outside %s (symlink?)",
-                               what, rel, real_p, real_root);
+            r = pgci_error_set(PGCI_EINVALID, "%s '%s' resolves to %s, outside %s (symlink?)", what,
+                               rel, real_p, real_root);
             strbuf_free(&p);
             return r;
         }
@@ -208,8 +208,8 @@ int fs_list_dir(strvec *out, const char *dir)
 {
     DIR *d = opendir(dir);
     if (!d)
-        return pgci_error_set(errno == ENOENT ? PGCI_ENOTFOUND : PGCI_EIO,
-                              "cannot list %s: %s", dir, strerror(errno));
+        return pgci_error_set(errno == ENOENT ? PGCI_ENOTFOUND : PGCI_EIO, "cannot list %s: %s",
+                              dir, strerror(errno));
     size_t start = out->len;
     struct dirent *de;
     while ((de = readdir(d))) {
@@ -229,8 +229,9 @@ int fs_remove_tree(const char *path)
 {
     struct stat st;
     if (lstat(path, &st) < 0)
-        return errno == ENOENT ? 0 : pgci_error_set(PGCI_EIO, "cannot remove %s: %s", path,
-                                                   strerror(errno));
+        return errno == ENOENT
+                   ? 0
+                   : pgci_error_set(PGCI_EIO, "cannot remove %s: %s", path, strerror(errno));
     if (S_ISDIR(st.st_mode)) {
         strvec names = STRVEC_INIT;
         int r = fs_list_dir(&names, path);

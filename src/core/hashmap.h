@@ -24,7 +24,10 @@ typedef struct hashmap {
     size_t index_cap;
 } hashmap;
 
-#define HASHMAP_INIT {NULL, 0, 0, 0, NULL, 0}
+#define HASHMAP_INIT                                                                               \
+    {                                                                                              \
+        NULL, 0, 0, 0, NULL, 0                                                                     \
+    }
 
 /* Sets key to value; returns the previous value or NULL. */
 void *hashmap_put(hashmap *m, const char *key, void *value);

@@ -63,8 +63,7 @@ void log_warn(const char *fmt, ...)
     va_end(ap);
 }
 
-void progress_update(const char *stage, unsigned long done, unsigned long total,
-                     const char *what)
+void progress_update(const char *stage, unsigned long done, unsigned long total, const char *what)
 {
     if (level < LOG_NORMAL || !isatty(2))
         return;

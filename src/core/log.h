@@ -21,8 +21,7 @@ void log_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* "[done/total] what" redrawn in place; no-op unless stderr is a TTY. Thread-safe. */
-void progress_update(const char *stage, unsigned long done, unsigned long total,
-                     const char *what);
+void progress_update(const char *stage, unsigned long done, unsigned long total, const char *what);
 /* Clears the progress line. */
 void progress_done(void);
 

@@ -17,20 +17,38 @@ enum opt_type { OPT_T_END, OPT_T_BOOL, OPT_T_STR, OPT_T_INT, OPT_T_LIST, OPT_T_G
 
 typedef struct opt {
     enum opt_type type;
-    char short_name;      /* 0 when none */
+    char short_name; /* 0 when none */
     const char *long_name;
-    void *value;          /* int* for BOOL/INT, const char** for STR, strvec* for LIST */
-    const char *argname;  /* shown in help: "TAG" */
+    void *value;         /* int* for BOOL/INT, const char** for STR, strvec* for LIST */
+    const char *argname; /* shown in help: "TAG" */
     const char *help;
 } opt;
 
-#define OPT_BOOL(s, l, v, h) {OPT_T_BOOL, s, l, v, NULL, h}
-#define OPT_STR(s, l, v, a, h) {OPT_T_STR, s, l, v, a, h}
-#define OPT_INT(s, l, v, a, h) {OPT_T_INT, s, l, v, a, h}
+#define OPT_BOOL(s, l, v, h)                                                                       \
+    {                                                                                              \
+        OPT_T_BOOL, s, l, v, NULL, h                                                               \
+    }
+#define OPT_STR(s, l, v, a, h)                                                                     \
+    {                                                                                              \
+        OPT_T_STR, s, l, v, a, h                                                                   \
+    }
+#define OPT_INT(s, l, v, a, h)                                                                     \
+    {                                                                                              \
+        OPT_T_INT, s, l, v, a, h                                                                   \
+    }
 /* Repeatable; a value with commas adds each part ("--format md,json"). */
-#define OPT_LIST(s, l, v, a, h) {OPT_T_LIST, s, l, v, a, h}
-#define OPT_GROUP(h) {OPT_T_GROUP, 0, NULL, NULL, NULL, h}
-#define OPT_END() {OPT_T_END, 0, NULL, NULL, NULL, NULL}
+#define OPT_LIST(s, l, v, a, h)                                                                    \
+    {                                                                                              \
+        OPT_T_LIST, s, l, v, a, h                                                                  \
+    }
+#define OPT_GROUP(h)                                                                               \
+    {                                                                                              \
+        OPT_T_GROUP, 0, NULL, NULL, NULL, h                                                        \
+    }
+#define OPT_END()                                                                                  \
+    {                                                                                              \
+        OPT_T_END, 0, NULL, NULL, NULL, NULL                                                       \
+    }
 
 /* Options every command accepts: -q/--quiet, -v/--verbose, -j/--jobs, -C DIR. */
 typedef struct common_opts {

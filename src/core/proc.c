@@ -78,9 +78,12 @@ int proc_run(const proc_opts *opts, proc_result *res)
         (opts->stdin_data && pipe2(in, O_CLOEXEC) < 0)) {
         int e = errno;
         for (int i = 0; i < 2; i++) {
-            if (in[i] >= 0) close(in[i]);
-            if (out[i] >= 0) close(out[i]);
-            if (err[i] >= 0) close(err[i]);
+            if (in[i] >= 0)
+                close(in[i]);
+            if (out[i] >= 0)
+                close(out[i]);
+            if (err[i] >= 0)
+                close(err[i]);
         }
         return name_error(PGCI_EIO, opts, strerror(e));
     }
@@ -123,8 +126,7 @@ int proc_run(const proc_opts *opts, proc_result *res)
         if (in[1] >= 0)
             close(in[1]);
         return name_error(rc == ENOENT ? PGCI_ENOTFOUND : PGCI_EIO, opts,
-                          rc == ENOENT ? "not found (is it installed and on PATH?)"
-                                       : strerror(rc));
+                          rc == ENOENT ? "not found (is it installed and on PATH?)" : strerror(rc));
     }
 
     fcntl(out[0], F_SETFL, O_NONBLOCK);
@@ -148,9 +150,18 @@ int proc_run(const proc_opts *opts, proc_result *res)
         struct pollfd p[3];
         int np = 0;
         int io = -1, ie = -1, ii = -1;
-        if (out_open) { io = np; p[np++] = (struct pollfd){out[0], POLLIN, 0}; }
-        if (err_open) { ie = np; p[np++] = (struct pollfd){err[0], POLLIN, 0}; }
-        if (in[1] >= 0) { ii = np; p[np++] = (struct pollfd){in[1], POLLOUT, 0}; }
+        if (out_open) {
+            io = np;
+            p[np++] = (struct pollfd){out[0], POLLIN, 0};
+        }
+        if (err_open) {
+            ie = np;
+            p[np++] = (struct pollfd){err[0], POLLIN, 0};
+        }
+        if (in[1] >= 0) {
+            ii = np;
+            p[np++] = (struct pollfd){in[1], POLLOUT, 0};
+        }
         int wait = -1;
         if (deadline) {
             long left = deadline - now_ms();
@@ -165,8 +176,10 @@ int proc_run(const proc_opts *opts, proc_result *res)
             continue;
         if (n < 0)
             break;
-        if (io >= 0 && p[io].revents && drain(out[0], &res->out, cap)) out_open = 0;
-        if (ie >= 0 && p[ie].revents && drain(err[0], &res->err, cap)) err_open = 0;
+        if (io >= 0 && p[io].revents && drain(out[0], &res->out, cap))
+            out_open = 0;
+        if (ie >= 0 && p[ie].revents && drain(err[0], &res->err, cap))
+            err_open = 0;
         if (ii >= 0 && p[ii].revents) {
             ssize_t w = write(in[1], opts->stdin_data + in_off, opts->stdin_len - in_off);
             if (w > 0)

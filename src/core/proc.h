@@ -20,14 +20,14 @@ typedef struct proc_opts {
     const char *cwd;         /* NULL: inherit */
     const char *stdin_data;  /* NULL: /dev/null */
     size_t stdin_len;
-    int timeout_ms;          /* 0: no limit */
-    size_t max_output;       /* cap for each of stdout/stderr; 0 = 256 MiB */
+    int timeout_ms;    /* 0: no limit */
+    size_t max_output; /* cap for each of stdout/stderr; 0 = 256 MiB */
 } proc_opts;
 
 typedef struct proc_result {
-    int status;      /* exit status when the child exited */
-    int signal;      /* the signal that killed it, else 0 */
-    int timed_out;   /* 1 when pgci killed it for running too long */
+    int status;    /* exit status when the child exited */
+    int signal;    /* the signal that killed it, else 0 */
+    int timed_out; /* 1 when pgci killed it for running too long */
     strbuf out;
     strbuf err;
 } proc_result;

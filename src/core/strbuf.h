@@ -20,7 +20,10 @@ typedef struct strbuf {
 } strbuf;
 
 extern char strbuf_empty[];
-#define STRBUF_INIT {strbuf_empty, 0, 0}
+#define STRBUF_INIT                                                                                \
+    {                                                                                              \
+        strbuf_empty, 0, 0                                                                         \
+    }
 
 void strbuf_init(strbuf *sb, size_t hint);
 void strbuf_free(strbuf *sb);

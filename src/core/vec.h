@@ -20,7 +20,10 @@
         size_t len;                                                                                \
         size_t cap;                                                                                \
     }
-#define VEC_INIT {NULL, 0, 0}
+#define VEC_INIT                                                                                   \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
 
 #define VEC_RESERVE(v, n)                                                                          \
     do {                                                                                           \
@@ -52,7 +55,10 @@ typedef struct strvec {
     size_t len;
     size_t cap;
 } strvec;
-#define STRVEC_INIT {NULL, 0, 0}
+#define STRVEC_INIT                                                                                \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
 
 /* Appends a copy of s. */
 void strvec_push(strvec *v, const char *s);

@@ -10,9 +10,10 @@
  * anything printed from an index is deterministic.
  *
  * Source texts (decorators, bases, defaults, annotations, assignment values) are
- * the exact bytes of the source, except that comments are left out and runs of
- * whitespace containing a newline are joined into one space, so a value wrapped
- * over several lines reads as one line.
+ * the exact bytes of the source, except that comments are left out, runs of
+ * whitespace containing a newline are joined (into one space, or nothing next to a
+ * bracket), so a value wrapped over several lines reads as one line, and redundant
+ * outer parentheses are dropped.
  */
 #ifndef PGCI_INDEX_INDEX_H
 #define PGCI_INDEX_INDEX_H

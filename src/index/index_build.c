@@ -48,11 +48,19 @@ static const char *text_raw(builder *b, TSNode n)
     return arena_strndup(b->a, s, len);
 }
 
-/* Clean source text of an expression (see index.h): comments out, lines joined. */
+/* Clean source text of an expression (see index.h): comments out, lines joined,
+ * and without redundant outer parentheses (`x = (\n    f()\n)` has the value
+ * `f()`, as Python reads it and however a formatter wraps it). */
 static const char *text_clean(builder *b, TSNode n)
 {
     if (ts_node_is_null(n))
         return NULL;
+    while (py_is(n, "parenthesized_expression")) {
+        TSNode inner = pynode_named_child(n, 0);
+        if (ts_node_is_null(inner) || !ts_node_is_null(pynode_named_child(n, 1)))
+            break;
+        n = inner;
+    }
     strbuf_reset(&b->tmp);
     pynode_text_clean(&b->tmp, b->t, n);
     return arena_strndup(b->a, b->tmp.buf, b->tmp.len);

@@ -42,7 +42,49 @@ void normalize_argv(const normalize_opts *o, int which, const char *file, strvec
     strvec_push(argv, file);
 }
 
-static int run_ruff(const normalize_opts *o, int which, const char *file)
+/* Replaces every occurrence of `from` in sb with `to`. */
+static void replace_all(strbuf *sb, const char *from, const char *to)
+{
+    if (!from || !from[0] || !strstr(sb->buf, from))
+        return;
+    strbuf m = STRBUF_INIT;
+    const char *p = sb->buf, *q;
+    size_t n = strlen(from);
+    while ((q = strstr(p, from))) {
+        strbuf_add(&m, p, (size_t)(q - p));
+        strbuf_adds(&m, to);
+        p = q + n;
+    }
+    strbuf_adds(&m, p);
+    strbuf_free(sb);
+    *sb = m;
+}
+
+/* ruff's diagnostics can run to thousands of lines: the message keeps whole lines
+ * up to a fixed budget and says how many it left out. A fixed cut (and not the
+ * error slot's own truncation) keeps the message the same wherever the workspace,
+ * the temporary directory or ruff live. */
+#define RUFF_OUTPUT_BUDGET 1500
+
+static void cap_output(strbuf *why)
+{
+    if (why->len <= RUFF_OUTPUT_BUDGET)
+        return;
+    size_t cut = RUFF_OUTPUT_BUDGET;
+    while (cut > 0 && why->buf[cut - 1] != '\n')
+        cut--;
+    if (cut == 0)
+        cut = RUFF_OUTPUT_BUDGET;
+    size_t more = 0;
+    for (size_t i = cut; i < why->len; i++)
+        more += why->buf[i] == '\n';
+    more++; /* the last line has no newline (rtrimmed) */
+    strbuf_setlen(why, cut);
+    strbuf_rtrim(why);
+    strbuf_addf(why, "\n... (%zu more line%s of ruff output)", more, more == 1 ? "" : "s");
+}
+
+static int run_ruff(const normalize_opts *o, int which, const char *file, const char *tmpdir)
 {
     strvec argv = STRVEC_INIT;
     normalize_argv(o, which, file, &argv);
@@ -68,6 +110,11 @@ static int run_ruff(const normalize_opts *o, int which, const char *file)
             strbuf_add(&why, res.out.buf, res.out.len);
         }
         strbuf_rtrim(&why);
+        /* the temporary directory's random name would make two runs' reports
+         * differ: it reads "<tmp>" */
+        replace_all(&why, tmpdir, "<tmp>");
+        replace_all(&cmd, tmpdir, "<tmp>");
+        cap_output(&why);
         r = pgci_error_set(PGCI_EIO, "ruff normalisation failed: '%s' exited with status %d%s%s",
                            cmd.buf, res.status, why.len ? ": " : "", why.buf);
         strbuf_free(&why);
@@ -105,9 +152,9 @@ int normalize_ruff(const normalize_opts *o, const char *src, size_t len, strbuf 
     fs_join(&file, dir.buf, o->file_name && o->file_name[0] ? o->file_name : "x.py");
     r = fs_write_atomic(file.buf, src, len);
     if (r == 0)
-        r = run_ruff(o, 0, file.buf);
+        r = run_ruff(o, 0, file.buf, dir.buf);
     if (r == 0)
-        r = run_ruff(o, 1, file.buf);
+        r = run_ruff(o, 1, file.buf, dir.buf);
     if (r == 0)
         r = fs_read_file(out, file.buf, 0);
     if (r < 0)

@@ -108,8 +108,8 @@ int py_check_syntax(const py_tree *t)
     size_t show = 0;
     while (show < n && show < 40 && s[show] != '\n')
         show++;
-    return pgci_error_set(PGCI_EINVALID, "%s:%u:%u: syntax error near '%.*s'", t->path,
-                          py_line(e), py_col(e), (int)show, s);
+    return pgci_error_set(PGCI_EINVALID, "%s:%u:%u: syntax error near '%.*s'", t->path, py_line(e),
+                          py_col(e), (int)show, s);
 }
 
 const char *py_text(const py_tree *t, TSNode n, size_t *len)

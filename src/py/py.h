@@ -15,7 +15,7 @@
 
 typedef struct py_tree {
     TSTree *tree;
-    char *src;  /* owned, NUL-terminated */
+    char *src; /* owned, NUL-terminated */
     size_t len;
     char *path; /* for messages; owned */
 } py_tree;

@@ -90,9 +90,10 @@ static void clean_token(clean_state *st, uint32_t a, uint32_t b)
 static void clean_walk(clean_state *st, TSTreeCursor *cur)
 {
     TSNode n = ts_tree_cursor_current_node(cur);
-    if (pynode_is_comment(n))
-        return;
     const char *type = ts_node_type(n);
+    /* comments go; a backslash continuation is a line break like any other */
+    if (!strcmp(type, "comment") || !strcmp(type, "line_continuation"))
+        return;
     if (ts_node_child_count(n) == 0 || !strcmp(type, "string")) {
         clean_token(st, ts_node_start_byte(n), ts_node_end_byte(n));
         return;

@@ -7,8 +7,9 @@
 # (each checked by hand: docs/protocol.md says what each one is). The rules that
 # find nothing on VeOmni are then shown to fire on the real files: one mutation
 # each (a dropped staticmethod, a class left out of the converter loop, the NPU
-# import replaced by the GPU one, a wrong model type, a retired file back) gives
-# exactly its findings. Then --base on the same tree in git: no finding without a
+# import replaced by the GPU one, a wrong model type, a generated class imported
+# from transformers next to the excluded ones, a retired file back) gives exactly
+# its findings. Then --base on the same tree in git: no finding without a
 # change, a hand edit of a generated file flagged, an NPU file regenerated after
 # the GPU config it imports changed accepted.
 set -euo pipefail
@@ -114,6 +115,8 @@ edit("deepseek_v3/__init__.py", "        DeepseekV3ForTokenClassification,\n    
 edit("qwen3/__init__.py", "from .generated.patched_modeling_qwen3_npu import",
      "from .generated.patched_modeling_qwen3_gpu import")
 edit("llama/__init__.py", '@MODELING_REGISTRY.register("llama")', '@MODELING_REGISTRY.register("lama")')
+edit("qwen2_5_omni/__init__.py", "        Qwen2_5OmniTalkerModel,\n    )\n",
+     "        Qwen2_5OmniTalkerModel,\n        Qwen2_5OmniThinkerForConditionalGeneration,\n    )\n")
 open(root + "/seed_oss/npu_patch.py", "w").write("# the old monkey patch\n")
 PY
 "$PGCI" check -C "$M" --no-ruff --allow-skip drift --allow-skip protocol-import --format json >"$T/mutated.json" || true
@@ -140,12 +143,16 @@ want = sorted([
      "imports the GPU module .generated.patched_modeling_qwen3_gpu under `if IS_NPU_AVAILABLE:`"),
     ("registration.decorator", "llama/__init__.py", 17,
      'registers "lama", not the model type of llama configs ("llama")'),
+    ("registration.import", "qwen2_5_omni/__init__.py", 40,
+     "imports Qwen2_5OmniThinkerForConditionalGeneration from "
+     "transformers.models.qwen2_5_omni.modeling_qwen2_5_omni instead of the generated module "
+     "(it is not excluded from the generated file)"),
     ("retired.file", "seed_oss/npu_patch.py", 0,
      "npu_patch.py is retired: veomni/models/transformers/seed_oss is generated from "
      "veomni/models/transformers/seed_oss/seed_oss_gpu_patch_gen_config.py now"),
 ])
 assert new == want, "\n".join(map(str, new))
-print("ok   %d mutations of the real tree: exactly the expected findings" % 5)
+print("ok   %d mutations of the real tree: exactly the expected findings" % 6)
 PY
 
 # --base on the real tree

@@ -10,11 +10,12 @@ compares it with the matching JSON Lines record of `pgci index --json`:
   classes), in order: kind, qualified name, def line, first decorator line, end
   line, async, conditional;
 - parameters: names and kinds in order; defaults, annotations and return
-  annotations by source text where the source segment is one line;
+  annotations by source text: exactly when the source segment is one line, else
+  pgci's joined text must parse to the same ast as the original expression;
 - decorators and bases (keywords included) by source text when one line;
 - docstrings exactly (ast.get_docstring(clean=False));
 - `self.X` assignment targets in the first __init__ (sorted, unique);
-- module-level and class-level assignment names and lines;
+- module-level and class-level assignments: names, lines, values, annotations;
 - every import anywhere (module, name, alias, level, line, enclosing scope, inside
   a try, inside an if).
 
@@ -34,17 +35,47 @@ KINDS = {
 }
 
 
+class Multi:
+    """A multi-line expression: pgci joins its lines and drops its comments, so its
+    text must parse back to the same ast (positions aside) as the original node."""
+
+    def __init__(self, node):
+        self.node = node
+
+    def __eq__(self, text):
+        if not isinstance(text, str):
+            return False
+        try:
+            if isinstance(self.node, (ast.keyword, ast.Starred)):
+                call = ast.parse("_(" + text + ")", mode="eval").body
+                items = call.keywords if isinstance(self.node, ast.keyword) else call.args
+                if len(call.keywords) + len(call.args) != 1:
+                    return False
+                got = items[0]
+            else:
+                got = ast.parse("(" + text + ")", mode="eval").body
+        except SyntaxError:
+            return False
+        return ast.dump(got) == ast.dump(self.node)
+
+    def __ne__(self, text):
+        return not self.__eq__(text)
+
+    def __repr__(self):
+        return f"<multi-line {ast.unparse(self.node)!r}>"
+
+
 class Ctx:
     def __init__(self, src):
         # ast columns are UTF-8 byte offsets within a line
         self.lines = [line.encode("utf-8") for line in re.split(r"\r\n|\r|\n", src)]
 
     def seg(self, node):
-        """The source text of node when it is on one line, else "<multiline>"."""
+        """The source text of node when it is on one line, else a Multi."""
         if node is None:
             return None
         if node.end_lineno != node.lineno:
-            return "<multiline>"
+            return Multi(node)
         line = self.lines[node.lineno - 1]
         return line[node.col_offset:node.end_col_offset].decode("utf-8")
 
@@ -75,14 +106,15 @@ def target_names(t):
         yield from target_names(t.value)
 
 
-def assigns(body):
+def assigns(body, ctx):
     out = []
     for st in body:
         if isinstance(st, ast.Assign):
             for t in st.targets:
-                out.extend((n.id, n.lineno) for n in target_names(t))
+                out.extend((n.id, n.lineno, ctx.seg(st.value), None) for n in target_names(t))
         elif isinstance(st, ast.AnnAssign):
-            out.extend((n.id, n.lineno) for n in target_names(st.target))
+            out.extend((n.id, n.lineno, ctx.seg(st.value), ctx.seg(st.annotation))
+                       for n in target_names(st.target))
     return out
 
 
@@ -148,10 +180,10 @@ def one_def(node, parent, ctx, conditional):
         "docstring": ast.get_docstring(node, clean=False),
     }
     if isinstance(node, ast.ClassDef):
-        d["bases"] = sorted([ctx.seg(b) for b in node.bases] + [ctx.seg(k) for k in node.keywords])
+        d["bases"] = [ctx.seg(b) for b in node.bases] + [ctx.seg(k) for k in node.keywords]
         members = defs(node.body, q, ctx, False, [])
         d["members"] = members
-        d["attributes"] = assigns(node.body)
+        d["attributes"] = assigns(node.body, ctx)
         inits = [m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name == "__init__"]
         d["init_attributes"] = self_attrs(inits[0]) if inits else []
     else:
@@ -187,14 +219,6 @@ def imports(tree):
     return sorted(out, key=repr)
 
 
-def mask(expect, got):
-    """got, with the entries where expect has "<multiline>" replaced by it: a
-    multi-line source text is compared by presence only."""
-    if len(expect) != len(got):
-        return got
-    return [e if e == "<multiline>" and g else g for e, g in zip(expect, got)]
-
-
 def compare_def(exp, got, where, problems):
     def check(field, e, g):
         if e != g:
@@ -202,11 +226,12 @@ def compare_def(exp, got, where, problems):
 
     for f in ("kind", "qualname", "line", "start_line", "end_line", "conditional", "docstring"):
         check(f, exp[f], got[f])
-    check("decorators", exp["decorators"], mask(exp["decorators"], got["decorators"]))
+    check("decorators", exp["decorators"], got["decorators"])
     if exp["kind"] == "class":
-        check("bases", exp["bases"], sorted(mask(exp["bases"], sorted(got["bases"]))))
+        check("bases", exp["bases"], got["bases"])
         check("init_attributes", exp["init_attributes"], got["init_attributes"])
-        check("attributes", exp["attributes"], [(a["name"], a["line"]) for a in got["attributes"]])
+        check("attributes", exp["attributes"],
+              [(a["name"], a["line"], a["value"], a["annotation"]) for a in got["attributes"]])
         em, gm = exp["members"], got["members"]
         check("members", [m["qualname"] for m in em], [m["qualname"] for m in gm])
         if len(em) == len(gm):
@@ -216,19 +241,26 @@ def compare_def(exp, got, where, problems):
         check("async", exp["async"], got["async"])
         ep = exp["parameters"]
         gp = [(p["name"], p["kind"], p["default"], p["annotation"]) for p in got["parameters"]]
-        # A multi-line default or annotation is compared by presence only.
-        gp = [
-            tuple(g[i] if e is None or i < 2 or e[i] != "<multiline>" else "<multiline>" for i in range(4))
-            for e, g in zip(ep + [None] * len(gp), gp)
-        ]
         check("parameters", ep, gp)
-        er = exp["returns"]
-        check("returns", er, "<multiline>" if er == "<multiline>" and got["returns"] else got["returns"])
+        check("returns", exp["returns"], got["returns"])
+
+
+def json_values(text):
+    """The JSON values in text, one after another: pgci index --json prints JSON Lines
+    for several files and one pretty object for a single one."""
+    dec, out, i = json.JSONDecoder(), [], 0
+    while True:
+        while i < len(text) and text[i].isspace():
+            i += 1
+        if i == len(text):
+            return out
+        value, i = dec.raw_decode(text, i)
+        out.append(value)
 
 
 def main():
     files = [line.strip() for line in open(sys.argv[1]) if line.strip()]
-    records = [json.loads(line) for line in open(sys.argv[2])]
+    records = json_values(open(sys.argv[2]).read())
     if len(records) != len(files):
         sys.exit(f"index oracle: {len(records)} pgci records for {len(files)} files")
     problems = []
@@ -265,8 +297,8 @@ def main():
             missing = [x for x in ei if x not in gi][:3]
             extra = [x for x in gi if x not in ei][:3]
             problems.append(f"{path}: imports differ: ast only {missing}, pgci only {extra}")
-        ea = assigns(tree.body)
-        ga = [(a["name"], a["line"]) for a in rec["assignments"]]
+        ea = assigns(tree.body, ctx)
+        ga = [(a["name"], a["line"], a["value"], a["annotation"]) for a in rec["assignments"]]
         if ea != ga:
             problems.append(f"{path}: module assignments: ast {ea[:5]}..., pgci {ga[:5]}...")
         ed = ast.get_docstring(tree, clean=False)

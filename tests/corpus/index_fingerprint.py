@@ -71,10 +71,23 @@ def ast_bodies(path):
 
 def load(list_path, jsonl_path):
     files = [line.strip() for line in open(list_path) if line.strip()]
-    recs = [json.loads(line) for line in open(jsonl_path)]
+    recs = json_values(open(jsonl_path).read())
     if len(files) != len(recs):
         sys.exit(f"{jsonl_path}: {len(recs)} records for {len(files)} files")
     return files, recs
+
+
+def json_values(text):
+    """The JSON values in text, one after another: pgci index --json prints JSON Lines
+    for several files and one pretty object for a single one."""
+    dec, out, i = json.JSONDecoder(), [], 0
+    while True:
+        while i < len(text) and text[i].isspace():
+            i += 1
+        if i == len(text):
+            return out
+        value, i = dec.raw_decode(text, i)
+        out.append(value)
 
 
 def main():

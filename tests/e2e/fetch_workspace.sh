@@ -78,6 +78,26 @@ grep -q ": 0 fetched, $n2 from cache, 0 failed, .* 0 requests$" "$T/out" || fail
 [ "$(server_count "$LOG" files)" -eq "$n2" ] || fail "http ws warm: the server saw $(server_count "$LOG" files) requests"
 echo "ok   workspace with an HTTP upstream: $n2 files, then a warm run without a request"
 
+# a copy whose upstream is a git clone of the fixture trees (root layout, one commit
+# and tag per fixture tag): modules at v<pin>, and --list-tags from the workspace
+G=$T/upstream.git
+mkdir -p "$G"
+git -C "$G" init -q
+for tag in v1.0.0 v1.1.0; do
+    find "$G" -mindepth 1 -maxdepth 1 ! -name .git -exec rm -rf {} +
+    cp -r "$FX/$tag/." "$G/"
+    git -C "$G" add -A
+    git -C "$G" -c user.name=pgci -c user.email=pgci@example.org commit -qm "$tag"
+    git -C "$G" tag "$tag"
+done
+cp -r fixtures/workspace "$T/wsgit"
+sed -i "s|^upstream = .*|upstream = \"git:$G\"|" "$T/wsgit/pyproject.toml"
+"$PGCI" fetch -C "$T/wsgit" --print >"$T/out" 2>"$T/err" || fail "git ws: $(cat "$T/err")"
+cmp -s "$expect" "$T/out" || fail "git ws: not the fixture files at v1.0.0"
+"$PGCI" fetch -C "$T/wsgit" --list-tags >"$T/out" 2>"$T/err" || fail "git ws tags: $(cat "$T/err")"
+printf 'v1.0.0\nv1.1.0\n' | cmp -s - "$T/out" || fail "git ws tags: $(cat "$T/out")"
+echo "ok   workspace with a git: upstream: modules at v<pin>, --list-tags"
+
 # --source overrides the workspace's upstream; a tag the source lacks fails per module
 "$PGCI" fetch -C "$T/ws" --source "dir:$FX/{tag}" --tag v9.9.9 >"$T/out" 2>"$T/err"
 rc=$?

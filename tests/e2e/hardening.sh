@@ -2,7 +2,8 @@
 # Hardening (issue 8): processes, filesystem faults, determinism, no shell.
 #  - a hanging ruff is killed at --ruff-timeout and reported; a crashing ruff is
 #    reported with its signal; neither leaves a file behind;
-#  - --fix into a file replaced by a directory, and past `ulimit -f` (a full disk):
+#  - --fix into a read-only directory, a file replaced by a directory, and past
+#    `ulimit -f` (a full disk):
 #    a clear error and the checked-in files byte for byte as before;
 #  - a generated file that is a symlink out of the workspace is refused;
 #  - a config path with '..' is refused;
@@ -76,6 +77,24 @@ rc=0
 expect_grep "cannot write .*patched_modeling_llama_gpu.py: File too large" <(cat "$T/full.out" "$T/full.err")
 cmp "$W/$LPY" "$T/drifted.py"
 [ -z "$(find "$W" -name '*.pgci-tmp-*')" ]
+
+# a read-only output directory: as an unprivileged user (root writes anywhere)
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+    fresh readonly
+    echo "# drift" >> "$W/$LPY"
+    cp "$RUFF" "$T/ruff-copy"
+    chmod 755 "$T" "$T/readonly" "$T/ruff-copy"
+    chmod -R a+rX "$T/readonly"
+    chmod 555 "$W/demo/models/llama/generated"
+    before=$(snapshot)
+    rc=0
+    HOME=$T TMPDIR=/tmp setpriv --reuid 65534 --regid 65534 --clear-groups \
+        "$PGCI" check -C "$W" --ruff "$T/ruff-copy" --fix > "$T/ro.out" 2> "$T/ro.err" || rc=$?
+    [ "$rc" = 2 ] || { echo "read-only output: expected exit 2, got $rc" >&2; cat "$T/ro.err" >&2; exit 1; }
+    expect_grep "cannot write .*patched_modeling_llama_gpu.py.*Permission denied" "$T/ro.err"
+    [ "$before" = "$(snapshot)" ]
+    chmod 755 "$W/demo/models/llama/generated"
+fi
 
 # --- paths that escape the workspace -------------------------------------------------------
 fresh symlink

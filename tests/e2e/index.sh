@@ -98,6 +98,15 @@ for i, got, want in bad:
 sys.exit(1 if bad else 0)
 PY
 
+# Without --module: the workspace's configs name the modules, its [tool.pgci]
+# upstream the source and its pin the tag (as pgci fetch).
+"$PGCI" index -C fixtures/workspace >"$tmp/ws"
+expect_grep '^total: 3 files, [0-9]+ bytes, 0 errors, ' "$tmp/ws"
+expect_grep '^transformers/models/qwen3_moe/modeling_qwen3_moe.py@v1.0.0: ' "$tmp/ws"
+"$PGCI" index -C fixtures/workspace --tag v1.1.0 --json >"$tmp/ws.jsonl"
+[ "$(wc -l <"$tmp/ws.jsonl")" -eq 3 ]
+grep -q '"path":"transformers/models/llama/modeling_llama.py@v1.1.0"' "$tmp/ws.jsonl"
+
 # The outline for one module names what a reader looks for.
 "$PGCI" index --tag v1.1.0 --source "$src" --module transformers.models.llama.modeling_llama \
     >"$tmp/outline"
@@ -119,7 +128,7 @@ expect_fail 2 "bad.py:1:.*syntax error" "$PGCI" index --file "$tmp/bad.py"
 expect_fail 2 "page.py:1:.*syntax error" "$PGCI" index --file "$tmp/page.py"
 expect_fail 2 "$tmp/missing.py" "$PGCI" index --file "$tmp/missing.py"
 expect_fail 2 "no --tag given" "$PGCI" index --module transformers.models.llama.modeling_llama
-expect_fail 2 "no --module given" "$PGCI" index --tag v1.0.0
+expect_fail 2 "no --module given and no workspace" "$PGCI" index --tag v1.0.0 -C "$tmp"
 expect_fail 2 "do not mix" "$PGCI" index --tag v1.0.0 --module a.b --file "$tmp/bad.py"
 expect_fail 2 "modeling_nope" "$PGCI" index --tag v1.0.0 --source "$src" \
     --module transformers.models.llama.modeling_nope

@@ -31,6 +31,20 @@ n=$(grep -Ec " cuda +pass " "$tmp/out")
 [ "$n" -eq 10 ] || fail "expected 10 passing emulated-GPU rows, got $n: $(cat "$tmp/out")"
 grep -q "GPU: CPU emulator" "$tmp/out" || fail "the device is not named"
 
+# Wider shapes than the fixtures: a sequence longer than the attention block (128
+# threads), head_dim 128, a row longer than the RMSNorm block (256 threads) and a
+# vocabulary over two fused cross-entropy chunks (8192 each).
+mkdir -p "$tmp/wide"
+cat >"$tmp/wide/config.json" <<'JSON'
+{"model_type": "qwen3", "vocab_size": 9000, "hidden_size": 320, "intermediate_size": 256,
+ "num_hidden_layers": 1, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 128,
+ "rope_theta": 1000000.0, "tie_word_embeddings": false}
+JSON
+"$tmp/pgci-emu" --toy "$tmp/wide" --device cuda --seq 200 --batch 1 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+n=$(grep -Ec "^wide +qwen3 +(fp32|bf16) +cuda +pass " "$tmp/out")
+[ $rc -eq 0 ] && [ "$n" -eq 2 ] || fail "wide shapes on the emulated GPU: exit $rc: $(cat "$tmp/out" "$tmp/err")"
+
 breaks="rmsnorm swiglu rotary attention moe ce"
 # Under ASan every coroutine switch is slow: the clean run and two breaks suffice.
 [ -n "$san" ] && breaks="rotary moe"

@@ -39,6 +39,13 @@ run bogus --bogus
 run nope nope.module
 run all_dry --all --dry-run --diff
 run one demo.models.qwen3.qwen3_gpu_patch_gen_config --diff -v
+run one_dry demo.models.qwen3.qwen3_npu_patch_gen_config --dry-run
+run cfgname demo.models.qwen3.qwen3_npu_patch_gen_config -c nope
+run one_o demo.models.llama.llama_gpu_patch_gen_config -o out --diff
+for f in patched_modeling_llama_gpu.py patched_modeling_llama_gpu.diff; do
+    cmp -s "$ws/out/$f" "$repo/fixtures/workspace/demo/models/llama/generated/$f" || { echo "FAIL: -o out/$f"; fails=$((fails + 1)); }
+done
+rm -rf "$ws/out"
 # `one` rewrote the qwen3 GPU files: byte-identical to what patchgen checked in
 diff -r "$repo/fixtures/workspace/demo" "$ws/demo" >/dev/null || { echo "FAIL: MODULE --diff changed files"; fails=$((fails + 1)); }
 printf '# edit\n' >>"$ws/demo/models/qwen3/generated/patched_modeling_qwen3_gpu.py"

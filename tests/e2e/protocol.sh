@@ -123,7 +123,18 @@ check "$T/nopy/ws" --allow-skip protocol-import >/dev/null || fail "--allow-skip
 sed -i 's/^\[tool.pgci\]$/[tool.pgci]\npython = "no-such-python-for-pgci"/' "$T/nopy/ws/pyproject.toml"
 check "$T/nopy/ws" >"$T/nopy2.out" 2>/dev/null || true
 expect_grep '^not run: protocol-import: cannot run \[tool.pgci\] python: .*no-such-python-for-pgci' "$T/nopy2.out"
-echo "ok   import smoke: not run without a Python, with its reason"
+# an import that hangs is stopped at the timeout and reported; the others still run
+make_ws "$T/hang" import-smoke
+sed -i 's/^timeout = 60$/timeout = 2\njobs = 2/' "$T/hang/ws/pyproject.toml"
+printf 'import time as _t\n\n_t.sleep(60)\n' >>"$T/hang/ws/demo/models/qwen3/generated/patched_modeling_qwen3_gpu.py"
+start=$(date +%s)
+check "$T/hang/ws" --format json >"$T/hang.json" || true
+[ $(( $(date +%s) - start )) -lt 30 ] || fail "the hanging import was not stopped"
+got=$(protocol_findings <"$T/hang.json")
+want="error demo/models/llama/generated/patched_modeling_llama_gpu.py:144: importing demo.models.llama.generated.patched_modeling_llama_gpu fails: NameError: name 'SLOT_TABLE_FROM_NOWHERE' is not defined [protocol-import]
+error demo/models/qwen3/generated/patched_modeling_qwen3_gpu.py: importing demo.models.qwen3.generated.patched_modeling_qwen3_gpu did not finish within 2 s [protocol-import]"
+[ "$got" = "$want" ] || fail "hang: got"$'\n'"$got"
+echo "ok   import smoke: not run without a Python, with its reason; a hanging import stopped at the timeout"
 
 # severities and rules from [tool.pgci.protocol.rules]
 make_ws "$T/sev" siblings-copied-body

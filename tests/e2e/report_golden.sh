@@ -12,6 +12,10 @@ RUFF=$PWD/${PGCI_BUILD:-build}/deps/ruff
 G=tests/e2e/expected/golden
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
+# a temporary directory of another length than usual: no report may depend on it
+# (ruff's messages once got cut at a place that moved with it)
+mkdir -p "$T/a-temporary-directory-with-a-rather-long-name"
+export TMPDIR=$T/a-temporary-directory-with-a-rather-long-name
 
 "$PGCI" check -C fixtures/workspace --ruff "$RUFF" --run-json "$T/check.json" > /dev/null
 "$PGCI" survey -C fixtures/workspace --ruff "$RUFF" --from v1.0.0 --to v1.1.0 \

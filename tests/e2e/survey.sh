@@ -107,6 +107,20 @@ warning	auto-docstring	llama_gpu_patch_gen_config	`LlamaForCausalLM.forward` is 
 EOF
 diff -u "$T/doc.want" "$T/doc.txt"
 
+# name-map-fields is measured against upstream's own implementation: when upstream
+# does not pass router_logits either (a decorator fills it), the reuse is no defect
+mkdir -p "$T/nm"
+cp -r fixtures/workspace "$T/nm/workspace"
+cp -r fixtures/upstream "$T/nm/upstream"
+m=$T/nm/upstream/v1.1.0/transformers/models/qwen3_moe/modeling_qwen3_moe.py
+grep -q '            router_logits=outputs.router_logits,' "$m"
+sed -i '/            router_logits=outputs.router_logits,/d' "$m"
+"$PGCI" survey -C "$T/nm/workspace" --ruff "$RUFF" --format json > "$T/nm.json" || true
+if grep -q '"check": "name-map-fields"' "$T/nm.json"; then
+    echo "name-map-fields fired although upstream leaves router_logits out too" >&2
+    exit 1
+fi
+
 # bad input
 expect_fail 2 "no release newer than v1.1.0" "$PGCI" survey -C fixtures/workspace --ruff "$RUFF" --from v1.1.0
 expect_fail 2 "--shard wants K/N" "$PGCI" survey -C fixtures/workspace --shard 3/2

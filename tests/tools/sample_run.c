@@ -41,7 +41,10 @@ int main(int argc, char **argv)
         if (i % 4 == 3)
             json_object_set_new(data, "removal_version", json_string("1.2.0"));
         finding *f = findings_add(
-            &fs, c, i % 3 == 0 ? SEV_ERROR : i % 3 == 1 ? SEV_WARNING : SEV_INFO,
+            &fs, c,
+            i % 3 == 0   ? SEV_ERROR
+            : i % 3 == 1 ? SEV_WARNING
+                         : SEV_INFO,
             i % 2 ? "demo.models.llama.llama_gpu_patch_gen_config"
                   : "demo.models.qwen3.qwen3_gpu_patch_gen_config",
             i % 2 ? "demo/models/llama/generated/patched_modeling_llama_gpu.py"

@@ -17,8 +17,8 @@ static const char regen[] = "import os\n\n\ndef f(x):\n    return x + 1\n";
 
 static check_input base_input(strbuf *diff)
 {
-    difflib_patchgen_diff(diff, upstream, strlen(upstream), regen, strlen(regen),
-                          "a/t/m.py", "b/p_m.py");
+    difflib_patchgen_diff(diff, upstream, strlen(upstream), regen, strlen(regen), "a/t/m.py",
+                          "b/p_m.py");
     check_input in = {0};
     in.module = "demo.m_patch_gen_config";
     in.source_module = "t.m";
@@ -71,8 +71,8 @@ static void test_clean(void **state)
     check_input in = base_input(&diff);
     findings fs = FINDINGS_INIT;
     /* the checks that read only the regeneration (protocol checks need a workspace) */
-    const check_def *const core[] = {&check_drift, &check_ruff_equivalence,
-                                     &check_diff_consistency, &check_names, &check_targets};
+    const check_def *const core[] = {&check_drift, &check_ruff_equivalence, &check_diff_consistency,
+                                     &check_names, &check_targets};
     for (size_t i = 0; i < sizeof(core) / sizeof(core[0]); i++)
         assert_int_equal(run(core[i], &in, 1, &fs), CHECK_RAN);
     /* only the note that `import os` is unused */

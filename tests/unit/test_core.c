@@ -206,8 +206,8 @@ static void test_opts(void **state)
         OPT_END(),
     };
     common_opts c = {0};
-    const char *argv[] = {"regen", "--tag=v1", "a.py", "--write", "--format", "md,json",
-                          "-j", "3", "--", "--not-an-option"};
+    const char *argv[] = {"regen",   "--tag=v1", "a.py", "--write", "--format",
+                          "md,json", "-j",       "3",    "--",      "--not-an-option"};
     assert_int_equal(opts_parse(10, argv, table, &c, "u", NULL, &rest), 0);
     assert_string_equal(tag, "v1");
     assert_true(write);
@@ -228,11 +228,16 @@ static void test_opts(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_strbuf),          cmocka_unit_test(test_strvec_sort),
-        cmocka_unit_test(test_hashmap),         cmocka_unit_test(test_arena),
-        cmocka_unit_test(test_error_wrap),      cmocka_unit_test(test_path_check),
-        cmocka_unit_test(test_join_under_symlink), cmocka_unit_test(test_atomic_write),
-        cmocka_unit_test(test_proc),            cmocka_unit_test(test_opts),
+        cmocka_unit_test(test_strbuf),
+        cmocka_unit_test(test_strvec_sort),
+        cmocka_unit_test(test_hashmap),
+        cmocka_unit_test(test_arena),
+        cmocka_unit_test(test_error_wrap),
+        cmocka_unit_test(test_path_check),
+        cmocka_unit_test(test_join_under_symlink),
+        cmocka_unit_test(test_atomic_write),
+        cmocka_unit_test(test_proc),
+        cmocka_unit_test(test_opts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -150,6 +150,7 @@ static void test_settings_errors(void **state)
                           "pyproject.toml:2: [tool.pgci.protocol.registration] registry: expected a "
                           "string, got integer");
     expect_settings_error("[tool.pgci.protocol.import]\ntimeout = 0\n", "timeout: expected an integer");
+    expect_settings_error("[tool.pgci.protocol.import]\njobs = 0\n", "jobs: expected an integer");
     expect_settings_error("[tool.pgci.protocol.comments]\nheaders = \"sometimes\"\n",
                           "headers: expected true, false or \"auto\"");
     expect_settings_error("[tool.pgci.protocol.nonsense]\nx = 1\n",
@@ -289,6 +290,35 @@ static void test_registration_forms(void **state)
                         "imports .generated.patched_old, which no config in m/q generates");
     findings_free(&fs3);
 
+    /* upstream imports: a class the source module defines is flagged unless the
+     * config excludes it; one it does not define (a base class) is not */
+    put(t.ws.root, "m/q/__init__.py",
+        "@MODELING_REGISTRY.register(\"q\")\n"
+        "def reg(a):\n"
+        "    from transformers.models.q.modeling_q import QTalker, QVision\n"
+        "    from transformers.modeling_utils import PreTrainedModel\n"
+        "    from .generated.patched_q_gpu import QModel\n"
+        "    return QModel\n");
+    static const char up[] = "class QTalker(nn.Module):\n    pass\n\n\nclass QVision:\n    pass\n";
+    const char *excl[] = {"QTalker"};
+    pg_config ec;
+    memset(&ec, 0, sizeof(ec));
+    ec.exclude.items = excl;
+    ec.exclude.len = 1;
+    check_input ein = input("m.q.q_gpu_patch_gen_config", "m/q/q_gpu_patch_gen_config.py",
+                            "m/q/generated/patched_q_gpu.py");
+    ein.upstream = up;
+    ein.upstream_len = strlen(up);
+    ein.cfg = &ec;
+    findings fs5 = FINDINGS_INIT;
+    assert_int_equal(run_check(&check_protocol_registration, &t, &ein, 1, &fs5), CHECK_RAN);
+    assert_int_equal(fs5.len, 1);
+    assert_int_equal(fs5.items[0]->line, 3);
+    assert_string_equal(fs5.items[0]->title,
+                        "imports QVision from transformers.models.q.modeling_q instead of the "
+                        "generated module (it is not excluded from the generated file)");
+    findings_free(&fs5);
+
     /* no __init__.py at all */
     strbuf p = STRBUF_INIT;
     fs_join(&p, t.ws.root, "m/q/__init__.py");
@@ -383,6 +413,66 @@ static void test_comment_markers(void **state)
                         "the header names another target than the patch below it (Q.forward)");
     findings_free(&fs);
     free(src2);
+    VEC_FREE(&c.patches);
+    strbuf_free(&abs);
+    tws_close(&t);
+}
+
+/* A shared header: "Model.{a,b}" covers two patches; a header above a helper class
+ * covers the patch below the helper; another patch without one is reported
+ * (three of four have a header: required). */
+static void test_shared_headers(void **state)
+{
+    (void)state;
+    tws t;
+    tws_open(&t, pyproject);
+    const char *src = "\"\"\"patchgen m.q.q_gpu_patch_gen_config\"\"\"\n" /* 1 */
+                      "# Patch: M.{get_a, get_b}\n"                          /* 2 */
+                      "@config.override_method(\"M.get_a\")\n"             /* 3 */
+                      "def a(self):\n"                                       /* 4 */
+                      "    return 1\n"                                       /* 5 */
+                      "@config.override_method(\"M.get_b\")\n"             /* 6 */
+                      "def b(self):\n"                                       /* 7 */
+                      "    return 2\n"                                       /* 8 */
+                      "# Patch: M.forward (new)\n"                           /* 9 */
+                      "class _Helper:\n"                                     /* 10 */
+                      "    pass\n"                                           /* 11 */
+                      "@config.override_method(\"M.forward\")\n"           /* 12 */
+                      "def f(self):\n"                                       /* 13 */
+                      "    return 3\n"                                       /* 14 */
+                      "@config.override_method(\"M.get_c\")\n"             /* 15 */
+                      "def c(self):\n"                                       /* 16 */
+                      "    return 4\n";                                      /* 17 */
+    put(t.ws.root, "m/q/q_gpu_patch_gen_config.py", src);
+    strbuf abs = STRBUF_INIT;
+    fs_join(&abs, t.ws.root, "m/q/q_gpu_patch_gen_config.py");
+    pg_object objs[4] = {
+        {"a", "m", abs.buf, src, 3, 5, 0, strlen(src)},
+        {"b", "m", abs.buf, src, 6, 8, 0, strlen(src)},
+        {"f", "m", abs.buf, src, 12, 14, 0, strlen(src)},
+        {"c", "m", abs.buf, src, 15, 17, 0, strlen(src)},
+    };
+    const char *targets[4] = {"M.get_a", "M.get_b", "M.forward", "M.get_c"};
+    pg_config c;
+    memset(&c, 0, sizeof(c));
+    c.file = abs.buf;
+    for (int i = 0; i < 4; i++) {
+        pg_patch p;
+        memset(&p, 0, sizeof(p));
+        p.target = targets[i];
+        p.replacement = &objs[i];
+        VEC_PUSH(&c.patches, p);
+    }
+    check_input in = input("m.q.q_gpu_patch_gen_config", "m/q/q_gpu_patch_gen_config.py",
+                           "m/q/generated/patched_q_gpu.py");
+    in.cfg = &c;
+    findings fs = FINDINGS_INIT;
+    assert_int_equal(run_check(&check_protocol_comments, &t, &in, 1, &fs), CHECK_RAN);
+    assert_int_equal(fs.len, 1);
+    assert_int_equal(fs.items[0]->line, 15);
+    assert_string_equal(fs.items[0]->title, "the patch for M.get_c has no '# Patch: M.get_c' header "
+                                            "with numbered items above it");
+    findings_free(&fs);
     VEC_FREE(&c.patches);
     strbuf_free(&abs);
     tws_close(&t);
@@ -530,6 +620,7 @@ int main(void)
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_registration_forms),
         cmocka_unit_test(test_comment_markers),
+        cmocka_unit_test(test_shared_headers),
         cmocka_unit_test(test_copied_body),
         cmocka_unit_test(test_tables),
         cmocka_unit_test(test_no_workspace),

@@ -19,8 +19,8 @@ static void build_run(run_doc *d, int nfindings)
     run_doc_set_input(d, "tag", "v1.0.0");
     run_doc_set_config(d, "demo.models.llama.llama_gpu_patch_gen_config", "demo/models/llama",
                        "drift", NULL);
-    run_doc_set_config(d, "demo.models.qwen3.qwen3_gpu_patch_gen_config", "demo/models/qwen3",
-                       "ok", NULL);
+    run_doc_set_config(d, "demo.models.qwen3.qwen3_gpu_patch_gen_config", "demo/models/qwen3", "ok",
+                       NULL);
     run_doc_set_check(d, "drift", "ran", NULL);
     run_doc_set_check(d, "names", "ran", NULL);
     run_doc_set_check(d, "ruff-equivalence", "not-run", "ruff not found");
@@ -196,7 +196,8 @@ static void test_sarif(void **state)
     assert_non_null(s);
     assert_string_equal(json_string_value(json_object_get(s, "version")), "2.1.0");
     json_t *run = json_array_get(json_object_get(s, "runs"), 0);
-    json_t *rules = json_object_get(json_object_get(json_object_get(run, "tool"), "driver"), "rules");
+    json_t *rules =
+        json_object_get(json_object_get(json_object_get(run, "tool"), "driver"), "rules");
     assert_int_equal(json_array_size(rules), 2);
     json_t *res = json_object_get(run, "results");
     assert_int_equal(json_array_size(res), 3);

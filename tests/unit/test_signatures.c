@@ -46,15 +46,24 @@ static char *survey(const char *model, pg_patch_type type, const char *target,
     patch.replacement = replacement;
     patch.reg_line = 7;
     VEC_PUSH(&cfg.patches, patch);
-    survey_pair p = {"cfg", "cfg.py", &cfg, a, b, "v1.0.0", "v1.1.0", last_src[1].buf,
-                     last_src[1].len, last_src[0].buf, last_src[0].len, NULL};
+    survey_pair p = {"cfg",
+                     "cfg.py",
+                     &cfg,
+                     a,
+                     b,
+                     "v1.0.0",
+                     "v1.1.0",
+                     last_src[1].buf,
+                     last_src[1].len,
+                     last_src[0].buf,
+                     last_src[0].len,
+                     NULL};
     findings fs = FINDINGS_INIT;
     signatures_compare(&fs, &p);
     strbuf out = STRBUF_INIT;
     for (size_t i = 0; i < fs.len; i++) {
         const char *kind = json_string_value(json_object_get(fs.items[i]->data, "kind"));
-        strbuf_addf(&out, "%s %s: %s\n", severity_name(fs.items[i]->sev), kind,
-                    fs.items[i]->title);
+        strbuf_addf(&out, "%s %s: %s\n", severity_name(fs.items[i]->sev), kind, fs.items[i]->title);
         assert_int_equal(fs.items[i]->line, 7);
     }
     findings_free(&fs);
@@ -109,14 +118,15 @@ static void test_config_added_target_filtered(void **state)
 static void test_param_renamed_and_decorator(void **state)
 {
     (void)state;
-    expect("llama", PG_METHOD_OVERRIDE, "LlamaAttention.forward", NULL,
-           "error param-renamed: `LlamaAttention.forward`: parameter `past_key_value` renamed to "
-           "`past_key_values` (v1.0.0 → v1.1.0)\n"
-           "warning decorator-added: `LlamaAttention.forward`: decorator "
-           "`@deprecate_kwarg(\"past_key_value\", new_name=\"past_key_values\", version=\"1.2.0\")` "
-           "added\n"
-           "warning body-changed: `LlamaAttention.forward`: the upstream body changed under the "
-           "patch (written against v1.0.0)\n");
+    expect(
+        "llama", PG_METHOD_OVERRIDE, "LlamaAttention.forward", NULL,
+        "error param-renamed: `LlamaAttention.forward`: parameter `past_key_value` renamed to "
+        "`past_key_values` (v1.0.0 → v1.1.0)\n"
+        "warning decorator-added: `LlamaAttention.forward`: decorator "
+        "`@deprecate_kwarg(\"past_key_value\", new_name=\"past_key_values\", version=\"1.2.0\")` "
+        "added\n"
+        "warning body-changed: `LlamaAttention.forward`: the upstream body changed under the "
+        "patch (written against v1.0.0)\n");
 }
 
 /* Only the docstring changed (its `position_ids` line went with the parameter):
@@ -204,7 +214,8 @@ static void test_rename_candidates_scored(void **state)
 static void test_render(void **state)
 {
     (void)state;
-    static const char src[] = "def f(a, b: int = 3, /, c=None, *args, d, e: str = 'x', **kw) -> T:\n    pass\n";
+    static const char src[] =
+        "def f(a, b: int = 3, /, c=None, *args, d, e: str = 'x', **kw) -> T:\n    pass\n";
     index_module *m;
     assert_int_equal(index_module_from_source(&m, src, sizeof(src) - 1, "m.py", "m"), 0);
     strbuf s = STRBUF_INIT;

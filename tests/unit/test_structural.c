@@ -35,7 +35,8 @@ static void test_formatting_ignored(void **state)
     assert_true(eq("f(a, b,)\n", "f(\n    a,\n    b,\n)\n"));
     assert_true(eq("x = 0XFF\n", "x = 0xff\n"));
     assert_true(eq("class A():\n    pass\n", "class A:\n    pass\n"));
-    assert_true(eq("def f():\n    '''Doc.\n\n      more  '''\n", "def f():\n    \"\"\"Doc.\n\n    more\n    \"\"\"\n"));
+    assert_true(eq("def f():\n    '''Doc.\n\n      more  '''\n",
+                   "def f():\n    \"\"\"Doc.\n\n    more\n    \"\"\"\n"));
     assert_true(eq("x = 1  # c\n# d\n", "x = 1\n"));
     assert_true(eq("return_ = a, b\n", "return_ = (a, b)\n"));
 }
@@ -84,9 +85,10 @@ static void test_syntax_error(void **state)
 /* ruff as the oracle: what ruff makes of a file is structurally the file. */
 static void ruff_run(const char *ruff, const char *sub, const char *path)
 {
-    const char *fix[] = {ruff, "check", "--fix", "--quiet", "--isolated", "--ignore", "E402,B007,F811",
-                         "--exit-zero", path, NULL};
-    const char *fmt[] = {ruff, "format", "--quiet", "--isolated", "--line-length", "60", path, NULL};
+    const char *fix[] = {ruff,       "check",          "--fix",       "--quiet", "--isolated",
+                         "--ignore", "E402,B007,F811", "--exit-zero", path,      NULL};
+    const char *fmt[] = {ruff, "format", "--quiet", "--isolated", "--line-length",
+                         "60", path,     NULL};
     proc_opts o = {.argv = !strcmp(sub, "check") ? fix : fmt, .timeout_ms = 60000};
     proc_result res;
     assert_int_equal(proc_run(&o, &res), 0);
@@ -154,10 +156,8 @@ static void test_ruff_oracle(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_formatting_ignored),
-        cmocka_unit_test(test_imports),
-        cmocka_unit_test(test_real_differences),
-        cmocka_unit_test(test_syntax_error),
+        cmocka_unit_test(test_formatting_ignored), cmocka_unit_test(test_imports),
+        cmocka_unit_test(test_real_differences),   cmocka_unit_test(test_syntax_error),
         cmocka_unit_test(test_ruff_oracle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
