@@ -339,11 +339,11 @@ static TSNode first_named(TSNode n)
 
 /* ---- source text and positions ---------------------------------------------------------- */
 
+/* A node's bytes, in the text the node indexes (the module or a string annotation). */
 static const char *ntext(const ctx *c, TSNode n, size_t *len)
 {
     uint32_t a = ts_node_start_byte(n), z = ts_node_end_byte(n);
     *len = z >= a ? z - a : 0;
-    (void)c;
     return c->cur.src->text + a;
 }
 
@@ -1863,6 +1863,13 @@ static void except_parts(TSNode h, TSNode *type, TSNode *name, TSNode *body)
 }
 
 /* Exceptions the handlers of a try catch that matter here: NameError silences F821. */
+/* EXC_NAME_ERROR when an except clause's type is the builtin NameError. */
+static unsigned names_error(ctx *c, TSNode type)
+{
+    const char *q = qualified_name(c, type);
+    return q && !strcmp(q, "builtins.NameError") ? EXC_NAME_ERROR : 0;
+}
+
 static unsigned handled_exceptions(ctx *c, TSNode try_stmt)
 {
     unsigned m = 0;
@@ -1878,16 +1885,15 @@ static unsigned handled_exceptions(ctx *c, TSNode try_stmt)
             type = first_named(type);
         if (ts_node_is_null(type))
             continue;
+        if (nt_of(type) != NT_TUPLE && nt_of(type) != NT_EXPR_LIST) {
+            m |= names_error(c, type);
+            continue;
+        }
         kid_it it2;
         TSNode e;
-        int tuple = nt_of(type) == NT_TUPLE || nt_of(type) == NT_EXPR_LIST;
         kit_init(&it2, type);
-        for (int more = tuple ? kit_next(&it2, &e, NULL) : (e = type, 1); more;
-             more = tuple ? kit_next(&it2, &e, NULL) : 0) {
-            const char *q = qualified_name(c, e);
-            if (q && !strcmp(q, "builtins.NameError"))
-                m |= EXC_NAME_ERROR;
-        }
+        while (kit_next(&it2, &e, NULL))
+            m |= names_error(c, e);
         kit_done(&it2);
     }
     kit_done(&it);

@@ -128,5 +128,5 @@ if variant != "released" and len(ruff) < 1000:
 sys.exit(1 if unexplained else 0)
 PY
 done
-[ $status -eq 0 ] && echo "  names vs ruff: identical" || echo "  names vs ruff: DIFFERENT"
+[ $status -eq 0 ] && echo "  names vs ruff: no unexplained difference" || echo "  names vs ruff: UNEXPLAINED DIFFERENCES"
 exit $status
