@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks/gate.h"
 #include "cmd/cmd.h"
 #include "core/error.h"
 #include "core/fs.h"
@@ -23,7 +24,7 @@
 #include "workspace/workspace.h"
 
 typedef struct regen_cli {
-    const char *tag, *ruff, *out_dir, *var_name, *upstream_spec, *format;
+    const char *tag, *ruff, *out_dir, *var_name, *upstream_spec, *format, *shard;
     int write, diff, to_stdout, no_ruff, notes;
 } regen_cli;
 
@@ -237,13 +238,15 @@ int cmd_regen(int argc, const char **argv)
                 "upstream source: URL template, git:PATH or dir:PATH (default: [tool.pgci])"),
         OPT_BOOL(0, "notes", &cli.notes, "list what patchgen does silently per config"),
         OPT_STR(0, "format", &cli.format, "FMT", "text (default) or json: one object per config"),
+        OPT_STR(0, "shard", &cli.shard, "K/N", "regenerate the K-th of N shares of the configs"),
         OPT_END(),
     };
     strvec names = STRVEC_INIT;
     int code;
     if (cmd_parse(argc, argv, table, &common,
                   "pgci regen [CONFIG...] [--tag T] [--write] [--diff] [--stdout] [--no-ruff] "
-                  "[--ruff CMD] [-o DIR] [-c NAME] [--notes] [--format text|json] [-C DIR] [-j N]",
+                  "[--ruff CMD] [-o DIR] [-c NAME] [--notes] [--format text|json] [--shard K/N] "
+                  "[-C DIR] [-j N]",
                   "Regenerate configs exactly as patchgen does (evaluate, generate, ruff, .diff) "
                   "and report per config whether the checked-in files are up to date.",
                   &names, &code)) {
@@ -267,6 +270,19 @@ int cmd_regen(int argc, const char **argv)
         goto done;
     }
     int as_json = cli.format && !strcmp(cli.format, "json") && !cli.to_stdout;
+    if (cli.shard) {
+        int k = 0, n = 0;
+        if (gate_parse_shard(cli.shard, &k, &n) < 0) {
+            rc = cmd_error();
+            goto done;
+        }
+        /* round robin, as pgci check --shard splits them */
+        size_t w = 0;
+        for (size_t i = 0; i < sel.len; i++)
+            if ((int)(i % (size_t)n) == k - 1)
+                sel.items[w++] = sel.items[i];
+        sel.len = w;
+    }
     if (cli.to_stdout && sel.len != 1) {
         pgci_error_set(PGCI_EUSAGE, "--stdout needs exactly one config (got %zu)", sel.len);
         rc = cmd_error();

@@ -77,6 +77,11 @@ cmp "$tmp/o1/patched_modeling_qwen3_npu.py" "$gen/patched_modeling_qwen3_npu.py"
 "$PGCI" regen -C "$ws" --ruff "$RUFF" -j 4 >"$tmp/b" 2>/dev/null
 cmp "$tmp/a" "$tmp/b" || fail "report order depends on --jobs"
 
+# --shard K/N: the shares partition the configs (round robin, as pgci check does)
+for k in 1 2 3; do "$PGCI" regen -C "$ws" --ruff "$RUFF" --shard "$k/3" 2>/dev/null; done | sort >"$tmp/sharded"
+"$PGCI" regen -C "$ws" --ruff "$RUFF" 2>/dev/null | sort >"$tmp/whole"
+cmp "$tmp/sharded" "$tmp/whole" || fail "--shard shares do not add up to the whole"
+
 # expect_error NAME PATTERN ARGS...: exit 2, one error line matching PATTERN
 expect_error() {
     local name=$1 pattern=$2
@@ -159,4 +164,5 @@ expect_error "unsafe target_file" "target_file" -C "$tmp/bad" --no-ruff --write
 [ ! -e "$tmp/bad/pkg/models/escape.py" ] || fail "wrote outside generated/"
 
 expect_error "unknown config" "no config 'nope'" -C "$ws" nope
+expect_error "bad shard" "--shard wants K/N" -C "$ws" --shard 4/3
 echo "regen e2e: all passed"
