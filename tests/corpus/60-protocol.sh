@@ -81,19 +81,19 @@ for cid in ("protocol-registration", "protocol-retired", "protocol-comments",
 print("ok   %d protocol findings, each as expected" % len(proto))
 PY
 
-# the name-map cross-reference (off by default) on VeOmni: one finding, and it
-# is name-map-fields' false positive (upstream's own Qwen3_5MoeTextModel.forward
-# builds the same two fields and @capture_outputs records router_logits; the
-# dense dataclass is looked up in the MoE module) -- why the rule is off
+# the name-map cross-reference (off by default) on VeOmni: no finding. It once
+# reported qwen3_5_moe_npu_patch_gen_config.py:402, a name-map-fields false
+# positive (upstream's own Qwen3_5MoeTextModel.forward builds the output with the
+# same fields and @capture_outputs records router_logits); name-map-fields now
+# measures a reuse against upstream's own implementation, so it is gone
 printf '\n[tool.pgci.protocol.rules]\n"siblings.name-map" = true\n' >>"$W/pyproject.toml"
 run --format json >"$T/nm.json" || true
 got=$(python3 -c 'import json,sys
 for f in json.load(open(sys.argv[1])):
     if (f["data"] or {}).get("rule") == "siblings.name-map":
         print("%s:%d" % (f["path"], f["line"]))' "$T/nm.json")
-[ "$got" = "veomni/models/transformers/qwen3_5_moe/qwen3_5_moe_npu_patch_gen_config.py:402" ] ||
-    fail "siblings.name-map on VeOmni: $got"
-echo "ok   siblings.name-map on: the one (false) name-map-fields finding on VeOmni"
+[ -z "$got" ] || fail "siblings.name-map on VeOmni: $got"
+echo "ok   siblings.name-map on: no finding on VeOmni"
 sed -i '/^\[tool.pgci.protocol.rules\]$/,$d' "$W/pyproject.toml"
 
 # mutations of the real tree: each registration/retired rule fires on real code
