@@ -236,6 +236,8 @@ int cmd_regen(int argc, const char **argv)
                 "the ruff command (default: [tool.pgci] ruff, else ruff)"),
         OPT_STR(0, "upstream", &cli.upstream_spec, "SPEC",
                 "upstream source: URL template, git:PATH or dir:PATH (default: [tool.pgci])"),
+        OPT_STR(0, "source", &cli.upstream_spec, "SPEC",
+                "the same as --upstream (the name fetch, index, check and survey use)"),
         OPT_BOOL(0, "notes", &cli.notes, "list what patchgen does silently per config"),
         OPT_STR(0, "format", &cli.format, "FMT", "text (default) or json: one object per config"),
         OPT_STR(0, "shard", &cli.shard, "K/N", "regenerate the K-th of N shares of the configs"),

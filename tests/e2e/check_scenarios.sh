@@ -59,6 +59,9 @@ expect_found() {
 fresh clean
 run_check clean 0 --ruff "$RUFF"
 expect_found clean < /dev/null
+# every command names the upstream source --source (regen also takes --upstream)
+[ "$("$PGCI" regen -C "$W" --ruff "$RUFF" --source "dir:$T/clean/upstream/{tag}" | grep -c '^up to date')" = 4 ]
+run_check clean-source 0 --ruff "$RUFF" --source "dir:$T/clean/upstream/{tag}"
 run_check clean-structural 0 --no-ruff --allow-skip drift
 expect_found clean-structural < /dev/null
 # without --allow-skip, a check that did not run fails the gate, loudly
