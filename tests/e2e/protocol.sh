@@ -25,7 +25,7 @@ for f in json.load(sys.stdin):
 }
 
 # make_ws DIR [CASE]: the demo workspace (with the upstream it points at), with a
-# fixture's overlay and removals applied
+# fixture's overlay, prepare.sh and removals applied
 make_ws() {
     local d=$1 case=${2:-}
     mkdir -p "$d"
@@ -33,6 +33,8 @@ make_ws() {
     cp -r fixtures/upstream "$d/upstream"
     if [ -n "$case" ]; then
         [ -d "fixtures/protocol/$case/overlay" ] && cp -r "fixtures/protocol/$case/overlay/." "$d/ws/"
+        # a fixture derived from the demo rather than copying its files
+        [ -f "fixtures/protocol/$case/prepare.sh" ] && bash "fixtures/protocol/$case/prepare.sh" "$d/ws"
         if [ -f "fixtures/protocol/$case/remove" ]; then
             while read -r p; do rm -f "$d/ws/$p"; done <"fixtures/protocol/$case/remove"
         fi
