@@ -29,6 +29,10 @@ char *contracts_removal_version(const char *text, size_t len)
             size_t s = j;
             while (j < len && (isdigit((unsigned char)text[j]) || text[j] == '.'))
                 j++;
+            /* "5.x" / "6.*": a whole series; kept as written, compared as 5 */
+            if (j > s && text[j - 1] == '.' && j < len && (text[j] == 'x' || text[j] == '*') &&
+                (j + 1 == len || !isalnum((unsigned char)text[j + 1])))
+                j++;
             while (j > s && text[j - 1] == '.')
                 j--;
             if (j > s && isdigit((unsigned char)text[s]))

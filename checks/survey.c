@@ -40,6 +40,9 @@ static void parse_version(const char *s, long num[4], int *pre)
             break;
         s++;
     }
+    /* "5.x": the series, as final as 5.0 */
+    if ((*s == 'x' || *s == '*') && !s[1])
+        return;
     if (*s)
         *pre = 1;
 }
