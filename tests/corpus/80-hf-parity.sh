@@ -14,32 +14,22 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
 . tests/corpus/lib.sh
 PGCI=${PGCI:-$repo/bin/pgci}
-TORCH=2.15.0
-TF5=5.24.0
+TORCH=$PGCI_HF_TORCH
+TF5=$PGCI_HF_TRANSFORMERS
 TF4=4.57.1
-
-venv=$PGCI_CORPUS_CACHE/hf-torch$TORCH-tf$TF5
-if [ ! -f "$venv/.done" ]; then
-    rm -rf "$venv"
-    python3 -m venv "$venv" || exit 1
-    "$venv/bin/python" -m pip install --quiet "torch==$TORCH" "transformers==$TF5" \
-        > "$PGCI_CORPUS_CACHE/hf-pip.log" 2>&1 ||
-        { echo "cannot install torch==$TORCH transformers==$TF5: $(tail -n 1 "$PGCI_CORPUS_CACHE/hf-pip.log")"; exit 1; }
-    touch "$venv/.done"
-fi
+PY=$(corpus_hf_venv) || exit 1
 # transformers 4.x over the same torch: its own directory first on PYTHONPATH
 # (with the huggingface_hub and requests it imports; 5.x needs neither).
 tf4=$PGCI_CORPUS_CACHE/hf-tf$TF4
 if [ ! -f "$tf4/.done" ]; then
     rm -rf "$tf4"
-    "$venv/bin/python" -m pip install --quiet --no-deps --target "$tf4" "transformers==$TF4" \
+    "$PY" -m pip install --quiet --no-deps --target "$tf4" "transformers==$TF4" \
         huggingface_hub==0.36.0 tokenizers==0.22.1 requests==2.32.3 urllib3==2.2.3 \
         charset-normalizer==3.4.0 certifi==2024.8.30 idna==3.10 \
         > "$PGCI_CORPUS_CACHE/hf-pip4.log" 2>&1 ||
         { echo "cannot install transformers==$TF4: $(tail -n 1 "$PGCI_CORPUS_CACHE/hf-pip4.log")"; exit 1; }
     touch "$tf4/.done"
 fi
-PY=$venv/bin/python
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
