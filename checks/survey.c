@@ -123,16 +123,11 @@ static int resolve_tags(const workspace *ws, const survey_opts *o, upstream *up,
         return 0;
     }
     strvec tags = STRVEC_INIT;
-    int r = upstream_list_tags(up, &tags);
-    if (r < 0) {
-        pgci_error_clear();
-        strvec_free(&tags);
-        r = dir_tags(ws, spec, &tags);
-    }
+    int r = spec && !strncmp(spec, "dir:", 4) ? dir_tags(ws, spec, &tags)
+                                              : upstream_list_tags(up, &tags);
     if (r < 0) {
         strvec_free(&tags);
-        return pgci_error_wrap(r, "--to latest needs the list of upstream tags (use a git: "
-                                  "source or name the tag)");
+        return pgci_error_wrap(r, "--to latest needs the list of upstream tags (name the tag)");
     }
     out->to = survey_latest_tag(&tags, out->from);
     strvec_free(&tags);
