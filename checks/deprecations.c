@@ -12,6 +12,7 @@
 #include "checks/contracts.h"
 #include "checks/survey.h"
 #include "core/error.h"
+#include "core/version.h"
 #include "core/vec.h"
 #include "py/py.h"
 
@@ -76,7 +77,7 @@ static void report(findings *out, const survey_pair *p, const pg_patch *patch, c
     strvec_push(seen, d->qualname);
     char *ver = contracts_removal_version(t, n);
     severity sev = SEV_INFO;
-    if (ver && survey_version_cmp(ver, p->tag_b) <= 0)
+    if (ver && version_cmp(ver, p->tag_b) <= 0)
         sev = SEV_WARNING;
     json_t *data = json_object();
     json_object_set_new(data, "kind", json_string("deprecation"));

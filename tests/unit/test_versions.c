@@ -1,4 +1,4 @@
-/* Version strings the survey reads: tags (survey_version_cmp) and the removal
+/* Version strings the survey reads: tags (core/version.h) and the removal
  * versions deprecation messages announce (contracts_removal_version). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "checks/contracts.h"
-#include "checks/survey.h"
+#include "core/version.h"
 
 static void expect_removal(const char *text, const char *want)
 {
@@ -42,15 +42,37 @@ static void test_removal_versions(void **state)
 static void test_version_order(void **state)
 {
     (void)state;
-    assert_true(survey_version_cmp("v4.57.0", "v5.0.0") < 0);
-    assert_true(survey_version_cmp("5.16.1", "5.9.0") > 0);
-    assert_true(survey_version_cmp("5", "5.0.0") == 0);
-    assert_true(survey_version_cmp("5.0.0rc1", "5.0.0") < 0);
+    assert_true(version_cmp("v4.57.0", "v5.0.0") < 0);
+    assert_true(version_cmp("5.16.1", "5.9.0") > 0);
+    assert_true(version_cmp("5", "5.0.0") == 0);
+    assert_true(version_cmp("5.0.0rc1", "5.0.0") < 0);
     /* a wildcard series: "5.x" is the 5 series, reached by 5.0.0, not a
      * pre-release of it, and ahead of every 4.x */
-    assert_true(survey_version_cmp("5.x", "5.0.0") == 0);
-    assert_true(survey_version_cmp("5.x", "4.99.9") > 0);
-    assert_true(survey_version_cmp("6.*", "6.0") == 0);
+    assert_true(version_cmp("5.x", "5.0.0") == 0);
+    assert_true(version_cmp("5.x", "4.99.9") > 0);
+    assert_true(version_cmp("6.*", "6.0") == 0);
+}
+
+static void test_latest(void **state)
+{
+    (void)state;
+    strvec tags = STRVEC_INIT;
+    const char *const all[] = {"v5.16.0rc1", "v5.9.0", "nightly", "v5.16.1", "v5.10.0", "v4.57.1"};
+    for (size_t i = 0; i < sizeof(all) / sizeof(*all); i++)
+        strvec_push(&tags, all[i]);
+    char *t = version_latest(&tags, "v5.9.0");
+    assert_string_equal(t, "v5.16.1");
+    free(t);
+    assert_null(version_latest(&tags, "v5.16.1"));
+    t = version_latest(&tags, NULL);
+    assert_string_equal(t, "v5.16.1");
+    free(t);
+    strvec_free(&tags);
+    assert_true(version_is_release("v5.9.0"));
+    assert_true(version_is_release("4.57"));
+    assert_false(version_is_release("v5.16.0rc1"));
+    assert_false(version_is_release("nightly"));
+    assert_false(version_is_release("v"));
 }
 
 int main(void)
@@ -58,6 +80,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_removal_versions),
         cmocka_unit_test(test_version_order),
+        cmocka_unit_test(test_latest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
