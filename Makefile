@@ -70,7 +70,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 E2E       := $(sort $(wildcard tests/e2e/*.sh))
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all deps build test unit e2e oracle run corpus-test bench asan install format clean \
+.PHONY: all deps build fixtures FORCE test unit e2e oracle run corpus-test bench asan install format clean \
         fuzz fuzz-smoke check-format report-demo gpu-check
 
 all: build
@@ -80,7 +80,19 @@ $(BUILD)/deps/.stamp: scripts/deps.sh
 
 deps: $(BUILD)/deps/.stamp
 
-build: deps $(BIN) $(CUDA_PLUGIN)
+build: deps $(BIN) $(CUDA_PLUGIN) fixtures
+
+# The fixture tag v1.1.0 is v1.0.0 plus a hand-written patch (fixtures/upstream/
+# DRIFT.md); built here, not tracked. Rebuilt when either changes or it is gone.
+FIXTURE_STAMP := fixtures/upstream/.v1.1.0.stamp
+fixtures: $(FIXTURE_STAMP)
+$(FIXTURE_STAMP): scripts/fixture-tags.sh fixtures/upstream/v1.0.0-to-v1.1.0.patch \
+                  $(shell find fixtures/upstream/v1.0.0 -type f -not -path '*/__pycache__/*') \
+                  $(if $(wildcard fixtures/upstream/v1.1.0),,FORCE)
+	@echo "  PATCH   fixtures/upstream/v1.1.0"
+	@bash scripts/fixture-tags.sh
+	@touch $@
+FORCE:
 
 $(BUILD)/obj/ts/%.o: $(BUILD)/deps/.stamp $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)

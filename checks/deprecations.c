@@ -12,6 +12,7 @@
 #include "checks/contracts.h"
 #include "checks/survey.h"
 #include "core/error.h"
+#include "core/version.h"
 #include "core/vec.h"
 #include "py/py.h"
 
@@ -28,6 +29,10 @@ char *contracts_removal_version(const char *text, size_t len)
                 j++;
             size_t s = j;
             while (j < len && (isdigit((unsigned char)text[j]) || text[j] == '.'))
+                j++;
+            /* "5.x" / "6.*": a whole series; kept as written, compared as 5 */
+            if (j > s && text[j - 1] == '.' && j < len && (text[j] == 'x' || text[j] == '*') &&
+                (j + 1 == len || !isalnum((unsigned char)text[j + 1])))
                 j++;
             while (j > s && text[j - 1] == '.')
                 j--;
@@ -72,7 +77,7 @@ static void report(findings *out, const survey_pair *p, const pg_patch *patch, c
     strvec_push(seen, d->qualname);
     char *ver = contracts_removal_version(t, n);
     severity sev = SEV_INFO;
-    if (ver && survey_version_cmp(ver, p->tag_b) <= 0)
+    if (ver && version_cmp(ver, p->tag_b) <= 0)
         sev = SEV_WARNING;
     json_t *data = json_object();
     json_object_set_new(data, "kind", json_string("deprecation"));

@@ -280,6 +280,7 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
     bo.var_name = o->var_name;
     bo.jobs = o->jobs;
     bo.up = up;
+    bo.evaluated = cfgs; /* evaluated above: not a second time */
     regen_output *outs = pgci_calloc(n ? n : 1, sizeof(*outs));
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);

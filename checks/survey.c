@@ -20,69 +20,13 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/sha256.h"
+#include "core/version.h"
 #include "index/index.h"
 #include "patchgen/config_eval.h"
 #include "patchgen/regen.h"
 #include "upstream/upstream.h"
 
 /* ---- tags -------------------------------------------------------------------------- */
-
-/* Splits "v5.16.1rc2" into numbers and a pre-release rank (0 when final). */
-static void parse_version(const char *s, long num[4], int *pre)
-{
-    memset(num, 0, 4 * sizeof(long));
-    *pre = 0;
-    if (*s == 'v' || *s == 'V')
-        s++;
-    for (int i = 0; i < 4 && isdigit((unsigned char)*s); i++) {
-        num[i] = strtol(s, (char **)&s, 10);
-        if (*s != '.')
-            break;
-        s++;
-    }
-    if (*s)
-        *pre = 1;
-}
-
-int survey_version_cmp(const char *a, const char *b)
-{
-    long x[4], y[4];
-    int pa, pb;
-    parse_version(a, x, &pa);
-    parse_version(b, y, &pb);
-    for (int i = 0; i < 4; i++)
-        if (x[i] != y[i])
-            return x[i] < y[i] ? -1 : 1;
-    if (pa != pb)
-        return pa ? -1 : 1;
-    return 0;
-}
-
-static int is_release(const char *tag)
-{
-    const char *s = tag;
-    if (*s == 'v' || *s == 'V')
-        s++;
-    if (!isdigit((unsigned char)*s))
-        return 0;
-    for (; *s; s++)
-        if (!isdigit((unsigned char)*s) && *s != '.')
-            return 0;
-    return 1;
-}
-
-char *survey_latest_tag(const strvec *tags, const char *after)
-{
-    const char *best = NULL;
-    for (size_t i = 0; i < tags->len; i++) {
-        const char *t = tags->items[i];
-        if (!is_release(t) || (after && survey_version_cmp(t, after) <= 0))
-            continue;
-        if (!best || survey_version_cmp(t, best) > 0)
-            best = t;
-    }
-    return best ? pgci_strdup(best) : NULL;
-}
 
 /* Tags of a dir: source whose path holds {tag}: the names of the directory where
  * {tag} stands (libgit2 lists the tags of a git: source). */
@@ -120,18 +64,13 @@ static int resolve_tags(const workspace *ws, const survey_opts *o, upstream *up,
         return 0;
     }
     strvec tags = STRVEC_INIT;
-    int r = upstream_list_tags(up, &tags);
-    if (r < 0) {
-        pgci_error_clear();
-        strvec_free(&tags);
-        r = dir_tags(ws, spec, &tags);
-    }
+    int r = spec && !strncmp(spec, "dir:", 4) ? dir_tags(ws, spec, &tags)
+                                              : upstream_list_tags(up, &tags);
     if (r < 0) {
         strvec_free(&tags);
-        return pgci_error_wrap(r, "--to latest needs the list of upstream tags (use a git: "
-                                  "source or name the tag)");
+        return pgci_error_wrap(r, "--to latest needs the list of upstream tags (name the tag)");
     }
-    out->to = survey_latest_tag(&tags, out->from);
+    out->to = version_latest(&tags, out->from);
     strvec_free(&tags);
     if (!out->to)
         return pgci_error_set(PGCI_ENOTFOUND, "no release newer than %s upstream", out->from);

@@ -44,12 +44,4 @@ typedef struct survey_result {
 int survey_run(const workspace *ws, const survey_opts *o, survey_result *out);
 void survey_result_free(survey_result *r);
 
-/* The newest final release among tags that is newer than `after` (NULL: any):
- * "v5.16.1" over "v5.16.0rc1". Returns NULL when none (caller frees). */
-char *survey_latest_tag(const strvec *tags, const char *after);
-
-/* Compares release versions ("v5.9.0" < "v5.16.1"); pre-releases sort before
- * their release. */
-int survey_version_cmp(const char *a, const char *b);
-
 #endif

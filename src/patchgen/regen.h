@@ -60,6 +60,9 @@ typedef struct regen_batch_opts {
     const char *out_dir;  /* -o DIR (absolute or relative to cwd); NULL: beside each config */
     int jobs;             /* worker threads; <= 0: 1 */
     upstream *up;         /* where upstream modules come from */
+    /* configs already evaluated by the caller (borrowed, one per config, in the
+     * same order; none NULL): phase 1 is skipped. NULL: evaluate here. */
+    pg_config *const *evaluated;
 } regen_batch_opts;
 
 /* The whole pipeline for configs[0..n) of ws, in parallel (each worker thread has

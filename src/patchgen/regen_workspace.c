@@ -3,7 +3,8 @@
  *
  * Three phases, so that nothing shared needs a lock:
  *   1. evaluate every config (worker threads, one evaluator each: evaluators are
- *      not thread-safe, and each caches the files it parsed);
+ *      not thread-safe, and each caches the files it parsed), unless the caller
+ *      evaluated them already (pgci check does, to stop early on a broken one);
  *   2. fetch each distinct upstream module once (the upstream layer does its own
  *      parallel transfers and caching);
  *   3. generate, normalise and diff every config (worker threads again; ruff runs
@@ -57,6 +58,22 @@ static void record_error(regen_output *out, int code)
     out->error = pgci_strdup(pgci_error_last());
 }
 
+/* The bookkeeping of an evaluated config: its module and output paths. */
+static void adopt(batch *b, size_t i)
+{
+    regen_output *out = &b->outs[i];
+    const pg_config *c = b->cfgs[i];
+    int r;
+    out->source_module = pgci_strdup(c->source_module);
+    out->target_file = pgci_strdup(c->target_file);
+    r = regen_output_paths(b->configs[i]->dir, b->o->out_dir, c->target_file, &out->py_path,
+                           &out->diff_path);
+    if (r < 0) {
+        pgci_error_wrap(r, "%s", b->configs[i]->path);
+        record_error(out, r);
+    }
+}
+
 static void eval_one(batch *b, config_eval *ev, size_t i)
 {
     regen_output *out = &b->outs[i];
@@ -68,15 +85,7 @@ static void eval_one(batch *b, config_eval *ev, size_t i)
         record_error(out, r);
         return;
     }
-    const pg_config *c = b->cfgs[i];
-    out->source_module = pgci_strdup(c->source_module);
-    out->target_file = pgci_strdup(c->target_file);
-    r = regen_output_paths(b->configs[i]->dir, b->o->out_dir, c->target_file, &out->py_path,
-                           &out->diff_path);
-    if (r < 0) {
-        pgci_error_wrap(r, "%s", b->configs[i]->path);
-        record_error(out, r);
-    }
+    adopt(b, i);
 }
 
 static void generate_one(batch *b, size_t i)
@@ -165,7 +174,14 @@ int regen_workspace(const workspace *ws, const ws_config *const *configs, size_t
     config_eval **evs = NULL;
     size_t nevs = 0;
 
-    run_phase(&b, 1, o->jobs, &evs, &nevs);
+    if (o->evaluated) {
+        for (size_t i = 0; i < n; i++) {
+            b.cfgs[i] = o->evaluated[i];
+            adopt(&b, i);
+        }
+    } else {
+        run_phase(&b, 1, o->jobs, &evs, &nevs);
+    }
 
     for (size_t i = 0; i < n; i++) {
         b.module_of[i] = (size_t)-1;
@@ -198,8 +214,9 @@ int regen_workspace(const workspace *ws, const ws_config *const *configs, size_t
         if (outs[i].status < 0)
             rc = outs[i].status;
     /* each evaluated config is self-contained (its own arena) and ours to free */
-    for (size_t i = 0; i < n; i++)
-        pg_config_free(b.cfgs[i]);
+    if (!o->evaluated)
+        for (size_t i = 0; i < n; i++)
+            pg_config_free(b.cfgs[i]);
     for (size_t i = 0; i < nevs; i++)
         config_eval_free(evs[i]);
     free(evs);

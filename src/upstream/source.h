@@ -66,6 +66,9 @@ int git_src_read(git_src *g, const char *tag, const char *path, size_t max_bytes
 /* The repository's tags, in version order (v5.9.0 before v5.10.0). */
 int git_src_tags(git_src *g, strvec *out);
 
+/* The tags the remote at url advertises, in version order, without a clone. */
+int git_remote_tags(const char *url, strvec *out);
+
 /* --- dir (source_dir.c) --------------------------------------------------------- */
 
 /* The file for `path` under the directory template dir_tmpl ({tag} substituted):

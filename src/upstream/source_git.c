@@ -213,3 +213,43 @@ int git_src_tags(git_src *g, strvec *out)
     qsort(out->items + start, out->len - start, sizeof(char *), version_cmp);
     return 0;
 }
+
+/* The tags a remote advertises (`git ls-remote --tags`), through libgit2's
+ * transports, without a clone. Peeled entries ("v1.0^{}") are the same tag. */
+int git_remote_tags(const char *url, strvec *out)
+{
+    pthread_once(&git_once, git_init_once);
+    git_remote *remote = NULL;
+    if (git_remote_create_detached(&remote, url) < 0)
+        return pgci_error_set(PGCI_EUSAGE, "cannot list the tags of %s: %s", url, git_why());
+    git_remote_callbacks cb;
+    git_remote_init_callbacks(&cb, GIT_REMOTE_CALLBACKS_VERSION);
+    int r = 0;
+    if (git_remote_connect(remote, GIT_DIRECTION_FETCH, &cb, NULL, NULL) < 0) {
+        r = pgci_error_set(PGCI_ENET, "cannot list the tags of %s: %s", url, git_why());
+        git_remote_free(remote);
+        return r;
+    }
+    const git_remote_head **heads = NULL;
+    size_t n = 0;
+    if (git_remote_ls(&heads, &n, remote) < 0) {
+        r = pgci_error_set(PGCI_ENET, "cannot list the tags of %s: %s", url, git_why());
+    } else {
+        size_t start = out->len;
+        static const char prefix[] = "refs/tags/";
+        for (size_t i = 0; i < n; i++) {
+            const char *name = heads[i]->name;
+            if (strncmp(name, prefix, sizeof(prefix) - 1))
+                continue;
+            name += sizeof(prefix) - 1;
+            size_t len = strlen(name);
+            if (len >= 3 && !strcmp(name + len - 3, "^{}"))
+                continue;
+            strvec_push(out, name);
+        }
+        qsort(out->items + start, out->len - start, sizeof(char *), version_cmp);
+    }
+    git_remote_disconnect(remote);
+    git_remote_free(remote);
+    return r;
+}

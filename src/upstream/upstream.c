@@ -467,11 +467,57 @@ int upstream_fetch(upstream *u, const char *tag, const char *module, strbuf *out
     return r;
 }
 
+char *upstream_repo_url(const char *tmpl)
+{
+    static const char gh_raw[] = "https://raw.githubusercontent.com/";
+    const char *t = strstr(tmpl, "/{tag}");
+    if (!t)
+        return NULL;
+    /* https://raw.githubusercontent.com/OWNER/REPO/{tag}/... */
+    if (pgci_starts_with(tmpl, gh_raw)) {
+        const char *o = tmpl + sizeof(gh_raw) - 1;
+        const char *slash = memchr(o, '/', (size_t)(t - o));
+        if (!slash || slash == o || slash + 1 == t || memchr(slash + 1, '/', (size_t)(t - slash - 1)))
+            return NULL;
+        return pgci_asprintf("https://github.com/%.*s.git", (int)(t - o), o);
+    }
+    /* HOST/OWNER/REPO/raw/{tag}/... (GitHub) or HOST/OWNER/REPO/-/raw/{tag}/... (GitLab) */
+    size_t end = (size_t)(t - tmpl);
+    if (end < 4 || strncmp(tmpl + end - 4, "/raw", 4))
+        return NULL;
+    end -= 4;
+    if (end >= 2 && !strncmp(tmpl + end - 2, "/-", 2))
+        end -= 2;
+    const char *host = strstr(tmpl, "://");
+    if (!host || (size_t)(host + 3 - tmpl) >= end)
+        return NULL;
+    const char *path = memchr(host + 3, '/', end - (size_t)(host + 3 - tmpl));
+    if (!path || path + 1 >= tmpl + end)
+        return NULL; /* no repository path */
+    return pgci_asprintf("%.*s.git", (int)end, tmpl);
+}
+
+int upstream_remote_tags(const char *url, strvec *out)
+{
+    return git_remote_tags(url, out);
+}
+
 int upstream_list_tags(upstream *u, strvec *out)
 {
+    if (u->kind == SRC_HTTP) {
+        char *repo = upstream_repo_url(u->spec);
+        if (!repo)
+            return pgci_error_set(PGCI_EUNSUPPORTED,
+                                  "cannot list tags of %s: no git repository can be told from "
+                                  "this URL template (use a git: source, or name the tag)",
+                                  u->describe);
+        int r = git_remote_tags(repo, out);
+        free(repo);
+        return r;
+    }
     if (u->kind != SRC_GIT)
         return pgci_error_set(PGCI_EUNSUPPORTED,
-                              "cannot list tags of %s: only a git: source can list its tags",
+                              "cannot list tags of %s: a dir: source lists no tags",
                               u->describe);
     return git_src_tags(u->git, out);
 }

@@ -97,7 +97,18 @@ typedef struct upstream_item {
 int upstream_fetch_batch(upstream *u, const upstream_item *items, size_t n, strbuf *results,
                          char **errors);
 
-/* Release tags known to the source (git: through libgit2; others: unsupported). */
+/* Tags known to the source, in version order: a git: clone's own (libgit2); for an
+ * https: template, those its git repository advertises (upstream_repo_url), listed
+ * like `git ls-remote --tags` without a clone; a dir: source has none. */
 int upstream_list_tags(upstream *u, strvec *out);
+
+/* The git repository an https: URL template reads from, or NULL when the template
+ * does not tell: ".../OWNER/REPO/raw/{tag}/..." (GitHub), ".../OWNER/REPO/-/raw/
+ * {tag}/..." (GitLab), "https://raw.githubusercontent.com/OWNER/REPO/{tag}/...".
+ * Caller frees. */
+char *upstream_repo_url(const char *tmpl);
+
+/* The tags the git remote at url (https://, file://, a path) advertises. */
+int upstream_remote_tags(const char *url, strvec *out);
 
 #endif

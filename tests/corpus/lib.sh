@@ -18,3 +18,20 @@ corpus_wheel() {
     fi
     echo "$dir"
 }
+
+# corpus_hf_venv -> prints the python of a venv in the cache with torch and
+# transformers at the pinned versions (the registry's wheels; ~3 GB on first use).
+PGCI_HF_TORCH=2.15.0
+PGCI_HF_TRANSFORMERS=5.24.0
+corpus_hf_venv() {
+    local venv="$PGCI_CORPUS_CACHE/hf-torch$PGCI_HF_TORCH-tf$PGCI_HF_TRANSFORMERS"
+    if [ ! -f "$venv/.done" ]; then
+        rm -rf "$venv"
+        python3 -m venv "$venv" || return 1
+        "$venv/bin/python" -m pip install --quiet "torch==$PGCI_HF_TORCH" \
+            "transformers==$PGCI_HF_TRANSFORMERS" > "$venv.log" 2>&1 ||
+            { echo "cannot install torch==$PGCI_HF_TORCH transformers==$PGCI_HF_TRANSFORMERS: $(tail -n 1 "$venv.log")" >&2; return 1; }
+        touch "$venv/.done"
+    fi
+    echo "$venv/bin/python"
+}

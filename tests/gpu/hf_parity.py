@@ -11,8 +11,9 @@ norm) and its next-token loss with pgci's reference, with pgci's tolerances.
     hf_parity.py --case DIR WEIGHTS DUMP [--case ...] [--time DIR ...]
                  [--batch B] [--seq N] [--json OUT]
 
---time DIR builds a (randomly initialised) model from DIR on the GPU in bf16 and
-times its forward pass, for the wall-time comparison with pgci's CUDA forward.
+--time DIR builds a (randomly initialised) model from DIR (on the GPU when there
+is one, else on the CPU) and times its forward pass in each --time-dtype, for the
+wall-time comparison with pgci's forward pass.
 Exit status: 0 all cases pass, 1 a case failed, 2 the script could not run.
 """
 import argparse
@@ -212,10 +213,11 @@ def run_case(config_dir, weights, dump, device):
     return rows
 
 
-def time_forward(config_dir, batch, seq, device):
+def time_forward(config_dir, batch, seq, device, dtname):
     import torch
 
-    model = build_model(config_dir, torch.bfloat16, device)
+    model = build_model(config_dir, {"fp32": torch.float32, "bf16": torch.bfloat16}[dtname],
+                        device)
     vocab = model.config.vocab_size
     ids = torch.randint(0, vocab, (batch, seq), device=device)
     times = []
@@ -234,7 +236,8 @@ def time_forward(config_dir, batch, seq, device):
         torch.cuda.empty_cache()
     times.sort()
     return {"config": config_dir, "family": json.load(open(f"{config_dir}/config.json"))["model_type"],
-            "batch": batch, "seq": seq, "dtype": "bf16", "hf_ms": times[len(times) // 2]}
+            "batch": batch, "seq": seq, "dtype": dtname, "device": device,
+            "hf_ms": times[len(times) // 2]}
 
 
 def main():
@@ -242,6 +245,9 @@ def main():
     ap.add_argument("--case", nargs=3, action="append", default=[],
                     metavar=("DIR", "WEIGHTS", "DUMP"))
     ap.add_argument("--time", action="append", default=[], metavar="DIR")
+    ap.add_argument("--time-dtype", action="append", choices=("fp32", "bf16"),
+                    help="dtypes to time (default: bf16)")
+    ap.add_argument("--threads", type=int, help="torch's CPU threads")
     ap.add_argument("--batch", type=int, default=1)
     ap.add_argument("--seq", type=int, default=16)
     ap.add_argument("--json", help="write the results here")
@@ -261,10 +267,12 @@ def main():
             rows += run_case(config_dir, weights, dump, device)
         except Exception as e:  # noqa: BLE001
             errors.append(f"{config_dir}: {type(e).__name__}: {e}")
-    if a.time and device == "cuda":
-        for config_dir in a.time:
+    if a.threads:
+        torch.set_num_threads(a.threads)
+    for config_dir in a.time:
+        for dtname in a.time_dtype or ["bf16"]:
             try:
-                timings.append(time_forward(config_dir, a.batch, a.seq, device))
+                timings.append(time_forward(config_dir, a.batch, a.seq, device, dtname))
             except Exception as e:  # noqa: BLE001
                 errors.append(f"timing {config_dir}: {type(e).__name__}: {e}")
     print(f"{'toy':18} {'dtype':5} {'status':6} {'max_abs':>9} {'max_rel':>9} {'rel_l2':>9} "
@@ -275,8 +283,8 @@ def main():
               f"{r['max_rel']:9.2e} {r['rel_l2']:9.2e} {r['cosine']:10.7f} {layer:>5} "
               f"{r['loss_rel']:9.2e}")
     for t in timings:
-        print(f"hf forward {t['family']:10} bf16 batch {t['batch']} seq {t['seq']}: "
-              f"{t['hf_ms']:.2f} ms (median of 5, eager)")
+        print(f"hf forward {t['family']:10} {t['dtype']} batch {t['batch']} seq {t['seq']} "
+              f"on {t['device']}: {t['hf_ms']:.2f} ms (median of 5, eager)")
     for e in errors:
         print(f"hf_parity: error: {e}")
     if a.json:
@@ -284,7 +292,7 @@ def main():
             json.dump({"rows": rows, "timings": timings, "errors": errors,
                        "torch": torch.__version__, "transformers": transformers.__version__,
                        "device": device}, f, indent=2)
-    failed = errors or any(r["status"] != "pass" for r in rows) or not rows
+    failed = errors or any(r["status"] != "pass" for r in rows) or not (rows or timings)
     print(f"hf_parity: {sum(r['status'] == 'pass' for r in rows)} passed, "
           f"{sum(r['status'] != 'pass' for r in rows)} failed, {len(errors)} errors")
     return 1 if failed else 0

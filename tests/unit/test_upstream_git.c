@@ -207,6 +207,58 @@ static void test_list_tags(void **state)
     upstream_free(u);
 }
 
+/* The tags a remote advertises, without a clone: the annotated tags' peeled
+ * "^{}" entries are not extra tags. */
+static void test_remote_tags(void **state)
+{
+    fixture *f = *state;
+    strbuf url = STRBUF_INIT;
+    strbuf_addf(&url, "file://%s", f->repo.buf);
+    strvec tags = STRVEC_INIT;
+    assert_int_equal(upstream_remote_tags(url.buf, &tags), 0);
+    assert_int_equal(tags.len, 3);
+    assert_string_equal(tags.items[0], "v5.2.0");
+    assert_string_equal(tags.items[1], "v5.9.0");
+    assert_string_equal(tags.items[2], "v5.10.0");
+    strvec_free(&tags);
+
+    strbuf_reset(&url);
+    strbuf_addf(&url, "file://%s/nothing-here", f->root.buf);
+    assert_true(upstream_remote_tags(url.buf, &tags) < 0);
+    assert_non_null(strstr(pgci_error_last(), "nothing-here"));
+    assert_int_equal(tags.len, 0);
+    pgci_error_clear();
+    strbuf_free(&url);
+}
+
+static void expect_repo(const char *tmpl, const char *want)
+{
+    char *got = upstream_repo_url(tmpl);
+    if (!want) {
+        if (got)
+            fail_msg("%s: expected no repository, got %s", tmpl, got);
+        return;
+    }
+    assert_non_null(got);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+static void test_repo_url(void **state)
+{
+    (void)state;
+    expect_repo("https://github.com/huggingface/transformers/raw/{tag}/src/{path}",
+                "https://github.com/huggingface/transformers.git");
+    expect_repo("https://raw.githubusercontent.com/huggingface/transformers/{tag}/src/{path}",
+                "https://github.com/huggingface/transformers.git");
+    expect_repo("https://gitlab.example.org/ml/transformers/-/raw/{tag}/src/{path}",
+                "https://gitlab.example.org/ml/transformers.git");
+    expect_repo("https://mirror.example.org/pkgs/{tag}/{path}", NULL);
+    expect_repo("https://raw.githubusercontent.com/huggingface/{tag}/{path}", NULL);
+    expect_repo("https://example.org/raw/{tag}/{path}", NULL);
+    expect_repo("https://github.com/huggingface/transformers/raw/main/src/{path}", NULL);
+}
+
 static void test_corrupt(void **state)
 {
     fixture *f = *state;
@@ -302,6 +354,8 @@ int main(void)
         cmocka_unit_test(test_missing_tag_and_path),
         cmocka_unit_test(test_not_python),
         cmocka_unit_test(test_list_tags),
+        cmocka_unit_test(test_remote_tags),
+        cmocka_unit_test(test_repo_url),
         cmocka_unit_test(test_corrupt),
         cmocka_unit_test(test_git_fetch_tags),
     };

@@ -1,0 +1,86 @@
+/* Version strings the survey reads: tags (core/version.h) and the removal
+ * versions deprecation messages announce (contracts_removal_version). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/contracts.h"
+#include "core/version.h"
+
+static void expect_removal(const char *text, const char *want)
+{
+    char *got = contracts_removal_version(text, strlen(text));
+    if (!want) {
+        if (got)
+            fail_msg("%s: expected no version, got %s", text, got);
+        return;
+    }
+    assert_non_null(got);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+static void test_removal_versions(void **state)
+{
+    (void)state;
+    expect_removal("will be removed in v4.47. Use x instead", "4.47");
+    expect_removal("@deprecate_kwarg(\"past_key_value\", version=\"4.58\")", "4.58");
+    expect_removal("scheduled for removal in 5.0.0.", "5.0.0");
+    expect_removal("This will be removed in 5.x", "5.x");
+    expect_removal("it will be REMOVED IN V6.*, migrate", "6.*");
+    expect_removal("will be removed in the future", NULL);
+    expect_removal("removed in x.y", NULL);
+    /* a sentence's full stop is not part of the version */
+    expect_removal("removed in 4.50.", "4.50");
+}
+
+static void test_version_order(void **state)
+{
+    (void)state;
+    assert_true(version_cmp("v4.57.0", "v5.0.0") < 0);
+    assert_true(version_cmp("5.16.1", "5.9.0") > 0);
+    assert_true(version_cmp("5", "5.0.0") == 0);
+    assert_true(version_cmp("5.0.0rc1", "5.0.0") < 0);
+    /* a wildcard series: "5.x" is the 5 series, reached by 5.0.0, not a
+     * pre-release of it, and ahead of every 4.x */
+    assert_true(version_cmp("5.x", "5.0.0") == 0);
+    assert_true(version_cmp("5.x", "4.99.9") > 0);
+    assert_true(version_cmp("6.*", "6.0") == 0);
+}
+
+static void test_latest(void **state)
+{
+    (void)state;
+    strvec tags = STRVEC_INIT;
+    const char *const all[] = {"v5.16.0rc1", "v5.9.0", "nightly", "v5.16.1", "v5.10.0", "v4.57.1"};
+    for (size_t i = 0; i < sizeof(all) / sizeof(*all); i++)
+        strvec_push(&tags, all[i]);
+    char *t = version_latest(&tags, "v5.9.0");
+    assert_string_equal(t, "v5.16.1");
+    free(t);
+    assert_null(version_latest(&tags, "v5.16.1"));
+    t = version_latest(&tags, NULL);
+    assert_string_equal(t, "v5.16.1");
+    free(t);
+    strvec_free(&tags);
+    assert_true(version_is_release("v5.9.0"));
+    assert_true(version_is_release("4.57"));
+    assert_false(version_is_release("v5.16.0rc1"));
+    assert_false(version_is_release("nightly"));
+    assert_false(version_is_release("v"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_removal_versions),
+        cmocka_unit_test(test_version_order),
+        cmocka_unit_test(test_latest),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
