@@ -17,18 +17,25 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototyp
            -Wno-unused-parameter
 CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -g $(OPT) $(SAN) $(WARN) -Isrc -I. $(CFLAGS) \
               -DPGCI_DEMO_DIR='"$(abspath fixtures/workspace)"'
-LDLIBS_ALL := -lcurl -lgit2 -lcmark -ljansson -ltree-sitter -lpthread -lm $(LDLIBS)
+LDLIBS_ALL := -lcurl -lgit2 -lcmark -ljansson -ltree-sitter -lpthread -ldl -lm $(LDLIBS)
 
-# CUDA kernels: compiled when nvcc exists (sm_90), compiled out otherwise.
+# CUDA kernels: when nvcc exists (and no sanitizer is on), nvcc builds them (sm_90)
+# into a plugin, $(CUDA_PLUGIN), which pgci dlopen()s only when the GPU path is
+# used (kernels/kgpu_load.c): pgci itself links no CUDA library, so no other
+# command pays for loading them. Without nvcc the GPU path is compiled out.
 NVCC    ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 CUDA_SRCS := $(wildcard kernels/*.cu)
+CUDA_PLUGIN :=
+NVCC_FLAGS :=
 ifneq ($(strip $(NVCC)),)
 ifneq ($(strip $(CUDA_SRCS)),)
 ifeq ($(strip $(SAN)),)
-CUDA_HOME := $(patsubst %/bin/nvcc,%,$(NVCC))
-CFLAGS_ALL += -DPGCI_HAVE_CUDA=1 -I$(CUDA_HOME)/include
-LDLIBS_ALL += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lcublas
-CUDA_OBJS := $(CUDA_SRCS:%.cu=$(BUILD)/obj/%.cu.o)
+CUDA_HOME   := $(patsubst %/bin/nvcc,%,$(NVCC))
+CUDA_PLUGIN := $(BUILD)/lib/pgci/pgci-cuda.so
+NVCC_FLAGS  := -O2 -std=c++17 -arch=sm_90 -shared -cudart shared \
+               -Xcompiler -fPIC,-fvisibility=hidden,-Wall -I. \
+               -L$(CUDA_HOME)/lib64 -Xlinker -rpath,$(CUDA_HOME)/lib64 -Xlinker -z,defs -lcublas
+CFLAGS_ALL  += -DPGCI_CUDA_PLUGIN_PATH='"$(abspath $(CUDA_PLUGIN))"'
 endif
 endif
 endif
@@ -42,6 +49,20 @@ LIB       := $(BUILD)/libpgci.a
 BIN       := bin/pgci
 ifneq ($(BUILD),build)
 BIN       := $(BUILD)/bin/pgci
+endif
+
+# The flags stamp: everything compiled or linked depends on $(FLAGS_STAMP), which
+# is rewritten (while the Makefile is read) only when the compile and link lines
+# differ from the ones it holds, so changing CFLAGS, OPT, SAN, the libraries or
+# nvcc rebuilds, and an unchanged line rebuilds nothing.
+FLAGS_STAMP := $(BUILD)/.flags
+FLAGS_LINE  := $(strip CC=$(CC) CFLAGS=$(CFLAGS_ALL) LDLIBS=$(LDLIBS_ALL) SAN=$(SAN) \
+               NVCC=$(if $(CUDA_PLUGIN),$(NVCC) $(NVCC_FLAGS)))
+ifneq ($(filter-out clean format check-format asan,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(FLAGS_LINE),$(file <$(FLAGS_STAMP)))
+$(shell mkdir -p $(BUILD))
+$(file >$(FLAGS_STAMP),$(FLAGS_LINE))
+endif
 endif
 
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
@@ -59,7 +80,7 @@ $(BUILD)/deps/.stamp: scripts/deps.sh
 
 deps: $(BUILD)/deps/.stamp
 
-build: deps $(BIN) fixtures
+build: deps $(BIN) $(CUDA_PLUGIN) fixtures
 
 # The fixture tag v1.1.0 is v1.0.0 plus a hand-written patch (fixtures/upstream/
 # DRIFT.md); built here, not tracked. Rebuilt when either changes or it is gone.
@@ -73,34 +94,36 @@ $(FIXTURE_STAMP): scripts/fixture-tags.sh fixtures/upstream/v1.0.0-to-v1.1.0.pat
 	@touch $@
 FORCE:
 
-$(BUILD)/obj/ts/%.o: $(BUILD)/deps/.stamp
+$(BUILD)/obj/ts/%.o: $(BUILD)/deps/.stamp $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
 	@$(CC) -std=c11 -O2 -g $(SAN) -w -I$(TS_PY)/src -c $(TS_PY)/src/$*.c -o $@
 
-$(BUILD)/obj/%.o: %.c $(BUILD)/deps/.stamp
+$(BUILD)/obj/%.o: %.c $(BUILD)/deps/.stamp $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
 
-$(BUILD)/obj/%.cu.o: %.cu $(wildcard kernels/*.h)
+# The plugin uses only header-only code of pgci (kmath.h, kbreak.h, the shared
+# structs of kgpu_plugin.h), never a symbol of the executable.
+$(CUDA_PLUGIN): $(CUDA_SRCS) $(wildcard kernels/*.h) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	@echo "  NVCC    $<"
-	@$(NVCC) -O2 -std=c++17 -arch=sm_90 -Isrc -I. -Xcompiler -Wall -c $< -o $@
+	@echo "  NVCC    $@"
+	@$(NVCC) $(NVCC_FLAGS) -o $@ $(CUDA_SRCS)
 
-$(LIB): $(LIB_OBJS) $(TS_OBJS) $(CUDA_OBJS)
+$(LIB): $(LIB_OBJS) $(TS_OBJS) $(FLAGS_STAMP)
 	@rm -f $@
-	@ar rcs $@ $^
+	@ar rcs $@ $(filter-out $(FLAGS_STAMP),$^)
 
-$(BIN): $(MAIN_OBJ) $(LIB)
+$(BIN): $(MAIN_OBJ) $(LIB) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
-	@$(CC) $(SAN) -o $@ $^ $(LDLIBS_ALL) $(if $(CUDA_OBJS),-lstdc++)
+	@$(CC) $(SAN) -o $@ $(MAIN_OBJ) $(LIB) $(LDLIBS_ALL)
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIB)
+$(BUILD)/tests/%: tests/unit/%.c $(LIB) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	@$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL) -lcmocka $(if $(CUDA_OBJS),-lstdc++)
+	@$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL) -lcmocka
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
@@ -135,6 +158,10 @@ bench: build
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/pgci
+ifneq ($(CUDA_PLUGIN),)
+	install -d $(DESTDIR)$(PREFIX)/lib/pgci
+	install -m 0755 $(CUDA_PLUGIN) $(DESTDIR)$(PREFIX)/lib/pgci/pgci-cuda.so
+endif
 
 format:
 	clang-format -i $(shell git ls-files '*.c' '*.h')

@@ -288,7 +288,7 @@ int check_logits(const logits_opts *o, logits_report *rep, findings *fs)
     int rc = check_opts(o);
     if (rc < 0)
         return rc;
-    char why[256] = "", name[128] = "";
+    char why[1024] = "", name[128] = "";
     int gpu_ok = 0;
     if (o->device != LOGITS_DEVICE_CPU)
         gpu_ok = kgpu_probe(why, sizeof(why), name, sizeof(name));

@@ -11,8 +11,15 @@
  * pattern in a uint16_t (bf16 runs; cuBLAS reads it as CUDA_R_16BF). Matrix
  * products always accumulate in fp32 into an fp32 scratch buffer; an epilogue
  * kernel adds the bias and stores the result as T once, as PyTorch's addmm does.
- * Host code reports CUDA and cuBLAS failures by throwing; kgpu_forward() catches
- * them and turns them into a pgci error, and the Gpu object frees everything.
+ * Host code reports CUDA and cuBLAS failures by throwing; the plugin's entry
+ * points catch them and write the reason into the caller's buffer, and the Gpu
+ * object frees everything.
+ *
+ * This file is built into the shared object pgci-cuda.so, which pgci loads only
+ * when the GPU path is used (kgpu_load.c). It must not call into pgci: the one
+ * symbol it exports is the entry point of kgpu_plugin.h, and besides the CUDA
+ * libraries it uses only header-only helpers (kmath.h, kbreak.h) and the
+ * definitions of the structs it shares with pgci.
  */
 #include <cuda_runtime.h>
 #include <cublas_v2.h>
@@ -28,15 +35,15 @@
 #include <time.h>
 
 /* pgci's headers are C: give their declarations C linkage before kgpu.h pulls
- * them in again (their include guards make the second inclusion empty). */
+ * them in again (their include guards make the second inclusion empty). Only
+ * struct definitions are used from them, never a function. */
 extern "C" {
-#include "core/error.h"
 #include "kernels/model.h"
-#include "kernels/reference.h"
 #include "kernels/twin.h"
 }
 #include "kernels/kbreak.h"
 #include "kernels/kgpu.h"
+#include "kernels/kgpu_plugin.h"
 #include "kernels/kmath.h"
 
 /* Kernel launches and dynamic shared memory go through these two macros so that
@@ -590,7 +597,8 @@ void layer(Gpu &g, const model *m, const model_layer *L, const DevModel<T> &dm, 
 }
 
 template <typename T>
-void forward(const model *m, const int *ids, int batch, int seq, unsigned brk, kfwd_out *out)
+void forward(const model *m, const int *ids, const int *labels_in, int batch, int seq, unsigned brk,
+             kfwd_out *out)
 {
     const toy_config *c = &m->cfg;
     Gpu g;
@@ -633,10 +641,9 @@ void forward(const model *m, const int *ids, int batch, int seq, unsigned brk, k
     A.ids = g.alloc<int>(rows);
     A.pos = g.alloc<int>(rows);
     A.labels = g.alloc<int>(rows);
-    std::vector<int> pos(rows), labels(rows);
+    std::vector<int> pos(rows), labels(labels_in, labels_in + rows);
     for (size_t t = 0; t < rows; t++)
         pos[t] = (int)(t % (size_t)seq);
-    kref_labels(ids, batch, seq, labels.data());
     ck(cudaMemcpy(A.ids, ids, rows * sizeof(int), cudaMemcpyHostToDevice), "upload ids");
     ck(cudaMemcpy(A.pos, pos.data(), rows * sizeof(int), cudaMemcpyHostToDevice), "upload");
     ck(cudaMemcpy(A.labels, labels.data(), rows * sizeof(int), cudaMemcpyHostToDevice), "upload");
@@ -805,7 +812,12 @@ void bench(kgpu_bench_row *rows, int max_rows, int *n_rows)
 
 } // namespace
 
-extern "C" int kgpu_probe(char *why, size_t why_len, char *name, size_t name_len)
+/* --- the plugin's entry points (kgpu_plugin.h) ----------------------------------- */
+
+namespace
+{
+
+int plugin_probe(char *why, size_t why_len, char *name, size_t name_len)
 {
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
@@ -836,26 +848,29 @@ extern "C" int kgpu_probe(char *why, size_t why_len, char *name, size_t name_len
     return 1;
 }
 
-extern "C" int kgpu_forward(const model *m, const int *ids, int batch, int seq, int bf16,
-                            unsigned brk, kfwd_out *out)
+void say(char *err, size_t err_len, const char *what)
 {
-    int rc = kfwd_out_alloc(out, &m->cfg, (size_t)batch * (size_t)seq);
-    if (rc < 0)
-        return rc;
+    if (err && err_len)
+        snprintf(err, err_len, "%s", what);
+}
+
+int plugin_forward(const model *m, const int *ids, const int *labels, int batch, int seq, int bf16,
+                   unsigned brk, kfwd_out *out, char *err, size_t err_len)
+{
     try {
         if (bf16)
-            forward<uint16_t>(m, ids, batch, seq, brk, out);
+            forward<uint16_t>(m, ids, labels, batch, seq, brk, out);
         else
-            forward<float>(m, ids, batch, seq, brk, out);
+            forward<float>(m, ids, labels, batch, seq, brk, out);
     } catch (const std::exception &ex) {
-        kfwd_out_free(out);
-        return pgci_error_set(PGCI_EIO, "GPU forward pass of %s failed: %s", m->cfg.name,
-                              ex.what());
+        say(err, err_len, ex.what());
+        return -1;
     }
     return 0;
 }
 
-extern "C" int kgpu_bench(kgpu_bench_row *rows, int max_rows, int *n_rows, double *peak_gbps)
+int plugin_bench(kgpu_bench_row *rows, int max_rows, int *n_rows, double *peak_gbps, char *err,
+                 size_t err_len)
 {
     *n_rows = 0;
     *peak_gbps = 0;
@@ -867,7 +882,25 @@ extern "C" int kgpu_bench(kgpu_bench_row *rows, int max_rows, int *n_rows, doubl
         *peak_gbps = 2.0 * clk * 1e3 * (bus / 8.0) / 1e9;
         bench(rows, max_rows, n_rows);
     } catch (const std::exception &ex) {
-        return pgci_error_set(PGCI_EIO, "GPU benchmark failed: %s", ex.what());
+        say(err, err_len, ex.what());
+        return -1;
     }
     return 0;
+}
+
+const kgpu_plugin table = {
+    KGPU_PLUGIN_ABI,      (unsigned)sizeof(kgpu_plugin),
+    sizeof(model),        sizeof(model_layer),
+    sizeof(model_tensor), sizeof(toy_config),
+    sizeof(kfwd_out),     sizeof(kgpu_bench_row),
+    plugin_probe,         plugin_forward,
+    plugin_bench,
+};
+
+} // namespace
+
+/* The one exported symbol (the plugin is built with hidden visibility). */
+extern "C" __attribute__((visibility("default"))) const kgpu_plugin *pgci_cuda_plugin_entry(void)
+{
+    return &table;
 }

@@ -1,10 +1,12 @@
 /*
  * kgpu.h - the CUDA forward pass and kernel benchmark, behind a C interface.
  *
- * Implemented in kgpu.cu when pgci is built with nvcc (PGCI_HAVE_CUDA); otherwise
- * kgpu_stub.c answers that the GPU path was compiled out. The GPU is chosen at
- * run time only: a binary built with CUDA runs on a machine without a GPU (or
- * without a driver) and reports the GPU comparison as skipped.
+ * The kernels (kgpu.cu) live in a plugin, pgci-cuda.so, built by nvcc when it
+ * exists; these functions (kgpu_load.c, which says where the plugin is looked
+ * for) load it on first use, so pgci itself links no CUDA library. The GPU is
+ * chosen at run time only: without the plugin (a build without nvcc), without
+ * libcudart, a driver or a GPU, kgpu_probe() says why and the GPU comparison is
+ * skipped.
  */
 #ifndef PGCI_KERNELS_KGPU_H
 #define PGCI_KERNELS_KGPU_H

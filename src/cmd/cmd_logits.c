@@ -150,7 +150,7 @@ static int run_bench(int json)
     kgpu_bench_row rows[16];
     int n = 0;
     double peak = 0;
-    char why[256], name[128];
+    char why[1024], name[128];
     if (!kgpu_probe(why, sizeof(why), name, sizeof(name))) {
         fprintf(stderr, "pgci: error: --bench needs a CUDA device: %s\n", why);
         return EXIT_ERROR;

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # make gpu-check: the GPU proof of the kernels, as one bounded script (< 8 min).
 #
-#  1. builds `pgci logits` with nvcc (standalone: kernels, the check, the core
-#     library; needs a C compiler, nvcc, cuBLAS and jansson, nothing else);
+#  1. builds the CUDA plugin with nvcc and `pgci logits` standalone (the loader,
+#     the check, the core library; needs a C compiler, nvcc, cuBLAS and jansson,
+#     nothing else);
 #  2. `pgci logits` on every fixture toy (host twins and CUDA kernels against the
 #     reference, fp32 and bf16);
 #  3. `pgci logits --device cuda` on one full-size toy per family (hidden 4096,
@@ -69,36 +70,45 @@ else
 fi
 
 # --- 1. build ---------------------------------------------------------------------
+# As the Makefile does: nvcc builds the kernels into the plugin pgci-cuda.so, and
+# pgci (here the standalone `pgci logits`) links no CUDA library but loads the
+# plugin on first use. The two are laid out as installed ($OUT/bin/pgci-logits,
+# $OUT/lib/pgci/pgci-cuda.so), so the loader's lookup next to the executable is what
+# finds it; the same path is also compiled in, as the build-tree fallback.
 NVCC=${NVCC:-$(command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)}
-BIN=$OUT/pgci-logits
+BIN=$OUT/bin/pgci-logits
+PLUGIN=$OUT/lib/pgci/pgci-cuda.so
+unset PGCI_CUDA_PLUGIN # the lookup under test, not an override from the environment
 build() {
     [ -n "$NVCC" ] || { echo "nvcc not found"; return 1; }
     local cuda=${NVCC%/bin/nvcc} obj=$OUT/obj
-    local cflags="-std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
-                  -DPGCI_HAVE_CUDA=1 -Isrc -I. -I$cuda/include"
-    mkdir -p "$obj"
+    local cflags=(-std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Wshadow
+                  -Wno-unused-parameter -Isrc -I.
+                  "-DPGCI_CUDA_PLUGIN_PATH=\"$PWD/$PLUGIN\"")
+    mkdir -p "$obj" "$(dirname "$BIN")" "$(dirname "$PLUGIN")"
     local srcs=(src/core/*.c src/cmd/cmd_common.c src/cmd/cmd_logits.c checks/finding.c
                 checks/logits.c reports/run_doc.c kernels/*.c tests/gpu/logits_main.c)
     local objs=() pids=() s o
     for s in "${srcs[@]}"; do
         o=$obj/$(echo "$s" | tr / _).o
         objs+=("$o")
-        ${CC:-cc} $cflags -c "$s" -o "$o" &
+        ${CC:-cc} "${cflags[@]}" -c "$s" -o "$o" &
         pids+=($!)
     done
-    for s in kernels/*.cu; do
-        o=$obj/$(echo "$s" | tr / _).o
-        objs+=("$o")
-        "$NVCC" -O2 -std=c++17 -arch=sm_90 -Isrc -I. -Xcompiler -Wall -c "$s" -o "$o" &
-        pids+=($!)
-    done
+    "$NVCC" -O2 -std=c++17 -arch=sm_90 -shared -cudart shared \
+        -Xcompiler -fPIC,-fvisibility=hidden,-Wall -I. -L"$cuda/lib64" \
+        -Xlinker -rpath,"$cuda/lib64" -Xlinker -z,defs -lcublas -o "$PLUGIN" kernels/*.cu &
+    pids+=($!)
     local rc=0 p
     for p in "${pids[@]}"; do wait "$p" || rc=1; done
     [ $rc -eq 0 ] || return 1
-    ${CC:-cc} -o "$BIN" "${objs[@]}" -L"$cuda/lib64" -Wl,-rpath,"$cuda/lib64" -lcudart -lcublas \
-        -ljansson -lstdc++ -lpthread -lm
+    ${CC:-cc} -o "$BIN" "${objs[@]}" -ljansson -lpthread -ldl -lm || return 1
+    if ldd "$BIN" | grep -E "libcuda|libcublas"; then
+        echo "$BIN links CUDA libraries: it must load them through the plugin only"
+        return 1
+    fi
 }
-say "building $BIN"
+say "building $BIN and $PLUGIN"
 if ! build >"$OUT/build.log" 2>&1; then
     tail -n 30 "$OUT/build.log"
     say "FAIL: the build failed (log: $OUT/build.log)"
