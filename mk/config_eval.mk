@@ -6,6 +6,6 @@ CONFIG_DUMP := $(BUILD)/tests/tools/config_dump
 $(CONFIG_DUMP): tests/tools/config_dump.c $(LIB)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	@$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL) $(if $(CUDA_OBJS),-lstdc++)
+	@$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
 
 test unit corpus-test: $(CONFIG_DUMP)

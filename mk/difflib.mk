@@ -5,7 +5,7 @@ DIFFTOOL := $(BUILD)/tests/tools/difftool
 $(DIFFTOOL): tests/tools/difftool.c $(LIB)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	@$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL) $(if $(CUDA_OBJS),-lstdc++)
+	@$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
 
 .PHONY: difftool
 difftool: build $(DIFFTOOL)

@@ -5,6 +5,6 @@ PYSTR_ORACLE := $(BUILD)/tools/pystr_decode
 $(PYSTR_ORACLE): tests/oracle/pystr_decode.c $(LIB)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	@$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL) $(if $(CUDA_OBJS),-lstdc++)
+	@$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
 
 test unit: $(PYSTR_ORACLE)

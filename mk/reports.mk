@@ -5,7 +5,7 @@ SAMPLE_RUN := $(BUILD)/tests/tools/sample_run
 $(SAMPLE_RUN): tests/tools/sample_run.c $(LIB)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	@$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL) $(if $(CUDA_OBJS),-lstdc++)
+	@$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
 
 test unit e2e: $(SAMPLE_RUN)
 
