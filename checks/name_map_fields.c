@@ -62,8 +62,7 @@ static const index_def *find_class(const survey_pair *p, const char *name)
 
 /* Collects the keyword arguments of every call to `cls` in the upstream body of
  * `target` at tag B; returns 1 when that body builds `cls` at all. */
-static int upstream_kwargs(const survey_pair *p, const char *target, const char *cls,
-                           strvec *out)
+static int upstream_kwargs(const survey_pair *p, const char *target, const char *cls, strvec *out)
 {
     const index_def *d = p->b ? index_find(p->b, target) : NULL;
     if (!d || !p->src_b || d->end_byte > p->src_b_len || d->start_byte >= d->end_byte)

@@ -33,35 +33,35 @@ typedef struct proto_settings {
     char *converter_attr;   /* "_create_checkpoint_tensor_converter" */
     char *upstream_package; /* "transformers" */
     /* retired */
-    strvec retired;         /* file name patterns, {model} = the model stem */
+    strvec retired; /* file name patterns, {model} = the model stem */
     /* comments */
-    proto_mode headers;     /* auto: configs with at least one header */
-    char *header_prefix;    /* "# Patch:" */
-    char *marker_word;      /* "Patch" in "# --- Patch.N ---" */
-    char *regen_command;    /* "patchgen {module}": {module} is the config module, {dir}
-                               the config's directory */
+    proto_mode headers;  /* auto: configs with at least one header */
+    char *header_prefix; /* "# Patch:" */
+    char *marker_word;   /* "Patch" in "# --- Patch.N ---" */
+    char *regen_command; /* "patchgen {module}": {module} is the config module, {dir}
+                            the config's directory */
     /* siblings */
     char *gpu_suffix, *npu_suffix; /* "_gpu", "_npu" in config stems */
     /* tests */
-    char *toy_config_dir;   /* NULL: rule off */
-    char *toy_config_name;  /* "{model}_toy" */
+    char *toy_config_dir;  /* NULL: rule off */
+    char *toy_config_name; /* "{model}_toy" */
     char *registry_test, *registry_marker;
     char *logits_test, *logits_marker;
     /* import */
-    strvec python;          /* argv of [tool.pgci] python; empty: not configured */
-    strvec python_path;     /* extra sys.path entries ({tag}), relative to the root */
+    strvec python;      /* argv of [tool.pgci] python; empty: not configured */
+    strvec python_path; /* extra sys.path entries ({tag}), relative to the root */
     int import_timeout_s;
-    int import_jobs;        /* interpreters at once */
+    int import_jobs; /* interpreters at once */
     /* rule id -> severity (or PROTO_OFF); see proto_rules[] */
     int *sev;
 } proto_settings;
 
 /* One rule: its id, its family (the check id) and its default severity. */
 typedef struct proto_rule {
-    const char *id;     /* "registration.import" */
-    const char *check;  /* "protocol-registration" */
-    int sev;            /* default severity or PROTO_OFF */
-    const char *what;   /* one line for docs and --help */
+    const char *id;    /* "registration.import" */
+    const char *check; /* "protocol-registration" */
+    int sev;           /* default severity or PROTO_OFF */
+    const char *what;  /* one line for docs and --help */
 } proto_rule;
 
 extern const proto_rule proto_rules[];
@@ -78,8 +78,8 @@ int proto_sev(const proto_settings *s, const char *rule);
 
 /* A model package: a directory holding patch configs. */
 typedef struct proto_package {
-    char *dir;        /* workspace-relative */
-    char *model;      /* model stem: "qwen3_moe" from qwen3_moe_gpu_patch_gen_config */
+    char *dir;   /* workspace-relative */
+    char *model; /* model stem: "qwen3_moe" from qwen3_moe_gpu_patch_gen_config */
     VEC(const check_input *) inputs; /* the package's configs among the checked ones */
 } proto_package;
 

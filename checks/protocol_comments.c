@@ -126,7 +126,7 @@ static long item_number(const char *s, size_t n)
 }
 
 typedef struct hdr {
-    size_t line;        /* the "# Patch:" line, 0 when none */
+    size_t line; /* the "# Patch:" line, 0 when none */
     long nums[64];
     size_t num_lines[64];
     size_t n_nums;
@@ -156,7 +156,8 @@ static void read_header(const lines *l, size_t start, const char *prefix, hdr *h
 static int uses_convention(const lines *l, const proto_settings *s)
 {
     for (size_t k = 1; k <= l->n; k++)
-        if (line_starts(l, k, s->header_prefix) || marker_number(l->at[k], l->len[k], s->marker_word) >= 0)
+        if (line_starts(l, k, s->header_prefix) ||
+            marker_number(l->at[k], l->len[k], s->marker_word) >= 0)
             return 1;
     return 0;
 }
@@ -266,16 +267,15 @@ static void check_object(const check_input *in, const proto_settings *s, const l
                 for (size_t q = 0; q < h.n_nums; q++)
                     listed |= h.nums[q] == v;
                 if (!listed)
-                    proto_add(out, s, "comments.markers", in->module, in->config_path,
-                              (unsigned)k, "marker %s.%ld is not an item of the '%s %s' header",
-                              s->marker_word, v, s->header_prefix, target);
+                    proto_add(out, s, "comments.markers", in->module, in->config_path, (unsigned)k,
+                              "marker %s.%ld is not an item of the '%s %s' header", s->marker_word,
+                              v, s->header_prefix, target);
             }
         }
     }
     for (size_t j = 0; j < n_open; j++)
-        proto_add(out, s, "comments.markers", in->module, in->config_path,
-                  (unsigned)open_line[j], "marker %s.%ld opens here and is never closed",
-                  s->marker_word, open_num[j]);
+        proto_add(out, s, "comments.markers", in->module, in->config_path, (unsigned)open_line[j],
+                  "marker %s.%ld opens here and is never closed", s->marker_word, open_num[j]);
     if (n_used == 0)
         return; /* items without markers: the header alone documents the patch */
     if (h.line && h.n_nums == 0) {
@@ -366,7 +366,8 @@ static int run(const check_ctx *ctx, findings *out, strbuf *why)
         check_regen_command(in, &s, src.buf, src.len, out);
         lines l;
         lines_split(&l, src.buf, src.len);
-        int on = s.headers == PROTO_MODE_ON || (s.headers == PROTO_MODE_AUTO && uses_convention(&l, &s));
+        int on =
+            s.headers == PROTO_MODE_ON || (s.headers == PROTO_MODE_AUTO && uses_convention(&l, &s));
         const pg_config *c = in->cfg;
         /* the patches defined in this file (one object may serve several patches) */
         VEC(size_t) own = VEC_INIT;

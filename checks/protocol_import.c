@@ -77,8 +77,8 @@ static unsigned frame_line(const char *out, const char *py_path)
 typedef struct smoke_job {
     const check_input *in;
     char *mod;
-    int rc;          /* proc_run's result */
-    char *err;       /* proc_run's message when rc < 0 */
+    int rc;    /* proc_run's result */
+    char *err; /* proc_run's message when rc < 0 */
     proc_result pr;
 } smoke_job;
 
@@ -142,8 +142,9 @@ static int run(const check_ctx *ctx, findings *out, strbuf *why)
         return r < 0 ? r : CHECK_RAN;
     }
     if (s.python.len == 0) {
-        strbuf_adds(why, "no Python environment: set [tool.pgci] python (e.g. \"python3\") to import "
-                         "the generated modules");
+        strbuf_adds(why,
+                    "no Python environment: set [tool.pgci] python (e.g. \"python3\") to import "
+                    "the generated modules");
         proto_settings_free(&s);
         return CHECK_NOT_RUN;
     }
@@ -214,7 +215,8 @@ static int run(const check_ctx *ctx, findings *out, strbuf *why)
                 finding_set_detail(f, o);
         } else if (j->pr.status != 0) {
             if (result == CHECK_RAN)
-                strbuf_addf(why, "[tool.pgci] python exited with status %d before importing %s: %.200s",
+                strbuf_addf(why,
+                            "[tool.pgci] python exited with status %d before importing %s: %.200s",
                             j->pr.status, j->mod, j->pr.err.buf ? j->pr.err.buf : "");
             result = CHECK_NOT_RUN;
         }

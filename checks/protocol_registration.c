@@ -32,8 +32,8 @@
 enum { BR_NONE = 0, BR_NPU = 1, BR_GPU = 2 };
 
 typedef struct gen_name {
-    char *name;  /* class name bound in __init__ */
-    char *stem;  /* generated module stem it comes from */
+    char *name; /* class name bound in __init__ */
+    char *stem; /* generated module stem it comes from */
     unsigned line;
 } gen_name;
 
@@ -198,9 +198,11 @@ static void on_assignment(walker *w, TSNode as, const char *loop_var, char **loo
         free(obj);
         return;
     }
-    if (!py_is(lhs, "attribute") || !py_text_eq(w->t, py_field(lhs, "attribute"), w->s->converter_attr))
+    if (!py_is(lhs, "attribute") ||
+        !py_text_eq(w->t, py_field(lhs, "attribute"), w->s->converter_attr))
         return;
-    int is_static = py_is(rhs, "call") && py_text_eq(w->t, py_field(rhs, "function"), "staticmethod");
+    int is_static =
+        py_is(rhs, "call") && py_text_eq(w->t, py_field(rhs, "function"), "staticmethod");
     char *obj = text(w, py_field(lhs, "object"));
     if (loop_var && !strcmp(obj, loop_var)) {
         for (size_t i = 0; i < n_loop; i++)
@@ -224,8 +226,8 @@ static int flag_branch(const walker *w, TSNode cond, int *negated)
 static void walk(walker *w, TSNode n, int branch, const char *loop_var, char **loop_names,
                  size_t n_loop);
 
-static void walk_children(walker *w, TSNode n, int branch, const char *loop_var,
-                          char **loop_names, size_t n_loop)
+static void walk_children(walker *w, TSNode n, int branch, const char *loop_var, char **loop_names,
+                          size_t n_loop)
 {
     uint32_t cnt = ts_node_named_child_count(n);
     for (uint32_t i = 0; i < cnt; i++)
@@ -281,7 +283,8 @@ static void walk(walker *w, TSNode n, int branch, const char *loop_var, char **l
     if (py_is(n, "if_statement")) {
         int neg;
         if (flag_branch(w, py_field(n, "condition"), &neg)) {
-            walk(w, py_field(n, "consequence"), neg ? BR_GPU : BR_NPU, loop_var, loop_names, n_loop);
+            walk(w, py_field(n, "consequence"), neg ? BR_GPU : BR_NPU, loop_var, loop_names,
+                 n_loop);
             uint32_t cnt = ts_node_named_child_count(n);
             for (uint32_t i = 0; i < cnt; i++) {
                 TSNode c = ts_node_named_child(n, i);
@@ -376,8 +379,7 @@ static int defines_class(const char *text, size_t len, const char *name)
     size_t n = strlen(name);
     for (size_t i = 0; text && i + 6 + n < len; i++) {
         if ((i == 0 || text[i - 1] == '\n') && !memcmp(text + i, "class ", 6) &&
-            !memcmp(text + i + 6, name, n) &&
-            (text[i + 6 + n] == '(' || text[i + 6 + n] == ':'))
+            !memcmp(text + i + 6, name, n) && (text[i + 6 + n] == '(' || text[i + 6 + n] == ':'))
             return 1;
     }
     return 0;
@@ -495,8 +497,8 @@ static void check_package(const check_ctx *ctx, const proto_settings *s, const p
                           p->dir, stem, s->device_flag);
             else if (r && npu && r->branch != BR_NPU)
                 proto_add(out, s, "registration.npu-branch", in->module, rel.buf, r->line,
-                          "imports .generated.%s %s: the NPU module belongs under `if %s:`",
-                          stem, r->branch == BR_NONE ? "unconditionally" : "in the GPU branch",
+                          "imports .generated.%s %s: the NPU module belongs under `if %s:`", stem,
+                          r->branch == BR_NONE ? "unconditionally" : "in the GPU branch",
                           s->device_flag);
             else if (r && !npu && r->branch == BR_NPU)
                 proto_add(out, s, "registration.npu-branch", in->module, rel.buf, r->line,

@@ -52,7 +52,7 @@ static void check_files(const check_ctx *ctx, const proto_settings *s, const pro
 /* ---- --base ------------------------------------------------------------------ */
 
 typedef struct changes {
-    strvec paths; /* workspace-relative */
+    strvec paths;       /* workspace-relative */
     const char *prefix; /* the workspace root relative to the repository workdir ("" or "a/b/") */
 } changes;
 

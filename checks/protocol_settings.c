@@ -85,12 +85,11 @@ static void defaults(proto_settings *s)
 
 void proto_settings_free(proto_settings *s)
 {
-    char **strs[] = {&s->registry,        &s->device_flag,     &s->converter_file,
-                     &s->converter_attr,  &s->upstream_package, &s->header_prefix,
-                     &s->marker_word,     &s->regen_command,   &s->gpu_suffix,
-                     &s->npu_suffix,      &s->toy_config_dir,  &s->toy_config_name,
-                     &s->registry_test,   &s->registry_marker, &s->logits_test,
-                     &s->logits_marker};
+    char **strs[] = {
+        &s->registry,         &s->device_flag,     &s->converter_file, &s->converter_attr,
+        &s->upstream_package, &s->header_prefix,   &s->marker_word,    &s->regen_command,
+        &s->gpu_suffix,       &s->npu_suffix,      &s->toy_config_dir, &s->toy_config_name,
+        &s->registry_test,    &s->registry_marker, &s->logits_test,    &s->logits_marker};
     for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
         free(*strs[i]);
         *strs[i] = NULL;
@@ -120,8 +119,8 @@ typedef struct reader {
 static int bad(const reader *r, const toml_value *v, const char *key, const char *want)
 {
     return pgci_error_set(PGCI_EINVALID, "%s:%u: [%s] %s: expected %s, got %s",
-                          r->ws->pyproject_name ? r->ws->pyproject_name : "pyproject.toml",
-                          v->line, r->table, key, want, toml_type_name(v->type));
+                          r->ws->pyproject_name ? r->ws->pyproject_name : "pyproject.toml", v->line,
+                          r->table, key, want, toml_type_name(v->type));
 }
 
 static int get_str(const reader *r, const toml_value *v, const char *key, char **dst)
@@ -148,8 +147,8 @@ static int get_strs(const reader *r, const toml_value *v, const char *key, strve
 static int unknown(const reader *r, const toml_value *v, const char *key)
 {
     return pgci_error_set(PGCI_EINVALID, "%s:%u: [%s] has no setting '%s' (see docs/protocol.md)",
-                          r->ws->pyproject_name ? r->ws->pyproject_name : "pyproject.toml",
-                          v->line, r->table, key);
+                          r->ws->pyproject_name ? r->ws->pyproject_name : "pyproject.toml", v->line,
+                          r->table, key);
 }
 
 static int read_rules(const reader *r, const toml_value *t, proto_settings *s)
@@ -166,7 +165,7 @@ static int read_rules(const reader *r, const toml_value *t, proto_settings *s)
                                   v->line, r->table, key);
         if (v->type == TOML_BOOL) {
             /* true: the default severity, or warning for a rule that is off by default */
-            s->sev[k] = !v->boolean ? PROTO_OFF
+            s->sev[k] = !v->boolean                       ? PROTO_OFF
                         : proto_rules[k].sev == PROTO_OFF ? SEV_WARNING
                                                           : proto_rules[k].sev;
             continue;
@@ -190,7 +189,10 @@ typedef struct str_key {
     size_t off;
 } str_key;
 
-#define SK(name, field) {name, offsetof(proto_settings, field)}
+#define SK(name, field)                                                                            \
+    {                                                                                              \
+        name, offsetof(proto_settings, field)                                                      \
+    }
 
 static const str_key str_keys[] = {
     SK("registration.registry", registry),

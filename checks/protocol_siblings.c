@@ -45,8 +45,8 @@ static char *body_of(const pg_object *o)
         const char *q = p;
         while (q < p + n && (*q == ' ' || *q == '\t'))
             q++;
-        if (!started && (!strncmp(q, "def ", 4) || !strncmp(q, "async def ", 10) ||
-                         !strncmp(q, "class ", 6))) {
+        if (!started &&
+            (!strncmp(q, "def ", 4) || !strncmp(q, "async def ", 10) || !strncmp(q, "class ", 6))) {
             started = 1;
             const char *hit = strstr(q, o->name);
             if (hit && hit < p + n) {
@@ -145,8 +145,8 @@ static void check_name_map(const check_ctx *ctx, const proto_settings *s, const 
     for (size_t i = 0; i < in->cfg->patches.len; i++)
         any |= in->cfg->patches.items[i].name_map_len > 0;
     index_module *idx;
-    if (!any || index_module_from_source(&idx, in->upstream, in->upstream_len,
-                                         in->source_module, in->source_module) < 0) {
+    if (!any || index_module_from_source(&idx, in->upstream, in->upstream_len, in->source_module,
+                                         in->source_module) < 0) {
         pgci_error_clear();
         return;
     }

@@ -129,7 +129,8 @@ static void check_table(const check_ctx *ctx, const proto_settings *s, const pro
     for (size_t i = 0; i < ps->len; i++) {
         const proto_package *p = &ps->items[i];
         char *toy = s->toy_config_dir ? toy_dir(ctx->ws, s, p->model) : NULL;
-        int found = has_token(src.buf + a, b - a, p->model) || (toy && has_token(src.buf + a, b - a, toy));
+        int found =
+            has_token(src.buf + a, b - a, p->model) || (toy && has_token(src.buf + a, b - a, toy));
         if (!found)
             proto_add(out, s, rule, p->inputs.items[0]->module, file, line,
                       "%s is not in the %s%s%s%s", p->model, what, marker ? " (" : "",

@@ -477,7 +477,8 @@ char *upstream_repo_url(const char *tmpl)
     if (pgci_starts_with(tmpl, gh_raw)) {
         const char *o = tmpl + sizeof(gh_raw) - 1;
         const char *slash = memchr(o, '/', (size_t)(t - o));
-        if (!slash || slash == o || slash + 1 == t || memchr(slash + 1, '/', (size_t)(t - slash - 1)))
+        if (!slash || slash == o || slash + 1 == t ||
+            memchr(slash + 1, '/', (size_t)(t - slash - 1)))
             return NULL;
         return pgci_asprintf("https://github.com/%.*s.git", (int)(t - o), o);
     }
@@ -517,7 +518,6 @@ int upstream_list_tags(upstream *u, strvec *out)
     }
     if (u->kind != SRC_GIT)
         return pgci_error_set(PGCI_EUNSUPPORTED,
-                              "cannot list tags of %s: a dir: source lists no tags",
-                              u->describe);
+                              "cannot list tags of %s: a dir: source lists no tags", u->describe);
     return git_src_tags(u->git, out);
 }

@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define CHECK(cond)                                                                                \
     do {                                                                                           \
         if (!(cond)) {                                                                             \
-            fprintf(stderr, "fuzz_pystr: invariant failed: %s (line %d): %s\n", #cond, __LINE__,  \
+            fprintf(stderr, "fuzz_pystr: invariant failed: %s (line %d): %s\n", #cond, __LINE__,   \
                     pgci_error_last());                                                            \
             abort();                                                                               \
         }                                                                                          \

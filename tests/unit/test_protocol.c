@@ -146,10 +146,12 @@ static void test_settings_errors(void **state)
                           "pyproject.toml:2: [tool.pgci.protocol.rules] no rule 'nope'");
     expect_settings_error("[tool.pgci.protocol.rules]\n\"tests.logits\" = \"loud\"\n",
                           "expected error, warning, info or off, not 'loud'");
-    expect_settings_error("[tool.pgci.protocol.registration]\nregistry = 1\n",
-                          "pyproject.toml:2: [tool.pgci.protocol.registration] registry: expected a "
-                          "string, got integer");
-    expect_settings_error("[tool.pgci.protocol.import]\ntimeout = 0\n", "timeout: expected an integer");
+    expect_settings_error(
+        "[tool.pgci.protocol.registration]\nregistry = 1\n",
+        "pyproject.toml:2: [tool.pgci.protocol.registration] registry: expected a "
+        "string, got integer");
+    expect_settings_error("[tool.pgci.protocol.import]\ntimeout = 0\n",
+                          "timeout: expected an integer");
     expect_settings_error("[tool.pgci.protocol.import]\njobs = 0\n", "jobs: expected an integer");
     expect_settings_error("[tool.pgci.protocol.comments]\nheaders = \"sometimes\"\n",
                           "headers: expected true, false or \"auto\"");
@@ -260,12 +262,14 @@ static void test_registration_forms(void **state)
     assert_int_equal(registration(&t, swapped, 1, 0, &fs2), 2);
     findings_sort(&fs2);
     assert_int_equal(fs2.items[0]->line, 4);
-    assert_string_equal(fs2.items[0]->title,
-                        "imports the GPU module .generated.patched_q_gpu under `if IS_NPU_AVAILABLE:`");
+    assert_string_equal(
+        fs2.items[0]->title,
+        "imports the GPU module .generated.patched_q_gpu under `if IS_NPU_AVAILABLE:`");
     assert_int_equal(fs2.items[1]->line, 6);
-    assert_string_equal(fs2.items[1]->title,
-                        "imports .generated.patched_q_npu in the GPU branch: the NPU module belongs "
-                        "under `if IS_NPU_AVAILABLE:`");
+    assert_string_equal(
+        fs2.items[1]->title,
+        "imports .generated.patched_q_npu in the GPU branch: the NPU module belongs "
+        "under `if IS_NPU_AVAILABLE:`");
     findings_free(&fs2);
 
     /* a wrong model type, and a module no config generates; imports outside the
@@ -458,22 +462,22 @@ static void test_shared_headers(void **state)
     tws t;
     tws_open(&t, pyproject);
     const char *src = "\"\"\"patchgen m.q.q_gpu_patch_gen_config\"\"\"\n" /* 1 */
-                      "# Patch: M.{get_a, get_b}\n"                          /* 2 */
-                      "@config.override_method(\"M.get_a\")\n"             /* 3 */
-                      "def a(self):\n"                                       /* 4 */
-                      "    return 1\n"                                       /* 5 */
-                      "@config.override_method(\"M.get_b\")\n"             /* 6 */
-                      "def b(self):\n"                                       /* 7 */
-                      "    return 2\n"                                       /* 8 */
-                      "# Patch: M.forward (new)\n"                           /* 9 */
-                      "class _Helper:\n"                                     /* 10 */
-                      "    pass\n"                                           /* 11 */
-                      "@config.override_method(\"M.forward\")\n"           /* 12 */
-                      "def f(self):\n"                                       /* 13 */
-                      "    return 3\n"                                       /* 14 */
-                      "@config.override_method(\"M.get_c\")\n"             /* 15 */
-                      "def c(self):\n"                                       /* 16 */
-                      "    return 4\n";                                      /* 17 */
+                      "# Patch: M.{get_a, get_b}\n"                       /* 2 */
+                      "@config.override_method(\"M.get_a\")\n"            /* 3 */
+                      "def a(self):\n"                                    /* 4 */
+                      "    return 1\n"                                    /* 5 */
+                      "@config.override_method(\"M.get_b\")\n"            /* 6 */
+                      "def b(self):\n"                                    /* 7 */
+                      "    return 2\n"                                    /* 8 */
+                      "# Patch: M.forward (new)\n"                        /* 9 */
+                      "class _Helper:\n"                                  /* 10 */
+                      "    pass\n"                                        /* 11 */
+                      "@config.override_method(\"M.forward\")\n"          /* 12 */
+                      "def f(self):\n"                                    /* 13 */
+                      "    return 3\n"                                    /* 14 */
+                      "@config.override_method(\"M.get_c\")\n"            /* 15 */
+                      "def c(self):\n"                                    /* 16 */
+                      "    return 4\n";                                   /* 17 */
     put(t.ws.root, "m/q/q_gpu_patch_gen_config.py", src);
     strbuf abs = STRBUF_INIT;
     fs_join(&abs, t.ws.root, "m/q/q_gpu_patch_gen_config.py");
@@ -501,8 +505,9 @@ static void test_shared_headers(void **state)
     assert_int_equal(run_check(&check_protocol_comments, &t, &in, 1, &fs), CHECK_RAN);
     assert_int_equal(fs.len, 1);
     assert_int_equal(fs.items[0]->line, 15);
-    assert_string_equal(fs.items[0]->title, "the patch for M.get_c has no '# Patch: M.get_c' header "
-                                            "with numbered items above it");
+    assert_string_equal(fs.items[0]->title,
+                        "the patch for M.get_c has no '# Patch: M.get_c' header "
+                        "with numbered items above it");
     findings_free(&fs);
     VEC_FREE(&c.patches);
     strbuf_free(&abs);
@@ -543,8 +548,10 @@ static void test_copied_body(void **state)
     p.replacement = &no;
     VEC_PUSH(&nc.patches, p);
     check_input in[2] = {
-        input("m.q.q_gpu_patch_gen_config", "m/q/q_gpu_patch_gen_config.py", "m/q/generated/p_gpu.py"),
-        input("m.q.q_npu_patch_gen_config", "m/q/q_npu_patch_gen_config.py", "m/q/generated/p_npu.py"),
+        input("m.q.q_gpu_patch_gen_config", "m/q/q_gpu_patch_gen_config.py",
+              "m/q/generated/p_gpu.py"),
+        input("m.q.q_npu_patch_gen_config", "m/q/q_npu_patch_gen_config.py",
+              "m/q/generated/p_npu.py"),
     };
     in[0].cfg = &gc;
     in[1].cfg = &nc;
@@ -578,7 +585,8 @@ static void test_copied_body(void **state)
     strbuf_free(&gp);
     assert_int_equal(run_check(&check_protocol_siblings, &t, &in[1], 1, &fs), CHECK_RAN);
     assert_int_equal(fs.len, 1);
-    assert_string_equal(fs.items[0]->title, "NPU config without its GPU sibling q_gpu_patch_gen_config.py");
+    assert_string_equal(fs.items[0]->title,
+                        "NPU config without its GPU sibling q_gpu_patch_gen_config.py");
     findings_free(&fs);
     VEC_FREE(&gc.patches);
     VEC_FREE(&nc.patches);
@@ -596,11 +604,12 @@ static void test_tables(void **state)
     tws_open(&t, "[tool.pgci.protocol.tests]\ntoy_config_dir = \"tests/toy\"\n"
                  "registry_test = \"tests/t.py\"\nregistry_marker = \"cases = [\"\n");
     put(t.ws.root, "tests/toy/Qwen3Moe_toy/config.json", "{}");
-    put(t.ws.root, "tests/t.py", "other = ['qwen3']\n"
-                                 "cases = [\n"
-                                 "    './tests/toy/Qwen3Moe_toy',\n"
-                                 "]\n"
-                                 "later = ['qwen3']\n");
+    put(t.ws.root, "tests/t.py",
+        "other = ['qwen3']\n"
+        "cases = [\n"
+        "    './tests/toy/Qwen3Moe_toy',\n"
+        "]\n"
+        "later = ['qwen3']\n");
     check_input in[2] = {
         input("m.qwen3.a", "m/qwen3/qwen3_gpu_patch_gen_config.py", "m/qwen3/generated/p.py"),
         input("m.qwen3_moe.a", "m/qwen3_moe/qwen3_moe_gpu_patch_gen_config.py",
@@ -614,7 +623,8 @@ static void test_tables(void **state)
     assert_int_equal(fs.len, 2);
     assert_string_equal(fs.items[0]->title, "qwen3 is not in the registry test table (cases = [)");
     assert_int_equal(fs.items[0]->line, 2);
-    assert_string_equal(fs.items[1]->title, "no toy config directory tests/toy/qwen3_toy for qwen3");
+    assert_string_equal(fs.items[1]->title,
+                        "no toy config directory tests/toy/qwen3_toy for qwen3");
     findings_free(&fs);
     tws_close(&t);
 
