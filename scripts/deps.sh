@@ -28,10 +28,11 @@ die() { printf 'deps: error: %s\n' "$*" >&2; exit 2; }
 # the libraries pgci links against, then the tools its tests use: clang with
 # libFuzzer's runtime (fuzz-smoke), valgrind (make valgrind), openssl (the TLS
 # fault test's certificate), git (throwaway repositories in the git source tests),
-# patch (the fixture tag v1.1.0 is v1.0.0 plus a patch: scripts/fixture-tags.sh)
+# patch (the fixture tag v1.1.0 is v1.0.0 plus a patch: scripts/fixture-tags.sh),
+# clang-format (make check-format, in CI)
 debs=(build-essential pkg-config libcurl4-openssl-dev libgit2-dev libcmark-dev
       libjansson-dev libtree-sitter-dev libcmocka-dev python3 python3-pip
-      clang libclang-rt-14-dev valgrind openssl git bc patch)
+      clang clang-format libclang-rt-14-dev valgrind openssl git bc patch)
 missing=()
 for p in "${debs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
