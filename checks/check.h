@@ -60,9 +60,21 @@ typedef struct check_ctx {
     /* `pgci check --base REV`: the revision the change set is compared with (the
      * protocol-retired check reads the changed paths through libgit2); NULL: none */
     const char *base;
+    int jobs; /* worker threads for check_each_input(); <= 0: 1 */
 } check_ctx;
 
 enum { CHECK_RAN = 0, CHECK_NOT_RUN = 1 };
+
+/* One config's share of a check: appends its findings to out; returns 0, or a
+ * negative error with the message set. Runs on a worker thread: it may read ctx
+ * and in, and write only out. */
+typedef int (*check_input_fn)(const check_ctx *ctx, const check_input *in, void *arg,
+                              findings *out);
+
+/* Calls fn for every input, up to ctx->jobs at once. The findings are added to
+ * out in input order whatever the scheduling, so output does not depend on -j.
+ * Returns 0, or the first failure in input order (its message set). */
+int check_each_input(const check_ctx *ctx, check_input_fn fn, void *arg, findings *out);
 
 typedef struct check_def {
     const char *id;      /* "drift" */

@@ -119,6 +119,19 @@ json_t *findings_to_json(const findings *fs)
     return arr;
 }
 
+void findings_move(findings *dst, findings *src)
+{
+    if (!src->len)
+        return;
+    if (dst->len + src->len > dst->cap) {
+        dst->cap = dst->len + src->len;
+        dst->items = pgci_realloc(dst->items, dst->cap * sizeof(*dst->items));
+    }
+    memcpy(dst->items + dst->len, src->items, src->len * sizeof(*src->items));
+    dst->len += src->len;
+    src->len = 0;
+}
+
 void findings_free(findings *fs)
 {
     for (size_t i = 0; i < fs->len; i++) {

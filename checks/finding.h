@@ -57,6 +57,9 @@ int severity_parse(const char *s);
 /* A JSON array of finding objects (new reference). */
 json_t *findings_to_json(const findings *fs);
 
+/* Moves every finding of src to the end of dst, in order; src is left empty. */
+void findings_move(findings *dst, findings *src);
+
 void findings_free(findings *fs);
 
 #endif

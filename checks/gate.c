@@ -334,6 +334,7 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
 
     check_ctx ctx;
     memset(&ctx, 0, sizeof(ctx));
+    ctx.jobs = o->jobs;
     ctx.ws = ws;
     ctx.tag = out->tag;
     ctx.inputs = in;

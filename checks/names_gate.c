@@ -14,6 +14,33 @@
 #include "core/error.h"
 #include "workspace/toml.h"
 
+/* One config: its generated source's names. arg: the workspace's names_opts. */
+static int one_names(const check_ctx *ctx, const check_input *in, void *arg, findings *out)
+{
+    (void)ctx;
+    const names_opts *o = arg;
+    const char *src = in->expected_py ? in->expected_py : in->raw ? in->raw : in->checked_py;
+    size_t len = in->expected_py ? in->expected_py_len : in->raw ? in->raw_len : in->checked_py_len;
+    if (!src || !in->py_path)
+        return 0;
+    py_tree t;
+    if (py_parse(&t, src, len, in->py_path) < 0)
+        return PGCI_ERROR;
+    /* raw output is what ruff --fix will still clean: its F811 and F401 are
+     * fixed by removing the import, so only F821 is a defect there */
+    names_opts oi = *o;
+    if (!in->expected_py && in->raw && src == in->raw)
+        oi.select = NAMES_F821;
+    if (check_names_tree(out, &t, in->module, in->py_path, &oi) < 0) {
+        /* a generated file that does not parse is itself the finding */
+        findings_add(out, "names", SEV_ERROR, in->module, in->py_path, 0, 0, NULL, "%s",
+                     pgci_error_last());
+        pgci_error_clear();
+    }
+    py_tree_free(&t);
+    return 0;
+}
+
 static int run_names_gate(const check_ctx *ctx, findings *out, strbuf *why)
 {
     names_opts o = NAMES_OPTS_INIT;
@@ -25,34 +52,14 @@ static int run_names_gate(const check_ctx *ctx, findings *out, strbuf *why)
     size_t checked = 0;
     for (size_t i = 0; i < ctx->n_inputs; i++) {
         const check_input *in = &ctx->inputs[i];
-        const char *src = in->expected_py ? in->expected_py : in->raw ? in->raw : in->checked_py;
-        size_t len = in->expected_py ? in->expected_py_len
-                     : in->raw       ? in->raw_len
-                                     : in->checked_py_len;
-        if (!src || !in->py_path)
-            continue;
-        py_tree t;
-        if (py_parse(&t, src, len, in->py_path) < 0)
-            return PGCI_ERROR;
-        /* raw output is what ruff --fix will still clean: its F811 and F401 are
-         * fixed by removing the import, so only F821 is a defect there */
-        names_opts oi = o;
-        if (!in->expected_py && in->raw && src == in->raw)
-            oi.select = NAMES_F821;
-        if (check_names_tree(out, &t, in->module, in->py_path, &oi) < 0) {
-            /* a generated file that does not parse is itself the finding */
-            findings_add(out, "names", SEV_ERROR, in->module, in->py_path, 0, 0, NULL, "%s",
-                         pgci_error_last());
-            pgci_error_clear();
-        }
-        py_tree_free(&t);
-        checked++;
+        checked += (in->expected_py || in->raw || in->checked_py) && in->py_path;
     }
     if (!checked && ctx->n_inputs) {
         strbuf_adds(why, "no generated file to read");
         return CHECK_NOT_RUN;
     }
-    return CHECK_RAN;
+    int r = check_each_input(ctx, one_names, &o, out);
+    return r < 0 ? r : CHECK_RAN;
 }
 
 const check_def check_names = {"names", "undefined and redefined names in generated files",

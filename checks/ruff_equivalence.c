@@ -26,80 +26,75 @@ static void structural_finding(findings *out, const check_input *in, const char 
     finding_set_detail(f, r->what.buf);
 }
 
-static int run_structural(const check_ctx *ctx, findings *out)
+static int one_structural(const check_ctx *ctx, const check_input *in, void *arg, findings *out)
 {
-    for (size_t i = 0; i < ctx->n_inputs; i++) {
-        const check_input *in = &ctx->inputs[i];
-        if (!in->raw || in->error || !in->checked_py || !in->py_path)
-            continue;
-        structural_result r;
-        if (structural_compare(in->raw, in->raw_len, in->checked_py, in->checked_py_len, &r) < 0) {
-            findings_add(out, "ruff-equivalence", SEV_ERROR, in->module, in->py_path, 0, 0, NULL,
-                         "cannot compare %s structurally: %s", in->py_path, pgci_error_last());
-            structural_result_free(&r);
-            continue;
-        }
-        if (!r.equal)
-            structural_finding(out, in, "structural", &r);
+    (void)ctx, (void)arg;
+    if (!in->raw || in->error || !in->checked_py || !in->py_path)
+        return 0;
+    structural_result r;
+    if (structural_compare(in->raw, in->raw_len, in->checked_py, in->checked_py_len, &r) < 0) {
+        findings_add(out, "ruff-equivalence", SEV_ERROR, in->module, in->py_path, 0, 0, NULL,
+                     "cannot compare %s structurally: %s", in->py_path, pgci_error_last());
+        pgci_error_clear();
         structural_result_free(&r);
+        return 0;
     }
-    return CHECK_RAN;
+    if (!r.equal)
+        structural_finding(out, in, "structural", &r);
+    structural_result_free(&r);
+    return 0;
 }
 
-static int run_with_ruff(const check_ctx *ctx, findings *out)
+static int one_with_ruff(const check_ctx *ctx, const check_input *in, void *arg, findings *out)
 {
-    for (size_t i = 0; i < ctx->n_inputs; i++) {
-        const check_input *in = &ctx->inputs[i];
-        if (!in->checked_py || !in->py_path)
-            continue;
-        strbuf norm = STRBUF_INIT;
-        if (ctx->normalize(ctx->normalize_arg, in->py_path, in->checked_py, in->checked_py_len,
-                           &norm) < 0) {
-            findings_add(out, "ruff-equivalence", SEV_ERROR, in->module, in->py_path, 0, 0, NULL,
-                         "ruff cannot normalise %s: %s", in->py_path, pgci_error_last());
-            strbuf_free(&norm);
-            continue;
-        }
-        if (norm.len != in->checked_py_len || memcmp(norm.buf, in->checked_py, norm.len)) {
-            json_t *data = json_object();
-            json_object_set_new(data, "mode", json_string("ruff"));
-            findings_add(out, "ruff-equivalence", SEV_ERROR, in->module, in->py_path, 0, 0, data,
-                         "%s is not a ruff fixed point: ruff would still change it (hand "
-                         "formatted or edited?) (ruff mode)",
-                         in->py_path);
-        }
+    (void)arg;
+    if (!in->checked_py || !in->py_path)
+        return 0;
+    strbuf norm = STRBUF_INIT;
+    if (ctx->normalize(ctx->normalize_arg, in->py_path, in->checked_py, in->checked_py_len, &norm) <
+        0) {
+        findings_add(out, "ruff-equivalence", SEV_ERROR, in->module, in->py_path, 0, 0, NULL,
+                     "ruff cannot normalise %s: %s", in->py_path, pgci_error_last());
+        pgci_error_clear();
         strbuf_free(&norm);
-        /* when the file drifted, say whether the drift is only formatting */
-        if (in->raw && !in->error && in->expected_py &&
-            (in->expected_py_len != in->checked_py_len ||
-             memcmp(in->expected_py, in->checked_py, in->checked_py_len))) {
-            structural_result r;
-            if (structural_compare(in->raw, in->raw_len, in->checked_py, in->checked_py_len, &r) ==
-                0) {
-                if (r.equal) {
-                    json_t *data = json_object();
-                    json_object_set_new(data, "mode", json_string("ruff"));
-                    findings_add(out, "ruff-equivalence", SEV_INFO, in->module, in->py_path, 0, 0,
-                                 data,
-                                 "%s drifted only in formatting: same code as the "
-                                 "regeneration, other layout (ruff mode)",
-                                 in->py_path);
-                }
-            } else {
-                pgci_error_clear();
-            }
-            structural_result_free(&r);
-        }
+        return 0;
     }
-    return CHECK_RAN;
+    if (norm.len != in->checked_py_len || memcmp(norm.buf, in->checked_py, norm.len)) {
+        json_t *data = json_object();
+        json_object_set_new(data, "mode", json_string("ruff"));
+        findings_add(out, "ruff-equivalence", SEV_ERROR, in->module, in->py_path, 0, 0, data,
+                     "%s is not a ruff fixed point: ruff would still change it (hand "
+                     "formatted or edited?) (ruff mode)",
+                     in->py_path);
+    }
+    strbuf_free(&norm);
+    /* when the file drifted, say whether the drift is only formatting */
+    if (in->raw && !in->error && in->expected_py &&
+        (in->expected_py_len != in->checked_py_len ||
+         memcmp(in->expected_py, in->checked_py, in->checked_py_len))) {
+        structural_result r;
+        if (structural_compare(in->raw, in->raw_len, in->checked_py, in->checked_py_len, &r) == 0) {
+            if (r.equal) {
+                json_t *data = json_object();
+                json_object_set_new(data, "mode", json_string("ruff"));
+                findings_add(out, "ruff-equivalence", SEV_INFO, in->module, in->py_path, 0, 0, data,
+                             "%s drifted only in formatting: same code as the "
+                             "regeneration, other layout (ruff mode)",
+                             in->py_path);
+            }
+        } else {
+            pgci_error_clear();
+        }
+        structural_result_free(&r);
+    }
+    return 0;
 }
 
 static int run_ruff_equivalence(const check_ctx *ctx, findings *out, strbuf *why)
 {
     (void)why;
-    if (ctx->normalize)
-        return run_with_ruff(ctx, out);
-    return run_structural(ctx, out);
+    int r = check_each_input(ctx, ctx->normalize ? one_with_ruff : one_structural, NULL, out);
+    return r < 0 ? r : CHECK_RAN;
 }
 
 const check_def check_ruff_equivalence = {

@@ -130,7 +130,8 @@ static void emit_docstring(canon *c, TSNode n)
     strbuf_free(&v);
 }
 
-static int record_nested;
+/* set while canonicalising a nested scope; per thread (checks run configs in parallel) */
+static _Thread_local int record_nested;
 
 static void add_binding(canon *c, const char *key, const char *name, unsigned line)
 {
