@@ -58,7 +58,7 @@ endif
 FLAGS_STAMP := $(BUILD)/.flags
 FLAGS_LINE  := $(strip CC=$(CC) CFLAGS=$(CFLAGS_ALL) LDLIBS=$(LDLIBS_ALL) SAN=$(SAN) \
                NVCC=$(if $(CUDA_PLUGIN),$(NVCC) $(NVCC_FLAGS)))
-ifneq ($(filter-out clean format check-format asan,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter-out clean format check-format asan tsan,$(or $(MAKECMDGOALS),all)),)
 ifneq ($(FLAGS_LINE),$(file <$(FLAGS_STAMP)))
 $(shell mkdir -p $(BUILD))
 $(file >$(FLAGS_STAMP),$(FLAGS_LINE))
@@ -70,7 +70,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 E2E       := $(sort $(wildcard tests/e2e/*.sh))
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all deps build fixtures FORCE test unit e2e oracle run corpus-test bench asan install format clean \
+.PHONY: all deps build fixtures FORCE test unit e2e oracle run corpus-test bench asan tsan install format clean \
         fuzz fuzz-smoke check-format report-demo gpu-check
 
 all: build
@@ -141,6 +141,11 @@ e2e: build
 
 asan:
 	$(MAKE) BUILD=build-asan OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" test
+
+# The whole suite under ThreadSanitizer: the worker threads of regen, check,
+# survey, index and logits (no fuzzing: libFuzzer needs ASan).
+tsan:
+	PGCI_NO_FUZZ=1 $(MAKE) BUILD=build-tsan OPT=-O1 SAN="-fsanitize=thread" test
 
 fuzz-smoke fuzz:
 	@PGCI_BUILD=$(BUILD) bash tests/fuzz/run.sh $@

@@ -350,7 +350,7 @@ static int decode_body(strbuf *out, const lit_parts *p)
 
 int pystr_decode_info(strbuf *out, const char *lit, size_t len, unsigned *flags)
 {
-    lit_parts p;
+    lit_parts p = {0};
     int r = split_literal(&p, lit, len);
     if (r < 0)
         return r;

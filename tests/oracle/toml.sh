@@ -13,12 +13,14 @@ trap 'rm -rf "$tmp"' EXIT
 
 python3 -c 'import tomllib' || { echo "FAIL: python3 with tomllib (3.11+) is required" >&2; exit 1; }
 [ -f "$BUILD/libpgci.a" ] || { echo "FAIL: $BUILD/libpgci.a missing (make build first)" >&2; exit 1; }
-# the library's own sanitizer flags (make asan) are needed to link it
+# the library's own sanitizer flags (make asan, make tsan) are needed to link it
 # (grep -c reads all of nm's output: grep -q would end the pipe early and pipefail
 # would then see nm die of SIGPIPE and link without the sanitizers)
 san=
 if [ "$(nm "$BUILD/libpgci.a" 2>/dev/null | grep -c __asan_)" != 0 ]; then
     san="-fsanitize=address,undefined"
+elif [ "$(nm "$BUILD/libpgci.a" 2>/dev/null | grep -c __tsan_)" != 0 ]; then
+    san="-fsanitize=thread"
 fi
 ${CC:-cc} -std=c11 -D_GNU_SOURCE -O1 $san -Isrc -I. -o "$tmp/toml_dump" tests/oracle/toml_dump.c \
     "$BUILD/libpgci.a" -ljansson -ltree-sitter -lcurl -lgit2 -lcmark -lpthread -lm
