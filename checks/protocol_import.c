@@ -9,11 +9,10 @@
  * the workspace root and [tool.pgci.protocol.import] path on sys.path and a
  * timeout); a failure is a finding at the line of the generated file the
  * traceback points into. Several interpreters run at once ([tool.pgci.protocol.
- * import] jobs, default: the online CPUs, at most 8); the findings come in input
- * order. Without a Python command the check does not run and says why: a smoke
- * test that did not run is never reported as passed.
+ * import] jobs, default: the online CPUs, at most 8; check_each_input), and the
+ * findings come in input order. Without a Python command the check does not run and says why: a
+ * smoke test that did not run is never reported as passed.
  */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,62 +72,70 @@ static unsigned frame_line(const char *out, const char *py_path)
     return line;
 }
 
-/* One module to import and what became of it. */
-typedef struct smoke_job {
-    const check_input *in;
-    char *mod;
-    int rc;    /* proc_run's result */
-    char *err; /* proc_run's message when rc < 0 */
-    proc_result pr;
-} smoke_job;
-
-typedef struct smoke_pool {
-    smoke_job *jobs;
-    size_t n, next;
-    pthread_mutex_t lock;
+/* What every import shares; why[i] is set when input i could not be imported for
+ * a reason that is not the module's (the interpreter cannot run). */
+typedef struct smoke_ctx {
     const proto_settings *s;
     const strvec *paths;
     const char *root;
-} smoke_pool;
+    char **why;
+} smoke_ctx;
 
-static void smoke_one(const smoke_pool *pool, smoke_job *j)
+/* Imports one generated module in its own interpreter (a worker thread of
+ * check_each_input: interpreters start slowly, torch takes seconds). */
+static int smoke_one(const check_ctx *ctx, const check_input *in, void *arg, findings *out)
 {
-    const proto_settings *s = pool->s;
+    const smoke_ctx *sc = arg;
+    const proto_settings *s = sc->s;
+    if (!in->checked_py || !in->py_path || !in->module)
+        return 0;
+    char **why = &sc->why[in - ctx->inputs];
+    char *mod = module_of(in);
     VEC(const char *) argv = VEC_INIT;
     for (size_t k = 0; k < s->python.len; k++)
         VEC_PUSH(&argv, s->python.items[k]);
     VEC_PUSH(&argv, "-c");
     VEC_PUSH(&argv, smoke_py);
-    VEC_PUSH(&argv, pool->root);
-    VEC_PUSH(&argv, j->mod);
-    for (size_t k = 0; k < pool->paths->len; k++)
-        VEC_PUSH(&argv, pool->paths->items[k]);
+    VEC_PUSH(&argv, sc->root);
+    VEC_PUSH(&argv, mod);
+    for (size_t k = 0; k < sc->paths->len; k++)
+        VEC_PUSH(&argv, sc->paths->items[k]);
     VEC_PUSH(&argv, NULL);
     proc_opts po;
     memset(&po, 0, sizeof(po));
     po.argv = argv.items;
-    po.cwd = pool->root;
+    po.cwd = sc->root;
     po.timeout_ms = s->import_timeout_s * 1000;
     po.max_output = 1 << 20;
-    j->rc = proc_run(&po, &j->pr);
-    if (j->rc < 0) {
-        j->err = pgci_strdup(pgci_error_last());
-        pgci_error_clear();
-    }
+    proc_result pr;
+    memset(&pr, 0, sizeof(pr));
+    int rc = proc_run(&po, &pr);
     VEC_FREE(&argv);
-}
 
-static void *smoke_worker(void *arg)
-{
-    smoke_pool *pool = arg;
-    for (;;) {
-        pthread_mutex_lock(&pool->lock);
-        size_t i = pool->next++;
-        pthread_mutex_unlock(&pool->lock);
-        if (i >= pool->n)
-            return NULL;
-        smoke_one(pool, &pool->jobs[i]);
+    const char *o = pr.out.buf ? pr.out.buf : "";
+    if (rc < 0 && pr.timed_out) {
+        proto_add(out, s, "import.smoke", in->module, in->py_path, 0,
+                  "importing %s did not finish within %d s", mod, s->import_timeout_s);
+    } else if (rc < 0) {
+        /* the interpreter itself cannot run: the smoke test cannot either */
+        *why = pgci_asprintf("cannot run [tool.pgci] python: %s", pgci_error_last());
+    } else if (pr.status == 3) {
+        const char *e = strstr(o, "\nerror ");
+        e = e ? e + 7 : (pgci_starts_with(o, "error ") ? o + 6 : "");
+        size_t n = strcspn(e, "\n");
+        finding *f =
+            proto_add(out, s, "import.smoke", in->module, in->py_path, frame_line(o, in->py_path),
+                      "importing %s fails: %.*s", mod, (int)n, e);
+        if (f)
+            finding_set_detail(f, o);
+    } else if (pr.status != 0) {
+        *why = pgci_asprintf("[tool.pgci] python exited with status %d before importing %s: %.200s",
+                             pr.status, mod, pr.err.buf ? pr.err.buf : "");
     }
+    pgci_error_clear();
+    proc_result_free(&pr);
+    free(mod);
+    return 0;
 }
 
 static int run(const check_ctx *ctx, findings *out, strbuf *why)
@@ -160,71 +167,22 @@ static int run(const check_ctx *ctx, findings *out, strbuf *why)
         strbuf_free(&abs);
         free(p);
     }
-    smoke_pool pool;
-    memset(&pool, 0, sizeof(pool));
-    pool.jobs = pgci_calloc(ctx->n_inputs ? ctx->n_inputs : 1, sizeof(smoke_job));
-    pool.s = &s;
-    pool.paths = &paths;
-    pool.root = ctx->ws->root;
-    pthread_mutex_init(&pool.lock, NULL);
+    smoke_ctx sc = {&s, &paths, ctx->ws->root,
+                    pgci_calloc(ctx->n_inputs ? ctx->n_inputs : 1, sizeof(char *))};
+    /* several interpreters at once, as many as [tool.pgci.protocol.import] jobs */
+    check_ctx sub = *ctx;
+    sub.jobs = s.import_jobs > 0 ? s.import_jobs : 1;
+    r = check_each_input(&sub, smoke_one, &sc, out);
+    int result = r < 0 ? r : CHECK_RAN;
+    /* the first input (in order) that could not be imported says why */
     for (size_t i = 0; i < ctx->n_inputs; i++) {
-        const check_input *in = &ctx->inputs[i];
-        if (!in->checked_py || !in->py_path || !in->module)
-            continue;
-        pool.jobs[pool.n].in = in;
-        pool.jobs[pool.n++].mod = module_of(in);
-    }
-    /* interpreters start slowly (torch: seconds): several at once */
-    size_t nt = (size_t)(s.import_jobs > 0 ? s.import_jobs : 1);
-    if (nt > pool.n)
-        nt = pool.n;
-    pthread_t *th = pgci_calloc(nt ? nt : 1, sizeof(*th));
-    size_t started = 0;
-    for (; started < nt; started++)
-        if (pthread_create(&th[started], NULL, smoke_worker, &pool) != 0)
-            break;
-    if (started == 0)
-        smoke_worker(&pool);
-    for (size_t i = 0; i < started; i++)
-        pthread_join(th[i], NULL);
-    free(th);
-    pthread_mutex_destroy(&pool.lock);
-
-    /* findings in input order, whatever order the imports finished in */
-    int result = CHECK_RAN;
-    for (size_t i = 0; i < pool.n; i++) {
-        smoke_job *j = &pool.jobs[i];
-        const check_input *in = j->in;
-        const char *o = j->pr.out.buf ? j->pr.out.buf : "";
-        if (j->rc < 0 && j->pr.timed_out) {
-            proto_add(out, &s, "import.smoke", in->module, in->py_path, 0,
-                      "importing %s did not finish within %d s", j->mod, s.import_timeout_s);
-        } else if (j->rc < 0) {
-            /* the interpreter itself cannot run: the smoke test cannot either */
-            if (result == CHECK_RAN)
-                strbuf_addf(why, "cannot run [tool.pgci] python: %s", j->err);
-            result = CHECK_NOT_RUN;
-        } else if (j->pr.status == 3) {
-            const char *e = strstr(o, "\nerror ");
-            e = e ? e + 7 : (pgci_starts_with(o, "error ") ? o + 6 : "");
-            size_t n = strcspn(e, "\n");
-            finding *f = proto_add(out, &s, "import.smoke", in->module, in->py_path,
-                                   frame_line(o, in->py_path), "importing %s fails: %.*s", j->mod,
-                                   (int)n, e);
-            if (f)
-                finding_set_detail(f, o);
-        } else if (j->pr.status != 0) {
-            if (result == CHECK_RAN)
-                strbuf_addf(why,
-                            "[tool.pgci] python exited with status %d before importing %s: %.200s",
-                            j->pr.status, j->mod, j->pr.err.buf ? j->pr.err.buf : "");
+        if (sc.why[i] && result == CHECK_RAN) {
+            strbuf_adds(why, sc.why[i]);
             result = CHECK_NOT_RUN;
         }
-        proc_result_free(&j->pr);
-        free(j->err);
-        free(j->mod);
+        free(sc.why[i]);
     }
-    free(pool.jobs);
+    free(sc.why);
     strvec_free(&paths);
     proto_settings_free(&s);
     return result;
