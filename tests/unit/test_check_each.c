@@ -38,7 +38,7 @@ static int work(const check_ctx *ctx, const check_input *in, void *arg, findings
 static void run(int jobs, int *fail_at, findings *out, int *rc)
 {
     static check_input inputs[N];
-    static char names[N][8];
+    static char names[N][16];
     for (int i = 0; i < N; i++) {
         snprintf(names[i], sizeof(names[i]), "m%d", i);
         inputs[i].module = names[i];
