@@ -31,7 +31,8 @@ char *contracts_removal_version(const char *text, size_t len)
             while (j < len && (isdigit((unsigned char)text[j]) || text[j] == '.'))
                 j++;
             /* "5.x" / "6.*": a whole series; kept as written, compared as 5 */
-            if (j > s && text[j - 1] == '.' && j < len && (text[j] == 'x' || text[j] == '*') &&
+            if (j >= s + 2 && text[j - 1] == '.' && isdigit((unsigned char)text[j - 2]) &&
+                j < len && (text[j] == 'x' || text[j] == '*') &&
                 (j + 1 == len || !isalnum((unsigned char)text[j + 1])))
                 j++;
             while (j > s && text[j - 1] == '.')

@@ -473,9 +473,14 @@ char *upstream_repo_url(const char *tmpl)
     const char *t = strstr(tmpl, "/{tag}");
     if (!t)
         return NULL;
+    /* a placeholder before the tag's segment: the repository changes with it */
+    if (memchr(tmpl, '{', (size_t)(t - tmpl)))
+        return NULL;
     /* https://raw.githubusercontent.com/OWNER/REPO/{tag}/... */
     if (pgci_starts_with(tmpl, gh_raw)) {
         const char *o = tmpl + sizeof(gh_raw) - 1;
+        if (t <= o)
+            return NULL; /* "{tag}" right after the host: no OWNER/REPO */
         const char *slash = memchr(o, '/', (size_t)(t - o));
         if (!slash || slash == o || slash + 1 == t ||
             memchr(slash + 1, '/', (size_t)(t - slash - 1)))

@@ -257,6 +257,11 @@ static void test_repo_url(void **state)
     expect_repo("https://raw.githubusercontent.com/huggingface/{tag}/{path}", NULL);
     expect_repo("https://example.org/raw/{tag}/{path}", NULL);
     expect_repo("https://github.com/huggingface/transformers/raw/main/src/{path}", NULL);
+    /* a placeholder before the tag's segment: no fixed repository (found by
+     * fuzz_versions) */
+    expect_repo("https://raw.g{tag}.example.com/o/r/-/raw/{tag}/{path}", NULL);
+    expect_repo("https://{path}.example.com/o/r/raw/{tag}/x", NULL);
+    expect_repo("https://raw.githubusercontent.com/{tag}/{path}", NULL);
 }
 
 static void test_corrupt(void **state)

@@ -37,6 +37,8 @@ static void test_removal_versions(void **state)
     expect_removal("removed in x.y", NULL);
     /* a sentence's full stop is not part of the version */
     expect_removal("removed in 4.50.", "4.50");
+    /* a wildcard follows one dot after a number, nothing else (found by fuzz_versions) */
+    expect_removal("will be removed in v4....x", "4");
 }
 
 static void test_version_order(void **state)

@@ -1,0 +1,96 @@
+/*
+ * fuzz_versions - libFuzzer target for the small parsers of version strings and
+ * URL templates: version_cmp() (tags), contracts_removal_version() (deprecation
+ * messages) and upstream_repo_url() (the git repository behind an https template).
+ *
+ * The input is up to three lines, a, b and c. Aborts when an invariant breaks:
+ *  - version_cmp is a total preorder: cmp(a, a) == 0, sign(cmp(a, b)) ==
+ *    -sign(cmp(b, a)), and a <= b <= c implies a <= c;
+ *  - a removal version read from the whole input starts with a digit, holds only
+ *    digits and dots (a trailing ".x" or ".*" aside), does not end with a dot, and
+ *    occurs in the input;
+ *  - a repository from a template ends in ".git", has no "{tag}", and is either
+ *    the template's own prefix or, for raw.githubusercontent.com, a github.com URL.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/contracts.h"
+#include "core/version.h"
+#include "upstream/upstream.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "fuzz_versions: invariant failed: %s (line %d)\n", #cond, __LINE__);   \
+            abort();                                                                               \
+        }                                                                                          \
+    } while (0)
+
+static int sign(int x)
+{
+    return (x > 0) - (x < 0);
+}
+
+static void check_removal(const char *text, size_t len)
+{
+    char *v = contracts_removal_version(text, len);
+    if (!v)
+        return;
+    size_t n = strlen(v);
+    CHECK(n > 0 && v[0] >= '0' && v[0] <= '9');
+    size_t body = n;
+    if (n >= 2 && v[n - 2] == '.' && (v[n - 1] == 'x' || v[n - 1] == '*'))
+        body = n - 2;
+    for (size_t i = 0; i < body; i++)
+        CHECK((v[i] >= '0' && v[i] <= '9') || v[i] == '.');
+    CHECK(v[body - 1] != '.');
+    CHECK(memmem(text, len, v, n) != NULL);
+    CHECK(version_cmp(v, v) == 0);
+    free(v);
+}
+
+static void check_repo(const char *tmpl)
+{
+    char *r = upstream_repo_url(tmpl);
+    if (!r)
+        return;
+    size_t n = strlen(r);
+    CHECK(n > 4 && !strcmp(r + n - 4, ".git"));
+    CHECK(!strstr(r, "{tag}"));
+    static const char gh_raw[] = "https://raw.githubusercontent.com/";
+    if (!strncmp(tmpl, gh_raw, sizeof(gh_raw) - 1))
+        CHECK(!strncmp(r, "https://github.com/", 19));
+    else
+        CHECK(!strncmp(r, tmpl, n - 4));
+    free(r);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char *buf = malloc(size + 1);
+    memcpy(buf, data, size);
+    buf[size] = '\0';
+    check_removal(buf, size);
+    /* the C-string views: a, b, c are the first three lines (NUL ends them early) */
+    char *line[3] = {buf, "", ""};
+    for (int k = 1; k < 3; k++) {
+        char *nl = strchr(line[k - 1], '\n');
+        if (!nl)
+            break;
+        *nl = '\0';
+        line[k] = nl + 1;
+    }
+    const char *a = line[0], *b = line[1], *c = line[2];
+    CHECK(version_cmp(a, a) == 0);
+    CHECK(sign(version_cmp(a, b)) == -sign(version_cmp(b, a)));
+    if (version_cmp(a, b) <= 0 && version_cmp(b, c) <= 0)
+        CHECK(version_cmp(a, c) <= 0);
+    check_repo(a);
+    free(buf);
+    return 0;
+}
