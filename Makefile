@@ -34,7 +34,8 @@ CUDA_HOME   := $(patsubst %/bin/nvcc,%,$(NVCC))
 CUDA_PLUGIN := $(BUILD)/lib/pgci/pgci-cuda.so
 NVCC_FLAGS  := -O2 -std=c++17 -arch=sm_90 -shared -cudart shared \
                -Xcompiler -fPIC,-fvisibility=hidden,-Wall -I. \
-               -L$(CUDA_HOME)/lib64 -Xlinker -rpath,$(CUDA_HOME)/lib64 -Xlinker -z,defs -lcublas
+               -L$(CUDA_HOME)/lib64 -Xlinker -rpath,$(CUDA_HOME)/lib64 -Xlinker -z,defs -lcublas \
+               -Xlinker --version-script=kernels/pgci-cuda.map
 CFLAGS_ALL  += -DPGCI_CUDA_PLUGIN_PATH='"$(abspath $(CUDA_PLUGIN))"'
 endif
 endif
@@ -106,7 +107,7 @@ $(BUILD)/obj/%.o: %.c $(BUILD)/deps/.stamp $(FLAGS_STAMP)
 
 # The plugin uses only header-only code of pgci (kmath.h, kbreak.h, the shared
 # structs of kgpu_plugin.h), never a symbol of the executable.
-$(CUDA_PLUGIN): $(CUDA_SRCS) $(wildcard kernels/*.h) $(FLAGS_STAMP)
+$(CUDA_PLUGIN): $(CUDA_SRCS) $(wildcard kernels/*.h) kernels/pgci-cuda.map $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  NVCC    $@"
 	@$(NVCC) $(NVCC_FLAGS) -o $@ $(CUDA_SRCS)

@@ -23,12 +23,17 @@ san=
 nm "$lib" 2>/dev/null | grep -q __asan_init && san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 # -z defs: the plugin must need nothing from pgci (only the C++ runtime and libc).
 g++ -std=c++17 -O1 -g $san -x c++ -shared -fPIC -fvisibility=hidden -Itests/gpu/emu -I. -Wall \
-    kernels/kgpu.cu -o "$tmp/pgci-cuda-emu.so" -Wl,-z,defs ||
+    kernels/kgpu.cu -o "$tmp/pgci-cuda-emu.so" -Wl,-z,defs \
+    -Wl,--version-script=kernels/pgci-cuda.map ||
     { echo "FAIL: kgpu.cu does not build into a plugin against the emulator"; exit 1; }
 export PGCI_CUDA_PLUGIN=$tmp/pgci-cuda-emu.so
 emu() { "$PGCI" logits "$@"; }
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# the version script: the entry table is the plugin's one export
+exports=$(nm -D --defined-only "$tmp/pgci-cuda-emu.so" | awk '$2 ~ /^[TWDBRVu]$/ {print $3}')
+[ "$exports" = "pgci_cuda_plugin_entry" ] || fail "the plugin exports more than its entry: $(echo $exports | head -c 300)"
 
 emu --device cuda --seq 4 --batch 2 >"$tmp/out" 2>"$tmp/err"
 rc=$?

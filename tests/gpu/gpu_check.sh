@@ -97,7 +97,8 @@ build() {
     done
     "$NVCC" -O2 -std=c++17 -arch=sm_90 -shared -cudart shared \
         -Xcompiler -fPIC,-fvisibility=hidden,-Wall -I. -L"$cuda/lib64" \
-        -Xlinker -rpath,"$cuda/lib64" -Xlinker -z,defs -lcublas -o "$PLUGIN" kernels/*.cu &
+        -Xlinker -rpath,"$cuda/lib64" -Xlinker -z,defs -lcublas \
+        -Xlinker --version-script=kernels/pgci-cuda.map -o "$PLUGIN" kernels/*.cu &
     pids+=($!)
     local rc=0 p
     for p in "${pids[@]}"; do wait "$p" || rc=1; done
