@@ -61,9 +61,18 @@ typedef struct check_ctx {
      * protocol-retired check reads the changed paths through libgit2); NULL: none */
     const char *base;
     int jobs; /* worker threads for check_each_input(); <= 0: 1 */
+    /* The other configs of the checked packages when only some are checked
+     * (pgci check CONFIG, --shard): evaluated and read, never regenerated. Only
+     * checks that read a package as a whole look at them (gate_context.h). */
+    const check_input *context;
+    size_t n_context;
 } check_ctx;
 
-enum { CHECK_RAN = 0, CHECK_NOT_RUN = 1 };
+/* CHECK_NOT_RUN: the check was asked for and could not run (it fails the gate
+ * unless allowed to skip). CHECK_NOT_CONFIGURED: it needs something the workspace
+ * or the invocation did not ask for ([tool.pgci] python, ruff under --no-ruff,
+ * .diff files under --no-diff); listed, never failing. */
+enum { CHECK_RAN = 0, CHECK_NOT_RUN = 1, CHECK_NOT_CONFIGURED = 2 };
 
 /* One config's share of a check: appends its findings to out; returns 0, or a
  * negative error with the message set. Runs on a worker thread: it may read ctx
@@ -79,8 +88,8 @@ int check_each_input(const check_ctx *ctx, check_input_fn fn, void *arg, finding
 typedef struct check_def {
     const char *id;      /* "drift" */
     const char *summary; /* one line for --help and reports */
-    /* Appends findings; returns CHECK_RAN, CHECK_NOT_RUN (with *why set), or a
-     * negative error (message in the error slot). */
+    /* Appends findings; returns CHECK_RAN, CHECK_NOT_RUN or CHECK_NOT_CONFIGURED
+     * (with *why set), or a negative error (message in the error slot). */
     int (*run)(const check_ctx *ctx, findings *out, strbuf *why);
 } check_def;
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "checks/checks.h"
+#include "checks/gate_context.h"
 #include "checks/regen_finding.h"
 #include "core/error.h"
 #include "core/fs.h"
@@ -340,6 +341,10 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
     ctx.inputs = in;
     ctx.n_inputs = n;
     ctx.base = o->base;
+    gate_context gc;
+    gate_context_build(&gc, ws, sel, n, ev, o->var_name);
+    ctx.context = gc.inputs;
+    ctx.n_context = gc.n;
     if (!o->no_ruff) {
         ctx.ruff = ruff;
         ctx.ruff_version = out->ruff_version;
@@ -361,6 +366,9 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
         if (cr == CHECK_NOT_RUN) {
             run_doc_set_check(&out->doc, cd->id, "not-run", why.buf);
             strvec_push_owned(&out->not_run, pgci_asprintf("%s: %s", cd->id, why.buf));
+        } else if (cr == CHECK_NOT_CONFIGURED) {
+            run_doc_set_check(&out->doc, cd->id, "not-configured", why.buf);
+            strvec_push_owned(&out->not_configured, pgci_asprintf("%s: %s", cd->id, why.buf));
         } else if (cr < 0) {
             run_doc_set_check(&out->doc, cd->id, "failed", pgci_error_last());
             err = cr;
@@ -440,6 +448,7 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
     free(bufs);
     free(cfgs);
     free(in);
+    gate_context_free(&gc);
     free(sel);
     if (ev)
         config_eval_free(ev);
@@ -453,6 +462,7 @@ void gate_result_free(gate_result *r)
     run_doc_free(&r->doc);
     strvec_free(&r->fixed);
     strvec_free(&r->not_run);
+    strvec_free(&r->not_configured);
     free(r->ruff_version);
     free(r->ruff_cmd);
     free(r->tag);

@@ -36,6 +36,7 @@ typedef struct gate_result {
     size_t n_drift;     /* with a drift finding */
     strvec fixed;       /* paths --fix wrote */
     strvec not_run;     /* "id: reason" of checks that did not run */
+    strvec not_configured; /* "id: reason" of checks the workspace did not set up */
     char *ruff_version; /* NULL without ruff */
     char *ruff_cmd;     /* the ruff command used */
     char *tag;
