@@ -17,6 +17,7 @@
 
 #include "checks/checks.h"
 #include "checks/gate_context.h"
+#include "checks/gate_fix.h"
 #include "checks/regen_finding.h"
 #include "core/error.h"
 #include "core/fs.h"
@@ -122,26 +123,6 @@ static char *read_opt(const char *root, const char *rel, size_t *len)
         return NULL;
     }
     return strbuf_detach(&data, len);
-}
-
-static int write_fix(const char *root, const char *rel, const char *data, size_t len)
-{
-    strbuf p = STRBUF_INIT;
-    int r = fs_join_under(&p, root, rel, "generated file");
-    if (r == 0) {
-        char *dir = fs_dirname(p.buf);
-        r = fs_mkdirs(dir);
-        free(dir);
-    }
-    if (r == 0)
-        r = fs_write_atomic(p.buf, data, len);
-    strbuf_free(&p);
-    return r;
-}
-
-static int differs(const char *a, size_t alen, const char *b, size_t blen)
-{
-    return !a || !b || alen != blen || memcmp(a, b, alen) != 0;
 }
 
 /* A ruff command with a '/' runs with the workspace root as its working
@@ -392,25 +373,8 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
         run_doc_set_config(&out->doc, in[i].module, in[i].config_path, status, in[i].error);
     }
 
-    if (o->fix && !err) {
-        for (size_t i = 0; i < n; i++) {
-            const check_input *c = &in[i];
-            if (!c->expected_py)
-                continue;
-            if (differs(c->checked_py, c->checked_py_len, c->expected_py, c->expected_py_len)) {
-                if ((err = write_fix(ws->root, c->py_path, c->expected_py, c->expected_py_len)) < 0)
-                    break;
-                strvec_push(&out->fixed, c->py_path);
-            }
-            if (c->diff_path && differs(c->checked_diff, c->checked_diff_len, c->expected_diff,
-                                        c->expected_diff_len)) {
-                if ((err = write_fix(ws->root, c->diff_path, c->expected_diff,
-                                     c->expected_diff_len)) < 0)
-                    break;
-                strvec_push(&out->fixed, c->diff_path);
-            }
-        }
-    }
+    if (o->fix && !err)
+        err = gate_fix(ws->root, in, n, &out->fs, &out->fixed, &out->fix_refused);
 
     /* inputs: what this verdict was computed from */
     run_doc_set_input(&out->doc, "workspace", ws->root);
@@ -463,6 +427,7 @@ void gate_result_free(gate_result *r)
     strvec_free(&r->fixed);
     strvec_free(&r->not_run);
     strvec_free(&r->not_configured);
+    strvec_free(&r->fix_refused);
     free(r->ruff_version);
     free(r->ruff_cmd);
     free(r->tag);

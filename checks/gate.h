@@ -35,6 +35,7 @@ typedef struct gate_result {
     size_t n_failed;    /* that could not be regenerated */
     size_t n_drift;     /* with a drift finding */
     strvec fixed;       /* paths --fix wrote */
+    strvec fix_refused; /* "module: not rewritten: why" of drifted configs --fix left alone */
     strvec not_run;     /* "id: reason" of checks that did not run */
     strvec not_configured; /* "id: reason" of checks the workspace did not set up */
     char *ruff_version; /* NULL without ruff */

@@ -84,6 +84,8 @@ static void print_text(const gate_result *r, int color, int verbose, int quiet)
                r->fixed.len == 1 ? "" : "s");
     for (size_t i = 0; !quiet && i < r->fixed.len; i++)
         printf("  wrote %s\n", r->fixed.items[i]);
+    for (size_t i = 0; i < r->fix_refused.len; i++)
+        printf("not fixed: %s\n", r->fix_refused.items[i]);
 }
 
 /* Every --allow-skip id must name a check `pgci check` runs. */

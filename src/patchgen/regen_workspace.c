@@ -97,6 +97,7 @@ static void generate_one(batch *b, size_t i)
     if (b->fetch_errors[m]) {
         pgci_error_set(PGCI_ENOTFOUND, "%s: %s", b->configs[i]->path, b->fetch_errors[m]);
         record_error(out, PGCI_ENOTFOUND);
+        out->upstream_failed = 1;
         return;
     }
     regen_generate(b->cfgs[i], b->sources[m].buf, b->sources[m].len, &b->o->base, out);
