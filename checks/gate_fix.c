@@ -56,8 +56,8 @@ static void plan(const check_input *in, size_t n, const findings *fs, strvec *re
         const check_input *c = &in[i];
         if (!c->expected_py)
             continue;
-        const int py = differs(c->checked_py, c->checked_py_len, c->expected_py,
-                               c->expected_py_len),
+        const int py =
+                      differs(c->checked_py, c->checked_py_len, c->expected_py, c->expected_py_len),
                   df = c->diff_path && c->expected_diff &&
                        differs(c->checked_diff, c->checked_diff_len, c->expected_diff,
                                c->expected_diff_len);
@@ -72,8 +72,8 @@ static void plan(const check_input *in, size_t n, const findings *fs, strvec *re
         if (py)
             VEC_PUSH(out, ((fix_item){c->module, c->py_path, c->expected_py, c->expected_py_len}));
         if (df)
-            VEC_PUSH(out, ((fix_item){c->module, c->diff_path, c->expected_diff,
-                                      c->expected_diff_len}));
+            VEC_PUSH(out,
+                     ((fix_item){c->module, c->diff_path, c->expected_diff, c->expected_diff_len}));
     }
 }
 
@@ -110,7 +110,8 @@ int gate_fix(const char *root, const check_input *in, size_t n, findings *fs, st
         r = fs_safe_write(root, items.items[i].path, items.items[i].data, items.items[i].len);
         if (r == 0)
             strvec_push(fixed, items.items[i].path);
-        if (r == 0 && (i + 1 == items.len || strcmp(items.items[i + 1].module, items.items[i].module)))
+        if (r == 0 &&
+            (i + 1 == items.len || strcmp(items.items[i + 1].module, items.items[i].module)))
             strvec_push(&modules, items.items[i].module);
     }
     VEC_FREE(&items);

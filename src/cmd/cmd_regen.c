@@ -363,7 +363,8 @@ int cmd_regen(int argc, const char **argv)
     outs = pgci_calloc(sel.len ? sel.len : 1, sizeof(*outs));
     regen_workspace(ws, sel.items, sel.len, &bo, outs);
 
-    if ((cli.write || cli.out_dir) && !cli.to_stdout && check_outputs(ws, &cli, outs, sel.len) < 0) {
+    if ((cli.write || cli.out_dir) && !cli.to_stdout &&
+        check_outputs(ws, &cli, outs, sel.len) < 0) {
         rc = cmd_error();
         goto done;
     }

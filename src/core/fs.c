@@ -90,7 +90,8 @@ int fs_write_atomic_like(const char *path, const void *data, size_t len, const s
     if (fchmod(fd, like ? like->st_mode & 07777 : 0644) < 0)
         goto fail;
     /* the owner where permitted (root, or a group the user is in) */
-    if (like && fchown(fd, like->st_uid, like->st_gid) < 0 && fchown(fd, (uid_t)-1, like->st_gid) < 0)
+    if (like && fchown(fd, like->st_uid, like->st_gid) < 0 &&
+        fchown(fd, (uid_t)-1, like->st_gid) < 0)
         errno = 0;
     if (close(fd) < 0) {
         fd = -1;

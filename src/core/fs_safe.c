@@ -31,8 +31,8 @@ static int deepest_dir(const char *path, char *real)
         struct stat st;
         if (stat(dir, &st) == 0) {
             int ok = S_ISDIR(st.st_mode) && realpath(dir, real);
-            int r = ok ? 0
-                       : pgci_error_set(PGCI_EIO, "cannot write under %s: not a directory", dir);
+            int r =
+                ok ? 0 : pgci_error_set(PGCI_EIO, "cannot write under %s: not a directory", dir);
             free(dir);
             return r;
         }

@@ -39,10 +39,10 @@ typedef struct regen_output {
     cg_result cg;    /* notes of what patchgen does silently */
     int normalized;  /* 1 when ruff ran */
     double ms_eval, ms_fetch, ms_codegen, ms_ruff, ms_diff;
-    int status;  /* 0, or the negative error code of the step that failed */
+    int status;          /* 0, or the negative error code of the step that failed */
     int upstream_failed; /* 1 when the step that failed is reading the upstream module: an
                             environment failure (network, tag, source), not the config's */
-    char *error; /* its message */
+    char *error;         /* its message */
 } regen_output;
 
 /* The output paths patchgen uses for a config at `config_dir` (workspace-relative)

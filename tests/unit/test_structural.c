@@ -66,12 +66,15 @@ static void test_imports(void **state)
                    "class A:\n    def g(self):\n        return A.g(self)\n"));
     assert_true(eq("from v import g\nf(g=1)\n", "f(g=1)\n"));
     /* an import redefined by a later one before any use (the F811 fix) */
-    assert_true(eq("import torch.nn.functional as F\nfrom torch.nn import functional as F\nF.pad(x)\n",
-                   "from torch.nn import functional as F\nF.pad(x)\n"));
-    assert_true(eq("from torch.nn import functional as F\nimport torch.nn.functional as F\nF.pad(x)\n",
-                   "from torch.nn import functional as F\nF.pad(x)\n"));
-    assert_false(eq("from torch.nn import functional as F\nimport torch.nn.functional as F\nF.pad(x)\n",
-                    "F.pad(x)\n"));
+    assert_true(
+        eq("import torch.nn.functional as F\nfrom torch.nn import functional as F\nF.pad(x)\n",
+           "from torch.nn import functional as F\nF.pad(x)\n"));
+    assert_true(
+        eq("from torch.nn import functional as F\nimport torch.nn.functional as F\nF.pad(x)\n",
+           "from torch.nn import functional as F\nF.pad(x)\n"));
+    assert_false(
+        eq("from torch.nn import functional as F\nimport torch.nn.functional as F\nF.pad(x)\n",
+           "F.pad(x)\n"));
     /* ... while a bare reference keeps it */
     assert_false(eq("from v import g\nclass A:\n    h = g\n", "class A:\n    h = g\n"));
     /* a name listed in __all__ counts as used */
