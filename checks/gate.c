@@ -18,6 +18,7 @@
 #include "checks/checks.h"
 #include "checks/gate_context.h"
 #include "checks/gate_fix.h"
+#include "checks/gate_verdict.h"
 #include "checks/regen_finding.h"
 #include "core/error.h"
 #include "core/fs.h"
@@ -26,6 +27,7 @@
 #include "patchgen/config_eval.h"
 #include "patchgen/normalize.h"
 #include "patchgen/regen.h"
+#include "reports/run_shard.h"
 #include "upstream/upstream.h"
 
 int gate_parse_shard(const char *s, int *k, int *n)
@@ -125,6 +127,21 @@ static char *read_opt(const char *root, const char *rel, size_t *len)
     return strbuf_detach(&data, len);
 }
 
+/* run.json records the shard and its configs, so report --merge can tell a
+ * missing or duplicated shard (run_shard.h). */
+static void gate_record_shard(run_doc *d, const workspace *ws, const ws_config **sel, size_t n,
+                              int k, int total)
+{
+    strvec mine = STRVEC_INIT, all = STRVEC_INIT;
+    for (size_t i = 0; i < n; i++)
+        strvec_push(&mine, sel[i]->module);
+    for (size_t i = 0; i < ws->configs.len; i++)
+        strvec_push(&all, ws->configs.items[i].module);
+    run_doc_set_shard(d, k, total, &mine, &all);
+    strvec_free(&mine);
+    strvec_free(&all);
+}
+
 /* A ruff command with a '/' runs with the workspace root as its working
  * directory, so a relative one is made absolute first: against the current
  * directory when given on the command line, against the workspace root when it
@@ -187,20 +204,31 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
     if (r < 0)
         return r;
     out->n_configs = n;
+    if (o->shard_n > 1)
+        gate_record_shard(&out->doc, ws, sel, n, o->shard_k, o->shard_n);
 
-    /* A config that does not evaluate is not a finding but a broken input: the
-     * gate cannot say anything about it, so it stops with the config's error. */
+    /* A config that cannot be read (a syntax error, a missing import) is a broken
+     * input: the gate stops with its error. One with a construct pgci cannot
+     * evaluate (an f-string target) fails alone, with a finding at file:line:col. */
     config_eval *ev = NULL;
     pg_config **cfgs = pgci_calloc(n ? n : 1, sizeof(*cfgs));
+    char **eval_errs = pgci_calloc(n ? n : 1, sizeof(*eval_errs));
     if ((r = config_eval_new(&ev, ws)) < 0) {
         free(cfgs);
         free(sel);
         return r;
     }
     for (size_t i = 0; i < n; i++) {
-        if ((r = config_eval_file(ev, sel[i]->path, o->var_name, &cfgs[i])) < 0) {
+        if ((r = config_eval_file(ev, sel[i]->path, o->var_name, &cfgs[i])) == PGCI_EUNSUPPORTED) {
+            cfgs[i] = NULL;
+            eval_errs[i] = pgci_strdup(pgci_error_last());
+            pgci_error_clear();
+            continue;
+        }
+        if (r < 0) {
             for (size_t k = 0; k < i; k++)
-                pg_config_free(cfgs[k]);
+                pg_config_free(cfgs[k]), free(eval_errs[k]);
+            free(eval_errs);
             free(cfgs);
             free(sel);
             config_eval_free(ev);
@@ -210,6 +238,8 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
     /* a generated file that is not there at all: nothing to check against */
     if (!o->fix) {
         for (size_t i = 0; i < n; i++) {
+            if (!cfgs[i])
+                continue;
             char *py = NULL, *diff = NULL;
             char *dir = fs_dirname(sel[i]->path);
             r = regen_output_paths(dir, NULL, cfgs[i]->target_file, &py, &diff);
@@ -229,7 +259,8 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
             free(diff);
             if (r < 0) {
                 for (size_t k = 0; k < n; k++)
-                    pg_config_free(cfgs[k]);
+                    pg_config_free(cfgs[k]), free(eval_errs[k]);
+                free(eval_errs);
                 free(cfgs);
                 free(sel);
                 config_eval_free(ev);
@@ -247,7 +278,8 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
     upstream *up;
     if ((r = upstream_open(&up, &uo)) < 0) {
         for (size_t k = 0; k < n; k++)
-            pg_config_free(cfgs[k]);
+            pg_config_free(cfgs[k]), free(eval_errs[k]);
+        free(eval_errs);
         free(cfgs);
         free(sel);
         config_eval_free(ev);
@@ -263,12 +295,15 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
     bo.jobs = o->jobs;
     bo.up = up;
     bo.evaluated = cfgs; /* evaluated above: not a second time */
+    bo.eval_errors = (const char *const *)eval_errs;
     regen_output *outs = pgci_calloc(n ? n : 1, sizeof(*outs));
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     regen_workspace(ws, sel, n, &bo, outs);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     pgci_error_clear();
+    /* an upstream that could not be read is not the PR's fault: exit 2 at the end */
+    char *env_failure = gate_env_failure(outs, cfgs, n, out->tag);
     run_doc_add_timing(&out->doc, "regen",
                        (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
                            (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
@@ -359,21 +394,14 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
         strbuf_free(&why);
     }
 
-    /* config status from the findings */
+    /* config status from the findings: "drift" means drift only */
     for (size_t i = 0; i < n; i++) {
-        int drift = 0;
-        for (size_t k = 0; k < out->fs.len; k++) {
-            const finding *f = out->fs.items[k];
-            if (f->config && !strcmp(f->config, in[i].module) && f->sev == SEV_ERROR &&
-                strcmp(f->check, "regen"))
-                drift = 1;
-        }
-        const char *status = in[i].error ? "failed" : drift ? "drift" : "ok";
-        out->n_drift += drift && !in[i].error;
+        const char *status = gate_config_status(&out->fs, in[i].module, in[i].error != NULL);
+        out->n_drift += !strcmp(status, "drift");
         run_doc_set_config(&out->doc, in[i].module, in[i].config_path, status, in[i].error);
     }
 
-    if (o->fix && !err)
+    if (o->fix && !err && !env_failure)
         err = gate_fix(ws->root, in, n, &out->fs, &out->fixed, &out->fix_refused);
 
     /* inputs: what this verdict was computed from */
@@ -400,6 +428,9 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
     }
     findings_sort(&out->fs);
     run_doc_set_findings(&out->doc, &out->fs);
+    if (env_failure && !err)
+        err = pgci_error_set(PGCI_ENOTFOUND, "%s", env_failure);
+    free(env_failure);
 
     for (size_t i = 0; i < n; i++) {
         regen_output_free(&outs[i]);
@@ -407,7 +438,9 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
         free(bufs[2 * i + 1]);
         if (cfgs[i])
             pg_config_free(cfgs[i]);
+        free(eval_errs[i]);
     }
+    free(eval_errs);
     free(outs);
     free(bufs);
     free(cfgs);

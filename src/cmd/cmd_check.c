@@ -12,6 +12,7 @@
 #include "cmd/cmd.h"
 #include "core/error.h"
 #include "core/log.h"
+#include "reports/run_shard.h"
 #include "workspace/workspace.h"
 
 static const char usage[] = "pgci check [CONFIG...] [--tag T] [--fix] [--fail-on S] [--format "
@@ -166,7 +167,16 @@ int cmd_check(int argc, const char **argv)
     }
     gate_result r;
     if (gate_run(ws, &go, &r) < 0) {
+        /* the workflow's report and comment steps still get a run.json: with the
+         * error, and whatever ran before it */
+        char *msg = pgci_strdup(pgci_error_last());
         code = cmd_error();
+        if (run_json) {
+            run_doc_set_error(&r.doc, msg);
+            if (run_doc_write(&r.doc, run_json) < 0)
+                cmd_error();
+        }
+        free(msg);
         gate_result_free(&r);
         workspace_free(ws);
         goto out;

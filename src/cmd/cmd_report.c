@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "reports/render.h"
+#include "reports/run_shard.h"
 
 static const char usage[] =
     "pgci report --in RUN.json [--in ...] [--format md,json,html,sarif,github,comment] "
@@ -128,7 +129,8 @@ int cmd_report(int argc, const char **argv)
             goto free_docs;
         }
     if (ins.len > 1) {
-        if (run_doc_merge(&merged, docs, ins.len) < 0) {
+        if (run_doc_check_shards(docs, (const char *const *)ins.items, ins.len) < 0 ||
+            run_doc_merge(&merged, docs, ins.len) < 0) {
             cmd_error();
             goto free_docs;
         }

@@ -63,8 +63,10 @@ typedef struct regen_batch_opts {
     int jobs;             /* worker threads; <= 0: 1 */
     upstream *up;         /* where upstream modules come from */
     /* configs already evaluated by the caller (borrowed, one per config, in the
-     * same order; none NULL): phase 1 is skipped. NULL: evaluate here. */
+     * same order): phase 1 is skipped. NULL: evaluate here. A NULL entry is a
+     * config that did not evaluate: its error is eval_errors[i]. */
     pg_config *const *evaluated;
+    const char *const *eval_errors;
 } regen_batch_opts;
 
 /* The whole pipeline for configs[0..n) of ws, in parallel (each worker thread has

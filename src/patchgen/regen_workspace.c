@@ -178,7 +178,14 @@ int regen_workspace(const workspace *ws, const ws_config *const *configs, size_t
     if (o->evaluated) {
         for (size_t i = 0; i < n; i++) {
             b.cfgs[i] = o->evaluated[i];
-            adopt(&b, i);
+            if (b.cfgs[i]) {
+                adopt(&b, i);
+                continue;
+            }
+            pgci_error_set(PGCI_EUNSUPPORTED, "%s",
+                           o->eval_errors && o->eval_errors[i] ? o->eval_errors[i]
+                                                               : "the config did not evaluate");
+            record_error(&outs[i], PGCI_EUNSUPPORTED);
         }
     } else {
         run_phase(&b, 1, o->jobs, &evs, &nevs);
