@@ -82,8 +82,7 @@ static char *not_the_module(const regen_output *o, const pg_config *c, const cha
                          o->config_path, tag, c->source_module, targets);
 }
 
-char *gate_env_failure(const regen_output *outs, pg_config *const *cfgs, size_t n,
-                       const char *tag)
+char *gate_env_failure(const regen_output *outs, pg_config *const *cfgs, size_t n, const char *tag)
 {
     char *first = NULL;
     size_t more = 0;

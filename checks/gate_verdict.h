@@ -23,7 +23,6 @@ const char *gate_config_status(const findings *fs, const char *module, int faile
 /* The environment failure among outs[0..n) (cfgs: the evaluated configs, NULL
  * where evaluation failed), as one malloc'ed line naming the first and counting
  * the others; NULL when there is none. tag names the upstream tag. */
-char *gate_env_failure(const regen_output *outs, pg_config *const *cfgs, size_t n,
-                       const char *tag);
+char *gate_env_failure(const regen_output *outs, pg_config *const *cfgs, size_t n, const char *tag);
 
 #endif

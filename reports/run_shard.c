@@ -40,7 +40,8 @@ static int has_string(json_t *arr, const char *s)
 {
     size_t i;
     json_t *v;
-    json_array_foreach(arr, i, v) if (json_is_string(v) && !strcmp(json_string_value(v), s)) return 1;
+    json_array_foreach(arr, i,
+                       v) if (json_is_string(v) && !strcmp(json_string_value(v), s)) return 1;
     return 0;
 }
 

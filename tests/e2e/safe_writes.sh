@@ -64,9 +64,12 @@ echo "# drift" >> "$W/$LPY"
 sha_before=$(sha256sum "$W/$LPY" "$W/${LPY%.py}.diff")
 rc=0
 "$PGCI" check -C "$W" --ruff "$RUFF" --source "dir:$T/errfix/upstream/{tag}" --fix > "$T/errfix.out" 2>&1 || rc=$?
-[ "$rc" != 0 ] || fail "--fix with an empty upstream: exit 0"
+# an empty upstream is the environment's failure: exit 2, one line, nothing written
+[ "$rc" = 2 ] || fail "--fix with an empty upstream: exit $rc"
+grep -q "^pgci: error: $LCFG: transformers@v1.0.0 transformers.models.llama.modeling_llama is empty" "$T/errfix.out" ||
+    fail "empty upstream: $(cat "$T/errfix.out")"
 [ "$sha_before" = "$(sha256sum "$W/$LPY" "$W/${LPY%.py}.diff")" ] || fail "--fix rewrote a config with errors"
-echo "ok   --fix leaves a config with another error alone (exit $rc)"
+echo "ok   an empty upstream module: exit 2 in one line, --fix writes nothing"
 
 # a misspelled target: the config has a targets error, --fix leaves its files
 fresh typo
@@ -107,7 +110,10 @@ SH
 chmod +x "$T/bin/ruff"
 for sig in TERM INT; do
     rm -f "$T/ruff-started"
-    TMPDIR=$T/tmp "$PGCI" check -C "$W" --ruff "$T/bin/ruff" -j 1 > /dev/null 2>&1 &
+    # a background job of a script starts with SIGINT ignored: restore the default
+    TMPDIR=$T/tmp python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.execv(sys.argv[1], sys.argv[1:])' "$PGCI" check -C "$W" --ruff "$T/bin/ruff" -j 1 > /dev/null 2>&1 &
     pid=$!
     for _ in $(seq 100); do [ -e "$T/ruff-started" ] && break; sleep 0.1; done
     [ -e "$T/ruff-started" ] || fail "the fake ruff never started"

@@ -112,13 +112,14 @@ static void test_drift_hand_edit(void **state)
     strbuf_free(&diff);
 }
 
-static void test_drift_without_ruff_not_run(void **state)
+/* --no-ruff is a choice: drift is not configured, not a check that failed to run */
+static void test_drift_without_ruff_not_configured(void **state)
 {
     (void)state;
     strbuf diff = STRBUF_INIT;
     check_input in = base_input(&diff);
     findings fs = FINDINGS_INIT;
-    assert_int_equal(run(&check_drift, &in, 0, &fs), CHECK_NOT_RUN);
+    assert_int_equal(run(&check_drift, &in, 0, &fs), CHECK_NOT_CONFIGURED);
     findings_free(&fs);
     strbuf_free(&diff);
 }
@@ -181,7 +182,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clean),
         cmocka_unit_test(test_drift_hand_edit),
-        cmocka_unit_test(test_drift_without_ruff_not_run),
+        cmocka_unit_test(test_drift_without_ruff_not_configured),
         cmocka_unit_test(test_stale_diff),
         cmocka_unit_test(test_not_a_fixed_point),
         cmocka_unit_test(test_missing_files),
