@@ -5,9 +5,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "cmd/cmd.h"
 #include "core/error.h"
 #include "core/fs.h"
+#include "core/pgci_version.h"
 
 void run_doc_init(run_doc *d, const char *command, int with_timestamp)
 {

@@ -8,8 +8,7 @@
 #define PGCI_CMD_CMD_H
 
 #include "core/opts.h"
-
-#define PGCI_VERSION "0.1.0"
+#include "core/pgci_version.h"
 
 enum { EXIT_CLEAN = 0, EXIT_FINDINGS = 1, EXIT_ERROR = 2 };
 

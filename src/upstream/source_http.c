@@ -24,8 +24,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "cmd/cmd.h"
 #include "core/error.h"
+#include "core/pgci_version.h"
 #include "upstream/source.h"
 
 enum { X_WAITING, X_RUNNING, X_DONE };
