@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checks/gate.h"
+#include "pipeline/gate.h"
 #include "cmd/cmd.h"
 #include "core/error.h"
 #include "core/log.h"

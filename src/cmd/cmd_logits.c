@@ -23,7 +23,7 @@
 #include "kernels/kgpu.h"
 #include "kernels/toy.h"
 #include "kernels/twin.h"
-#include "reports/run_doc.h"
+#include "pipeline/run_doc.h"
 
 static const char usage_line[] =
     "pgci logits [--toy DIR ...] [--family F] [--dtype fp32|bf16] [--device auto|cpu|cuda]\n"

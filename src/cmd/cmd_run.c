@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "checks/gate.h"
+#include "pipeline/gate.h"
 #include "checks/logits.h"
 #include "cmd/cmd.h"
 #include "core/error.h"

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checks/gate.h"
-#include "checks/survey.h"
+#include "pipeline/gate.h"
+#include "pipeline/survey.h"
 #include "cmd/cmd.h"
 #include "core/error.h"
 #include "core/log.h"

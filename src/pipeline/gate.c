@@ -7,7 +7,7 @@
  * is a "regen" error finding, never a silent skip; a check that cannot run is
  * recorded as not run with its reason, never as passed.
  */
-#include "checks/gate.h"
+#include "pipeline/gate.h"
 
 #include <stdio.h>
 #include <stdlib.h>

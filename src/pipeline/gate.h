@@ -8,7 +8,7 @@
 
 #include "checks/finding.h"
 #include "core/vec.h"
-#include "reports/run_doc.h"
+#include "pipeline/run_doc.h"
 #include "workspace/workspace.h"
 
 typedef struct gate_opts {

@@ -1,4 +1,4 @@
-#include "reports/run_doc.h"
+#include "pipeline/run_doc.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * patch. Each stage's failures become findings or not-run records, never a
  * silent skip.
  */
-#include "checks/survey.h"
+#include "pipeline/survey.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -15,7 +15,7 @@
 #include "checks/checks.h"
 #include "checks/regen_finding.h"
 #include "checks/contracts.h"
-#include "checks/gate.h"
+#include "pipeline/gate.h"
 #include "checks/signatures.h"
 #include "core/error.h"
 #include "core/fs.h"
