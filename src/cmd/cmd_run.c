@@ -12,13 +12,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "pipeline/gate.h"
 #include "checks/logits.h"
 #include "cmd/cmd.h"
+#include "core/clock.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/log.h"
 #include "index/index.h"
+#include "pipeline/gate.h"
 #include "reports/render.h"
 #include "upstream/upstream.h"
 #include "workspace/workspace.h"
@@ -29,13 +30,6 @@
 
 static const char usage[] = "pgci run [-C DIR] [--tag T] [-o DIR] [--ruff CMD | --no-ruff] "
                             "[--toy DIR ...] [--no-logits]";
-
-static double ms_since(const struct timespec *t0)
-{
-    struct timespec t1;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
-}
 
 static const char *demo_dir(void)
 {
@@ -68,18 +62,17 @@ static void fetch_and_index(const workspace *ws, const char *tag, const char *ru
         strvec_free(&mods);
         return;
     }
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double t0 = now_ms();
     strbuf *src = pgci_calloc(mods.len + 1, sizeof(strbuf));
     char **errs = pgci_calloc(mods.len + 1, sizeof(char *));
     for (size_t i = 0; i < mods.len; i++)
         strbuf_init(&src[i], 0);
     upstream_fetch_all(up, tag, &mods, src, errs);
     pgci_error_clear();
-    run_doc_add_timing(doc, "fetch", ms_since(&t0));
+    run_doc_add_timing(doc, "fetch", now_ms() - t0);
     upstream_stats st;
     upstream_get_stats(up, &st);
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    t0 = now_ms();
     size_t ok = 0, classes = 0, functions = 0, methods = 0, bytes = 0;
     for (size_t i = 0; i < mods.len; i++) {
         if (errs[i]) {
@@ -100,7 +93,7 @@ static void fetch_and_index(const workspace *ws, const char *tag, const char *ru
         methods += m->n_methods;
         index_module_free(m);
     }
-    run_doc_add_timing(doc, "index", ms_since(&t0));
+    run_doc_add_timing(doc, "index", now_ms() - t0);
     printf("fetch   %zu of %zu upstream modules at %s from %s (%zu read, %zu from cache, %zu "
            "bytes)\n",
            ok, mods.len, tag, upstream_describe(up), st.fetched, st.cached, bytes);
@@ -129,8 +122,7 @@ static void merge_logits(gate_result *g, const char *const *toys, size_t n_toys)
     lo.seed = 1234;
     logits_report rep;
     memset(&rep, 0, sizeof(rep));
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double t0 = now_ms();
     if (check_logits(&lo, &rep, &g->fs) < 0) {
         run_doc_set_check(&g->doc, "logits", "failed", pgci_error_last());
         printf("logits  could not run: %s\n", pgci_error_last());
@@ -149,7 +141,7 @@ static void merge_logits(gate_result *g, const char *const *toys, size_t n_toys)
                "configs)\n",
                pass, fail, skip, n_toys);
     }
-    run_doc_add_timing(&g->doc, "logits", ms_since(&t0));
+    run_doc_add_timing(&g->doc, "logits", now_ms() - t0);
     logits_report_free(&rep);
     findings_sort(&g->fs);
     run_doc_set_findings(&g->doc, &g->fs);

@@ -17,16 +17,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/error.h"
 
 extern char **environ;
-
-static long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 void proc_argv_string(strbuf *out, const char *const *argv)
 {
@@ -135,7 +129,7 @@ int proc_run(const proc_opts *opts, proc_result *res)
         fcntl(in[1], F_SETFL, O_NONBLOCK);
     size_t in_off = 0;
     int out_open = 1, err_open = 1;
-    long deadline = opts->timeout_ms > 0 ? now_ms() + opts->timeout_ms : 0;
+    long deadline = opts->timeout_ms > 0 ? (long)now_ms() + opts->timeout_ms : 0;
     if (in[1] >= 0 && opts->stdin_len == 0) {
         close(in[1]);
         in[1] = -1;
@@ -164,7 +158,7 @@ int proc_run(const proc_opts *opts, proc_result *res)
         }
         int wait = -1;
         if (deadline) {
-            long left = deadline - now_ms();
+            long left = deadline - (long)now_ms();
             if (left <= 0) {
                 res->timed_out = 1;
                 break;
