@@ -174,7 +174,7 @@ int cmd_fetch(int argc, const char **argv)
             goto out;
         }
         if (!tags.len && ws->pin)
-            strvec_push_owned(&tags, pgci_asprintf("%s%s", ws->pin[0] == 'v' ? "" : "v", ws->pin));
+            strvec_push_owned(&tags, workspace_pin_tag(ws));
     }
     if (ws && !source)
         source = ws->upstream;

@@ -24,6 +24,7 @@
 #include "patchgen/config_eval.h"
 #include "patchgen/difflib.h"
 #include "patchgen/regen.h"
+#include "pipeline/pipeline.h"
 #include "upstream/upstream.h"
 #include "workspace/workspace.h"
 
@@ -370,11 +371,8 @@ int cmd_patchgen(int argc, const char **argv)
         rc = cmd_error();
         goto done;
     }
-    tag = pgci_asprintf("v%s", ws->pin);
-    upstream_opts uo = {0};
-    uo.spec = ws->upstream;
-    uo.base_dir = ws->root;
-    if (upstream_open(&up, &uo) < 0 || config_eval_new(&ev, ws) < 0) {
+    tag = workspace_pin_tag(ws);
+    if (pipeline_upstream_open(&up, ws, NULL, NULL, 0) < 0 || config_eval_new(&ev, ws) < 0) {
         rc = cmd_error();
         goto done;
     }

@@ -13,13 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pipeline/gate.h"
 #include "cmd/cmd.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/log.h"
 #include "patchgen/difflib.h"
 #include "patchgen/regen.h"
+#include "pipeline/pipeline.h"
 #include "upstream/upstream.h"
 #include "workspace/workspace.h"
 
@@ -274,7 +274,7 @@ int cmd_regen(int argc, const char **argv)
     int as_json = cli.format && !strcmp(cli.format, "json") && !cli.to_stdout;
     if (cli.shard) {
         int k = 0, n = 0;
-        if (gate_parse_shard(cli.shard, &k, &n) < 0) {
+        if (pipeline_parse_shard(cli.shard, &k, &n) < 0) {
             rc = cmd_error();
             goto done;
         }
@@ -292,9 +292,7 @@ int cmd_regen(int argc, const char **argv)
     }
     if (cli.tag) {
         tag = pgci_strdup(cli.tag);
-    } else if (ws->pin) {
-        tag = pgci_asprintf("v%s", ws->pin);
-    } else {
+    } else if (!(tag = workspace_pin_tag(ws))) {
         pgci_error_set(PGCI_EUSAGE, "%s pins no transformers version: pass --tag", ws->pyproject);
         rc = cmd_error();
         goto done;

@@ -20,6 +20,7 @@
 #include "core/log.h"
 #include "index/index.h"
 #include "pipeline/gate.h"
+#include "pipeline/pipeline.h"
 #include "reports/render.h"
 #include "upstream/upstream.h"
 #include "workspace/workspace.h"
@@ -50,13 +51,8 @@ static void fetch_and_index(const workspace *ws, const char *tag, const char *ru
         pgci_error_clear();
         return;
     }
-    upstream_opts uo;
-    memset(&uo, 0, sizeof(uo));
-    uo.spec = ws->upstream;
-    uo.base_dir = ws->root;
-    uo.jobs = jobs;
     upstream *up;
-    if (upstream_open(&up, &uo) < 0) {
+    if (pipeline_upstream_open(&up, ws, NULL, NULL, jobs) < 0) {
         log_warn("%s", pgci_error_last());
         pgci_error_clear();
         strvec_free(&mods);
@@ -225,7 +221,7 @@ int cmd_run(int argc, const char **argv)
         goto out;
     }
     int is_demo = !common.workspace && strcmp(dir, ".");
-    char *tag = go.tag ? pgci_strdup(go.tag) : ws->pin ? pgci_asprintf("v%s", ws->pin) : NULL;
+    char *tag = go.tag ? pgci_strdup(go.tag) : workspace_pin_tag(ws);
     if (!tag) {
         fprintf(stderr, "pgci: error: %s pins no transformers version: pass --tag\n",
                 ws->pyproject);

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "checks/checks.h"
 #include "checks/regen_finding.h"
@@ -24,59 +23,8 @@
 #include "patchgen/config_eval.h"
 #include "patchgen/normalize.h"
 #include "patchgen/regen.h"
+#include "pipeline/pipeline.h"
 #include "upstream/upstream.h"
-
-int gate_parse_shard(const char *s, int *k, int *n)
-{
-    char *end;
-    long a = strtol(s, &end, 10);
-    if (*end != '/')
-        goto bad;
-    long b = strtol(end + 1, &end, 10);
-    if (*end || a < 1 || b < 1 || a > b || b > 10000)
-        goto bad;
-    *k = (int)a;
-    *n = (int)b;
-    return 0;
-bad:
-    return pgci_error_set(PGCI_EUSAGE, "--shard wants K/N with 1 <= K <= N, not '%s'", s);
-}
-
-int gate_select(const workspace *ws, const strvec *only, int shard_k, int shard_n,
-                const ws_config ***out, size_t *n)
-{
-    const ws_config **sel = pgci_calloc(ws->configs.len + 1, sizeof(*sel));
-    size_t m = 0;
-    if (only && only->len) {
-        for (size_t i = 0; i < only->len; i++) {
-            const ws_config *c = workspace_find_config(ws, only->items[i]);
-            if (!c) {
-                free(sel);
-                return pgci_error_set(PGCI_ENOTFOUND, "no config '%s' in %s (see pgci list)",
-                                      only->items[i], ws->root);
-            }
-            int dup = 0;
-            for (size_t k = 0; k < m; k++)
-                dup |= sel[k] == c;
-            if (!dup)
-                sel[m++] = c;
-        }
-    } else {
-        for (size_t i = 0; i < ws->configs.len; i++)
-            sel[m++] = &ws->configs.items[i];
-    }
-    if (shard_n > 1) {
-        /* round robin keeps shards balanced when configs are sorted by model */
-        size_t w = 0;
-        for (size_t i = 0; i < m; i++)
-            if ((int)(i % (size_t)shard_n) == shard_k - 1)
-                sel[w++] = sel[i];
-        m = w;
-    }
-    *out = sel;
-    *n = m;
-    return 0;
-}
 
 typedef struct norm_arg {
     normalize_opts o;
@@ -143,37 +91,13 @@ static int differs(const char *a, size_t alen, const char *b, size_t blen)
     return !a || !b || alen != blen || memcmp(a, b, alen) != 0;
 }
 
-/* A ruff command with a '/' runs with the workspace root as its working
- * directory, so a relative one is made absolute first: against the current
- * directory when given on the command line, against the workspace root when it
- * comes from [tool.pgci]. A bare name is left for PATH. */
-char *gate_ruff_command(const workspace *ws, const char *cli)
-{
-    const char *cmd = cli ? cli : ws->ruff ? ws->ruff : "ruff";
-    if (!strchr(cmd, '/') || cmd[0] == '/')
-        return pgci_strdup(cmd);
-    strbuf p = STRBUF_INIT;
-    if (cli) {
-        char cwd[4096];
-        if (getcwd(cwd, sizeof(cwd)))
-            fs_join(&p, cwd, cmd);
-        else
-            strbuf_adds(&p, cmd);
-    } else {
-        fs_join(&p, ws->root, cmd);
-    }
-    return strbuf_detach(&p, NULL);
-}
-
 int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
 {
     memset(out, 0, sizeof(*out));
     run_doc_init(&out->doc, "check", o->timestamp);
     if (o->tag)
         out->tag = pgci_strdup(o->tag);
-    else if (ws->pin)
-        out->tag = pgci_asprintf("v%s", ws->pin);
-    else
+    else if (!(out->tag = workspace_pin_tag(ws)))
         return pgci_error_set(PGCI_EUSAGE,
                               "%s pins no transformers version: pass --tag TAG or add "
                               "transformers==X.Y.Z to its dependencies",
@@ -181,7 +105,7 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
 
     norm_arg na;
     memset(&na, 0, sizeof(na));
-    out->ruff_cmd = gate_ruff_command(ws, o->ruff);
+    out->ruff_cmd = pipeline_ruff_command(ws, o->ruff);
     const char *ruff = out->ruff_cmd;
     if (!o->no_ruff) {
         strbuf v = STRBUF_INIT;
@@ -201,7 +125,7 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
 
     const ws_config **sel;
     size_t n;
-    int r = gate_select(ws, o->only, o->shard_k, o->shard_n, &sel, &n);
+    int r = pipeline_select(ws, o->only, o->shard_k, o->shard_n, &sel, &n);
     if (r < 0)
         return r;
     out->n_configs = n;
@@ -256,14 +180,8 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
         }
     }
 
-    upstream_opts uo;
-    memset(&uo, 0, sizeof(uo));
-    uo.spec = o->source ? o->source : ws->upstream;
-    uo.base_dir = ws->root;
-    uo.cache_dir = o->cache_dir;
-    uo.jobs = o->jobs;
     upstream *up;
-    if ((r = upstream_open(&up, &uo)) < 0) {
+    if ((r = pipeline_upstream_open(&up, ws, o->source, o->cache_dir, o->jobs)) < 0) {
         for (size_t k = 0; k < n; k++)
             pg_config_free(cfgs[k]);
         free(cfgs);

@@ -13,9 +13,8 @@
 #include <time.h>
 
 #include "checks/checks.h"
-#include "checks/regen_finding.h"
 #include "checks/contracts.h"
-#include "pipeline/gate.h"
+#include "checks/regen_finding.h"
 #include "checks/signatures.h"
 #include "core/error.h"
 #include "core/fs.h"
@@ -24,6 +23,7 @@
 #include "index/index.h"
 #include "patchgen/config_eval.h"
 #include "patchgen/regen.h"
+#include "pipeline/pipeline.h"
 #include "upstream/upstream.h"
 
 /* ---- tags -------------------------------------------------------------------------- */
@@ -54,7 +54,7 @@ static int resolve_tags(const workspace *ws, const survey_opts *o, upstream *up,
         if (!ws->pin)
             return pgci_error_set(PGCI_EUSAGE, "--from pin: %s pins no transformers version",
                                   ws->pyproject);
-        out->from = pgci_asprintf("v%s", ws->pin);
+        out->from = workspace_pin_tag(ws);
     } else {
         out->from = pgci_strdup(from);
     }
@@ -147,14 +147,8 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
     memset(out, 0, sizeof(*out));
     run_doc_init(&out->doc, "survey", o->timestamp);
     const char *spec = o->source ? o->source : ws->upstream;
-    upstream_opts uo;
-    memset(&uo, 0, sizeof(uo));
-    uo.spec = spec;
-    uo.base_dir = ws->root;
-    uo.cache_dir = o->cache_dir;
-    uo.jobs = o->jobs;
     upstream *up;
-    int r = upstream_open(&up, &uo);
+    int r = pipeline_upstream_open(&up, ws, spec, o->cache_dir, o->jobs);
     if (r < 0)
         return r;
     if ((r = resolve_tags(ws, o, up, spec, out)) < 0) {
@@ -169,7 +163,7 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
 
     const ws_config **sel;
     size_t n;
-    if ((r = gate_select(ws, o->only, o->shard_k, o->shard_n, &sel, &n)) < 0) {
+    if ((r = pipeline_select(ws, o->only, o->shard_k, o->shard_n, &sel, &n)) < 0) {
         upstream_free(up);
         return r;
     }
@@ -218,7 +212,7 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
     memset(&bo, 0, sizeof(bo));
     bo.base.tag = out->to;
     bo.base.no_ruff = o->no_ruff;
-    char *ruff = gate_ruff_command(ws, o->ruff);
+    char *ruff = pipeline_ruff_command(ws, o->ruff);
     if (!o->no_ruff) {
         bo.base.ruff.ruff = ruff;
         bo.base.ruff.extra_ignore = &ws->ruff_extra_ignore;
