@@ -12,10 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "checks/checks.h"
 #include "checks/regen_finding.h"
+#include "core/clock.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/log.h"
@@ -91,10 +91,30 @@ static int differs(const char *a, size_t alen, const char *b, size_t blen)
     return !a || !b || alen != blen || memcmp(a, b, alen) != 0;
 }
 
-int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
+/* One gate run: what each stage hands the next. Zeroed at the start, so the one
+ * cleanup path (gate_state_free) frees whatever the stages got to. */
+typedef struct gate_state {
+    const workspace *ws;
+    const gate_opts *o;
+    gate_result *out;
+    norm_arg na;
+    const ws_config **sel; /* the selected configs, n of them */
+    size_t n;
+    config_eval *ev;
+    pg_config **cfgs;     /* evaluated, one per config */
+    upstream *up;
+    regen_output *outs;   /* regenerated, one per config */
+    check_input *in;      /* what the checks read, one per config */
+    char **bufs;          /* the checked-in .py and .diff of each config */
+    check_ctx ctx;
+} gate_state;
+
+/* The tag, and ruff's version (a ruff that does not run is an environment error). */
+static int gate_resolve(gate_state *s)
 {
-    memset(out, 0, sizeof(*out));
-    run_doc_init(&out->doc, "check", o->timestamp);
+    const workspace *ws = s->ws;
+    const gate_opts *o = s->o;
+    gate_result *out = s->out;
     if (o->tag)
         out->tag = pgci_strdup(o->tag);
     else if (!(out->tag = workspace_pin_tag(ws)))
@@ -103,8 +123,6 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
                               "transformers==X.Y.Z to its dependencies",
                               ws->pyproject);
 
-    norm_arg na;
-    memset(&na, 0, sizeof(na));
     out->ruff_cmd = pipeline_ruff_command(ws, o->ruff);
     const char *ruff = out->ruff_cmd;
     if (!o->no_ruff) {
@@ -116,106 +134,94 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
                                    "CMD, or --no-ruff for the structural comparison)");
         }
         out->ruff_version = strbuf_detach(&v, NULL);
-        na.o.ruff = ruff;
-        na.o.extra_ignore = &ws->ruff_extra_ignore;
-        na.o.isolated = ws->ruff_isolated;
-        na.o.cwd = ws->root;
-        na.o.timeout_ms = o->ruff_timeout_ms;
+        s->na.o.ruff = ruff;
+        s->na.o.extra_ignore = &ws->ruff_extra_ignore;
+        s->na.o.isolated = ws->ruff_isolated;
+        s->na.o.cwd = ws->root;
+        s->na.o.timeout_ms = o->ruff_timeout_ms;
     }
+    return 0;
+}
 
-    const ws_config **sel;
-    size_t n;
-    int r = pipeline_select(ws, o->only, o->shard_k, o->shard_n, &sel, &n);
+/* A config that does not evaluate is not a finding but a broken input: the gate
+ * cannot say anything about it, so it stops with the config's error. */
+static int gate_evaluate(gate_state *s)
+{
+    int r = pipeline_select(s->ws, s->o->only, s->o->shard_k, s->o->shard_n, &s->sel, &s->n);
     if (r < 0)
         return r;
-    out->n_configs = n;
-
-    /* A config that does not evaluate is not a finding but a broken input: the
-     * gate cannot say anything about it, so it stops with the config's error. */
-    config_eval *ev = NULL;
-    pg_config **cfgs = pgci_calloc(n ? n : 1, sizeof(*cfgs));
-    if ((r = config_eval_new(&ev, ws)) < 0) {
-        free(cfgs);
-        free(sel);
+    s->out->n_configs = s->n;
+    s->cfgs = pgci_calloc(s->n ? s->n : 1, sizeof(*s->cfgs));
+    if ((r = config_eval_new(&s->ev, s->ws)) < 0)
         return r;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if ((r = config_eval_file(ev, sel[i]->path, o->var_name, &cfgs[i])) < 0) {
-            for (size_t k = 0; k < i; k++)
-                pg_config_free(cfgs[k]);
-            free(cfgs);
-            free(sel);
-            config_eval_free(ev);
+    for (size_t i = 0; i < s->n; i++)
+        if ((r = config_eval_file(s->ev, s->sel[i]->path, s->o->var_name, &s->cfgs[i])) < 0)
             return r;
-        }
-    }
-    /* a generated file that is not there at all: nothing to check against */
-    if (!o->fix) {
-        for (size_t i = 0; i < n; i++) {
-            char *py = NULL, *diff = NULL;
-            char *dir = fs_dirname(sel[i]->path);
-            r = regen_output_paths(dir, NULL, cfgs[i]->target_file, &py, &diff);
-            free(dir);
-            strbuf p = STRBUF_INIT;
-            if (r == 0)
-                r = fs_join_under(&p, ws->root, py, "generated file");
-            if (r == 0) {
-                if (!fs_is_file(p.buf))
-                    r = pgci_error_set(PGCI_ENOTFOUND,
-                                       "%s: generated file %s is missing (pgci check --fix "
-                                       "writes it)",
-                                       sel[i]->path, py);
-            }
-            strbuf_free(&p);
-            free(py);
-            free(diff);
-            if (r < 0) {
-                for (size_t k = 0; k < n; k++)
-                    pg_config_free(cfgs[k]);
-                free(cfgs);
-                free(sel);
-                config_eval_free(ev);
-                return r;
-            }
-        }
-    }
+    return 0;
+}
 
-    upstream *up;
-    if ((r = pipeline_upstream_open(&up, ws, o->source, o->cache_dir, o->jobs)) < 0) {
-        for (size_t k = 0; k < n; k++)
-            pg_config_free(cfgs[k]);
-        free(cfgs);
-        free(sel);
-        config_eval_free(ev);
-        return r;
+/* A generated file that is not there at all: nothing to check against. */
+static int gate_require_generated(const gate_state *s)
+{
+    if (s->o->fix)
+        return 0;
+    int r = 0;
+    for (size_t i = 0; i < s->n && r == 0; i++) {
+        char *py = NULL, *diff = NULL;
+        char *dir = fs_dirname(s->sel[i]->path);
+        r = regen_output_paths(dir, NULL, s->cfgs[i]->target_file, &py, &diff);
+        free(dir);
+        strbuf p = STRBUF_INIT;
+        if (r == 0)
+            r = fs_join_under(&p, s->ws->root, py, "generated file");
+        if (r == 0) {
+            if (!fs_is_file(p.buf))
+                r = pgci_error_set(PGCI_ENOTFOUND,
+                                   "%s: generated file %s is missing (pgci check --fix "
+                                   "writes it)",
+                                   s->sel[i]->path, py);
+        }
+        strbuf_free(&p);
+        free(py);
+        free(diff);
     }
+    return r;
+}
 
+/* Every config regenerated at the tag, in parallel (regen_workspace fetches each
+ * upstream file once). A config that fails is recorded in its output. */
+static void gate_regenerate(gate_state *s)
+{
     regen_batch_opts bo;
     memset(&bo, 0, sizeof(bo));
-    bo.base.tag = out->tag;
-    bo.base.no_ruff = o->no_ruff;
-    bo.base.ruff = na.o;
-    bo.var_name = o->var_name;
-    bo.jobs = o->jobs;
-    bo.up = up;
-    bo.evaluated = cfgs; /* evaluated above: not a second time */
-    regen_output *outs = pgci_calloc(n ? n : 1, sizeof(*outs));
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    regen_workspace(ws, sel, n, &bo, outs);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
+    bo.base.tag = s->out->tag;
+    bo.base.no_ruff = s->o->no_ruff;
+    bo.base.ruff = s->na.o;
+    bo.var_name = s->o->var_name;
+    bo.jobs = s->o->jobs;
+    bo.up = s->up;
+    bo.evaluated = s->cfgs; /* evaluated above: not a second time */
+    s->outs = pgci_calloc(s->n ? s->n : 1, sizeof(*s->outs));
+    double t0 = now_ms();
+    regen_workspace(s->ws, s->sel, s->n, &bo, s->outs);
     pgci_error_clear();
-    run_doc_add_timing(&out->doc, "regen",
-                       (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
-                           (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+    run_doc_add_timing(&s->out->doc, "regen", now_ms() - t0);
+}
 
-    check_input *in = pgci_calloc(n ? n : 1, sizeof(*in));
-    char **bufs = pgci_calloc(2 * (n ? n : 1), sizeof(char *));
+/* What the checks read: each config's regeneration beside what is checked in. */
+static void gate_read_inputs(gate_state *s)
+{
+    const workspace *ws = s->ws;
+    const gate_opts *o = s->o;
+    gate_result *out = s->out;
+    size_t n = s->n;
+    check_input *in = s->in = pgci_calloc(n ? n : 1, sizeof(*in));
+    char **bufs = s->bufs = pgci_calloc(2 * (n ? n : 1), sizeof(char *));
     for (size_t i = 0; i < n; i++) {
-        regen_output *g = &outs[i];
+        regen_output *g = &s->outs[i];
         check_input *c = &in[i];
-        c->module = sel[i]->module;
-        c->config_path = sel[i]->path;
+        c->module = s->sel[i]->module;
+        c->config_path = s->sel[i]->path;
         c->source_module = g->source_module;
         c->py_path = g->py_path;
         c->diff_path = o->no_diff ? NULL : g->diff_path;
@@ -223,7 +229,7 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
         bufs[2 * i + 1] = read_opt(ws->root, c->diff_path, &c->checked_diff_len);
         c->checked_py = bufs[2 * i];
         c->checked_diff = bufs[2 * i + 1];
-        c->cfg = cfgs[i];
+        c->cfg = s->cfgs[i];
         if (g->status < 0) {
             /* the raw output, when codegen got that far, still tells the names check
              * what the regeneration would hold (ruff refusing F821 fails here) */
@@ -249,33 +255,35 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
         c->notes = g->cg.notes.items;
         c->n_notes = g->cg.notes.len;
     }
+}
 
-    check_ctx ctx;
-    memset(&ctx, 0, sizeof(ctx));
-    ctx.jobs = o->jobs;
-    ctx.ws = ws;
-    ctx.tag = out->tag;
-    ctx.inputs = in;
-    ctx.n_inputs = n;
-    ctx.base = o->base;
-    if (!o->no_ruff) {
-        ctx.ruff = ruff;
-        ctx.ruff_version = out->ruff_version;
-        ctx.normalize = gate_normalize;
-        ctx.normalize_arg = &na;
+/* The checks of check_gate[], in order, each over all configs at once; a check that
+ * cannot run is recorded as not run with its reason. Stops at a check that fails. */
+static int gate_run_checks(gate_state *s)
+{
+    gate_result *out = s->out;
+    check_ctx *ctx = &s->ctx;
+    ctx->jobs = s->o->jobs;
+    ctx->ws = s->ws;
+    ctx->tag = out->tag;
+    ctx->inputs = s->in;
+    ctx->n_inputs = s->n;
+    ctx->base = s->o->base;
+    if (!s->o->no_ruff) {
+        ctx->ruff = out->ruff_cmd;
+        ctx->ruff_version = out->ruff_version;
+        ctx->normalize = gate_normalize;
+        ctx->normalize_arg = &s->na;
     } else {
-        ctx.ruff_missing = "--no-ruff";
+        ctx->ruff_missing = "--no-ruff";
     }
     int err = 0;
     for (size_t k = 0; check_gate[k] && !err; k++) {
         const check_def *cd = check_gate[k];
         strbuf why = STRBUF_INIT;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        int cr = cd->run(&ctx, &out->fs, &why);
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        run_doc_add_timing(&out->doc, cd->id,
-                           (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
-                               (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+        double t0 = now_ms();
+        int cr = cd->run(ctx, &out->fs, &why);
+        run_doc_add_timing(&out->doc, cd->id, now_ms() - t0);
         if (cr == CHECK_NOT_RUN) {
             run_doc_set_check(&out->doc, cd->id, "not-run", why.buf);
             strvec_push_owned(&out->not_run, pgci_asprintf("%s: %s", cd->id, why.buf));
@@ -287,9 +295,15 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
         }
         strbuf_free(&why);
     }
+    return err;
+}
 
-    /* config status from the findings */
-    for (size_t i = 0; i < n; i++) {
+/* Each config's status from the findings: failed, drift or ok. */
+static void gate_config_status(gate_state *s)
+{
+    gate_result *out = s->out;
+    const check_input *in = s->in;
+    for (size_t i = 0; i < s->n; i++) {
         int drift = 0;
         for (size_t k = 0; k < out->fs.len; k++) {
             const finding *f = out->fs.items[k];
@@ -301,35 +315,48 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
         out->n_drift += drift && !in[i].error;
         run_doc_set_config(&out->doc, in[i].module, in[i].config_path, status, in[i].error);
     }
+}
 
-    if (o->fix && !err) {
-        for (size_t i = 0; i < n; i++) {
-            const check_input *c = &in[i];
-            if (!c->expected_py)
-                continue;
-            if (differs(c->checked_py, c->checked_py_len, c->expected_py, c->expected_py_len)) {
-                if ((err = write_fix(ws->root, c->py_path, c->expected_py, c->expected_py_len)) < 0)
-                    break;
-                strvec_push(&out->fixed, c->py_path);
-            }
-            if (c->diff_path && differs(c->checked_diff, c->checked_diff_len, c->expected_diff,
-                                        c->expected_diff_len)) {
-                if ((err = write_fix(ws->root, c->diff_path, c->expected_diff,
-                                     c->expected_diff_len)) < 0)
-                    break;
-                strvec_push(&out->fixed, c->diff_path);
-            }
+/* --fix: what differs from the regeneration is rewritten, each file atomically. */
+static int gate_fix(gate_state *s)
+{
+    const workspace *ws = s->ws;
+    gate_result *out = s->out;
+    int err = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        const check_input *c = &s->in[i];
+        if (!c->expected_py)
+            continue;
+        if (differs(c->checked_py, c->checked_py_len, c->expected_py, c->expected_py_len)) {
+            if ((err = write_fix(ws->root, c->py_path, c->expected_py, c->expected_py_len)) < 0)
+                break;
+            strvec_push(&out->fixed, c->py_path);
+        }
+        if (c->diff_path && differs(c->checked_diff, c->checked_diff_len, c->expected_diff,
+                                    c->expected_diff_len)) {
+            if ((err = write_fix(ws->root, c->diff_path, c->expected_diff,
+                                 c->expected_diff_len)) < 0)
+                break;
+            strvec_push(&out->fixed, c->diff_path);
         }
     }
+    return err;
+}
 
-    /* inputs: what this verdict was computed from */
+/* The run record's inputs: what this verdict was computed from; then the findings. */
+static void gate_record(gate_state *s)
+{
+    const workspace *ws = s->ws;
+    gate_result *out = s->out;
+    const check_input *in = s->in;
+    const regen_output *outs = s->outs;
     run_doc_set_input(&out->doc, "workspace", ws->root);
     run_doc_set_input(&out->doc, "tag", out->tag);
     run_doc_set_input(&out->doc, "pin", ws->pin);
-    run_doc_set_input(&out->doc, "upstream", upstream_describe(up));
+    run_doc_set_input(&out->doc, "upstream", upstream_describe(s->up));
     run_doc_set_input(&out->doc, "ruff_version", out->ruff_version);
     hash_input(&out->doc, ws->root, "pyproject.toml");
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < s->n; i++) {
         hash_input(&out->doc, ws->root, in[i].config_path);
         if (in[i].checked_py)
             hash_input(&out->doc, ws->root, in[i].py_path);
@@ -346,23 +373,54 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
     }
     findings_sort(&out->fs);
     run_doc_set_findings(&out->doc, &out->fs);
+}
 
-    for (size_t i = 0; i < n; i++) {
-        regen_output_free(&outs[i]);
-        free(bufs[2 * i]);
-        free(bufs[2 * i + 1]);
-        if (cfgs[i])
-            pg_config_free(cfgs[i]);
+static void gate_state_free(gate_state *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->outs)
+            regen_output_free(&s->outs[i]);
+        if (s->bufs) {
+            free(s->bufs[2 * i]);
+            free(s->bufs[2 * i + 1]);
+        }
+        if (s->cfgs && s->cfgs[i])
+            pg_config_free(s->cfgs[i]);
     }
-    free(outs);
-    free(bufs);
-    free(cfgs);
-    free(in);
-    free(sel);
-    if (ev)
-        config_eval_free(ev);
-    upstream_free(up);
-    return err;
+    free(s->outs);
+    free(s->bufs);
+    free(s->cfgs);
+    free(s->in);
+    free(s->sel);
+    config_eval_free(s->ev);
+    upstream_free(s->up);
+}
+
+int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
+{
+    memset(out, 0, sizeof(*out));
+    run_doc_init(&out->doc, "check", o->timestamp);
+    gate_state s;
+    memset(&s, 0, sizeof(s));
+    s.ws = ws;
+    s.o = o;
+    s.out = out;
+    int r;
+    if ((r = gate_resolve(&s)) < 0 || (r = gate_evaluate(&s)) < 0 ||
+        (r = gate_require_generated(&s)) < 0)
+        goto out;
+    if ((r = pipeline_upstream_open(&s.up, ws, o->source, o->cache_dir, o->jobs)) < 0)
+        goto out;
+    gate_regenerate(&s);
+    gate_read_inputs(&s);
+    r = gate_run_checks(&s);
+    gate_config_status(&s);
+    if (o->fix && !r)
+        r = gate_fix(&s);
+    gate_record(&s);
+out:
+    gate_state_free(&s);
+    return r;
 }
 
 void gate_result_free(gate_result *r)
