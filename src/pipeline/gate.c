@@ -101,11 +101,11 @@ typedef struct gate_state {
     const ws_config **sel; /* the selected configs, n of them */
     size_t n;
     config_eval *ev;
-    pg_config **cfgs;     /* evaluated, one per config */
+    pg_config **cfgs; /* evaluated, one per config */
     upstream *up;
-    regen_output *outs;   /* regenerated, one per config */
-    check_input *in;      /* what the checks read, one per config */
-    char **bufs;          /* the checked-in .py and .diff of each config */
+    regen_output *outs; /* regenerated, one per config */
+    check_input *in;    /* what the checks read, one per config */
+    char **bufs;        /* the checked-in .py and .diff of each config */
     check_ctx ctx;
 } gate_state;
 
@@ -332,10 +332,10 @@ static int gate_fix(gate_state *s)
                 break;
             strvec_push(&out->fixed, c->py_path);
         }
-        if (c->diff_path && differs(c->checked_diff, c->checked_diff_len, c->expected_diff,
-                                    c->expected_diff_len)) {
-            if ((err = write_fix(ws->root, c->diff_path, c->expected_diff,
-                                 c->expected_diff_len)) < 0)
+        if (c->diff_path &&
+            differs(c->checked_diff, c->checked_diff_len, c->expected_diff, c->expected_diff_len)) {
+            if ((err = write_fix(ws->root, c->diff_path, c->expected_diff, c->expected_diff_len)) <
+                0)
                 break;
             strvec_push(&out->fixed, c->diff_path);
         }

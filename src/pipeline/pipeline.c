@@ -28,7 +28,7 @@ bad:
 }
 
 int pipeline_select(const workspace *ws, const strvec *only, int shard_k, int shard_n,
-                const ws_config ***out, size_t *n)
+                    const ws_config ***out, size_t *n)
 {
     const ws_config **sel = pgci_calloc(ws->configs.len + 1, sizeof(*sel));
     size_t m = 0;
