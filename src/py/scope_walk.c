@@ -12,7 +12,7 @@
  * string annotation are parsed from the string's content by a second tree-sitter
  * parse, and an `nm_src` maps that tree's offsets back to the module.
  */
-#include "checks/scope_model.h"
+#include "py/scope_model.h"
 
 #include <pthread.h>
 #include <stdint.h>

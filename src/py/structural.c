@@ -5,7 +5,7 @@
  * streams rather than trees keeps the rules local: every normalisation is a choice
  * made while emitting one node.
  */
-#include "checks/structural.h"
+#include "py/structural.h"
 
 #include <ctype.h>
 #include <stdlib.h>
