@@ -170,6 +170,63 @@ static int write_reports(const run_doc *d, const char *dir)
     return r;
 }
 
+/* The workspace at or above the current directory, or (none there, and no -C) the
+ * bundled demo. *dir: the directory opened. */
+static int open_workspace(const char *given, workspace **ws, const char **dir_out)
+{
+    const char *dir = given;
+    if (!dir) {
+        if (workspace_open(ws, ".") == 0) {
+            dir = ".";
+        } else {
+            pgci_error_clear();
+            dir = demo_dir();
+            log_info("no workspace here: running on the bundled demo (%s)", dir);
+        }
+        if (!strcmp(dir, "."))
+            workspace_free(*ws);
+    }
+    *dir_out = dir;
+    return workspace_open(ws, dir);
+}
+
+/* The demo's toy models: every fixtures/toy_config/<name>/config.json */
+static void add_demo_toys(const char *dir, strvec *toys)
+{
+    strbuf demo_toys = STRBUF_INIT;
+    char *parent = fs_dirname(dir);
+    fs_join(&demo_toys, parent, "toy_config");
+    free(parent);
+    strvec names = STRVEC_INIT;
+    if (fs_list_dir(&names, demo_toys.buf) == 0) {
+        for (size_t n = 0; n < names.len; n++) {
+            strbuf t = STRBUF_INIT;
+            fs_join(&t, demo_toys.buf, names.items[n]);
+            strbuf_adds(&t, "/config.json");
+            if (fs_is_file(t.buf))
+                strvec_push(toys, t.buf);
+            strbuf_free(&t);
+        }
+    }
+    pgci_error_clear();
+    strvec_free(&names);
+    strbuf_free(&demo_toys);
+}
+
+/* The "checks" and "result" lines. */
+static void print_checks(const gate_result *g)
+{
+    size_t e = findings_count_at_least(&g->fs, SEV_ERROR);
+    size_t w = findings_count_at_least(&g->fs, SEV_WARNING) - e;
+    printf("checks  ");
+    json_t *c;
+    size_t i;
+    json_array_foreach(run_doc_checks(&g->doc), i, c)
+        printf("%s%s:%s", i ? ", " : "", json_string_value(json_object_get(c, "id")),
+               json_string_value(json_object_get(c, "status")));
+    printf("\nresult  %zu errors, %zu warnings, %zu notes\n", e, w, g->fs.len - e - w);
+}
+
 int cmd_run(int argc, const char **argv)
 {
     common_opts common = {0};
@@ -204,19 +261,8 @@ int cmd_run(int argc, const char **argv)
     }
     go.jobs = cmd_jobs(&common);
     workspace *ws;
-    const char *dir = common.workspace;
-    if (!dir) {
-        if (workspace_open(&ws, ".") == 0) {
-            dir = ".";
-        } else {
-            pgci_error_clear();
-            dir = demo_dir();
-            log_info("no workspace here: running on the bundled demo (%s)", dir);
-        }
-        if (!strcmp(dir, "."))
-            workspace_free(ws);
-    }
-    if (workspace_open(&ws, dir) < 0) {
+    const char *dir;
+    if (open_workspace(common.workspace, &ws, &dir) < 0) {
         code = cmd_error();
         goto out;
     }
@@ -255,40 +301,13 @@ int cmd_run(int argc, const char **argv)
            g.ruff_version ? "" : " (structural comparison: no ruff)");
 
     if (!no_logits) {
-        strbuf demo_toys = STRBUF_INIT;
-        if (!toys.len && is_demo) {
-            /* the demo's toy models: every fixtures/toy_config/<name>/config.json */
-            char *parent = fs_dirname(dir);
-            fs_join(&demo_toys, parent, "toy_config");
-            free(parent);
-            strvec names = STRVEC_INIT;
-            if (fs_list_dir(&names, demo_toys.buf) == 0) {
-                for (size_t n = 0; n < names.len; n++) {
-                    strbuf t = STRBUF_INIT;
-                    fs_join(&t, demo_toys.buf, names.items[n]);
-                    strbuf_adds(&t, "/config.json");
-                    if (fs_is_file(t.buf))
-                        strvec_push(&toys, t.buf);
-                    strbuf_free(&t);
-                }
-            }
-            pgci_error_clear();
-            strvec_free(&names);
-        }
-        strbuf_free(&demo_toys);
+        if (!toys.len && is_demo)
+            add_demo_toys(dir, &toys);
         if (toys.len)
             merge_logits(&g, (const char *const *)toys.items, toys.len);
     }
 
-    size_t e = findings_count_at_least(&g.fs, SEV_ERROR);
-    size_t w = findings_count_at_least(&g.fs, SEV_WARNING) - e;
-    printf("checks  ");
-    json_t *c;
-    size_t i;
-    json_array_foreach(run_doc_checks(&g.doc), i, c)
-        printf("%s%s:%s", i ? ", " : "", json_string_value(json_object_get(c, "id")),
-               json_string_value(json_object_get(c, "status")));
-    printf("\nresult  %zu errors, %zu warnings, %zu notes\n", e, w, g.fs.len - e - w);
+    print_checks(&g);
     if (write_reports(&g.doc, outdir) < 0) {
         code = cmd_error();
     } else {
