@@ -217,6 +217,52 @@ static int select_configs(const workspace *ws, const strvec *names, config_list 
     return 0;
 }
 
+/* --shard K/N: keeps the K-th of N shares, round robin, as pgci check --shard
+ * splits them. */
+static int shard_configs(config_list *sel, const char *shard)
+{
+    int k = 0, n = 0;
+    if (pipeline_parse_shard(shard, &k, &n) < 0)
+        return -1;
+    size_t w = 0;
+    for (size_t i = 0; i < sel->len; i++)
+        if ((int)(i % (size_t)n) == k - 1)
+            sel->items[w++] = sel->items[i];
+    sel->len = w;
+    return 0;
+}
+
+/* the normalised bytes depend on ruff's version: say so when it is not the
+ * one the workspace pins */
+static void warn_ruff_version(const workspace *ws, const char *ruff_cmd)
+{
+    strbuf v = STRBUF_INIT;
+    if (normalize_ruff_version(ruff_cmd, &v) == 0) {
+        const char *have = strrchr(v.buf, ' ');
+        have = have ? have + 1 : v.buf;
+        if (strcmp(have, ws->ruff_version))
+            log_warn("%s is ruff %s, not the %s that %s pins ([tool.pgci] ruff_version): "
+                     "the normalised output may differ from patchgen's",
+                     ruff_cmd ? ruff_cmd : "ruff", have, ws->ruff_version, ws->pyproject);
+    }
+    strbuf_free(&v);
+    pgci_error_clear();
+}
+
+/* --format json: the tag, the ruff command and one object per config (arr, taken). */
+static void print_json(const char *tag, const char *ruff, json_t *arr)
+{
+    json_t *root = json_object();
+    json_object_set_new(root, "tag", json_string(tag));
+    json_object_set_new(root, "ruff", ruff ? json_string(ruff) : json_null());
+    json_object_set_new(root, "configs", arr);
+    char *txt = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    if (txt)
+        printf("%s\n", txt);
+    free(txt);
+    json_decref(root);
+}
+
 int cmd_regen(int argc, const char **argv)
 {
     regen_cli cli = {0};
@@ -272,18 +318,9 @@ int cmd_regen(int argc, const char **argv)
         goto done;
     }
     int as_json = cli.format && !strcmp(cli.format, "json") && !cli.to_stdout;
-    if (cli.shard) {
-        int k = 0, n = 0;
-        if (pipeline_parse_shard(cli.shard, &k, &n) < 0) {
-            rc = cmd_error();
-            goto done;
-        }
-        /* round robin, as pgci check --shard splits them */
-        size_t w = 0;
-        for (size_t i = 0; i < sel.len; i++)
-            if ((int)(i % (size_t)n) == k - 1)
-                sel.items[w++] = sel.items[i];
-        sel.len = w;
+    if (cli.shard && shard_configs(&sel, cli.shard) < 0) {
+        rc = cmd_error();
+        goto done;
     }
     if (cli.to_stdout && sel.len != 1) {
         pgci_error_set(PGCI_EUSAGE, "--stdout needs exactly one config (got %zu)", sel.len);
@@ -311,22 +348,9 @@ int cmd_regen(int argc, const char **argv)
         if (abs)
             ruff_abs = abs;
     }
-    /* the normalised bytes depend on ruff's version: say so when it is not the
-     * one the workspace pins */
     const char *ruff_cmd = ruff_abs ? ruff_abs : cli.ruff ? cli.ruff : ws->ruff;
-    if (!cli.no_ruff && ws->ruff_version && !common.quiet) {
-        strbuf v = STRBUF_INIT;
-        if (normalize_ruff_version(ruff_cmd, &v) == 0) {
-            const char *have = strrchr(v.buf, ' ');
-            have = have ? have + 1 : v.buf;
-            if (strcmp(have, ws->ruff_version))
-                log_warn("%s is ruff %s, not the %s that %s pins ([tool.pgci] ruff_version): "
-                         "the normalised output may differ from patchgen's",
-                         ruff_cmd ? ruff_cmd : "ruff", have, ws->ruff_version, ws->pyproject);
-        }
-        strbuf_free(&v);
-        pgci_error_clear();
-    }
+    if (!cli.no_ruff && ws->ruff_version && !common.quiet)
+        warn_ruff_version(ws, ruff_cmd);
     regen_batch_opts bo;
     memset(&bo, 0, sizeof(bo));
     bo.base.tag = tag;
@@ -349,20 +373,8 @@ int cmd_regen(int argc, const char **argv)
         n_err += r == EXIT_ERROR;
         n_change += r == EXIT_FINDINGS;
     }
-    if (arr) {
-        json_t *root = json_object();
-        json_object_set_new(root, "tag", json_string(tag));
-        json_object_set_new(root, "ruff",
-                            cli.no_ruff
-                                ? json_null()
-                                : json_string(bo.base.ruff.ruff ? bo.base.ruff.ruff : "ruff"));
-        json_object_set_new(root, "configs", arr);
-        char *txt = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        if (txt)
-            printf("%s\n", txt);
-        free(txt);
-        json_decref(root);
-    }
+    if (arr)
+        print_json(tag, cli.no_ruff ? NULL : bo.base.ruff.ruff ? bo.base.ruff.ruff : "ruff", arr);
     fflush(stdout);
     if (!cli.to_stdout && !common.quiet && !as_json)
         fprintf(stderr, "pgci: %zu config%s at %s: %zu error%s%s%s\n", sel.len,
