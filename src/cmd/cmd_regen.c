@@ -263,6 +263,30 @@ static void print_json(const char *tag, const char *ruff, json_t *arr)
     json_decref(root);
 }
 
+/* Each config's result, the JSON (as_json) or the summary line; the exit code. */
+static int report_all(const workspace *ws, const regen_cli *cli, const regen_output *outs, size_t n,
+                      const char *tag, const char *ruff, int quiet, int as_json)
+{
+    size_t n_err = 0, n_change = 0;
+    json_t *arr = as_json ? json_array() : NULL;
+    for (size_t i = 0; i < n; i++) {
+        int r = report_one(ws, cli, &outs[i], quiet, arr);
+        n_err += r == EXIT_ERROR;
+        n_change += r == EXIT_FINDINGS;
+    }
+    if (arr)
+        print_json(tag, cli->no_ruff ? NULL : ruff ? ruff : "ruff", arr);
+    fflush(stdout);
+    if (!cli->to_stdout && !quiet && !as_json)
+        fprintf(stderr, "pgci: %zu config%s at %s: %zu error%s%s%s\n", n, n == 1 ? "" : "s", tag,
+                n_err, n_err == 1 ? "" : "s",
+                (cli->write || cli->out_dir || n_err) ? ""
+                : n_change                            ? ", some would change"
+                                                      : ", all up to date",
+                cli->no_ruff ? " (raw, without ruff)" : "");
+    return n_err ? EXIT_ERROR : n_change ? EXIT_FINDINGS : EXIT_CLEAN;
+}
+
 int cmd_regen(int argc, const char **argv)
 {
     regen_cli cli = {0};
@@ -366,24 +390,7 @@ int cmd_regen(int argc, const char **argv)
     outs = pgci_calloc(sel.len ? sel.len : 1, sizeof(*outs));
     regen_workspace(ws, sel.items, sel.len, &bo, outs);
 
-    size_t n_err = 0, n_change = 0;
-    json_t *arr = as_json ? json_array() : NULL;
-    for (size_t i = 0; i < sel.len; i++) {
-        int r = report_one(ws, &cli, &outs[i], common.quiet, arr);
-        n_err += r == EXIT_ERROR;
-        n_change += r == EXIT_FINDINGS;
-    }
-    if (arr)
-        print_json(tag, cli.no_ruff ? NULL : bo.base.ruff.ruff ? bo.base.ruff.ruff : "ruff", arr);
-    fflush(stdout);
-    if (!cli.to_stdout && !common.quiet && !as_json)
-        fprintf(stderr, "pgci: %zu config%s at %s: %zu error%s%s%s\n", sel.len,
-                sel.len == 1 ? "" : "s", tag, n_err, n_err == 1 ? "" : "s",
-                (cli.write || cli.out_dir || n_err) ? ""
-                : n_change                          ? ", some would change"
-                                                    : ", all up to date",
-                cli.no_ruff ? " (raw, without ruff)" : "");
-    rc = n_err ? EXIT_ERROR : n_change ? EXIT_FINDINGS : EXIT_CLEAN;
+    rc = report_all(ws, &cli, outs, sel.len, tag, bo.base.ruff.ruff, common.quiet, as_json);
 done:
     for (size_t i = 0; outs && i < sel.len; i++)
         regen_output_free(&outs[i]);
