@@ -60,6 +60,96 @@ static int drain(int fd, strbuf *sb, size_t cap)
     }
 }
 
+/* Starts opts->argv in a process group of its own, stdin from in_r (or /dev/null
+ * when -1), stdout and stderr into out_w and err_w, SIGPIPE at its default.
+ * Returns posix_spawnp's result. */
+static int spawn_child(const proc_opts *opts, int in_r, int out_w, int err_w, pid_t *pid)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                                        POSIX_SPAWN_SETSIGDEF);
+    posix_spawnattr_setpgroup(&attr, 0);
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(&attr, &none);
+    sigset_t def;
+    sigemptyset(&def);
+    sigaddset(&def, SIGPIPE);
+    posix_spawnattr_setsigdefault(&attr, &def);
+    if (opts->stdin_data)
+        posix_spawn_file_actions_adddup2(&fa, in_r, 0);
+    else
+        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, out_w, 1);
+    posix_spawn_file_actions_adddup2(&fa, err_w, 2);
+    if (opts->cwd)
+        posix_spawn_file_actions_addchdir_np(&fa, opts->cwd);
+
+    int rc = posix_spawnp(pid, opts->argv[0], &fa, &attr, (char *const *)opts->argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    (void)all;
+    return rc;
+}
+
+/* Reads the child's stdout and stderr into res (at most cap bytes each) and writes
+ * opts->stdin_data to *in_w (closed, and set to -1, once written) until both
+ * outputs close, or until the deadline (0: none) sets res->timed_out. */
+static void pump(const proc_opts *opts, proc_result *res, int out_r, int err_r, int *in_w,
+                 long deadline, size_t cap)
+{
+    size_t in_off = 0;
+    int out_open = 1, err_open = 1;
+    while (out_open || err_open) {
+        struct pollfd p[3];
+        int np = 0;
+        int io = -1, ie = -1, ii = -1;
+        if (out_open) {
+            io = np;
+            p[np++] = (struct pollfd){out_r, POLLIN, 0};
+        }
+        if (err_open) {
+            ie = np;
+            p[np++] = (struct pollfd){err_r, POLLIN, 0};
+        }
+        if (*in_w >= 0) {
+            ii = np;
+            p[np++] = (struct pollfd){*in_w, POLLOUT, 0};
+        }
+        int wait = -1;
+        if (deadline) {
+            long left = deadline - (long)now_ms();
+            if (left <= 0) {
+                res->timed_out = 1;
+                break;
+            }
+            wait = (int)left;
+        }
+        int n = poll(p, (nfds_t)np, wait);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            break;
+        if (io >= 0 && p[io].revents && drain(out_r, &res->out, cap))
+            out_open = 0;
+        if (ie >= 0 && p[ie].revents && drain(err_r, &res->err, cap))
+            err_open = 0;
+        if (ii >= 0 && p[ii].revents) {
+            ssize_t w = write(*in_w, opts->stdin_data + in_off, opts->stdin_len - in_off);
+            if (w > 0)
+                in_off += (size_t)w;
+            if ((w < 0 && errno != EAGAIN && errno != EINTR) || in_off >= opts->stdin_len) {
+                close(*in_w);
+                *in_w = -1;
+            }
+        }
+    }
+}
+
 int proc_run(const proc_opts *opts, proc_result *res)
 {
     int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
@@ -82,34 +172,8 @@ int proc_run(const proc_opts *opts, proc_result *res)
         return name_error(PGCI_EIO, opts, strerror(e));
     }
 
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t attr;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawnattr_init(&attr);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                        POSIX_SPAWN_SETSIGDEF);
-    posix_spawnattr_setpgroup(&attr, 0);
-    sigset_t none, all;
-    sigemptyset(&none);
-    sigfillset(&all);
-    posix_spawnattr_setsigmask(&attr, &none);
-    sigset_t def;
-    sigemptyset(&def);
-    sigaddset(&def, SIGPIPE);
-    posix_spawnattr_setsigdefault(&attr, &def);
-    if (opts->stdin_data)
-        posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-    else
-        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, err[1], 2);
-    if (opts->cwd)
-        posix_spawn_file_actions_addchdir_np(&fa, opts->cwd);
-
     pid_t pid;
-    int rc = posix_spawnp(&pid, opts->argv[0], &fa, &attr, (char *const *)opts->argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
+    int rc = spawn_child(opts, in[0], out[1], err[1], &pid);
     close(out[1]);
     close(err[1]);
     if (in[0] >= 0)
@@ -127,8 +191,6 @@ int proc_run(const proc_opts *opts, proc_result *res)
     fcntl(err[0], F_SETFL, O_NONBLOCK);
     if (in[1] >= 0)
         fcntl(in[1], F_SETFL, O_NONBLOCK);
-    size_t in_off = 0;
-    int out_open = 1, err_open = 1;
     long deadline = opts->timeout_ms > 0 ? (long)now_ms() + opts->timeout_ms : 0;
     if (in[1] >= 0 && opts->stdin_len == 0) {
         close(in[1]);
@@ -140,50 +202,7 @@ int proc_run(const proc_opts *opts, proc_result *res)
     ign.sa_handler = SIG_IGN;
     sigaction(SIGPIPE, &ign, &old_pipe);
 
-    while (out_open || err_open) {
-        struct pollfd p[3];
-        int np = 0;
-        int io = -1, ie = -1, ii = -1;
-        if (out_open) {
-            io = np;
-            p[np++] = (struct pollfd){out[0], POLLIN, 0};
-        }
-        if (err_open) {
-            ie = np;
-            p[np++] = (struct pollfd){err[0], POLLIN, 0};
-        }
-        if (in[1] >= 0) {
-            ii = np;
-            p[np++] = (struct pollfd){in[1], POLLOUT, 0};
-        }
-        int wait = -1;
-        if (deadline) {
-            long left = deadline - (long)now_ms();
-            if (left <= 0) {
-                res->timed_out = 1;
-                break;
-            }
-            wait = (int)left;
-        }
-        int n = poll(p, (nfds_t)np, wait);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            break;
-        if (io >= 0 && p[io].revents && drain(out[0], &res->out, cap))
-            out_open = 0;
-        if (ie >= 0 && p[ie].revents && drain(err[0], &res->err, cap))
-            err_open = 0;
-        if (ii >= 0 && p[ii].revents) {
-            ssize_t w = write(in[1], opts->stdin_data + in_off, opts->stdin_len - in_off);
-            if (w > 0)
-                in_off += (size_t)w;
-            if ((w < 0 && errno != EAGAIN && errno != EINTR) || in_off >= opts->stdin_len) {
-                close(in[1]);
-                in[1] = -1;
-            }
-        }
-    }
+    pump(opts, res, out[0], err[0], &in[1], deadline, cap);
     if (in[1] >= 0)
         close(in[1]);
     close(out[0]);
@@ -195,7 +214,6 @@ int proc_run(const proc_opts *opts, proc_result *res)
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
     }
     sigaction(SIGPIPE, &old_pipe, NULL);
-    (void)all;
 
     if (res->timed_out) {
         char why[64];
