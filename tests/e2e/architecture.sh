@@ -2,7 +2,8 @@
 # The layering of docs/architecture.md holds in the tree: no library directory
 # includes src/cmd/, every directory includes only those its row of the table lists,
 # and the directory-level include graph has no cycle (tests/tools/include_graph.py).
-# Then the checker itself, on copies of the tree with one include added: a report
+# No function in src/, checks/, reports/ is over 120 lines (the house rule; kernels/
+# are exempt). Then the checker itself, on copies of the tree with one include added: a report
 # that includes cmd/cmd.h, a check that includes the pipeline, and a cycle the table
 # would allow (core <-> py) must each fail with a line naming the file.
 set -euo pipefail
@@ -15,6 +16,12 @@ graph=tests/tools/include_graph.py
 python3 "$graph" . > "$tmp/out" || { cat "$tmp/out" >&2; fail "the tree breaks docs/architecture.md"; }
 grep -q '^reports -> pipeline' "$tmp/out" || fail "reports should render the pipeline's run record"
 ! grep -q -- '-> cmd ' <(grep -v '^main ' "$tmp/out") || fail "a library includes src/cmd/"
+
+# function length: from the opening brace in column 0 to the closing one
+long=$(for f in src/*/*.c src/*.c checks/*.c reports/*.c; do
+    awk -v F="$f" '/^[A-Za-z].*\(/ { name = $0 } /^\{/ { s = NR } /^\}/ { if (s && NR - s > 120) print F ": " NR - s " lines: " name; s = 0 }' "$f"
+done)
+[ -z "$long" ] || fail "functions over 120 lines:"$'\n'"$long"
 
 # a copy of the sources and the document, to break on purpose
 copy() {
