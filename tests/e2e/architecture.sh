@@ -3,9 +3,9 @@
 # includes src/cmd/, every directory includes only those its row of the table lists,
 # and the directory-level include graph has no cycle (tests/tools/include_graph.py).
 # No function in src/, checks/, reports/ is over 120 lines (the house rule; kernels/
-# are exempt). Then the checker itself, on copies of the tree with one include added: a report
-# that includes cmd/cmd.h, a check that includes the pipeline, and a cycle the table
-# would allow (core <-> py) must each fail with a line naming the file.
+# are exempt). Then the checker itself, on copies of the tree with one include
+# added: a report that includes cmd/cmd.h, a check that includes the pipeline, and a
+# cycle the table would allow (core <-> py) must each fail with a line naming the file.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pgci-e2e-arch.XXXXXX")
