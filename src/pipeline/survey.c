@@ -32,9 +32,10 @@
  * {tag} stands (libgit2 lists the tags of a git: source). */
 static int dir_tags(const workspace *ws, const char *spec, strvec *out)
 {
-    if (!spec || strncmp(spec, "dir:", 4))
+    const char *path;
+    if (upstream_spec_kind(spec, &path) != UPSTREAM_DIR)
         return pgci_error_set(PGCI_EUNSUPPORTED, "this upstream source cannot list its tags");
-    const char *path = spec + 4, *t = strstr(path, "{tag}");
+    const char *t = strstr(path, "{tag}");
     if (!t)
         return pgci_error_set(PGCI_EUNSUPPORTED, "%s has no {tag} to list", spec);
     strbuf parent = STRBUF_INIT;
@@ -64,8 +65,8 @@ static int resolve_tags(const workspace *ws, const survey_opts *o, upstream *up,
         return 0;
     }
     strvec tags = STRVEC_INIT;
-    int r = spec && !strncmp(spec, "dir:", 4) ? dir_tags(ws, spec, &tags)
-                                              : upstream_list_tags(up, &tags);
+    int r = upstream_spec_kind(spec, NULL) == UPSTREAM_DIR ? dir_tags(ws, spec, &tags)
+                                                           : upstream_list_tags(up, &tags);
     if (r < 0) {
         strvec_free(&tags);
         return pgci_error_wrap(r, "--to latest needs the list of upstream tags (name the tag)");
