@@ -312,10 +312,20 @@ static void survey_run_checks(survey_state *s)
         char *cm = configuration_module(cfgs[i]->source_module);
         long ci = cm ? find_module(mods, nmods, cm) : -1;
         free(cm);
-        survey_pair sp = {sel[i]->module, sel[i]->path,  cfgs[i],
-                          mp->a,          mp->b,         out->from,
-                          out->to,        mp->src_b.buf, mp->src_b.len,
-                          mp->src_a.buf,  mp->src_a.len, ci >= 0 ? mods[ci].b : NULL};
+        survey_pair sp = {
+            .config = sel[i]->module,
+            .config_path = sel[i]->path,
+            .cfg = cfgs[i],
+            .a = mp->a,
+            .b = mp->b,
+            .tag_a = out->from,
+            .tag_b = out->to,
+            .src_b = mp->src_b.buf,
+            .src_b_len = mp->src_b.len,
+            .src_a = mp->src_a.buf,
+            .src_a_len = mp->src_a.len,
+            .config_b = ci >= 0 ? mods[ci].b : NULL,
+        };
         signatures_compare(&out->fs, &sp);
         check_deprecations(&out->fs, &sp);
         check_name_map_fields(&out->fs, &sp);
