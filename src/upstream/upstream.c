@@ -449,7 +449,15 @@ int upstream_fetch_batch(upstream *u, const upstream_item *items, size_t n, strb
     }
 
     if (njobs) {
-        batch b = {u, items, names, paths, jobs, job_of, results, errors, codes};
+        batch b = {.u = u,
+                   .items = items,
+                   .names = names,
+                   .paths = paths,
+                   .jobs = jobs,
+                   .job_of = job_of,
+                   .results = results,
+                   .errors = errors,
+                   .codes = codes};
         u->stats.requests += http_fetch_jobs(&u->hp, jobs, njobs, on_http_done, &b);
         for (size_t k = 0; k < njobs; k++) {
             free((char *)jobs[k].url);
