@@ -572,24 +572,20 @@ done:
     strbuf_free(&src);
 }
 
-static int run(const check_ctx *ctx, findings *out, strbuf *why)
+static int run_registration(const check_ctx *ctx, proto_settings *s, findings *out, strbuf *why)
 {
     (void)why;
-    if (!ctx->ws)
-        return CHECK_RAN;
-    proto_settings s;
-    int r = proto_settings_read(&s, ctx->ws);
-    if (r < 0) {
-        proto_settings_free(&s);
-        return r;
-    }
     proto_packages ps;
-    proto_packages_build(&ps, ctx, &s);
+    proto_packages_build(&ps, ctx, s);
     for (size_t i = 0; i < ps.len; i++)
-        check_package(ctx, &s, &ps.items[i], out);
+        check_package(ctx, s, &ps.items[i], out);
     proto_packages_free(&ps);
-    proto_settings_free(&s);
     return CHECK_RAN;
+}
+
+static int run(const check_ctx *ctx, findings *out, strbuf *why)
+{
+    return proto_run(ctx, out, why, run_registration);
 }
 
 const check_def check_protocol_registration = {
