@@ -8,6 +8,7 @@
 #include "cmd/cmd.h"
 #include "core/error.h"
 #include "core/fs.h"
+#include "verify/verify.h"
 
 void run_doc_init(run_doc *d, const char *command, int with_timestamp)
 {
@@ -232,6 +233,7 @@ int run_doc_parse(run_doc *d, const char *text, size_t len, const char *path)
             goto out;
         }
     }
+    rc = verify_doc_validate(r, path);
 out:
     if (rc < 0)
         json_decref(r);
@@ -290,8 +292,21 @@ static void sort_findings_json(json_t *arr)
         v[i] = json_incref(json_array_get(arr, i));
     qsort(v, n, sizeof(*v), cmp_finding_json);
     json_array_clear(arr);
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(arr, v[i]);
+    /* a finding two documents both hold (a full survey merged with its shards,
+     * as the nightly's GPU job and its shards) is one finding */
+    for (size_t i = 0; i < n; i++) {
+        int dup = 0;
+        for (size_t k = json_array_size(arr); k-- > 0 && !dup;) {
+            json_t *prev = json_array_get(arr, k);
+            if (cmp_finding_json(&prev, &v[i]))
+                break;
+            dup = json_equal(prev, v[i]);
+        }
+        if (dup)
+            json_decref(v[i]);
+        else
+            json_array_append_new(arr, v[i]);
+    }
     free(v);
 }
 
@@ -331,6 +346,7 @@ int run_doc_merge(run_doc *out, const run_doc *shards, size_t n)
             }
         }
         json_array_extend(json_object_get(out->root, "findings"), json_object_get(r, "findings"));
+        verify_doc_merge(out->root, r);
         json_array_extend(json_object_get(json_object_get(out->root, "inputs"), "files"),
                           json_object_get(json_object_get(r, "inputs"), "files"));
         const char *k;

@@ -21,6 +21,7 @@ int cmd_check(int argc, const char **argv);
 int cmd_names(int argc, const char **argv);
 int cmd_survey(int argc, const char **argv);
 int cmd_logits(int argc, const char **argv);
+int cmd_verify(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);
 int cmd_run(int argc, const char **argv);
 int cmd_patchgen(int argc, const char **argv);

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -66,6 +67,30 @@ static int drain(int fd, strbuf *sb, size_t cap)
     }
 }
 
+/* The child's environment: ours, with every NAME in extra replaced by extra's
+ * entry, then the entries of extra that were not in ours. Borrows the strings. */
+static char **child_environ(const char *const *extra)
+{
+    size_t n = 0, k = 0;
+    while (environ[n])
+        n++;
+    while (extra[k])
+        k++;
+    char **env = pgci_calloc(n + k + 1, sizeof(*env));
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strcspn(environ[i], "=");
+        int overridden = 0;
+        for (size_t j = 0; j < k && !overridden; j++)
+            overridden = !strncmp(extra[j], environ[i], len) && extra[j][len] == '=';
+        if (!overridden)
+            env[w++] = environ[i];
+    }
+    for (size_t j = 0; j < k; j++)
+        env[w++] = (char *)extra[j];
+    return env;
+}
+
 int proc_run(const proc_opts *opts, proc_result *res)
 {
     int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
@@ -113,7 +138,10 @@ int proc_run(const proc_opts *opts, proc_result *res)
         posix_spawn_file_actions_addchdir_np(&fa, opts->cwd);
 
     pid_t pid;
-    int rc = posix_spawnp(&pid, opts->argv[0], &fa, &attr, (char *const *)opts->argv, environ);
+    char **env = opts->env ? child_environ(opts->env) : environ;
+    int rc = posix_spawnp(&pid, opts->argv[0], &fa, &attr, (char *const *)opts->argv, env);
+    if (env != environ)
+        free(env);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
     close(out[1]);
