@@ -62,8 +62,25 @@ static void print_suite(json_t *s, int color, int verbose)
         fprintf(stderr, "--- %s: the last lines of its output ---\n%s\n---\n", name, tail);
 }
 
+void cmd_verify_print(json_t *v, int color, int verbose)
+{
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(v, "regen"), i, s)
+    {
+        if (!strcmp(json_string_value(json_object_get(s, "status")), "failed"))
+            printf("kept old files: %s failed to regenerate at %s: %s\n",
+                   json_string_value(json_object_get(s, "config")),
+                   json_string_value(json_object_get(v, "tag")),
+                   json_string_value(json_object_get(s, "message")));
+    }
+    if (json_is_string(json_object_get(v, "scratch")))
+        printf("scratch copy: %s\n", json_string_value(json_object_get(v, "scratch")));
+    json_array_foreach(json_object_get(v, "suites"), i, s) print_suite(s, color, verbose);
+}
+
 /* 1 when every suite passed, or did not run and may be skipped. */
-static int all_good(json_t *v, const strvec *allow_skip)
+int cmd_verify_passed(json_t *v, const strvec *allow_skip)
 {
     size_t i;
     json_t *s;
@@ -72,7 +89,8 @@ static int all_good(json_t *v, const strvec *allow_skip)
     {
         const char *st = json_string_value(json_object_get(s, "status"));
         const char *name = json_string_value(json_object_get(s, "name"));
-        if (!strcmp(st, "passed") || (!strcmp(st, "not-run") && strvec_find(allow_skip, name) >= 0))
+        if (!strcmp(st, "passed") ||
+            (!strcmp(st, "not-run") && allow_skip && strvec_find(allow_skip, name) >= 0))
             continue;
         good = 0;
     }
@@ -151,20 +169,8 @@ int cmd_verify(int argc, const char **argv)
         workspace_free(ws);
         goto out;
     }
-    size_t i;
-    json_t *s;
-    json_array_foreach(json_object_get(v, "regen"), i, s)
-    {
-        if (!strcmp(json_string_value(json_object_get(s, "status")), "failed"))
-            printf("kept old files: %s failed to regenerate at %s: %s\n",
-                   json_string_value(json_object_get(s, "config")), cli.tag,
-                   json_string_value(json_object_get(s, "message")));
-    }
-    if (json_is_string(json_object_get(v, "scratch")))
-        printf("scratch copy: %s\n", json_string_value(json_object_get(v, "scratch")));
-    json_array_foreach(json_object_get(v, "suites"), i, s)
-        print_suite(s, log_stdout_color(), common.verbose);
-    code = all_good(v, &cli.allow_skip) ? EXIT_CLEAN : EXIT_FINDINGS;
+    cmd_verify_print(v, log_stdout_color(), common.verbose);
+    code = cmd_verify_passed(v, &cli.allow_skip) ? EXIT_CLEAN : EXIT_FINDINGS;
     if (cli.run_json && write_run(v, ws, &cli) < 0)
         code = cmd_error();
     json_decref(v);
