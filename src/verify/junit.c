@@ -43,6 +43,8 @@ static char *clip(const char *s, int max_lines)
 {
     if (!s)
         return NULL;
+    while (*s == '\n' || *s == '\r')
+        s++;
     size_t n = 0;
     int lines = 0;
     while (s[n] && n < JUNIT_TEXT_MAX) {
@@ -55,15 +57,7 @@ static char *clip(const char *s, int max_lines)
             n--;
     while (n > 0 && strchr(" \t\r\n", s[n - 1]))
         n--;
-    size_t start = 0;
-    while (start < n && (s[start] == '\n' || s[start] == '\r'))
-        start++;
-    if (start == n)
-        return NULL;
-    char *out = pgci_malloc(n - start + 1);
-    memcpy(out, s + start, n - start);
-    out[n - start] = 0;
-    return out;
+    return n ? pgci_strndup(s, n) : NULL;
 }
 
 /* An attribute clipped to one line's worth of text, or NULL. */
@@ -147,11 +141,11 @@ static int parse_error(xmlParserCtxtPtr ctxt, const char *name)
     const xmlError *e = xmlCtxtGetLastError(ctxt);
     if (!e || !e->message)
         return pgci_error_set(PGCI_EINVALID, "%s: malformed XML", name);
-    size_t n = strlen(e->message);
-    while (n && (e->message[n - 1] == '\n' || e->message[n - 1] == ' '))
-        n--;
-    return pgci_error_set(PGCI_EINVALID, "%s:%d: malformed XML: %.*s", name, e->line, (int)n,
-                          e->message);
+    char *m = clip(e->message, 1); /* one line, as every pgci error */
+    int rc = pgci_error_set(PGCI_EINVALID, "%s:%d: malformed XML: %s", name, e->line,
+                            m ? m : "unreadable");
+    free(m);
+    return rc;
 }
 
 int junit_parse(junit_result *out, const char *xml, size_t len, const char *name)
