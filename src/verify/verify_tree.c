@@ -9,7 +9,9 @@
  * into a target directory without touching the index, then the working tree's
  * own changes (modified and untracked, not ignored files) are copied over it, so
  * the copy is what `git status` would call the tree, without build outputs and
- * virtual environments. Outside a repository the workspace is copied as it is.
+ * virtual environments. The whole repository is copied, not only the workspace's
+ * directory: a suite may use files beside it (a shared conftest, test data, the
+ * demo's ../upstream). Outside a repository the workspace is copied as it is.
  */
 #include <errno.h>
 #include <git2.h>
@@ -88,18 +90,14 @@ static int git_fail(const char *what)
     return pgci_error_set(PGCI_EIO, "%s: %s", what, e && e->message ? e->message : "libgit2 error");
 }
 
-/* The working tree's changes under `rel` (modified, added, untracked; deleted)
- * over the checkout in dst. */
-static int overlay_status(git_repository *repo, const char *workdir, const char *rel,
-                          const char *dst)
+/* The working tree's changes (modified, added, untracked; deleted) over the
+ * checkout in dst. */
+static int overlay_status(git_repository *repo, const char *workdir, const char *dst)
 {
     git_status_options so;
     git_status_options_init(&so, GIT_STATUS_OPTIONS_VERSION);
     so.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
     so.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS;
-    char *spec = (char *)rel;
-    if (*rel)
-        so.pathspec = (git_strarray){&spec, 1};
     git_status_list *list = NULL;
     if (git_status_list_new(&list, repo, &so) < 0)
         return git_fail("cannot read the working tree's status");
@@ -127,8 +125,8 @@ static int overlay_status(git_repository *repo, const char *workdir, const char 
     return rc;
 }
 
-/* HEAD's tree under `rel` checked out into dst, plus the working tree's changes. */
-static int git_copy(git_repository *repo, const char *rel, const char *dst)
+/* HEAD's tree checked out into dst, plus the working tree's changes. */
+static int git_copy(git_repository *repo, const char *dst)
 {
     git_object *head = NULL;
     if (git_revparse_single(&head, repo, "HEAD^{tree}") < 0)
@@ -137,13 +135,10 @@ static int git_copy(git_repository *repo, const char *rel, const char *dst)
     git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
     co.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DONT_UPDATE_INDEX;
     co.target_directory = dst;
-    char *spec = (char *)rel;
-    if (*rel)
-        co.paths = (git_strarray){&spec, 1};
     int rc = git_checkout_tree(repo, head, &co) < 0 ? git_fail("cannot check out HEAD") : 0;
     git_object_free(head);
     if (rc == 0)
-        rc = overlay_status(repo, git_repository_workdir(repo), rel, dst);
+        rc = overlay_status(repo, git_repository_workdir(repo), dst);
     return rc;
 }
 
@@ -166,7 +161,7 @@ static int make_copy(verify_tree *t, const workspace *ws)
             fs_join(&r, t->dir, *rel ? rel : ".");
             t->root = strbuf_detach(&r, NULL);
             t->how = pgci_strdup("git");
-            rc = git_copy(repo, rel, t->dir);
+            rc = git_copy(repo, t->dir);
         }
         free(wd);
         free(root);

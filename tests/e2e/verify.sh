@@ -190,7 +190,9 @@ snapshot "$G" > "$T/gafter"
 diff -u "$T/gbefore" "$T/gafter"
 [ -z "$(git -C "$G" worktree list --porcelain | grep -c '^worktree' | grep -v '^1$')" ]
 scratch=$(sed -n 's/^scratch copy: //p' "$T/git.txt")
+# the whole repository (files beside the workspace too), without its .git
 [ -f "$scratch/UNTRACKED_MARKER" ] && [ ! -e "$scratch/IGNORED_MARKER" ] && [ ! -e "$scratch/../.git" ]
+[ -f "$scratch/../upstream/v1.0.0/transformers/__init__.py" ]
 rm -rf "$(dirname "$scratch")"
 python3 - "$T/git.json" <<'PY'
 import json, sys
