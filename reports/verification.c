@@ -197,8 +197,9 @@ void report_verification_suites(strbuf *out, const run_doc *d)
     json_t *r;
     json_array_foreach(regen, i, r) failed += !strcmp(str(r, "status"), "failed");
     if (failed)
-        strbuf_addf(out, " %zu %s failed to regenerate there and kept %s old files (see "
-                         "Follow-ups).",
+        strbuf_addf(out,
+                    " %zu %s failed to regenerate there and kept %s old files (see "
+                    "Follow-ups).",
                     failed, failed == 1 ? "config" : "configs", failed == 1 ? "its" : "their");
     strbuf_adds(out, "\n\n");
     if (!json_array_size(suites)) {
@@ -231,8 +232,9 @@ void report_verification_followups(strbuf *out, const run_doc *d)
     {
         if (strcmp(str(s, "status"), "failed"))
             continue;
-        strbuf_addf(out, "- `%s` failed to regenerate at %s and kept its old files in the "
-                         "verified copy",
+        strbuf_addf(out,
+                    "- `%s` failed to regenerate at %s and kept its old files in the "
+                    "verified copy",
                     str(s, "config"), str(v, "tag"));
         if (*str(s, "message")) {
             strbuf_adds(out, ": ");

@@ -35,10 +35,10 @@ static int validate_suite(json_t *s, const char *path, size_t i)
     char where[48];
     snprintf(where, sizeof(where), " suite %zu", i);
     static const char *const counts[] = {"tests", "passed", "failed", "errors", "skipped"};
-    int rc = json_is_object(s) ? 0
-                               : pgci_error_set(PGCI_EINVALID,
-                                                "%s: verification suite %zu is not an object",
-                                                path, i);
+    int rc =
+        json_is_object(s)
+            ? 0
+            : pgci_error_set(PGCI_EINVALID, "%s: verification suite %zu is not an object", path, i);
     if (rc == 0)
         rc = want(path, where, s, "name", JSON_STRING, 0);
     if (rc == 0)

@@ -214,7 +214,8 @@ static void judge(json_t *o, int rc, const proc_result *res, const char *junit, 
     strbuf xml = STRBUF_INIT;
     junit_result j;
     memset(&j, 0, sizeof(j));
-    if (fs_read_file(&xml, junit, 64u << 20) < 0 || junit_parse(&j, xml.buf, xml.len, base_name(junit)) < 0)
+    if (fs_read_file(&xml, junit, 64u << 20) < 0 ||
+        junit_parse(&j, xml.buf, xml.len, base_name(junit)) < 0)
         not_run(o, "its JUnit XML is unreadable: %s (exit status %d)", pgci_error_last(),
                 res->status);
     else if (!j.cases.len)

@@ -43,8 +43,7 @@ static int copy_file(const char *src, const char *dst)
         target[n] = 0;
         unlink(dst);
         if (symlink(target, dst) < 0)
-            return pgci_error_set(PGCI_EIO, "cannot create the link %s: %s", dst,
-                                  strerror(errno));
+            return pgci_error_set(PGCI_EIO, "cannot create the link %s: %s", dst, strerror(errno));
         return 0;
     }
     strbuf data = STRBUF_INIT;
@@ -216,8 +215,8 @@ static int write_output(verify_tree *t, const ws_config *c, const regen_output *
     if (rc == 0 && fs_is_file(df.buf))
         rc = fs_write_atomic(df.buf, r->diff.buf, r->diff.len);
     if (rc == 0)
-        json_array_append_new(t->regen, regen_entry(c->module, same ? "unchanged" : "written",
-                                                    NULL));
+        json_array_append_new(t->regen,
+                              regen_entry(c->module, same ? "unchanged" : "written", NULL));
     strbuf_free(&py);
     strbuf_free(&df);
     strbuf_free(&old);

@@ -216,8 +216,9 @@ static void test_proc_env_and_group(void **state)
     setenv("PGCI_TEST_KEEP", "kept", 1);
     setenv("PGCI_TEST_OVER", "parent", 1);
     const char *env[] = {"PGCI_TEST_NEW=new", "PGCI_TEST_OVER=child", NULL};
-    const char *argv[] = {"sh", "-c", "printf '%s/%s/%s' \"$PGCI_TEST_NEW\" \"$PGCI_TEST_OVER\" "
-                                      "\"$PGCI_TEST_KEEP\"",
+    const char *argv[] = {"sh", "-c",
+                          "printf '%s/%s/%s' \"$PGCI_TEST_NEW\" \"$PGCI_TEST_OVER\" "
+                          "\"$PGCI_TEST_KEEP\"",
                           NULL};
     char cwd[] = "/";
     proc_opts o = {.argv = argv, .env = env, .cwd = cwd, .timeout_ms = 5000};

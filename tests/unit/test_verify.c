@@ -292,9 +292,9 @@ static void test_run_suite(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_junit_pytest),  cmocka_unit_test(test_junit_shapes),
+        cmocka_unit_test(test_junit_pytest),   cmocka_unit_test(test_junit_shapes),
         cmocka_unit_test(test_junit_refusals), cmocka_unit_test(test_config),
-        cmocka_unit_test(test_config_errors), cmocka_unit_test(test_run_suite),
+        cmocka_unit_test(test_config_errors),  cmocka_unit_test(test_run_suite),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
