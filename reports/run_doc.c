@@ -292,21 +292,8 @@ static void sort_findings_json(json_t *arr)
         v[i] = json_incref(json_array_get(arr, i));
     qsort(v, n, sizeof(*v), cmp_finding_json);
     json_array_clear(arr);
-    /* a finding two documents both hold (a full survey merged with its shards,
-     * as the nightly's GPU job and its shards) is one finding */
-    for (size_t i = 0; i < n; i++) {
-        int dup = 0;
-        for (size_t k = json_array_size(arr); k-- > 0 && !dup;) {
-            json_t *prev = json_array_get(arr, k);
-            if (cmp_finding_json(&prev, &v[i]))
-                break;
-            dup = json_equal(prev, v[i]);
-        }
-        if (dup)
-            json_decref(v[i]);
-        else
-            json_array_append_new(arr, v[i]);
-    }
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(arr, v[i]);
     free(v);
 }
 

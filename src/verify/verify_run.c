@@ -79,12 +79,20 @@ static int expand_argv(strvec *out, const verify_suite *s, const char *junit, co
     return rc;
 }
 
-/* --python, else [tool.pgci] python; a relative path with a '/' is the
- * workspace's (".venv/bin/python"), made absolute so it works in any cwd. */
+/* --python, else [tool.pgci] python; made absolute so it works in any cwd: a
+ * relative --python is the user's (from where pgci runs), a relative [tool.pgci]
+ * python with a '/' the workspace's (".venv/bin/python"). */
 static void python_argv(strvec *out, const verify_config *c, const verify_run_opts *o)
 {
     if (o->python) {
-        strvec_push(out, o->python);
+        /* joined, not realpath(): a venv's python is a symlink whose own path is
+         * what makes it the venv's */
+        char cwd[4096];
+        strbuf abs = STRBUF_INIT;
+        if (strchr(o->python, '/') && o->python[0] != '/' && getcwd(cwd, sizeof(cwd)))
+            fs_join(&abs, cwd, o->python);
+        strvec_push(out, abs.len ? abs.buf : o->python);
+        strbuf_free(&abs);
     } else {
         for (size_t i = 0; i < c->python.len; i++)
             strvec_push(out, c->python.items[i]);

@@ -52,6 +52,12 @@ expect_grep 'failed tests.test_models::test_qwen3_logits: AssertionError: logits
 rc=0; "$PGCI" verify -C "$W" gpu > "$T/gpu.txt" || rc=$?
 [ "$rc" = 1 ] || { echo "a suite that did not run must not pass, got $rc" >&2; exit 1; }
 "$PGCI" verify -C "$W" gpu --allow-skip gpu > /dev/null
+# a relative --python is the caller's, kept a link (a venv's python is one), though
+# the suite runs in another directory
+python3 -m venv --without-pip "$T/venv"
+(cd "$T" && "$PGCI" verify -C ws env --python venv/bin/python --run-json "$T/relpy.json" > /dev/null)
+python3 -c 'import json, sys; a = json.load(open(sys.argv[1]))["verification"]["suites"][0]["argv"][0]; assert a == sys.argv[2], a' \
+    "$T/relpy.json" "$(cd "$T" && pwd -P)/venv/bin/python"
 expect_fail 2 "no suite 'nope' in \[tool.pgci.verify\] \(known: pass, fail, crash" \
     "$PGCI" verify -C "$W" nope
 expect_fail 2 "no \[tool.pgci.verify\] suites" "$PGCI" verify -C fixtures/workspace
@@ -221,15 +227,15 @@ s = {x["name"]: x for x in v["suites"]}
 assert [c["name"] for c in s["based-on"]["cases"]] == ["test_llama[1.1.0]", "test_qwen3[1.0.0]"]
 assert s["gpu"]["status"] == "not-run" and s["pass"]["status"] == "passed"
 PY
-# merged with survey shards (as the nightly does), findings stay single
-for k in 1 2; do
-    "$PGCI" survey -C "$W" --ruff "$RUFF" --shard $k/2 --run-json "$T/shard$k.json" > /dev/null || true
-done
-"$PGCI" report --merge "$T/shard1.json" "$T/shard2.json" "$T/survey.json" -o "$T/merged"
-python3 - "$T/merged/run.json" "$T/survey.json" <<'PY'
+# merging keeps the first document's suites and adds the others' it lacks
+"$PGCI" report --merge "$T/tag.json" "$T/run.json" -o "$T/merged"
+python3 - "$T/merged/run.json" <<'PY'
 import json, sys
-m, s = (json.load(open(p)) for p in sys.argv[1:])
-assert m["findings"] == s["findings"], (len(m["findings"]), len(s["findings"]))
-assert m["verification"]["suites"] == s["verification"]["suites"]
+v = json.load(open(sys.argv[1]))["verification"]
+names = [s["name"] for s in v["suites"]]
+assert names[0] == "based-on" and v["tag"] == "v1.1.0", (names, v["tag"])
+assert sorted(names) == sorted(["based-on", "pass", "fail", "crash", "timeout", "noxml", "malformed",
+                                "empty", "exit-nonzero", "gpu", "env"]), names
+assert [c["name"] for c in v["suites"][0]["cases"]] == ["test_llama[1.1.0]", "test_qwen3[1.0.0]"]
 PY
 echo "verify: every suite outcome, the report, --tag (copy and git), survey --verify: ok"
