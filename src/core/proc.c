@@ -2,7 +2,9 @@
  * Why a poll loop: a child that writes a lot to stderr while we block writing its
  * stdin (or reading its stdout) would deadlock with naive sequential I/O. We poll
  * all three pipes, non-blocking, until the child closes both outputs, then reap it.
- * The child is put in its own process group so a timeout kills what it spawned too.
+ * The child is put in its own process group so a timeout kills what it spawned too,
+ * and so does the child's exit: what it leaves running holding our pipes (a daemon,
+ * a test suite's stray worker) would otherwise keep us waiting until the timeout.
  */
 #include "core/proc.h"
 
@@ -162,7 +164,7 @@ int proc_run(const proc_opts *opts, proc_result *res)
     if (in[1] >= 0)
         fcntl(in[1], F_SETFL, O_NONBLOCK);
     size_t in_off = 0;
-    int out_open = 1, err_open = 1;
+    int out_open = 1, err_open = 1, reaped = 0, st = 0;
     long deadline = opts->timeout_ms > 0 ? now_ms() + opts->timeout_ms : 0;
     if (in[1] >= 0 && opts->stdin_len == 0) {
         close(in[1]);
@@ -199,6 +201,8 @@ int proc_run(const proc_opts *opts, proc_result *res)
             }
             wait = (int)left;
         }
+        if (wait < 0 || wait > 100)
+            wait = 100; /* to notice a child that exits while its own children hold the pipes */
         int n = poll(p, (nfds_t)np, wait);
         if (n < 0 && errno == EINTR)
             continue;
@@ -217,16 +221,25 @@ int proc_run(const proc_opts *opts, proc_result *res)
                 in[1] = -1;
             }
         }
+        /* exited while something it started still holds the pipes open (a daemon,
+         * a test's leftover worker): keep what it wrote, and end the group below */
+        if (waitpid(pid, &st, WNOHANG) == pid) {
+            reaped = 1;
+            if (out_open)
+                drain(out[0], &res->out, cap);
+            if (err_open)
+                drain(err[0], &res->err, cap);
+            break;
+        }
     }
     if (in[1] >= 0)
         close(in[1]);
     close(out[0]);
     close(err[0]);
-    if (res->timed_out)
+    if (res->timed_out || reaped)
         kill(-pid, SIGKILL);
 
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    while (!reaped && waitpid(pid, &st, 0) < 0 && errno == EINTR) {
     }
     sigaction(SIGPIPE, &old_pipe, NULL);
     (void)all;

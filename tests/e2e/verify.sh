@@ -3,7 +3,8 @@
 # [tool.pgci.verify] suites are small hand-written scripts (tests/e2e/verify/
 # suite.py) that end each way a real suite can: pass (with a skip), test failures,
 # a crash after writing XML, a timeout with a grandchild (the process group must
-# die), no XML, malformed XML, a GPU suite on a machine without one
+# die), a pass that leaves a process holding its output (done at its exit, the
+# process killed), no XML, malformed XML, a GPU suite on a machine without one
 # (CUDA_VISIBLE_DEVICES=""), cwd and env. Then:
 #  - run.json holds each outcome with its reason, validates against the schema,
 #    and the report's Verification section, summary, comment and job summary show it;
@@ -32,6 +33,7 @@ pass = { argv = ["{python}", "suites/suite.py", "pass", "{junit}"] }
 fail = { argv = ["{python}", "suites/suite.py", "fail", "{junit}"] }
 crash = { argv = ["{python}", "suites/suite.py", "crash", "{junit}"] }
 timeout = { argv = ["{python}", "suites/suite.py", "timeout", "{junit}"], timeout = 2, env = { PGCI_TEST_PIDFILE = "$T/pid" } }
+daemon = { argv = ["{python}", "suites/suite.py", "daemon", "{junit}"], timeout = 600, env = { PGCI_TEST_PIDFILE = "$T/daemon-pid" } }
 noxml = { argv = ["{python}", "suites/suite.py", "noxml", "{junit}"] }
 malformed = { argv = ["{python}", "suites/suite.py", "malformed", "{junit}"] }
 empty = { argv = ["{python}", "suites/suite.py", "empty", "{junit}"] }
@@ -67,7 +69,7 @@ rc=0
 "$PGCI" verify -C "$W" --python python3 --run-json "$T/run.json" > "$T/all.txt" 2> "$T/all.err" || rc=$?
 [ "$rc" = 1 ] || { echo "verify with failures should exit 1, got $rc" >&2; cat "$T/all.err" >&2; exit 1; }
 python3 tests/tools/validate_json.py docs/run.schema.json "$T/run.json" > /dev/null
-python3 - "$T/run.json" "$T/pid" <<'PY'
+python3 - "$T/run.json" "$T/pid" "$T/daemon-pid" <<'PY'
 import json, os, sys
 run = json.load(open(sys.argv[1]))
 assert run["command"] == "verify"
@@ -76,7 +78,7 @@ assert v["tree"] == "checked-in" and v["tag"] == "v1.0.0" and v["python"] == "py
 assert v["gpu"] is False
 s = {x["name"]: x for x in v["suites"]}
 want = {
-    "pass": ("passed", None), "fail": ("failed", None),
+    "pass": ("passed", None), "fail": ("failed", None), "daemon": ("passed", None),
     "crash": ("not-run", "crashed: killed by signal 11 (Segmentation fault)"),
     "timeout": ("not-run", "timed out after 2 s; its process group was killed"),
     "noxml": ("not-run", "exited with status 0 without writing its JUnit XML"),
@@ -109,13 +111,21 @@ assert s["crash"]["exit_status"] is None and s["timeout"]["exit_status"] is None
 assert s["noxml"]["output_tail"] == "collected 0 items; no XML written", s["noxml"]["output_tail"]
 assert s["gpu"]["argv"][1] == "suites/suite.py"
 assert s["env"]["cwd"] == "suites" and s["env"]["argv"][0] == "python3"
-# the grandchild of the suite that timed out died with its process group
-pid = int(open(sys.argv[2]).read())
-try:
-    st = open(f"/proc/{pid}/stat").read()
-    assert st[st.rindex(")") + 2] in "ZX", f"grandchild {pid} survived the timeout: {st}"
-except FileNotFoundError:
-    pass
+# the grandchildren of the suite that timed out and of the one that exited died
+# with their process groups
+import time
+for pidfile in sys.argv[2:4]:
+    pid = int(open(pidfile).read())
+    for _ in range(100):
+        try:
+            st = open(f"/proc/{pid}/stat").read()
+        except FileNotFoundError:
+            break
+        if st[st.rindex(")") + 2] in "ZX":
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError(f"grandchild {pid} ({pidfile}) survived: {st}")
 PY
 expect_grep '^not run gpu: needs a GPU and this machine shows none$' "$T/all.txt"
 expect_grep '^not run timeout: timed out after 2 s; its process group was killed$' "$T/all.txt"
@@ -234,7 +244,7 @@ import json, sys
 v = json.load(open(sys.argv[1]))["verification"]
 names = [s["name"] for s in v["suites"]]
 assert names[0] == "based-on" and v["tag"] == "v1.1.0", (names, v["tag"])
-assert sorted(names) == sorted(["based-on", "pass", "fail", "crash", "timeout", "noxml", "malformed",
+assert sorted(names) == sorted(["based-on", "pass", "fail", "crash", "timeout", "daemon", "noxml", "malformed",
                                 "empty", "exit-nonzero", "gpu", "env"]), names
 assert [c["name"] for c in v["suites"][0]["cases"]] == ["test_llama[1.1.0]", "test_qwen3[1.0.0]"]
 PY

@@ -239,6 +239,21 @@ static void test_proc_env_and_group(void **state)
         usleep(20000);
     assert_false(alive(pid));
     proc_result_free(&r);
+
+    /* a child that exits leaving a process that holds its stdout: done when the
+     * child is (not at the timeout), its output kept, what it left killed */
+    const char *daemon[] = {"sh", "-c", "sleep 100 & echo $!; echo bye >&2; exit 5", NULL};
+    proc_opts o3 = {.argv = daemon, .timeout_ms = 60000};
+    assert_int_equal(proc_run(&o3, &r), 0);
+    assert_false(r.timed_out);
+    assert_int_equal(r.status, 5);
+    assert_string_equal(r.err.buf, "bye\n");
+    pid = strtol(r.out.buf, NULL, 10);
+    assert_true(pid > 0);
+    for (int i = 0; i < 100 && alive(pid); i++)
+        usleep(20000);
+    assert_false(alive(pid));
+    proc_result_free(&r);
     unsetenv("PGCI_TEST_KEEP");
     unsetenv("PGCI_TEST_OVER");
 }
