@@ -2,7 +2,9 @@
  * Why a poll loop: a child that writes a lot to stderr while we block writing its
  * stdin (or reading its stdout) would deadlock with naive sequential I/O. We poll
  * all three pipes, non-blocking, until the child closes both outputs, then reap it.
- * The child is put in its own process group so a timeout kills what it spawned too.
+ * The child is put in its own process group so a timeout kills what it spawned too,
+ * and so does the child's exit: what it leaves running holding our pipes (a daemon,
+ * a test suite's stray worker) would otherwise keep us waiting until the timeout.
  */
 #include "core/proc.h"
 
@@ -12,6 +14,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -60,9 +63,33 @@ static int drain(int fd, strbuf *sb, size_t cap)
     }
 }
 
+/* The child's environment: ours, with every NAME in extra replaced by extra's
+ * entry, then the entries of extra that were not in ours. Borrows the strings. */
+static char **child_environ(const char *const *extra)
+{
+    size_t n = 0, k = 0;
+    while (environ[n])
+        n++;
+    while (extra[k])
+        k++;
+    char **env = pgci_calloc(n + k + 1, sizeof(*env));
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strcspn(environ[i], "=");
+        int overridden = 0;
+        for (size_t j = 0; j < k && !overridden; j++)
+            overridden = !strncmp(extra[j], environ[i], len) && extra[j][len] == '=';
+        if (!overridden)
+            env[w++] = environ[i];
+    }
+    for (size_t j = 0; j < k; j++)
+        env[w++] = (char *)extra[j];
+    return env;
+}
+
 /* Starts opts->argv in a process group of its own, stdin from in_r (or /dev/null
- * when -1), stdout and stderr into out_w and err_w, SIGPIPE at its default.
- * Returns posix_spawnp's result. */
+ * when opts has no stdin), stdout and stderr into out_w and err_w, SIGPIPE at its
+ * default, in opts->env's environment. Returns posix_spawnp's result. */
 static int spawn_child(const proc_opts *opts, int in_r, int out_w, int err_w, pid_t *pid)
 {
     posix_spawn_file_actions_t fa;
@@ -89,7 +116,10 @@ static int spawn_child(const proc_opts *opts, int in_r, int out_w, int err_w, pi
     if (opts->cwd)
         posix_spawn_file_actions_addchdir_np(&fa, opts->cwd);
 
-    int rc = posix_spawnp(pid, opts->argv[0], &fa, &attr, (char *const *)opts->argv, environ);
+    char **env = opts->env ? child_environ(opts->env) : environ;
+    int rc = posix_spawnp(pid, opts->argv[0], &fa, &attr, (char *const *)opts->argv, env);
+    if (env != environ)
+        free(env);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
     (void)all;
@@ -98,9 +128,10 @@ static int spawn_child(const proc_opts *opts, int in_r, int out_w, int err_w, pi
 
 /* Reads the child's stdout and stderr into res (at most cap bytes each) and writes
  * opts->stdin_data to *in_w (closed, and set to -1, once written) until both
- * outputs close, or until the deadline (0: none) sets res->timed_out. */
-static void pump(const proc_opts *opts, proc_result *res, int out_r, int err_r, int *in_w,
-                 long deadline, size_t cap)
+ * outputs close, the deadline (0: none) sets res->timed_out, or the child exits
+ * (*reaped = 1, its status in *st). */
+static void pump(const proc_opts *opts, proc_result *res, pid_t pid, int out_r, int err_r,
+                 int *in_w, long deadline, size_t cap, int *reaped, int *st)
 {
     size_t in_off = 0;
     int out_open = 1, err_open = 1;
@@ -129,6 +160,8 @@ static void pump(const proc_opts *opts, proc_result *res, int out_r, int err_r, 
             }
             wait = (int)left;
         }
+        if (wait < 0 || wait > 100)
+            wait = 100; /* to notice a child that exits while its own children hold the pipes */
         int n = poll(p, (nfds_t)np, wait);
         if (n < 0 && errno == EINTR)
             continue;
@@ -146,6 +179,16 @@ static void pump(const proc_opts *opts, proc_result *res, int out_r, int err_r, 
                 close(*in_w);
                 *in_w = -1;
             }
+        }
+        /* exited while something it started still holds the pipes open (a daemon,
+         * a test's leftover worker): keep what it wrote, and end the group below */
+        if (waitpid(pid, st, WNOHANG) == pid) {
+            *reaped = 1;
+            if (out_open)
+                drain(out_r, &res->out, cap);
+            if (err_open)
+                drain(err_r, &res->err, cap);
+            break;
         }
     }
 }
@@ -191,6 +234,7 @@ int proc_run(const proc_opts *opts, proc_result *res)
     fcntl(err[0], F_SETFL, O_NONBLOCK);
     if (in[1] >= 0)
         fcntl(in[1], F_SETFL, O_NONBLOCK);
+    int reaped = 0, st = 0;
     long deadline = opts->timeout_ms > 0 ? (long)now_ms() + opts->timeout_ms : 0;
     if (in[1] >= 0 && opts->stdin_len == 0) {
         close(in[1]);
@@ -202,16 +246,15 @@ int proc_run(const proc_opts *opts, proc_result *res)
     ign.sa_handler = SIG_IGN;
     sigaction(SIGPIPE, &ign, &old_pipe);
 
-    pump(opts, res, out[0], err[0], &in[1], deadline, cap);
+    pump(opts, res, pid, out[0], err[0], &in[1], deadline, cap, &reaped, &st);
     if (in[1] >= 0)
         close(in[1]);
     close(out[0]);
     close(err[0]);
-    if (res->timed_out)
+    if (res->timed_out || reaped)
         kill(-pid, SIGKILL);
 
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    while (!reaped && waitpid(pid, &st, 0) < 0 && errno == EINTR) {
     }
     sigaction(SIGPIPE, &old_pipe, NULL);
 
