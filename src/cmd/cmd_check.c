@@ -8,11 +8,12 @@
 #include <string.h>
 
 #include "checks/check.h"
-#include "checks/gate.h"
 #include "cmd/cmd.h"
 #include "core/error.h"
 #include "core/log.h"
-#include "reports/run_shard.h"
+#include "pipeline/gate.h"
+#include "pipeline/pipeline.h"
+#include "pipeline/run_shard.h"
 #include "workspace/workspace.h"
 
 static const char usage[] = "pgci check [CONFIG...] [--tag T] [--fix] [--fail-on S] [--format "
@@ -153,7 +154,7 @@ int cmd_check(int argc, const char **argv)
         goto out;
     }
     if (allow_skip_check(&allow_skip) < 0 ||
-        (shard && gate_parse_shard(shard, &go.shard_k, &go.shard_n) < 0)) {
+        (shard && pipeline_parse_shard(shard, &go.shard_k, &go.shard_n) < 0)) {
         code = cmd_error();
         goto out;
     }

@@ -1,0 +1,465 @@
+/*
+ * The pin-bump survey. Stages, in order: resolve the two tags; evaluate the
+ * configs; fetch and index every source module (and its configuration module) at
+ * both tags; regenerate every config against B; compare A with B under each
+ * patch. Each stage's failures become findings or not-run records, never a
+ * silent skip.
+ */
+#include "pipeline/survey.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/checks.h"
+#include "checks/contracts.h"
+#include "checks/regen_finding.h"
+#include "checks/signatures.h"
+#include "core/clock.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/sha256.h"
+#include "core/version.h"
+#include "index/index.h"
+#include "patchgen/config_eval.h"
+#include "patchgen/regen.h"
+#include "pipeline/pipeline.h"
+#include "upstream/upstream.h"
+
+/* ---- tags -------------------------------------------------------------------------- */
+
+/* Tags of a dir: source whose path holds {tag}: the names of the directory where
+ * {tag} stands (libgit2 lists the tags of a git: source). */
+static int dir_tags(const workspace *ws, const char *spec, strvec *out)
+{
+    const char *path;
+    if (upstream_spec_kind(spec, &path) != UPSTREAM_DIR)
+        return pgci_error_set(PGCI_EUNSUPPORTED, "this upstream source cannot list its tags");
+    const char *t = strstr(path, "{tag}");
+    if (!t)
+        return pgci_error_set(PGCI_EUNSUPPORTED, "%s has no {tag} to list", spec);
+    strbuf parent = STRBUF_INIT;
+    if (path[0] != '/')
+        fs_join(&parent, ws->root, "");
+    strbuf_add(&parent, path, (size_t)(t - path));
+    int r = fs_list_dir(out, parent.buf);
+    strbuf_free(&parent);
+    return r;
+}
+
+static int resolve_tags(const workspace *ws, const survey_opts *o, upstream *up, const char *spec,
+                        survey_result *out)
+{
+    const char *from = o->from ? o->from : "pin";
+    if (!strcmp(from, "pin")) {
+        if (!ws->pin)
+            return pgci_error_set(PGCI_EUSAGE, "--from pin: %s pins no transformers version",
+                                  ws->pyproject);
+        out->from = workspace_pin_tag(ws);
+    } else {
+        out->from = pgci_strdup(from);
+    }
+    const char *to = o->to ? o->to : "latest";
+    if (strcmp(to, "latest")) {
+        out->to = pgci_strdup(to);
+        return 0;
+    }
+    strvec tags = STRVEC_INIT;
+    int r = upstream_spec_kind(spec, NULL) == UPSTREAM_DIR ? dir_tags(ws, spec, &tags)
+                                                           : upstream_list_tags(up, &tags);
+    if (r < 0) {
+        strvec_free(&tags);
+        return pgci_error_wrap(r, "--to latest needs the list of upstream tags (name the tag)");
+    }
+    out->to = version_latest(&tags, out->from);
+    strvec_free(&tags);
+    if (!out->to)
+        return pgci_error_set(PGCI_ENOTFOUND, "no release newer than %s upstream", out->from);
+    return 0;
+}
+
+/* ---- the survey ------------------------------------------------------------------------ */
+
+typedef struct module_pair {
+    char *module;
+    strbuf src_a, src_b;
+    index_module *a, *b;
+    char *err_a, *err_b;
+} module_pair;
+
+static long find_module(module_pair *mods, size_t n, const char *m)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(mods[i].module, m))
+            return (long)i;
+    return -1;
+}
+
+/* transformers.models.llama.modeling_llama -> transformers.models.llama.configuration_llama */
+static char *configuration_module(const char *m)
+{
+    const char *last = strrchr(m, '.');
+    if (!last || strncmp(last + 1, "modeling_", 9))
+        return NULL;
+    return pgci_asprintf("%.*s.configuration_%s", (int)(last - m), m, last + 10);
+}
+
+static void fetch_and_index(upstream *up, const char *tag, module_pair *mods, size_t n, int side)
+{
+    strvec names = STRVEC_INIT;
+    for (size_t i = 0; i < n; i++)
+        strvec_push(&names, mods[i].module);
+    strbuf *res = pgci_calloc(n ? n : 1, sizeof(strbuf));
+    char **errs = pgci_calloc(n ? n : 1, sizeof(char *));
+    for (size_t i = 0; i < n; i++)
+        strbuf_init(&res[i], 0);
+    upstream_fetch_all(up, tag, &names, res, errs);
+    pgci_error_clear();
+    for (size_t i = 0; i < n; i++) {
+        strbuf *dst = side ? &mods[i].src_b : &mods[i].src_a;
+        char **err = side ? &mods[i].err_b : &mods[i].err_a;
+        index_module **ix = side ? &mods[i].b : &mods[i].a;
+        if (errs[i]) {
+            *err = errs[i];
+            strbuf_free(&res[i]);
+            continue;
+        }
+        *dst = res[i];
+        if (index_module_from_source(ix, dst->buf, dst->len, mods[i].module, mods[i].module) < 0) {
+            *err = pgci_strdup(pgci_error_last());
+            *ix = NULL;
+            pgci_error_clear();
+        }
+    }
+    free(res);
+    free(errs);
+    strvec_free(&names);
+}
+
+static int is_change(const finding *f)
+{
+    const char *k = json_string_value(json_object_get(f->data, "kind"));
+    return k && strcmp(k, "vanished") && strcmp(k, "appeared") && strcmp(k, "import-removed") &&
+           strcmp(k, "body-changed") && strcmp(f->check, "signatures") == 0;
+}
+
+/* One survey run: what each stage hands the next. Zeroed at the start, so the one
+ * cleanup path (survey_state_free) frees whatever the stages got to. */
+typedef struct survey_state {
+    const workspace *ws;
+    const survey_opts *o;
+    survey_result *out;
+    upstream *up;
+    const ws_config **sel; /* the selected configs, n of them */
+    size_t n;
+    config_eval *ev;
+    pg_config **cfgs;  /* evaluated, one per config; NULL where evaluation failed */
+    module_pair *mods; /* each source module and configuration module, at A and B */
+    size_t nmods;
+    regen_output *outs; /* regenerated against B, one per config */
+    check_input *in;
+    char *ruff;
+} survey_state;
+
+/* The upstream and the two tags, recorded as the run's inputs. */
+static int survey_resolve(survey_state *s)
+{
+    const workspace *ws = s->ws;
+    survey_result *out = s->out;
+    const char *spec = s->o->source ? s->o->source : ws->upstream;
+    int r = pipeline_upstream_open(&s->up, ws, spec, s->o->cache_dir, s->o->jobs);
+    if (r < 0)
+        return r;
+    if ((r = resolve_tags(ws, s->o, s->up, spec, out)) < 0)
+        return r;
+    run_doc_set_input(&out->doc, "workspace", ws->root);
+    run_doc_set_input(&out->doc, "from", out->from);
+    run_doc_set_input(&out->doc, "to", out->to);
+    run_doc_set_input(&out->doc, "pin", ws->pin);
+    run_doc_set_input(&out->doc, "upstream", upstream_describe(s->up));
+    return 0;
+}
+
+/* Every selected config evaluated; one that does not evaluate is a finding. Collects
+ * the modules to fetch: each source module and its configuration module. */
+static int survey_evaluate(survey_state *s)
+{
+    const survey_opts *o = s->o;
+    int r = pipeline_select(s->ws, o->only, o->shard_k, o->shard_n, &s->sel, &s->n);
+    if (r < 0)
+        return r;
+    size_t n = s->n;
+    const ws_config **sel = s->sel;
+    s->out->n_configs = n;
+    if ((r = config_eval_new(&s->ev, s->ws)) < 0)
+        return r;
+    pg_config **cfgs = s->cfgs = pgci_calloc(n ? n : 1, sizeof(*cfgs));
+    module_pair *mods = s->mods = pgci_calloc(2 * n + 1, sizeof(*mods));
+    size_t nmods = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (config_eval_file(s->ev, sel[i]->path, o->var_name, &cfgs[i]) < 0) {
+            cfgs[i] = NULL;
+            regen_finding(&s->out->fs, sel[i]->module, sel[i]->path, "cannot evaluate",
+                          pgci_error_last());
+            pgci_error_clear();
+            continue;
+        }
+        const char *m = cfgs[i]->source_module;
+        char *cm = configuration_module(m);
+        if (find_module(mods, nmods, m) < 0)
+            mods[nmods++].module = pgci_strdup(m);
+        if (cm && find_module(mods, nmods, cm) < 0)
+            mods[nmods++].module = cm;
+        else
+            free(cm);
+    }
+    s->nmods = nmods;
+    return 0;
+}
+
+/* Fetch and index both tags. */
+static void survey_fetch_index(survey_state *s)
+{
+    double t0 = now_ms();
+    fetch_and_index(s->up, s->out->from, s->mods, s->nmods, 0);
+    fetch_and_index(s->up, s->out->to, s->mods, s->nmods, 1);
+    run_doc_add_timing(&s->out->doc, "fetch+index", now_ms() - t0);
+}
+
+/* Regenerate every config against B; then the targets check over the regenerations. */
+static void survey_regenerate(survey_state *s)
+{
+    const workspace *ws = s->ws;
+    const survey_opts *o = s->o;
+    survey_result *out = s->out;
+    size_t n = s->n;
+    const ws_config **sel = s->sel;
+    regen_batch_opts bo;
+    memset(&bo, 0, sizeof(bo));
+    bo.base.tag = out->to;
+    bo.base.no_ruff = o->no_ruff;
+    char *ruff = s->ruff = pipeline_ruff_command(ws, o->ruff);
+    if (!o->no_ruff) {
+        bo.base.ruff.ruff = ruff;
+        bo.base.ruff.extra_ignore = &ws->ruff_extra_ignore;
+        bo.base.ruff.isolated = ws->ruff_isolated;
+        bo.base.ruff.cwd = ws->root;
+    }
+    bo.var_name = o->var_name;
+    bo.jobs = o->jobs;
+    bo.up = s->up;
+    regen_output *outs = s->outs = pgci_calloc(n ? n : 1, sizeof(*outs));
+    double t0 = now_ms();
+    regen_workspace(ws, sel, n, &bo, outs);
+    pgci_error_clear();
+    run_doc_add_timing(&out->doc, "regen", now_ms() - t0);
+    check_input *in = s->in = pgci_calloc(n ? n : 1, sizeof(*in));
+    for (size_t i = 0; i < n; i++) {
+        in[i].module = sel[i]->module;
+        in[i].config_path = sel[i]->path;
+        in[i].cfg = s->cfgs[i];
+        if (!s->cfgs[i])
+            continue;
+        in[i].source_module = s->cfgs[i]->source_module;
+        if (outs[i].status < 0) {
+            out->n_failed++;
+            char *what = pgci_asprintf("fails to regenerate against %s", out->to);
+            regen_finding(&out->fs, sel[i]->module, sel[i]->path, what,
+                          outs[i].error ? outs[i].error : "error");
+            free(what);
+            continue;
+        }
+        in[i].notes = outs[i].cg.notes.items;
+        in[i].n_notes = outs[i].cg.notes.len;
+    }
+    check_ctx ctx;
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.ws = ws;
+    ctx.tag = out->to;
+    ctx.inputs = in;
+    ctx.n_inputs = n;
+    strbuf why = STRBUF_INIT;
+    check_targets.run(&ctx, &out->fs, &why);
+    strbuf_free(&why);
+    run_doc_set_check(&out->doc, "regen", "ran", NULL);
+    run_doc_set_check(&out->doc, "targets", "ran", NULL);
+}
+
+/* Compare A with B under each config: the survey's contract checks. */
+static void survey_run_checks(survey_state *s)
+{
+    survey_result *out = s->out;
+    const ws_config **sel = s->sel;
+    pg_config **cfgs = s->cfgs;
+    module_pair *mods = s->mods;
+    size_t nmods = s->nmods;
+    double t0 = now_ms();
+    size_t missing_a = 0, missing_b = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (!cfgs[i])
+            continue;
+        long mi = find_module(mods, nmods, cfgs[i]->source_module);
+        module_pair *mp = &mods[mi];
+        if (!mp->a || !mp->b) {
+            const char *why_not = !mp->a ? mp->err_a : mp->err_b;
+            missing_a += !mp->a;
+            missing_b += !mp->b;
+            findings_add(&out->fs, "signatures", SEV_ERROR, sel[i]->module, sel[i]->path, 0, 0,
+                         NULL, "cannot compare %s between %s and %s: %s", cfgs[i]->source_module,
+                         out->from, out->to, why_not ? why_not : "not available");
+            continue;
+        }
+        char *cm = configuration_module(cfgs[i]->source_module);
+        long ci = cm ? find_module(mods, nmods, cm) : -1;
+        free(cm);
+        survey_pair sp = {
+            .config = sel[i]->module,
+            .config_path = sel[i]->path,
+            .cfg = cfgs[i],
+            .a = mp->a,
+            .b = mp->b,
+            .tag_a = out->from,
+            .tag_b = out->to,
+            .src_b = mp->src_b.buf,
+            .src_b_len = mp->src_b.len,
+            .src_a = mp->src_a.buf,
+            .src_a_len = mp->src_a.len,
+            .config_b = ci >= 0 ? mods[ci].b : NULL,
+        };
+        signatures_compare(&out->fs, &sp);
+        check_deprecations(&out->fs, &sp);
+        check_name_map_fields(&out->fs, &sp);
+        check_rope_compat(&out->fs, &sp);
+    }
+    run_doc_add_timing(&out->doc, "compare", now_ms() - t0);
+    static const char *const compared[] = {"signatures", "auto-docstring", "deprecations",
+                                           "name-map-fields", "rope-compat"};
+    for (size_t k = 0; k < sizeof(compared) / sizeof(compared[0]); k++)
+        run_doc_set_check(&out->doc, compared[k], missing_a || missing_b ? "failed" : "ran",
+                          missing_a || missing_b ? "upstream modules missing at a tag" : NULL);
+}
+
+/* Counts and each config's status from the findings. */
+static void survey_config_status(survey_state *s)
+{
+    survey_result *out = s->out;
+    strvec vanished = STRVEC_INIT, changed = STRVEC_INIT;
+    for (size_t k = 0; k < out->fs.len; k++) {
+        const finding *f = out->fs.items[k];
+        const char *kind = json_string_value(json_object_get(f->data, "kind"));
+        const char *target = json_string_value(json_object_get(f->data, "target"));
+        if (!target)
+            continue;
+        if (kind && (!strcmp(kind, "vanished") || !strcmp(kind, "missing-target"))) {
+            if (strvec_find(&vanished, target) < 0)
+                strvec_push(&vanished, target);
+        } else if (is_change(f) && strvec_find(&changed, target) < 0) {
+            strvec_push(&changed, target);
+        }
+    }
+    out->n_vanished = vanished.len;
+    out->n_changed = changed.len;
+    strvec_free(&vanished);
+    strvec_free(&changed);
+    const ws_config **sel = s->sel;
+    const regen_output *outs = s->outs;
+    for (size_t i = 0; i < s->n; i++) {
+        int failed = !s->cfgs[i] || outs[i].status < 0;
+        int errors = 0;
+        for (size_t k = 0; k < out->fs.len; k++)
+            errors |= out->fs.items[k]->config &&
+                      !strcmp(out->fs.items[k]->config, sel[i]->module) &&
+                      out->fs.items[k]->sev == SEV_ERROR;
+        run_doc_set_config(&out->doc, sel[i]->module, sel[i]->path,
+                           failed   ? "failed"
+                           : errors ? "drift"
+                                    : "ok",
+                           failed && outs[i].error ? outs[i].error : NULL);
+    }
+}
+
+/* The upstream files compared, by hash; then the findings. */
+static void survey_record(survey_state *s)
+{
+    survey_result *out = s->out;
+    const module_pair *mods = s->mods;
+    for (size_t i = 0; i < s->nmods; i++) {
+        char hex[SHA256_HEX_LEN + 1];
+        strbuf name = STRBUF_INIT;
+        if (mods[i].a) {
+            sha256_hex(mods[i].src_a.buf, mods[i].src_a.len, hex);
+            strbuf_addf(&name, "upstream:%s@%s", mods[i].module, out->from);
+            run_doc_add_input_file(&out->doc, name.buf, hex);
+        }
+        if (mods[i].b) {
+            strbuf_reset(&name);
+            sha256_hex(mods[i].src_b.buf, mods[i].src_b.len, hex);
+            strbuf_addf(&name, "upstream:%s@%s", mods[i].module, out->to);
+            run_doc_add_input_file(&out->doc, name.buf, hex);
+        }
+        strbuf_free(&name);
+    }
+    findings_sort(&out->fs);
+    run_doc_set_findings(&out->doc, &out->fs);
+}
+
+static void survey_state_free(survey_state *s)
+{
+    module_pair *mods = s->mods;
+    for (size_t i = 0; i < s->nmods; i++) {
+        free(mods[i].module);
+        strbuf_free(&mods[i].src_a);
+        strbuf_free(&mods[i].src_b);
+        if (mods[i].a)
+            index_module_free(mods[i].a);
+        if (mods[i].b)
+            index_module_free(mods[i].b);
+        free(mods[i].err_a);
+        free(mods[i].err_b);
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->outs)
+            regen_output_free(&s->outs[i]);
+        if (s->cfgs && s->cfgs[i])
+            pg_config_free(s->cfgs[i]);
+    }
+    free(mods);
+    free(s->outs);
+    free(s->in);
+    free(s->cfgs);
+    free(s->sel);
+    config_eval_free(s->ev);
+    upstream_free(s->up);
+    free(s->ruff);
+}
+
+int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
+{
+    memset(out, 0, sizeof(*out));
+    run_doc_init(&out->doc, "survey", o->timestamp);
+    survey_state s;
+    memset(&s, 0, sizeof(s));
+    s.ws = ws;
+    s.o = o;
+    s.out = out;
+    int r;
+    if ((r = survey_resolve(&s)) < 0 || (r = survey_evaluate(&s)) < 0)
+        goto out;
+    survey_fetch_index(&s);
+    survey_regenerate(&s);
+    survey_run_checks(&s);
+    survey_config_status(&s);
+    survey_record(&s);
+out:
+    survey_state_free(&s);
+    return r;
+}
+
+void survey_result_free(survey_result *r)
+{
+    findings_free(&r->fs);
+    run_doc_free(&r->doc);
+    free(r->from);
+    free(r->to);
+    strvec_free(&r->not_run);
+}

@@ -1,0 +1,46 @@
+/*
+ * structural.h - comparing two Python sources modulo what ruff changes.
+ *
+ * Without ruff, pgci cannot reproduce the normalised bytes, but it can still tell
+ * whether a checked-in file is the regenerated one up to formatting. Two sources
+ * are structurally equal when their tree-sitter trees agree after ignoring:
+ *
+ *   - layout: whitespace, line breaks, indentation width, line continuations;
+ *   - comments (their placement and their text);
+ *   - quote style and string prefix case: strings compare by decoded value
+ *     (so 'a' == "a" == '''a''' == r'a', b'x' != 'x'), adjacent literals joined;
+ *   - docstring layout: a string statement compares by its lines, each stripped;
+ *   - numeric literal case (0XFF == 0xff, 1E5 == 1e5);
+ *   - redundant parentheses and trailing commas;
+ *   - import order and merging: module-level imports compare as a set of
+ *     bindings (module, name, alias), and the second source may lack a binding the
+ *     first has when the first never uses the bound name (ruff's F401 fix).
+ *
+ * Everything else (names, operators, statement order, literals' values) counts.
+ */
+#ifndef PGCI_PY_STRUCTURAL_H
+#define PGCI_PY_STRUCTURAL_H
+
+#include <stddef.h>
+
+#include "core/strbuf.h"
+
+typedef struct structural_result {
+    int equal;
+    unsigned line_a, line_b; /* 1-based lines of the first difference (0 when equal) */
+    strbuf what;             /* a short description of the first difference */
+} structural_result;
+
+/* Compares `a` (the regenerated raw output) with `b` (the checked-in file). Fails
+ * (negative, message set) only when a source does not parse. */
+int structural_compare(const char *a, size_t alen, const char *b, size_t blen,
+                       structural_result *res);
+
+void structural_result_free(structural_result *res);
+
+/* 1 when the bodies of the first function (or class) defined in a and in b are the
+ * same modulo formatting, comments and their docstrings; 0 when not; negative
+ * when a source does not parse. Signatures are not compared: the caller does. */
+int structural_bodies_equal(const char *a, size_t alen, const char *b, size_t blen);
+
+#endif
