@@ -11,13 +11,13 @@
 
 #include "checks/checks.h"
 #include "checks/names.h"
+#include "checks/names_origin.h"
 #include "core/error.h"
 #include "workspace/toml.h"
 
 /* One config: its generated source's names. arg: the workspace's names_opts. */
 static int one_names(const check_ctx *ctx, const check_input *in, void *arg, findings *out)
 {
-    (void)ctx;
     const names_opts *o = arg;
     const char *src = in->expected_py ? in->expected_py : in->raw ? in->raw : in->checked_py;
     size_t len = in->expected_py ? in->expected_py_len : in->raw ? in->raw_len : in->checked_py_len;
@@ -31,12 +31,15 @@ static int one_names(const check_ctx *ctx, const check_input *in, void *arg, fin
     names_opts oi = *o;
     if (!in->expected_py && in->raw && src == in->raw)
         oi.select = NAMES_F821;
+    size_t from = out->len;
     if (check_names_tree(out, &t, in->module, in->py_path, &oi) < 0) {
         /* a generated file that does not parse is itself the finding */
         findings_add(out, "names", SEV_ERROR, in->module, in->py_path, 0, 0, NULL, "%s",
                      pgci_error_last());
         pgci_error_clear();
     }
+    /* on the config line that wrote the name, the generated line in the detail */
+    names_to_config(out, from, in, src, len, ctx->ws ? ctx->ws->root : NULL);
     py_tree_free(&t);
     return 0;
 }

@@ -32,7 +32,7 @@
 #define EQ70 "======================================================================"
 
 typedef struct pg_cli {
-    int check, fix, list, all, dry_run, diff, verbose;
+    int check, fix, list, all, dry_run, diff, verbose, quiet;
     const char *out_dir, *var_name;
 } pg_cli;
 
@@ -374,6 +374,8 @@ static int parse_args(int argc, const char **argv, pg_cli *cli, const char **ws_
             cli->diff = 1;
         else if (!strcmp(a, "-v") || !strcmp(a, "--verbose"))
             cli->verbose = 1;
+        else if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
+            cli->quiet = 1;
         else if (!strcmp(a, "-o") || !strcmp(a, "--output-dir"))
             val = &cli->out_dir;
         else if (!strcmp(a, "-c") || !strcmp(a, "--config-name"))
@@ -390,7 +392,7 @@ static int parse_args(int argc, const char **argv, pg_cli *cli, const char **ws_
                   "  --all              regenerate every config\n"
                   "  MODULE             regenerate one config (-o DIR, -c NAME, --diff, "
                   "--dry-run, -v)\n"
-                  "pgci additions: -C DIR (workspace), --ruff CMD.\n",
+                  "pgci additions: -C DIR (workspace), --ruff CMD, -q (errors only).\n",
                   stdout);
             return EXIT_CLEAN;
         } else if (a[0] == '-' && a[1]) {
@@ -438,6 +440,12 @@ int cmd_patchgen(int argc, const char **argv)
     if (code >= 0) {
         strvec_free(&rest);
         return code;
+    }
+    /* -q: patchgen's lines all go to stdout; errors stay on stderr */
+    if (cli.quiet && !freopen("/dev/null", "w", stdout)) {
+        fprintf(stderr, "pgci: error: patchgen: -q: cannot silence stdout\n");
+        strvec_free(&rest);
+        return EXIT_ERROR;
     }
 
     workspace *ws = NULL;

@@ -136,7 +136,8 @@ int cmd_report(int argc, const char **argv)
         OPT_END(),
     };
     int code;
-    if (cmd_parse(argc, argv, table, NULL, usage.buf,
+    common_opts common = {0}; /* -q, -v as every command takes them */
+    if (cmd_parse(argc, argv, table, &common, usage.buf,
                   "Renders a run.json written by check, survey, logits or run.", &rest, &code))
         goto done;
     code = EXIT_ERROR;

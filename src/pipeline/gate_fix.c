@@ -97,7 +97,7 @@ static void drop_fixed(findings *fs, const strvec *modules)
 }
 
 int gate_fix_apply(const char *root, const check_input *in, size_t n, findings *fs, strvec *fixed,
-             strvec *refused)
+                   strvec *refused)
 {
     fix_items items = VEC_INIT;
     plan(in, n, fs, refused, &items);

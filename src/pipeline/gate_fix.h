@@ -22,6 +22,6 @@
  * (message set) when a path is refused or a write fails: then, when the refusal
  * came from the check before writing, nothing was written. */
 int gate_fix_apply(const char *root, const check_input *in, size_t n, findings *fs, strvec *fixed,
-             strvec *refused);
+                   strvec *refused);
 
 #endif

@@ -149,8 +149,24 @@ EOF
 # `Optional`): caught natively, with or without ruff -----------------------------------
 fresh removed-name
 run_check removed-name 1 --no-ruff --allow-skip drift --tag v1.1.0 demo.models.qwen3.qwen3_gpu_patch_gen_config
-n=$(grep -cP "^error\tnames\tdemo/models/qwen3/generated/patched_modeling_qwen3_gpu.py:[0-9]+\tundefined name 'Optional'$" "$T/removed-name.found")
+# the finding is on the config line that wrote the name (issue 15), the generated
+# file's line in its detail
+QCFG=demo/models/qwen3/qwen3_gpu_patch_gen_config.py
+n=$(grep -cP "^error\tnames\t$QCFG:[0-9]+\tundefined name 'Optional'$" "$T/removed-name.found")
 [ "$n" -ge 6 ] || { cat "$T/removed-name.found"; exit 1; }
+python3 - "$T/removed-name.json" "$W" <<'PY'
+import json, sys
+ws = sys.argv[2]
+names = [f for f in json.load(open(sys.argv[1])) if f["check"] == "names"]
+for f in names:
+    cfg_line = open(f"{ws}/{f['path']}").read().split("\n")[f["line"] - 1]
+    assert cfg_line[f["col"] - 1:].startswith("Optional"), (f, cfg_line)
+    gen = f["detail"].split("\n")[0]
+    assert gen.startswith("generated: demo/models/qwen3/generated/patched_modeling_qwen3_gpu.py:"), gen
+    assert "Optional" in gen.split(": ", 2)[2], gen  # the generated line's text
+# two functions with the same parameter line: each finding on its own function's line
+assert len({(f["line"], f["col"]) for f in names}) == len(names), names
+PY
 run_check removed-name-ruff 1 --ruff "$RUFF" --tag v1.1.0 demo.models.qwen3.qwen3_gpu_patch_gen_config
 grep -qP "^error\tregen\t.*F821 Undefined name .Optional.$" "$T/removed-name-ruff.found"
 [ "$(grep -cP "^error\tnames\t.*undefined name 'Optional'$" "$T/removed-name-ruff.found")" = "$n" ]
