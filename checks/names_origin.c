@@ -49,8 +49,8 @@ static int same_line(const char *a, size_t alen, unsigned al, const char *b, siz
     const char *s, *t;
     size_t n, m;
     unsigned i1, i2;
-    return line_text(a, alen, al, &s, &n, &i1) && line_text(b, blen, bl, &t, &m, &i2) &&
-           n == m && !memcmp(s, t, n);
+    return line_text(a, alen, al, &s, &n, &i1) && line_text(b, blen, bl, &t, &m, &i2) && n == m &&
+           !memcmp(s, t, n);
 }
 
 /* How well line l of o matches the site: 0 when the line itself differs, else
@@ -72,8 +72,8 @@ static int score(const pg_object *o, unsigned l, const gen_site *g)
 }
 
 /* Keeps the best (object, line) for the site among o's lines. */
-static void consider(const pg_object *o, const gen_site *g, const pg_object **best,
-                     unsigned *line, int *best_score)
+static void consider(const pg_object *o, const gen_site *g, const pg_object **best, unsigned *line,
+                     int *best_score)
 {
     if (!o || !o->text)
         return;
@@ -110,8 +110,8 @@ static const char *relative(const char *path, const char *root)
     return path;
 }
 
-void names_to_config(findings *out, size_t from, const check_input *in, const char *src,
-                     size_t len, const char *root)
+void names_to_config(findings *out, size_t from, const check_input *in, const char *src, size_t len,
+                     const char *root)
 {
     if (!in->cfg || !in->py_path)
         return;

@@ -16,7 +16,7 @@
 /* Moves the findings out[from..] that point into in's generated file (in->py_path)
  * onto the config line that wrote them, when one does. root: the workspace root
  * (the objects' files are absolute). */
-void names_to_config(findings *out, size_t from, const check_input *in, const char *src,
-                     size_t len, const char *root);
+void names_to_config(findings *out, size_t from, const check_input *in, const char *src, size_t len,
+                     const char *root);
 
 #endif

@@ -90,6 +90,24 @@ static void print_text(const gate_result *r, int color, int verbose, int quiet)
         printf("not fixed: %s\n", r->fix_refused.items[i]);
 }
 
+/* An environment error before the gate could start (a workspace that does not
+ * open): one line, exit 2, and still a run.json saying so for the report steps. */
+static int error_run_json(const char *run_json, int timestamp)
+{
+    char *msg = pgci_strdup(pgci_error_last());
+    int code = cmd_error();
+    if (run_json) {
+        run_doc d;
+        run_doc_init(&d, "check", timestamp);
+        run_doc_set_error(&d, msg);
+        if (run_doc_write(&d, run_json) < 0)
+            cmd_error();
+        run_doc_free(&d);
+    }
+    free(msg);
+    return code;
+}
+
 /* Every --allow-skip id must name a check `pgci check` runs. */
 static int allow_skip_check(const strvec *ids)
 {
@@ -163,7 +181,7 @@ int cmd_check(int argc, const char **argv)
     go.ruff_timeout_ms = ruff_timeout * 1000;
     workspace *ws;
     if (workspace_open(&ws, common.workspace ? common.workspace : ".") < 0) {
-        code = cmd_error();
+        code = error_run_json(run_json, go.timestamp);
         goto out;
     }
     gate_result r;
