@@ -216,7 +216,9 @@ typedef struct ce_ctx {
 
 typedef struct ce_def {
     ce_module *mod;
-    TSNode node; /* the function_definition / class_definition */
+    TSNode node;            /* the function_definition / class_definition */
+    const char *wrapped_by; /* a decorator pgci does not know ("@wrap"), or NULL */
+    unsigned wrapped_line;
 } ce_def;
 
 /* --- config_eval.c ---------------------------------------------------------- */
@@ -225,6 +227,9 @@ typedef struct ce_def {
  * name bound to one. Python would run it; pgci does not, so it must refuse. */
 int ce_call_touches_config(config_eval *ev, const pg_object *obj);
 ce_config *ce_config_new(config_eval *ev);
+/* "@wrap" when obj was decorated by a decorator pgci does not know (which may have
+ * returned another object), with its line; NULL when not. */
+const char *ce_object_wrapped(config_eval *ev, const pg_object *obj, unsigned *line);
 /* A copy of cfg that later mutations of either do not affect. */
 ce_config *ce_config_clone(config_eval *ev, const ce_config *cfg);
 ce_value *ce_value_new(config_eval *ev, ce_kind kind);

@@ -1,0 +1,43 @@
+/*
+ * pysrc.h - a Python source file as the interpreter reads it, before any parser
+ * sees it: the coding line (PEP 263) and UTF-8, line breaks (CPython turns
+ * "\r\n" and a lone "\r" into "\n", in comments and strings too), identifiers
+ * (NFKC-normalised, PEP 3131), and the bracket nesting CPython compiles (200).
+ *
+ * pgci reads patch configs through these so that what it copies, the lines it
+ * counts and the names it binds are the ones patchgen sees; what it cannot
+ * reproduce is refused with "PATH:LINE:COL: what (why)".
+ */
+#ifndef PGCI_PY_PYSRC_H
+#define PGCI_PY_PYSRC_H
+
+#include <stddef.h>
+
+#include "core/strbuf.h"
+#include "py/py.h"
+
+/* CPython's tokenizer refuses more than this many nested brackets. */
+#define PYSRC_MAX_BRACKETS 200
+
+/* Appends src to out with every "\r\n" and lone "\r" turned into "\n", after
+ * checking its encoding: UTF-8 (a UTF-8 coding line or none), or pure ASCII under
+ * an ASCII-compatible coding line (latin-1, iso-8859-N, cp125N, ascii). Refused: a
+ * byte that is not UTF-8, non-ASCII text under another coding line (Python decodes
+ * it one way, patchgen's comment reader as UTF-8), an unknown coding, a byte order
+ * mark. */
+int pysrc_prepare(strbuf *out, const char *src, size_t len, const char *path);
+
+/* Fails when brackets nest deeper than PYSRC_MAX_BRACKETS (CPython: "too many
+ * nested parentheses"), at the first one too deep. */
+int pysrc_check_nesting(const py_tree *t);
+
+/* The NFKC form of identifier text s[0..len) as Python binds it: NULL when it is
+ * already normal (every ASCII identifier), else a malloc'ed string (*out_len). */
+char *pysrc_nfkc(const char *s, size_t len, size_t *out_len);
+
+/* When some identifier of t is not NFKC-normal, appends t's source with each such
+ * identifier replaced by its normal form to out and returns 1 (line breaks and
+ * everything else unchanged, so lines still match); returns 0 when none is. */
+int pysrc_normalize_identifiers(strbuf *out, const py_tree *t);
+
+#endif
