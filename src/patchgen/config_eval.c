@@ -137,6 +137,7 @@ void config_eval_free(config_eval *ev)
             continue;
         hashmap_free(&m->ns);
         hashmap_free(&m->cloned);
+        VEC_FREE(&m->loads);
         hashmap_free(&m->first_class);
         if (m->tree) {
             py_tree_free(m->tree);
@@ -237,6 +238,44 @@ static int is_config_value(const ce_value *v)
     return ce_value_is_config(v);
 }
 
+#define IDENTITY_WHY                                                                               \
+    "patchgen reads __name__, __qualname__, __module__ and __wrapped__ of the objects it "        \
+    "copies; pgci does not model changing them"
+
+/* __name__ and the other attributes that say which object and source patchgen reads. */
+static int is_identity_attr(ce_ctx *c, TSNode attr)
+{
+    static const char *const names[] = {"__name__", "__qualname__", "__module__", "__wrapped__",
+                                        "__code__", NULL};
+    for (size_t i = 0; names[i]; i++)
+        if (py_text_eq(c->t, attr, names[i]))
+            return 1;
+    return 0;
+}
+
+/* `X.__name__ += ...` and `setattr(X, ...)` / `delattr(X, ...)` on a def or class. */
+static int check_identity_change(ce_ctx *c, TSNode stmt, TSNode e)
+{
+    TSNode target = {0};
+    if (py_is(e, "augmented_assignment") && py_is(py_field(e, "left"), "attribute") &&
+        is_identity_attr(c, py_field(py_field(e, "left"), "attribute")))
+        target = py_field(py_field(e, "left"), "object");
+    if (py_is(e, "call") && py_is(py_field(e, "function"), "identifier") &&
+        (py_text_eq(c->t, py_field(e, "function"), "setattr") ||
+         py_text_eq(c->t, py_field(e, "function"), "delattr")) &&
+        !hashmap_get(&c->mod->ns, py_text_eq(c->t, py_field(e, "function"), "setattr")
+                                      ? "setattr"
+                                      : "delattr"))
+        target = ce_named_child(py_field(e, "arguments"), 0);
+    if (ts_node_is_null(target))
+        return 0;
+    ce_value *v;
+    int r = ce_eval(c, target, &v);
+    if (r == 0 && v->kind == CE_OBJECT)
+        r = ce_unsupported(c, stmt, IDENTITY_WHY);
+    return r;
+}
+
 /* Binds the names of a tuple/list target, element-wise when the value allows it. */
 static int assign_pattern(ce_ctx *c, TSNode stmt, TSNode target, ce_value *v)
 {
@@ -266,6 +305,8 @@ static int assign_target(ce_ctx *c, TSNode stmt, TSNode target, ce_value *v)
             return r;
         if (obj->kind == CE_CONFIG)
             return ce_set_attribute(c, stmt, obj->u.cfg, py_field(target, "attribute"), v);
+        if (obj->kind == CE_OBJECT && is_identity_attr(c, py_field(target, "attribute")))
+            return ce_unsupported(c, stmt, IDENTITY_WHY);
         if (is_config_value(obj) || is_config_value(v))
             return ce_unsupported(c, stmt, NULL);
         return 0;
@@ -307,6 +348,9 @@ static int exec_expression(ce_ctx *c, TSNode stmt)
     TSNode e = ce_named_child(stmt, 0);
     if (py_is(e, "string") || py_is(e, "concatenated_string"))
         return 0; /* a docstring */
+    int r = check_identity_change(c, stmt, e);
+    if (r < 0)
+        return r;
     if (py_is(e, "assignment"))
         return exec_assignment(c, stmt, e);
     if (py_is(e, "call")) {
@@ -703,6 +747,8 @@ static int load_sibling(ce_ctx *c, TSNode n, const char *dotted, ce_module **out
     if (loading && loading->state == CE_LOADING)
         return cycle_error(c, n, loading);
     int r = ce_module_load(c->ev, c->mod, file, out);
+    if (r == 0)
+        VEC_PUSH(&c->mod->loads, *out);
     if (r < 0) {
         char *msg = pgci_strdup(pgci_error_last());
         pgci_error_set(r, "%s (imported from %s:%u:%u)", msg, c->mod->rel_path, py_line(n),
@@ -710,22 +756,6 @@ static int load_sibling(ce_ctx *c, TSNode n, const char *dotted, ce_module **out
         free(msg);
     }
     return r;
-}
-
-/* A sibling's PatchConfig is copied once per importing module (see the top). */
-static ce_value *imported_value(ce_ctx *c, ce_value *v)
-{
-    if (v->kind != CE_CONFIG)
-        return v;
-    char key[32];
-    snprintf(key, sizeof(key), "%p", (void *)v->u.cfg);
-    ce_value *mine = hashmap_get(&c->mod->cloned, key);
-    if (!mine) {
-        mine = ce_value_new(c->ev, CE_CONFIG);
-        mine->u.cfg = ce_config_clone(c->ev, v->u.cfg);
-        hashmap_put(&c->mod->cloned, key, mine);
-    }
-    return mine;
 }
 
 static int exec_import_from(ce_ctx *c, TSNode n)
@@ -771,7 +801,7 @@ static int exec_import_from(ce_ctx *c, TSNode n)
                 r = ce_error_at(c, orig, PGCI_ENOTFOUND, "cannot import name '%s' from '%s'", oname,
                                 mod);
             else
-                v = imported_value(c, v);
+                v = ce_imported_value(c, v, orig);
         } else {
             /* from pkg import x_patch_gen_config: the module itself */
             char *sub = pgci_asprintf("%s.%s", mod, oname);
@@ -954,7 +984,10 @@ static int module_run(config_eval *ev, ce_module *m, const char *src, size_t len
         return r;
     m->tree = t;
     ce_ctx c = {ev, m, t, 0, {NULL, 0, NULL}};
-    return exec_block(&c, py_root(t));
+    r = exec_block(&c, py_root(t));
+    if (r == 0)
+        ce_note_changes(m);
+    return r;
 }
 
 static ce_module *module_new(config_eval *ev, const char *abs_path)
@@ -1060,6 +1093,8 @@ int config_eval_file(config_eval *ev, const char *path, const char *var_name, pg
     ev->steps = 0;
     ev->over_budget = 0;
     int r = module_load_src(ev, NULL, abs, NULL, 0, &m);
+    if (r == 0)
+        r = ce_check_shared(ev, m);
     return r < 0 ? r : pick_config(ev, m, var_name, out);
 }
 
@@ -1072,6 +1107,8 @@ int config_eval_buffer(config_eval *ev, const char *path, const char *src, size_
     ev->steps = 0;
     ev->over_budget = 0;
     int r = module_load_src(ev, NULL, abs, src, len, &m);
+    if (r == 0)
+        r = ce_check_shared(ev, m);
     return r < 0 ? r : pick_config(ev, m, var_name, out);
 }
 

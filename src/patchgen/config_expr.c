@@ -447,7 +447,7 @@ static int eval_attribute(ce_ctx *c, TSNode n, ce_value **out)
     case CE_MODULE: {
         ce_value *v = hashmap_get(&obj->u.mod->ns, name);
         if (v)
-            *out = v;
+            *out = ce_imported_value(c, v, n);
         else
             r = ce_error_at(c, n, PGCI_ENOTFOUND, "cannot import name '%s' from '%s'", name,
                             obj->u.mod->name);
