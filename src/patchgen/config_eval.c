@@ -452,10 +452,22 @@ static int check_class_body(ce_ctx *c, TSNode cls)
 /* Decorators that give patchgen the object they decorate, or a wrapper it unwraps
  * (functools.wraps sets __wrapped__, __name__ and __module__), by their dotted name
  * with or without a call. */
-static const char *const known_decorators[] = {
-    "dataclass",     "dataclasses.dataclass", "lru_cache",           "functools.lru_cache",
-    "cache",         "functools.cache",       "torch.no_grad",       "torch.inference_mode",
-    "torch.enable_grad", "auto_docstring",    "transformers.utils.auto_docstring", NULL};
+static const char *const known_decorators[] = {"dataclass",
+                                               "dataclasses.dataclass",
+                                               "lru_cache",
+                                               "functools.lru_cache",
+                                               "cache",
+                                               "functools.cache",
+                                               "contextmanager",
+                                               "contextlib.contextmanager",
+                                               "no_type_check",
+                                               "typing.no_type_check",
+                                               "torch.no_grad",
+                                               "torch.inference_mode",
+                                               "torch.enable_grad",
+                                               "auto_docstring",
+                                               "transformers.utils.auto_docstring",
+                                               NULL};
 
 /* 1 when the decorator is one of known_decorators, its first name not bound to a
  * def or class of the config (which could be anything). */
