@@ -115,6 +115,9 @@ class Case:
 
     # --- config side -----------------------------------------------------------------------
 
+    def m_none(self):
+        """The real config as it is (upstream shapes alone, or a release it was not pinned to)."""
+
     def m_crlf(self):
         self.text = self.text.replace("\n", "\r\n")
 
@@ -347,7 +350,7 @@ class Case:
 
 
 CONFIG_MUTATIONS = [
-    "crlf", "cr", "cr_comment", "coding_utf8", "coding_latin1", "nfkc", "exclude", "import",
+    "none", "crlf", "cr", "cr_comment", "coding_utf8", "coding_latin1", "nfkc", "exclude", "import",
     "drop_import", "override", "replace_function", "replace_class", "modify_init", "helper",
     "direct", "not_in", "sibling_change", "name_assign",
 ]
