@@ -169,30 +169,61 @@ static int is_close(const char *type)
     return type[1] == '\0' && (type[0] == ')' || type[0] == ']' || type[0] == '}');
 }
 
+/* 1 when n is a block on lines of its own: one more level of CPython's indent stack
+ * (a body on its header's line, `if x: pass`, is not). */
+static int indents(TSNode n)
+{
+    TSNode parent = ts_node_parent(n);
+    return !strcmp(ts_node_type(n), "block") && !ts_node_is_null(parent) &&
+           ts_node_start_point(n).row > ts_node_start_point(parent).row;
+}
+
+static int nesting_error(const py_tree *t, TSNode n, const char *what, int limit)
+{
+    return pgci_error_set(PGCI_ELIMIT, "%s:%u:%u: %s nested more than %d deep (CPython refuses "
+                                       "to compile it: too many %s)",
+                          t->path, py_line(n), py_col(n), what, limit,
+                          what[0] == 'b' ? "nested parentheses" : "levels of indentation");
+}
+
 int pysrc_check_nesting(const py_tree *t)
 {
     TSTreeCursor cur = ts_tree_cursor_new(py_root(t));
-    int depth = 0, r = 0;
+    /* levels[d]: whether the node at tree depth d opened an indentation level */
+    unsigned char *levels = pgci_calloc(PYSRC_MAX_TREE_DEPTH + 2, 1);
+    int depth = 0, brackets = 0, indent = 0, r = 0;
     for (;;) {
         TSNode n = ts_tree_cursor_current_node(&cur);
         const char *type = ts_node_type(n);
-        if (!ts_node_is_named(n) && is_open(type) && ++depth > PYSRC_MAX_BRACKETS) {
-            r = pgci_error_set(PGCI_ELIMIT,
-                               "%s:%u:%u: brackets nested more than %d deep (CPython refuses "
-                               "to compile it: too many nested parentheses)",
-                               t->path, py_line(n), py_col(n), PYSRC_MAX_BRACKETS);
+        if (!ts_node_is_named(n) && is_open(type) && ++brackets > PYSRC_MAX_BRACKETS) {
+            r = nesting_error(t, n, "brackets", PYSRC_MAX_BRACKETS);
             break;
         }
         if (!ts_node_is_named(n) && is_close(type))
-            depth--;
+            brackets--;
+        levels[depth] = (unsigned char)indents(n);
+        indent += levels[depth];
+        if (indent > PYSRC_MAX_INDENT) {
+            r = nesting_error(t, n, "indented blocks", PYSRC_MAX_INDENT);
+            break;
+        }
         /* a string's own brackets (f-string fields) are not the tokenizer's */
-        if (strcmp(type, "string") && ts_tree_cursor_goto_first_child(&cur))
+        if (strcmp(type, "string") && depth <= PYSRC_MAX_TREE_DEPTH &&
+            ts_tree_cursor_goto_first_child(&cur)) {
+            depth++;
             continue;
-        while (!ts_tree_cursor_goto_next_sibling(&cur))
+        }
+        for (;;) {
+            indent -= levels[depth];
+            if (ts_tree_cursor_goto_next_sibling(&cur))
+                break;
             if (!ts_tree_cursor_goto_parent(&cur))
                 goto done;
+            depth--;
+        }
     }
 done:
+    free(levels);
     ts_tree_cursor_delete(&cur);
     return r;
 }
@@ -249,4 +280,26 @@ done:
     if (changed)
         strbuf_add(out, t->src + copied, t->len - copied);
     return changed;
+}
+
+int pysrc_check_indent_width(const char *src, size_t len, const char *path)
+{
+    unsigned line = 1;
+    for (size_t i = 0; i < len; line++) {
+        unsigned col = 0;
+        while (i < len && (src[i] == ' ' || src[i] == '\t' || src[i] == '\f')) {
+            col = src[i] == '\t' ? (col / 8 + 1) * 8 : src[i] == ' ' ? col + 1 : 0;
+            i++;
+        }
+        int code = i < len && src[i] != '\n' && src[i] != '#';
+        if (code && col > PYSRC_MAX_INDENT_WIDTH)
+            return pgci_error_set(PGCI_EUNSUPPORTED,
+                                  "%s:%u:%u: indentation wider than %d columns (unsupported: the "
+                                  "Python grammar pgci parses with keeps indentation in one byte)",
+                                  path, line, col + 1, PYSRC_MAX_INDENT_WIDTH);
+        while (i < len && src[i] != '\n')
+            i++;
+        i++;
+    }
+    return 0;
 }

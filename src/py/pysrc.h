@@ -16,8 +16,12 @@
 #include "core/strbuf.h"
 #include "py/py.h"
 
-/* CPython's tokenizer refuses more than this many nested brackets. */
+/* CPython's tokenizer refuses more than this many nested brackets, and this many
+ * levels of indentation (MAXINDENT 100: 99 nested indented blocks compile). */
 #define PYSRC_MAX_BRACKETS 200
+#define PYSRC_MAX_INDENT 99
+/* pysrc_check_nesting() walks no deeper (callers reject deeper trees first). */
+#define PYSRC_MAX_TREE_DEPTH 1000
 
 /* Appends src to out with every "\r\n" and lone "\r" turned into "\n", after
  * checking its encoding: UTF-8 (a UTF-8 coding line or none), or pure ASCII under
@@ -28,8 +32,17 @@
 int pysrc_prepare(strbuf *out, const char *src, size_t len, const char *path);
 
 /* Fails when brackets nest deeper than PYSRC_MAX_BRACKETS (CPython: "too many
- * nested parentheses"), at the first one too deep. */
+ * nested parentheses") or indented blocks deeper than PYSRC_MAX_INDENT ("too many
+ * levels of indentation"), at the first one too deep. */
 int pysrc_check_nesting(const py_tree *t);
+
+/* tree-sitter-python's scanner keeps indentation columns in one byte: a file
+ * indented wider does not parse. */
+#define PYSRC_MAX_INDENT_WIDTH 255
+
+/* Fails on a line of code indented wider than PYSRC_MAX_INDENT_WIDTH columns: the
+ * real reason when the tree of a valid file has an error (tabs to multiples of 8). */
+int pysrc_check_indent_width(const char *src, size_t len, const char *path);
 
 /* The NFKC form of identifier text s[0..len) as Python binds it: NULL when it is
  * already normal (every ASCII identifier), else a malloc'ed string (*out_len). */

@@ -160,6 +160,11 @@ CASES = {
         b"\n\n@config.add_helper\ndef h():\n    return [" + b"(" * 199 + b"1" + b")" * 199 + b"]\n",
         "same",
     ),
+    # and indentation CPython refuses (100 levels; 99 compile), and indentation wider
+    # than tree-sitter-python's scanner keeps (one byte): refused, not a bogus syntax error
+    "indent_wide": (b"\n\n@config.add_helper\ndef h():\n" + b"".join(b"    " * i + b"if True:\n" for i in range(1, 70)) + b"    " * 70 + b"return 1\n", "indentation wider than 255 columns"),
+    "indent_99": (b"\n\n@config.add_helper\n" + b"".join(b" " * i + (b"if True:\n" if i else b"def h():\n") for i in range(99)) + b" " * 99 + b"return 1\n", "same"),
+    "indent_100": (b"\n\n@config.add_helper\n" + b"".join(b" " * i + (b"if True:\n" if i else b"def h():\n") for i in range(100)) + b" " * 100 + b"return 1\n", "indented blocks nested more than 99 deep"),
 }
 
 # 4. a config mutating an imported sibling's config that a third config reads
