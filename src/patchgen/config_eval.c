@@ -965,7 +965,10 @@ static int module_parse(ce_module *m, py_tree **out)
     if (r == 0)
         r = pysrc_check_nesting(t);
     strbuf norm = STRBUF_INIT;
-    if (r == 0 && pysrc_normalize_identifiers(&norm, t)) {
+    int normalized = r == 0 ? pysrc_normalize_identifiers(&norm, t) : 0;
+    if (normalized < 0)
+        r = normalized;
+    if (normalized > 0) {
         py_tree_free(t);
         r = py_parse(t, norm.buf, norm.len, m->rel_path);
         if (r == 0)

@@ -249,17 +249,39 @@ char *pysrc_nfkc(const char *s, size_t len, size_t *out_len)
     return (char *)n;
 }
 
+static int is_keyword(const char *s)
+{
+    static const char *const kw[] = {
+        "False", "None",   "True",    "and",      "as",   "assert", "async",  "await",
+        "break", "class",  "continue", "def",     "del",  "elif",   "else",   "except",
+        "finally", "for",  "from",    "global",   "if",   "import", "in",     "is",
+        "lambda", "nonlocal", "not",  "or",       "pass", "raise",  "return", "try",
+        "while", "with",   "yield",   NULL};
+    for (size_t i = 0; kw[i]; i++)
+        if (!strcmp(s, kw[i]))
+            return 1;
+    return 0;
+}
+
 int pysrc_normalize_identifiers(strbuf *out, const py_tree *t)
 {
     TSTreeCursor cur = ts_tree_cursor_new(py_root(t));
     size_t copied = 0;
-    int changed = 0;
+    int changed = 0, r = 0;
     for (;;) {
         TSNode n = ts_tree_cursor_current_node(&cur);
         if (!strcmp(ts_node_type(n), "identifier")) {
             size_t len, nl;
             const char *s = py_text(t, n, &len);
             char *norm = pysrc_nfkc(s, len, &nl);
+            if (norm && is_keyword(norm)) {
+                r = pgci_error_set(PGCI_EUNSUPPORTED,
+                                   "%s:%u:%u: identifier '%.*s' is the keyword '%s' once "
+                                   "NFKC-normalised (unsupported)",
+                                   t->path, py_line(n), py_col(n), (int)len, s, norm);
+                free(norm);
+                goto done;
+            }
             if (norm) {
                 size_t at = ts_node_start_byte(n);
                 strbuf_add(out, t->src + copied, at - copied);
@@ -277,6 +299,8 @@ int pysrc_normalize_identifiers(strbuf *out, const py_tree *t)
     }
 done:
     ts_tree_cursor_delete(&cur);
+    if (r < 0)
+        return r;
     if (changed)
         strbuf_add(out, t->src + copied, t->len - copied);
     return changed;

@@ -50,7 +50,8 @@ char *pysrc_nfkc(const char *s, size_t len, size_t *out_len);
 
 /* When some identifier of t is not NFKC-normal, appends t's source with each such
  * identifier replaced by its normal form to out and returns 1 (line breaks and
- * everything else unchanged, so lines still match); returns 0 when none is. */
+ * everything else unchanged, so lines still match); returns 0 when none is. Fails
+ * on one that normalises to a keyword (`ｉｆ = 1` binds the name "if" in Python). */
 int pysrc_normalize_identifiers(strbuf *out, const py_tree *t);
 
 #endif

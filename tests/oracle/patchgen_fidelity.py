@@ -52,6 +52,7 @@ CASES = {
         "class Ｍｙ(object):\n    pass\n\n\nｃｏｎｆｉｇ.exclude_from_output('rotate_half')\n".encode(),
         "same",
     ),
+    "nfkc_keyword": ("ｉｆ = 1\n".encode(), "is the keyword 'if' once NFKC-normalised"),
     # 2. a config-side decorator pgci does not know may return a wrapper
     "deco_unknown": (
         b"\n\ndef wrap(f):\n    def inner(*a):\n        return f(*a)\n    return inner\n\n\n"
