@@ -239,14 +239,14 @@ static int is_config_value(const ce_value *v)
 }
 
 #define IDENTITY_WHY                                                                               \
-    "patchgen reads __name__, __qualname__, __module__ and __wrapped__ of the objects it "        \
+    "patchgen reads __name__, __qualname__, __module__ and __wrapped__ of the objects it "         \
     "copies; pgci does not model changing them"
 
 /* __name__ and the other attributes that say which object and source patchgen reads. */
 static int is_identity_attr(ce_ctx *c, TSNode attr)
 {
-    static const char *const names[] = {"__name__", "__qualname__", "__module__", "__wrapped__",
-                                        "__code__", NULL};
+    static const char *const names[] = {"__name__",    "__qualname__", "__module__",
+                                        "__wrapped__", "__code__",     NULL};
     for (size_t i = 0; names[i]; i++)
         if (py_text_eq(c->t, attr, names[i]))
             return 1;
@@ -263,9 +263,8 @@ static int check_identity_change(ce_ctx *c, TSNode stmt, TSNode e)
     if (py_is(e, "call") && py_is(py_field(e, "function"), "identifier") &&
         (py_text_eq(c->t, py_field(e, "function"), "setattr") ||
          py_text_eq(c->t, py_field(e, "function"), "delattr")) &&
-        !hashmap_get(&c->mod->ns, py_text_eq(c->t, py_field(e, "function"), "setattr")
-                                      ? "setattr"
-                                      : "delattr"))
+        !hashmap_get(&c->mod->ns,
+                     py_text_eq(c->t, py_field(e, "function"), "setattr") ? "setattr" : "delattr"))
         target = ce_named_child(py_field(e, "arguments"), 0);
     if (ts_node_is_null(target))
         return 0;

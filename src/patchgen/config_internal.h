@@ -180,9 +180,9 @@ struct ce_module {
     hashmap cloned;      /* ce_config * (sibling's) -> ce_config * (this module's copy) */
     hashmap first_class; /* class name -> TSNode * of its first definition (inspect) */
     int classes_indexed;
-    py_tree *tree;       /* kept until the evaluator is freed: calling one of the module's
-                            defs later needs its body (see ce_call_touches_config) */
-    ce_module *importer; /* the module whose import is loading this one (cycle report) */
+    py_tree *tree;          /* kept until the evaluator is freed: calling one of the module's
+                               defs later needs its body (see ce_call_touches_config) */
+    ce_module *importer;    /* the module whose import is loading this one (cycle report) */
     VEC(ce_module *) loads; /* sibling configs this one imports */
 };
 

@@ -37,8 +37,7 @@ ce_value *ce_imported_value(ce_ctx *c, ce_value *v, TSNode at)
 static int config_differs(const ce_config *a, const ce_config *b)
 {
     return a->source_module != b->source_module || a->target_file != b->target_file ||
-           a->description != b->description ||
-           a->transformers_version != b->transformers_version ||
+           a->description != b->description || a->transformers_version != b->transformers_version ||
            a->patches.len != b->patches.len ||
            a->additional_imports.len != b->additional_imports.len ||
            a->post_import_blocks.len != b->post_import_blocks.len ||

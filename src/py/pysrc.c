@@ -64,14 +64,15 @@ static enum coding coding_kind(const char *name)
     for (; name[i] && i < sizeof(n) - 1; i++)
         n[i] = name[i] == '_' ? '-' : (char)tolower((unsigned char)name[i]);
     n[i] = '\0';
-    if (!strcmp(n, "utf-8") || !strncmp(n, "utf-8-", 6) || !strcmp(n, "utf8") ||
-        !strcmp(n, "u8") || !strcmp(n, "utf"))
+    if (!strcmp(n, "utf-8") || !strncmp(n, "utf-8-", 6) || !strcmp(n, "utf8") || !strcmp(n, "u8") ||
+        !strcmp(n, "utf"))
         return CODING_UTF8;
-    static const char *const ascii[] = {"latin-1", "iso-8859-1", "iso-latin-1", "latin1", "l1",
-                                        "latin", "iso8859-1", "ascii", "us-ascii", "646", NULL};
+    static const char *const ascii[] = {"latin-1",  "iso-8859-1", "iso-latin-1", "latin1",
+                                        "l1",       "latin",      "iso8859-1",   "ascii",
+                                        "us-ascii", "646",        NULL};
     for (size_t k = 0; ascii[k]; k++)
-        if (!strcmp(n, ascii[k]) || (!strncmp(n, ascii[k], strlen(ascii[k])) &&
-                                     n[strlen(ascii[k])] == '-' && k < 3))
+        if (!strcmp(n, ascii[k]) ||
+            (!strncmp(n, ascii[k], strlen(ascii[k])) && n[strlen(ascii[k])] == '-' && k < 3))
             return CODING_ASCII_SUPERSET;
     if ((!strncmp(n, "iso-8859-", 9) || !strncmp(n, "iso8859-", 8) || !strncmp(n, "cp125", 5) ||
          !strncmp(n, "windows-125", 11)) &&
@@ -92,8 +93,8 @@ static size_t first_bad_utf8(const char *s, size_t len, int *non_ascii)
         }
         *non_ascii = 1;
         utf8proc_int32_t cp;
-        utf8proc_ssize_t n = utf8proc_iterate((const utf8proc_uint8_t *)s + i,
-                                              (utf8proc_ssize_t)(len - i), &cp);
+        utf8proc_ssize_t n =
+            utf8proc_iterate((const utf8proc_uint8_t *)s + i, (utf8proc_ssize_t)(len - i), &cp);
         if (n <= 0)
             return i;
         i += (size_t)n;
@@ -180,8 +181,9 @@ static int indents(TSNode n)
 
 static int nesting_error(const py_tree *t, TSNode n, const char *what, int limit)
 {
-    return pgci_error_set(PGCI_ELIMIT, "%s:%u:%u: %s nested more than %d deep (CPython refuses "
-                                       "to compile it: too many %s)",
+    return pgci_error_set(PGCI_ELIMIT,
+                          "%s:%u:%u: %s nested more than %d deep (CPython refuses "
+                          "to compile it: too many %s)",
                           t->path, py_line(n), py_col(n), what, limit,
                           what[0] == 'b' ? "nested parentheses" : "levels of indentation");
 }
@@ -252,11 +254,10 @@ char *pysrc_nfkc(const char *s, size_t len, size_t *out_len)
 static int is_keyword(const char *s)
 {
     static const char *const kw[] = {
-        "False", "None",   "True",    "and",      "as",   "assert", "async",  "await",
-        "break", "class",  "continue", "def",     "del",  "elif",   "else",   "except",
-        "finally", "for",  "from",    "global",   "if",   "import", "in",     "is",
-        "lambda", "nonlocal", "not",  "or",       "pass", "raise",  "return", "try",
-        "while", "with",   "yield",   NULL};
+        "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+        "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+        "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+        "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield",    NULL};
     for (size_t i = 0; kw[i]; i++)
         if (!strcmp(s, kw[i]))
             return 1;

@@ -760,9 +760,10 @@ static void test_python_reading(void **state)
     check_patch(&c->patches.items[0], PG_METHOD_OVERRIDE, "A.f", "f", 4, 8, "Override A.f");
     pg_config_free(c);
     /* NFKC identifiers: Python's __name__ is normalised, and so are the names bound */
-    assert_int_equal(eval_src(HEAD "ＤＥＳＣ = \"d\"\n@ｃｏｎｆｉｇ.replace_function(\"rotate_half\")\n"
-                                   "def ｒｏｔａｔｅ_half(x):\n    return x\n"
-                                   "config.exclude_from_output(ＤＥＳＣ)\n",
+    assert_int_equal(eval_src(HEAD
+                              "ＤＥＳＣ = \"d\"\n@ｃｏｎｆｉｇ.replace_function(\"rotate_half\")\n"
+                              "def ｒｏｔａｔｅ_half(x):\n    return x\n"
+                              "config.exclude_from_output(ＤＥＳＣ)\n",
                               NULL, &c),
                      0);
     check_patch(&c->patches.items[0], PG_FUNCTION_REPLACEMENT, "rotate_half", "rotate_half", 4, 6,
@@ -847,8 +848,7 @@ static void test_python_refusals(void **state)
              "supported: register patches with the PatchConfig methods or "
              "create_patch_from_external)",
              F);
-    expect_src_error(HEAD "from veomni.patchgen.patch_spec import Patch\n", PGCI_EUNSUPPORTED,
-                     msg);
+    expect_src_error(HEAD "from veomni.patchgen.patch_spec import Patch\n", PGCI_EUNSUPPORTED, msg);
 }
 
 int main(void)
