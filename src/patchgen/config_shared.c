@@ -7,7 +7,9 @@
  * module its own copy (what a fresh `patchgen MODULE` process sees for a config
  * that only reads, or only changes, what it imports), and refuses the one case where
  * the copies would differ from the shared object: among the modules one evaluation
- * loads, one changes its copy and another holds a copy of the same PatchConfig.
+ * loads, one changes its copy and another holds a copy of the same PatchConfig that
+ * was not taken from the changed one (a copy of the changed copy, taken after its
+ * module ran, holds the changes as Python's shared object does).
  */
 #include <stdio.h>
 #include <string.h>
@@ -66,6 +68,16 @@ static const ce_config *original(const ce_config *cfg)
 
 typedef VEC(ce_config *) copy_list;
 
+/* 1 when `copy` was copied, directly or through other copies, from `from`: it was
+ * taken after `from`'s module had run, so it holds every change `from` saw. */
+static int descends(const ce_config *copy, const ce_config *from)
+{
+    for (const ce_config *c = copy->copied_from; c; c = c->copied_from)
+        if (c == from)
+            return 1;
+    return 0;
+}
+
 /* The copies held by the modules top loads (top included), in load order. */
 static void collect_copies(ce_module *top, copy_list *out)
 {
@@ -102,7 +114,8 @@ int ce_check_shared(config_eval *ev, ce_module *top)
             continue;
         for (size_t j = 0; r == 0 && j < copies.len; j++) {
             const ce_config *other = copies.items[j];
-            if (other->holder == changer->holder || original(other) != original(changer))
+            if (other->holder == changer->holder || original(other) != original(changer) ||
+                descends(other, changer))
                 continue;
             r = pgci_error_set(PGCI_EUNSUPPORTED,
                                "%s:%u:%u: unsupported construct in patch config: the PatchConfig "

@@ -266,6 +266,16 @@ class Case:
             return self.m_exclude()
         self.block(f"config.helpers.extend(h for h in {s}.helpers if h.__name__ not in ('pgci_none',))\n")
 
+    def m_sibling_import(self):
+        """Another config's PatchConfig, imported and read (an import cycle is refused by
+        both: Python cannot import a partly initialised module's config)."""
+        mod = self.rng.choice(self.others)
+        field = self.rng.choice(["exclude", "additional_imports", "post_import_blocks", "helpers"])
+        self.block(
+            f"from {mod} import config as _pgci_sibling_{self.k}  # noqa: E402\n\n"
+            f"config.{field}.extend(_pgci_sibling_{self.k}.{field})\n"
+        )
+
     def m_sibling_change(self):
         s = self.sibling()
         if not s:
@@ -352,7 +362,7 @@ class Case:
 CONFIG_MUTATIONS = [
     "none", "crlf", "cr", "cr_comment", "coding_utf8", "coding_latin1", "nfkc", "exclude", "import",
     "drop_import", "override", "replace_function", "replace_class", "modify_init", "helper",
-    "direct", "not_in", "sibling_change", "name_assign",
+    "direct", "not_in", "sibling_import", "sibling_change", "name_assign",
 ]
 UPSTREAM_MUTATIONS = ["type_checking", "try_import", "if_block", "nested_import", "decorator", "crlf"]
 # applied last, to the whole text
@@ -389,6 +399,9 @@ def gen(a):
         else:
             up = Upstream(up_path)
         case = Case(rng, texts[cfg], up, i)
+        case.others = [
+            os.path.relpath(c, a.veomni)[: -len(".py")].replace("/", ".") for c in configs if c != cfg
+        ]
         n = rng.choice([1, 1, 2, 3])
         picks = [rng.choice(CONFIG_MUTATIONS) for _ in range(n)]
         if up.text and rng.random() < 0.3:

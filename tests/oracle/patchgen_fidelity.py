@@ -189,6 +189,14 @@ SIB_CASES = {
         b"config.exclude.extend(base.exclude)\n",
         "changed by",
     ),
+    # found by tests/corpus/57-differential.sh (deepseek_v4's NPU config reading the
+    # qwen3_omni_moe NPU config, which changed the GPU one's): a copy of the changed
+    # copy holds the change, as Python's shared object does - not refused
+    "mut_chain_reader": (
+        b"from fid.models.mut_changer.mut_changer_patch_gen_config import base as changed\n\n"
+        b"config.exclude.extend(changed.exclude)\nconfig.helpers.extend(changed.helpers)\n",
+        "same",
+    ),
     "mut_own_copy": (
         b"from fid.models.mut_base.mut_base_patch_gen_config import config\n\n"
         b"config.target_file = 'mut_own_copy.py'\nconfig.source_module = 'up.mut_own_copy'\n"
