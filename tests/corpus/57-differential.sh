@@ -12,8 +12,9 @@
 # Anything else fails and prints a repro: the case's seed, its mutations, and the
 # config as mutated against the real one.
 #   PGCI_DIFF_COUNT (cases per release and seed, default 12), PGCI_DIFF_SEEDS
-#   (default "1"), PGCI_DIFF_TF (releases, default "5.9.0 5.24.0"); make fuzz runs
-#   more (tests/fuzz/run.sh).
+#   (default "1"), PGCI_DIFF_TF (releases, default "5.9.0 5.24.0"),
+#   PGCI_DIFF_UP_RATE (share of cases that also change the upstream module, 0.3);
+#   make fuzz runs more (mk/fuzz.mk: fuzz-diff).
 set -u
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
@@ -79,7 +80,7 @@ for v in $VERSIONS; do
     for seed in $SEEDS; do
         out="$tmp/$v-$seed"
         python3 tests/corpus/diffgen.py gen --veomni "$veomni" --tf "$tf" --tf-version "$v" --seed "$seed" \
-            --count "$COUNT" --out "$out" || { echo "FAIL: the generator failed"; exit 1; }
+            --count "$COUNT" --up-rate "${PGCI_DIFF_UP_RATE:-0.3}" --out "$out" || { echo "FAIL: the generator failed"; exit 1; }
         PATH="$tmp/bin:$PATH" python3 tests/corpus/diffgen.py patchgen --patchgen "$oracle" --out "$out" ||
             { echo "FAIL: the real patchgen did not run"; exit 1; }
         for d in "$out"/[0-9][0-9][0-9][0-9]; do

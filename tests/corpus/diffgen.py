@@ -320,14 +320,16 @@ class Case:
     def u_if_block(self):
         self.up_lines()
         tree = ast.parse(self.up_text)
-        fns = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
-        if not fns:
+        defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
+        if not defs:
             return self.u_try_import()
-        f = self.rng.choice(fns)
+        f = self.rng.choice(defs)
         start = (f.decorator_list[0].lineno if f.decorator_list else f.lineno) - 1
         lines = self.up_text.split("\n")
         body = ["    " + ln if ln else ln for ln in lines[start : f.end_lineno]]
-        lines[start : f.end_lineno] = ["if True:"] + body
+        head = self.rng.choice(["if True:", "if TYPE_CHECKING:", "if is_torch_available():"])
+        tail = self.rng.choice([[], ["else:", "    pass"]])
+        lines[start : f.end_lineno] = [head] + body + tail
         self.up_text = "\n".join(lines)
 
     def u_nested_import(self):
@@ -404,7 +406,7 @@ def gen(a):
         ]
         n = rng.choice([1, 1, 2, 3])
         picks = [rng.choice(CONFIG_MUTATIONS) for _ in range(n)]
-        if up.text and rng.random() < 0.3:
+        if up.text and rng.random() < a.up_rate:
             picks.append("up_" + rng.choice(UPSTREAM_MUTATIONS))
         picks.sort(key=lambda m: m in WHOLE_TEXT)
         for m in picks:
@@ -567,6 +569,7 @@ def main():
     g.add_argument("--seed", type=int, required=True)
     g.add_argument("--count", type=int, required=True)
     g.add_argument("--out", required=True)
+    g.add_argument("--up-rate", type=float, default=0.3, help="share of cases that change the upstream too")
     p = sub.add_parser("patchgen")
     p.add_argument("--patchgen", required=True)
     p.add_argument("--out", required=True)
