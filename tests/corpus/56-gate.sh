@@ -26,8 +26,9 @@ src=$(veomni_sdist 0.1.12) || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 status=0
-fail() { echo "FAIL: $*"; status=1; }
-ok() { echo "ok   $*"; }
+sec=0
+fail() { echo "FAIL: $*"; status=1; sec=1; }
+ok() { [ "$sec" = 0 ] && echo "ok   $*" || echo "not ok: $*"; sec=0; }
 fresh() { rm -rf "$tmp/ws"; cp -r "$src" "$tmp/ws"; ws=$tmp/ws; }
 Q=veomni/models/transformers/qwen3
 QCFG=veomni.models.transformers.qwen3.qwen3_gpu_patch_gen_config
