@@ -285,7 +285,8 @@ static void survey_regenerate(survey_state *s)
     run_doc_set_check(&out->doc, "targets", "ran", NULL);
 }
 
-/* Compare A with B under each config: the survey's contract checks. */
+/* Compare A with B under each config: the survey's contract checks, the
+ * CHECK_IN_SURVEY rows of check_registry[] in order. */
 static void survey_run_checks(survey_state *s)
 {
     survey_result *out = s->out;
@@ -326,17 +327,15 @@ static void survey_run_checks(survey_state *s)
             .src_a_len = mp->src_a.len,
             .config_b = ci >= 0 ? mods[ci].b : NULL,
         };
-        signatures_compare(&out->fs, &sp);
-        check_deprecations(&out->fs, &sp);
-        check_name_map_fields(&out->fs, &sp);
-        check_rope_compat(&out->fs, &sp);
+        for (const check_entry *e = check_registry; e->def; e++)
+            if (e->where == CHECK_IN_SURVEY && e->def->compare)
+                e->def->compare(&out->fs, &sp);
     }
     run_doc_add_timing(&out->doc, "compare", now_ms() - t0);
-    static const char *const compared[] = {"signatures", "auto-docstring", "deprecations",
-                                           "name-map-fields", "rope-compat"};
-    for (size_t k = 0; k < sizeof(compared) / sizeof(compared[0]); k++)
-        run_doc_set_check(&out->doc, compared[k], missing_a || missing_b ? "failed" : "ran",
-                          missing_a || missing_b ? "upstream modules missing at a tag" : NULL);
+    for (const check_entry *e = check_registry; e->def; e++)
+        if (e->where == CHECK_IN_SURVEY)
+            run_doc_set_check(&out->doc, e->def->id, missing_a || missing_b ? "failed" : "ran",
+                              missing_a || missing_b ? "upstream modules missing at a tag" : NULL);
 }
 
 /* Counts and each config's status from the findings. */
