@@ -69,6 +69,14 @@ echo "ok   git: an HTML blob is refused"
 printf 'v5.9.0\nv5.10.0\nv5.11.0\n' | cmp -s - "$T/out" || fail "list-tags: order $(cat "$T/out")"
 echo "ok   git: --list-tags in version order"
 
+# pre-releases in core/version.c's order: before their release, rc2 before rc10
+# (the git source used to sort v5.10.0 before v5.10.0rc1)
+for t in v5.10.0rc10 v5.10.0rc1 v5.10.0rc2; do g "$R" tag "$t"; done
+"$PGCI" fetch --source "git:$R" --list-tags >"$T/out" 2>"$T/err" || fail "list-tags rc: $(cat "$T/err")"
+printf 'v5.9.0\nv5.10.0rc1\nv5.10.0rc2\nv5.10.0rc10\nv5.10.0\nv5.11.0\n' | cmp -s - "$T/out" ||
+    fail "list-tags rc: order $(cat "$T/out")"
+echo "ok   git: --list-tags puts pre-releases before their release"
+
 # corrupt: the objects are gone, the tag refs are still there
 C=$T/corrupt
 cp -r "$R" "$C"
