@@ -5,11 +5,12 @@
  * ------------------
  * 1. Write checks/<name>.c, one check per file:
  *    - a gate check (over the configs and what is checked in) defines
- *      `const check_def check_<name> = {"<id>", "<summary>", run_<name>};`
+ *      `const check_def check_<name> = {.id = "<id>", .summary = "...",
+ *      .run = run_<name>};`
  *      and declares it in checks/checks.h;
  *    - a survey contract check (over one config's upstream at tag A and tag B)
  *      is a function over a `survey_pair` declared in checks/contracts.h, and
- *      its check_def goes below, with `.compare` set to it.
+ *      its check_def, `survey_<name>`, goes below with `.compare` set to it.
  * 2. Add its row to check_registry[] below. Rows are in run order: `pgci check`
  *    runs the CHECK_IN_GATE rows, `pgci survey` the CHECK_IN_SURVEY rows, each
  *    in the order they appear here, and run.json lists the checks as they ran.
@@ -26,46 +27,48 @@
 #include "checks/contracts.h"
 
 /* Recorded by the regeneration stage of either pipeline. */
-static const check_def check_regen = {.id = "regen",
-                                      .summary = "the config could not be regenerated"};
+static const check_def recorded_regen = {.id = "regen",
+                                         .summary = "the config could not be regenerated"};
 /* Recorded by pgci run and pgci logits (the kernels, not a pipeline). */
-static const check_def check_logits = {.id = "logits",
-                                       .summary = "kernel-vs-reference logits on toy models"};
+static const check_def recorded_logits = {.id = "logits",
+                                          .summary = "kernel-vs-reference logits on toy models"};
 
 /* The survey contract checks (checks/signatures.c, checks/contracts.h). */
-static const check_def check_signatures = {.id = "signatures",
-                                           .summary = "targets whose upstream contract changed",
-                                           .compare = signatures_compare};
-static const check_def check_auto_docstring = {
+static const check_def survey_signatures = {.id = "signatures",
+                                            .summary = "targets whose upstream contract changed",
+                                            .compare = signatures_compare};
+static const check_def survey_auto_docstring = {
     .id = "auto-docstring",
     .summary = "overrides whose docstring lacks new Args"}; /* signatures' compare */
-static const check_def check_deprecation = {
+static const check_def survey_deprecations = {
     .id = "deprecations",
     .summary = "upstream code the patches touch that will be removed",
     .compare = check_deprecations};
-static const check_def check_name_map = {.id = "name-map-fields",
-                                         .summary = "reused bodies missing dataclass fields",
-                                         .compare = check_name_map_fields};
-static const check_def check_rope = {.id = "rope-compat",
-                                     .summary = "fused rotary on partial or interleaved rotary",
-                                     .compare = check_rope_compat};
+static const check_def survey_name_map_fields = {.id = "name-map-fields",
+                                                 .summary =
+                                                     "reused bodies missing dataclass fields",
+                                                 .compare = check_name_map_fields};
+static const check_def survey_rope_compat = {.id = "rope-compat",
+                                             .summary =
+                                                 "fused rotary on partial or interleaved rotary",
+                                             .compare = check_rope_compat};
 
 const check_entry check_registry[] = {
-    {&check_regen, CHECK_RECORDED, "Configs that fail to regenerate", 0},
+    {&recorded_regen, CHECK_RECORDED, "Configs that fail to regenerate", 0},
     {&check_drift, CHECK_IN_GATE, "Drift from the checked-in files", 1},
     {&check_ruff_equivalence, CHECK_IN_GATE, "Ruff equivalence", 2},
     {&check_diff_consistency, CHECK_IN_GATE, "Stale .diff files", 3},
     {&check_names, CHECK_IN_GATE, "Undefined and redefined names", 4},
     /* the survey records targets too, after its regeneration */
     {&check_targets, CHECK_IN_GATE, "Patch targets", 5},
-    {&check_signatures, CHECK_IN_SURVEY, "Signature changes upstream", 6},
-    {&check_auto_docstring, CHECK_IN_SURVEY, "@auto_docstring arguments", 7},
+    {&survey_signatures, CHECK_IN_SURVEY, "Signature changes upstream", 6},
+    {&survey_auto_docstring, CHECK_IN_SURVEY, "@auto_docstring arguments", 7},
     /* the survey runs deprecations before name-map-fields; the report has its
      * section after rope-compat */
-    {&check_deprecation, CHECK_IN_SURVEY, "Deprecations", 10},
-    {&check_name_map, CHECK_IN_SURVEY, "name_map output fields", 8},
-    {&check_rope, CHECK_IN_SURVEY, "Rotary compatibility", 9},
-    {&check_logits, CHECK_RECORDED, "Logits equality", 11},
+    {&survey_deprecations, CHECK_IN_SURVEY, "Deprecations", 10},
+    {&survey_name_map_fields, CHECK_IN_SURVEY, "name_map output fields", 8},
+    {&survey_rope_compat, CHECK_IN_SURVEY, "Rotary compatibility", 9},
+    {&recorded_logits, CHECK_RECORDED, "Logits equality", 11},
     {&check_protocol_registration, CHECK_IN_GATE, "Model registration", 12},
     {&check_protocol_retired, CHECK_IN_GATE, "Retired files", 13},
     {&check_protocol_comments, CHECK_IN_GATE, "Patch comment style", 14},
