@@ -2,10 +2,10 @@
  * The PR gate: regenerate, read what is checked in, check, record.
  *
  * Every config goes through: evaluate (config_eval) -> upstream at the tag ->
- * codegen -> ruff -> .diff (regen_workspace, in parallel), then the checks of
- * check_gate[] run over all of them at once. A config that cannot be regenerated
- * is a "regen" error finding, never a silent skip; a check that cannot run is
- * recorded as not run with its reason, never as passed.
+ * codegen -> ruff -> .diff (regen_workspace, in parallel), then the gate checks
+ * of check_registry[] run over all of them at once. A config that cannot be
+ * regenerated is a "regen" error finding, never a silent skip; a check that
+ * cannot run is recorded as not run with its reason, never as passed.
  */
 #include "pipeline/gate.h"
 
