@@ -53,9 +53,9 @@ static const struct {
 
 const char *sarif_rule_summary(const char *id)
 {
-    const check_def *cd = check_find(id);
-    if (cd && cd->summary)
-        return cd->summary;
+    const check_entry *e = check_find(id);
+    if (e && e->def->summary)
+        return e->def->summary;
     for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
         if (!strcmp(rules[i].id, id) && rules[i].summary)
             return rules[i].summary;

@@ -112,11 +112,13 @@ static int error_run_json(const char *run_json, int timestamp)
 static int allow_skip_check(const strvec *ids)
 {
     for (size_t i = 0; i < ids->len; i++) {
-        if (check_find(ids->items[i]))
+        const check_entry *e = check_find(ids->items[i]);
+        if (e && e->where == CHECK_IN_GATE)
             continue;
         strbuf known = STRBUF_INIT;
-        for (size_t k = 0; check_gate[k]; k++)
-            strbuf_addf(&known, "%s%s", k ? ", " : "", check_gate[k]->id);
+        for (size_t k = 0; check_registry[k].def; k++)
+            if (check_registry[k].where == CHECK_IN_GATE)
+                strbuf_addf(&known, "%s%s", known.len ? ", " : "", check_registry[k].def->id);
         int r = pgci_error_set(PGCI_EUSAGE, "check: --allow-skip: no check '%s' (the checks: %s)",
                                ids->items[i], known.buf);
         strbuf_free(&known);
