@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks/deprecate_kwarg.h"
+#include "checks/source_text.h"
 #include "checks/structural.h"
 #include "core/error.h"
 #include "core/vec.h"
@@ -29,6 +31,7 @@ typedef struct sig_ctx {
     const survey_pair *p;
     const pg_patch *patch;  /* the patch the current target came from */
     const char *patch_text; /* the replacement's source, when it has one */
+    strvec *emitted;        /* keys of the facts reported so far (see first_time) */
 } sig_ctx;
 
 static finding *add(sig_ctx *c, severity sev, json_t *data, const char *kind, const char *target,
@@ -411,6 +414,35 @@ static int likely_rename(const index_def *a, const index_def *b, const char *x, 
     return s >= 0.3;
 }
 
+/* A renamed parameter breaks a patch written against the old name, unless upstream
+ * keeps the old name working through @deprecate_kwarg: then it is a warning with
+ * the removal version. */
+static void param_renamed(sig_ctx *c, const char *target, const index_def *a, const index_def *b,
+                          const char *old, const char *new_name)
+{
+    const char *ta = c->p->tag_a, *tb = c->p->tag_b;
+    deprecated_kwarg k;
+    int shim = deprecated_kwarg_find(&k, b, old) && k.new_name && !strcmp(k.new_name, new_name);
+    json_t *data = sig_data(a, b);
+    json_object_set_new(data, "parameter", json_string(old));
+    json_object_set_new(data, "new_parameter", json_string(new_name));
+    finding *f;
+    if (shim) {
+        json_object_set_new(data, "shim", json_string("deprecate_kwarg"));
+        if (k.version)
+            json_object_set_new(data, "removal_version", json_string(k.version));
+        f = add(c, SEV_WARNING, data, "param-renamed", target,
+                "`%s`: parameter `%s` renamed to `%s` (%s → %s); `@deprecate_kwarg` keeps `%s` "
+                "working until %s",
+                target, old, new_name, ta, tb, old, k.version ? k.version : "its removal");
+    } else {
+        f = add(c, SEV_ERROR, data, "param-renamed", target,
+                "`%s`: parameter `%s` renamed to `%s` (%s → %s)", target, old, new_name, ta, tb);
+    }
+    set_sig_detail(f, a, b, ta, tb);
+    deprecated_kwarg_free(&k);
+}
+
 static void compare_params(sig_ctx *c, const char *target, const index_def *a, const index_def *b)
 {
     const char *ta = c->p->tag_a, *tb = c->p->tag_b;
@@ -423,10 +455,7 @@ static void compare_params(sig_ctx *c, const char *target, const index_def *a, c
         if (strcmp(pa->name, pb->name) && pa->kind == pb->kind && param_index(b, pa->name) < 0 &&
             param_index(a, pb->name) < 0 && likely_rename(a, b, pa->name, pb->name)) {
             renamed_a[i] = renamed_b[i] = 1;
-            finding *f = add(c, SEV_ERROR, sig_data(a, b), "param-renamed", target,
-                             "`%s`: parameter `%s` renamed to `%s` (%s → %s)", target, pa->name,
-                             pb->name, ta, tb);
-            set_sig_detail(f, a, b, ta, tb);
+            param_renamed(c, target, a, b, pa->name, pb->name);
         }
     }
     for (size_t i = 0; i < a->n_params; i++) {
@@ -525,11 +554,21 @@ static long find_decorator(const index_def *d, const char *name)
     return -1;
 }
 
+static int is_kwarg_shim(const char *decorator_name)
+{
+    size_t n = strlen(decorator_name);
+    return n >= 15 && !strcmp(decorator_name + n - 15, "deprecate_kwarg");
+}
+
 static void compare_decorators(sig_ctx *c, const char *target, const index_def *a,
                                const index_def *b)
 {
     for (size_t i = 0; i < b->n_decorators; i++) {
         char *n = decorator_name(b->decorators[i]);
+        if (is_kwarg_shim(n)) { /* an argument's deprecation: see check_deprecations */
+            free(n);
+            continue;
+        }
         long j = find_decorator(a, n);
         if (j < 0)
             add(c, SEV_WARNING, NULL, "decorator-added", target, "`%s`: decorator `@%s` added",
@@ -542,7 +581,7 @@ static void compare_decorators(sig_ctx *c, const char *target, const index_def *
     }
     for (size_t i = 0; i < a->n_decorators; i++) {
         char *n = decorator_name(a->decorators[i]);
-        if (find_decorator(b, n) < 0)
+        if (!is_kwarg_shim(n) && find_decorator(b, n) < 0)
             add(c, SEV_WARNING, NULL, "decorator-removed", target, "`%s`: decorator `@%s` removed",
                 target, a->decorators[i]);
         free(n);
@@ -569,71 +608,97 @@ static long find_str(const char **v, size_t n, const char *s)
     return -1;
 }
 
+/* "Cls.__init__" overridden, or Cls replaced by a class that defines __init__:
+ * upstream's __init__ no longer runs, so its attributes are not the patch's. */
+static int config_owns_init(const pg_config *cfg, const char *cls)
+{
+    size_t n = strlen(cls);
+    for (size_t i = 0; i < cfg->patches.len; i++) {
+        const pg_patch *p = &cfg->patches.items[i];
+        if (p->type == PG_METHOD_OVERRIDE && !strncmp(p->target, cls, n) &&
+            !strcmp(p->target + n, ".__init__"))
+            return 1;
+        if (p->type == PG_CLASS_REPLACEMENT && !strcmp(p->target, cls) && p->replacement) {
+            char *text = signatures_object_text(p->replacement);
+            int has = text && strstr(text, "def __init__(") != NULL;
+            free(text);
+            if (has)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* Emits a finding once per (config, kind, target, subject): several patches of one
+ * config that use the same attribute are one fact. */
+static int first_time(sig_ctx *c, const char *kind, const char *target, const char *subject)
+{
+    char *key = pgci_asprintf("%s|%s|%s|%s", c->p->config, kind, target, subject);
+    if (strvec_find(c->emitted, key) >= 0) {
+        free(key);
+        return 0;
+    }
+    strvec_push_owned(c->emitted, key);
+    return 1;
+}
+
 static void compare_init_attrs(sig_ctx *c, const char *target, const index_def *a,
                                const index_def *b)
 {
+    if (config_owns_init(c->p->cfg, target))
+        return;
+    const index_def *ia = index_member(a, "__init__"), *ib = index_member(b, "__init__");
     int *used_b = pgci_calloc(b->n_init_attrs + 1, sizeof(int));
     for (size_t i = 0; i < a->n_init_attrs; i++) {
         const char *old = a->init_attrs[i];
         if (find_str(b->init_attrs, b->n_init_attrs, old) >= 0)
             continue;
-        /* a rename: the new attribute most like the old one by name tokens */
-        strvec to = STRVEC_INIT;
-        name_tokens(&to, old);
-        long best = -1, lone = -1;
-        double best_s = 0.0;
-        for (size_t j = 0; j < b->n_init_attrs; j++) {
+        /* a rename only with evidence: a new attribute assigned the very value the
+         * old one was (self.gate = Router(config) -> self.router = Router(config));
+         * names alone prove nothing (self.next_skip_topk vs self.hidden_size) */
+        char *va = source_attr_value(c->p->src_a, c->p->src_a_len, ia, old);
+        long best = -1;
+        for (size_t j = 0; va && j < b->n_init_attrs && best < 0; j++) {
             if (used_b[j] || find_str(a->init_attrs, a->n_init_attrs, b->init_attrs[j]) >= 0)
                 continue;
-            strvec tn = STRVEC_INIT;
-            name_tokens(&tn, b->init_attrs[j]);
-            double s = jaccard(&to, &tn);
-            strvec_free(&tn);
-            if (s > best_s) {
-                best_s = s;
+            char *vb = source_attr_value(c->p->src_b, c->p->src_b_len, ib, b->init_attrs[j]);
+            if (vb && !strcmp(va, vb))
                 best = (long)j;
-            }
-        }
-        strvec_free(&to);
-        if (best < 0 || best_s < 0.3) {
-            /* no name alike: when exactly one attribute went and one came, that is
-             * a rename too (self.gate -> self.router) */
-            size_t gone = 0, came = 0;
-            long only = -1;
-            for (size_t k = 0; k < a->n_init_attrs; k++)
-                gone += find_str(b->init_attrs, b->n_init_attrs, a->init_attrs[k]) < 0;
-            for (size_t j = 0; j < b->n_init_attrs; j++)
-                if (!used_b[j] && find_str(a->init_attrs, a->n_init_attrs, b->init_attrs[j]) < 0) {
-                    came++;
-                    only = (long)j;
-                }
-            if (gone == 1 && came == 1)
-                lone = only;
+            free(vb);
         }
         int uses = text_mentions_attr(c->patch_text, old);
         severity sev = uses ? SEV_ERROR : SEV_WARNING;
         const char *why = uses ? " and the patch still uses it" : "";
-        if (lone >= 0) {
-            /* one went, one came, names unalike: say both, claim no rename */
-            used_b[lone] = 1;
-            add(c, sev, NULL, "init-attr-removed", target,
-                "`%s.__init__`: `self.%s` no longer set (`self.%s` is new: renamed?)%s", target,
-                old, b->init_attrs[lone], why);
-        } else if (best >= 0 && best_s >= 0.3) {
-            used_b[best] = 1;
-            add(c, sev, NULL, "init-attr-renamed", target,
-                "`%s.__init__`: `self.%s` renamed to `self.%s`%s", target, old, b->init_attrs[best],
-                why);
-        } else {
-            add(c, sev, NULL, "init-attr-removed", target,
-                "`%s.__init__`: `self.%s` no longer set%s", target, old, why);
+        const char *kind = best >= 0 ? "init-attr-renamed" : "init-attr-removed";
+        if (!first_time(c, kind, target, old)) {
+            free(va);
+            continue;
         }
+        json_t *data = json_object();
+        json_object_set_new(data, "attribute", json_string(old));
+        if (best >= 0) {
+            used_b[best] = 1;
+            json_object_set_new(data, "new_attribute", json_string(b->init_attrs[best]));
+            json_object_set_new(data, "evidence", json_string(va));
+            finding *f = add(c, sev, data, kind, target,
+                             "`%s.__init__`: `self.%s` renamed to `self.%s`%s", target, old,
+                             b->init_attrs[best], why);
+            strbuf ev = STRBUF_INIT;
+            strbuf_addf(&ev, "evidence: both are assigned `%s`\n", va);
+            finding_set_detail(f, ev.buf);
+            strbuf_free(&ev);
+        } else {
+            add(c, sev, data, kind, target, "`%s.__init__`: `self.%s` no longer set%s", target,
+                old, why);
+        }
+        free(va);
     }
     for (size_t j = 0; j < b->n_init_attrs; j++) {
         if (used_b[j] || find_str(a->init_attrs, a->n_init_attrs, b->init_attrs[j]) >= 0)
             continue;
-        add(c, SEV_INFO, NULL, "init-attr-added", target, "`%s.__init__`: `self.%s` added", target,
-            b->init_attrs[j]);
+        if (first_time(c, "init-attr-added", target, b->init_attrs[j]))
+            add(c, SEV_INFO, NULL, "init-attr-added", target, "`%s.__init__`: `self.%s` added",
+                target, b->init_attrs[j]);
     }
     free(used_b);
 }
@@ -993,8 +1058,8 @@ static void compare_target(sig_ctx *c, const pg_patch *patch, const char *target
 
 void signatures_compare(findings *out, const survey_pair *p)
 {
-    sig_ctx c = {out, p, NULL, NULL};
-    strvec seen = STRVEC_INIT;
+    strvec seen = STRVEC_INIT, emitted = STRVEC_INIT;
+    sig_ctx c = {out, p, NULL, NULL, &emitted};
     const pg_config *cfg = p->cfg;
     for (size_t i = 0; i < cfg->patches.len; i++) {
         const pg_patch *patch = &cfg->patches.items[i];
@@ -1031,4 +1096,5 @@ void signatures_compare(findings *out, const survey_pair *p)
         free(text);
     }
     strvec_free(&seen);
+    strvec_free(&emitted);
 }
