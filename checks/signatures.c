@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks/body_uses.h"
 #include "checks/deprecate_kwarg.h"
 #include "checks/source_text.h"
 #include "checks/structural.h"
@@ -369,7 +370,7 @@ static void norm_annotation(strbuf *out, const char *s, size_t n)
     strbuf_addc(out, ']');
 }
 
-static int annotation_eq(const char *a, const char *b)
+int signatures_annotation_eq(const char *a, const char *b)
 {
     if (!a || !b)
         return a == b;
@@ -517,13 +518,13 @@ static void compare_params(sig_ctx *c, const char *target, const index_def *a, c
                 "`%s`: default of `%s` changed: %s → %s", target, pa->name,
                 pa->default_value ? pa->default_value : "(none)",
                 pb->default_value ? pb->default_value : "(none)");
-        if (!annotation_eq(pa->annotation, pb->annotation))
+        if (!signatures_annotation_eq(pa->annotation, pb->annotation))
             add(c, SEV_INFO, sig_data(a, b), "param-annotation-changed", target,
                 "`%s`: annotation of `%s` changed: %s → %s", target, pa->name,
                 pa->annotation ? pa->annotation : "(none)",
                 pb->annotation ? pb->annotation : "(none)");
     }
-    if (!annotation_eq(a->returns, b->returns))
+    if (!signatures_annotation_eq(a->returns, b->returns))
         add(c, SEV_INFO, sig_data(a, b), "return-annotation-changed", target,
             "`%s`: return annotation changed: %s → %s", target, a->returns ? a->returns : "(none)",
             b->returns ? b->returns : "(none)");
@@ -817,7 +818,7 @@ static const char *bound_name(const index_import *im, char *buf, size_t n)
     return buf;
 }
 
-static int module_binds(const index_module *m, const char *name)
+int signatures_module_binds(const index_module *m, const char *name)
 {
     char buf[256];
     for (size_t i = 0; i < m->n_imports; i++)
@@ -830,23 +831,6 @@ static int module_binds(const index_module *m, const char *name)
         if (!strcmp(m->assigns[i].name, name))
             return 1;
     return 0;
-}
-
-static void collect_identifiers(const py_tree *t, TSNode n, strvec *out)
-{
-    if (py_is(n, "identifier")) {
-        size_t len;
-        const char *s = py_text(t, n, &len);
-        char *id = pgci_strndup(s, len);
-        if (strvec_find(out, id) < 0)
-            strvec_push_owned(out, id);
-        else
-            free(id);
-        return;
-    }
-    uint32_t k = ts_node_named_child_count(n);
-    for (uint32_t i = 0; i < k; i++)
-        collect_identifiers(t, ts_node_named_child(n, i), out);
 }
 
 char *signatures_object_text(const pg_object *o)
@@ -863,8 +847,21 @@ char *signatures_object_text(const pg_object *o)
     return pgci_strndup(start, (size_t)(p - start));
 }
 
-static int config_imports(const pg_config *cfg, const char *name)
+int signatures_config_binds(const pg_config *cfg, const char *name)
 {
+    for (size_t i = 0; i < cfg->helpers.len; i++)
+        if (cfg->helpers.items[i]->name && !strcmp(cfg->helpers.items[i]->name, name))
+            return 1;
+    for (size_t i = 0; i < cfg->positioned_helpers.len; i++) {
+        const pg_object *h = cfg->positioned_helpers.items[i].helper;
+        if (h && h->name && !strcmp(h->name, name))
+            return 1;
+    }
+    for (size_t i = 0; i < cfg->patches.len; i++) {
+        const pg_patch *p = &cfg->patches.items[i];
+        if (!strchr(p->target, '.') && !strcmp(p->target, name))
+            return 1; /* a replaced function or class keeps its upstream name */
+    }
     for (size_t i = 0; i < cfg->additional_imports.len; i++) {
         const pg_import *im = &cfg->additional_imports.items[i];
         if (im->alias && !strcmp(im->alias, name))
@@ -884,31 +881,29 @@ static int config_imports(const pg_config *cfg, const char *name)
 static void removed_imports(sig_ctx *c, const pg_patch *patch, const char *text)
 {
     const index_module *a = c->p->a, *b = c->p->b;
-    if (!text || !a || !b)
-        return;
-    py_tree t;
-    if (py_parse(&t, text, strlen(text), "<patch>") < 0) {
+    body_uses u;
+    if (!text || !a || !b || body_uses_read(&u, text, strlen(text)) < 0) {
         pgci_error_clear();
         return;
     }
-    strvec ids = STRVEC_INIT;
-    collect_identifiers(&t, py_root(&t), &ids);
+    /* every distinct name, once per patch */
     char buf[256];
+    strvec done = STRVEC_INIT;
     for (size_t i = 0; i < a->n_imports; i++) {
         const index_import *im = &a->imports[i];
         const char *name = bound_name(im, buf, sizeof(buf));
-        if (strvec_find(&ids, name) < 0 || module_binds(b, name) || config_imports(c->p->cfg, name))
+        if (strvec_find(&u.loads, name) < 0 || strvec_find(&done, name) >= 0 ||
+            signatures_module_binds(b, name) || signatures_config_binds(c->p->cfg, name))
             continue;
-        add(c, SEV_ERROR, NULL, "import-removed", patch->target,
+        strvec_push(&done, name);
+        json_t *data = json_object();
+        json_object_set_new(data, "name", json_string(name));
+        add(c, SEV_ERROR, data, "import-removed", patch->target,
             "`%s` uses `%s`, which upstream no longer imports at %s", patch->target, name,
             c->p->tag_b);
-        /* one finding per name per patch */
-        long k = strvec_find(&ids, name);
-        free(ids.items[k]);
-        ids.items[k] = pgci_strdup("");
     }
-    strvec_free(&ids);
-    py_tree_free(&t);
+    strvec_free(&done);
+    body_uses_free(&u);
 }
 
 /* ---- auto-docstring ---------------------------------------------------------------- */

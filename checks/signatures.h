@@ -58,4 +58,16 @@ char *signatures_object_text(const pg_object *o);
 /* Renders "name(a, b: int = 3, *, c=None, **kw) -> T" into out. */
 void signatures_render(strbuf *out, const index_def *fn);
 
+/* 1 when the annotations are one type (Optional[X], Union[X, None], X | None;
+ * typing's List and list, ...); both NULL counts as equal. */
+int signatures_annotation_eq(const char *a, const char *b);
+
+/* 1 when module m binds name at module level (import, def, class, assignment). */
+int signatures_module_binds(const index_module *m, const char *name);
+
+/* 1 when the config itself provides name to the generated module: an additional
+ * import, a post-import block mentioning it, a helper, a replaced function or
+ * class. */
+int signatures_config_binds(const pg_config *cfg, const char *name);
+
 #endif

@@ -165,3 +165,26 @@ int source_instantiates(const char *src, size_t len, const char *name)
     }
     return 0;
 }
+
+int source_references(const char *src, size_t len, const char *name)
+{
+    if (!src)
+        return 0;
+    size_t n = strlen(name);
+    const char *end = src + len;
+    for (const char *p = src; (p = strstr(p, name)) && p + n <= end; p += n) {
+        if ((p > src && ident_char(p[-1])) || ident_char(p[n]))
+            continue;
+        if (p > src && (p[-1] == '"' || p[-1] == '\'') && p[n] == p[-1])
+            continue;
+        const char *l = p;
+        while (l > src && l[-1] != '\n')
+            l--;
+        while (*l == ' ')
+            l++;
+        if (!strncmp(l, "class ", 6) && l + 6 == p)
+            continue;
+        return 1;
+    }
+    return 0;
+}

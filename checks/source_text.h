@@ -26,4 +26,8 @@ int source_return_arity(const char *src, size_t len, const index_def *def);
  * the definition of name itself; `class name(` does not count. */
 int source_instantiates(const char *src, size_t len, const char *name);
 
+/* 1 when src names `name` anywhere but in its own `class name(` line or a string
+ * holding just the name (`__all__`): a call, a base, a mapping value, a type. */
+int source_references(const char *src, size_t len, const char *name);
+
 #endif

@@ -17,6 +17,7 @@
 #include "checks/contracts.h"
 #include "checks/gate.h"
 #include "checks/signatures.h"
+#include "checks/survey_compare.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/sha256.h"
@@ -236,6 +237,7 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
     run_doc_add_timing(&out->doc, "regen",
                        (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
                            (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+    int *standing = survey_failing_at_a(ws, sel, n, &bo, outs, out->from);
     check_input *in = pgci_calloc(n ? n : 1, sizeof(*in));
     for (size_t i = 0; i < n; i++) {
         in[i].module = sel[i]->module;
@@ -244,6 +246,8 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
         if (!cfgs[i])
             continue;
         in[i].source_module = cfgs[i]->source_module;
+        if (outs[i].status < 0 && standing[i])
+            continue; /* fails at A too: not the bump's (pgci check) */
         if (outs[i].status < 0) {
             out->n_failed++;
             char *what = pgci_asprintf("fails to regenerate against %s", out->to);
@@ -262,7 +266,8 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
     ctx.inputs = in;
     ctx.n_inputs = n;
     strbuf why = STRBUF_INIT;
-    check_targets.run(&ctx, &out->fs, &why);
+    findings targets = FINDINGS_INIT; /* sorted into changes per config below */
+    check_targets.run(&ctx, &targets, &why);
     strbuf_free(&why);
     run_doc_set_check(&out->doc, "regen", "ran", NULL);
     run_doc_set_check(&out->doc, "targets", "ran", NULL);
@@ -291,17 +296,15 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
                           mp->a,          mp->b,         out->from,
                           out->to,        mp->src_b.buf, mp->src_b.len,
                           mp->src_a.buf,  mp->src_a.len, ci >= 0 ? mods[ci].b : NULL};
-        signatures_compare(&out->fs, &sp);
-        check_deprecations(&out->fs, &sp);
-        check_name_map_fields(&out->fs, &sp);
-        check_rope_compat(&out->fs, &sp);
+        survey_compare(&out->fs, &sp, ci >= 0 ? mods[ci].a : NULL, &targets);
     }
+    findings_free(&targets);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     run_doc_add_timing(&out->doc, "compare",
                        (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
                            (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
-    static const char *const compared[] = {"signatures", "auto-docstring", "deprecations",
-                                           "name-map-fields", "rope-compat"};
+    static const char *const compared[] = {"signatures", "callees", "auto-docstring",
+                                           "deprecations", "name-map-fields", "rope-compat"};
     for (size_t k = 0; k < sizeof(compared) / sizeof(compared[0]); k++)
         run_doc_set_check(&out->doc, compared[k], missing_a || missing_b ? "failed" : "ran",
                           missing_a || missing_b ? "upstream modules missing at a tag" : NULL);
@@ -374,6 +377,7 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
             pg_config_free(cfgs[i]);
     }
     free(mods);
+    free(standing);
     free(outs);
     free(in);
     free(cfgs);
