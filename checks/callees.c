@@ -347,6 +347,56 @@ static int defined_at(const index_module *m, const char *name)
     return 0;
 }
 
+static void tokens(strvec *out, const char *name)
+{
+    const char *p = name;
+    while (*p) {
+        size_t k = strcspn(p, "_");
+        if (k)
+            strvec_pushn(out, p, k);
+        p += k;
+        while (*p == '_')
+            p++;
+    }
+}
+
+/* The one top-level function or class of b whose snake_case name is name's with
+ * exactly one token added or dropped (apply_rotary_pos_emb ->
+ * apply_rotary_pos_emb_interleave, torch_causal_conv1d_update ->
+ * causal_conv1d_update); NULL when none or several. *extra: "+tok" or "-tok". */
+static const char *one_token_apart(const index_module *b, const char *name, char **extra)
+{
+    strvec t = STRVEC_INIT;
+    tokens(&t, name);
+    const char *found = NULL;
+    int many = 0;
+    for (size_t i = 0; i < b->n_defs && !many; i++) {
+        const index_def *d = b->defs[i];
+        strvec u = STRVEC_INIT;
+        tokens(&u, d->name);
+        const strvec *big = u.len > t.len ? &u : &t, *small = u.len > t.len ? &t : &u;
+        size_t miss = 0, at = 0;
+        for (size_t k = 0; k < big->len; k++)
+            if (strvec_find(small, big->items[k]) < 0)
+                miss++, at = k;
+        if (big->len == small->len + 1 && miss == 1 && t.len >= 2) {
+            if (found)
+                many = 1;
+            found = d->name;
+            free(*extra);
+            *extra = pgci_asprintf("%c%s", big == &u ? '+' : '-', big->items[at]);
+        }
+        strvec_free(&u);
+    }
+    strvec_free(&t);
+    if (many) {
+        free(*extra);
+        *extra = NULL;
+        return NULL;
+    }
+    return found;
+}
+
 static void module_names(cctx *c, const body_uses *u)
 {
     for (size_t i = 0; i < u->loads.len; i++) {
@@ -362,8 +412,16 @@ static void module_names(cctx *c, const body_uses *u)
         json_object_set_new(data, "name", json_string(name));
         strbuf detail = STRBUF_INIT, succ = STRBUF_INIT;
         add_candidates(data, &detail, names, scores, n);
-        if (n && scores[0] >= CALLEES_CONFIDENT)
-            strbuf_addf(&succ, "; likely successor `%s`", names[0]);
+        char *extra = NULL;
+        const char *near = n && scores[0] >= CALLEES_CONFIDENT ? names[0] : NULL;
+        if (!near && (near = one_token_apart(c->p->b, name, &extra)) != NULL) {
+            json_object_set_new(data, "name_successor", json_string(near));
+            strbuf_addf(&detail, "successor candidate: %s (its name is this one's with `%s` %s)\n",
+                        near, extra + 1, extra[0] == '+' ? "added" : "dropped");
+        }
+        if (near)
+            strbuf_addf(&succ, "; likely successor `%s`", near);
+        free(extra);
         finding *f = add(c, SEV_ERROR, data, "name-removed", name,
                          "`%s` uses `%s`, which upstream no longer defines at %s%s", c->where,
                          name, c->p->tag_b, succ.buf);

@@ -24,6 +24,7 @@
 #include "checks/source_text.h"
 #include "checks/structural.h"
 #include "core/error.h"
+#include "patchgen/difflib.h"
 #include "core/vec.h"
 #include "py/py.h"
 
@@ -462,16 +463,20 @@ static void compare_params(sig_ctx *c, const char *target, const index_def *a, c
     for (size_t i = 0; i < a->n_params; i++) {
         if (renamed_a[i] || param_index(b, a->params[i].name) >= 0)
             continue;
-        finding *f =
-            add(c, SEV_WARNING, sig_data(a, b), "param-removed", target,
-                "`%s`: parameter `%s` removed (%s → %s)", target, a->params[i].name, ta, tb);
+        json_t *data = sig_data(a, b);
+        json_object_set_new(data, "parameter", json_string(a->params[i].name));
+        finding *f = add(c, SEV_WARNING, data, "param-removed", target,
+                         "`%s`: parameter `%s` removed (%s → %s)", target, a->params[i].name, ta,
+                         tb);
         set_sig_detail(f, a, b, ta, tb);
     }
     for (size_t i = 0; i < b->n_params; i++) {
         if (renamed_b[i] || param_index(a, b->params[i].name) >= 0)
             continue;
         int req = is_required(&b->params[i]);
-        finding *f = add(c, req ? SEV_ERROR : SEV_WARNING, sig_data(a, b),
+        json_t *data = sig_data(a, b);
+        json_object_set_new(data, "parameter", json_string(b->params[i].name));
+        finding *f = add(c, req ? SEV_ERROR : SEV_WARNING, data,
                          req ? "param-added-required" : "param-added-optional", target,
                          "`%s`: %s parameter `%s` added (%s → %s)", target,
                          req ? "required" : "optional", b->params[i].name, ta, tb);
@@ -759,15 +764,40 @@ static int same_body(sig_ctx *c, const index_def *a, const index_def *b)
     return eq == 1;
 }
 
+/* The upstream change under an override as a unified diff of the two bodies, cut
+ * to its first 40 lines (the note folds it). */
+static void body_diff(finding *f, const sig_ctx *c, const index_def *a, const index_def *b)
+{
+    const survey_pair *p = c->p;
+    if (!f || !p->src_a || !p->src_b || a->end_byte > p->src_a_len || b->end_byte > p->src_b_len)
+        return;
+    strbuf d = STRBUF_INIT;
+    difflib_unified_diff(&d, p->src_a + a->start_byte, a->end_byte - a->start_byte,
+                         p->src_b + b->start_byte, b->end_byte - b->start_byte, p->tag_a,
+                         p->tag_b, 1);
+    size_t lines = 0, at = 0;
+    while (at < d.len && lines < 40)
+        lines += d.buf[at++] == '\n';
+    if (at < d.len) {
+        strbuf_setlen(&d, at);
+        strbuf_adds(&d, "... (cut at 40 lines)\n");
+    }
+    if (d.len)
+        finding_set_detail(f, d.buf);
+    strbuf_free(&d);
+}
+
 static void compare_function(sig_ctx *c, const char *target, const index_def *a, const index_def *b,
                              int body_matters)
 {
     compare_params(c, target, a, b);
     compare_decorators(c, target, a, b);
-    if (body_matters && a->fingerprint != b->fingerprint && !same_body(c, a, b))
-        add(c, SEV_WARNING, NULL, "body-changed", target,
-            "`%s`: the upstream body changed under the patch (written against %s)", target,
-            c->p->tag_a);
+    if (body_matters && a->fingerprint != b->fingerprint && !same_body(c, a, b)) {
+        finding *f = add(c, SEV_WARNING, NULL, "body-changed", target,
+                         "`%s`: the upstream body changed under the patch (written against %s)",
+                         target, c->p->tag_a);
+        body_diff(f, c, a, b);
+    }
 }
 
 static void compare_class(sig_ctx *c, const char *target, const index_def *a, const index_def *b,

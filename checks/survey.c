@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "checks/changes.h"
 #include "checks/checks.h"
 #include "checks/regen_finding.h"
 #include "checks/contracts.h"
@@ -359,6 +360,8 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
     }
     findings_sort(&out->fs);
     run_doc_set_findings(&out->doc, &out->fs);
+    /* the findings grouped by upstream change: an id on each, the list beside */
+    json_object_set_new(out->doc.root, "changes", changes_group(run_doc_findings(&out->doc)));
 
     for (size_t i = 0; i < nmods; i++) {
         free(mods[i].module);

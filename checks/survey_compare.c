@@ -56,6 +56,8 @@ static void take_targets(findings *out, const survey_pair *p, findings *targets)
         int mine = f->config && !strcmp(f->config, p->config);
         int bump = kind && !strcmp(kind, "missing-target") && target && p->a &&
                    index_find(p->a, target);
+        if (mine && bump && f->data && !json_object_get(f->data, "module"))
+            json_object_set_new(f->data, "module", json_string(p->cfg->source_module));
         push(mine && bump ? &moved : &keep, f);
     }
     free(targets->items);
