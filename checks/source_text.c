@@ -19,14 +19,26 @@ static int ident_char(char ch)
     return isalnum((unsigned char)ch) || ch == '_';
 }
 
-/* Appends s[0..n) to out with whitespace runs folded, until brackets balance at a
- * newline; returns 1 when it ended balanced. */
+/* Appends the expression starting at s to out, up to the newline where its brackets
+ * balance, with whitespace runs folded and comments left out. */
 static void fold_value(strbuf *out, const char *s, const char *end)
 {
     int depth = 0, space = 0;
+    char quote = 0;
     for (const char *p = s; p < end; p++) {
-        if (*p == '#' && depth == 0)
-            break;
+        if (quote) {
+            strbuf_addc(out, *p);
+            if (*p == '\\' && p + 1 < end)
+                strbuf_addc(out, *++p);
+            else if (*p == quote)
+                quote = 0;
+            continue;
+        }
+        if (*p == '#') { /* a comment: to the end of its line */
+            while (p + 1 < end && p[1] != '\n')
+                p++;
+            continue;
+        }
         if (*p == '\n' && depth <= 0)
             break;
         if (*p == '(' || *p == '[' || *p == '{')
@@ -41,6 +53,8 @@ static void fold_value(strbuf *out, const char *s, const char *end)
             *p != ')' && *p != ']')
             strbuf_addc(out, ' ');
         space = 0;
+        if (*p == '"' || *p == '\'')
+            quote = *p;
         strbuf_addc(out, *p);
     }
 }
