@@ -183,6 +183,9 @@ static void callee_vanished(cctx *c, const char *cls, const body_call *call, con
     strbuf_free(&succ);
 }
 
+static char *unbound_param(const body_call *call, const index_def *fn, size_t first,
+                           size_t positional, int var_pos, const strvec *passed);
+
 /* Why the call as the body writes it no longer binds to fn; NULL when it does. */
 static char *call_breaks(const body_call *call, const index_def *fn)
 {
@@ -196,14 +199,30 @@ static char *call_breaks(const body_call *call, const index_def *fn)
         var_pos |= k == INDEX_PARAM_VAR_POSITIONAL;
         positional += k == INDEX_PARAM_POSITIONAL_ONLY || k == INDEX_PARAM_POSITIONAL_OR_KEYWORD;
     }
+    /* the names the call binds: a keyword an @deprecate_kwarg shim renames binds
+     * the new name */
+    strvec passed = STRVEC_INIT;
     for (size_t k = 0; k < call->keywords.len; k++) {
         const char *kw = call->keywords.items[k];
         deprecated_kwarg shim;
         int kept = deprecated_kwarg_find(&shim, fn, kw);
+        strvec_push(&passed, kept && shim.new_name ? shim.new_name : kw);
         deprecated_kwarg_free(&shim);
-        if (!var_kw && !kept && !index_param_find(fn, kw))
+        if (!var_kw && !kept && !index_param_find(fn, kw)) {
+            strvec_free(&passed);
             return pgci_asprintf("it passes `%s=`, which the new signature lacks", kw);
+        }
     }
+    char *why = unbound_param(call, fn, first, positional, var_pos, &passed);
+    strvec_free(&passed);
+    return why;
+}
+
+/* A parameter of fn the call leaves unbound, or more positional arguments than fn
+ * takes; NULL when the call binds. */
+static char *unbound_param(const body_call *call, const index_def *fn, size_t first,
+                           size_t positional, int var_pos, const strvec *passed)
+{
     if (!var_pos && call->n_positional > positional)
         return pgci_asprintf("it passes %zu positional arguments, the new signature takes %zu",
                              call->n_positional, positional);
@@ -212,9 +231,9 @@ static char *call_breaks(const body_call *call, const index_def *fn)
         if (q->default_value || q->kind == INDEX_PARAM_VAR_POSITIONAL ||
             q->kind == INDEX_PARAM_VAR_KEYWORD)
             continue;
-        int passed = strvec_find(&call->keywords, q->name) >= 0 ||
-                     (q->kind != INDEX_PARAM_KEYWORD_ONLY && i - first < call->n_positional);
-        if (!passed)
+        int bound = strvec_find(passed, q->name) >= 0 ||
+                    (q->kind != INDEX_PARAM_KEYWORD_ONLY && i - first < call->n_positional);
+        if (!bound)
             return pgci_asprintf("it does not pass `%s`, now required", q->name);
     }
     return NULL;

@@ -54,6 +54,24 @@ int deprecated_kwarg_parse(deprecated_kwarg *out, const char *decorator)
         return 0;
     out->new_name = keyword(args, "new_name");
     out->version = keyword(args, "version");
+    if (!out->version) {
+        /* deprecate_kwarg(old_name, version, new_name=None, ...): the version may be
+         * the second positional argument */
+        const char *q = args;
+        while (*q == ' ')
+            q++;
+        const char *e = *q == '"' || *q == '\'' ? strchr(q + 1, *q) : NULL;
+        if (e) {
+            q = e + 1;
+            while (*q == ' ' || *q == ',')
+                q++;
+            if (*q == '"' || *q == '\'') {
+                const char *end = strchr(q + 1, *q);
+                if (end && end[1] != '=' && !(end[1] == ' ' && end[2] == '='))
+                    out->version = string_at(q);
+            }
+        }
+    }
     return 1;
 }
 

@@ -117,6 +117,13 @@ static void test_deprecate_kwarg(void **state)
     assert_string_equal(k.new_name, "position_embeddings");
     assert_string_equal(k.version, "v5.20");
     deprecated_kwarg_free(&k);
+    /* the version as the second positional argument (transformers 5.24) */
+    assert_int_equal(deprecated_kwarg_parse(&k, "deprecate_kwarg(\"past_key_values\", \"5.40.0\", "
+                                                "new_name=\"cache\")"),
+                     1);
+    assert_string_equal(k.version, "5.40.0");
+    assert_string_equal(k.new_name, "cache");
+    deprecated_kwarg_free(&k);
     assert_int_equal(deprecated_kwarg_parse(&k, "can_return_tuple"), 0);
     assert_int_equal(deprecated_kwarg_parse(&k, "my_deprecate_kwarg(\"x\")"), 0);
 }
@@ -262,6 +269,30 @@ static void test_self_calls(void **state)
     free(got);
 }
 
+/* A keyword the call passes renamed behind @deprecate_kwarg binds the new name:
+ * not a break, a warning (transformers 5.24's compute_3d_position_ids). */
+static void test_self_call_through_shim(void **state)
+{
+    (void)state;
+    static const char a[] = "class Net(nn.Module):\n"
+                            "    def pos(self, ids, past_key_values, extra=None):\n"
+                            "        return ids\n"
+                            "    def forward(self, x):\n"
+                            "        return x\n";
+    static const char b[] = "class Net(nn.Module):\n"
+                            "    @deprecate_kwarg(\"past_key_values\", \"5.40.0\", new_name=\"cache\")\n"
+                            "    def pos(self, ids, cache, extra=None):\n"
+                            "        return ids\n"
+                            "    def forward(self, x):\n"
+                            "        return x\n";
+    tpatch ps[] = {{PG_METHOD_OVERRIDE, "Net.forward",
+                    "def forward(self, x):\n    return self.pos(ids=x, past_key_values=None)\n"}};
+    char *got = survey(a, b, ps, 1);
+    expect(got, "warning callee-signature-changed: `Net.forward` calls `self.pos()`, whose "
+                "signature changed at v2.0\n");
+    free(got);
+}
+
 /* Nothing changed: nothing reported, whatever the config does (standing facts are
  * pgci check's). */
 static void test_same_tag_reports_nothing(void **state)
@@ -352,6 +383,7 @@ int main(void)
         cmocka_unit_test(test_attr_removed_no_guess),
         cmocka_unit_test(test_patched_init_sets_attr),
         cmocka_unit_test(test_self_calls),
+        cmocka_unit_test(test_self_call_through_shim),
         cmocka_unit_test(test_same_tag_reports_nothing),
         cmocka_unit_test(test_changes_group),
     };
