@@ -25,9 +25,6 @@
 #include "checks/structural.h"
 #include "core/error.h"
 
-/* a successor is named only at or above this score (signatures.c similarity:
- * 0.35 name tokens + 0.40 body + 0.25 shape) */
-#define CALLEES_CONFIDENT 0.6
 
 typedef struct cctx {
     findings *out;
@@ -169,7 +166,7 @@ static void callee_vanished(cctx *c, const char *cls, const body_call *call, con
     json_t *data = json_object();
     strbuf detail = STRBUF_INIT, succ = STRBUF_INIT;
     add_candidates(data, &detail, names, scores, n);
-    if (n && scores[0] >= CALLEES_CONFIDENT)
+    if (n && scores[0] >= SIGNATURES_CONFIDENT)
         strbuf_addf(&succ, "; likely successor `%s`", names[0]);
     int ext = has_external_base(c->p->b, cls, 0);
     finding *f =
@@ -432,7 +429,7 @@ static void module_names(cctx *c, const body_uses *u)
         strbuf detail = STRBUF_INIT, succ = STRBUF_INIT;
         add_candidates(data, &detail, names, scores, n);
         char *extra = NULL;
-        const char *near = n && scores[0] >= CALLEES_CONFIDENT ? names[0] : NULL;
+        const char *near = n && scores[0] >= SIGNATURES_CONFIDENT ? names[0] : NULL;
         if (!near && (near = one_token_apart(c->p->b, name, &extra)) != NULL) {
             json_object_set_new(data, "name_successor", json_string(near));
             strbuf_addf(&detail, "successor candidate: %s (its name is this one's with `%s` %s)\n",

@@ -178,8 +178,12 @@ static void classify(json_t *f, fact *x)
                   : str(d, "parameter") ? str(d, "parameter")
                                         : "";
     x->target = pgci_strdup(target);
-    x->symbol = !strcmp(x->family, "name") ? pgci_strdup(target) : wildcard(target, str(d, "module"));
-    x->key = pgci_asprintf("%s:%s:%s", x->family, x->symbol, subject);
+    /* a module-level name is one fact whether a patch targets it (vanished) or a
+     * body reads it (no longer defined): one change, keyed by the name */
+    int top_level = !strchr(target, '.');
+    int by_name = !strcmp(x->family, "name") || (!strcmp(x->family, "vanished") && top_level);
+    x->symbol = by_name ? pgci_strdup(target) : wildcard(target, str(d, "module"));
+    x->key = pgci_asprintf("%s:%s:%s", by_name ? "name" : x->family, x->symbol, subject);
 }
 
 static void fact_free(fact *x)

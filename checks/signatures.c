@@ -1013,7 +1013,9 @@ static void vanished(sig_ctx *c, const char *target)
     }
     json_object_set_new(data, "candidates", cands);
     finding *f;
-    if (n)
+    /* a successor is claimed in the title only at a similarity a reviewer can
+     * check; weaker candidates stay in the data and the detail */
+    if (n && scores[0] >= SIGNATURES_CONFIDENT)
         f = add(c, SEV_ERROR, data, "vanished", target,
                 "`%s` vanished upstream between %s and %s; most likely successor: `%s`", target,
                 c->p->tag_a, c->p->tag_b, names[0]);

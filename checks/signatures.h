@@ -47,6 +47,11 @@ void signatures_compare(findings *out, const survey_pair *p);
  * kind, not present in a, ranked by name tokens, body and signature similarity.
  * Fills up to max candidates (qualnames) and their scores in [0, 1]; returns how
  * many. */
+/* The similarity at or above which a rename candidate is named as the likely
+ * successor (0.35 name tokens + 0.40 body + 0.25 shape: a body kept whole and a
+ * name sharing half its tokens, or a kept shape and a close name). */
+#define SIGNATURES_CONFIDENT 0.6
+
 size_t signatures_rename_candidates(const index_module *a, const index_module *b,
                                     const char *qualname, const char **names, double *scores,
                                     size_t max);
