@@ -138,7 +138,8 @@ static void collect_uses(body_uses *u, const strvec *bound, const py_tree *t, TS
         TSNode fn = py_field(n, "function");
         if (py_is(fn, "attribute")) {
             TSNode obj = py_field(fn, "object");
-            if (py_is(obj, "identifier") && (py_text_eq(t, obj, "self") || py_text_eq(t, obj, "cls")))
+            if (py_is(obj, "identifier") &&
+                (py_text_eq(t, obj, "self") || py_text_eq(t, obj, "cls")))
                 read_call(u, t, n, fn);
         }
     }

@@ -25,7 +25,6 @@
 #include "checks/structural.h"
 #include "core/error.h"
 
-
 typedef struct cctx {
     findings *out;
     const survey_pair *p;
@@ -57,8 +56,8 @@ static finding *add(cctx *c, severity sev, json_t *data, const char *kind, const
         json_object_set_new(data, "from", json_string(c->p->tag_a));
         json_object_set_new(data, "to", json_string(c->p->tag_b));
         f = findings_add(c->out, "callees", sev, c->p->config, c->p->config_path,
-                         c->patch ? c->patch->reg_line : 0, c->patch ? c->patch->reg_col : 0,
-                         data, "%s", t.buf);
+                         c->patch ? c->patch->reg_line : 0, c->patch ? c->patch->reg_col : 0, data,
+                         "%s", t.buf);
     } else if (data) {
         json_decref(data);
     }
@@ -151,8 +150,9 @@ static void add_candidates(json_t *data, strbuf *detail, const char **names, con
         json_object_set_new(o, "name", json_string(names[i]));
         json_object_set_new(o, "score", json_real((double)(long)(scores[i] * 100 + 0.5) / 100));
         json_array_append_new(cands, o);
-        strbuf_addf(detail, "successor candidate: %s (similarity %.2f: name tokens, body, "
-                            "parameters)\n",
+        strbuf_addf(detail,
+                    "successor candidate: %s (similarity %.2f: name tokens, body, "
+                    "parameters)\n",
                     names[i], scores[i]);
     }
     json_object_set_new(data, "candidates", cands);
@@ -169,11 +169,10 @@ static void callee_vanished(cctx *c, const char *cls, const body_call *call, con
     if (n && scores[0] >= SIGNATURES_CONFIDENT)
         strbuf_addf(&succ, "; likely successor `%s`", names[0]);
     int ext = has_external_base(c->p->b, cls, 0);
-    finding *f =
-        add(c, ext ? SEV_WARNING : SEV_ERROR, data, "callee-vanished", da->qualname,
-            "`%s` calls `self.%s()`, which `%s` no longer defines at %s%s%s", c->where,
-            call->method, da->parent ? da->parent->qualname : cls, c->p->tag_b, succ.buf,
-            ext ? " (an external base class may provide it now)" : "");
+    finding *f = add(c, ext ? SEV_WARNING : SEV_ERROR, data, "callee-vanished", da->qualname,
+                     "`%s` calls `self.%s()`, which `%s` no longer defines at %s%s%s", c->where,
+                     call->method, da->parent ? da->parent->qualname : cls, c->p->tag_b, succ.buf,
+                     ext ? " (an external base class may provide it now)" : "");
     if (f && detail.len)
         finding_set_detail(f, detail.buf);
     strbuf_free(&detail);
@@ -274,8 +273,7 @@ static void callee_returns(cctx *c, const body_call *call, const index_def *a, c
         int breaks = call->unpacked && call->unpacked != rb;
         add(c, breaks ? SEV_ERROR : SEV_WARNING, data, "callee-return-changed", b->qualname,
             "`%s` uses what `self.%s()` returns, which now returns %d values instead of %d%s",
-            c->where, call->method, rb, ra,
-            breaks ? " (the body unpacks the old number)" : "");
+            c->where, call->method, rb, ra, breaks ? " (the body unpacks the old number)" : "");
         return;
     }
     json_object_set_new(data, "old_returns", a->returns ? json_string(a->returns) : json_null());
@@ -325,8 +323,8 @@ static void callee_changed(cctx *c, const body_call *call, const index_def *a, c
     callee_returns(c, call, a, b);
     if (!same_body(c, a, b))
         add(c, SEV_INFO, NULL, "callee-body-changed", b->qualname,
-            "`%s` calls `self.%s()`, whose upstream body changed (%s → %s)", c->where,
-            call->method, c->p->tag_a, c->p->tag_b);
+            "`%s` calls `self.%s()`, whose upstream body changed (%s → %s)", c->where, call->method,
+            c->p->tag_a, c->p->tag_b);
 }
 
 static void self_calls(cctx *c, const char *cls, const body_uses *u)
@@ -439,8 +437,8 @@ static void module_names(cctx *c, const body_uses *u)
             strbuf_addf(&succ, "; likely successor `%s`", near);
         free(extra);
         finding *f = add(c, SEV_ERROR, data, "name-removed", name,
-                         "`%s` uses `%s`, which upstream no longer defines at %s%s", c->where,
-                         name, c->p->tag_b, succ.buf);
+                         "`%s` uses `%s`, which upstream no longer defines at %s%s", c->where, name,
+                         c->p->tag_b, succ.buf);
         if (f && detail.len)
             finding_set_detail(f, detail.buf);
         strbuf_free(&detail);
@@ -483,7 +481,8 @@ static int superseded(const pg_config *cfg, size_t i)
 {
     const pg_patch *p = &cfg->patches.items[i];
     for (size_t k = i + 1; k < cfg->patches.len; k++)
-        if (cfg->patches.items[k].type == p->type && !strcmp(cfg->patches.items[k].target, p->target))
+        if (cfg->patches.items[k].type == p->type &&
+            !strcmp(cfg->patches.items[k].target, p->target))
             return 1;
     return 0;
 }

@@ -196,13 +196,13 @@ static void fact_free(fact *x)
 /* ---- changes ------------------------------------------------------------------------- */
 
 typedef struct change {
-    fact f;        /* the first finding's fact (key, family, symbol) */
+    fact f;         /* the first finding's fact (key, family, symbol) */
     int one_target; /* every finding names the same real target */
     change_how how; /* the most urgent over its findings */
     int sev;
     strvec configs, phrases;
     size_t n;
-    json_t *first; /* borrowed */
+    json_t *first;        /* borrowed */
     int imports, defines; /* name family: imports that went, definitions that went */
     char *successor;
 } change;
@@ -304,13 +304,17 @@ static void title_of(strbuf *t, strbuf *act, const change *c)
         if (succ)
             strbuf_addf(t, "; successor `%s`", succ);
         if (is_typing_name(s))
-            strbuf_addf(act, "add `from typing import %s` to the config's imports, or write the "
-                             "annotations as `X | None`", s);
+            strbuf_addf(act,
+                        "add `from typing import %s` to the config's imports, or write the "
+                        "annotations as `X | None`",
+                        s);
         else if (succ)
             strbuf_addf(act, "switch the patch bodies to `%s`, after reading its contract", succ);
         else
-            strbuf_addf(act, "import `%s` from where upstream keeps it now, or copy it into the "
-                             "config as a helper", s);
+            strbuf_addf(act,
+                        "import `%s` from where upstream keeps it now, or copy it into the "
+                        "config as a helper",
+                        s);
     } else if (!strcmp(fam, "vanished")) {
         if (succ) {
             strbuf_addf(t, "`%s` became `%s`", s, succ);
@@ -366,8 +370,10 @@ static void title_of(strbuf *t, strbuf *act, const change *c)
             strbuf_addf(t, " (removal in %s)", v);
         strbuf_adds(act, "move the patches off it before it is removed");
     } else if (!strcmp(fam, "auto-docstring")) {
-        strbuf_addf(t, "`%s` is `@auto_docstring`: the override's new arguments lack `Args:` "
-                       "docs", s);
+        strbuf_addf(t,
+                    "`%s` is `@auto_docstring`: the override's new arguments lack `Args:` "
+                    "docs",
+                    s);
         strbuf_adds(act, "document the new arguments in the override's docstring");
     } else if (!strcmp(fam, "redefined")) {
         strbuf_addf(t, "`%s` is now defined upstream as well as by the config", s);

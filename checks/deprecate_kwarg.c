@@ -45,8 +45,7 @@ int deprecated_kwarg_parse(deprecated_kwarg *out, const char *decorator)
         return 0;
     size_t n = strcspn(d, "(");
     /* utils.deprecate_kwarg( or deprecate_kwarg( */
-    if (n < 15 || strncmp(d + n - 15, "deprecate_kwarg", 15) ||
-        (n > 15 && d[n - 16] != '.'))
+    if (n < 15 || strncmp(d + n - 15, "deprecate_kwarg", 15) || (n > 15 && d[n - 16] != '.'))
         return 0;
     const char *args = d + n + 1;
     out->old_name = string_at(args);

@@ -84,15 +84,16 @@ static void report_kwargs(findings *out, const survey_pair *p, const pg_patch *p
         deprecated_kwarg k;
         if (!deprecated_kwarg_parse(&k, fn->decorators[i]))
             continue;
-        const char *v = k.version && (k.version[0] == 'v' || k.version[0] == 'V') ? k.version + 1
-                                                                                    : k.version;
+        const char *v =
+            k.version && (k.version[0] == 'v' || k.version[0] == 'V') ? k.version + 1 : k.version;
         severity sev = v && version_cmp(v, p->tag_b) <= 0 ? SEV_WARNING : SEV_INFO;
         json_t *data = json_object();
         json_object_set_new(data, "kind", json_string("kwarg-deprecated"));
         json_object_set_new(data, "target", json_string(fn->qualname));
         json_object_set_new(data, "module", json_string(p->cfg->source_module));
         json_object_set_new(data, "parameter", json_string(k.old_name));
-        json_object_set_new(data, "new_parameter", k.new_name ? json_string(k.new_name) : json_null());
+        json_object_set_new(data, "new_parameter",
+                            k.new_name ? json_string(k.new_name) : json_null());
         json_object_set_new(data, "removal_version", v ? json_string(v) : json_null());
         strbuf t = STRBUF_INIT;
         strbuf_addf(&t, "`%s`: argument `%s` is deprecated upstream at %s", fn->qualname,

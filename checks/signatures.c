@@ -465,9 +465,9 @@ static void compare_params(sig_ctx *c, const char *target, const index_def *a, c
             continue;
         json_t *data = sig_data(a, b);
         json_object_set_new(data, "parameter", json_string(a->params[i].name));
-        finding *f = add(c, SEV_WARNING, data, "param-removed", target,
-                         "`%s`: parameter `%s` removed (%s → %s)", target, a->params[i].name, ta,
-                         tb);
+        finding *f =
+            add(c, SEV_WARNING, data, "param-removed", target,
+                "`%s`: parameter `%s` removed (%s → %s)", target, a->params[i].name, ta, tb);
         set_sig_detail(f, a, b, ta, tb);
     }
     for (size_t i = 0; i < b->n_params; i++) {
@@ -686,16 +686,16 @@ static void compare_init_attrs(sig_ctx *c, const char *target, const index_def *
             used_b[best] = 1;
             json_object_set_new(data, "new_attribute", json_string(b->init_attrs[best]));
             json_object_set_new(data, "evidence", json_string(va));
-            finding *f = add(c, sev, data, kind, target,
-                             "`%s.__init__`: `self.%s` renamed to `self.%s`%s", target, old,
-                             b->init_attrs[best], why);
+            finding *f =
+                add(c, sev, data, kind, target, "`%s.__init__`: `self.%s` renamed to `self.%s`%s",
+                    target, old, b->init_attrs[best], why);
             strbuf ev = STRBUF_INIT;
             strbuf_addf(&ev, "evidence: both are assigned `%s`\n", va);
             finding_set_detail(f, ev.buf);
             strbuf_free(&ev);
         } else {
-            add(c, sev, data, kind, target, "`%s.__init__`: `self.%s` no longer set%s", target,
-                old, why);
+            add(c, sev, data, kind, target, "`%s.__init__`: `self.%s` no longer set%s", target, old,
+                why);
         }
         free(va);
     }
@@ -773,8 +773,8 @@ static void body_diff(finding *f, const sig_ctx *c, const index_def *a, const in
         return;
     strbuf d = STRBUF_INIT;
     difflib_unified_diff(&d, p->src_a + a->start_byte, a->end_byte - a->start_byte,
-                         p->src_b + b->start_byte, b->end_byte - b->start_byte, p->tag_a,
-                         p->tag_b, 1);
+                         p->src_b + b->start_byte, b->end_byte - b->start_byte, p->tag_a, p->tag_b,
+                         1);
     size_t lines = 0, at = 0;
     while (at < d.len && lines < 40)
         lines += d.buf[at++] == '\n';

@@ -304,7 +304,7 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
     run_doc_add_timing(&out->doc, "compare",
                        (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
                            (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
-    static const char *const compared[] = {"signatures", "callees", "auto-docstring",
+    static const char *const compared[] = {"signatures",   "callees",         "auto-docstring",
                                            "deprecations", "name-map-fields", "rope-compat"};
     for (size_t k = 0; k < sizeof(compared) / sizeof(compared[0]); k++)
         run_doc_set_check(&out->doc, compared[k], missing_a || missing_b ? "failed" : "ran",

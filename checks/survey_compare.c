@@ -54,8 +54,8 @@ static void take_targets(findings *out, const survey_pair *p, findings *targets)
         const char *kind = json_string_value(json_object_get(f->data, "kind"));
         const char *target = json_string_value(json_object_get(f->data, "target"));
         int mine = f->config && !strcmp(f->config, p->config);
-        int bump = kind && !strcmp(kind, "missing-target") && target && p->a &&
-                   index_find(p->a, target);
+        int bump =
+            kind && !strcmp(kind, "missing-target") && target && p->a && index_find(p->a, target);
         if (mine && bump && f->data && !json_object_get(f->data, "module"))
             json_object_set_new(f->data, "module", json_string(p->cfg->source_module));
         push(mine && bump ? &moved : &keep, f);
@@ -86,8 +86,8 @@ void survey_compare(findings *out, const survey_pair *p, const index_module *con
     for (size_t i = 0; i < got.len; i++) {
         finding *f = got.items[i];
         char *key = fact_key(f);
-        int gone = (strvec_find(&drop, key) >= 0 && !due_in_bump(f, p)) ||
-                   strvec_find(&seen, key) >= 0;
+        int gone =
+            (strvec_find(&drop, key) >= 0 && !due_in_bump(f, p)) || strvec_find(&seen, key) >= 0;
         if (gone) {
             free(key);
             continue;
@@ -111,8 +111,7 @@ void survey_compare(findings *out, const survey_pair *p, const index_module *con
 }
 
 int *survey_failing_at_a(const workspace *ws, const ws_config *const *sel, size_t n,
-                         const regen_batch_opts *at_b, const regen_output *outs,
-                         const char *tag_a)
+                         const regen_batch_opts *at_b, const regen_output *outs, const char *tag_a)
 {
     int *standing = pgci_calloc(n ? n : 1, sizeof(int));
     const ws_config **again = pgci_calloc(n ? n : 1, sizeof(*again));

@@ -29,7 +29,6 @@ void survey_compare(findings *out, const survey_pair *p, const index_module *con
  * malloc'ed). Their failure is not the bump's; `pgci check` reports it. Only
  * the failing configs are regenerated again, against A (none when A is B). */
 int *survey_failing_at_a(const workspace *ws, const ws_config *const *sel, size_t n,
-                         const regen_batch_opts *at_b, const regen_output *outs,
-                         const char *tag_a);
+                         const regen_batch_opts *at_b, const regen_output *outs, const char *tag_a);
 
 #endif

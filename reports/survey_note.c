@@ -225,8 +225,7 @@ static void finding_list(strbuf *sb, json_t *fs, const char *id, size_t n)
     strbuf_adds(sb, "\n</details>\n\n");
 }
 
-static void md_doc_add_section(md_doc *m, const char *id, const char *title, strbuf *text,
-                               int keep)
+static void md_doc_add_section(md_doc *m, const char *id, const char *title, strbuf *text, int keep)
 {
     if (m->len == m->cap) {
         m->cap = m->cap ? m->cap * 2 : 16;
@@ -290,8 +289,8 @@ static void full_section(strbuf *sb, json_t *fs, json_t *c, const char *ta, cons
 /* Whose action the section's intro already says. */
 static int generic_action(json_t *c)
 {
-    static const char *const kinds[] = {"signature", "body", "auto-docstring", "deprecation",
-                                        "callee-signature", "callee-return"};
+    static const char *const kinds[] = {
+        "signature", "body", "auto-docstring", "deprecation", "callee-signature", "callee-return"};
     for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
         if (!strcmp(str(c, "kind"), kinds[i]))
             return 1;

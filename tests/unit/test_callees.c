@@ -106,7 +106,8 @@ static void test_deprecate_kwarg(void **state)
 {
     (void)state;
     deprecated_kwarg k;
-    assert_int_equal(deprecated_kwarg_parse(&k, "deprecate_kwarg(\"device\", version=\"5.18\")"), 1);
+    assert_int_equal(deprecated_kwarg_parse(&k, "deprecate_kwarg(\"device\", version=\"5.18\")"),
+                     1);
     assert_string_equal(k.old_name, "device");
     assert_null(k.new_name);
     assert_string_equal(k.version, "5.18");
@@ -158,15 +159,16 @@ static char *survey(const char *src_a, const char *src_b, const tpatch *ps, size
         p.type = ps[i].type;
         p.target = ps[i].target;
         if (ps[i].body) {
-            objs[i] = (pg_object){"body", "cfg", "/x/cfg.py", ps[i].body,  1,
-                                  count_lines(ps[i].body), 0, strlen(ps[i].body)};
+            objs[i] = (pg_object){"body",      "cfg",
+                                  "/x/cfg.py", ps[i].body,
+                                  1,           count_lines(ps[i].body),
+                                  0,           strlen(ps[i].body)};
             p.replacement = &objs[i];
         }
         VEC_PUSH(&cfg.patches, p);
     }
-    survey_pair p = {"cfg",   "cfg.py",     &cfg,          a,     b,
-                     "v1.0",  "v2.0",       src_b,         strlen(src_b),
-                     src_a,   strlen(src_a), NULL};
+    survey_pair p = {"cfg",         "cfg.py", &cfg,          a,   b, "v1.0", "v2.0", src_b,
+                     strlen(src_b), src_a,    strlen(src_a), NULL};
     findings fs = FINDINGS_INIT, targets = FINDINGS_INIT;
     survey_compare(&fs, &p, NULL, &targets);
     strbuf out = STRBUF_INIT;
@@ -279,12 +281,13 @@ static void test_self_call_through_shim(void **state)
                             "        return ids\n"
                             "    def forward(self, x):\n"
                             "        return x\n";
-    static const char b[] = "class Net(nn.Module):\n"
-                            "    @deprecate_kwarg(\"past_key_values\", \"5.40.0\", new_name=\"cache\")\n"
-                            "    def pos(self, ids, cache, extra=None):\n"
-                            "        return ids\n"
-                            "    def forward(self, x):\n"
-                            "        return x\n";
+    static const char b[] =
+        "class Net(nn.Module):\n"
+        "    @deprecate_kwarg(\"past_key_values\", \"5.40.0\", new_name=\"cache\")\n"
+        "    def pos(self, ids, cache, extra=None):\n"
+        "        return ids\n"
+        "    def forward(self, x):\n"
+        "        return x\n";
     tpatch ps[] = {{PG_METHOD_OVERRIDE, "Net.forward",
                     "def forward(self, x):\n    return self.pos(ids=x, past_key_values=None)\n"}};
     char *got = survey(a, b, ps, 1);
@@ -329,27 +332,25 @@ static void test_changes_group(void **state)
     json_t *fs = json_array();
     const char *m1 = "transformers.models.qwen3_omni_moe.modeling_qwen3_omni_moe";
     const char *m2 = "transformers.models.qwen2_5_omni.modeling_qwen2_5_omni";
-    json_array_append_new(
-        fs, jfinding("signatures", "warning", "c.omni3", "t1",
-                     json_pack("{s:s, s:s, s:s, s:s}", "kind", "param-removed", "target",
-                               "Qwen3OmniMoeVisionAttention.forward", "module", m1, "parameter",
-                               "rotary_pos_emb"),
-                     NULL));
-    json_array_append_new(
-        fs, jfinding("signatures", "warning", "c.omni25", "t2",
-                     json_pack("{s:s, s:s, s:s, s:s}", "kind", "param-added-optional", "target",
-                               "Qwen2_5OmniVisionAttention.forward", "module", m2, "parameter",
-                               "max_seqlen"),
-                     NULL));
+    json_array_append_new(fs, jfinding("signatures", "warning", "c.omni3", "t1",
+                                       json_pack("{s:s, s:s, s:s, s:s}", "kind", "param-removed",
+                                                 "target", "Qwen3OmniMoeVisionAttention.forward",
+                                                 "module", m1, "parameter", "rotary_pos_emb"),
+                                       NULL));
+    json_array_append_new(fs,
+                          jfinding("signatures", "warning", "c.omni25", "t2",
+                                   json_pack("{s:s, s:s, s:s, s:s}", "kind", "param-added-optional",
+                                             "target", "Qwen2_5OmniVisionAttention.forward",
+                                             "module", m2, "parameter", "max_seqlen"),
+                                   NULL));
     json_array_append_new(fs, jfinding("regen", "error", "c.omni25",
                                        "fails to regenerate: F821 Undefined name `Optional`", NULL,
                                        NULL));
-    json_array_append_new(
-        fs, jfinding("signatures", "error", "c.omni25", "t3",
-                     json_pack("{s:s, s:s, s:s, s:s}", "kind", "import-removed", "target",
-                               "Qwen2_5OmniVisionAttention.forward", "module", m2, "name",
-                               "Optional"),
-                     NULL));
+    json_array_append_new(fs, jfinding("signatures", "error", "c.omni25", "t3",
+                                       json_pack("{s:s, s:s, s:s, s:s}", "kind", "import-removed",
+                                                 "target", "Qwen2_5OmniVisionAttention.forward",
+                                                 "module", m2, "name", "Optional"),
+                                       NULL));
     json_t *cs = changes_group(fs);
     assert_int_equal(json_array_size(cs), 2);
     json_t *c0 = json_array_get(cs, 0), *c1 = json_array_get(cs, 1);

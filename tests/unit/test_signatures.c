@@ -120,13 +120,12 @@ static void test_config_added_target_filtered(void **state)
 static void test_param_renamed_and_decorator(void **state)
 {
     (void)state;
-    expect(
-        "llama", PG_METHOD_OVERRIDE, "LlamaAttention.forward", NULL,
-        "warning param-renamed: `LlamaAttention.forward`: parameter `past_key_value` renamed to "
-        "`past_key_values` (v1.0.0 → v1.1.0); `@deprecate_kwarg` keeps `past_key_value` working "
-        "until 1.2.0\n"
-        "warning body-changed: `LlamaAttention.forward`: the upstream body changed under the "
-        "patch (written against v1.0.0)\n");
+    expect("llama", PG_METHOD_OVERRIDE, "LlamaAttention.forward", NULL,
+           "warning param-renamed: `LlamaAttention.forward`: parameter `past_key_value` renamed to "
+           "`past_key_values` (v1.0.0 → v1.1.0); `@deprecate_kwarg` keeps `past_key_value` working "
+           "until 1.2.0\n"
+           "warning body-changed: `LlamaAttention.forward`: the upstream body changed under the "
+           "patch (written against v1.0.0)\n");
 }
 
 /* Only the docstring changed (its `position_ids` line went with the parameter):
