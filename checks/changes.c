@@ -378,6 +378,13 @@ static void title_of(strbuf *t, strbuf *act, const change *c)
     } else if (!strcmp(fam, "redefined")) {
         strbuf_addf(t, "`%s` is now defined upstream as well as by the config", s);
         strbuf_adds(act, "drop the config's copy, or exclude upstream's from the output");
+    } else if (!strcmp(fam, "inherited")) {
+        strbuf_addf(t,
+                    "`%s` now tells classes by their module: the generated classes live "
+                    "outside `transformers.`",
+                    s);
+        strbuf_adds(act, "read the base method and check the generated classes still take "
+                         "upstream's path");
     } else if (!strcmp(fam, "attrs-added")) {
         strbuf_addf(t, "`%s.__init__` sets new attributes", s);
     } else if (!strcmp(fam, "appeared")) {

@@ -38,6 +38,11 @@ typedef struct survey_pair {
     const char *src_a; /* ... at tag A; NULL: body changes judged by fingerprint alone */
     size_t src_a_len;
     const index_module *config_b; /* configuration_<model>.py at B, NULL when absent */
+    /* transformers.modeling_utils (the base classes models inherit) at A and B, with
+     * their sources; NULL when not fetched */
+    const index_module *base_a, *base_b;
+    const char *base_src_a, *base_src_b;
+    size_t base_src_a_len, base_src_b_len;
 } survey_pair;
 
 /* Compares every target of one config; appends findings. */

@@ -185,7 +185,7 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
         return r;
     }
     pg_config **cfgs = pgci_calloc(n ? n : 1, sizeof(*cfgs));
-    module_pair *mods = pgci_calloc(2 * n + 1, sizeof(*mods));
+    module_pair *mods = pgci_calloc(2 * n + 2, sizeof(*mods));
     size_t nmods = 0;
     for (size_t i = 0; i < n; i++) {
         if (config_eval_file(ev, sel[i]->path, o->var_name, &cfgs[i]) < 0) {
@@ -204,6 +204,9 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
         else
             free(cm);
     }
+    /* the base classes every model inherits (checks/inherited.h) */
+    if (nmods && find_module(mods, nmods, "transformers.modeling_utils") < 0)
+        mods[nmods++].module = pgci_strdup("transformers.modeling_utils");
 
     /* fetch and index both tags */
     struct timespec t0, t1;
@@ -293,10 +296,33 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
         char *cm = configuration_module(cfgs[i]->source_module);
         long ci = cm ? find_module(mods, nmods, cm) : -1;
         free(cm);
-        survey_pair sp = {sel[i]->module, sel[i]->path,  cfgs[i],
-                          mp->a,          mp->b,         out->from,
-                          out->to,        mp->src_b.buf, mp->src_b.len,
-                          mp->src_a.buf,  mp->src_a.len, ci >= 0 ? mods[ci].b : NULL};
+        survey_pair sp = {sel[i]->module,
+                          sel[i]->path,
+                          cfgs[i],
+                          mp->a,
+                          mp->b,
+                          out->from,
+                          out->to,
+                          mp->src_b.buf,
+                          mp->src_b.len,
+                          mp->src_a.buf,
+                          mp->src_a.len,
+                          ci >= 0 ? mods[ci].b : NULL,
+                          NULL,
+                          NULL,
+                          NULL,
+                          NULL,
+                          0,
+                          0};
+        long ui = find_module(mods, nmods, "transformers.modeling_utils");
+        if (ui >= 0 && mods[ui].a && mods[ui].b) {
+            sp.base_a = mods[ui].a;
+            sp.base_b = mods[ui].b;
+            sp.base_src_a = mods[ui].src_a.buf;
+            sp.base_src_a_len = mods[ui].src_a.len;
+            sp.base_src_b = mods[ui].src_b.buf;
+            sp.base_src_b_len = mods[ui].src_b.len;
+        }
         survey_compare(&out->fs, &sp, ci >= 0 ? mods[ci].a : NULL, &targets);
     }
     findings_free(&targets);

@@ -10,6 +10,7 @@
 
 #include "checks/callees.h"
 #include "checks/contracts.h"
+#include "checks/inherited.h"
 #include "core/error.h"
 #include "core/vec.h"
 #include "core/version.h"
@@ -30,6 +31,7 @@ static void run_checks(findings *out, const survey_pair *p)
     check_deprecations(out, p);
     check_name_map_fields(out, p);
     check_rope_compat(out, p);
+    check_inherited(out, p);
 }
 
 static char *fact_key(const finding *f)
@@ -77,6 +79,9 @@ void survey_compare(findings *out, const survey_pair *p, const index_module *con
     same.src_b = p->src_a;
     same.src_b_len = p->src_a_len;
     same.config_b = config_a;
+    same.base_b = p->base_a;
+    same.base_src_b = p->base_src_a;
+    same.base_src_b_len = p->base_src_a_len;
     if (p->a && p->src_a)
         run_checks(&standing, &same);
     strvec drop = STRVEC_INIT, seen = STRVEC_INIT;

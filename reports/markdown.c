@@ -32,6 +32,8 @@ static const struct {
     {"name-map-fields", "name_map output fields", "reused bodies missing dataclass fields"},
     {"rope-compat", "Rotary compatibility", "fused rotary on partial or interleaved rotary"},
     {"deprecations", "Deprecations", "upstream code the patches touch that will be removed"},
+    {"callees", "What patch bodies use", "methods, names and classes the bodies rely on"},
+    {"inherited", "Inherited behaviour", "base methods that now tell classes by module"},
     {"logits", "Logits equality", "kernel-vs-reference logits on toy models"},
     {"protocol-registration", "Model registration", "how generated classes are registered"},
     {"protocol-retired", "Retired files", "hand-written modeling files and unsourced edits"},

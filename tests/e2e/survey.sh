@@ -34,7 +34,7 @@ rc=0
 lines "$T/s.json" regen > "$T/found.txt"
 diff -u tests/e2e/expected/survey_demo.txt "$T/found.txt"
 # the regeneration failures, one line each
-lines "$T/s.json" signatures targets deprecations name-map-fields > "$T/regen.txt"
+lines "$T/s.json" signatures callees inherited targets deprecations name-map-fields > "$T/regen.txt"
 [ "$(wc -l < "$T/regen.txt")" = 2 ]
 grep -c 'fails to regenerate against v1.1.0: .*F821 Undefined name `Optional`' "$T/regen.txt" | grep -qx 2
 python3 - "$T/run.json" <<'PY'
@@ -133,7 +133,7 @@ assert n == 1
 open(p, "w").write(s2)
 PY
 "$PGCI" survey -C "$T/rope/workspace" --ruff "$RUFF" --format json > "$T/rope.json" || true
-lines "$T/rope.json" signatures callees targets deprecations name-map-fields regen > "$T/rope.txt"
+lines "$T/rope.json" signatures callees inherited targets deprecations name-map-fields regen > "$T/rope.txt"
 cat > "$T/rope.want" <<'EOF'
 error	rope-compat	llama_gpu_patch_gen_config	`apply_rotary_pos_emb` is replaced by a full-head rotary, but the model's configuration defaults to partial rotary (partial_rotary_factor < 1) at v1.1.0
 EOF
@@ -154,7 +154,7 @@ open(p, "w").write(s.replace(old, "    use_cache: Optional[bool] = None,\n    fu
 PY
 # the argument is undocumented at both tags: a standing fact (pgci check's), no change
 "$PGCI" survey -C "$T/doc/workspace" --ruff "$RUFF" --format json > "$T/doc.json" || true
-lines "$T/doc.json" signatures callees targets deprecations name-map-fields regen > "$T/doc.txt"
+lines "$T/doc.json" signatures callees inherited targets deprecations name-map-fields regen > "$T/doc.txt"
 [ ! -s "$T/doc.txt" ] || { echo "auto-docstring reported a standing fact:" >&2; cat "$T/doc.txt" >&2; exit 1; }
 # upstream makes the method @auto_docstring at v1.1.0 only: now it is the bump's
 python3 - "$T/doc/upstream/v1.0.0/transformers/models/llama/modeling_llama.py" <<'PY'
@@ -169,7 +169,7 @@ for old, new in [("    @can_return_tuple\n    @auto_docstring\n    def forward(\
 open(p, "w").write(s)
 PY
 "$PGCI" survey -C "$T/doc/workspace" --ruff "$RUFF" --format json > "$T/doc.json" || true
-lines "$T/doc.json" signatures callees targets deprecations name-map-fields regen > "$T/doc.txt"
+lines "$T/doc.json" signatures callees inherited targets deprecations name-map-fields regen > "$T/doc.txt"
 cat > "$T/doc.want" <<'EOF'
 warning	auto-docstring	llama_gpu_patch_gen_config	`LlamaForCausalLM.forward` is @auto_docstring upstream; the override adds `fused_loss_chunk`, missing from its docstring's Args:
 EOF

@@ -17,6 +17,7 @@
 #include "checks/callees.h"
 #include "checks/changes.h"
 #include "checks/deprecate_kwarg.h"
+#include "checks/inherited.h"
 #include "checks/source_text.h"
 #include "checks/survey_compare.h"
 
@@ -167,8 +168,8 @@ static char *survey(const char *src_a, const char *src_b, const tpatch *ps, size
         }
         VEC_PUSH(&cfg.patches, p);
     }
-    survey_pair p = {"cfg",         "cfg.py", &cfg,          a,   b, "v1.0", "v2.0", src_b,
-                     strlen(src_b), src_a,    strlen(src_a), NULL};
+    survey_pair p = {"cfg", "cfg.py",      &cfg, a,    b,    "v1.0", "v2.0", src_b, strlen(src_b),
+                     src_a, strlen(src_a), NULL, NULL, NULL, NULL,   NULL,   0,     0};
     findings fs = FINDINGS_INIT, targets = FINDINGS_INIT;
     survey_compare(&fs, &p, NULL, &targets);
     strbuf out = STRBUF_INIT;
@@ -317,6 +318,71 @@ static void test_same_tag_reports_nothing(void **state)
     free(got);
 }
 
+/* A base method of modeling_utils that starts telling classes by their module:
+ * a warning for a patched class that inherits it, none for one that does not. */
+static void test_inherited_module_keyed(void **state)
+{
+    (void)state;
+    static const char model[] = "class ToyPreTrainedModel(PreTrainedModel):\n"
+                                "    pass\n"
+                                "class ToyModel(ToyPreTrainedModel):\n"
+                                "    def forward(self, x):\n"
+                                "        return x\n"
+                                "class ToyMLP(nn.Module):\n"
+                                "    def forward(self, x):\n"
+                                "        return x\n";
+    static const char base_a[] = "class PreTrainedModel(nn.Module):\n"
+                                 "    def is_custom_code(cls):\n"
+                                 "        return cls._auto_class is not None\n";
+    static const char base_b[] =
+        "class PreTrainedModel(nn.Module):\n"
+        "    def is_custom_code(cls):\n"
+        "        return not cls.__module__.startswith(\"transformers.\")\n";
+    index_module *m = index_of(model), *ba = index_of(base_a), *bb = index_of(base_b);
+    pg_config cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.source_module = "transformers.models.toy.modeling_toy";
+    pg_patch p1 = {0}, p2 = {0};
+    p1.type = p2.type = PG_METHOD_OVERRIDE;
+    p1.target = "ToyModel.forward";
+    p2.target = "ToyMLP.forward";
+    VEC_PUSH(&cfg.patches, p1);
+    VEC_PUSH(&cfg.patches, p2);
+    survey_pair p;
+    memset(&p, 0, sizeof(p));
+    p.config = "cfg";
+    p.config_path = "cfg.py";
+    p.cfg = &cfg;
+    p.a = p.b = m;
+    p.tag_a = "v1.0";
+    p.tag_b = "v2.0";
+    p.base_a = ba;
+    p.base_b = bb;
+    p.base_src_a = base_a;
+    p.base_src_a_len = strlen(base_a);
+    p.base_src_b = base_b;
+    p.base_src_b_len = strlen(base_b);
+    findings fs = FINDINGS_INIT;
+    check_inherited(&fs, &p);
+    assert_int_equal(fs.len, 1);
+    assert_string_equal(fs.items[0]->title,
+                        "`ToyModel` inherits `PreTrainedModel.is_custom_code`, which now tells "
+                        "classes by their module at v2.0: the generated class lives outside "
+                        "`transformers.`");
+    findings_free(&fs);
+    /* the same base at both tags: nothing */
+    p.base_b = ba;
+    p.base_src_b = base_a;
+    p.base_src_b_len = strlen(base_a);
+    check_inherited(&fs, &p);
+    assert_int_equal(fs.len, 0);
+    findings_free(&fs);
+    VEC_FREE(&cfg.patches);
+    index_module_free(m);
+    index_module_free(ba);
+    index_module_free(bb);
+}
+
 /* ---- changes ------------------------------------------------------------------------ */
 
 static json_t *jfinding(const char *check, const char *sev, const char *config, const char *title,
@@ -386,6 +452,7 @@ int main(void)
         cmocka_unit_test(test_self_calls),
         cmocka_unit_test(test_self_call_through_shim),
         cmocka_unit_test(test_same_tag_reports_nothing),
+        cmocka_unit_test(test_inherited_module_keyed),
         cmocka_unit_test(test_changes_group),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -57,7 +57,13 @@ static char *survey(const char *model, pg_patch_type type, const char *target,
                      last_src[1].len,
                      last_src[0].buf,
                      last_src[0].len,
-                     NULL};
+                     NULL,
+                     NULL,
+                     NULL,
+                     NULL,
+                     NULL,
+                     0,
+                     0};
     findings fs = FINDINGS_INIT;
     signatures_compare(&fs, &p);
     strbuf out = STRBUF_INIT;
