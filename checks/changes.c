@@ -133,7 +133,7 @@ static const struct {
     {"name-removed", "name", CHANGE_BREAKS},
     {"callee-vanished", "callee-vanished", CHANGE_BREAKS},
     {"init-attr-renamed", "attr", CHANGE_CONTRACT},
-    {"init-attr-removed", "attr", CHANGE_CONTRACT},
+    {"init-attr-removed", "attrs-removed", CHANGE_CONTRACT},
     {"init-attr-added", "attrs-added", CHANGE_OTHER},
     {"body-changed", "body", CHANGE_CONTRACT},
     {"callee-signature-changed", "callee-signature", CHANGE_CONTRACT},
@@ -237,6 +237,8 @@ static void add_phrase(change *c, json_t *f)
         ph = pgci_strdup("changed base classes");
     else if (!strncmp(kind, "class-attr-", 11))
         ph = pgci_strdup("changed class attributes");
+    else if (!strcmp(kind, "init-attr-removed") && str(d, "attribute"))
+        ph = pgci_asprintf("`self.%s`", str(d, "attribute"));
     else if (!strncmp(kind, "method-", 7))
         ph = pgci_asprintf("%s methods", !strcmp(kind, "method-added") ? "added" : "removed");
     if (ph && strvec_find(&c->phrases, ph) < 0)
@@ -385,6 +387,12 @@ static void title_of(strbuf *t, strbuf *act, const change *c)
                     s);
         strbuf_adds(act, "read the base method and check the generated classes still take "
                          "upstream's path");
+    } else if (!strcmp(fam, "attrs-removed")) {
+        strbuf_addf(t, "`%s.__init__` no longer sets ", s);
+        for (size_t i = 0; i < c->phrases.len; i++)
+            strbuf_addf(t, "%s%s", i ? (i + 1 == c->phrases.len ? " and " : ", ") : "",
+                        c->phrases.items[i]);
+        strbuf_adds(act, "port the patch bodies to upstream's new attributes");
     } else if (!strcmp(fam, "attrs-added")) {
         strbuf_addf(t, "`%s.__init__` sets new attributes", s);
     } else if (!strcmp(fam, "appeared")) {

@@ -315,7 +315,7 @@ static void bullet(strbuf *sb, json_t *fs, json_t *c)
         }
     }
     if (*str(c, "action") && !generic_action(c)) {
-        strbuf_adds(sb, ". ");
+        strbuf_adds(sb, ". Action: ");
         survey_note_inline(sb, str(c, "action"));
     }
     strbuf_adds(sb, ".\n\n  ");
