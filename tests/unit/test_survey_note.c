@@ -23,7 +23,8 @@ static void test_inline(void **state)
 {
     (void)state;
     expect("`self.act_fn` renamed", "`self.act_fn` renamed");
-    expect("`Dict[str, List[int]]` <tmp> a_b *x*", "`Dict[str, List[int]]` &lt;tmp&gt; a\\_b \\*x\\*");
+    expect("`Dict[str, List[int]]` <tmp> a_b *x*",
+           "`Dict[str, List[int]]` &lt;tmp&gt; a\\_b \\*x\\*");
     expect("`a | b` | c", "`a | b` \\| c");
     expect("two\nlines", "two lines");
     expect("unbalanced `code", "unbalanced `code`");
