@@ -3,12 +3,14 @@
  * own removal. Read from tag B's source: the target's decorators
  * (`@deprecate_kwarg(..., version="1.2.0")`) and body (FutureWarning,
  * DeprecationWarning, "will be removed in v1.2"), and the same for every upstream
- * function or class a patch body calls by name.
+ * function or class a patch body calls by name, and every method it calls through
+ * `self`/`cls` (resolved on the patched class and its bases).
  */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks/callees.h"
 #include "checks/contracts.h"
 #include "checks/deprecate_kwarg.h"
 #include "checks/survey.h"
@@ -155,6 +157,26 @@ static void report(findings *out, const survey_pair *p, const pg_patch *patch, c
     free(ver);
 }
 
+/* self.m(...) / cls.m(...): m as the patched class resolves it upstream at B. */
+static void self_call(findings *out, const survey_pair *p, const pg_patch *patch, const py_tree *t,
+                      TSNode f, strvec *seen)
+{
+    TSNode obj = py_field(f, "object");
+    if (!py_is(obj, "identifier") || !(py_text_eq(t, obj, "self") || py_text_eq(t, obj, "cls")))
+        return;
+    const char *dot = strchr(patch->target, '.');
+    char *cls = patch->type == PG_METHOD_OVERRIDE && dot
+                    ? pgci_strndup(patch->target, (size_t)(dot - patch->target))
+                : patch->type == PG_CLASS_REPLACEMENT && !dot ? pgci_strdup(patch->target)
+                                                              : NULL;
+    char *m = cls ? py_text_dup(t, py_field(f, "attribute")) : NULL;
+    const index_def *d = cls ? callees_resolve(p->b, cls, m) : NULL;
+    if (d && d->kind == INDEX_FUNCTION)
+        report(out, p, patch, d, "a patch calls", seen);
+    free(m);
+    free(cls);
+}
+
 /* Upstream definitions a patch body calls by name. */
 static void report_calls(findings *out, const survey_pair *p, const pg_patch *patch,
                          const char *text, strvec *seen)
@@ -176,6 +198,8 @@ static void report_calls(findings *out, const survey_pair *p, const pg_patch *pa
                 if (d)
                     report(out, p, patch, d, "a patch calls", seen);
                 free(name);
+            } else if (py_is(f, "attribute")) {
+                self_call(out, p, patch, &t, f, seen);
             }
         }
         uint32_t k = ts_node_named_child_count(n);

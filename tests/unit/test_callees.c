@@ -293,7 +293,36 @@ static void test_self_call_through_shim(void **state)
                     "def forward(self, x):\n    return self.pos(ids=x, past_key_values=None)\n"}};
     char *got = survey(a, b, ps, 1);
     expect(got, "warning callee-signature-changed: `Net.forward` calls `self.pos()`, whose "
-                "signature changed at v2.0\n");
+                "signature changed at v2.0\n"
+                "info kwarg-deprecated: `Net.pos`: argument `past_key_values` is deprecated "
+                "upstream at v2.0 in favour of `cache` (removal in 5.40.0)\n");
+    free(got);
+}
+
+/* A method the body calls through self starts announcing its removal: the
+ * deprecation is reported where the patch calls it. */
+static void test_self_call_deprecated(void **state)
+{
+    (void)state;
+    static const char a[] = "class Net(nn.Module):\n"
+                            "    def helper(self, x):\n"
+                            "        return x\n"
+                            "    def forward(self, x):\n"
+                            "        return x\n";
+    static const char b[] = "class Net(nn.Module):\n"
+                            "    def helper(self, x):\n"
+                            "        warnings.warn(\"helper is deprecated and will be removed in "
+                            "v3.0\", FutureWarning)\n"
+                            "        return x\n"
+                            "    def forward(self, x):\n"
+                            "        return x\n";
+    tpatch ps[] = {
+        {PG_METHOD_OVERRIDE, "Net.forward", "def forward(self, x):\n    return self.helper(x)\n"}};
+    char *got = survey(a, b, ps, 1);
+    expect(got, "info callee-body-changed: `Net.forward` calls `self.helper()`, whose upstream "
+                "body changed (v1.0 → v2.0)\n"
+                "info deprecation: `Net.helper`, which a patch calls, is deprecated upstream at "
+                "v2.0: removal in 3.0\n");
     free(got);
 }
 
@@ -451,6 +480,7 @@ int main(void)
         cmocka_unit_test(test_patched_init_sets_attr),
         cmocka_unit_test(test_self_calls),
         cmocka_unit_test(test_self_call_through_shim),
+        cmocka_unit_test(test_self_call_deprecated),
         cmocka_unit_test(test_same_tag_reports_nothing),
         cmocka_unit_test(test_inherited_module_keyed),
         cmocka_unit_test(test_changes_group),
