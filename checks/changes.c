@@ -294,7 +294,9 @@ static int is_typing_name(const char *n)
     return 0;
 }
 
-static void title_of(strbuf *t, strbuf *act, const change *c)
+/* Titles of what breaks: names, targets, classes and attributes that went. 0 when
+ * the change is of another family. */
+static int title_of_removal(strbuf *t, strbuf *act, const change *c)
 {
     const char *fam = c->f.family, *s = c->one_target ? c->f.target : c->f.symbol;
     json_t *d = json_object_get(c->first, "data");
@@ -343,7 +345,18 @@ static void title_of(strbuf *t, strbuf *act, const change *c)
             strbuf_addf(t, "`%s.__init__` no longer sets `self.%s`", s, a ? a : "?");
             strbuf_addf(act, "port the patch bodies off `self.%s`", a ? a : "?");
         }
-    } else if (!strcmp(fam, "signature")) {
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* Titles of contract changes, deprecations and notes. */
+static void title_of_contract(strbuf *t, strbuf *act, const change *c)
+{
+    const char *fam = c->f.family, *s = c->one_target ? c->f.target : c->f.symbol;
+    json_t *d = json_object_get(c->first, "data");
+    if (!strcmp(fam, "signature")) {
         strbuf_addf(t, "`%s` ", s);
         for (size_t i = 0; i < c->phrases.len; i++)
             strbuf_addf(t, "%s%s", i ? (i + 1 == c->phrases.len ? " and " : ", ") : "",
@@ -402,6 +415,12 @@ static void title_of(strbuf *t, strbuf *act, const change *c)
     } else {
         strbuf_adds(t, str(c->first, "title"));
     }
+}
+
+static void title_of(strbuf *t, strbuf *act, const change *c)
+{
+    if (!title_of_removal(t, act, c))
+        title_of_contract(t, act, c);
 }
 
 static char *slug(const char *key, strvec *taken)
