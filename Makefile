@@ -128,6 +128,20 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB) $(FLAGS_STAMP)
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL) -lcmocka
 
+# Test tools, linked against libpgci; never installed or shown in pgci's help. One
+# rule for all: tests/tools/<name>.c -> $(BUILD)/tests/tools/<name>, and the oracle
+# helpers tests/oracle/<name>.c -> $(BUILD)/tools/<name>. The mk/<area>.mk that uses
+# one names it and hangs it on the test targets.
+$(BUILD)/tests/tools/%: tests/tools/%.c $(LIB) $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
+
+$(BUILD)/tools/%: tests/oracle/%.c $(LIB) $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
+
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
 # --- tests ---------------------------------------------------------------------------

@@ -22,7 +22,7 @@
 #include "checks/body_uses.h"
 #include "checks/deprecate_kwarg.h"
 #include "checks/source_text.h"
-#include "checks/structural.h"
+#include "py/structural.h"
 #include "core/error.h"
 
 typedef struct cctx {

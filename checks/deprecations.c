@@ -13,7 +13,6 @@
 #include "checks/callees.h"
 #include "checks/contracts.h"
 #include "checks/deprecate_kwarg.h"
-#include "checks/survey.h"
 #include "core/error.h"
 #include "core/strbuf.h"
 #include "core/version.h"

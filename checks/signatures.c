@@ -22,11 +22,11 @@
 #include "checks/body_uses.h"
 #include "checks/deprecate_kwarg.h"
 #include "checks/source_text.h"
-#include "checks/structural.h"
 #include "core/error.h"
 #include "patchgen/difflib.h"
 #include "core/vec.h"
 #include "py/py.h"
+#include "py/structural.h"
 
 typedef struct sig_ctx {
     findings *out;

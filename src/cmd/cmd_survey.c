@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checks/gate.h"
-#include "checks/survey.h"
 #include "cmd/cmd.h"
 #include "core/error.h"
 #include "core/log.h"
+#include "pipeline/pipeline.h"
+#include "pipeline/survey.h"
 #include "verify/verify.h"
 #include "workspace/workspace.h"
 
@@ -128,7 +128,7 @@ int cmd_survey(int argc, const char **argv)
         fprintf(stderr, "pgci: error: survey: --format wants text or json, not '%s'\n", format);
         goto out;
     }
-    if (shard && gate_parse_shard(shard, &so.shard_k, &so.shard_n) < 0) {
+    if (shard && pipeline_parse_shard(shard, &so.shard_k, &so.shard_n) < 0) {
         code = cmd_error();
         goto out;
     }

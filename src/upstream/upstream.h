@@ -52,6 +52,18 @@ typedef struct upstream_stats {
     size_t requests; /* HTTP requests made, retries included */
 } upstream_stats;
 
+/* The kinds of upstream source, told by the spec's prefix. */
+typedef enum upstream_kind {
+    UPSTREAM_HTTP, /* "https://..." or "http://...": a URL template with {path} */
+    UPSTREAM_GIT,  /* "git:PATH": a local clone */
+    UPSTREAM_DIR,  /* "dir:PATH": a directory, {tag} may appear in PATH */
+} upstream_kind;
+
+/* The one place a spec's prefix is read: its kind, or -1 when it has none (or
+ * nothing after "git:"/"dir:"). *path: the spec itself for http, what follows the
+ * prefix for git: and dir:. */
+int upstream_spec_kind(const char *spec, const char **path);
+
 int upstream_open(upstream **out, const upstream_opts *opts);
 void upstream_free(upstream *u);
 

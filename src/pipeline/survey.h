@@ -8,12 +8,12 @@
  * compared under each patch (signatures.h), with the contract checks that need
  * both tags (deprecations, name_map output fields, rotary compatibility).
  */
-#ifndef PGCI_CHECKS_SURVEY_H
-#define PGCI_CHECKS_SURVEY_H
+#ifndef PGCI_PIPELINE_SURVEY_H
+#define PGCI_PIPELINE_SURVEY_H
 
 #include "checks/finding.h"
 #include "core/vec.h"
-#include "reports/run_doc.h"
+#include "pipeline/run_doc.h"
 #include "workspace/workspace.h"
 
 typedef struct survey_opts {
