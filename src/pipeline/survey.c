@@ -348,8 +348,8 @@ static void survey_run_checks(survey_state *s)
         survey_compare(&out->fs, &sp, ci >= 0 ? mods[ci].a : NULL, &s->targets);
     }
     run_doc_add_timing(&out->doc, "compare", now_ms() - t0);
-    static const char *const compared[] = {"signatures",      "callees",     "auto-docstring",
-                                           "deprecations",    "name-map-fields", "rope-compat",
+    static const char *const compared[] = {"signatures",   "callees",         "auto-docstring",
+                                           "deprecations", "name-map-fields", "rope-compat",
                                            "inherited"};
     for (size_t k = 0; k < sizeof(compared) / sizeof(compared[0]); k++)
         run_doc_set_check(&out->doc, compared[k], missing_a || missing_b ? "failed" : "ran",
