@@ -125,6 +125,7 @@ static void md_doc_add(md_doc *m, const char *id, const char *title, strbuf *tex
     s->title = pgci_strdup(title);
     s->text = strbuf_detach(text, NULL);
     s->keep = keep;
+    s->brief = NULL;
 }
 
 void md_doc_free(md_doc *m)
@@ -133,6 +134,7 @@ void md_doc_free(md_doc *m)
         free(m->items[i].id);
         free(m->items[i].title);
         free(m->items[i].text);
+        free(m->items[i].brief);
     }
     free(m->items);
     m->items = NULL;

@@ -225,6 +225,29 @@ static void finding_list(strbuf *sb, json_t *fs, const char *id, size_t n)
     strbuf_adds(sb, "\n</details>\n\n");
 }
 
+/* text without its <details> blocks (nested ones within them), malloc'ed. */
+static char *without_details(const char *text)
+{
+    strbuf out = STRBUF_INIT;
+    int depth = 0;
+    for (const char *p = text; *p;) {
+        if (!strncmp(p, "<details>", 9)) {
+            depth++;
+            p += 9;
+        } else if (!strncmp(p, "</details>", 10)) {
+            depth -= depth > 0;
+            p += 10;
+            while (*p == '\n')
+                p++;
+        } else {
+            if (!depth)
+                strbuf_addc(&out, *p);
+            p++;
+        }
+    }
+    return strbuf_detach(&out, NULL);
+}
+
 static void md_doc_add_section(md_doc *m, const char *id, const char *title, strbuf *text, int keep)
 {
     if (m->len == m->cap) {
@@ -236,6 +259,7 @@ static void md_doc_add_section(md_doc *m, const char *id, const char *title, str
     s->title = pgci_strdup(title);
     s->text = strbuf_detach(text, NULL);
     s->keep = keep;
+    s->brief = without_details(s->text);
 }
 
 /* ---- sections ---------------------------------------------------------------------- */
