@@ -8,9 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checks/callees.h"
-#include "checks/contracts.h"
-#include "checks/inherited.h"
+#include "checks/check.h"
 #include "core/error.h"
 #include "core/vec.h"
 #include "core/version.h"
@@ -26,12 +24,9 @@ static void push(findings *fs, finding *f)
 
 static void run_checks(findings *out, const survey_pair *p)
 {
-    signatures_compare(out, p);
-    check_callees(out, p);
-    check_deprecations(out, p);
-    check_name_map_fields(out, p);
-    check_rope_compat(out, p);
-    check_inherited(out, p);
+    for (const check_entry *e = check_registry; e->def; e++)
+        if (e->where == CHECK_IN_SURVEY && e->def->compare)
+            e->def->compare(out, p);
 }
 
 static char *fact_key(const finding *f)

@@ -2,10 +2,10 @@
  * The PR gate: regenerate, read what is checked in, check, record.
  *
  * Every config goes through: evaluate (config_eval) -> upstream at the tag ->
- * codegen -> ruff -> .diff (regen_workspace, in parallel), then the checks of
- * check_gate[] run over all of them at once. A config that cannot be regenerated
- * is a "regen" error finding, never a silent skip; a check that cannot run is
- * recorded as not run with its reason, never as passed.
+ * codegen -> ruff -> .diff (regen_workspace, in parallel), then the gate checks
+ * of check_registry[] run over all of them at once. A config that cannot be
+ * regenerated is a "regen" error finding, never a silent skip; a check that
+ * cannot run is recorded as not run with its reason, never as passed.
  */
 #include "pipeline/gate.h"
 
@@ -257,7 +257,7 @@ static void gate_read_inputs(gate_state *s)
     }
 }
 
-/* The checks of check_gate[], in order, each over all configs at once; a check that
+/* The gate checks of check_registry[], in order, each over all configs at once; a check that
  * cannot run is recorded as not run with its reason. Stops at a check that fails. */
 static int gate_run_checks(gate_state *s)
 {
@@ -278,8 +278,10 @@ static int gate_run_checks(gate_state *s)
         ctx->ruff_missing = "--no-ruff";
     }
     int err = 0;
-    for (size_t k = 0; check_gate[k] && !err; k++) {
-        const check_def *cd = check_gate[k];
+    for (const check_entry *e = check_registry; e->def && !err; e++) {
+        if (e->where != CHECK_IN_GATE)
+            continue;
+        const check_def *cd = e->def;
         strbuf why = STRBUF_INIT;
         double t0 = now_ms();
         int cr = cd->run(ctx, &out->fs, &why);

@@ -6,7 +6,8 @@
 #  - grouped by upstream change in run.json (a change id on each finding);
 #  - the mini_vl config (fixtures/survey): what patch bodies use, followed;
 #  - v1.0.0 -> v1.0.0 and v1.1.0 -> v1.1.0: no change, no finding at all;
-#  - --to latest resolves to v1.1.0; --from pin to v1.0.0;
+#  - --to latest resolves to v1.1.0 (also from a dir:.../t-{tag} source); --from pin
+#    to v1.0.0;
 #  - the two regeneration failures against v1.1.0 are the qwen3 configs (Optional);
 #  - rope-compat and auto-docstring, on workspace copies that set them up;
 #  - shards merged with pgci report --merge give the unsharded run's findings.
@@ -192,6 +193,16 @@ if grep -q '"check": "name-map-fields"' "$T/nm.json"; then
     echo "name-map-fields fired although upstream leaves router_logits out too" >&2
     exit 1
 fi
+
+# --to latest through a dir: source whose {tag} is part of a name: its tags are the
+# directories there, as the upstream layer lists them (pgci fetch --list-tags)
+mkdir "$T/tx"
+cp -r fixtures/upstream/v1.0.0 "$T/tx/t-v1.0.0"
+cp -r fixtures/upstream/v1.1.0 "$T/tx/t-v1.1.0"
+"$PGCI" survey -C fixtures/workspace --ruff "$RUFF" --source "dir:$T/tx/t-{tag}" --format json \
+    --run-json "$T/tx.json" > /dev/null || true
+python3 -c 'import json, sys; i = json.load(open(sys.argv[1]))["inputs"]; assert i["to"] == "v1.1.0", i' \
+    "$T/tx.json"
 
 # bad input
 expect_fail 2 "no release newer than v1.1.0" "$PGCI" survey -C fixtures/workspace --ruff "$RUFF" --from v1.1.0
