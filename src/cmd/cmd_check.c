@@ -92,22 +92,6 @@ static void print_text(const gate_result *r, int color, int verbose, int quiet)
 
 /* An environment error before the gate could start (a workspace that does not
  * open): one line, exit 2, and still a run.json saying so for the report steps. */
-static int error_run_json(const char *run_json, int timestamp)
-{
-    char *msg = pgci_strdup(pgci_error_last());
-    int code = cmd_error();
-    if (run_json) {
-        run_doc d;
-        run_doc_init(&d, "check", timestamp);
-        run_doc_set_error(&d, msg);
-        if (run_doc_write(&d, run_json) < 0)
-            cmd_error();
-        run_doc_free(&d);
-    }
-    free(msg);
-    return code;
-}
-
 /* Every --allow-skip id must name a check `pgci check` runs. */
 static int allow_skip_check(const strvec *ids)
 {
@@ -163,16 +147,9 @@ int cmd_check(int argc, const char **argv)
                   &code))
         goto out;
     code = EXIT_ERROR;
-    int min = severity_parse(fail_on);
-    if (min < 0) {
-        fprintf(stderr, "pgci: error: check: --fail-on wants error, warning or info, not '%s'\n",
-                fail_on);
+    int min;
+    if (cmd_output_opts("check", fail_on, format, &min) < 0)
         goto out;
-    }
-    if (strcmp(format, "text") && strcmp(format, "json")) {
-        fprintf(stderr, "pgci: error: check: --format wants text or json, not '%s'\n", format);
-        goto out;
-    }
     if (allow_skip_check(&allow_skip) < 0 ||
         (shard && pipeline_parse_shard(shard, &go.shard_k, &go.shard_n) < 0)) {
         code = cmd_error();
@@ -183,39 +160,24 @@ int cmd_check(int argc, const char **argv)
     go.ruff_timeout_ms = ruff_timeout * 1000;
     workspace *ws;
     if (workspace_open(&ws, common.workspace ? common.workspace : ".") < 0) {
-        code = error_run_json(run_json, go.timestamp);
+        code = cmd_error_run_json(NULL, "check", run_json, go.timestamp);
         goto out;
     }
     gate_result r;
     if (gate_run(ws, &go, &r) < 0) {
-        /* the workflow's report and comment steps still get a run.json: with the
-         * error, and whatever ran before it */
-        char *msg = pgci_strdup(pgci_error_last());
-        code = cmd_error();
-        if (run_json) {
-            run_doc_set_error(&r.doc, msg);
-            if (run_doc_write(&r.doc, run_json) < 0)
-                cmd_error();
-        }
-        free(msg);
+        code = cmd_error_run_json(&r.doc, "check", run_json, go.timestamp);
         gate_result_free(&r);
         workspace_free(ws);
         goto out;
     }
     if (!strcmp(format, "json")) {
         json_t *arr = findings_to_json(&r.fs);
-        char *s = json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        printf("%s\n", s);
-        free(s);
+        cmd_print_json(arr);
         json_decref(arr);
     } else {
         print_text(&r, log_stdout_color(), common.verbose, common.quiet);
     }
-    code = EXIT_CLEAN;
-    if (run_json && run_doc_write(&r.doc, run_json) < 0)
-        code = cmd_error();
-    if (code == EXIT_CLEAN && findings_count_at_least(&r.fs, (severity)min) > 0)
-        code = EXIT_FINDINGS;
+    code = cmd_finish(&r.doc, &r.fs, run_json, min, EXIT_CLEAN);
     /* a check that did not run cannot pass the gate unless allowed to skip */
     for (size_t i = 0; code == EXIT_CLEAN && i < r.not_run.len; i++) {
         const char *id = r.not_run.items[i];
