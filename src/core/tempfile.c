@@ -1,28 +1,45 @@
 /*
- * The signal-time cleanup of temporary paths (see tempfile.h). The handler only
- * reads the table and calls unlink/rmdir/opendir: it takes no lock and frees
- * nothing, and each slot's string stays valid until it is swapped out.
+ * The signal-time cleanup of temporary paths (see tempfile.h).
+ *
+ * Why fixed buffers and a lock: worker threads register and unregister while
+ * others do the same, and a signal may arrive on any thread at any time. The
+ * threads take a mutex among themselves (a slot's path is never compared while
+ * another thread rewrites it). The handler takes no lock and frees nothing: it
+ * reads only slots marked live, whose path is static storage written before the
+ * mark was set, so it can never read freed memory.
  */
 #include "core/tempfile.h"
 
-#include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
-
-#include "core/strbuf.h"
 
 #define TEMPFILE_SLOTS 256
 
-static _Atomic(char *) slots[TEMPFILE_SLOTS];
+static char paths[TEMPFILE_SLOTS][PATH_MAX];
+static atomic_int live[TEMPFILE_SLOTS];
 static atomic_int installed;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* rm -r within a fixed buffer: no allocation in a signal handler. */
+/* A directory entry as getdents64(2) returns it. */
+struct dirent64_raw {
+    unsigned long long ino;
+    long long off;
+    unsigned short reclen;
+    unsigned char type;
+    char name[];
+};
+
+/* rm -r within a fixed buffer, with async-signal-safe calls only: open(2) and
+ * getdents64(2) instead of opendir(3), which allocates. */
 static void remove_path(char *path, size_t len, size_t cap)
 {
     struct stat st;
@@ -32,19 +49,24 @@ static void remove_path(char *path, size_t len, size_t cap)
         unlink(path);
         return;
     }
-    DIR *d = opendir(path);
-    if (d) {
-        struct dirent *de;
-        while ((de = readdir(d))) {
-            size_t n = strlen(de->d_name);
-            if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || len + n + 2 > cap)
-                continue;
-            path[len] = '/';
-            memcpy(path + len + 1, de->d_name, n + 1);
-            remove_path(path, len + 1 + n, cap);
-            path[len] = '\0';
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        _Alignas(8) char buf[2048];
+        long got;
+        while ((got = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+            for (long at = 0; at < got;) {
+                const struct dirent64_raw *de = (const struct dirent64_raw *)(buf + at);
+                at += de->reclen;
+                size_t n = strlen(de->name);
+                if (!strcmp(de->name, ".") || !strcmp(de->name, "..") || len + n + 2 > cap)
+                    continue;
+                path[len] = '/';
+                memcpy(path + len + 1, de->name, n + 1);
+                remove_path(path, len + 1 + n, cap);
+                path[len] = '\0';
+            }
         }
-        closedir(d);
+        close(fd);
     }
     rmdir(path);
 }
@@ -53,12 +75,13 @@ static void on_signal(int sig)
 {
     char buf[PATH_MAX];
     for (size_t i = 0; i < TEMPFILE_SLOTS; i++) {
-        const char *p = atomic_load(&slots[i]);
-        size_t n = p ? strlen(p) : 0;
-        if (!n || n >= sizeof(buf))
+        if (!atomic_load(&live[i]))
             continue;
-        memcpy(buf, p, n + 1);
-        remove_path(buf, n, sizeof(buf));
+        size_t n = strnlen(paths[i], sizeof(buf) - 1);
+        memcpy(buf, paths[i], n);
+        buf[n] = '\0';
+        if (n)
+            remove_path(buf, n, sizeof(buf));
     }
     signal(sig, SIG_DFL);
     raise(sig);
@@ -85,22 +108,28 @@ static void install(void)
 void tempfile_register(const char *path)
 {
     install();
-    char *copy = pgci_strdup(path);
+    size_t n = strlen(path);
+    if (!n || n >= PATH_MAX)
+        return;
+    pthread_mutex_lock(&lock);
     for (size_t i = 0; i < TEMPFILE_SLOTS; i++) {
-        char *expected = NULL;
-        if (atomic_compare_exchange_strong(&slots[i], &expected, copy))
-            return;
+        if (atomic_load(&live[i]))
+            continue;
+        memcpy(paths[i], path, n + 1);
+        atomic_store(&live[i], 1);
+        break;
     }
-    free(copy);
+    pthread_mutex_unlock(&lock);
 }
 
 void tempfile_unregister(const char *path)
 {
+    pthread_mutex_lock(&lock);
     for (size_t i = 0; i < TEMPFILE_SLOTS; i++) {
-        char *p = atomic_load(&slots[i]);
-        if (p && !strcmp(p, path) && atomic_compare_exchange_strong(&slots[i], &p, NULL)) {
-            free(p);
-            return;
+        if (atomic_load(&live[i]) && !strcmp(paths[i], path)) {
+            atomic_store(&live[i], 0);
+            break;
         }
     }
+    pthread_mutex_unlock(&lock);
 }

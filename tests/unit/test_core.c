@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/arena.h"
@@ -20,6 +23,7 @@
 #include "core/opts.h"
 #include "core/proc.h"
 #include "core/strbuf.h"
+#include "core/tempfile.h"
 #include "core/vec.h"
 
 static void test_strbuf(void **state)
@@ -336,6 +340,53 @@ static void test_opts(void **state)
     strvec_free(&rest);
 }
 
+/* Worker threads register and unregister at once (regeneration's ruff temp
+ * directories): no thread compares a path another frees (ThreadSanitizer found
+ * one in `make tsan`), and every slot comes back. */
+static void *tempfile_churn(void *arg)
+{
+    char path[64];
+    for (int i = 0; i < 2000; i++) {
+        snprintf(path, sizeof(path), "/nonexistent/pgci-churn-%d-%d", *(int *)arg, i);
+        tempfile_register(path);
+        tempfile_unregister(path);
+    }
+    return NULL;
+}
+
+static void test_tempfile_threads_and_signal(void **state)
+{
+    (void)state;
+    pthread_t t[4];
+    int ids[4] = {0, 1, 2, 3};
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, tempfile_churn, &ids[i]), 0);
+    for (int i = 0; i < 4; i++)
+        pthread_join(t[i], NULL);
+    /* 8000 registrations later the table still has room: a directory registered
+     * now is removed when SIGTERM arrives, and the signal still ends the process */
+    char dir[] = "/tmp/pgci-tempfile-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char file[64];
+    snprintf(file, sizeof(file), "%s/inner", dir);
+    FILE *f = fopen(file, "w");
+    assert_non_null(f);
+    fclose(f);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        tempfile_register(dir);
+        raise(SIGTERM);
+        _exit(0);
+    }
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFSIGNALED(st));
+    assert_int_equal(WTERMSIG(st), SIGTERM);
+    struct stat sb;
+    assert_int_equal(lstat(dir, &sb), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -351,6 +402,7 @@ int main(void)
         cmocka_unit_test(test_proc),
         cmocka_unit_test(test_proc_env_and_group),
         cmocka_unit_test(test_opts),
+        cmocka_unit_test(test_tempfile_threads_and_signal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
