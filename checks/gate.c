@@ -80,16 +80,72 @@ int gate_select(const workspace *ws, const strvec *only, int shard_k, int shard_
 
 typedef struct norm_arg {
     normalize_opts o;
+    /* the checked-in files, normalised in one batch before the checks run */
+    normalize_item *memo;
+    size_t n_memo;
 } norm_arg;
+
+static const char *base_name(const char *path)
+{
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    return slash ? slash + 1 : path;
+}
 
 static int gate_normalize(void *arg, const char *path_hint, const char *src, size_t len,
                           strbuf *out)
 {
     norm_arg *a = arg;
     normalize_opts o = a->o;
-    const char *slash = path_hint ? strrchr(path_hint, '/') : NULL;
-    o.file_name = slash ? slash + 1 : path_hint;
+    o.file_name = base_name(path_hint);
+    for (size_t k = 0; k < a->n_memo; k++) {
+        const normalize_item *it = &a->memo[k];
+        if (it->src != src || it->len != len || strcmp(it->file_name, o.file_name))
+            continue;
+        if (it->status < 0)
+            return pgci_error_set(it->status, "%s", it->error);
+        strbuf_add(out, it->out.buf, it->out.len);
+        return 0;
+    }
     return normalize_ruff(&o, src, len, out);
+}
+
+/* ruff over every checked-in .py at once (ruff-equivalence asks for each). */
+static void normalize_checked_in(norm_arg *na, const check_input *in, size_t n)
+{
+    na->memo = pgci_calloc(n ? n : 1, sizeof(*na->memo));
+    for (size_t i = 0; i < n; i++) {
+        if (!in[i].checked_py || !in[i].py_path)
+            continue;
+        normalize_item *it = &na->memo[na->n_memo++];
+        it->file_name = base_name(in[i].py_path);
+        it->src = in[i].checked_py;
+        it->len = in[i].checked_py_len;
+    }
+    normalize_ruff_batch(&na->o, na->memo, na->n_memo);
+    pgci_error_clear();
+}
+
+static void norm_arg_free(norm_arg *na)
+{
+    for (size_t k = 0; k < na->n_memo; k++) {
+        strbuf_free(&na->memo[k].out);
+        free(na->memo[k].error);
+    }
+    free(na->memo);
+}
+
+static rcache *open_results(const gate_opts *o)
+{
+    rcache *c = NULL;
+    if (o->no_cache)
+        return NULL;
+    strbuf d = STRBUF_INIT;
+    if (o->cache_dir)
+        fs_join(&d, o->cache_dir, "results");
+    if (rcache_open(&c, d.len ? d.buf : NULL, 0) < 0)
+        pgci_error_clear();
+    strbuf_free(&d);
+    return c;
 }
 
 static void hash_input(run_doc *d, const char *root, const char *rel)
@@ -197,6 +253,7 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
         na.o.isolated = ws->ruff_isolated;
         na.o.cwd = ws->root;
         na.o.timeout_ms = o->ruff_timeout_ms;
+        na.o.ruff_version = out->ruff_version;
     }
 
     const ws_config **sel;
@@ -272,11 +329,14 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
         return r;
     }
 
+    rcache *results = open_results(o);
+    na.o.cache = results;
     regen_batch_opts bo;
     memset(&bo, 0, sizeof(bo));
     bo.base.tag = out->tag;
     bo.base.no_ruff = o->no_ruff;
     bo.base.ruff = na.o;
+    bo.base.cache = results;
     bo.var_name = o->var_name;
     bo.jobs = o->jobs;
     bo.up = up;
@@ -341,6 +401,7 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
     ctx.n_inputs = n;
     ctx.base = o->base;
     if (!o->no_ruff) {
+        normalize_checked_in(&na, in, n);
         ctx.ruff = ruff;
         ctx.ruff_version = out->ruff_version;
         ctx.normalize = gate_normalize;
@@ -444,6 +505,12 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
     if (ev)
         config_eval_free(ev);
     upstream_free(up);
+    norm_arg_free(&na);
+    if (results) {
+        rcache_get_stats(results, &out->cache);
+        out->cache_used = 1;
+    }
+    rcache_free(results);
     return err;
 }
 

@@ -13,8 +13,9 @@
 #include "core/log.h"
 #include "workspace/workspace.h"
 
-static const char usage[] = "pgci check [CONFIG...] [--tag T] [--fix] [--fail-on S] [--format "
-                            "text|json] [--run-json FILE] [--no-ruff] [--ruff CMD] [--base REV]";
+static const char usage[] =
+    "pgci check [CONFIG...] [--tag T] [--fix] [--fail-on S] [--format "
+    "text|json] [--run-json FILE] [--no-ruff] [--ruff CMD] [--base REV] [--no-cache]";
 
 static void print_text(const gate_result *r, int color)
 {
@@ -79,7 +80,10 @@ int cmd_check(int argc, const char **argv)
         OPT_STR(0, "shard", &shard, "K/N", "check the K-th of N shares of the configs"),
         OPT_LIST(0, "allow-skip", &allow_skip, "CHECK",
                  "a check that may not run without failing the gate"),
-        OPT_STR(0, "cache-dir", &go.cache_dir, "DIR", "upstream cache (default ~/.cache/pgci)"),
+        OPT_STR(0, "cache-dir", &go.cache_dir, "DIR",
+                "pgci's cache: upstream files, results/ (default ~/.cache/pgci)"),
+        OPT_BOOL(0, "no-cache", &go.no_cache,
+                 "neither read nor write cached regenerations and ruff results"),
         OPT_BOOL(0, "timestamp", &go.timestamp, "record the time in run.json"),
         OPT_STR(0, "base", &go.base, "REV",
                 "flag generated/ changes since REV that come without a config change"),
@@ -120,6 +124,9 @@ int cmd_check(int argc, const char **argv)
         workspace_free(ws);
         goto out;
     }
+    if (r.cache_used)
+        log_verbose("cache: %zu hits, %zu misses, %zu written, %zu corrupt entries ignored",
+                    r.cache.hits, r.cache.misses, r.cache.writes, r.cache.corrupt);
     if (!strcmp(format, "json")) {
         json_t *arr = findings_to_json(&r.fs);
         char *s = json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

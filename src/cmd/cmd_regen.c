@@ -25,7 +25,7 @@
 
 typedef struct regen_cli {
     const char *tag, *ruff, *out_dir, *var_name, *upstream_spec, *format, *shard;
-    int write, diff, to_stdout, no_ruff, notes;
+    int write, diff, to_stdout, no_ruff, notes, no_cache;
 } regen_cli;
 
 static void print_notes(const regen_output *r)
@@ -241,6 +241,8 @@ int cmd_regen(int argc, const char **argv)
         OPT_BOOL(0, "notes", &cli.notes, "list what patchgen does silently per config"),
         OPT_STR(0, "format", &cli.format, "FMT", "text (default) or json: one object per config"),
         OPT_STR(0, "shard", &cli.shard, "K/N", "regenerate the K-th of N shares of the configs"),
+        OPT_BOOL(0, "no-cache", &cli.no_cache,
+                 "neither read nor write cached regenerations and ruff results"),
         OPT_END(),
     };
     strvec names = STRVEC_INIT;
@@ -248,7 +250,7 @@ int cmd_regen(int argc, const char **argv)
     if (cmd_parse(argc, argv, table, &common,
                   "pgci regen [CONFIG...] [--tag T] [--write] [--diff] [--stdout] [--no-ruff] "
                   "[--ruff CMD] [-o DIR] [-c NAME] [--notes] [--format text|json] [--shard K/N] "
-                  "[-C DIR] [-j N]",
+                  "[--no-cache] [-C DIR] [-j N]",
                   "Regenerate configs exactly as patchgen does (evaluate, generate, ruff, .diff) "
                   "and report per config whether the checked-in files are up to date.",
                   &names, &code)) {
@@ -260,6 +262,7 @@ int cmd_regen(int argc, const char **argv)
     upstream *up = NULL;
     config_list sel = VEC_INIT;
     regen_output *outs = NULL;
+    rcache *results = NULL;
     char *tag = NULL, *ruff_abs = NULL;
     int rc = EXIT_CLEAN;
     if (workspace_open(&ws, common.workspace) < 0 || select_configs(ws, &names, &sel) < 0) {
@@ -329,9 +332,17 @@ int cmd_regen(int argc, const char **argv)
         strbuf_free(&v);
         pgci_error_clear();
     }
+    if (!cli.no_cache && rcache_open(&results, NULL, 0) < 0)
+        pgci_error_clear();
+    strbuf ruff_version = STRBUF_INIT;
+    if (results && !cli.no_ruff && normalize_ruff_version(ruff_cmd, &ruff_version) < 0)
+        pgci_error_clear(); /* no version, no cached ruff results; ruff reports itself */
     regen_batch_opts bo;
     memset(&bo, 0, sizeof(bo));
     bo.base.tag = tag;
+    bo.base.cache = results;
+    bo.base.ruff.cache = results;
+    bo.base.ruff.ruff_version = ruff_version.len ? ruff_version.buf : NULL;
     bo.base.no_ruff = cli.no_ruff;
     bo.base.ruff.ruff = ruff_cmd;
     bo.base.ruff.extra_ignore = &ws->ruff_extra_ignore;
@@ -343,6 +354,13 @@ int cmd_regen(int argc, const char **argv)
     bo.up = up;
     outs = pgci_calloc(sel.len ? sel.len : 1, sizeof(*outs));
     regen_workspace(ws, sel.items, sel.len, &bo, outs);
+    strbuf_free(&ruff_version);
+    if (results) {
+        rcache_stats st;
+        rcache_get_stats(results, &st);
+        log_verbose("cache: %zu hits, %zu misses, %zu written, %zu corrupt entries ignored",
+                    st.hits, st.misses, st.writes, st.corrupt);
+    }
 
     size_t n_err = 0, n_change = 0;
     json_t *arr = as_json ? json_array() : NULL;
@@ -384,5 +402,6 @@ done:
     upstream_free(up);
     workspace_free(ws);
     strvec_free(&names);
+    rcache_free(results);
     return rc;
 }
