@@ -35,14 +35,33 @@ static int older(const void *a, const void *b)
     return strcmp(x->path, y->path);
 }
 
-/* Appends every regular file of dir/<sub>/ to v; returns their total size. */
+static int is_hex(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+            return 0;
+    return 1;
+}
+
+/* An entry's name (or a temporary file of one being written): 64 hex digits,
+ * the first two those of its directory. Nothing else is ever removed, so a
+ * cache directory pointed at the wrong place cannot lose anything but entries. */
+static int is_entry_name(const char *sub, const char *name)
+{
+    size_t n = strlen(name);
+    if (n < SHA256_HEX_LEN || !is_hex(name, SHA256_HEX_LEN) || memcmp(name, sub, 2))
+        return 0;
+    return n == SHA256_HEX_LEN || !strncmp(name + SHA256_HEX_LEN, ".tmp-", 5);
+}
+
+/* Appends every entry of dir/<two hex digits>/ to v; returns their total size. */
 static size_t scan(const char *dir, entry_vec *v)
 {
     size_t total = 0;
     DIR *d = opendir(dir);
     struct dirent *de;
     while (d && (de = readdir(d))) {
-        if (strlen(de->d_name) != 2)
+        if (strlen(de->d_name) != 2 || !is_hex(de->d_name, 2))
             continue;
         strbuf sub = STRBUF_INIT;
         fs_join(&sub, dir, de->d_name);
@@ -52,7 +71,8 @@ static size_t scan(const char *dir, entry_vec *v)
             struct stat st;
             strbuf p = STRBUF_INIT;
             fs_join(&p, sub.buf, fe->d_name);
-            if (fe->d_name[0] != '.' && stat(p.buf, &st) == 0 && S_ISREG(st.st_mode)) {
+            if (is_entry_name(de->d_name, fe->d_name) && lstat(p.buf, &st) == 0 &&
+                S_ISREG(st.st_mode)) {
                 entry e = {strbuf_detach(&p, NULL), st.st_size, st.st_mtim};
                 VEC_PUSH(v, e);
                 total += (size_t)st.st_size;
