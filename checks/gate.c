@@ -319,8 +319,11 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
     uo.base_dir = ws->root;
     uo.cache_dir = o->cache_dir;
     uo.jobs = o->jobs;
+    py_parse_set *parses = py_parse_set_new(); /* one parse per upstream module */
+    uo.parses = parses;
     upstream *up;
     if ((r = upstream_open(&up, &uo)) < 0) {
+        py_parse_set_free(parses);
         for (size_t k = 0; k < n; k++)
             pg_config_free(cfgs[k]);
         free(cfgs);
@@ -337,6 +340,7 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
     bo.base.no_ruff = o->no_ruff;
     bo.base.ruff = na.o;
     bo.base.cache = results;
+    bo.parses = parses;
     bo.var_name = o->var_name;
     bo.jobs = o->jobs;
     bo.up = up;
@@ -505,6 +509,7 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
     if (ev)
         config_eval_free(ev);
     upstream_free(up);
+    py_parse_set_free(parses);
     norm_arg_free(&na);
     if (results) {
         rcache_get_stats(results, &out->cache);

@@ -263,6 +263,7 @@ int cmd_regen(int argc, const char **argv)
     config_list sel = VEC_INIT;
     regen_output *outs = NULL;
     rcache *results = NULL;
+    py_parse_set *parses = NULL;
     char *tag = NULL, *ruff_abs = NULL;
     int rc = EXIT_CLEAN;
     if (workspace_open(&ws, common.workspace) < 0 || select_configs(ws, &names, &sel) < 0) {
@@ -303,6 +304,8 @@ int cmd_regen(int argc, const char **argv)
         goto done;
     }
     upstream_opts uo = {0};
+    parses = py_parse_set_new(); /* validation's parse of a module is codegen's too */
+    uo.parses = parses;
     uo.spec = cli.upstream_spec ? cli.upstream_spec : ws->upstream;
     uo.base_dir = cli.upstream_spec ? NULL : ws->root;
     if (upstream_open(&up, &uo) < 0) {
@@ -341,6 +344,7 @@ int cmd_regen(int argc, const char **argv)
     memset(&bo, 0, sizeof(bo));
     bo.base.tag = tag;
     bo.base.cache = results;
+    bo.parses = parses;
     bo.base.ruff.cache = results;
     bo.base.ruff.ruff_version = ruff_version.len ? ruff_version.buf : NULL;
     bo.base.no_ruff = cli.no_ruff;
@@ -400,6 +404,7 @@ done:
     free(ruff_abs);
     VEC_FREE(&sel);
     upstream_free(up);
+    py_parse_set_free(parses);
     workspace_free(ws);
     strvec_free(&names);
     rcache_free(results);

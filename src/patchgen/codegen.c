@@ -51,6 +51,7 @@ typedef struct gen {
     strbuf out;
     size_t nparts;
     cg_result *res;
+    cg_shared *sh; /* shared parses and rewrites; NULL: none */
 } gen;
 
 const char *cg_note_kind_name(cg_note_kind k)
@@ -546,6 +547,7 @@ static void function_replacement(gen *g, strbuf *b, const char *name, unsigned s
 }
 
 #include "patchgen/codegen_method.h"
+#include "patchgen/codegen_shared.h"
 
 static void class_source(gen *g, TSNode node, TSNode def, const char *name)
 {
@@ -574,7 +576,7 @@ static void class_source(gen *g, TSNode node, TSNode def, const char *name)
         int applied = 0;
         if (p->replacement) {
             replacement_source(p, &clean, &raw);
-            applied = raw.len && cgm_parses_with_function(raw.buf, raw.len);
+            applied = raw.len && cg_shared_parses_with_function(g->sh, raw.buf, raw.len);
         }
         if (!applied) {
             note(g, CG_NOTE_UNAPPLIED, (long)pi, target, 0,
@@ -612,7 +614,8 @@ static void class_source(gen *g, TSNode node, TSNode def, const char *name)
         segment(g, &cls, s, e);
         for (size_t i = 0; i < sources.len; i++) {
             int added = 0;
-            cgm_replace_method(&cls, sources.items[i].name, sources.items[i].source, &added);
+            cg_shared_replace_method(g->sh, &cls, sources.items[i].name, sources.items[i].source,
+                                     &added);
             if (added)
                 note(g, CG_NOTE_METHOD_ADDED, (long)sources.items[i].patch,
                      g->cfg->patches.items[sources.items[i].patch].target, s,
@@ -837,6 +840,12 @@ void codegen_read_upstream(strbuf *out, const char *raw, size_t len)
 int codegen_generate(const pg_config *cfg, const char *source, size_t len,
                      const char *transformers_version, cg_result *out)
 {
+    return codegen_generate_shared(cfg, source, len, transformers_version, NULL, out);
+}
+
+int codegen_generate_shared(const pg_config *cfg, const char *source, size_t len,
+                            const char *transformers_version, cg_shared *sh, cg_result *out)
+{
     memset(out, 0, sizeof(*out));
     strbuf_init(&out->output, 0);
     gen g;
@@ -846,7 +855,9 @@ int codegen_generate(const pg_config *cfg, const char *source, size_t len,
     g.src = source;
     g.src_len = len;
     strbuf_init(&g.out, len + 4096);
-    int r = py_parse(&g.tree, source, len, cfg->source_module);
+    g.sh = sh;
+    int r = sh ? cg_shared_parse(sh, source, len, cfg->source_module, &g.tree)
+               : py_parse(&g.tree, source, len, cfg->source_module);
     if (r < 0)
         return r;
     r = py_check_syntax(&g.tree);
@@ -913,7 +924,10 @@ done:
     strvec_free(&g.emitted_names);
     strvec_free(&g.positioned_done);
     strbuf_free(&g.out);
-    py_tree_free(&g.tree);
+    if (sh)
+        cg_shared_release(&g.tree);
+    else
+        py_tree_free(&g.tree);
     return r;
 }
 

@@ -94,7 +94,8 @@ static int codegen_cached(const pg_config *cfg, const regen_opts *o, const char 
         cg_result_free(&out->cg);
         memset(&out->cg, 0, sizeof(out->cg));
     }
-    int r = codegen_generate(cfg, out->upstream.buf, out->upstream.len, version, &out->cg);
+    int r = codegen_generate_shared(cfg, out->upstream.buf, out->upstream.len, version, o->shared,
+                                    &out->cg);
     if (r == 0 && o->cache) {
         strbuf enc = STRBUF_INIT;
         regen_cache_encode(&out->cg, &enc);

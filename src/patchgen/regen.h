@@ -23,6 +23,7 @@ typedef struct regen_opts {
     int no_ruff;         /* 1: skip normalisation (raw output, .diff of the raw output) */
     normalize_opts ruff; /* file_name is filled per config */
     rcache *cache;       /* codegen results (ruff's go through ruff.cache); NULL: none */
+    cg_shared *shared;   /* parses shared with the run's other configs; NULL: none */
 } regen_opts;
 
 /* One config's regeneration. Strings are owned (free with regen_output_free). */
@@ -77,6 +78,9 @@ typedef struct regen_batch_opts {
     /* configs already evaluated by the caller (borrowed, one per config, in the
      * same order; none NULL): phase 1 is skipped. NULL: evaluate here. */
     pg_config *const *evaluated;
+    /* the run's parse set, shared with the upstream layer that validated the
+     * modules (upstream_opts.parses); NULL: the batch keeps its own */
+    py_parse_set *parses;
 } regen_batch_opts;
 
 /* The whole pipeline for configs[0..n) of ws, in parallel (each worker thread has

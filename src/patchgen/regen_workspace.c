@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "core/error.h"
+#include "patchgen/codegen_shared.h"
 #include "patchgen/config_eval.h"
 #include "patchgen/regen.h"
 
@@ -26,6 +27,7 @@ typedef struct batch {
     const ws_config *const *configs;
     size_t n;
     const regen_batch_opts *o;
+    regen_opts base; /* o->base, with the run's shared parses */
     regen_output *outs;
     pg_config **cfgs;
     strvec modules;  /* distinct source modules */
@@ -100,13 +102,13 @@ static void generate_one(batch *b, size_t i)
         record_error(out, PGCI_ENOTFOUND);
         return;
     }
-    regen_codegen(b->cfgs[i], b->sources[m].buf, b->sources[m].len, &b->o->base, out);
+    regen_codegen(b->cfgs[i], b->sources[m].buf, b->sources[m].len, &b->base, out);
 }
 
 /* Every output codegen made, through one ruff batch, then its .diff. */
 static void normalize_all(batch *b)
 {
-    const regen_opts *o = &b->o->base;
+    const regen_opts *o = &b->base;
     normalize_item *items = pgci_calloc(b->n ? b->n : 1, sizeof(*items));
     size_t *of = pgci_calloc(b->n ? b->n : 1, sizeof(*of));
     size_t m = 0;
@@ -206,6 +208,9 @@ int regen_workspace(const workspace *ws, const ws_config *const *configs, size_t
     b.configs = configs;
     b.n = n;
     b.o = o;
+    b.base = o->base;
+    if (!b.base.shared)
+        b.base.shared = cg_shared_new(o->parses);
     b.outs = outs;
     b.cfgs = pgci_calloc(n ? n : 1, sizeof(*b.cfgs));
     b.module_of = pgci_calloc(n ? n : 1, sizeof(*b.module_of));
@@ -273,6 +278,8 @@ int regen_workspace(const workspace *ws, const ws_config *const *configs, size_t
     strvec_free(&b.modules);
     free(b.cfgs);
     free(b.module_of);
+    if (!o->base.shared)
+        cg_shared_free(b.base.shared);
     pthread_mutex_destroy(&b.lock);
     if (rc < 0) {
         for (size_t i = 0; i < n; i++)

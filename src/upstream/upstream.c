@@ -34,6 +34,7 @@ struct upstream {
     http_params hp;
     git_src *git;
     upstream_stats stats;
+    py_parse_set *parses; /* borrowed; NULL: none */
 };
 
 static int is_ident_start(char c)
@@ -152,6 +153,11 @@ static int looks_like_html(const char *s, size_t len)
 
 int upstream_validate(const char *data, size_t len, const char *name)
 {
+    return upstream_validate_shared(data, len, name, NULL);
+}
+
+int upstream_validate_shared(const char *data, size_t len, const char *name, py_parse_set *parses)
+{
     const char *nul = memchr(data, '\0', len);
     if (nul)
         return pgci_error_set(PGCI_EINVALID,
@@ -168,10 +174,13 @@ int upstream_validate(const char *data, size_t len, const char *name)
                               "with a success status?)",
                               name);
     py_tree t = {0};
-    int r = py_parse(&t, data, len, name);
+    int r = parses ? py_parse_set_get(parses, data, len, name, &t) : py_parse(&t, data, len, name);
     if (r == 0)
         r = py_check_syntax(&t);
-    py_tree_free(&t);
+    if (parses)
+        py_parse_set_release(&t);
+    else
+        py_tree_free(&t);
     if (r < 0)
         return pgci_error_wrap(PGCI_EINVALID, "not valid Python");
     return 0;
@@ -213,6 +222,7 @@ int upstream_open(upstream **out, const upstream_opts *opts)
         goto fail;
     }
     u->ca_file = o.ca_file ? pgci_strdup(o.ca_file) : NULL;
+    u->parses = o.parses;
     u->hp.ca_file = u->ca_file;
     for (const char *c = spec; *c; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7f) {
@@ -301,7 +311,7 @@ static int settle(upstream *u, const char *tag, const char *name, const char *pa
 {
     if (code == 0) {
         const char *base = strrchr(path, '/');
-        code = upstream_validate(body->buf, body->len, base ? base + 1 : path);
+        code = upstream_validate_shared(body->buf, body->len, base ? base + 1 : path, u->parses);
     }
     if (code == 0 && u->cache_dir) {
         char *key = cache_key(u, tag, path);

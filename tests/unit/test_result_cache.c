@@ -264,8 +264,8 @@ static void test_concurrent_writers(void **state)
     strbuf_free(&dir);
 }
 
-static const pg_object obj_a = {"f", "pkg.sib_config", "/ws/sib_config.py",
-                                "def f():\n    pass\n", 1, 2, 0, 18};
+static const pg_object obj_a = {
+    "f", "pkg.sib_config", "/ws/sib_config.py", "def f():\n    pass\n", 1, 2, 0, 18};
 
 static void base_config(pg_config *c, pg_patch *p)
 {
