@@ -321,9 +321,12 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
     uo.jobs = o->jobs;
     py_parse_set *parses = py_parse_set_new(); /* one parse per upstream module */
     uo.parses = parses;
+    rcache *results = open_results(o);
+    uo.results = results;
     upstream *up;
     if ((r = upstream_open(&up, &uo)) < 0) {
         py_parse_set_free(parses);
+        rcache_free(results);
         for (size_t k = 0; k < n; k++)
             pg_config_free(cfgs[k]);
         free(cfgs);
@@ -332,7 +335,6 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
         return r;
     }
 
-    rcache *results = open_results(o);
     na.o.cache = results;
     regen_batch_opts bo;
     memset(&bo, 0, sizeof(bo));

@@ -303,7 +303,10 @@ int cmd_regen(int argc, const char **argv)
         rc = cmd_error();
         goto done;
     }
+    if (!cli.no_cache && rcache_open(&results, NULL, 0) < 0)
+        pgci_error_clear();
     upstream_opts uo = {0};
+    uo.results = results;
     parses = py_parse_set_new(); /* validation's parse of a module is codegen's too */
     uo.parses = parses;
     uo.spec = cli.upstream_spec ? cli.upstream_spec : ws->upstream;
@@ -335,8 +338,6 @@ int cmd_regen(int argc, const char **argv)
         strbuf_free(&v);
         pgci_error_clear();
     }
-    if (!cli.no_cache && rcache_open(&results, NULL, 0) < 0)
-        pgci_error_clear();
     strbuf ruff_version = STRBUF_INIT;
     if (results && !cli.no_ruff && normalize_ruff_version(ruff_cmd, &ruff_version) < 0)
         pgci_error_clear(); /* no version, no cached ruff results; ruff reports itself */

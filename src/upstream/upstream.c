@@ -35,6 +35,7 @@ struct upstream {
     git_src *git;
     upstream_stats stats;
     py_parse_set *parses; /* borrowed; NULL: none */
+    rcache *results;      /* borrowed; NULL: none */
 };
 
 static int is_ident_start(char c)
@@ -223,6 +224,7 @@ int upstream_open(upstream **out, const upstream_opts *opts)
     }
     u->ca_file = o.ca_file ? pgci_strdup(o.ca_file) : NULL;
     u->parses = o.parses;
+    u->results = o.results;
     u->hp.ca_file = u->ca_file;
     for (const char *c = spec; *c; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7f) {
@@ -305,13 +307,33 @@ static char *cache_key(const upstream *u, const char *tag, const char *path)
     return pgci_asprintf("pgci-cache-v1\nhttp\n%s\n%s\n%s", u->spec, tag, path);
 }
 
+/* upstream_validate_shared(), skipped for bytes an earlier run of this pgci build
+ * validated (the result cache remembers them; a failure is never remembered). */
+static int validate_once(upstream *u, const char *data, size_t len, const char *name)
+{
+    uint8_t key[SHA256_DIGEST_LEN];
+    strbuf none = STRBUF_INIT;
+    if (u->results) {
+        sha256_ctx c;
+        rcache_key_begin(&c, "valid-python");
+        rcache_key_add(&c, data, len);
+        sha256_final(&c, key);
+        if (rcache_get(u->results, "valid-python", key, &none))
+            return 0;
+    }
+    int r = upstream_validate_shared(data, len, name, u->parses);
+    if (r == 0 && u->results)
+        rcache_put(u->results, "valid-python", key, "", 0);
+    return r;
+}
+
 /* Records the outcome of one module: validates a body, caches it, or words the error. */
 static int settle(upstream *u, const char *tag, const char *name, const char *path,
                   const char *where, int code, strbuf *body, char **error)
 {
     if (code == 0) {
         const char *base = strrchr(path, '/');
-        code = upstream_validate_shared(body->buf, body->len, base ? base + 1 : path, u->parses);
+        code = validate_once(u, body->buf, body->len, base ? base + 1 : path);
     }
     if (code == 0 && u->cache_dir) {
         char *key = cache_key(u, tag, path);

@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 
+#include "cache/result_cache.h"
 #include "core/strbuf.h"
 #include "core/vec.h"
 #include "py/parse_set.h"
@@ -44,6 +45,8 @@ typedef struct upstream_opts {
     py_parse_set *parses;    /* validation parses into this run's parse set (borrowed,
                                 it must outlive the upstream), so that the code
                                 generator reuses them; NULL: parse and drop */
+    rcache *results;         /* the result cache: bytes validated by an earlier run of
+                                this pgci build are not parsed again; NULL: none */
 } upstream_opts;
 
 /* retries < 0 means no retry at all (0 keeps the default of 3). */

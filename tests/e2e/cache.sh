@@ -6,7 +6,8 @@
 #     a run without the cache;
 #   - a changed upstream module, config, sibling config, ruff version, ruff
 #     setting each invalidate exactly what depends on them (counted by `-v`'s
-#     "cache: H hits, M misses, ..." line: one codegen and one ruff entry per config);
+#     "cache: H hits, M misses, ..." line: one codegen and one ruff entry per
+#     config, one validation per distinct upstream module - 3 here);
 #   - truncated and damaged entries are ignored, counted and rewritten;
 #   - concurrent runs on a cold cache all write the reference bytes;
 #   - --no-cache neither reads nor writes;
@@ -48,34 +49,34 @@ regen none --no-cache
 ref=$tmp/o1
 [ "$(entries)" = 0 ] || fail "--no-cache wrote to the cache"
 # 2. cold: 4 codegen + 4 ruff misses, all written; warm: all hits; same bytes
-regen "0 8 8 0"
+regen "0 11 11 0"
 same "$tmp/o$run" "$ref"
-regen "8 0 0 0"
+regen "11 0 0 0"
 same "$tmp/o$run" "$ref"
-regen "8 0 0 0" -j 1
+regen "11 0 0 0" -j 1
 same "$tmp/o$run" "$ref"
 
 # 3. an upstream module: only the config generated from it (llama) misses, both
-# codegen and ruff (its output changes)
+# its validation, codegen and ruff (its output changes)
 printf '\n\nEXTRA_CONSTANT = 1\n' >>"$tmp/up/transformers/models/llama/modeling_llama.py"
-regen "6 2 2 0"
+regen "8 3 3 0"
 regen none --no-cache
 same "$tmp/o$((run - 1))" "$tmp/o$run"
 
 # 4. one config, a change that does not reach its output (a comment): its codegen
 # misses, its ruff result is reused
 printf '\n# a comment\n' >>"$cfgs/llama/llama_features_patch_gen_config.py"
-regen "7 1 1 0"
+regen "10 1 1 0"
 # ... and one that does: codegen and ruff miss
 printf 'config.add_post_import_block("EDITED_CONFIG = 1")\n' >>"$cfgs/llama/llama_features_patch_gen_config.py"
-regen "6 2 2 0"
+regen "9 2 2 0"
 grep -q '^EDITED_CONFIG = 1' "$tmp/o$run/patched_modeling_llama_features.py" || fail "the edit did not reach the output"
 
 # 5. a sibling config: qwen3_gpu's file defines objects qwen3_npu and qwen3_moe
 # reuse, so a comment there misses the codegen of all three (their outputs, and
 # so their ruff results, are unchanged) ...
 printf '\n# sibling comment\n' >>"$cfgs/qwen3/qwen3_gpu_patch_gen_config.py"
-regen "5 3 3 0"
+regen "8 3 3 0"
 # ... and a body edit to a reused function reaches every config that uses it
 python3 - "$cfgs/qwen3/qwen3_gpu_patch_gen_config.py" <<'PY'
 import sys
@@ -85,7 +86,7 @@ head, sep, tail = s.partition("def qwen3_rmsnorm_forward_patched(self, hidden_st
 assert sep, "no qwen3_rmsnorm_forward_patched"
 open(p, "w").write(head + sep + "    edited_in_sibling = 1  # noqa: F841\n" + tail)
 PY
-regen "2 6 6 0"
+regen "5 6 6 0"
 regen none --no-cache
 same "$tmp/o$((run - 1))" "$tmp/o$run"
 [ "$(grep -l edited_in_sibling "$tmp/o$run"/*.py | wc -l)" = 3 ] || fail "the sibling edit reached $(grep -l edited_in_sibling "$tmp/o$run"/*.py)"
@@ -98,15 +99,15 @@ if [ "\$1" = "--version" ]; then echo "ruff 0.13.3"; exit 0; fi
 exec "$RUFF" "\$@"
 EOF
 chmod +x "$tmp/ruff-next"
-RUFF_CMD=$tmp/ruff-next regen "4 4 4 0"
-RUFF_CMD=$tmp/ruff-next regen "8 0 0 0"
-regen "8 0 0 0" # the real ruff's results are still there
+RUFF_CMD=$tmp/ruff-next regen "7 4 4 0"
+RUFF_CMD=$tmp/ruff-next regen "11 0 0 0"
+regen "11 0 0 0" # the real ruff's results are still there
 
 # 7. a ruff setting: [tool.patchgen] ruff_extra_ignore, then [tool.ruff] itself
 sed -i 's/^package_prefix = "oracle.models"/&\nruff_extra_ignore = ["E731"]/' "$ws/pyproject.toml"
-regen "4 4 4 0"
+regen "7 4 4 0"
 sed -i 's/^line-length = 119/line-length = 100/' "$ws/pyproject.toml"
-regen "4 4 4 0"
+regen "7 4 4 0"
 regen none --no-cache
 same "$tmp/o$((run - 1))" "$tmp/o$run"
 ref=$tmp/o$run
@@ -123,9 +124,9 @@ b = bytearray(open(p, "rb").read())
 b[-2] ^= 0x01
 open(p, "wb").write(bytes(b))
 PY
-regen "6 2 2 2"
+regen "9 2 2 2"
 same "$tmp/o$run" "$ref"
-regen "8 0 0 0"
+regen "11 0 0 0"
 
 # 9. three runs at once on a cold cache: every one writes the reference bytes,
 # and the cache they leave is whole
@@ -138,7 +139,7 @@ for k in a b c; do
 done
 for p in "${pids[@]}"; do wait "$p" || fail "a concurrent run failed"; done
 for k in a b c; do same "$tmp/par-$k" "$ref"; done
-regen "8 0 0 0"
+regen "11 0 0 0"
 [ -z "$(find "$XDG_CACHE_HOME/pgci/results" -name '*.tmp-*')" ] || fail "temporary files left behind"
 
 # 10. pgci check on the demo workspace: the same findings without the cache, cold
