@@ -51,10 +51,11 @@ typedef struct normalize_item {
 /* Normalises every item as normalize_ruff() would, byte for byte: cache hits
  * first; the rest with one `ruff check --fix` and one `ruff format` process over
  * a temporary tree holding them all (one directory per item, each file named on
- * the command line, the same settings and working directory). When a batched
- * ruff exits non-zero, the batch's items are redone one by one so that each gets
- * exactly normalize_ruff()'s result or message. Returns 0 when every item
- * succeeded, else the first failure's code. */
+ * the command line, the same settings and working directory). An item the
+ * batched check leaves a violation in is redone alone, so that it gets exactly
+ * normalize_ruff()'s message; when a batched ruff fails otherwise, every item is
+ * redone alone. Returns 0 when every item succeeded, else the first failure's
+ * code. */
 int normalize_ruff_batch(const normalize_opts *o, normalize_item *items, size_t n);
 
 /* The digest of what normalize_ruff()'s output depends on besides the source and

@@ -13,13 +13,17 @@
  * configuration ruff discovers is the same. tests/corpus/56-ruff-batch.sh proves
  * it byte for byte on the real VeOmni tree.
  *
- * Errors are the per-file way's: when a batched ruff exits non-zero (an item has
- * a violation `--fix` cannot fix, a syntax error, a hang), the batch's items are
- * redone one at a time, which names the item, the command and ruff's output
- * exactly as before.
+ * Errors are the per-file way's: the items the batched check leaves a violation
+ * in (`--fix` cannot fix an undefined name; a syntax error), which its JSON report
+ * names, are redone one at a time, which words the item's error - the command
+ * and ruff's output - exactly as before; the others are formatted in one batch.
+ * When a batched ruff fails in any other way (it cannot start, a hang, a report
+ * that is not what it should be), every item is redone one at a time.
  */
 #include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "core/error.h"
 #include "core/fs.h"
@@ -71,12 +75,39 @@ static void item_fail(normalize_item *it, int code)
     it->error = pgci_strdup(pgci_error_last());
 }
 
-/* Writes the items listed in todo[0..m) under dir/<k>/, runs both ruffs, reads
- * them back. Returns 0 when every step succeeded for all of them. */
-static int run_batch(const normalize_opts *o, normalize_item *items, const size_t *todo, size_t m,
-                     const char *dir)
+/* Marks in each[] the files ruff's JSON report names (the ones --fix left a
+ * violation in). Returns how many it marked, or -1 when the report is not what
+ * it should be. */
+static long mark_reported(const strbuf *report, const strvec *files, unsigned char *each)
 {
-    strvec files = STRVEC_INIT;
+    json_error_t e;
+    json_t *arr = json_loadb(report->buf, report->len, 0, &e);
+    long n = 0;
+    if (!json_is_array(arr)) {
+        json_decref(arr);
+        return -1;
+    }
+    for (size_t i = 0; i < json_array_size(arr) && n >= 0; i++) {
+        const char *f = json_string_value(json_object_get(json_array_get(arr, i), "filename"));
+        long k = f ? strvec_find(files, f) : -1;
+        if (k < 0)
+            n = -1;
+        else
+            n += !each[k], each[k] = 1;
+    }
+    json_decref(arr);
+    return n;
+}
+
+/* Writes the items listed in todo[0..m) under dir/<k>/, runs both ruffs, reads
+ * them back. An item ruff's check leaves a violation in is marked in each[] (to
+ * be redone alone, which words its error); the others go on to the format.
+ * Returns 0, or negative when the batch as a whole failed. */
+static int run_batch(const normalize_opts *o, normalize_item *items, const size_t *todo, size_t m,
+                     const char *dir, unsigned char *each)
+{
+    strvec files = STRVEC_INIT, ok = STRVEC_INIT;
+    strbuf report = STRBUF_INIT;
     int r = 0;
     for (size_t k = 0; k < m && r == 0; k++) {
         const normalize_item *it = &items[todo[k]];
@@ -90,23 +121,35 @@ static int run_batch(const normalize_opts *o, normalize_item *items, const size_
         strbuf_free(&sub);
     }
     if (r == 0)
-        r = normalize_run_many(o, 0, &files);
+        r = normalize_run_many(o, 0, &files, &report);
+    if (r == 1)
+        r = mark_reported(&report, &files, each) > 0 ? 0 : -1;
+    for (size_t k = 0; k < m && r == 0; k++)
+        if (!each[k])
+            strvec_push(&ok, files.items[k]);
     if (r == 0)
-        r = normalize_run_many(o, 1, &files);
+        r = normalize_run_many(o, 1, &ok, NULL);
     for (size_t k = 0; k < m && r == 0; k++) {
         normalize_item *it = &items[todo[k]];
         strbuf_reset(&it->out);
-        r = fs_read_file(&it->out, files.items[k], 0);
+        if (!each[k])
+            r = fs_read_file(&it->out, files.items[k], 0);
     }
     strvec_free(&files);
+    strvec_free(&ok);
+    strbuf_free(&report);
     return r;
 }
 
-/* The misses one by one, the per-file way (its messages are the errors). */
-static void run_each(const normalize_opts *o, normalize_item *items, const size_t *todo, size_t m)
+/* The misses marked in each[] one by one, the per-file way (its messages are
+ * the errors). */
+static void run_each(const normalize_opts *o, normalize_item *items, const size_t *todo, size_t m,
+                     const unsigned char *each)
 {
     for (size_t k = 0; k < m; k++) {
         normalize_item *it = &items[todo[k]];
+        if (!each[k])
+            continue;
         normalize_opts one = *o;
         one.file_name = it->file_name;
         one.cache = NULL;
@@ -138,14 +181,17 @@ int normalize_ruff_batch(const normalize_opts *o, normalize_item *items, size_t 
         todo[m++] = i;
     }
     strbuf dir = STRBUF_INIT;
+    unsigned char *each = pgci_calloc(m ? m : 1, 1);
     int batched = 0;
     if (m > 1 && fs_mkdtemp(&dir, "pgci-ruff") == 0) {
-        batched = run_batch(o, items, todo, m, dir.buf) == 0;
+        batched = run_batch(o, items, todo, m, dir.buf, each) == 0;
         fs_remove_tree(dir.buf);
     }
     pgci_error_clear();
     if (!batched)
-        run_each(o, items, todo, m);
+        memset(each, 1, m ? m : 1);
+    run_each(o, items, todo, m, each);
+    free(each);
     int rc = 0;
     for (size_t k = 0; k < m; k++) {
         normalize_item *it = &items[todo[k]];

@@ -11,7 +11,9 @@
 int normalize_ruff_uncached(const normalize_opts *o, const char *src, size_t len, strbuf *out);
 
 /* Runs one batched ruff (`which` 0: check --fix, 1: format) over files with
- * the working directory and settings of o. Returns 0 when ruff exited 0. */
-int normalize_run_many(const normalize_opts *o, int which, const strvec *files);
+ * the working directory and settings of o. Returns 0 when ruff exited 0; for the
+ * check, 1 when it exited 1 (violations --fix left), with its JSON report of
+ * them (--output-format json) in out; negative otherwise. */
+int normalize_run_many(const normalize_opts *o, int which, const strvec *files, strbuf *out);
 
 #endif
