@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 
+#include "cache/result_cache.h"
 #include "checks/finding.h"
 #include "core/strbuf.h"
 #include "patchgen/codegen.h"
@@ -61,6 +62,9 @@ typedef struct check_ctx {
      * protocol-retired check reads the changed paths through libgit2); NULL: none */
     const char *base;
     int jobs; /* worker threads for check_each_input(); <= 0: 1 */
+    /* the result cache, for checks whose results are a function of bytes they
+     * are given (names); NULL: none */
+    rcache *cache;
 } check_ctx;
 
 enum { CHECK_RAN = 0, CHECK_NOT_RUN = 1 };

@@ -406,6 +406,7 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
     ctx.inputs = in;
     ctx.n_inputs = n;
     ctx.base = o->base;
+    ctx.cache = results;
     if (!o->no_ruff) {
         normalize_checked_in(&na, in, n);
         ctx.ruff = ruff;

@@ -149,8 +149,8 @@ int index_module_from_source(index_module **out, const char *src, size_t len, co
 /* The same with the tree taken from (or added to) a run's parse set, so that the
  * bytes the upstream layer validated and the code generator reads are parsed once
  * (set may be NULL: as index_module_from_source). */
-int index_module_from_parse_set(index_module **out, py_parse_set *set, const char *src,
-                                size_t len, const char *path, const char *module_name);
+int index_module_from_parse_set(index_module **out, py_parse_set *set, const char *src, size_t len,
+                                const char *path, const char *module_name);
 
 void index_module_free(index_module *m);
 

@@ -567,8 +567,8 @@ int index_module_from_source(index_module **out, const char *src, size_t len, co
     return r;
 }
 
-int index_module_from_parse_set(index_module **out, py_parse_set *set, const char *src,
-                                size_t len, const char *path, const char *module_name)
+int index_module_from_parse_set(index_module **out, py_parse_set *set, const char *src, size_t len,
+                                const char *path, const char *module_name)
 {
     if (!set)
         return index_module_from_source(out, src, len, path, module_name);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cache/result_cache.h"
+#include "checks/finding.h"
 #include "core/fs.h"
 #include "patchgen/regen_cache.h"
 
@@ -366,12 +367,43 @@ static void test_codegen_stored_form(void **state)
     strbuf_free(&r.output);
 }
 
+/* Findings survive their JSON form (what the names check keeps in the cache),
+ * and a malformed form is refused whole. */
+static void test_findings_json(void **state)
+{
+    (void)state;
+    findings fs = FINDINGS_INIT, back = FINDINGS_INIT;
+    json_t *d = json_object();
+    json_object_set_new(d, "name", json_string("Optional"));
+    findings_add(&fs, "names", SEV_ERROR, "pkg.cfg", "gen/x.py", 12, 5, d,
+                 "undefined name '%s' (F821)", "Optional");
+    finding *f = findings_add(&fs, "names", SEV_INFO, NULL, NULL, 0, 0, NULL, "100%% done");
+    finding_set_detail(f, "two\nlines");
+    json_t *arr = findings_to_json(&fs);
+    assert_int_equal(findings_from_json(&back, arr), 0);
+    json_t *again = findings_to_json(&back);
+    assert_true(json_equal(arr, again));
+    assert_int_equal(back.len, 2);
+    assert_string_equal(back.items[1]->title, "100% done");
+    assert_null(back.items[1]->config);
+    json_decref(again);
+    /* one bad element: nothing is appended */
+    json_object_set_new(json_array_get(arr, 1), "line", json_string("x"));
+    assert_int_equal(findings_from_json(&back, arr), -1);
+    assert_int_equal(back.len, 2);
+    assert_int_equal(findings_from_json(&back, json_object_get(d, "name")), -1);
+    json_decref(arr);
+    findings_free(&fs);
+    findings_free(&back);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),         cmocka_unit_test(test_corrupt_entries),
         cmocka_unit_test(test_trim_bound),         cmocka_unit_test(test_concurrent_writers),
         cmocka_unit_test(test_codegen_key_inputs), cmocka_unit_test(test_codegen_stored_form),
+        cmocka_unit_test(test_findings_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
