@@ -14,13 +14,13 @@ FUZZ_SAN    := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno
 # Library objects get coverage instrumentation but no main(); warnings are shown,
 # not fatal: the gcc build is the -Werror gate, this one looks for memory bugs.
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
-               -Wall -Wextra -Wno-unused-parameter -Isrc -I. $(CFLAGS)
+               -Wall -Wextra -Wno-unused-parameter -Isrc -I. $(XML_CFLAGS) $(CFLAGS)
 FUZZ_LIB_SRCS := $(sort $(wildcard src/*/*.c) $(wildcard checks/*.c) $(wildcard reports/*.c) \
                         $(wildcard kernels/*.c))
 FUZZ_LIB_OBJS := $(FUZZ_LIB_SRCS:%.c=$(FUZZ_DIR)/obj/%.o) \
                  $(FUZZ_DIR)/obj/ts/parser.o $(FUZZ_DIR)/obj/ts/scanner.o
 FUZZ_BINS     := $(FUZZ_SRCS:tests/fuzz/%.c=$(FUZZ_DIR)/bin/%)
-FUZZ_LDLIBS   := -lcurl -lgit2 -lcmark -ljansson -ltree-sitter -lpthread -lm $(LDLIBS)
+FUZZ_LDLIBS   := -lcurl -lgit2 -lcmark -ljansson -lxml2 -ltree-sitter -lpthread -lm $(LDLIBS)
 
 .PHONY: fuzz-build
 fuzz-build: deps $(FUZZ_BINS)

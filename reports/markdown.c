@@ -13,6 +13,7 @@
 
 #include "core/vec.h"
 #include "reports/render.h"
+#include "reports/verification.h"
 
 /* Section order and titles for the checks pgci knows; unknown ids go last. */
 static const struct {
@@ -178,6 +179,8 @@ static void add_title(strbuf *sb, const run_doc *d)
                     run_doc_input(d, "to") ? run_doc_input(d, "to") : "?");
     else if (!strcmp(cmd, "logits"))
         strbuf_adds(sb, "# Logits equality report\n\n");
+    else if (!strcmp(cmd, "verify"))
+        strbuf_adds(sb, "# Verification report\n\n");
     else
         strbuf_adds(sb, "# Patchgen drift report\n\n");
 }
@@ -191,6 +194,10 @@ static void add_summary(strbuf *sb, const run_doc *d)
     long errors = count_by(fs, NULL, "error"), warnings = count_by(fs, NULL, "warning"),
          infos = count_by(fs, NULL, "info");
     const char *tag = run_doc_input(d, "to") ? run_doc_input(d, "to") : run_doc_input(d, "tag");
+    if (!strcmp(run_doc_command(d), "verify")) {
+        report_verification_summary(sb, d);
+        return;
+    }
     if (!strcmp(run_doc_command(d), "logits")) {
         long passed = 0, total = 0;
         size_t i;
@@ -252,6 +259,7 @@ static void add_summary(strbuf *sb, const run_doc *d)
     strbuf_addf(sb, "%ld %s, %ld %s, %ld %s.\n\n", errors, plural(errors, "error", "errors"),
                 warnings, plural(warnings, "warning", "warnings"), infos,
                 plural(infos, "note", "notes"));
+    report_verification_summary(sb, d);
     json_t *c;
     size_t i;
     long notrun = 0;
@@ -446,6 +454,7 @@ static void add_configs(strbuf *sb, const run_doc *d)
 static void add_verification(strbuf *sb, const run_doc *d)
 {
     strbuf_adds(sb, "## Verification\n\n");
+    report_verification_suites(sb, d);
     json_t *in = json_object_get(d->root, "inputs");
     const char *k;
     json_t *v;
@@ -482,6 +491,7 @@ static void add_followups(strbuf *sb, const run_doc *d)
         }
         strbuf_adds(&body, ". Run it where it can run before trusting this report.\n");
     }
+    report_verification_followups(&body, d);
     json_array_foreach(fs, i, f)
     {
         if (strcmp(str(f, "check"), "deprecations"))

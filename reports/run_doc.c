@@ -8,6 +8,7 @@
 #include "cmd/cmd.h"
 #include "core/error.h"
 #include "core/fs.h"
+#include "verify/verify.h"
 
 void run_doc_init(run_doc *d, const char *command, int with_timestamp)
 {
@@ -232,6 +233,7 @@ int run_doc_parse(run_doc *d, const char *text, size_t len, const char *path)
             goto out;
         }
     }
+    rc = verify_doc_validate(r, path);
 out:
     if (rc < 0)
         json_decref(r);
@@ -331,6 +333,7 @@ int run_doc_merge(run_doc *out, const run_doc *shards, size_t n)
             }
         }
         json_array_extend(json_object_get(out->root, "findings"), json_object_get(r, "findings"));
+        verify_doc_merge(out->root, r);
         json_array_extend(json_object_get(json_object_get(out->root, "inputs"), "files"),
                           json_object_get(json_object_get(r, "inputs"), "files"));
         const char *k;

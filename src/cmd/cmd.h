@@ -7,6 +7,8 @@
 #ifndef PGCI_CMD_CMD_H
 #define PGCI_CMD_CMD_H
 
+#include <jansson.h>
+
 #include "core/opts.h"
 
 #define PGCI_VERSION "0.1.0"
@@ -21,6 +23,7 @@ int cmd_check(int argc, const char **argv);
 int cmd_names(int argc, const char **argv);
 int cmd_survey(int argc, const char **argv);
 int cmd_logits(int argc, const char **argv);
+int cmd_verify(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);
 int cmd_run(int argc, const char **argv);
 int cmd_patchgen(int argc, const char **argv);
@@ -32,6 +35,12 @@ int cmd_error(void);
  * on a usage error prints it and sets *exit_code = 2. Returns 0 to go on. */
 int cmd_parse(int argc, const char **argv, const opt *table, common_opts *common, const char *usage,
               const char *summary, strvec *rest, int *exit_code);
+
+/* cmd_verify.c, shared with survey --verify: prints a verification object's
+ * suites (and the configs that kept their old files); 1 when every suite passed
+ * or did not run and is in allow_skip (may be NULL). */
+void cmd_verify_print(json_t *verification, int color, int verbose);
+int cmd_verify_passed(json_t *verification, const strvec *allow_skip);
 
 /* The number of jobs to use: the --jobs value, else the number of online CPUs. */
 int cmd_jobs(const common_opts *common);

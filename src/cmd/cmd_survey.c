@@ -11,10 +11,12 @@
 #include "cmd/cmd.h"
 #include "core/error.h"
 #include "core/log.h"
+#include "verify/verify.h"
 #include "workspace/workspace.h"
 
 static const char usage[] = "pgci survey [--from pin|TAG] [--to latest|TAG] [CONFIG...] "
-                            "[--run-json FILE] [--format text|json] [--shard K/N]";
+                            "[--run-json FILE] [--format text|json] [--shard K/N] "
+                            "[--verify [--python P]]";
 
 static void print_text(const survey_result *r, int color)
 {
@@ -57,12 +59,40 @@ static void print_text(const survey_result *r, int color)
            w == 1 ? "" : "s", r->fs.len - e - w, r->fs.len - e - w == 1 ? "" : "s");
 }
 
+/* --verify: the workspace's suites in a scratch copy regenerated at the new tag,
+ * recorded in the survey's run.json. */
+static int survey_verify(const workspace *ws, const survey_opts *so, survey_result *r,
+                         const char *python, int verbose, int print)
+{
+    verify_opts vo;
+    memset(&vo, 0, sizeof(vo));
+    vo.tag = r->to;
+    vo.python = python;
+    vo.gpu = -1;
+    vo.tree.source = so->source;
+    vo.tree.ruff = so->ruff;
+    vo.tree.no_ruff = so->no_ruff;
+    vo.tree.var_name = so->var_name;
+    vo.tree.jobs = so->jobs;
+    json_t *v = NULL;
+    if (verify_workspace(&v, ws, &vo) < 0)
+        return pgci_error_wrap(PGCI_EINVALID, "survey --verify");
+    if (print) {
+        printf("\nVerification at %s:\n", r->to);
+        cmd_verify_print(v, log_stdout_color(), verbose);
+    }
+    verify_doc_set(r->doc.root, v);
+    return 0;
+}
+
 int cmd_survey(int argc, const char **argv)
 {
     common_opts common = {0};
     survey_opts so;
     memset(&so, 0, sizeof(so));
     const char *fail_on = "error", *format = "text", *run_json = NULL, *shard = NULL;
+    const char *python = NULL;
+    int verify = 0;
     strvec rest = STRVEC_INIT;
     opt table[] = {
         OPT_STR(0, "from", &so.from, "TAG", "the current tag, or 'pin' (default)"),
@@ -77,6 +107,8 @@ int cmd_survey(int argc, const char **argv)
         OPT_STR(0, "shard", &shard, "K/N", "survey the K-th of N shares of the configs"),
         OPT_STR(0, "cache-dir", &so.cache_dir, "DIR", "upstream cache (default ~/.cache/pgci)"),
         OPT_BOOL(0, "timestamp", &so.timestamp, "record the time in run.json"),
+        OPT_BOOL(0, "verify", &verify, "also run [tool.pgci.verify] at the new tag (pgci verify)"),
+        OPT_STR(0, "python", &python, "PATH", "{python} for --verify: the new tag's environment"),
         OPT_END(),
     };
     int code;
@@ -124,9 +156,13 @@ int cmd_survey(int argc, const char **argv)
         print_text(&r, log_stdout_color());
     }
     code = EXIT_CLEAN;
+    if (verify && survey_verify(ws, &so, &r, python, common.verbose, !strcmp(format, "text")) < 0)
+        code = cmd_error();
+    else if (verify && !cmd_verify_passed(verify_doc_get(r.doc.root), NULL))
+        code = EXIT_FINDINGS;
     if (run_json && run_doc_write(&r.doc, run_json) < 0)
         code = cmd_error();
-    if (code == EXIT_CLEAN && findings_count_at_least(&r.fs, (severity)min) > 0)
+    if (code != EXIT_ERROR && findings_count_at_least(&r.fs, (severity)min) > 0)
         code = EXIT_FINDINGS;
     survey_result_free(&r);
     workspace_free(ws);

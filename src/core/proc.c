@@ -2,7 +2,9 @@
  * Why a poll loop: a child that writes a lot to stderr while we block writing its
  * stdin (or reading its stdout) would deadlock with naive sequential I/O. We poll
  * all three pipes, non-blocking, until the child closes both outputs, then reap it.
- * The child is put in its own process group so a timeout kills what it spawned too.
+ * The child is put in its own process group so a timeout kills what it spawned too,
+ * and so does the child's exit: what it leaves running holding our pipes (a daemon,
+ * a test suite's stray worker) would otherwise keep us waiting until the timeout.
  */
 #include "core/proc.h"
 
@@ -12,6 +14,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -66,6 +69,30 @@ static int drain(int fd, strbuf *sb, size_t cap)
     }
 }
 
+/* The child's environment: ours, with every NAME in extra replaced by extra's
+ * entry, then the entries of extra that were not in ours. Borrows the strings. */
+static char **child_environ(const char *const *extra)
+{
+    size_t n = 0, k = 0;
+    while (environ[n])
+        n++;
+    while (extra[k])
+        k++;
+    char **env = pgci_calloc(n + k + 1, sizeof(*env));
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strcspn(environ[i], "=");
+        int overridden = 0;
+        for (size_t j = 0; j < k && !overridden; j++)
+            overridden = !strncmp(extra[j], environ[i], len) && extra[j][len] == '=';
+        if (!overridden)
+            env[w++] = environ[i];
+    }
+    for (size_t j = 0; j < k; j++)
+        env[w++] = (char *)extra[j];
+    return env;
+}
+
 int proc_run(const proc_opts *opts, proc_result *res)
 {
     int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
@@ -113,7 +140,10 @@ int proc_run(const proc_opts *opts, proc_result *res)
         posix_spawn_file_actions_addchdir_np(&fa, opts->cwd);
 
     pid_t pid;
-    int rc = posix_spawnp(&pid, opts->argv[0], &fa, &attr, (char *const *)opts->argv, environ);
+    char **env = opts->env ? child_environ(opts->env) : environ;
+    int rc = posix_spawnp(&pid, opts->argv[0], &fa, &attr, (char *const *)opts->argv, env);
+    if (env != environ)
+        free(env);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
     close(out[1]);
@@ -134,7 +164,7 @@ int proc_run(const proc_opts *opts, proc_result *res)
     if (in[1] >= 0)
         fcntl(in[1], F_SETFL, O_NONBLOCK);
     size_t in_off = 0;
-    int out_open = 1, err_open = 1;
+    int out_open = 1, err_open = 1, reaped = 0, st = 0;
     long deadline = opts->timeout_ms > 0 ? now_ms() + opts->timeout_ms : 0;
     if (in[1] >= 0 && opts->stdin_len == 0) {
         close(in[1]);
@@ -171,6 +201,8 @@ int proc_run(const proc_opts *opts, proc_result *res)
             }
             wait = (int)left;
         }
+        if (wait < 0 || wait > 100)
+            wait = 100; /* to notice a child that exits while its own children hold the pipes */
         int n = poll(p, (nfds_t)np, wait);
         if (n < 0 && errno == EINTR)
             continue;
@@ -189,16 +221,25 @@ int proc_run(const proc_opts *opts, proc_result *res)
                 in[1] = -1;
             }
         }
+        /* exited while something it started still holds the pipes open (a daemon,
+         * a test's leftover worker): keep what it wrote, and end the group below */
+        if (waitpid(pid, &st, WNOHANG) == pid) {
+            reaped = 1;
+            if (out_open)
+                drain(out[0], &res->out, cap);
+            if (err_open)
+                drain(err[0], &res->err, cap);
+            break;
+        }
     }
     if (in[1] >= 0)
         close(in[1]);
     close(out[0]);
     close(err[0]);
-    if (res->timed_out)
+    if (res->timed_out || reaped)
         kill(-pid, SIGKILL);
 
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    while (!reaped && waitpid(pid, &st, 0) < 0 && errno == EINTR) {
     }
     sigaction(SIGPIPE, &old_pipe, NULL);
     (void)all;

@@ -6,7 +6,8 @@
  * kills it (its whole process group) when it runs past the timeout. A child that
  * cannot be started, is killed by a signal or times out is an error whose message
  * names the command; a child that exits non-zero is not an error here: the caller
- * reads status and decides.
+ * reads status and decides. `env` adds or overrides variables of the inherited
+ * environment for the child only (pgci's own environment is never changed).
  */
 #ifndef PGCI_CORE_PROC_H
 #define PGCI_CORE_PROC_H
@@ -18,6 +19,8 @@
 typedef struct proc_opts {
     const char *const *argv; /* NULL-terminated */
     const char *cwd;         /* NULL: inherit */
+    const char *const *env;  /* NULL-terminated "NAME=VALUE" over the inherited
+                                environment; NULL: inherit it unchanged */
     const char *stdin_data;  /* NULL: /dev/null */
     size_t stdin_len;
     int timeout_ms;    /* 0: no limit */

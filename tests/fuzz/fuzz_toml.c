@@ -1,6 +1,6 @@
 /*
  * Fuzzes the TOML reader and everything the workspace reads from a parsed
- * pyproject: [tool.patchgen], [tool.pgci] and the transformers pin.
+ * pyproject: [tool.patchgen], [tool.pgci] (its verify suites too) and the transformers pin.
  *
  * Beyond memory safety (ASan, UBSan), it checks the reader's contract: on success
  * a tree whose every node has a line within the input; on failure no tree and a
@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/strbuf.h"
 #include "workspace/toml.h"
+#include "verify/verify.h"
 #include "workspace/workspace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -79,7 +80,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pgci_error_clear();
     if (workspace_read_pyproject(ws, doc) < 0 &&
         (!pgci_error_last()[0] || strchr(pgci_error_last(), '\n')))
-        abort();        /* an error without a message, or on several lines */
+        abort(); /* an error without a message, or on several lines */
+    /* [tool.pgci.verify]: the same contract, and no suite left behind on error */
+    verify_config vc;
+    pgci_error_clear();
+    if (ws->pgci && verify_config_read(&vc, ws) < 0) {
+        if (vc.suites.len || !pgci_error_last()[0] || strchr(pgci_error_last(), '\n'))
+            abort();
+    } else if (ws->pgci) {
+        for (size_t i = 0; i < vc.suites.len; i++)
+            if (!vc.suites.items[i].argv.len || vc.suites.items[i].timeout_s <= 0)
+                abort();
+        verify_config_free(&vc);
+    }
     workspace_free(ws); /* frees doc too */
     return 0;
 }

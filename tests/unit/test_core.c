@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -193,6 +194,70 @@ static void test_proc(void **state)
     proc_result_free(&r);
 }
 
+/* 1 while pid names a live process (a zombie is dead: it only waits to be reaped). */
+static int alive(long pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *paren = strrchr(buf, ')');
+    return paren && paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X';
+}
+
+static void test_proc_env_and_group(void **state)
+{
+    (void)state;
+    /* env: added and overridden for the child only; the rest inherited */
+    setenv("PGCI_TEST_KEEP", "kept", 1);
+    setenv("PGCI_TEST_OVER", "parent", 1);
+    const char *env[] = {"PGCI_TEST_NEW=new", "PGCI_TEST_OVER=child", NULL};
+    const char *argv[] = {"sh", "-c",
+                          "printf '%s/%s/%s' \"$PGCI_TEST_NEW\" \"$PGCI_TEST_OVER\" "
+                          "\"$PGCI_TEST_KEEP\"",
+                          NULL};
+    char cwd[] = "/";
+    proc_opts o = {.argv = argv, .env = env, .cwd = cwd, .timeout_ms = 5000};
+    proc_result r;
+    assert_int_equal(proc_run(&o, &r), 0);
+    assert_string_equal(r.out.buf, "new/child/kept");
+    assert_string_equal(getenv("PGCI_TEST_OVER"), "parent");
+    assert_null(getenv("PGCI_TEST_NEW"));
+    proc_result_free(&r);
+
+    /* a timeout kills the whole process group: the grandchild too */
+    const char *tree[] = {"sh", "-c", "sleep 100 & echo $!; wait", NULL};
+    proc_opts o2 = {.argv = tree, .timeout_ms = 300};
+    assert_int_equal(proc_run(&o2, &r), PGCI_ELIMIT);
+    long pid = strtol(r.out.buf, NULL, 10);
+    assert_true(pid > 0);
+    for (int i = 0; i < 100 && alive(pid); i++)
+        usleep(20000);
+    assert_false(alive(pid));
+    proc_result_free(&r);
+
+    /* a child that exits leaving a process that holds its stdout: done when the
+     * child is (not at the timeout), its output kept, what it left killed */
+    const char *daemon[] = {"sh", "-c", "sleep 100 & echo $!; echo bye >&2; exit 5", NULL};
+    proc_opts o3 = {.argv = daemon, .timeout_ms = 60000};
+    assert_int_equal(proc_run(&o3, &r), 0);
+    assert_false(r.timed_out);
+    assert_int_equal(r.status, 5);
+    assert_string_equal(r.err.buf, "bye\n");
+    pid = strtol(r.out.buf, NULL, 10);
+    assert_true(pid > 0);
+    for (int i = 0; i < 100 && alive(pid); i++)
+        usleep(20000);
+    assert_false(alive(pid));
+    proc_result_free(&r);
+    unsetenv("PGCI_TEST_KEEP");
+    unsetenv("PGCI_TEST_OVER");
+}
+
 static void test_opts(void **state)
 {
     (void)state;
@@ -237,6 +302,7 @@ int main(void)
         cmocka_unit_test(test_join_under_symlink),
         cmocka_unit_test(test_atomic_write),
         cmocka_unit_test(test_proc),
+        cmocka_unit_test(test_proc_env_and_group),
         cmocka_unit_test(test_opts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

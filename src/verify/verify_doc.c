@@ -1,0 +1,121 @@
+/*
+ * The verification object of run.json (docs/run-json.md): where it lives, what a
+ * loaded one must look like for the renderers, and how shards merge.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "verify/verify.h"
+
+json_t *verify_doc_get(json_t *run_root)
+{
+    json_t *v = json_object_get(run_root, "verification");
+    return json_is_object(v) ? v : NULL;
+}
+
+void verify_doc_set(json_t *run_root, json_t *verification)
+{
+    json_object_set_new(run_root, "verification", verification);
+}
+
+static int want(const char *path, const char *where, json_t *o, const char *key, json_type type,
+                int nullable)
+{
+    json_t *v = json_object_get(o, key);
+    if (v && (json_typeof(v) == type || (nullable && json_is_null(v)) ||
+              (type == JSON_REAL && json_is_integer(v))))
+        return 0;
+    return pgci_error_set(PGCI_EINVALID, "%s: verification%s: '%s' is %s", path, where, key,
+                          v ? "of the wrong type" : "missing");
+}
+
+static int validate_suite(json_t *s, const char *path, size_t i)
+{
+    char where[48];
+    snprintf(where, sizeof(where), " suite %zu", i);
+    static const char *const counts[] = {"tests", "passed", "failed", "errors", "skipped"};
+    int rc =
+        json_is_object(s)
+            ? 0
+            : pgci_error_set(PGCI_EINVALID, "%s: verification suite %zu is not an object", path, i);
+    if (rc == 0)
+        rc = want(path, where, s, "name", JSON_STRING, 0);
+    if (rc == 0)
+        rc = want(path, where, s, "status", JSON_STRING, 0);
+    if (rc == 0)
+        rc = want(path, where, s, "reason", JSON_STRING, 1);
+    if (rc == 0)
+        rc = want(path, where, s, "cases", JSON_ARRAY, 0);
+    for (size_t k = 0; rc == 0 && k < sizeof(counts) / sizeof(counts[0]); k++)
+        rc = want(path, where, s, counts[k], JSON_INTEGER, 0);
+    const char *st = rc == 0 ? json_string_value(json_object_get(s, "status")) : NULL;
+    if (st && strcmp(st, "passed") && strcmp(st, "failed") && strcmp(st, "not-run"))
+        rc = pgci_error_set(PGCI_EINVALID,
+                            "%s: verification suite %zu: status '%s' is not passed, failed or "
+                            "not-run",
+                            path, i, st);
+    size_t k;
+    json_t *c;
+    json_array_foreach(rc == 0 ? json_object_get(s, "cases") : NULL, k, c)
+    {
+        if (rc == 0 && (!json_is_object(c) || want(path, where, c, "name", JSON_STRING, 0) < 0 ||
+                        want(path, where, c, "status", JSON_STRING, 0) < 0))
+            rc = pgci_error_set(PGCI_EINVALID,
+                                "%s: verification suite %zu: case %zu lacks a name or a status",
+                                path, i, k);
+    }
+    return rc;
+}
+
+int verify_doc_validate(json_t *run_root, const char *path)
+{
+    json_t *v = json_object_get(run_root, "verification");
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_object(v))
+        return pgci_error_set(PGCI_EINVALID, "%s: 'verification' is not an object", path);
+    int rc = want(path, "", v, "suites", JSON_ARRAY, 0);
+    size_t i;
+    json_t *s;
+    json_array_foreach(rc == 0 ? json_object_get(v, "suites") : NULL, i, s)
+    {
+        if (rc == 0)
+            rc = validate_suite(s, path, i);
+    }
+    return rc;
+}
+
+static json_t *find_suite(json_t *suites, const char *name)
+{
+    size_t i;
+    json_t *s;
+    json_array_foreach(suites, i, s)
+    {
+        const char *n = json_string_value(json_object_get(s, "name"));
+        if (n && !strcmp(n, name))
+            return s;
+    }
+    return NULL;
+}
+
+void verify_doc_merge(json_t *dst_root, json_t *src_root)
+{
+    json_t *src = verify_doc_get(src_root);
+    if (!src)
+        return;
+    json_t *dst = verify_doc_get(dst_root);
+    if (!dst) {
+        verify_doc_set(dst_root, json_deep_copy(src));
+        return;
+    }
+    json_t *ds = json_object_get(dst, "suites");
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(src, "suites"), i, s)
+    {
+        const char *n = json_string_value(json_object_get(s, "name"));
+        if (n && !find_suite(ds, n))
+            json_array_append(ds, s);
+    }
+}
