@@ -31,15 +31,15 @@ int findings_from_json(findings *out, const json_t *arr)
         const char *config = str_or_null(o, "config", &bad), *path = str_or_null(o, "path", &bad);
         const char *detail = str_or_null(o, "detail", &bad);
         json_t *data = json_object_get(o, "data");
-        if (bad || !check || !title || sev < 0 || !json_is_integer(line) ||
-            !json_is_integer(col) || json_integer_value(line) < 0 || json_integer_value(col) < 0) {
+        if (bad || !check || !title || sev < 0 || !json_is_integer(line) || !json_is_integer(col) ||
+            json_integer_value(line) < 0 || json_integer_value(col) < 0) {
             bad = 1;
             break;
         }
-        finding *f = findings_add(&got, check, (severity)sev, config, path,
-                                  (unsigned)json_integer_value(line),
-                                  (unsigned)json_integer_value(col),
-                                  json_is_null(data) ? NULL : json_incref(data), "%s", title);
+        finding *f =
+            findings_add(&got, check, (severity)sev, config, path,
+                         (unsigned)json_integer_value(line), (unsigned)json_integer_value(col),
+                         json_is_null(data) ? NULL : json_incref(data), "%s", title);
         if (detail)
             finding_set_detail(f, detail);
     }

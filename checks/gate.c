@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "checks/checks.h"
+#include "checks/gate_ruff.h"
 #include "checks/regen_finding.h"
 #include "core/error.h"
 #include "core/fs.h"
@@ -78,60 +79,19 @@ int gate_select(const workspace *ws, const strvec *only, int shard_k, int shard_
     return 0;
 }
 
-typedef struct norm_arg {
-    normalize_opts o;
-    /* the checked-in files, normalised in one batch before the checks run */
-    normalize_item *memo;
-    size_t n_memo;
-} norm_arg;
-
-static const char *base_name(const char *path)
+/* The checked-in .py of every config (workspace-relative; free each and the
+ * array), for the ruff batch that runs beside the regeneration. */
+static char **checked_in_paths(const ws_config **sel, pg_config **cfgs, size_t n)
 {
-    const char *slash = path ? strrchr(path, '/') : NULL;
-    return slash ? slash + 1 : path;
-}
-
-static int gate_normalize(void *arg, const char *path_hint, const char *src, size_t len,
-                          strbuf *out)
-{
-    norm_arg *a = arg;
-    normalize_opts o = a->o;
-    o.file_name = base_name(path_hint);
-    for (size_t k = 0; k < a->n_memo; k++) {
-        const normalize_item *it = &a->memo[k];
-        if (it->src != src || it->len != len || strcmp(it->file_name, o.file_name))
-            continue;
-        if (it->status < 0)
-            return pgci_error_set(it->status, "%s", it->error);
-        strbuf_add(out, it->out.buf, it->out.len);
-        return 0;
-    }
-    return normalize_ruff(&o, src, len, out);
-}
-
-/* ruff over every checked-in .py at once (ruff-equivalence asks for each). */
-static void normalize_checked_in(norm_arg *na, const check_input *in, size_t n)
-{
-    na->memo = pgci_calloc(n ? n : 1, sizeof(*na->memo));
+    char **paths = pgci_calloc(n ? n : 1, sizeof(*paths));
     for (size_t i = 0; i < n; i++) {
-        if (!in[i].checked_py || !in[i].py_path)
-            continue;
-        normalize_item *it = &na->memo[na->n_memo++];
-        it->file_name = base_name(in[i].py_path);
-        it->src = in[i].checked_py;
-        it->len = in[i].checked_py_len;
+        char *dir = fs_dirname(sel[i]->path), *diff = NULL;
+        if (regen_output_paths(dir, NULL, cfgs[i]->target_file, &paths[i], &diff) < 0)
+            pgci_error_clear();
+        free(diff);
+        free(dir);
     }
-    normalize_ruff_batch(&na->o, na->memo, na->n_memo);
-    pgci_error_clear();
-}
-
-static void norm_arg_free(norm_arg *na)
-{
-    for (size_t k = 0; k < na->n_memo; k++) {
-        strbuf_free(&na->memo[k].out);
-        free(na->memo[k].error);
-    }
-    free(na->memo);
+    return paths;
 }
 
 static rcache *open_results(const gate_opts *o)
@@ -235,8 +195,8 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
                               "transformers==X.Y.Z to its dependencies",
                               ws->pyproject);
 
-    norm_arg na;
-    memset(&na, 0, sizeof(na));
+    normalize_opts ro; /* how ruff runs, for the regeneration and the checks */
+    memset(&ro, 0, sizeof(ro));
     out->ruff_cmd = gate_ruff_command(ws, o->ruff);
     const char *ruff = out->ruff_cmd;
     if (!o->no_ruff) {
@@ -248,12 +208,12 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
                                    "CMD, or --no-ruff for the structural comparison)");
         }
         out->ruff_version = strbuf_detach(&v, NULL);
-        na.o.ruff = ruff;
-        na.o.extra_ignore = &ws->ruff_extra_ignore;
-        na.o.isolated = ws->ruff_isolated;
-        na.o.cwd = ws->root;
-        na.o.timeout_ms = o->ruff_timeout_ms;
-        na.o.ruff_version = out->ruff_version;
+        ro.ruff = ruff;
+        ro.extra_ignore = &ws->ruff_extra_ignore;
+        ro.isolated = ws->ruff_isolated;
+        ro.cwd = ws->root;
+        ro.timeout_ms = o->ruff_timeout_ms;
+        ro.ruff_version = out->ruff_version;
     }
 
     const ws_config **sel;
@@ -335,12 +295,21 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
         return r;
     }
 
-    na.o.cache = results;
+    ro.cache = results;
+    /* ruff over the checked-in files (ruff-equivalence) runs beside codegen */
+    gate_ruff *gr = NULL;
+    if (!o->no_ruff) {
+        char **paths = checked_in_paths(sel, cfgs, n);
+        gr = gate_ruff_start(&ro, ws->root, (const char *const *)paths, n);
+        for (size_t i = 0; i < n; i++)
+            free(paths[i]);
+        free(paths);
+    }
     regen_batch_opts bo;
     memset(&bo, 0, sizeof(bo));
     bo.base.tag = out->tag;
     bo.base.no_ruff = o->no_ruff;
-    bo.base.ruff = na.o;
+    bo.base.ruff = ro;
     bo.base.cache = results;
     bo.parses = parses;
     bo.var_name = o->var_name;
@@ -408,11 +377,11 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
     ctx.base = o->base;
     ctx.cache = results;
     if (!o->no_ruff) {
-        normalize_checked_in(&na, in, n);
+        gate_ruff_wait(gr);
         ctx.ruff = ruff;
         ctx.ruff_version = out->ruff_version;
-        ctx.normalize = gate_normalize;
-        ctx.normalize_arg = &na;
+        ctx.normalize = gate_ruff_normalize;
+        ctx.normalize_arg = gr;
     } else {
         ctx.ruff_missing = "--no-ruff";
     }
@@ -513,7 +482,7 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
         config_eval_free(ev);
     upstream_free(up);
     py_parse_set_free(parses);
-    norm_arg_free(&na);
+    gate_ruff_free(gr);
     if (results) {
         rcache_get_stats(results, &out->cache);
         out->cache_used = 1;
