@@ -19,7 +19,7 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototyp
 XML_CFLAGS := $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2)
 CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -g $(OPT) $(SAN) $(WARN) -Isrc -I. $(XML_CFLAGS) $(CFLAGS) \
               -DPGCI_DEMO_DIR='"$(abspath fixtures/workspace)"'
-LDLIBS_ALL := -lcurl -lgit2 -lcmark -ljansson -lxml2 -ltree-sitter -lpthread -ldl -lm $(LDLIBS)
+LDLIBS_ALL := -lcurl -lgit2 -lcmark -ljansson -lxml2 -ltree-sitter -lutf8proc -lpthread -ldl -lm $(LDLIBS)
 
 # CUDA kernels: when nvcc exists (and no sanitizer is on), nvcc builds them (sm_90)
 # into a plugin, $(CUDA_PLUGIN), which pgci dlopen()s only when the GPU path is
@@ -127,6 +127,20 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL) -lcmocka
+
+# Test tools, linked against libpgci; never installed or shown in pgci's help. One
+# rule for all: tests/tools/<name>.c -> $(BUILD)/tests/tools/<name>, and the oracle
+# helpers tests/oracle/<name>.c -> $(BUILD)/tools/<name>. The mk/<area>.mk that uses
+# one names it and hangs it on the test targets.
+$(BUILD)/tests/tools/%: tests/tools/%.c $(LIB) $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
+
+$(BUILD)/tools/%: tests/oracle/%.c $(LIB) $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 

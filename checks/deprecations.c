@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "checks/contracts.h"
-#include "checks/survey.h"
 #include "core/error.h"
 #include "core/version.h"
 #include "core/vec.h"

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "core/error.h"
 #include "core/strbuf.h"
 #include "kernels/kgpu.h"
@@ -16,13 +17,6 @@
 #include "kernels/reference.h"
 #include "kernels/safetensors.h"
 #include "kernels/twin.h"
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static logits_row *row_add(logits_report *rep, const model *m, int bf16, const char *device)
 {

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "checks/scope.h"
 #include "core/error.h"
 #include "core/strbuf.h"
+#include "py/scope.h"
 
 static unsigned code_bit(const char *code)
 {

@@ -73,6 +73,15 @@ extern const size_t proto_n_rules;
 int proto_settings_read(proto_settings *s, const workspace *ws);
 void proto_settings_free(proto_settings *s);
 
+/* The body of a protocol check over the settings read for it; returns as a
+ * check_def's run does. */
+typedef int (*proto_check_fn)(const check_ctx *ctx, proto_settings *s, findings *out, strbuf *why);
+
+/* The protocol checks' common run: without a workspace there is nothing to check
+ * (ran); else the workspace's protocol settings are read, fn runs over them, and
+ * they are freed. A settings error is the check's error. */
+int proto_run(const check_ctx *ctx, findings *out, strbuf *why, proto_check_fn fn);
+
 /* The severity of a rule by id (PROTO_OFF when off). */
 int proto_sev(const proto_settings *s, const char *rule);
 

@@ -343,17 +343,9 @@ static void check_regen_command(const check_input *in, const proto_settings *s, 
     strbuf_free(&doc);
 }
 
-static int run(const check_ctx *ctx, findings *out, strbuf *why)
+static int run_comments(const check_ctx *ctx, proto_settings *s, findings *out, strbuf *why)
 {
     (void)why;
-    if (!ctx->ws)
-        return CHECK_RAN;
-    proto_settings s;
-    int r = proto_settings_read(&s, ctx->ws);
-    if (r < 0) {
-        proto_settings_free(&s);
-        return r;
-    }
     for (size_t i = 0; i < ctx->n_inputs; i++) {
         const check_input *in = &ctx->inputs[i];
         if (!in->config_path)
@@ -363,11 +355,11 @@ static int run(const check_ctx *ctx, findings *out, strbuf *why)
             strbuf_free(&src);
             continue;
         }
-        check_regen_command(in, &s, src.buf, src.len, out);
+        check_regen_command(in, s, src.buf, src.len, out);
         lines l;
         lines_split(&l, src.buf, src.len);
-        int on =
-            s.headers == PROTO_MODE_ON || (s.headers == PROTO_MODE_AUTO && uses_convention(&l, &s));
+        int on = s->headers == PROTO_MODE_ON ||
+                 (s->headers == PROTO_MODE_AUTO && uses_convention(&l, s));
         const pg_config *c = in->cfg;
         /* the patches defined in this file (one object may serve several patches) */
         VEC(size_t) own = VEC_INIT;
@@ -383,22 +375,26 @@ static int run(const check_ctx *ctx, findings *out, strbuf *why)
                 continue;
             VEC_PUSH(&own, k);
             hdr h;
-            find_header(&l, o, c->patches.items[k].target, s.header_prefix, &h);
+            find_header(&l, o, c->patches.items[k].target, s->header_prefix, &h);
             with_header += h.line != 0;
         }
         /* auto: a header on every patch only where most patches have one; elsewhere the
          * headers and markers that are there must still be consistent */
-        int require = s.headers == PROTO_MODE_ON || 2 * with_header > own.len;
+        int require = s->headers == PROTO_MODE_ON || 2 * with_header > own.len;
         for (size_t j = 0; j < own.len; j++) {
             const pg_patch *pt = &c->patches.items[own.items[j]];
-            check_object(in, &s, &l, pt->replacement, pt->target, require, out);
+            check_object(in, s, &l, pt->replacement, pt->target, require, out);
         }
         VEC_FREE(&own);
         lines_free(&l);
         strbuf_free(&src);
     }
-    proto_settings_free(&s);
     return CHECK_RAN;
+}
+
+static int run(const check_ctx *ctx, findings *out, strbuf *why)
+{
+    return proto_run(ctx, out, why, run_comments);
 }
 
 const check_def check_protocol_comments = {

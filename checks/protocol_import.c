@@ -138,26 +138,19 @@ static int smoke_one(const check_ctx *ctx, const check_input *in, void *arg, fin
     return 0;
 }
 
-static int run(const check_ctx *ctx, findings *out, strbuf *why)
+static int run_import(const check_ctx *ctx, proto_settings *s, findings *out, strbuf *why)
 {
-    if (!ctx->ws)
+    if (proto_sev(s, "import.smoke") == PROTO_OFF)
         return CHECK_RAN;
-    proto_settings s;
-    int r = proto_settings_read(&s, ctx->ws);
-    if (r < 0 || proto_sev(&s, "import.smoke") == PROTO_OFF) {
-        proto_settings_free(&s);
-        return r < 0 ? r : CHECK_RAN;
-    }
-    if (s.python.len == 0) {
+    if (s->python.len == 0) {
         strbuf_adds(why,
                     "no Python environment: set [tool.pgci] python (e.g. \"python3\") to import "
                     "the generated modules");
-        proto_settings_free(&s);
         return CHECK_NOT_RUN;
     }
     strvec paths = STRVEC_INIT;
-    for (size_t i = 0; i < s.python_path.len; i++) {
-        char *p = proto_subst(s.python_path.items[i], "tag", ctx->tag ? ctx->tag : "");
+    for (size_t i = 0; i < s->python_path.len; i++) {
+        char *p = proto_subst(s->python_path.items[i], "tag", ctx->tag ? ctx->tag : "");
         strbuf abs = STRBUF_INIT;
         if (p[0] == '/')
             strbuf_adds(&abs, p);
@@ -167,12 +160,12 @@ static int run(const check_ctx *ctx, findings *out, strbuf *why)
         strbuf_free(&abs);
         free(p);
     }
-    smoke_ctx sc = {&s, &paths, ctx->ws->root,
+    smoke_ctx sc = {s, &paths, ctx->ws->root,
                     pgci_calloc(ctx->n_inputs ? ctx->n_inputs : 1, sizeof(char *))};
     /* several interpreters at once, as many as [tool.pgci.protocol.import] jobs */
     check_ctx sub = *ctx;
-    sub.jobs = s.import_jobs > 0 ? s.import_jobs : 1;
-    r = check_each_input(&sub, smoke_one, &sc, out);
+    sub.jobs = s->import_jobs > 0 ? s->import_jobs : 1;
+    int r = check_each_input(&sub, smoke_one, &sc, out);
     int result = r < 0 ? r : CHECK_RAN;
     /* the first input (in order) that could not be imported says why */
     for (size_t i = 0; i < ctx->n_inputs; i++) {
@@ -184,8 +177,12 @@ static int run(const check_ctx *ctx, findings *out, strbuf *why)
     }
     free(sc.why);
     strvec_free(&paths);
-    proto_settings_free(&s);
     return result;
+}
+
+static int run(const check_ctx *ctx, findings *out, strbuf *why)
+{
+    return proto_run(ctx, out, why, run_import);
 }
 
 const check_def check_protocol_import = {

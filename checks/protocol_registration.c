@@ -399,6 +399,145 @@ static int modeling_class(const proto_package *p, const char *name)
     return 0;
 }
 
+/* decorator: the package registers its model type */
+static void check_decorator(const proto_settings *s, const proto_package *p, const reg_model *m,
+                            const char *rel, findings *out)
+{
+    const char *cfgname = p->inputs.items[0]->module;
+    if (m->types.len == 0) {
+        proto_add(out, s, "registration.decorator", cfgname, rel, 1,
+                  "no @%s.register(\"%s\") in the model package's __init__.py", s->registry,
+                  p->model);
+    } else {
+        int match = 0;
+        for (size_t i = 0; i < m->types.len; i++)
+            match |= pgci_starts_with(m->types.items[i], p->model);
+        if (!match)
+            proto_add(out, s, "registration.decorator", cfgname, rel, m->type_lines.items[0],
+                      "registers \"%s\", not the model type of %s configs (\"%s\")",
+                      m->types.items[0], p->model, p->model);
+    }
+}
+
+/* import: every GPU (non-NPU) target is imported; no stray generated module. Returns
+ * 1 when the package has an NPU config. */
+static int check_imports(const proto_settings *s, const proto_package *p, const reg_model *m,
+                         const char *rel, findings *out)
+{
+    const char *cfgname = p->inputs.items[0]->module;
+    unsigned anchor = m->type_lines.len ? m->type_lines.items[0] : 1;
+    int has_npu = 0;
+    for (size_t i = 0; i < p->inputs.len; i++) {
+        const check_input *in = p->inputs.items[i];
+        char *stem = proto_target_stem(in);
+        if (!stem)
+            continue;
+        if (proto_is_npu(in->config_path, s)) {
+            has_npu = 1;
+        } else if (m->types.len && !find_mod(m, stem)) {
+            proto_add(out, s, "registration.import", in->module, rel, anchor,
+                      "the registered classes do not come from .generated.%s (what %s generates)",
+                      stem, in->config_path);
+        }
+        free(stem);
+    }
+    int all_known = 1;
+    for (size_t k = 0; k < p->inputs.len; k++) {
+        char *stem = proto_target_stem(p->inputs.items[k]);
+        all_known &= stem != NULL;
+        free(stem);
+    }
+    for (size_t i = 0; all_known && i < m->mods.len; i++) {
+        int known = 0;
+        for (size_t k = 0; k < p->inputs.len && !known; k++) {
+            char *stem = proto_target_stem(p->inputs.items[k]);
+            known = stem && !strcmp(stem, m->mods.items[i].stem);
+            free(stem);
+        }
+        if (!known)
+            proto_add(out, s, "registration.import", cfgname, rel, m->mods.items[i].line,
+                      "imports .generated.%s, which no config in %s generates",
+                      m->mods.items[i].stem, p->dir);
+    }
+    for (size_t i = 0; i < m->up.len; i++) {
+        const up_import *u = &m->up.items[i];
+        if (excluded(p, u->name) || !modeling_class(p, u->name))
+            continue;
+        proto_add(out, s, "registration.import", cfgname, rel, u->line,
+                  "imports %s from %s instead of the generated module (it is not excluded from the "
+                  "generated file)",
+                  u->name, u->module);
+    }
+
+    return has_npu;
+}
+
+/* npu-branch: NPU modules under `if <device flag>:`, GPU ones not */
+static void check_npu_branch(const proto_settings *s, const proto_package *p, const reg_model *m,
+                             const char *rel, findings *out)
+{
+    unsigned anchor = m->type_lines.len ? m->type_lines.items[0] : 1;
+    if (m->types.len) {
+        for (size_t i = 0; i < p->inputs.len; i++) {
+            const check_input *in = p->inputs.items[i];
+            char *stem = proto_target_stem(in);
+            if (!stem)
+                continue;
+            int npu = proto_is_npu(in->config_path, s);
+            const mod_ref *r = find_mod(m, stem);
+            if (!r && npu)
+                proto_add(out, s, "registration.npu-branch", in->module, rel, anchor,
+                          "%s has an NPU config but never imports .generated.%s under `if %s:`",
+                          p->dir, stem, s->device_flag);
+            else if (r && npu && r->branch != BR_NPU)
+                proto_add(out, s, "registration.npu-branch", in->module, rel, r->line,
+                          "imports .generated.%s %s: the NPU module belongs under `if %s:`", stem,
+                          r->branch == BR_NONE ? "unconditionally" : "in the GPU branch",
+                          s->device_flag);
+            else if (r && !npu && r->branch == BR_NPU)
+                proto_add(out, s, "registration.npu-branch", in->module, rel, r->line,
+                          "imports the GPU module .generated.%s under `if %s:`", stem,
+                          s->device_flag);
+            free(stem);
+        }
+    }
+}
+
+/* converter: what the converter file returns is attached as a staticmethod */
+static void check_converter(const check_ctx *ctx, const proto_settings *s, const proto_package *p,
+                            const reg_model *m, const char *rel, findings *out)
+{
+    const char *cfgname = p->inputs.items[0]->module;
+    strbuf conv = STRBUF_INIT;
+    fs_join(&conv, p->dir, s->converter_file);
+    if (proto_exists(ctx->ws, conv.buf)) {
+        for (size_t i = 0; i < m->attached.len; i++)
+            if (!m->attached.items[i].is_static)
+                proto_add(out, s, "registration.converter", cfgname, rel, m->attached.items[i].line,
+                          "%s.%s is assigned without staticmethod(): the loader would call it "
+                          "bound to the class",
+                          m->attached.items[i].name, s->converter_attr);
+        for (size_t i = 0; i < m->returned.len; i++) {
+            const char *name = m->returned.items[i].name;
+            int generated = 0, seen = 0;
+            for (size_t k = 0; k < m->gen.len; k++)
+                generated |= !strcmp(m->gen.items[k].name, name);
+            for (size_t k = 0; k < i; k++)
+                seen |= !strcmp(m->returned.items[k].name, name);
+            if (!generated || seen)
+                continue;
+            int has = 0;
+            for (size_t k = 0; k < m->attached.len; k++)
+                has |= !strcmp(m->attached.items[k].name, name);
+            if (!has)
+                proto_add(out, s, "registration.converter", cfgname, rel, m->returned.items[i].line,
+                          "returns %s without %s = staticmethod(...) although %s exists", name,
+                          s->converter_attr, conv.buf);
+        }
+    }
+    strbuf_free(&conv);
+}
+
 static void check_package(const check_ctx *ctx, const proto_settings *s, const proto_package *p,
                           findings *out)
 {
@@ -422,123 +561,10 @@ static void check_package(const check_ctx *ctx, const proto_settings *s, const p
     walker w = {&t, s, &m, 0};
     walk(&w, py_root(&t), BR_NONE, NULL, NULL, 0);
 
-    /* decorator */
-    if (m.types.len == 0) {
-        proto_add(out, s, "registration.decorator", cfgname, rel.buf, 1,
-                  "no @%s.register(\"%s\") in the model package's __init__.py", s->registry,
-                  p->model);
-    } else {
-        int match = 0;
-        for (size_t i = 0; i < m.types.len; i++)
-            match |= pgci_starts_with(m.types.items[i], p->model);
-        if (!match)
-            proto_add(out, s, "registration.decorator", cfgname, rel.buf, m.type_lines.items[0],
-                      "registers \"%s\", not the model type of %s configs (\"%s\")",
-                      m.types.items[0], p->model, p->model);
-    }
-    unsigned anchor = m.type_lines.len ? m.type_lines.items[0] : 1;
-
-    /* import: every GPU (non-NPU) target is imported; no stray generated module */
-    int has_npu = 0;
-    for (size_t i = 0; i < p->inputs.len; i++) {
-        const check_input *in = p->inputs.items[i];
-        char *stem = proto_target_stem(in);
-        if (!stem)
-            continue;
-        if (proto_is_npu(in->config_path, s)) {
-            has_npu = 1;
-        } else if (m.types.len && !find_mod(&m, stem)) {
-            proto_add(out, s, "registration.import", in->module, rel.buf, anchor,
-                      "the registered classes do not come from .generated.%s (what %s generates)",
-                      stem, in->config_path);
-        }
-        free(stem);
-    }
-    int all_known = 1;
-    for (size_t k = 0; k < p->inputs.len; k++) {
-        char *stem = proto_target_stem(p->inputs.items[k]);
-        all_known &= stem != NULL;
-        free(stem);
-    }
-    for (size_t i = 0; all_known && i < m.mods.len; i++) {
-        int known = 0;
-        for (size_t k = 0; k < p->inputs.len && !known; k++) {
-            char *stem = proto_target_stem(p->inputs.items[k]);
-            known = stem && !strcmp(stem, m.mods.items[i].stem);
-            free(stem);
-        }
-        if (!known)
-            proto_add(out, s, "registration.import", cfgname, rel.buf, m.mods.items[i].line,
-                      "imports .generated.%s, which no config in %s generates",
-                      m.mods.items[i].stem, p->dir);
-    }
-    for (size_t i = 0; i < m.up.len; i++) {
-        const up_import *u = &m.up.items[i];
-        if (excluded(p, u->name) || !modeling_class(p, u->name))
-            continue;
-        proto_add(out, s, "registration.import", cfgname, rel.buf, u->line,
-                  "imports %s from %s instead of the generated module (it is not excluded from the "
-                  "generated file)",
-                  u->name, u->module);
-    }
-
-    /* npu-branch */
-    if (has_npu && m.types.len) {
-        for (size_t i = 0; i < p->inputs.len; i++) {
-            const check_input *in = p->inputs.items[i];
-            char *stem = proto_target_stem(in);
-            if (!stem)
-                continue;
-            int npu = proto_is_npu(in->config_path, s);
-            const mod_ref *r = find_mod(&m, stem);
-            if (!r && npu)
-                proto_add(out, s, "registration.npu-branch", in->module, rel.buf, anchor,
-                          "%s has an NPU config but never imports .generated.%s under `if %s:`",
-                          p->dir, stem, s->device_flag);
-            else if (r && npu && r->branch != BR_NPU)
-                proto_add(out, s, "registration.npu-branch", in->module, rel.buf, r->line,
-                          "imports .generated.%s %s: the NPU module belongs under `if %s:`", stem,
-                          r->branch == BR_NONE ? "unconditionally" : "in the GPU branch",
-                          s->device_flag);
-            else if (r && !npu && r->branch == BR_NPU)
-                proto_add(out, s, "registration.npu-branch", in->module, rel.buf, r->line,
-                          "imports the GPU module .generated.%s under `if %s:`", stem,
-                          s->device_flag);
-            free(stem);
-        }
-    }
-
-    /* converter */
-    strbuf conv = STRBUF_INIT;
-    fs_join(&conv, p->dir, s->converter_file);
-    if (proto_exists(ctx->ws, conv.buf)) {
-        for (size_t i = 0; i < m.attached.len; i++)
-            if (!m.attached.items[i].is_static)
-                proto_add(out, s, "registration.converter", cfgname, rel.buf,
-                          m.attached.items[i].line,
-                          "%s.%s is assigned without staticmethod(): the loader would call it "
-                          "bound to the class",
-                          m.attached.items[i].name, s->converter_attr);
-        for (size_t i = 0; i < m.returned.len; i++) {
-            const char *name = m.returned.items[i].name;
-            int generated = 0, seen = 0;
-            for (size_t k = 0; k < m.gen.len; k++)
-                generated |= !strcmp(m.gen.items[k].name, name);
-            for (size_t k = 0; k < i; k++)
-                seen |= !strcmp(m.returned.items[k].name, name);
-            if (!generated || seen)
-                continue;
-            int has = 0;
-            for (size_t k = 0; k < m.attached.len; k++)
-                has |= !strcmp(m.attached.items[k].name, name);
-            if (!has)
-                proto_add(out, s, "registration.converter", cfgname, rel.buf,
-                          m.returned.items[i].line,
-                          "returns %s without %s = staticmethod(...) although %s exists", name,
-                          s->converter_attr, conv.buf);
-        }
-    }
-    strbuf_free(&conv);
+    check_decorator(s, p, &m, rel.buf, out);
+    if (check_imports(s, p, &m, rel.buf, out))
+        check_npu_branch(s, p, &m, rel.buf, out);
+    check_converter(ctx, s, p, &m, rel.buf, out);
     reg_model_free(&m);
     py_tree_free(&t);
 done:
@@ -546,24 +572,20 @@ done:
     strbuf_free(&src);
 }
 
-static int run(const check_ctx *ctx, findings *out, strbuf *why)
+static int run_registration(const check_ctx *ctx, proto_settings *s, findings *out, strbuf *why)
 {
     (void)why;
-    if (!ctx->ws)
-        return CHECK_RAN;
-    proto_settings s;
-    int r = proto_settings_read(&s, ctx->ws);
-    if (r < 0) {
-        proto_settings_free(&s);
-        return r;
-    }
     proto_packages ps;
-    proto_packages_build(&ps, ctx, &s);
+    proto_packages_build(&ps, ctx, s);
     for (size_t i = 0; i < ps.len; i++)
-        check_package(ctx, &s, &ps.items[i], out);
+        check_package(ctx, s, &ps.items[i], out);
     proto_packages_free(&ps);
-    proto_settings_free(&s);
     return CHECK_RAN;
+}
+
+static int run(const check_ctx *ctx, findings *out, strbuf *why)
+{
+    return proto_run(ctx, out, why, run_registration);
 }
 
 const check_def check_protocol_registration = {

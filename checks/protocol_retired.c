@@ -231,24 +231,23 @@ static int check_base(const check_ctx *ctx, const proto_settings *s, findings *o
     return r;
 }
 
-static int run(const check_ctx *ctx, findings *out, strbuf *why)
+static int run_retired(const check_ctx *ctx, proto_settings *s, findings *out, strbuf *why)
 {
     (void)why;
-    if (!ctx->ws)
-        return CHECK_RAN;
-    proto_settings s;
-    int r = proto_settings_read(&s, ctx->ws);
-    if (r == 0) {
-        proto_packages ps;
-        proto_packages_build(&ps, ctx, &s);
-        for (size_t i = 0; i < ps.len; i++)
-            check_files(ctx, &s, &ps.items[i], out);
-        proto_packages_free(&ps);
-        if (ctx->base && proto_sev(&s, "retired.generated-only") != PROTO_OFF)
-            r = check_base(ctx, &s, out);
-    }
-    proto_settings_free(&s);
+    int r = 0;
+    proto_packages ps;
+    proto_packages_build(&ps, ctx, s);
+    for (size_t i = 0; i < ps.len; i++)
+        check_files(ctx, s, &ps.items[i], out);
+    proto_packages_free(&ps);
+    if (ctx->base && proto_sev(s, "retired.generated-only") != PROTO_OFF)
+        r = check_base(ctx, s, out);
     return r < 0 ? r : CHECK_RAN;
+}
+
+static int run(const check_ctx *ctx, findings *out, strbuf *why)
+{
+    return proto_run(ctx, out, why, run_retired);
 }
 
 const check_def check_protocol_retired = {

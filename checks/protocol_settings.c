@@ -309,3 +309,15 @@ int proto_settings_read(proto_settings *s, const workspace *ws)
     }
     return 0;
 }
+
+int proto_run(const check_ctx *ctx, findings *out, strbuf *why, proto_check_fn fn)
+{
+    if (!ctx->ws)
+        return CHECK_RAN;
+    proto_settings s;
+    int r = proto_settings_read(&s, ctx->ws);
+    if (r == 0)
+        r = fn(ctx, &s, out, why);
+    proto_settings_free(&s);
+    return r;
+}

@@ -168,27 +168,19 @@ static void check_name_map(const check_ctx *ctx, const proto_settings *s, const 
     index_module_free(idx);
 }
 
-static int run(const check_ctx *ctx, findings *out, strbuf *why)
+static int run_siblings(const check_ctx *ctx, proto_settings *s, findings *out, strbuf *why)
 {
     (void)why;
-    if (!ctx->ws)
-        return CHECK_RAN;
-    proto_settings s;
-    int r = proto_settings_read(&s, ctx->ws);
-    if (r < 0) {
-        proto_settings_free(&s);
-        return r;
-    }
-    for (size_t i = 0; proto_sev(&s, "siblings.name-map") != PROTO_OFF && i < ctx->n_inputs; i++)
-        check_name_map(ctx, &s, &ctx->inputs[i], out);
+    for (size_t i = 0; proto_sev(s, "siblings.name-map") != PROTO_OFF && i < ctx->n_inputs; i++)
+        check_name_map(ctx, s, &ctx->inputs[i], out);
     for (size_t i = 0; i < ctx->n_inputs; i++) {
         const check_input *npu = &ctx->inputs[i];
-        if (!proto_is_npu(npu->config_path, &s))
+        if (!proto_is_npu(npu->config_path, s))
             continue;
-        char *gpath = sibling_path(npu->config_path, &s);
+        char *gpath = sibling_path(npu->config_path, s);
         const check_input *gpu = find_input(ctx, gpath);
         if (!proto_exists(ctx->ws, gpath)) {
-            proto_add(out, &s, "siblings.pair", npu->module, npu->config_path, 0,
+            proto_add(out, s, "siblings.pair", npu->module, npu->config_path, 0,
                       "NPU config without its GPU sibling %s", short_name(gpath));
         } else if (gpu) {
             const check_input *pair[2] = {gpu, npu};
@@ -197,20 +189,24 @@ static int run(const check_ctx *ctx, findings *out, strbuf *why)
                 /* a construct pgci's evaluator refuses is pgci's limit, not the pair's
                  * (the regen finding names it) */
                 if (a->error && !b->error && !strstr(a->error, "unsupported construct"))
-                    proto_add(out, &s, "siblings.pair", a->module, a->config_path, 0,
+                    proto_add(out, s, "siblings.pair", a->module, a->config_path, 0,
                               "%s regenerates but its %s sibling does not: %s",
                               short_name(b->config_path), k ? "NPU" : "GPU", a->error);
                 else if (!a->error && !b->error && !a->checked_py && b->checked_py)
-                    proto_add(out, &s, "siblings.pair", a->module, a->py_path, 0,
+                    proto_add(out, s, "siblings.pair", a->module, a->py_path, 0,
                               "%s is not checked in while its sibling's %s is",
                               a->py_path ? a->py_path : "the generated file", b->py_path);
             }
-            check_copies(&s, npu, gpu, out);
+            check_copies(s, npu, gpu, out);
         }
         free(gpath);
     }
-    proto_settings_free(&s);
     return CHECK_RAN;
+}
+
+static int run(const check_ctx *ctx, findings *out, strbuf *why)
+{
+    return proto_run(ctx, out, why, run_siblings);
 }
 
 const check_def check_protocol_siblings = {

@@ -140,41 +140,37 @@ static void check_table(const check_ctx *ctx, const proto_settings *s, const pro
     strbuf_free(&src);
 }
 
-static int run(const check_ctx *ctx, findings *out, strbuf *why)
+static int run_tests(const check_ctx *ctx, proto_settings *s, findings *out, strbuf *why)
 {
     (void)why;
-    if (!ctx->ws)
-        return CHECK_RAN;
-    proto_settings s;
-    int r = proto_settings_read(&s, ctx->ws);
-    if (r < 0) {
-        proto_settings_free(&s);
-        return r;
-    }
     proto_packages ps;
-    proto_packages_build(&ps, ctx, &s);
-    if (s.toy_config_dir) {
+    proto_packages_build(&ps, ctx, s);
+    if (s->toy_config_dir) {
         for (size_t i = 0; i < ps.len; i++) {
-            char *toy = toy_dir(ctx->ws, &s, ps.items[i].model);
+            char *toy = toy_dir(ctx->ws, s, ps.items[i].model);
             if (!toy) {
-                char *want = proto_subst(s.toy_config_name, "model", ps.items[i].model);
-                proto_add(out, &s, "tests.toy-config", ps.items[i].inputs.items[0]->module,
-                          s.toy_config_dir, 0, "no toy config directory %s/%s for %s",
-                          s.toy_config_dir, want, ps.items[i].model);
+                char *want = proto_subst(s->toy_config_name, "model", ps.items[i].model);
+                proto_add(out, s, "tests.toy-config", ps.items[i].inputs.items[0]->module,
+                          s->toy_config_dir, 0, "no toy config directory %s/%s for %s",
+                          s->toy_config_dir, want, ps.items[i].model);
                 free(want);
             }
             free(toy);
         }
     }
-    if (s.registry_test)
-        check_table(ctx, &s, &ps, "tests.registry", s.registry_test, s.registry_marker,
+    if (s->registry_test)
+        check_table(ctx, s, &ps, "tests.registry", s->registry_test, s->registry_marker,
                     "registry test table", out);
-    if (s.logits_test)
-        check_table(ctx, &s, &ps, "tests.logits", s.logits_test, s.logits_marker,
+    if (s->logits_test)
+        check_table(ctx, s, &ps, "tests.logits", s->logits_test, s->logits_marker,
                     "logits-equality test table", out);
     proto_packages_free(&ps);
-    proto_settings_free(&s);
     return CHECK_RAN;
+}
+
+static int run(const check_ctx *ctx, findings *out, strbuf *why)
+{
+    return proto_run(ctx, out, why, run_tests);
 }
 
 const check_def check_protocol_tests = {

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "checks/checks.h"
-#include "checks/structural.h"
 #include "core/error.h"
+#include "py/structural.h"
 
 static void structural_finding(findings *out, const check_input *in, const char *mode,
                                const structural_result *r)

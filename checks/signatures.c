@@ -19,10 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checks/structural.h"
 #include "core/error.h"
 #include "core/vec.h"
 #include "py/py.h"
+#include "py/structural.h"
 
 typedef struct sig_ctx {
     findings *out;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "core/error.h"
 #include "core/strbuf.h"
 #include "kernels/kmath.h"
@@ -281,13 +282,6 @@ double ktwin_fused_ce(const float *x, size_t T, int H, const float *W, int V, co
     if (brk & KBREAK_CE)
         count = T;
     return count ? total / (double)count : 0.0;
-}
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 /* One decoder layer on h[T, H], in place: the GPU forward's sequence of kernels. */

@@ -3,9 +3,4 @@
 # tool, never installed or shown in pgci's help.
 CONFIG_DUMP := $(BUILD)/tests/tools/config_dump
 
-$(CONFIG_DUMP): tests/tools/config_dump.c $(LIB)
-	@mkdir -p $(dir $@)
-	@echo "  CC      $<"
-	@$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
-
 test unit corpus-test: $(CONFIG_DUMP)

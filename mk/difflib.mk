@@ -2,11 +2,6 @@
 # (tests/tools/difftool.c, linked against libpgci). `make test` builds it first.
 DIFFTOOL := $(BUILD)/tests/tools/difftool
 
-$(DIFFTOOL): tests/tools/difftool.c $(LIB)
-	@mkdir -p $(dir $@)
-	@echo "  CC      $<"
-	@$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
-
 .PHONY: difftool
 difftool: build $(DIFFTOOL)
 

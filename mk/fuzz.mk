@@ -20,7 +20,7 @@ FUZZ_LIB_SRCS := $(sort $(wildcard src/*/*.c) $(wildcard checks/*.c) $(wildcard 
 FUZZ_LIB_OBJS := $(FUZZ_LIB_SRCS:%.c=$(FUZZ_DIR)/obj/%.o) \
                  $(FUZZ_DIR)/obj/ts/parser.o $(FUZZ_DIR)/obj/ts/scanner.o
 FUZZ_BINS     := $(FUZZ_SRCS:tests/fuzz/%.c=$(FUZZ_DIR)/bin/%)
-FUZZ_LDLIBS   := -lcurl -lgit2 -lcmark -ljansson -lxml2 -ltree-sitter -lpthread -lm $(LDLIBS)
+FUZZ_LDLIBS   := -lcurl -lgit2 -lcmark -ljansson -lxml2 -ltree-sitter -lutf8proc -lpthread -lm $(LDLIBS)
 
 .PHONY: fuzz-build
 fuzz-build: deps $(FUZZ_BINS)
@@ -47,3 +47,22 @@ $(FUZZ_DIR)/bin/%: tests/fuzz/%.c $(FUZZ_DIR)/lib.a
 		-o $@ $< $(FUZZ_DIR)/lib.a $(FUZZ_LDLIBS)
 
 -include $(shell find $(FUZZ_DIR)/obj -name '*.d' 2>/dev/null)
+
+# make fuzz also runs the differential test against the real patchgen
+# (tests/corpus/57-differential.sh, issue 16) with many more generated cases than
+# corpus-test: FUZZ_DIFF_COUNT per release and seed, FUZZ_DIFF_SEEDS (default: a
+# seed from the clock, printed so a failure can be replayed), FUZZ_DIFF_TF (the
+# releases: every transformers release from VeOmni's pin to the newest checked).
+FUZZ_DIFF_COUNT ?= 25
+FUZZ_DIFF_SEEDS ?= $(shell date +%s)
+FUZZ_DIFF_TF    ?= 5.9.0 5.10.4 5.11.0 5.12.1 5.13.1 5.14.1 5.15.1 5.16.1 5.17.0 5.18.0 \
+                   5.19.0 5.20.2 5.21.1 5.22.2 5.23.0 5.24.0
+
+.PHONY: fuzz-diff
+fuzz-diff: build
+	@echo "fuzz-diff: seeds $(FUZZ_DIFF_SEEDS), $(FUZZ_DIFF_COUNT) cases per release and seed"
+	@PGCI=$(abspath $(BIN)) PGCI_BUILD=$(BUILD) PGCI_DIFF_COUNT=$(FUZZ_DIFF_COUNT) \
+		PGCI_DIFF_SEEDS="$(FUZZ_DIFF_SEEDS)" PGCI_DIFF_TF="$(FUZZ_DIFF_TF)" \
+		bash tests/corpus/57-differential.sh
+
+fuzz: fuzz-diff

@@ -2,11 +2,6 @@
 # report demo (HTML rendered and screenshotted in headless Chromium).
 SAMPLE_RUN := $(BUILD)/tests/tools/sample_run
 
-$(SAMPLE_RUN): tests/tools/sample_run.c $(LIB)
-	@mkdir -p $(dir $@)
-	@echo "  CC      $<"
-	@$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
-
 test unit e2e: $(SAMPLE_RUN)
 
 report-demo: build

@@ -1,6 +1,6 @@
 /*
  * render.h - the renderers: one file per format over the run document
- * (reports/run_doc.h), after cmark's one-file-per-renderer layout.
+ * (pipeline/run_doc.h), after cmark's one-file-per-renderer layout.
  *
  * Every renderer is a pure function of the document: same run.json, same bytes.
  */
@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "core/strbuf.h"
-#include "reports/run_doc.h"
+#include "pipeline/run_doc.h"
 
 /* The Markdown report is built as an ordered list of sections so the PR comment
  * can drop whole sections (never cut one in half) to fit GitHub's limit. */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/cmd.h"
+#include "core/pgci_version.h"
 #include "core/vec.h"
 #include "reports/render.h"
 

@@ -10,7 +10,7 @@
 #define PGCI_REPORTS_VERIFICATION_H
 
 #include "core/strbuf.h"
-#include "reports/run_doc.h"
+#include "pipeline/run_doc.h"
 
 /* "Verification at v1.1.0: logits 33/34 passed; unit not run." (nothing when the
  * run has no verification). */

@@ -65,8 +65,8 @@ void rcache_trim(rcache *c);
 /* Trims when something was written, then frees. Accepts NULL. */
 void rcache_free(rcache *c);
 
-/* Keys. A key hashes a kind tag, pgci's own build (its version and the build id
- * the linker wrote, so a rebuilt pgci never reads a result an older one made) and
+/* Keys. A key hashes a kind tag, pgci's own build (the build id the linker wrote,
+ * so a rebuilt pgci never reads a result an older one made) and
  * then the caller's inputs, each length-prefixed so that no two sequences of
  * inputs hash alike. */
 void rcache_key_begin(sha256_ctx *c, const char *kind);
@@ -77,8 +77,8 @@ void rcache_key_adds(sha256_ctx *c, const char *s);
 /* Adds a number. */
 void rcache_key_addu(sha256_ctx *c, unsigned long long v);
 
-/* pgci's build identity: "<version> <GNU build id in hex>" (or the SHA-256 of the
- * executable when the linker wrote no build id). Computed once. */
+/* pgci's build identity: "build-id <GNU build id in hex>" (or "exe <SHA-256 of the
+ * executable>" when the linker wrote none). Computed once. */
 const char *rcache_build_id(void);
 
 #endif

@@ -1,10 +1,11 @@
 /*
  * result_key.c - building cache keys, and pgci's own build identity.
  *
- * Why the build id and not only the version: a result depends on the code that
+ * Why the build id and not the version: a result depends on the code that
  * computed it, and a development build changes that code without changing the
- * version. The linker's GNU build id is a hash of the linked program, free to
- * read from the loaded image; when there is none, the executable is hashed.
+ * version. The linker's GNU build id is a hash of the linked program (the version
+ * string included), free to read from the loaded image; when there is none, the
+ * executable is hashed.
  */
 #include "cache/result_cache.h"
 
@@ -13,8 +14,6 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-
-#include "cmd/cmd.h"
 
 void rcache_key_add(sha256_ctx *c, const void *data, size_t len)
 {
@@ -65,7 +64,7 @@ static int note_cb(struct dl_phdr_info *info, size_t size, void *arg)
             const unsigned char *desc = (const unsigned char *)name + ((n->n_namesz + 3u) & ~3u);
             if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && !memcmp(name, "GNU", 4) &&
                 n->n_descsz <= 64) {
-                size_t o = (size_t)snprintf(build_id, sizeof(build_id), "%s ", PGCI_VERSION);
+                size_t o = (size_t)snprintf(build_id, sizeof(build_id), "build-id ");
                 for (unsigned k = 0; k < n->n_descsz; k++)
                     o += (size_t)snprintf(build_id + o, sizeof(build_id) - o, "%02x", desc[k]);
                 *found = 1;
@@ -85,7 +84,7 @@ static void build_id_make(void)
     char hex[SHA256_HEX_LEN + 1];
     if (sha256_file_hex("/proc/self/exe", hex) < 0)
         memcpy(hex, "unknown", 8);
-    snprintf(build_id, sizeof(build_id), "%s exe:%s", PGCI_VERSION, hex);
+    snprintf(build_id, sizeof(build_id), "exe %s", hex);
 }
 
 const char *rcache_build_id(void)

@@ -10,8 +10,7 @@
 #include <jansson.h>
 
 #include "core/opts.h"
-
-#define PGCI_VERSION "0.1.0"
+#include "core/pgci_version.h"
 
 enum { EXIT_CLEAN = 0, EXIT_FINDINGS = 1, EXIT_ERROR = 2 };
 

@@ -7,10 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checks/gate.h"
 #include "cmd/cmd.h"
 #include "core/error.h"
 #include "core/log.h"
+#include "pipeline/gate.h"
+#include "pipeline/pipeline.h"
 #include "workspace/workspace.h"
 
 static const char usage[] =
@@ -105,7 +106,7 @@ int cmd_check(int argc, const char **argv)
         fprintf(stderr, "pgci: error: check: --format wants text or json, not '%s'\n", format);
         goto out;
     }
-    if (shard && gate_parse_shard(shard, &go.shard_k, &go.shard_n) < 0) {
+    if (shard && pipeline_parse_shard(shard, &go.shard_k, &go.shard_n) < 0) {
         code = cmd_error();
         goto out;
     }

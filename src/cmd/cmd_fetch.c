@@ -91,6 +91,84 @@ static int print_json(upstream *u, const upstream_item *items, const strbuf *res
     return 0;
 }
 
+/* The workspace, when it has to supply the modules (and then source and tag), or
+ * the source for --list-tags; *ws stays NULL otherwise. */
+static int open_workspace(workspace **ws, const char *dir, int list_tags, const char *source,
+                          strvec *modules, strvec *tags)
+{
+    int need_ws = !modules->len && !list_tags;
+    if (need_ws || (list_tags && !source)) {
+        if (workspace_open(ws, dir) < 0) {
+            if (need_ws)
+                return pgci_error_wrap(PGCI_EUSAGE, "fetch: no --module given and no workspace");
+            pgci_error_clear();
+            *ws = NULL;
+        }
+    }
+    if (!need_ws)
+        return 0;
+    int r = workspace_source_modules(*ws, modules);
+    if (r < 0)
+        return r;
+    if (!modules->len)
+        return pgci_error_set(PGCI_EUSAGE,
+                              "fetch: no config in the workspace at %s names a source_module "
+                              "(give --module)",
+                              (*ws)->root);
+    if (!tags->len && (*ws)->pin)
+        strvec_push_owned(tags, workspace_pin_tag(*ws));
+    return 0;
+}
+
+/* Every (tag, module) in one batch, then the summary line (or the JSON). Returns
+ * the exit code. */
+static int fetch_all(upstream *u, const strvec *tags, const strvec *modules, int json, int print)
+{
+    /* the transfers of all tags run together */
+    size_t n = modules->len, total = n * tags->len, failed = 0;
+    upstream_item *items = pgci_calloc(total, sizeof(*items));
+    strbuf *results = pgci_calloc(total, sizeof(strbuf));
+    char **errors = pgci_calloc(total, sizeof(char *));
+    for (size_t k = 0; k < total; k++) {
+        items[k].tag = tags->items[k / n];
+        items[k].module = modules->items[k % n];
+        strbuf_init(&results[k], 0);
+    }
+    progress_update("fetch", 0, total, "");
+    upstream_fetch_batch(u, items, total, results, errors);
+    progress_done();
+    for (size_t k = 0; k < total; k++) {
+        if (errors[k]) {
+            fprintf(stderr, "pgci: error: %s\n", errors[k]);
+            failed++;
+        } else {
+            log_verbose("%s@%s: %zu bytes", items[k].module, items[k].tag, results[k].len);
+            if (print)
+                fwrite(results[k].buf, 1, results[k].len, stdout);
+        }
+    }
+    upstream_stats st;
+    upstream_get_stats(u, &st);
+    int code = EXIT_CLEAN;
+    if (json && print_json(u, items, results, errors, total, failed) < 0)
+        code = cmd_error();
+    /* with --print stdout holds the sources, so the summary moves to stderr */
+    if (!json && !(print && log_level() < LOG_NORMAL))
+        fprintf(print ? stderr : stdout,
+                "fetch: %zu module%s x %zu tag%s from %s: %zu fetched, %zu from cache, "
+                "%zu failed, %zu bytes, %zu request%s\n",
+                n, n == 1 ? "" : "s", tags->len, tags->len == 1 ? "" : "s", upstream_describe(u),
+                st.fetched, st.cached, failed, st.bytes, st.requests, st.requests == 1 ? "" : "s");
+    for (size_t k = 0; k < total; k++) {
+        strbuf_free(&results[k]);
+        free(errors[k]);
+    }
+    free(items);
+    free(results);
+    free(errors);
+    return failed || code ? EXIT_ERROR : EXIT_CLEAN;
+}
+
 int cmd_fetch(int argc, const char **argv)
 {
     strvec tags = STRVEC_INIT, modules = STRVEC_INIT, rest = STRVEC_INIT;
@@ -146,35 +224,9 @@ int cmd_fetch(int argc, const char **argv)
         code = cmd_error();
         goto out;
     }
-    /* the workspace, when it has to supply the modules (and then source and tag), or
-     * the source for --list-tags */
-    int need_ws = !modules.len && !list_tags;
-    if (need_ws || (list_tags && !source)) {
-        if (workspace_open(&ws, common.workspace) < 0) {
-            if (need_ws) {
-                pgci_error_wrap(PGCI_EUSAGE, "fetch: no --module given and no workspace");
-                code = cmd_error();
-                goto out;
-            }
-            pgci_error_clear();
-            ws = NULL;
-        }
-    }
-    if (need_ws) {
-        if (workspace_source_modules(ws, &modules) < 0) {
-            code = cmd_error();
-            goto out;
-        }
-        if (!modules.len) {
-            pgci_error_set(PGCI_EUSAGE,
-                           "fetch: no config in the workspace at %s names a source_module "
-                           "(give --module)",
-                           ws->root);
-            code = cmd_error();
-            goto out;
-        }
-        if (!tags.len && ws->pin)
-            strvec_push_owned(&tags, pgci_asprintf("%s%s", ws->pin[0] == 'v' ? "" : "v", ws->pin));
+    if (open_workspace(&ws, common.workspace, list_tags, source, &modules, &tags) < 0) {
+        code = cmd_error();
+        goto out;
     }
     if (ws && !source)
         source = ws->upstream;
@@ -210,48 +262,7 @@ int cmd_fetch(int argc, const char **argv)
         code = cmd_error();
         goto out;
     }
-    /* every (tag, module) in one batch: the transfers of all tags run together */
-    size_t n = modules.len, total = n * tags.len, failed = 0;
-    upstream_item *items = pgci_calloc(total, sizeof(*items));
-    strbuf *results = pgci_calloc(total, sizeof(strbuf));
-    char **errors = pgci_calloc(total, sizeof(char *));
-    for (size_t k = 0; k < total; k++) {
-        items[k].tag = tags.items[k / n];
-        items[k].module = modules.items[k % n];
-        strbuf_init(&results[k], 0);
-    }
-    progress_update("fetch", 0, total, "");
-    upstream_fetch_batch(u, items, total, results, errors);
-    progress_done();
-    for (size_t k = 0; k < total; k++) {
-        if (errors[k]) {
-            fprintf(stderr, "pgci: error: %s\n", errors[k]);
-            failed++;
-        } else {
-            log_verbose("%s@%s: %zu bytes", items[k].module, items[k].tag, results[k].len);
-            if (print)
-                fwrite(results[k].buf, 1, results[k].len, stdout);
-        }
-    }
-    upstream_stats st;
-    upstream_get_stats(u, &st);
-    if (json && print_json(u, items, results, errors, total, failed) < 0)
-        code = cmd_error();
-    /* with --print stdout holds the sources, so the summary moves to stderr */
-    if (!json && !(print && log_level() < LOG_NORMAL))
-        fprintf(print ? stderr : stdout,
-                "fetch: %zu module%s x %zu tag%s from %s: %zu fetched, %zu from cache, "
-                "%zu failed, %zu bytes, %zu request%s\n",
-                n, n == 1 ? "" : "s", tags.len, tags.len == 1 ? "" : "s", upstream_describe(u),
-                st.fetched, st.cached, failed, st.bytes, st.requests, st.requests == 1 ? "" : "s");
-    for (size_t k = 0; k < total; k++) {
-        strbuf_free(&results[k]);
-        free(errors[k]);
-    }
-    free(items);
-    free(results);
-    free(errors);
-    code = failed || code ? EXIT_ERROR : EXIT_CLEAN;
+    code = fetch_all(u, &tags, &modules, json, print);
 out:
     upstream_free(u);
     workspace_free(ws);

@@ -381,7 +381,7 @@ static int modules_from_workspace(workspace **ws, const common_opts *common, str
     if (!*source)
         *source = (*ws)->upstream;
     if (!*tag && (*ws)->pin) {
-        *tag_owned = pgci_asprintf("%s%s", (*ws)->pin[0] == 'v' ? "" : "v", (*ws)->pin);
+        *tag_owned = workspace_pin_tag(*ws);
         *tag = *tag_owned;
     }
     return 0;

@@ -23,7 +23,7 @@
 #include "kernels/kgpu.h"
 #include "kernels/toy.h"
 #include "kernels/twin.h"
-#include "reports/run_doc.h"
+#include "pipeline/run_doc.h"
 
 static const char usage_line[] =
     "pgci logits [--toy DIR ...] [--family F] [--dtype fp32|bf16] [--device auto|cpu|cuda]\n"
@@ -180,6 +180,45 @@ static int run_bench(int json)
     return EXIT_CLEAN;
 }
 
+/* --dtype (repeatable; none: both) and --device into o. */
+static int parse_dtypes_device(logits_opts *o, const strvec *dtypes, const char *device)
+{
+    for (size_t i = 0; i < dtypes->len; i++) {
+        if (!strcmp(dtypes->items[i], "fp32"))
+            o->fp32 = 1;
+        else if (!strcmp(dtypes->items[i], "bf16"))
+            o->bf16 = 1;
+        else
+            return pgci_error_set(PGCI_EUSAGE, "unknown --dtype '%s' (fp32, bf16)",
+                                  dtypes->items[i]);
+    }
+    if (!dtypes->len)
+        o->fp32 = o->bf16 = 1;
+    if (!strcmp(device, "auto"))
+        o->device = LOGITS_DEVICE_AUTO;
+    else if (!strcmp(device, "cpu"))
+        o->device = LOGITS_DEVICE_CPU;
+    else if (!strcmp(device, "cuda"))
+        o->device = LOGITS_DEVICE_CUDA;
+    else
+        return pgci_error_set(PGCI_EUSAGE, "unknown --device '%s' (auto, cpu, cuda)", device);
+    return 0;
+}
+
+static void print_json(const logits_report *rep, const findings *fs)
+{
+    json_t *rows = json_array();
+    for (size_t i = 0; i < rep->len; i++)
+        json_array_append_new(rows, logits_row_json(&rep->rows[i]));
+    json_t *out = json_pack("{s:s,s:i,s:s?,s:o,s:o}", "check", "logits", "version", 1, "gpu",
+                            rep->device_name[0] ? rep->device_name : NULL, "rows", rows, "findings",
+                            findings_to_json(fs));
+    char *s = json_dumps(out, JSON_INDENT(2));
+    puts(s);
+    free(s);
+    json_decref(out);
+}
+
 int cmd_logits(int argc, const char **argv)
 {
     strvec toys = STRVEC_INIT, dtypes = STRVEC_INIT, rest = STRVEC_INIT;
@@ -240,27 +279,7 @@ int cmd_logits(int argc, const char **argv)
         code = cmd_error();
         goto done;
     }
-    for (size_t i = 0; i < dtypes.len; i++) {
-        if (!strcmp(dtypes.items[i], "fp32"))
-            o.fp32 = 1;
-        else if (!strcmp(dtypes.items[i], "bf16"))
-            o.bf16 = 1;
-        else {
-            pgci_error_set(PGCI_EUSAGE, "unknown --dtype '%s' (fp32, bf16)", dtypes.items[i]);
-            code = cmd_error();
-            goto done;
-        }
-    }
-    if (!dtypes.len)
-        o.fp32 = o.bf16 = 1;
-    if (!strcmp(device, "auto"))
-        o.device = LOGITS_DEVICE_AUTO;
-    else if (!strcmp(device, "cpu"))
-        o.device = LOGITS_DEVICE_CPU;
-    else if (!strcmp(device, "cuda"))
-        o.device = LOGITS_DEVICE_CUDA;
-    else {
-        pgci_error_set(PGCI_EUSAGE, "unknown --device '%s' (auto, cpu, cuda)", device);
+    if (parse_dtypes_device(&o, &dtypes, device) < 0) {
         code = cmd_error();
         goto done;
     }
@@ -283,20 +302,10 @@ int cmd_logits(int argc, const char **argv)
     if (check_logits(&o, &rep, &fs) < 0) {
         code = cmd_error();
     } else {
-        if (json) {
-            json_t *rows = json_array();
-            for (size_t i = 0; i < rep.len; i++)
-                json_array_append_new(rows, logits_row_json(&rep.rows[i]));
-            json_t *out = json_pack("{s:s,s:i,s:s?,s:o,s:o}", "check", "logits", "version", 1,
-                                    "gpu", rep.device_name[0] ? rep.device_name : NULL, "rows",
-                                    rows, "findings", findings_to_json(&fs));
-            char *s = json_dumps(out, JSON_INDENT(2));
-            puts(s);
-            free(s);
-            json_decref(out);
-        } else {
+        if (json)
+            print_json(&rep, &fs);
+        else
             print_table(&rep);
-        }
         code = findings_count_at_least(&fs, (severity)min_sev) ? EXIT_FINDINGS : EXIT_CLEAN;
         if (run_json && write_run_json(run_json, &o, &rep, &fs) < 0)
             code = cmd_error();

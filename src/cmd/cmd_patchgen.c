@@ -24,6 +24,7 @@
 #include "patchgen/config_eval.h"
 #include "patchgen/difflib.h"
 #include "patchgen/regen.h"
+#include "pipeline/pipeline.h"
 #include "upstream/upstream.h"
 #include "workspace/workspace.h"
 
@@ -273,41 +274,89 @@ static const char usage_line[] =
     "                [--dry-run] [--diff] [-v]\n"
     "                [patch_module]\n";
 
-int cmd_patchgen(int argc, const char **argv)
+/* --all: every usable config, each as `patchgen MODULE` would, then the tally. */
+static int run_all(const workspace *ws, const config_list *cl, const pg_cli *cli, config_eval *ev,
+                   const regen_batch_opts *bo)
 {
-    pg_cli cli = {0};
-    cli.var_name = "config";
-    const char *ws_dir = NULL, *ruff = NULL;
-    strvec rest = STRVEC_INIT;
+    if (!cl->len) {
+        fprintf(stderr, "No patch configs found.\n");
+        return EXIT_FINDINGS;
+    }
+    int rc = EXIT_CLEAN;
+    strvec failed = STRVEC_INIT;
+    pg_cli one = *cli;
+    one.out_dir = NULL;
+    for (size_t i = 0; i < cl->len; i++) {
+        printf("\n" EQ70 "\nGenerating: %s\n" EQ70 "\n", cl->items[i]->module);
+        if (!run_one(ws, cl->items[i], &one, ev, bo))
+            strvec_push(&failed, cl->items[i]->module);
+    }
+    fflush(stdout);
+    if (failed.len) {
+        fprintf(stderr, "\nFailed configs: [");
+        for (size_t i = 0; i < failed.len; i++)
+            fprintf(stderr, "%s'%s'", i ? ", " : "", failed.items[i]);
+        fprintf(stderr, "]\n");
+        rc = EXIT_FINDINGS;
+    } else {
+        printf("\nAll %zu configs generated successfully.\n", cl->len);
+    }
+    strvec_free(&failed);
+    return rc;
+}
+
+/* MODULE: one config by its module name. */
+static int run_module(const workspace *ws, const char *m, const pg_cli *cli, config_eval *ev,
+                      const regen_batch_opts *bo)
+{
+    const ws_config *wc = workspace_find_config(ws, m);
+    if (!wc) {
+        /* Python names the first package it cannot find */
+        const char *dot = strchr(m, '.');
+        size_t plen = strcspn(ws->package_prefix, ".");
+        int same_top = dot && (size_t)(dot - m) == plen && !strncmp(m, ws->package_prefix, plen);
+        int shown = (dot && !same_top) ? (int)(dot - m) : (int)strlen(m);
+        fprintf(stderr, "Error importing %s: No module named '%.*s'\n", m, shown, m);
+        return EXIT_FINDINGS;
+    }
+    return run_one(ws, wc, cli, ev, bo) ? EXIT_CLEAN : EXIT_FINDINGS;
+}
+
+/* patchgen's command line into cli, -C and --ruff, and the module (rest). Returns -1
+ * to go on, else the exit code (--help, or a usage error printed as argparse does). */
+static int parse_args(int argc, const char **argv, pg_cli *cli, const char **ws_dir,
+                      const char **ruff, strvec *rest)
+{
+    cli->var_name = "config";
     /* patchgen's argparse: a small hand parser, so unknown flags fail like it does */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char **val = NULL;
         if (!strcmp(a, "--check"))
-            cli.check = 1;
+            cli->check = 1;
         else if (!strcmp(a, "--fix"))
-            cli.fix = 1;
+            cli->fix = 1;
         else if (!strcmp(a, "--list"))
-            cli.list = 1;
+            cli->list = 1;
         else if (!strcmp(a, "--all"))
-            cli.all = 1;
+            cli->all = 1;
         else if (!strcmp(a, "--dry-run"))
-            cli.dry_run = 1;
+            cli->dry_run = 1;
         else if (!strcmp(a, "--diff"))
-            cli.diff = 1;
+            cli->diff = 1;
         else if (!strcmp(a, "-v") || !strcmp(a, "--verbose"))
-            cli.verbose = 1;
+            cli->verbose = 1;
         else if (!strcmp(a, "-o") || !strcmp(a, "--output-dir"))
-            val = &cli.out_dir;
+            val = &cli->out_dir;
         else if (!strcmp(a, "-c") || !strcmp(a, "--config-name"))
-            val = &cli.var_name;
+            val = &cli->var_name;
         else if (!strcmp(a, "-C"))
-            val = &ws_dir;
+            val = ws_dir;
         else if (!strcmp(a, "--ruff"))
-            val = &ruff;
+            val = ruff;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage_line, stdout);
-            fputs("\npgci's drop-in for the patchgen command line (patchgen-pkg's cli.py).\n"
+            fputs("\npgci's drop-in for the patchgen command line (patchgen-pkg's cli->py).\n"
                   "  --check [--fix]    drift gate over every config\n"
                   "  --list             list the discovered configs\n"
                   "  --all              regenerate every config\n"
@@ -315,44 +364,52 @@ int cmd_patchgen(int argc, const char **argv)
                   "--dry-run, -v)\n"
                   "pgci additions: -C DIR (workspace), --ruff CMD.\n",
                   stdout);
-            strvec_free(&rest);
             return EXIT_CLEAN;
         } else if (a[0] == '-' && a[1]) {
             fputs(usage_line, stderr);
             fprintf(stderr, "patchgen: error: unrecognized arguments: %s\n", a);
-            strvec_free(&rest);
             return EXIT_ERROR;
         } else
-            strvec_push(&rest, a);
+            strvec_push(rest, a);
         if (val) {
             if (i + 1 >= argc) {
                 fputs(usage_line, stderr);
                 fprintf(stderr, "patchgen: error: argument %s: expected one argument\n", a);
-                strvec_free(&rest);
                 return EXIT_ERROR;
             }
             *val = argv[++i];
         }
     }
-    if (cli.check && (cli.list || cli.all || cli.dry_run || cli.diff || cli.verbose ||
-                      cli.out_dir || rest.len || strcmp(cli.var_name, "config"))) {
+    if (cli->check && (cli->list || cli->all || cli->dry_run || cli->diff || cli->verbose ||
+                       cli->out_dir || rest->len || strcmp(cli->var_name, "config"))) {
         fputs("usage: patchgen [-h] [--fix]\npatchgen: error: unrecognized arguments with "
               "--check (only --fix is accepted)\n",
               stderr);
-        strvec_free(&rest);
         return EXIT_ERROR;
     }
-    if (rest.len > 1) {
+    if (rest->len > 1) {
         fputs(usage_line, stderr);
-        fprintf(stderr, "patchgen: error: unrecognized arguments: %s\n", rest.items[1]);
-        strvec_free(&rest);
+        fprintf(stderr, "patchgen: error: unrecognized arguments: %s\n", rest->items[1]);
         return EXIT_ERROR;
     }
-    if (!cli.check && !cli.list && !cli.all && !rest.len) {
+    if (!cli->check && !cli->list && !cli->all && !rest->len) {
         fputs(usage_line, stderr);
         fputs("patchgen: error: patch_module is required unless using --list or --all\n", stderr);
-        strvec_free(&rest);
         return EXIT_ERROR;
+    }
+
+    return -1;
+}
+
+int cmd_patchgen(int argc, const char **argv)
+{
+    pg_cli cli = {0};
+    const char *ws_dir = NULL, *ruff = NULL;
+    strvec rest = STRVEC_INIT;
+    int code = parse_args(argc, argv, &cli, &ws_dir, &ruff, &rest);
+    if (code >= 0) {
+        strvec_free(&rest);
+        return code;
     }
 
     workspace *ws = NULL;
@@ -370,11 +427,8 @@ int cmd_patchgen(int argc, const char **argv)
         rc = cmd_error();
         goto done;
     }
-    tag = pgci_asprintf("v%s", ws->pin);
-    upstream_opts uo = {0};
-    uo.spec = ws->upstream;
-    uo.base_dir = ws->root;
-    if (upstream_open(&up, &uo) < 0 || config_eval_new(&ev, ws) < 0) {
+    tag = workspace_pin_tag(ws);
+    if (pipeline_upstream_open(&up, ws, NULL, NULL, 0) < 0 || config_eval_new(&ev, ws) < 0) {
         rc = cmd_error();
         goto done;
     }
@@ -403,44 +457,9 @@ int cmd_patchgen(int argc, const char **argv)
             printf("  (none found)\n");
     } else if (cli.all) {
         usable_configs(ws, ev, "config", &cl);
-        if (!cl.len) {
-            fprintf(stderr, "No patch configs found.\n");
-            rc = EXIT_FINDINGS;
-            goto done;
-        }
-        strvec failed = STRVEC_INIT;
-        pg_cli one = cli;
-        one.out_dir = NULL;
-        for (size_t i = 0; i < cl.len; i++) {
-            printf("\n" EQ70 "\nGenerating: %s\n" EQ70 "\n", cl.items[i]->module);
-            if (!run_one(ws, cl.items[i], &one, ev, &bo))
-                strvec_push(&failed, cl.items[i]->module);
-        }
-        fflush(stdout);
-        if (failed.len) {
-            fprintf(stderr, "\nFailed configs: [");
-            for (size_t i = 0; i < failed.len; i++)
-                fprintf(stderr, "%s'%s'", i ? ", " : "", failed.items[i]);
-            fprintf(stderr, "]\n");
-            rc = EXIT_FINDINGS;
-        } else {
-            printf("\nAll %zu configs generated successfully.\n", cl.len);
-        }
-        strvec_free(&failed);
+        rc = run_all(ws, &cl, &cli, ev, &bo);
     } else {
-        const ws_config *wc = workspace_find_config(ws, rest.items[0]);
-        if (!wc) {
-            /* Python names the first package it cannot find */
-            const char *m = rest.items[0], *dot = strchr(m, '.');
-            size_t plen = strcspn(ws->package_prefix, ".");
-            int same_top =
-                dot && (size_t)(dot - m) == plen && !strncmp(m, ws->package_prefix, plen);
-            int shown = (dot && !same_top) ? (int)(dot - m) : (int)strlen(m);
-            fprintf(stderr, "Error importing %s: No module named '%.*s'\n", m, shown, m);
-            rc = EXIT_FINDINGS;
-            goto done;
-        }
-        rc = run_one(ws, wc, &cli, ev, &bo) ? EXIT_CLEAN : EXIT_FINDINGS;
+        rc = run_module(ws, rest.items[0], &cli, ev, &bo);
     }
 done:
     fflush(stdout);

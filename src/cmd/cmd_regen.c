@@ -13,13 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checks/gate.h"
 #include "cmd/cmd.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/log.h"
 #include "patchgen/difflib.h"
 #include "patchgen/regen.h"
+#include "pipeline/pipeline.h"
 #include "upstream/upstream.h"
 #include "workspace/workspace.h"
 
@@ -217,6 +217,111 @@ static int select_configs(const workspace *ws, const strvec *names, config_list 
     return 0;
 }
 
+/* --shard K/N: keeps the K-th of N shares, round robin, as pgci check --shard
+ * splits them. */
+static int shard_configs(config_list *sel, const char *shard)
+{
+    int k = 0, n = 0;
+    if (pipeline_parse_shard(shard, &k, &n) < 0)
+        return -1;
+    size_t w = 0;
+    for (size_t i = 0; i < sel->len; i++)
+        if ((int)(i % (size_t)n) == k - 1)
+            sel->items[w++] = sel->items[i];
+    sel->len = w;
+    return 0;
+}
+
+/* the normalised bytes depend on ruff's version: say so when it is not the
+ * one the workspace pins */
+static void warn_ruff_version(const workspace *ws, const char *ruff_cmd)
+{
+    strbuf v = STRBUF_INIT;
+    if (normalize_ruff_version(ruff_cmd, &v) == 0) {
+        const char *have = strrchr(v.buf, ' ');
+        have = have ? have + 1 : v.buf;
+        if (strcmp(have, ws->ruff_version))
+            log_warn("%s is ruff %s, not the %s that %s pins ([tool.pgci] ruff_version): "
+                     "the normalised output may differ from patchgen's",
+                     ruff_cmd ? ruff_cmd : "ruff", have, ws->ruff_version, ws->pyproject);
+    }
+    strbuf_free(&v);
+    pgci_error_clear();
+}
+
+/* --format json: the tag, the ruff command and one object per config (arr, taken). */
+static void print_json(const char *tag, const char *ruff, json_t *arr)
+{
+    json_t *root = json_object();
+    json_object_set_new(root, "tag", json_string(tag));
+    json_object_set_new(root, "ruff", ruff ? json_string(ruff) : json_null());
+    json_object_set_new(root, "configs", arr);
+    char *txt = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    if (txt)
+        printf("%s\n", txt);
+    free(txt);
+    json_decref(root);
+}
+
+/* Each config's result, the JSON (as_json) or the summary line; the exit code. */
+static int report_all(const workspace *ws, const regen_cli *cli, const regen_output *outs, size_t n,
+                      const char *tag, const char *ruff, int quiet, int as_json)
+{
+    size_t n_err = 0, n_change = 0;
+    json_t *arr = as_json ? json_array() : NULL;
+    for (size_t i = 0; i < n; i++) {
+        int r = report_one(ws, cli, &outs[i], quiet, arr);
+        n_err += r == EXIT_ERROR;
+        n_change += r == EXIT_FINDINGS;
+    }
+    if (arr)
+        print_json(tag, cli->no_ruff ? NULL : ruff ? ruff : "ruff", arr);
+    fflush(stdout);
+    if (!cli->to_stdout && !quiet && !as_json)
+        fprintf(stderr, "pgci: %zu config%s at %s: %zu error%s%s%s\n", n, n == 1 ? "" : "s", tag,
+                n_err, n_err == 1 ? "" : "s",
+                (cli->write || cli->out_dir || n_err) ? ""
+                : n_change                            ? ", some would change"
+                                                      : ", all up to date",
+                cli->no_ruff ? " (raw, without ruff)" : "");
+    return n_err ? EXIT_ERROR : n_change ? EXIT_FINDINGS : EXIT_CLEAN;
+}
+
+/* Every selected config through regen_workspace, with the result cache (its
+ * counts on -v) and the run's parse set. */
+static void regenerate(const workspace *ws, const regen_cli *cli, int jobs, const config_list *sel,
+                       const char *tag, upstream *up, rcache *results, py_parse_set *parses,
+                       const char *ruff_cmd, regen_output *outs)
+{
+    strbuf ruff_version = STRBUF_INIT;
+    if (results && !cli->no_ruff && normalize_ruff_version(ruff_cmd, &ruff_version) < 0)
+        pgci_error_clear(); /* no version, no cached ruff results; ruff reports itself */
+    regen_batch_opts bo;
+    memset(&bo, 0, sizeof(bo));
+    bo.base.tag = tag;
+    bo.base.cache = results;
+    bo.parses = parses;
+    bo.base.no_ruff = cli->no_ruff;
+    bo.base.ruff.cache = results;
+    bo.base.ruff.ruff_version = ruff_version.len ? ruff_version.buf : NULL;
+    bo.base.ruff.ruff = ruff_cmd;
+    bo.base.ruff.extra_ignore = &ws->ruff_extra_ignore;
+    bo.base.ruff.isolated = ws->ruff_isolated;
+    bo.base.ruff.cwd = ws->root;
+    bo.var_name = cli->var_name;
+    bo.out_dir = cli->out_dir;
+    bo.jobs = jobs;
+    bo.up = up;
+    regen_workspace(ws, sel->items, sel->len, &bo, outs);
+    strbuf_free(&ruff_version);
+    if (results) {
+        rcache_stats st;
+        rcache_get_stats(results, &st);
+        log_verbose("cache: %zu hits, %zu misses, %zu written, %zu corrupt entries ignored",
+                    st.hits, st.misses, st.writes, st.corrupt);
+    }
+}
+
 int cmd_regen(int argc, const char **argv)
 {
     regen_cli cli = {0};
@@ -276,18 +381,9 @@ int cmd_regen(int argc, const char **argv)
         goto done;
     }
     int as_json = cli.format && !strcmp(cli.format, "json") && !cli.to_stdout;
-    if (cli.shard) {
-        int k = 0, n = 0;
-        if (gate_parse_shard(cli.shard, &k, &n) < 0) {
-            rc = cmd_error();
-            goto done;
-        }
-        /* round robin, as pgci check --shard splits them */
-        size_t w = 0;
-        for (size_t i = 0; i < sel.len; i++)
-            if ((int)(i % (size_t)n) == k - 1)
-                sel.items[w++] = sel.items[i];
-        sel.len = w;
+    if (cli.shard && shard_configs(&sel, cli.shard) < 0) {
+        rc = cmd_error();
+        goto done;
     }
     if (cli.to_stdout && sel.len != 1) {
         pgci_error_set(PGCI_EUSAGE, "--stdout needs exactly one config (got %zu)", sel.len);
@@ -296,9 +392,7 @@ int cmd_regen(int argc, const char **argv)
     }
     if (cli.tag) {
         tag = pgci_strdup(cli.tag);
-    } else if (ws->pin) {
-        tag = pgci_asprintf("v%s", ws->pin);
-    } else {
+    } else if (!(tag = workspace_pin_tag(ws))) {
         pgci_error_set(PGCI_EUSAGE, "%s pins no transformers version: pass --tag", ws->pyproject);
         rc = cmd_error();
         goto done;
@@ -322,81 +416,13 @@ int cmd_regen(int argc, const char **argv)
         if (abs)
             ruff_abs = abs;
     }
-    /* the normalised bytes depend on ruff's version: say so when it is not the
-     * one the workspace pins */
     const char *ruff_cmd = ruff_abs ? ruff_abs : cli.ruff ? cli.ruff : ws->ruff;
-    if (!cli.no_ruff && ws->ruff_version && !common.quiet) {
-        strbuf v = STRBUF_INIT;
-        if (normalize_ruff_version(ruff_cmd, &v) == 0) {
-            const char *have = strrchr(v.buf, ' ');
-            have = have ? have + 1 : v.buf;
-            if (strcmp(have, ws->ruff_version))
-                log_warn("%s is ruff %s, not the %s that %s pins ([tool.pgci] ruff_version): "
-                         "the normalised output may differ from patchgen's",
-                         ruff_cmd ? ruff_cmd : "ruff", have, ws->ruff_version, ws->pyproject);
-        }
-        strbuf_free(&v);
-        pgci_error_clear();
-    }
-    strbuf ruff_version = STRBUF_INIT;
-    if (results && !cli.no_ruff && normalize_ruff_version(ruff_cmd, &ruff_version) < 0)
-        pgci_error_clear(); /* no version, no cached ruff results; ruff reports itself */
-    regen_batch_opts bo;
-    memset(&bo, 0, sizeof(bo));
-    bo.base.tag = tag;
-    bo.base.cache = results;
-    bo.parses = parses;
-    bo.base.ruff.cache = results;
-    bo.base.ruff.ruff_version = ruff_version.len ? ruff_version.buf : NULL;
-    bo.base.no_ruff = cli.no_ruff;
-    bo.base.ruff.ruff = ruff_cmd;
-    bo.base.ruff.extra_ignore = &ws->ruff_extra_ignore;
-    bo.base.ruff.isolated = ws->ruff_isolated;
-    bo.base.ruff.cwd = ws->root;
-    bo.var_name = cli.var_name;
-    bo.out_dir = cli.out_dir;
-    bo.jobs = cmd_jobs(&common);
-    bo.up = up;
+    if (!cli.no_ruff && ws->ruff_version && !common.quiet)
+        warn_ruff_version(ws, ruff_cmd);
     outs = pgci_calloc(sel.len ? sel.len : 1, sizeof(*outs));
-    regen_workspace(ws, sel.items, sel.len, &bo, outs);
-    strbuf_free(&ruff_version);
-    if (results) {
-        rcache_stats st;
-        rcache_get_stats(results, &st);
-        log_verbose("cache: %zu hits, %zu misses, %zu written, %zu corrupt entries ignored",
-                    st.hits, st.misses, st.writes, st.corrupt);
-    }
-
-    size_t n_err = 0, n_change = 0;
-    json_t *arr = as_json ? json_array() : NULL;
-    for (size_t i = 0; i < sel.len; i++) {
-        int r = report_one(ws, &cli, &outs[i], common.quiet, arr);
-        n_err += r == EXIT_ERROR;
-        n_change += r == EXIT_FINDINGS;
-    }
-    if (arr) {
-        json_t *root = json_object();
-        json_object_set_new(root, "tag", json_string(tag));
-        json_object_set_new(root, "ruff",
-                            cli.no_ruff
-                                ? json_null()
-                                : json_string(bo.base.ruff.ruff ? bo.base.ruff.ruff : "ruff"));
-        json_object_set_new(root, "configs", arr);
-        char *txt = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        if (txt)
-            printf("%s\n", txt);
-        free(txt);
-        json_decref(root);
-    }
-    fflush(stdout);
-    if (!cli.to_stdout && !common.quiet && !as_json)
-        fprintf(stderr, "pgci: %zu config%s at %s: %zu error%s%s%s\n", sel.len,
-                sel.len == 1 ? "" : "s", tag, n_err, n_err == 1 ? "" : "s",
-                (cli.write || cli.out_dir || n_err) ? ""
-                : n_change                          ? ", some would change"
-                                                    : ", all up to date",
-                cli.no_ruff ? " (raw, without ruff)" : "");
-    rc = n_err ? EXIT_ERROR : n_change ? EXIT_FINDINGS : EXIT_CLEAN;
+    regenerate(ws, &cli, cmd_jobs(&common), &sel, tag, up, results, parses, ruff_cmd, outs);
+    rc = report_all(ws, &cli, outs, sel.len, tag, ruff_cmd ? ruff_cmd : "ruff", common.quiet,
+                    as_json);
 done:
     for (size_t i = 0; outs && i < sel.len; i++)
         regen_output_free(&outs[i]);

@@ -10,44 +10,88 @@
 #include "core/fs.h"
 #include "reports/render.h"
 
-static const char usage[] =
-    "pgci report --in RUN.json [--in ...] [--format md,json,html,sarif,github,comment] "
-    "[-o DIR]\n   or: pgci report --merge A.json B.json ... [-o DIR]";
-
-static const char *const formats[] = {"md", "json", "html", "sarif", "github", "comment"};
-static const char *const file_names[] = {"report.md",    "run.json",        "report.html",
-                                         "report.sarif", "annotations.txt", "comment.md"};
-
-static int format_index(const char *f)
+static int render_md(strbuf *out, const run_doc *d, const char *details_url)
 {
-    for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
-        if (!strcmp(formats[i], f))
-            return (int)i;
-    if (!strcmp(f, "markdown"))
-        return 0;
-    return -1;
+    report_markdown(out, d);
+    return 0;
 }
 
-static int render(strbuf *out, int fmt, const run_doc *d, const char *details_url)
+static int render_json(strbuf *out, const run_doc *d, const char *details_url)
 {
-    switch (fmt) {
-    case 0:
-        report_markdown(out, d);
-        return 0;
-    case 1:
-        run_doc_dump(d, out);
-        return 0;
-    case 2:
-        return report_html(out, d);
-    case 3:
-        report_sarif(out, d);
-        return 0;
-    case 4:
-        report_github(out, d);
-        return 0;
-    default:
-        report_comment(out, d, details_url, 0);
-        return 0;
+    run_doc_dump(d, out);
+    return 0;
+}
+
+static int render_html(strbuf *out, const run_doc *d, const char *details_url)
+{
+    return report_html(out, d);
+}
+
+static int render_sarif(strbuf *out, const run_doc *d, const char *details_url)
+{
+    report_sarif(out, d);
+    return 0;
+}
+
+static int render_github(strbuf *out, const run_doc *d, const char *details_url)
+{
+    report_github(out, d);
+    return 0;
+}
+
+static int render_comment(strbuf *out, const run_doc *d, const char *details_url)
+{
+    report_comment(out, d, details_url, 0);
+    return 0;
+}
+
+/*
+ * The report formats, in the order usage and --help list them.
+ *
+ * Adding a new format: write its renderer in reports/ (one file, declared in
+ * reports/render.h), a render_<name> adapter above, and one row here. The usage
+ * line, the --format help and the "known:" list of the error are made from this
+ * table; nothing else in this file names a format.
+ */
+typedef struct report_format {
+    const char *name;
+    const char *file; /* its file under -o DIR */
+    const char *note; /* said after the name in --help, or NULL */
+    int (*render)(strbuf *out, const run_doc *d, const char *details_url);
+    int step_summary; /* 1: the Markdown also goes to $GITHUB_STEP_SUMMARY */
+} report_format;
+
+static const report_format formats[] = {
+    {.name = "md", .file = "report.md", .render = render_md},
+    {.name = "json", .file = "run.json", .render = render_json},
+    {.name = "html", .file = "report.html", .render = render_html},
+    {.name = "sarif", .file = "report.sarif", .render = render_sarif},
+    {.name = "github",
+     .file = "annotations.txt",
+     .note = "annotations",
+     .render = render_github,
+     .step_summary = 1},
+    {.name = "comment", .file = "comment.md", .render = render_comment},
+};
+#define N_FORMATS (sizeof(formats) / sizeof(formats[0]))
+
+static const report_format *format_find(const char *f)
+{
+    if (!strcmp(f, "markdown"))
+        f = "md";
+    for (size_t i = 0; i < N_FORMATS; i++)
+        if (!strcmp(formats[i].name, f))
+            return &formats[i];
+    return NULL;
+}
+
+/* The format names joined by sep, each with its note in parentheses when notes. */
+static void format_list(strbuf *out, const char *sep, int notes)
+{
+    for (size_t i = 0; i < N_FORMATS; i++) {
+        strbuf_addf(out, "%s%s", i ? sep : "", formats[i].name);
+        if (notes && formats[i].note)
+            strbuf_addf(out, " (%s)", formats[i].note);
     }
 }
 
@@ -75,17 +119,23 @@ int cmd_report(int argc, const char **argv)
     strvec ins = STRVEC_INIT, fmts = STRVEC_INIT, rest = STRVEC_INIT;
     const char *outdir = NULL, *details_url = NULL;
     int merge = 0;
+    strbuf usage = STRBUF_INIT, fmt_help = STRBUF_INIT, known = STRBUF_INIT;
+    strbuf_adds(&usage, "pgci report --in RUN.json [--in ...] [--format ");
+    format_list(&usage, ",", 0);
+    strbuf_adds(&usage, "] [-o DIR]\n   or: pgci report --merge A.json B.json ... [-o DIR]");
+    format_list(&fmt_help, ", ", 1);
+    strbuf_adds(&fmt_help, " (default: md)");
+    format_list(&known, ", ", 0);
     opt table[] = {
         OPT_LIST('i', "in", &ins, "RUN.json", "the run to render (repeat to merge shards)"),
-        OPT_LIST('f', "format", &fmts, "LIST",
-                 "md, json, html, sarif, github (annotations), comment (default: md)"),
+        OPT_LIST('f', "format", &fmts, "LIST", fmt_help.buf),
         OPT_BOOL(0, "merge", &merge, "merge the run.json files given as arguments"),
         OPT_STR('o', "output", &outdir, "DIR", "write report.* files into DIR instead of stdout"),
         OPT_STR(0, "details-url", &details_url, "URL", "where the full report lives (comment)"),
         OPT_END(),
     };
     int code;
-    if (cmd_parse(argc, argv, table, NULL, usage,
+    if (cmd_parse(argc, argv, table, NULL, usage.buf,
                   "Renders a run.json written by check, survey, logits or run.", &rest, &code))
         goto done;
     code = EXIT_ERROR;
@@ -99,18 +149,16 @@ int cmd_report(int argc, const char **argv)
         strvec_push(&fmts, "json");
     if (!fmts.len)
         strvec_push(&fmts, "md");
-    int idx[16];
+    const report_format *fmt[16];
     if (fmts.len > 16) {
         fprintf(stderr, "pgci: error: report: too many formats\n");
         goto done;
     }
     for (size_t i = 0; i < fmts.len; i++) {
-        idx[i] = format_index(fmts.items[i]);
-        if (idx[i] < 0) {
-            fprintf(stderr,
-                    "pgci: error: report: unknown format '%s' (known: md, json, html, sarif, "
-                    "github, comment)\n",
-                    fmts.items[i]);
+        fmt[i] = format_find(fmts.items[i]);
+        if (!fmt[i]) {
+            fprintf(stderr, "pgci: error: report: unknown format '%s' (known: %s)\n", fmts.items[i],
+                    known.buf);
             goto done;
         }
     }
@@ -143,18 +191,18 @@ int cmd_report(int argc, const char **argv)
     code = EXIT_CLEAN;
     for (size_t i = 0; i < fmts.len && code == EXIT_CLEAN; i++) {
         strbuf out = STRBUF_INIT;
-        if (render(&out, idx[i], d, details_url) < 0) {
+        if (fmt[i]->render(&out, d, details_url) < 0) {
             code = cmd_error();
         } else if (outdir) {
             strbuf p = STRBUF_INIT;
-            fs_join(&p, outdir, file_names[idx[i]]);
+            fs_join(&p, outdir, fmt[i]->file);
             if (fs_write_atomic(p.buf, out.buf, out.len) < 0)
                 code = cmd_error();
             strbuf_free(&p);
         } else {
             fwrite(out.buf, 1, out.len, stdout);
         }
-        if (code == EXIT_CLEAN && idx[i] == 4 && write_step_summary(d) < 0)
+        if (code == EXIT_CLEAN && fmt[i]->step_summary && write_step_summary(d) < 0)
             code = cmd_error();
         strbuf_free(&out);
     }
@@ -167,5 +215,8 @@ done:
     strvec_free(&ins);
     strvec_free(&fmts);
     strvec_free(&rest);
+    strbuf_free(&usage);
+    strbuf_free(&fmt_help);
+    strbuf_free(&known);
     return code;
 }

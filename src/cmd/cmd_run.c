@@ -12,13 +12,15 @@
 #include <string.h>
 #include <time.h>
 
-#include "checks/gate.h"
 #include "checks/logits.h"
 #include "cmd/cmd.h"
+#include "core/clock.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/log.h"
 #include "index/index.h"
+#include "pipeline/gate.h"
+#include "pipeline/pipeline.h"
 #include "reports/render.h"
 #include "upstream/upstream.h"
 #include "workspace/workspace.h"
@@ -29,13 +31,6 @@
 
 static const char usage[] = "pgci run [-C DIR] [--tag T] [-o DIR] [--ruff CMD | --no-ruff] "
                             "[--toy DIR ...] [--no-logits]";
-
-static double ms_since(const struct timespec *t0)
-{
-    struct timespec t1;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
-}
 
 static const char *demo_dir(void)
 {
@@ -56,30 +51,24 @@ static void fetch_and_index(const workspace *ws, const char *tag, const char *ru
         pgci_error_clear();
         return;
     }
-    upstream_opts uo;
-    memset(&uo, 0, sizeof(uo));
-    uo.spec = ws->upstream;
-    uo.base_dir = ws->root;
-    uo.jobs = jobs;
     upstream *up;
-    if (upstream_open(&up, &uo) < 0) {
+    if (pipeline_upstream_open(&up, ws, NULL, NULL, jobs) < 0) {
         log_warn("%s", pgci_error_last());
         pgci_error_clear();
         strvec_free(&mods);
         return;
     }
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double t0 = now_ms();
     strbuf *src = pgci_calloc(mods.len + 1, sizeof(strbuf));
     char **errs = pgci_calloc(mods.len + 1, sizeof(char *));
     for (size_t i = 0; i < mods.len; i++)
         strbuf_init(&src[i], 0);
     upstream_fetch_all(up, tag, &mods, src, errs);
     pgci_error_clear();
-    run_doc_add_timing(doc, "fetch", ms_since(&t0));
+    run_doc_add_timing(doc, "fetch", now_ms() - t0);
     upstream_stats st;
     upstream_get_stats(up, &st);
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    t0 = now_ms();
     size_t ok = 0, classes = 0, functions = 0, methods = 0, bytes = 0;
     for (size_t i = 0; i < mods.len; i++) {
         if (errs[i]) {
@@ -100,7 +89,7 @@ static void fetch_and_index(const workspace *ws, const char *tag, const char *ru
         methods += m->n_methods;
         index_module_free(m);
     }
-    run_doc_add_timing(doc, "index", ms_since(&t0));
+    run_doc_add_timing(doc, "index", now_ms() - t0);
     printf("fetch   %zu of %zu upstream modules at %s from %s (%zu read, %zu from cache, %zu "
            "bytes)\n",
            ok, mods.len, tag, upstream_describe(up), st.fetched, st.cached, bytes);
@@ -129,8 +118,7 @@ static void merge_logits(gate_result *g, const char *const *toys, size_t n_toys)
     lo.seed = 1234;
     logits_report rep;
     memset(&rep, 0, sizeof(rep));
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double t0 = now_ms();
     if (check_logits(&lo, &rep, &g->fs) < 0) {
         run_doc_set_check(&g->doc, "logits", "failed", pgci_error_last());
         printf("logits  could not run: %s\n", pgci_error_last());
@@ -149,7 +137,7 @@ static void merge_logits(gate_result *g, const char *const *toys, size_t n_toys)
                "configs)\n",
                pass, fail, skip, n_toys);
     }
-    run_doc_add_timing(&g->doc, "logits", ms_since(&t0));
+    run_doc_add_timing(&g->doc, "logits", now_ms() - t0);
     logits_report_free(&rep);
     findings_sort(&g->fs);
     run_doc_set_findings(&g->doc, &g->fs);
@@ -180,6 +168,63 @@ static int write_reports(const run_doc *d, const char *dir)
     strbuf_free(&p);
     strbuf_free(&out);
     return r;
+}
+
+/* The workspace at or above the current directory, or (none there, and no -C) the
+ * bundled demo. *dir: the directory opened. */
+static int open_workspace(const char *given, workspace **ws, const char **dir_out)
+{
+    const char *dir = given;
+    if (!dir) {
+        if (workspace_open(ws, ".") == 0) {
+            dir = ".";
+        } else {
+            pgci_error_clear();
+            dir = demo_dir();
+            log_info("no workspace here: running on the bundled demo (%s)", dir);
+        }
+        if (!strcmp(dir, "."))
+            workspace_free(*ws);
+    }
+    *dir_out = dir;
+    return workspace_open(ws, dir);
+}
+
+/* The demo's toy models: every fixtures/toy_config/<name>/config.json */
+static void add_demo_toys(const char *dir, strvec *toys)
+{
+    strbuf demo_toys = STRBUF_INIT;
+    char *parent = fs_dirname(dir);
+    fs_join(&demo_toys, parent, "toy_config");
+    free(parent);
+    strvec names = STRVEC_INIT;
+    if (fs_list_dir(&names, demo_toys.buf) == 0) {
+        for (size_t n = 0; n < names.len; n++) {
+            strbuf t = STRBUF_INIT;
+            fs_join(&t, demo_toys.buf, names.items[n]);
+            strbuf_adds(&t, "/config.json");
+            if (fs_is_file(t.buf))
+                strvec_push(toys, t.buf);
+            strbuf_free(&t);
+        }
+    }
+    pgci_error_clear();
+    strvec_free(&names);
+    strbuf_free(&demo_toys);
+}
+
+/* The "checks" and "result" lines. */
+static void print_checks(const gate_result *g)
+{
+    size_t e = findings_count_at_least(&g->fs, SEV_ERROR);
+    size_t w = findings_count_at_least(&g->fs, SEV_WARNING) - e;
+    printf("checks  ");
+    json_t *c;
+    size_t i;
+    json_array_foreach(run_doc_checks(&g->doc), i, c)
+        printf("%s%s:%s", i ? ", " : "", json_string_value(json_object_get(c, "id")),
+               json_string_value(json_object_get(c, "status")));
+    printf("\nresult  %zu errors, %zu warnings, %zu notes\n", e, w, g->fs.len - e - w);
 }
 
 int cmd_run(int argc, const char **argv)
@@ -216,24 +261,13 @@ int cmd_run(int argc, const char **argv)
     }
     go.jobs = cmd_jobs(&common);
     workspace *ws;
-    const char *dir = common.workspace;
-    if (!dir) {
-        if (workspace_open(&ws, ".") == 0) {
-            dir = ".";
-        } else {
-            pgci_error_clear();
-            dir = demo_dir();
-            log_info("no workspace here: running on the bundled demo (%s)", dir);
-        }
-        if (!strcmp(dir, "."))
-            workspace_free(ws);
-    }
-    if (workspace_open(&ws, dir) < 0) {
+    const char *dir;
+    if (open_workspace(common.workspace, &ws, &dir) < 0) {
         code = cmd_error();
         goto out;
     }
     int is_demo = !common.workspace && strcmp(dir, ".");
-    char *tag = go.tag ? pgci_strdup(go.tag) : ws->pin ? pgci_asprintf("v%s", ws->pin) : NULL;
+    char *tag = go.tag ? pgci_strdup(go.tag) : workspace_pin_tag(ws);
     if (!tag) {
         fprintf(stderr, "pgci: error: %s pins no transformers version: pass --tag\n",
                 ws->pyproject);
@@ -267,40 +301,13 @@ int cmd_run(int argc, const char **argv)
            g.ruff_version ? "" : " (structural comparison: no ruff)");
 
     if (!no_logits) {
-        strbuf demo_toys = STRBUF_INIT;
-        if (!toys.len && is_demo) {
-            /* the demo's toy models: every fixtures/toy_config/<name>/config.json */
-            char *parent = fs_dirname(dir);
-            fs_join(&demo_toys, parent, "toy_config");
-            free(parent);
-            strvec names = STRVEC_INIT;
-            if (fs_list_dir(&names, demo_toys.buf) == 0) {
-                for (size_t n = 0; n < names.len; n++) {
-                    strbuf t = STRBUF_INIT;
-                    fs_join(&t, demo_toys.buf, names.items[n]);
-                    strbuf_adds(&t, "/config.json");
-                    if (fs_is_file(t.buf))
-                        strvec_push(&toys, t.buf);
-                    strbuf_free(&t);
-                }
-            }
-            pgci_error_clear();
-            strvec_free(&names);
-        }
-        strbuf_free(&demo_toys);
+        if (!toys.len && is_demo)
+            add_demo_toys(dir, &toys);
         if (toys.len)
             merge_logits(&g, (const char *const *)toys.items, toys.len);
     }
 
-    size_t e = findings_count_at_least(&g.fs, SEV_ERROR);
-    size_t w = findings_count_at_least(&g.fs, SEV_WARNING) - e;
-    printf("checks  ");
-    json_t *c;
-    size_t i;
-    json_array_foreach(run_doc_checks(&g.doc), i, c)
-        printf("%s%s:%s", i ? ", " : "", json_string_value(json_object_get(c, "id")),
-               json_string_value(json_object_get(c, "status")));
-    printf("\nresult  %zu errors, %zu warnings, %zu notes\n", e, w, g.fs.len - e - w);
+    print_checks(&g);
     if (write_reports(&g.doc, outdir) < 0) {
         code = cmd_error();
     } else {

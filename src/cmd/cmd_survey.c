@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checks/gate.h"
-#include "checks/survey.h"
 #include "cmd/cmd.h"
 #include "core/error.h"
 #include "core/log.h"
+#include "pipeline/pipeline.h"
+#include "pipeline/survey.h"
 #include "verify/verify.h"
 #include "workspace/workspace.h"
 
@@ -105,7 +105,10 @@ int cmd_survey(int argc, const char **argv)
         OPT_STR(0, "source", &so.source, "SPEC", "upstream source (URL template, git:, dir:)"),
         OPT_STR('c', "config-name", &so.var_name, "NAME", "the PatchConfig variable (config)"),
         OPT_STR(0, "shard", &shard, "K/N", "survey the K-th of N shares of the configs"),
-        OPT_STR(0, "cache-dir", &so.cache_dir, "DIR", "upstream cache (default ~/.cache/pgci)"),
+        OPT_STR(0, "cache-dir", &so.cache_dir, "DIR",
+                "pgci's cache: upstream files, results/ (default ~/.cache/pgci)"),
+        OPT_BOOL(0, "no-cache", &so.no_cache,
+                 "neither read nor write cached regenerations and ruff results"),
         OPT_BOOL(0, "timestamp", &so.timestamp, "record the time in run.json"),
         OPT_BOOL(0, "verify", &verify, "also run [tool.pgci.verify] at the new tag (pgci verify)"),
         OPT_STR(0, "python", &python, "PATH", "{python} for --verify: the new tag's environment"),
@@ -128,7 +131,7 @@ int cmd_survey(int argc, const char **argv)
         fprintf(stderr, "pgci: error: survey: --format wants text or json, not '%s'\n", format);
         goto out;
     }
-    if (shard && gate_parse_shard(shard, &so.shard_k, &so.shard_n) < 0) {
+    if (shard && pipeline_parse_shard(shard, &so.shard_k, &so.shard_n) < 0) {
         code = cmd_error();
         goto out;
     }

@@ -11,7 +11,7 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/log.h"
-#include "reports/run_doc.h"
+#include "pipeline/run_doc.h"
 #include "verify/verify.h"
 #include "workspace/workspace.h"
 

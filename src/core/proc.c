@@ -20,16 +20,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/error.h"
 
 extern char **environ;
-
-static long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 void proc_argv_string(strbuf *out, const char *const *argv)
 {
@@ -93,6 +87,112 @@ static char **child_environ(const char *const *extra)
     return env;
 }
 
+/* Starts opts->argv in a process group of its own, stdin from in_r (or /dev/null
+ * when opts has no stdin), stdout and stderr into out_w and err_w, SIGPIPE at its
+ * default, in opts->env's environment. Returns posix_spawnp's result. */
+static int spawn_child(const proc_opts *opts, int in_r, int out_w, int err_w, pid_t *pid)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                                        POSIX_SPAWN_SETSIGDEF);
+    posix_spawnattr_setpgroup(&attr, 0);
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(&attr, &none);
+    sigset_t def;
+    sigemptyset(&def);
+    sigaddset(&def, SIGPIPE);
+    posix_spawnattr_setsigdefault(&attr, &def);
+    if (opts->stdin_data)
+        posix_spawn_file_actions_adddup2(&fa, in_r, 0);
+    else
+        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, out_w, 1);
+    posix_spawn_file_actions_adddup2(&fa, err_w, 2);
+    if (opts->cwd)
+        posix_spawn_file_actions_addchdir_np(&fa, opts->cwd);
+
+    char **env = opts->env ? child_environ(opts->env) : environ;
+    int rc = posix_spawnp(pid, opts->argv[0], &fa, &attr, (char *const *)opts->argv, env);
+    if (env != environ)
+        free(env);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    (void)all;
+    return rc;
+}
+
+/* Reads the child's stdout and stderr into res (at most cap bytes each) and writes
+ * opts->stdin_data to *in_w (closed, and set to -1, once written) until both
+ * outputs close, the deadline (0: none) sets res->timed_out, or the child exits
+ * (*reaped = 1, its status in *st). */
+static void pump(const proc_opts *opts, proc_result *res, pid_t pid, int out_r, int err_r,
+                 int *in_w, long deadline, size_t cap, int *reaped, int *st)
+{
+    size_t in_off = 0;
+    int out_open = 1, err_open = 1;
+    while (out_open || err_open) {
+        struct pollfd p[3];
+        int np = 0;
+        int io = -1, ie = -1, ii = -1;
+        if (out_open) {
+            io = np;
+            p[np++] = (struct pollfd){out_r, POLLIN, 0};
+        }
+        if (err_open) {
+            ie = np;
+            p[np++] = (struct pollfd){err_r, POLLIN, 0};
+        }
+        if (*in_w >= 0) {
+            ii = np;
+            p[np++] = (struct pollfd){*in_w, POLLOUT, 0};
+        }
+        int wait = -1;
+        if (deadline) {
+            long left = deadline - (long)now_ms();
+            if (left <= 0) {
+                res->timed_out = 1;
+                break;
+            }
+            wait = (int)left;
+        }
+        if (wait < 0 || wait > 100)
+            wait = 100; /* to notice a child that exits while its own children hold the pipes */
+        int n = poll(p, (nfds_t)np, wait);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            break;
+        if (io >= 0 && p[io].revents && drain(out_r, &res->out, cap))
+            out_open = 0;
+        if (ie >= 0 && p[ie].revents && drain(err_r, &res->err, cap))
+            err_open = 0;
+        if (ii >= 0 && p[ii].revents) {
+            ssize_t w = write(*in_w, opts->stdin_data + in_off, opts->stdin_len - in_off);
+            if (w > 0)
+                in_off += (size_t)w;
+            if ((w < 0 && errno != EAGAIN && errno != EINTR) || in_off >= opts->stdin_len) {
+                close(*in_w);
+                *in_w = -1;
+            }
+        }
+        /* exited while something it started still holds the pipes open (a daemon,
+         * a test's leftover worker): keep what it wrote, and end the group below */
+        if (waitpid(pid, st, WNOHANG) == pid) {
+            *reaped = 1;
+            if (out_open)
+                drain(out_r, &res->out, cap);
+            if (err_open)
+                drain(err_r, &res->err, cap);
+            break;
+        }
+    }
+}
+
 int proc_run(const proc_opts *opts, proc_result *res)
 {
     int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
@@ -115,37 +215,8 @@ int proc_run(const proc_opts *opts, proc_result *res)
         return name_error(PGCI_EIO, opts, strerror(e));
     }
 
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t attr;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawnattr_init(&attr);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                        POSIX_SPAWN_SETSIGDEF);
-    posix_spawnattr_setpgroup(&attr, 0);
-    sigset_t none, all;
-    sigemptyset(&none);
-    sigfillset(&all);
-    posix_spawnattr_setsigmask(&attr, &none);
-    sigset_t def;
-    sigemptyset(&def);
-    sigaddset(&def, SIGPIPE);
-    posix_spawnattr_setsigdefault(&attr, &def);
-    if (opts->stdin_data)
-        posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-    else
-        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, err[1], 2);
-    if (opts->cwd)
-        posix_spawn_file_actions_addchdir_np(&fa, opts->cwd);
-
     pid_t pid;
-    char **env = opts->env ? child_environ(opts->env) : environ;
-    int rc = posix_spawnp(&pid, opts->argv[0], &fa, &attr, (char *const *)opts->argv, env);
-    if (env != environ)
-        free(env);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
+    int rc = spawn_child(opts, in[0], out[1], err[1], &pid);
     close(out[1]);
     close(err[1]);
     if (in[0] >= 0)
@@ -163,9 +234,8 @@ int proc_run(const proc_opts *opts, proc_result *res)
     fcntl(err[0], F_SETFL, O_NONBLOCK);
     if (in[1] >= 0)
         fcntl(in[1], F_SETFL, O_NONBLOCK);
-    size_t in_off = 0;
-    int out_open = 1, err_open = 1, reaped = 0, st = 0;
-    long deadline = opts->timeout_ms > 0 ? now_ms() + opts->timeout_ms : 0;
+    int reaped = 0, st = 0;
+    long deadline = opts->timeout_ms > 0 ? (long)now_ms() + opts->timeout_ms : 0;
     if (in[1] >= 0 && opts->stdin_len == 0) {
         close(in[1]);
         in[1] = -1;
@@ -176,62 +246,7 @@ int proc_run(const proc_opts *opts, proc_result *res)
     ign.sa_handler = SIG_IGN;
     sigaction(SIGPIPE, &ign, &old_pipe);
 
-    while (out_open || err_open) {
-        struct pollfd p[3];
-        int np = 0;
-        int io = -1, ie = -1, ii = -1;
-        if (out_open) {
-            io = np;
-            p[np++] = (struct pollfd){out[0], POLLIN, 0};
-        }
-        if (err_open) {
-            ie = np;
-            p[np++] = (struct pollfd){err[0], POLLIN, 0};
-        }
-        if (in[1] >= 0) {
-            ii = np;
-            p[np++] = (struct pollfd){in[1], POLLOUT, 0};
-        }
-        int wait = -1;
-        if (deadline) {
-            long left = deadline - now_ms();
-            if (left <= 0) {
-                res->timed_out = 1;
-                break;
-            }
-            wait = (int)left;
-        }
-        if (wait < 0 || wait > 100)
-            wait = 100; /* to notice a child that exits while its own children hold the pipes */
-        int n = poll(p, (nfds_t)np, wait);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            break;
-        if (io >= 0 && p[io].revents && drain(out[0], &res->out, cap))
-            out_open = 0;
-        if (ie >= 0 && p[ie].revents && drain(err[0], &res->err, cap))
-            err_open = 0;
-        if (ii >= 0 && p[ii].revents) {
-            ssize_t w = write(in[1], opts->stdin_data + in_off, opts->stdin_len - in_off);
-            if (w > 0)
-                in_off += (size_t)w;
-            if ((w < 0 && errno != EAGAIN && errno != EINTR) || in_off >= opts->stdin_len) {
-                close(in[1]);
-                in[1] = -1;
-            }
-        }
-        /* exited while something it started still holds the pipes open (a daemon,
-         * a test's leftover worker): keep what it wrote, and end the group below */
-        if (waitpid(pid, &st, WNOHANG) == pid) {
-            reaped = 1;
-            if (out_open)
-                drain(out[0], &res->out, cap);
-            if (err_open)
-                drain(err[0], &res->err, cap);
-            break;
-        }
-    }
+    pump(opts, res, pid, out[0], err[0], &in[1], deadline, cap, &reaped, &st);
     if (in[1] >= 0)
         close(in[1]);
     close(out[0]);
@@ -242,7 +257,6 @@ int proc_run(const proc_opts *opts, proc_result *res)
     while (!reaped && waitpid(pid, &st, 0) < 0 && errno == EINTR) {
     }
     sigaction(SIGPIPE, &old_pipe, NULL);
-    (void)all;
 
     if (res->timed_out) {
         char why[64];

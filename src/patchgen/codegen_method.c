@@ -140,6 +140,99 @@ static int is_empty_body_node(TSNode n)
     return 0;
 }
 
+/* The class has the method: the preserved source replaces it, its leading comments
+ * above the method's decorators (patchgen's _split_leading_comments()). */
+static void replace_existing(strvec *out, const cg_lines *lines, TSNode mnode, TSNode mdecorated,
+                             const char *preserved, size_t plen, size_t class_indent)
+{
+    size_t mstart = ts_node_start_point(mnode).row;
+    size_t mend = end_line(mnode);
+    size_t mindent = mstart < lines->len ? indent_of(lines->items[mstart]) : class_indent + 4;
+    /* _split_leading_comments() */
+    cg_lines pl = VEC_INIT;
+    cgtext_splitlines(&pl, preserved, plen);
+    size_t i = 0;
+    for (; i < pl.len; i++) {
+        cg_span l = pl.items[i];
+        size_t off = cgtext_lstrip_off(l.p, l.n);
+        cg_span s = {l.p + off, l.n - off};
+        if (starts_with_span(s, "def ") || starts_with_span(s, "async def ") ||
+            starts_with_span(s, "@") || starts_with_span(s, "class "))
+            break;
+    }
+    size_t nlead = i;
+    while (nlead > 0 && cgtext_is_blank(pl.items[nlead - 1].p, pl.items[nlead - 1].n))
+        nlead--;
+    strbuf lead = STRBUF_INIT, defsrc = STRBUF_INIT;
+    for (size_t k = 0; k < nlead; k++) {
+        if (k)
+            strbuf_addc(&lead, '\n');
+        strbuf_add(&lead, pl.items[k].p, pl.items[k].n);
+    }
+    for (size_t k = i; k < pl.len; k++) {
+        if (k > i)
+            strbuf_addc(&defsrc, '\n');
+        strbuf_add(&defsrc, pl.items[k].p, pl.items[k].n);
+    }
+    size_t dstart = ts_node_start_point(mdecorated).row; /* first decorator, or the def */
+    push_range(out, lines, 0, dstart);
+    if (nlead)
+        indent_preserved(out, lead.buf, lead.len, mindent);
+    push_range(out, lines, dstart, mstart);
+    indent_preserved(out, defsrc.buf, defsrc.len, mindent);
+    push_range(out, lines, mend, lines->len);
+    strbuf_free(&lead);
+    strbuf_free(&defsrc);
+    VEC_FREE(&pl);
+}
+
+/* The class lacks the method: the preserved source is added, in place of an empty
+ * body (`pass`, `...`) when there is one, else at the end. */
+static void add_new(strvec *out, const cg_lines *lines, TSNode empty, int have_empty,
+                    const char *preserved, size_t plen, size_t class_indent)
+{
+    strvec ind = STRVEC_INIT;
+    indent_preserved(&ind, preserved, plen, class_indent + 4);
+    if (have_empty) {
+        size_t estart = ts_node_start_point(empty).row;
+        size_t eend = end_line(empty);
+        cg_span hl = estart < lines->len ? lines->items[estart] : (cg_span){"", 0};
+        const char *colon = NULL;
+        for (size_t k = hl.n; k-- > 0;)
+            if (hl.p[k] == ':') {
+                colon = hl.p + k;
+                break;
+            }
+        int inline_form = 0;
+        if (colon) {
+            const char *a = colon + 1, *e = hl.p + hl.n;
+            const char *hash = memchr(a, '#', (size_t)(e - a));
+            if (hash)
+                e = hash;
+            cg_span st = cgtext_strip(a, (size_t)(e - a));
+            inline_form =
+                (st.n == 4 && !memcmp(st.p, "pass", 4)) || (st.n == 3 && !memcmp(st.p, "...", 3));
+        }
+        push_range(out, lines, 0, estart);
+        if (inline_form) {
+            cg_span h = cgtext_strip(hl.p, (size_t)(colon + 1 - hl.p));
+            /* rstrip only */
+            strvec_pushn(out, hl.p, (size_t)(h.p - hl.p) + h.n);
+        }
+        for (size_t k = 0; k < ind.len; k++)
+            strvec_push(out, ind.items[k]);
+        push_range(out, lines, eend, lines->len);
+    } else {
+        push_range(out, lines, 0, lines->len);
+        if (out->len &&
+            !cgtext_is_blank(out->items[out->len - 1], strlen(out->items[out->len - 1])))
+            strvec_push(out, "");
+        for (size_t k = 0; k < ind.len; k++)
+            strvec_push(out, ind.items[k]);
+    }
+    strvec_free(&ind);
+}
+
 void cgm_replace_method(strbuf *cls, const char *method, const char *preserved, int *added)
 {
     *added = 0;
@@ -180,86 +273,10 @@ void cgm_replace_method(strbuf *cls, const char *method, const char *preserved, 
     strvec out = STRVEC_INIT;
     size_t plen = strlen(preserved);
     if (have_m) {
-        size_t mstart = ts_node_start_point(mnode).row;
-        size_t mend = end_line(mnode);
-        size_t mindent = mstart < lines.len ? indent_of(lines.items[mstart]) : class_indent + 4;
-        /* _split_leading_comments() */
-        cg_lines pl = VEC_INIT;
-        cgtext_splitlines(&pl, preserved, plen);
-        size_t i = 0;
-        for (; i < pl.len; i++) {
-            cg_span l = pl.items[i];
-            size_t off = cgtext_lstrip_off(l.p, l.n);
-            cg_span s = {l.p + off, l.n - off};
-            if (starts_with_span(s, "def ") || starts_with_span(s, "async def ") ||
-                starts_with_span(s, "@") || starts_with_span(s, "class "))
-                break;
-        }
-        size_t nlead = i;
-        while (nlead > 0 && cgtext_is_blank(pl.items[nlead - 1].p, pl.items[nlead - 1].n))
-            nlead--;
-        strbuf lead = STRBUF_INIT, defsrc = STRBUF_INIT;
-        for (size_t k = 0; k < nlead; k++) {
-            if (k)
-                strbuf_addc(&lead, '\n');
-            strbuf_add(&lead, pl.items[k].p, pl.items[k].n);
-        }
-        for (size_t k = i; k < pl.len; k++) {
-            if (k > i)
-                strbuf_addc(&defsrc, '\n');
-            strbuf_add(&defsrc, pl.items[k].p, pl.items[k].n);
-        }
-        size_t dstart = ts_node_start_point(mdecorated).row; /* first decorator, or the def */
-        push_range(&out, &lines, 0, dstart);
-        if (nlead)
-            indent_preserved(&out, lead.buf, lead.len, mindent);
-        push_range(&out, &lines, dstart, mstart);
-        indent_preserved(&out, defsrc.buf, defsrc.len, mindent);
-        push_range(&out, &lines, mend, lines.len);
-        strbuf_free(&lead);
-        strbuf_free(&defsrc);
-        VEC_FREE(&pl);
+        replace_existing(&out, &lines, mnode, mdecorated, preserved, plen, class_indent);
     } else {
         *added = 1;
-        strvec ind = STRVEC_INIT;
-        indent_preserved(&ind, preserved, plen, class_indent + 4);
-        if (have_empty) {
-            size_t estart = ts_node_start_point(empty).row;
-            size_t eend = end_line(empty);
-            cg_span hl = estart < lines.len ? lines.items[estart] : (cg_span){"", 0};
-            const char *colon = NULL;
-            for (size_t k = hl.n; k-- > 0;)
-                if (hl.p[k] == ':') {
-                    colon = hl.p + k;
-                    break;
-                }
-            int inline_form = 0;
-            if (colon) {
-                const char *a = colon + 1, *e = hl.p + hl.n;
-                const char *hash = memchr(a, '#', (size_t)(e - a));
-                if (hash)
-                    e = hash;
-                cg_span st = cgtext_strip(a, (size_t)(e - a));
-                inline_form = (st.n == 4 && !memcmp(st.p, "pass", 4)) ||
-                              (st.n == 3 && !memcmp(st.p, "...", 3));
-            }
-            push_range(&out, &lines, 0, estart);
-            if (inline_form) {
-                cg_span h = cgtext_strip(hl.p, (size_t)(colon + 1 - hl.p));
-                /* rstrip only */
-                strvec_pushn(&out, hl.p, (size_t)(h.p - hl.p) + h.n);
-            }
-            for (size_t k = 0; k < ind.len; k++)
-                strvec_push(&out, ind.items[k]);
-            push_range(&out, &lines, eend, lines.len);
-        } else {
-            push_range(&out, &lines, 0, lines.len);
-            if (out.len && !cgtext_is_blank(out.items[out.len - 1], strlen(out.items[out.len - 1])))
-                strvec_push(&out, "");
-            for (size_t k = 0; k < ind.len; k++)
-                strvec_push(&out, ind.items[k]);
-        }
-        strvec_free(&ind);
+        add_new(&out, &lines, empty, have_empty, preserved, plen, class_indent);
     }
     strbuf_reset(cls);
     for (size_t k = 0; k < out.len; k++) {

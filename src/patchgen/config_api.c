@@ -215,6 +215,16 @@ static int need_object(ce_ctx *c, ce_value *v, TSNode n, const char *what, pg_ob
         snprintf(why, sizeof(why), "the %s must be a def or class defined in a patch config", what);
         return ce_unsupported(c, n, why);
     }
+    unsigned line;
+    const char *deco = ce_object_wrapped(c->ev, v->u.obj, &line);
+    if (deco) {
+        char why[300];
+        snprintf(why, sizeof(why),
+                 "%s is wrapped by %.80s (line %u), a decorator pgci does not know: it may "
+                 "return another object, whose source or __name__ patchgen reads instead",
+                 v->u.obj->name, deco, line);
+        return ce_unsupported(c, n, why);
+    }
     *out = v->u.obj;
     return 0;
 }

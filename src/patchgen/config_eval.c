@@ -27,6 +27,8 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "patchgen/config_internal.h"
+#include "py/pynode.h"
+#include "py/pysrc.h"
 
 /* --- values and configs ---------------------------------------------------------- */
 
@@ -135,6 +137,7 @@ void config_eval_free(config_eval *ev)
             continue;
         hashmap_free(&m->ns);
         hashmap_free(&m->cloned);
+        VEC_FREE(&m->loads);
         hashmap_free(&m->first_class);
         if (m->tree) {
             py_tree_free(m->tree);
@@ -235,6 +238,43 @@ static int is_config_value(const ce_value *v)
     return ce_value_is_config(v);
 }
 
+#define IDENTITY_WHY                                                                               \
+    "patchgen reads __name__, __qualname__, __module__ and __wrapped__ of the objects it "         \
+    "copies; pgci does not model changing them"
+
+/* __name__ and the other attributes that say which object and source patchgen reads. */
+static int is_identity_attr(ce_ctx *c, TSNode attr)
+{
+    static const char *const names[] = {"__name__",    "__qualname__", "__module__",
+                                        "__wrapped__", "__code__",     NULL};
+    for (size_t i = 0; names[i]; i++)
+        if (py_text_eq(c->t, attr, names[i]))
+            return 1;
+    return 0;
+}
+
+/* `X.__name__ += ...` and `setattr(X, ...)` / `delattr(X, ...)` on a def or class. */
+static int check_identity_change(ce_ctx *c, TSNode stmt, TSNode e)
+{
+    TSNode target = {0};
+    if (py_is(e, "augmented_assignment") && py_is(py_field(e, "left"), "attribute") &&
+        is_identity_attr(c, py_field(py_field(e, "left"), "attribute")))
+        target = py_field(py_field(e, "left"), "object");
+    if (py_is(e, "call") && py_is(py_field(e, "function"), "identifier") &&
+        (py_text_eq(c->t, py_field(e, "function"), "setattr") ||
+         py_text_eq(c->t, py_field(e, "function"), "delattr")) &&
+        !hashmap_get(&c->mod->ns,
+                     py_text_eq(c->t, py_field(e, "function"), "setattr") ? "setattr" : "delattr"))
+        target = ce_named_child(py_field(e, "arguments"), 0);
+    if (ts_node_is_null(target))
+        return 0;
+    ce_value *v;
+    int r = ce_eval(c, target, &v);
+    if (r == 0 && v->kind == CE_OBJECT)
+        r = ce_unsupported(c, stmt, IDENTITY_WHY);
+    return r;
+}
+
 /* Binds the names of a tuple/list target, element-wise when the value allows it. */
 static int assign_pattern(ce_ctx *c, TSNode stmt, TSNode target, ce_value *v)
 {
@@ -264,6 +304,8 @@ static int assign_target(ce_ctx *c, TSNode stmt, TSNode target, ce_value *v)
             return r;
         if (obj->kind == CE_CONFIG)
             return ce_set_attribute(c, stmt, obj->u.cfg, py_field(target, "attribute"), v);
+        if (obj->kind == CE_OBJECT && is_identity_attr(c, py_field(target, "attribute")))
+            return ce_unsupported(c, stmt, IDENTITY_WHY);
         if (is_config_value(obj) || is_config_value(v))
             return ce_unsupported(c, stmt, NULL);
         return 0;
@@ -305,6 +347,9 @@ static int exec_expression(ce_ctx *c, TSNode stmt)
     TSNode e = ce_named_child(stmt, 0);
     if (py_is(e, "string") || py_is(e, "concatenated_string"))
         return 0; /* a docstring */
+    int r = check_identity_change(c, stmt, e);
+    if (r < 0)
+        return r;
     if (py_is(e, "assignment"))
         return exec_assignment(c, stmt, e);
     if (py_is(e, "call")) {
@@ -403,6 +448,88 @@ static int check_class_body(ce_ctx *c, TSNode cls)
     return r;
 }
 
+/* Decorators that give patchgen the object they decorate, or a wrapper it unwraps
+ * (functools.wraps sets __wrapped__, __name__ and __module__), by their dotted name
+ * with or without a call. */
+static const char *const known_decorators[] = {"dataclass",
+                                               "dataclasses.dataclass",
+                                               "lru_cache",
+                                               "functools.lru_cache",
+                                               "cache",
+                                               "functools.cache",
+                                               "contextmanager",
+                                               "contextlib.contextmanager",
+                                               "no_type_check",
+                                               "typing.no_type_check",
+                                               "torch.no_grad",
+                                               "torch.inference_mode",
+                                               "torch.enable_grad",
+                                               "auto_docstring",
+                                               "transformers.utils.auto_docstring",
+                                               NULL};
+
+/* 1 when the decorator is one of known_decorators, its first name not bound to a
+ * def or class of the config (which could be anything). */
+static int decorator_known(ce_ctx *c, TSNode deco)
+{
+    TSNode e = ce_named_child(deco, 0);
+    if (py_is(e, "call"))
+        e = py_field(e, "function");
+    TSNode root = e;
+    while (py_is(root, "attribute"))
+        root = py_field(root, "object");
+    if (!py_is(root, "identifier"))
+        return 0;
+    char *first = py_text_dup(c->t, root);
+    ce_value *v = hashmap_get(&c->mod->ns, first);
+    free(first);
+    if (v && v->kind != CE_UNKNOWN)
+        return 0;
+    strbuf sb = STRBUF_INIT;
+    pynode_text_clean(&sb, c->t, e);
+    int known = 0;
+    for (size_t i = 0; known_decorators[i]; i++)
+        known = known || !strcmp(sb.buf, known_decorators[i]);
+    strbuf_free(&sb);
+    return known;
+}
+
+/* Python evaluates decorator expressions top-down, then applies them bottom-up:
+ * the one nearest the def registers first. A decorator pgci does not know may
+ * return another object: a patch decorator above it is refused, and *wrapped says
+ * which one it was, for registrations by name later. */
+static int apply_decorators(ce_ctx *c, TSNode n, pg_object *obj, TSNode *wrapped)
+{
+    uint32_t k = ce_named_count(n);
+    ce_value **vals = arena_alloc(&c->ev->mem, (k + 1) * sizeof(ce_value *));
+    TSNode *nodes = arena_alloc(&c->ev->mem, (k + 1) * sizeof(TSNode));
+    size_t nd = 0;
+    ce_iter it;
+    TSNode d;
+    int r = 0;
+    ce_iter_init(&it, n);
+    while (r == 0 && ce_iter_next(&it, &d)) {
+        if (!py_is(d, "decorator"))
+            continue;
+        nodes[nd] = d;
+        r = ce_eval(c, ce_named_child(d, 0), &vals[nd]);
+        nd++;
+    }
+    ce_iter_done(&it);
+    for (size_t i = nd; r == 0 && i-- > 0;) {
+        int patchgen = vals[i]->kind == CE_DECORATOR || vals[i]->kind == CE_METHOD;
+        if (patchgen && !ts_node_is_null(*wrapped))
+            return ce_unsupported(c, *wrapped,
+                                  "a decorator pgci does not know, under a patch decorator: it "
+                                  "may return another object, whose source or __name__ "
+                                  "patchgen reads instead");
+        r = ce_apply_decorator(c, nodes[i], vals[i], obj);
+        if (r == 0 && !patchgen && ts_node_is_null(*wrapped) && !decorator_known(c, nodes[i]))
+            *wrapped = nodes[i];
+    }
+    return r;
+}
+
 static int exec_definition(ce_ctx *c, TSNode n)
 {
     TSNode def = py_is(n, "decorated_definition") ? py_field(n, "definition") : n;
@@ -420,27 +547,9 @@ static int exec_definition(ce_ctx *c, TSNode n)
     if (rc < 0)
         return rc;
 
+    TSNode wrapped = {0};
     if (py_is(n, "decorated_definition")) {
-        /* Python evaluates decorator expressions top-down, then applies them
-         * bottom-up: the one nearest the def registers first. */
-        uint32_t k = ce_named_count(n);
-        ce_value **vals = arena_alloc(&c->ev->mem, (k + 1) * sizeof(ce_value *));
-        TSNode *nodes = arena_alloc(&c->ev->mem, (k + 1) * sizeof(TSNode));
-        size_t nd = 0;
-        ce_iter it;
-        TSNode d;
-        int r = 0;
-        ce_iter_init(&it, n);
-        while (r == 0 && ce_iter_next(&it, &d)) {
-            if (!py_is(d, "decorator"))
-                continue;
-            nodes[nd] = d;
-            r = ce_eval(c, ce_named_child(d, 0), &vals[nd]);
-            nd++;
-        }
-        ce_iter_done(&it);
-        for (size_t i = nd; r == 0 && i-- > 0;)
-            r = ce_apply_decorator(c, nodes[i], vals[i], obj);
+        int r = apply_decorators(c, n, obj, &wrapped);
         if (r < 0)
             return r;
     }
@@ -450,6 +559,13 @@ static int exec_definition(ce_ctx *c, TSNode n)
     ce_def *where = arena_alloc(&c->ev->mem, sizeof(*where));
     where->mod = c->mod;
     where->node = def;
+    if (!ts_node_is_null(wrapped)) {
+        strbuf sb = STRBUF_INIT;
+        ce_snippet(&sb, c, wrapped);
+        where->wrapped_by = arena_strndup(&c->ev->mem, sb.buf, sb.len);
+        where->wrapped_line = py_line(wrapped);
+        strbuf_free(&sb);
+    }
     char key[32];
     snprintf(key, sizeof(key), "%p", (void *)obj);
     hashmap_put(&c->ev->defs, key, where);
@@ -642,6 +758,8 @@ static int load_sibling(ce_ctx *c, TSNode n, const char *dotted, ce_module **out
     if (loading && loading->state == CE_LOADING)
         return cycle_error(c, n, loading);
     int r = ce_module_load(c->ev, c->mod, file, out);
+    if (r == 0)
+        VEC_PUSH(&c->mod->loads, *out);
     if (r < 0) {
         char *msg = pgci_strdup(pgci_error_last());
         pgci_error_set(r, "%s (imported from %s:%u:%u)", msg, c->mod->rel_path, py_line(n),
@@ -649,22 +767,6 @@ static int load_sibling(ce_ctx *c, TSNode n, const char *dotted, ce_module **out
         free(msg);
     }
     return r;
-}
-
-/* A sibling's PatchConfig is copied once per importing module (see the top). */
-static ce_value *imported_value(ce_ctx *c, ce_value *v)
-{
-    if (v->kind != CE_CONFIG)
-        return v;
-    char key[32];
-    snprintf(key, sizeof(key), "%p", (void *)v->u.cfg);
-    ce_value *mine = hashmap_get(&c->mod->cloned, key);
-    if (!mine) {
-        mine = ce_value_new(c->ev, CE_CONFIG);
-        mine->u.cfg = ce_config_clone(c->ev, v->u.cfg);
-        hashmap_put(&c->mod->cloned, key, mine);
-    }
-    return mine;
 }
 
 static int exec_import_from(ce_ctx *c, TSNode n)
@@ -698,11 +800,19 @@ static int exec_import_from(ce_ctx *c, TSNode n)
         ce_value *v = &c->ev->unknown;
         if (src) {
             v = hashmap_get(&src->ns, oname);
-            if (!v)
+            if (!v && !strcmp(src->name, "patchgen"))
+                r = ce_unsupported(c, orig,
+                                   !strcmp(oname, "Patch")
+                                       ? "Patch(...) objects are not supported: register patches "
+                                         "with the PatchConfig methods or "
+                                         "create_patch_from_external"
+                                       : "pgci models PatchConfig, PatchType and "
+                                         "create_patch_from_external of patchgen's API");
+            else if (!v)
                 r = ce_error_at(c, orig, PGCI_ENOTFOUND, "cannot import name '%s' from '%s'", oname,
                                 mod);
             else
-                v = imported_value(c, v);
+                v = ce_imported_value(c, v, orig);
         } else {
             /* from pkg import x_patch_gen_config: the module itself */
             char *sub = pgci_asprintf("%s.%s", mod, oname);
@@ -834,28 +944,69 @@ done:
     return r;
 }
 
+/* Parses the module's text for the evaluator: when an identifier is not NFKC-normal
+ * the tree is over a copy with every identifier normalised (Python binds those
+ * names), while m->text, which objects copy lines from, keeps the source as written. */
+static int module_parse(ce_module *m, py_tree **out)
+{
+    py_tree *t = pgci_calloc(1, sizeof(*t));
+    int r = py_parse(t, m->text, m->text_len, m->rel_path);
+    if (r == 0)
+        r = check_depth(t, m->rel_path);
+    if (r == 0 && py_check_syntax(t) < 0) {
+        /* a clearer reason than a syntax error at the top of the file, when it applies */
+        char *msg = pgci_strdup(pgci_error_last());
+        r = pysrc_check_indent_width(m->text, m->text_len, m->rel_path);
+        if (r == 0)
+            r = pgci_error_set(PGCI_EINVALID, "%s", msg);
+        free(msg);
+    }
+    if (r == 0)
+        r = pysrc_check_nesting(t);
+    strbuf norm = STRBUF_INIT;
+    int normalized = r == 0 ? pysrc_normalize_identifiers(&norm, t) : 0;
+    if (normalized < 0)
+        r = normalized;
+    if (normalized > 0) {
+        py_tree_free(t);
+        r = py_parse(t, norm.buf, norm.len, m->rel_path);
+        if (r == 0)
+            r = py_check_syntax(t);
+    }
+    strbuf_free(&norm);
+    if (r < 0) {
+        py_tree_free(t);
+        free(t);
+        return r;
+    }
+    *out = t;
+    return 0;
+}
+
 static int module_run(config_eval *ev, ce_module *m, const char *src, size_t len)
 {
     if (len > CE_MAX_FILE_BYTES)
         return pgci_error_set(PGCI_ELIMIT,
                               "%s: %zu bytes is larger than a patch config may be (%u)",
                               m->rel_path, len, CE_MAX_FILE_BYTES);
-    m->text = arena_strndup(&ev->mem, src, len);
-    m->text_len = len;
-    py_tree *t = pgci_calloc(1, sizeof(*t));
-    int r = py_parse(t, src, len, m->rel_path);
-    if (r < 0) {
-        free(t);
-        return r;
-    }
-    m->tree = t;
-    r = check_depth(t, m->rel_path);
-    if (r == 0)
-        r = py_check_syntax(t);
+    /* the text as Python reads it: line breaks translated, the encoding checked */
+    strbuf text = STRBUF_INIT;
+    int r = pysrc_prepare(&text, src, len, m->rel_path);
     if (r == 0) {
-        ce_ctx c = {ev, m, t, 0, {NULL, 0, NULL}};
-        r = exec_block(&c, py_root(t));
+        m->text = arena_strndup(&ev->mem, text.buf, text.len);
+        m->text_len = text.len;
     }
+    strbuf_free(&text);
+    py_tree *t = NULL;
+    if (r == 0)
+        r = module_parse(m, &t);
+    if (r < 0)
+        return r;
+    m->tree = t;
+    ce_ctx c = {ev, m, t, 0, {NULL, 0, NULL}};
+    r = exec_block(&c, py_root(t));
+    if (r == 0)
+        ce_note_changes(m);
     return r;
 }
 
@@ -962,6 +1113,8 @@ int config_eval_file(config_eval *ev, const char *path, const char *var_name, pg
     ev->steps = 0;
     ev->over_budget = 0;
     int r = module_load_src(ev, NULL, abs, NULL, 0, &m);
+    if (r == 0)
+        r = ce_check_shared(ev, m);
     return r < 0 ? r : pick_config(ev, m, var_name, out);
 }
 
@@ -974,5 +1127,18 @@ int config_eval_buffer(config_eval *ev, const char *path, const char *src, size_
     ev->steps = 0;
     ev->over_budget = 0;
     int r = module_load_src(ev, NULL, abs, src, len, &m);
+    if (r == 0)
+        r = ce_check_shared(ev, m);
     return r < 0 ? r : pick_config(ev, m, var_name, out);
+}
+
+const char *ce_object_wrapped(config_eval *ev, const pg_object *obj, unsigned *line)
+{
+    char key[32];
+    snprintf(key, sizeof(key), "%p", (const void *)obj);
+    ce_def *d = hashmap_get(&ev->defs, key);
+    if (!d || !d->wrapped_by)
+        return NULL;
+    *line = d->wrapped_line;
+    return d->wrapped_by;
 }

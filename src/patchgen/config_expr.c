@@ -447,7 +447,7 @@ static int eval_attribute(ce_ctx *c, TSNode n, ce_value **out)
     case CE_MODULE: {
         ce_value *v = hashmap_get(&obj->u.mod->ns, name);
         if (v)
-            *out = v;
+            *out = ce_imported_value(c, v, n);
         else
             r = ce_error_at(c, n, PGCI_ENOTFOUND, "cannot import name '%s' from '%s'", name,
                             obj->u.mod->name);
@@ -572,10 +572,13 @@ static int eval_comparison(ce_ctx *c, TSNode n, ce_value **out)
         if (py_is(ch, "comment"))
             continue;
         if (!ts_node_is_named(ch)) {
-            size_t len;
+            /* "not in" and "is not" are one token with any blanks inside */
+            size_t len, o = strlen(op);
             const char *s = py_text(c->t, ch, &len);
-            if (strlen(op) + len < sizeof(op))
-                strncat(op, s, len);
+            for (size_t j = 0; j < len && o + 1 < sizeof(op); j++)
+                if (s[j] != ' ' && s[j] != '\t' && s[j] != '\n' && s[j] != '\\' && s[j] != '\f')
+                    op[o++] = s[j];
+            op[o] = '\0';
             continue;
         }
         ce_value *v;

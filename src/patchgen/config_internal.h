@@ -158,6 +158,11 @@ struct ce_config {
     const char *file; /* where PatchConfig(...) was called */
     unsigned line, col;
     ce_config *next_alloc; /* every ce_config of the evaluator, for freeing */
+    /* an importing module's copy of a sibling's PatchConfig (config_shared.c) */
+    const ce_config *copied_from; /* NULL: not a copy */
+    const ce_module *holder;      /* the module holding the copy */
+    unsigned at_line, at_col;     /* where it imported it */
+    int changed;                  /* the holder changed its copy */
 };
 
 enum ce_state { CE_LOADING, CE_DONE, CE_FAILED };
@@ -175,9 +180,10 @@ struct ce_module {
     hashmap cloned;      /* ce_config * (sibling's) -> ce_config * (this module's copy) */
     hashmap first_class; /* class name -> TSNode * of its first definition (inspect) */
     int classes_indexed;
-    py_tree *tree;       /* kept until the evaluator is freed: calling one of the module's
-                            defs later needs its body (see ce_call_touches_config) */
-    ce_module *importer; /* the module whose import is loading this one (cycle report) */
+    py_tree *tree;          /* kept until the evaluator is freed: calling one of the module's
+                               defs later needs its body (see ce_call_touches_config) */
+    ce_module *importer;    /* the module whose import is loading this one (cycle report) */
+    VEC(ce_module *) loads; /* sibling configs this one imports */
 };
 
 struct config_eval {
@@ -216,7 +222,9 @@ typedef struct ce_ctx {
 
 typedef struct ce_def {
     ce_module *mod;
-    TSNode node; /* the function_definition / class_definition */
+    TSNode node;            /* the function_definition / class_definition */
+    const char *wrapped_by; /* a decorator pgci does not know ("@wrap"), or NULL */
+    unsigned wrapped_line;
 } ce_def;
 
 /* --- config_eval.c ---------------------------------------------------------- */
@@ -225,6 +233,9 @@ typedef struct ce_def {
  * name bound to one. Python would run it; pgci does not, so it must refuse. */
 int ce_call_touches_config(config_eval *ev, const pg_object *obj);
 ce_config *ce_config_new(config_eval *ev);
+/* "@wrap" when obj was decorated by a decorator pgci does not know (which may have
+ * returned another object), with its line; NULL when not. */
+const char *ce_object_wrapped(config_eval *ev, const pg_object *obj, unsigned *line);
 /* A copy of cfg that later mutations of either do not affect. */
 ce_config *ce_config_clone(config_eval *ev, const ce_config *cfg);
 ce_value *ce_value_new(config_eval *ev, ce_kind kind);
@@ -283,6 +294,16 @@ int ce_call_decorator(ce_ctx *c, TSNode call, ce_value *d, ce_value **out);
 int ce_set_attribute(ce_ctx *c, TSNode stmt, ce_config *cfg, TSNode attr, ce_value *v);
 ce_field ce_field_from_name(const char *name);
 const char *ce_field_name(ce_field f);
+
+/* --- config_shared.c -------------------------------------------------------- */
+/* The importing module's copy of a sibling's value (a PatchConfig is copied once
+ * per importer; other values are shared), imported at node `at`. */
+ce_value *ce_imported_value(ce_ctx *c, ce_value *v, TSNode at);
+/* After module m ran: marks the copies it changed. */
+void ce_note_changes(ce_module *m);
+/* Refuses when, among the modules `top` loads, one changed its copy of a sibling's
+ * PatchConfig that another also holds: Python shares that object between them. */
+int ce_check_shared(config_eval *ev, ce_module *top);
 
 /* --- config_final.c --------------------------------------------------------- */
 /* The pg_config for PatchConfig `src`, bound to `var` in module m. */

@@ -11,17 +11,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "patchgen/difflib.h"
 #include "patchgen/regen_cache.h"
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
-}
 
 /* Path(target_file).with_suffix(".diff").name */
 static char *diff_name(const char *target_file)

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "core/error.h"
 #include "patchgen/codegen_shared.h"
 #include "patchgen/config_eval.h"
@@ -38,13 +39,6 @@ typedef struct batch {
     size_t next;
     int phase;
 } batch;
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
-}
 
 static size_t take(batch *b)
 {

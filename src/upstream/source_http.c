@@ -24,8 +24,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "cmd/cmd.h"
+#include "core/clock.h"
 #include "core/error.h"
+#include "core/pgci_version.h"
 #include "upstream/source.h"
 
 enum { X_WAITING, X_RUNNING, X_DONE };
@@ -50,13 +51,6 @@ static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static void curl_init_once(void)
 {
     curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 void http_url(strbuf *out, const char *tmpl, const char *tag, const char *path)
@@ -104,7 +98,7 @@ static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off
     (void)ultotal;
     (void)ulnow;
     xfer *x = arg;
-    long long now = now_ms();
+    long long now = (long long)now_ms();
     if (dlnow != x->last_now) {
         x->last_now = dlnow;
         x->last_data = now;
@@ -124,7 +118,7 @@ static int start(CURLM *m, xfer *x, const http_params *p)
         return pgci_error_set(PGCI_ENET, "cannot start a transfer (curl_easy_init failed)");
     x->h = h;
     x->over_cap = x->http_error = x->stalled = 0;
-    x->last_data = now_ms();
+    x->last_data = (long long)now_ms();
     x->last_now = 0;
     x->stall_ms = p->stall_timeout_ms;
     x->errbuf[0] = '\0';
@@ -251,7 +245,7 @@ static void settle(xfer *x, CURLcode rc, const http_params *p)
             delay = ra;
     }
     x->state = X_WAITING;
-    x->not_before = now_ms() + delay;
+    x->not_before = (long long)now_ms() + delay;
     strbuf_reset(&x->job->body);
 }
 
@@ -283,7 +277,7 @@ size_t http_fetch_jobs(const http_params *p, http_job *jobs, size_t n, http_done
     curl_multi_setopt(m, CURLMOPT_MAX_HOST_CONNECTIONS, (long)max_running);
     size_t done = 0;
     while (done < n) {
-        long long now = now_ms();
+        long long now = (long long)now_ms();
         int running = 0;
         for (size_t i = 0; i < n; i++)
             running += xs[i].state == X_RUNNING;
@@ -327,7 +321,7 @@ size_t http_fetch_jobs(const http_params *p, http_job *jobs, size_t n, http_done
             break;
         /* wait for socket activity, but no longer than until the next retry is due */
         long long wait = 1000;
-        now = now_ms();
+        now = (long long)now_ms();
         running = 0;
         for (size_t i = 0; i < n; i++)
             running += xs[i].state == X_RUNNING;

@@ -23,10 +23,8 @@
 
 #define DEFAULT_URL "https://github.com/huggingface/transformers/raw/{tag}/src/{path}"
 
-enum src_kind { SRC_HTTP, SRC_GIT, SRC_DIR };
-
 struct upstream {
-    enum src_kind kind;
+    upstream_kind kind;
     char *spec;      /* the URL template, the absolute clone path, or the directory template */
     char *describe;  /* for messages */
     char *cache_dir; /* NULL: no cache */
@@ -152,6 +150,11 @@ static int looks_like_html(const char *s, size_t len)
     return 0;
 }
 
+void upstream_set_parse_set(upstream *u, py_parse_set *parses)
+{
+    u->parses = parses;
+}
+
 int upstream_validate(const char *data, size_t len, const char *name)
 {
     return upstream_validate_shared(data, len, name, NULL);
@@ -202,6 +205,39 @@ static char *absolute(const char *path, const char *base_dir)
     return strbuf_detach(&sb, NULL);
 }
 
+/*
+ * The source kinds by prefix. Adding a new kind: its value in upstream_kind
+ * (upstream.h), a row here, a source_<kind>.c behind upstream/source.h, and its
+ * case where upstream_open, upstream_fetch_batch and upstream_list_tags switch on
+ * the kind. Nothing outside src/upstream/ reads a prefix: it asks
+ * upstream_spec_kind.
+ */
+static const struct {
+    const char *prefix;
+    upstream_kind kind;
+    int keep_prefix; /* 1: the path is the whole spec (a URL) */
+} spec_kinds[] = {
+    {"https://", UPSTREAM_HTTP, 1},
+    {"http://", UPSTREAM_HTTP, 1},
+    {"git:", UPSTREAM_GIT, 0},
+    {"dir:", UPSTREAM_DIR, 0},
+};
+
+int upstream_spec_kind(const char *spec, const char **path)
+{
+    for (size_t i = 0; spec && i < sizeof(spec_kinds) / sizeof(spec_kinds[0]); i++) {
+        if (!pgci_starts_with(spec, spec_kinds[i].prefix))
+            continue;
+        const char *rest = spec_kinds[i].keep_prefix ? spec : spec + strlen(spec_kinds[i].prefix);
+        if (!rest[0])
+            return -1;
+        if (path)
+            *path = rest;
+        return (int)spec_kinds[i].kind;
+    }
+    return -1;
+}
+
 int upstream_open(upstream **out, const upstream_opts *opts)
 {
     upstream_opts o = {0};
@@ -231,8 +267,18 @@ int upstream_open(upstream **out, const upstream_opts *opts)
             r = pgci_error_set(PGCI_EINVALID, "upstream source spec contains a control character");
             goto fail;
         }
-    if (pgci_starts_with(spec, "https://") || pgci_starts_with(spec, "http://")) {
-        u->kind = SRC_HTTP;
+    const char *path;
+    int kind = upstream_spec_kind(spec, &path);
+    if (kind < 0) {
+        r = pgci_error_set(PGCI_EINVALID,
+                           "unknown upstream source '%s' (expected an https:// URL template "
+                           "with {path}, git:PATH or dir:PATH)",
+                           spec);
+        goto fail;
+    }
+    u->kind = (upstream_kind)kind;
+    switch (u->kind) {
+    case UPSTREAM_HTTP:
         if (!strstr(spec, "{path}")) {
             r = pgci_error_set(PGCI_EINVALID,
                                "upstream URL template '%s' has no {path} placeholder", spec);
@@ -240,24 +286,19 @@ int upstream_open(upstream **out, const upstream_opts *opts)
         }
         u->spec = pgci_strdup(spec);
         u->describe = pgci_strdup(spec);
-    } else if (pgci_starts_with(spec, "git:") && spec[4]) {
-        u->kind = SRC_GIT;
-        u->spec = absolute(spec + 4, o.base_dir);
+        break;
+    case UPSTREAM_GIT:
+        u->spec = absolute(path, o.base_dir);
         u->describe = pgci_asprintf("git repository %s", u->spec);
         if ((r = git_src_open(&u->git, u->spec, o.git_fetch)) < 0)
             goto fail;
-    } else if (pgci_starts_with(spec, "dir:") && spec[4]) {
-        u->kind = SRC_DIR;
-        u->spec = absolute(spec + 4, o.base_dir);
+        break;
+    case UPSTREAM_DIR:
+        u->spec = absolute(path, o.base_dir);
         u->describe = pgci_asprintf("directory %s", u->spec);
-    } else {
-        r = pgci_error_set(PGCI_EINVALID,
-                           "unknown upstream source '%s' (expected an https:// URL template "
-                           "with {path}, git:PATH or dir:PATH)",
-                           spec);
-        goto fail;
+        break;
     }
-    if (u->kind == SRC_HTTP && !o.no_cache) {
+    if (u->kind == UPSTREAM_HTTP && !o.no_cache) {
         strbuf cd = STRBUF_INIT;
         if (o.cache_dir)
             strbuf_adds(&cd, o.cache_dir);
@@ -417,7 +458,7 @@ int upstream_fetch_batch(upstream *u, const upstream_item *items, size_t n, strb
         }
         paths[i] = strbuf_detach(&p, NULL);
         names[i] = display_name(tag, m, paths[i]);
-        if (u->kind == SRC_HTTP) {
+        if (u->kind == UPSTREAM_HTTP) {
             if (u->cache_dir) {
                 char *key = cache_key(u, tag, paths[i]);
                 int hit = cache_get(u->cache_dir, key, &results[i]);
@@ -436,7 +477,7 @@ int upstream_fetch_batch(upstream *u, const upstream_item *items, size_t n, strb
             continue;
         }
         strbuf where = STRBUF_INIT;
-        if (u->kind == SRC_GIT)
+        if (u->kind == UPSTREAM_GIT)
             r = git_src_read(u->git, tag, paths[i], u->hp.max_bytes, &results[i], &where);
         else
             r = dir_src_read(u->spec, tag, paths[i], u->hp.max_bytes, &results[i], &where);
@@ -445,7 +486,15 @@ int upstream_fetch_batch(upstream *u, const upstream_item *items, size_t n, strb
     }
 
     if (njobs) {
-        batch b = {u, items, names, paths, jobs, job_of, results, errors, codes};
+        batch b = {.u = u,
+                   .items = items,
+                   .names = names,
+                   .paths = paths,
+                   .jobs = jobs,
+                   .job_of = job_of,
+                   .results = results,
+                   .errors = errors,
+                   .codes = codes};
         u->stats.requests += http_fetch_jobs(&u->hp, jobs, njobs, on_http_done, &b);
         for (size_t k = 0; k < njobs; k++) {
             free((char *)jobs[k].url);
@@ -542,7 +591,7 @@ int upstream_remote_tags(const char *url, strvec *out)
 
 int upstream_list_tags(upstream *u, strvec *out)
 {
-    if (u->kind == SRC_HTTP) {
+    if (u->kind == UPSTREAM_HTTP) {
         char *repo = upstream_repo_url(u->spec);
         if (!repo)
             return pgci_error_set(PGCI_EUNSUPPORTED,
@@ -553,7 +602,7 @@ int upstream_list_tags(upstream *u, strvec *out)
         free(repo);
         return r;
     }
-    if (u->kind != SRC_GIT)
+    if (u->kind != UPSTREAM_GIT)
         return pgci_error_set(PGCI_EUNSUPPORTED,
                               "cannot list tags of %s: a dir: source lists no tags", u->describe);
     return git_src_tags(u->git, out);

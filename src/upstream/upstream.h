@@ -59,6 +59,18 @@ typedef struct upstream_stats {
     size_t requests; /* HTTP requests made, retries included */
 } upstream_stats;
 
+/* The kinds of upstream source, told by the spec's prefix. */
+typedef enum upstream_kind {
+    UPSTREAM_HTTP, /* "https://..." or "http://...": a URL template with {path} */
+    UPSTREAM_GIT,  /* "git:PATH": a local clone */
+    UPSTREAM_DIR,  /* "dir:PATH": a directory, {tag} may appear in PATH */
+} upstream_kind;
+
+/* The one place a spec's prefix is read: its kind, or -1 when it has none (or
+ * nothing after "git:"/"dir:"). *path: the spec itself for http, what follows the
+ * prefix for git: and dir:. */
+int upstream_spec_kind(const char *spec, const char **path);
+
 int upstream_open(upstream **out, const upstream_opts *opts);
 void upstream_free(upstream *u);
 
@@ -75,6 +87,9 @@ int upstream_tag_check(const char *tag);
 /* Checks that data is what a fetched module must be: not binary, valid UTF-8, not
  * an HTML page, Python without syntax errors. `name` names it in the message. */
 int upstream_validate(const char *data, size_t len, const char *name);
+/* Validation from now on parses into `parses` (borrowed; NULL: parse and drop). */
+void upstream_set_parse_set(upstream *u, py_parse_set *parses);
+
 /* The same, keeping the tree in `parses` (NULL: as upstream_validate). */
 int upstream_validate_shared(const char *data, size_t len, const char *name, py_parse_set *parses);
 

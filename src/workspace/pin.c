@@ -141,3 +141,10 @@ int workspace_find_pin(const toml_value *doc, const char *name, char **pin, char
         free(ps.where);
     return 0;
 }
+
+char *workspace_pin_tag(const workspace *ws)
+{
+    if (!ws->pin)
+        return NULL;
+    return pgci_asprintf("%s%s", ws->pin[0] == 'v' ? "" : "v", ws->pin);
+}

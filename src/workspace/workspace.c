@@ -18,6 +18,7 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/strbuf.h"
+#include "upstream/upstream.h"
 
 /* "pyproject.toml:LINE: " errors about the document. */
 #define PERR(ws, line, ...) ws_err((ws), (line), __VA_ARGS__)
@@ -93,18 +94,17 @@ static int check_prefix(const workspace *ws, const char *prefix, unsigned line)
  * the upstream layer never needs to know where the workspace is. */
 static char *resolve_upstream(const char *root, const char *spec)
 {
-    static const char *const kinds[] = {"dir:", "git:"};
-    for (size_t i = 0; i < 2; i++) {
-        size_t n = strlen(kinds[i]);
-        if (!strncmp(spec, kinds[i], n) && spec[n] != '/' && spec[n] != '\0') {
-            strbuf out = STRBUF_INIT;
-            strbuf_add(&out, spec, n);
-            strbuf joined = STRBUF_INIT;
-            fs_join(&joined, root, spec + n);
-            strbuf_add(&out, joined.buf, joined.len);
-            strbuf_free(&joined);
-            return strbuf_detach(&out, NULL);
-        }
+    const char *path;
+    int kind = upstream_spec_kind(spec, &path);
+    if ((kind == UPSTREAM_DIR || kind == UPSTREAM_GIT) && path[0] != '/') {
+        size_t n = (size_t)(path - spec);
+        strbuf out = STRBUF_INIT;
+        strbuf_add(&out, spec, n);
+        strbuf joined = STRBUF_INIT;
+        fs_join(&joined, root, spec + n);
+        strbuf_add(&out, joined.buf, joined.len);
+        strbuf_free(&joined);
+        return strbuf_detach(&out, NULL);
     }
     return pgci_strdup(spec);
 }

@@ -69,6 +69,11 @@ int workspace_read_pyproject(workspace *ws, const toml_value *doc);
  * (optional) says where it was found. */
 int workspace_find_pin(const toml_value *doc, const char *name, char **pin, char **where);
 
+/* The upstream tag of the workspace's pin (malloc'ed): "v" + the pin, "5.9.0" ->
+ * "v5.9.0", and a pin written with its "v" ("==v5.9.0") kept as it is. NULL when
+ * the workspace pins no transformers version. */
+char *workspace_pin_tag(const workspace *ws);
+
 /* Discovers *_patch_gen_config.py under ws->root/ws->search_root into ws->configs.
  * Follows patchgen: recursive, names starting with '_' skipped, symlinked
  * directories not entered, sorted by path parts; module = package_prefix + "." +

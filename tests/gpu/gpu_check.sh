@@ -87,7 +87,8 @@ build() {
                   "-DPGCI_CUDA_PLUGIN_PATH=\"$PWD/$PLUGIN\"")
     mkdir -p "$obj" "$(dirname "$BIN")" "$(dirname "$PLUGIN")"
     local srcs=(src/core/*.c src/cmd/cmd_common.c src/cmd/cmd_logits.c checks/finding.c
-                checks/logits.c reports/run_doc.c kernels/*.c tests/gpu/logits_main.c)
+                checks/logits.c src/pipeline/run_doc.c src/verify/verify_doc.c kernels/*.c
+                tests/gpu/logits_main.c)
     local objs=() pids=() s o
     for s in "${srcs[@]}"; do
         o=$obj/$(echo "$s" | tr / _).o

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "reports/run_doc.h"
+#include "pipeline/run_doc.h"
 
 int main(int argc, char **argv)
 {

@@ -324,7 +324,7 @@ static void test_inline(void **state)
         "# comment above the decorator\n"
         "\n"
         "@cfg.replace_class(T, name_map=N)\n"
-        "@other_decorator(1)\n"
+        "@dataclass(frozen=True)\n" /* known: returns the class (an unknown one is refused) */
         "class Fused(Base):\n"
         "    x = 1\n"
         "\n"
@@ -746,6 +746,111 @@ static void test_dump_empty(void **state)
     pg_config_free(c);
 }
 
+/* --- reading a config as Python does (issue 16) --------------------------------------------- */
+
+static void test_python_reading(void **state)
+{
+    (void)state;
+    pg_config *c = NULL;
+    /* "\r" alone and "\r\n" are line breaks, in comments too: f ends on line 7 */
+    assert_int_equal(eval_src(HEAD "\r@config.override_method(\"A.f\")\r\ndef f(self):\r"
+                                   "    # a comment\r    x = 1\n    return x\r",
+                              NULL, &c),
+                     0);
+    check_patch(&c->patches.items[0], PG_METHOD_OVERRIDE, "A.f", "f", 4, 8, "Override A.f");
+    pg_config_free(c);
+    /* NFKC identifiers: Python's __name__ is normalised, and so are the names bound */
+    assert_int_equal(eval_src(HEAD
+                              "ＤＥＳＣ = \"d\"\n@ｃｏｎｆｉｇ.replace_function(\"rotate_half\")\n"
+                              "def ｒｏｔａｔｅ_half(x):\n    return x\n"
+                              "config.exclude_from_output(ＤＥＳＣ)\n",
+                              NULL, &c),
+                     0);
+    check_patch(&c->patches.items[0], PG_FUNCTION_REPLACEMENT, "rotate_half", "rotate_half", 4, 6,
+                "Replace rotate_half with rotate_half");
+    assert_int_equal(c->exclude.len, 1);
+    assert_string_equal(c->exclude.items[0], "d");
+    pg_config_free(c);
+    /* not in, with any blanks between the two words, and a known decorator */
+    assert_int_equal(eval_src(HEAD "o = PatchConfig(\"m\")\n@o.add_helper\ndef h1():\n    pass\n"
+                                   "@o.add_helper\n@lru_cache(maxsize=2)\ndef h2():\n    pass\n"
+                                   "config.helpers.extend(h for h in o.helpers if h.__name__ not  "
+                                   "in (\"h1\",))\n",
+                              NULL, &c),
+                     0);
+    assert_int_equal(c->helpers.len, 1);
+    assert_string_equal(c->helpers.items[0]->name, "h2");
+    pg_config_free(c);
+    /* pure ASCII under a latin-1 coding line reads the same */
+    assert_int_equal(eval_src("# -*- coding: latin-1 -*-\n" HEAD, NULL, &c), 0);
+    pg_config_free(c);
+}
+
+static void test_python_refusals(void **state)
+{
+    (void)state;
+    const char *F = "/cfg/inline_patch_gen_config.py";
+    char msg[600];
+    snprintf(msg, sizeof(msg),
+             "%s:4:9: non-UTF-8 byte 0xE9 (patchgen reads config files as UTF-8 and fails on it)",
+             F);
+    expect_src_error("# coding: latin-1\n" HEAD "X = 'caf\xe9'\n", PGCI_EINVALID, msg);
+    snprintf(msg, sizeof(msg),
+             "%s:4:6: non-ASCII text under the coding line 'latin-1' (Python decodes it as "
+             "latin-1, patchgen's comment reader as UTF-8; pgci does not model the mix)",
+             F);
+    expect_src_error("# coding: latin-1\n" HEAD "X = 'é'\n", PGCI_EUNSUPPORTED, msg);
+    snprintf(msg, sizeof(msg),
+             "%s:1:11: unsupported coding line 'utf-16' (pgci reads UTF-8, and ASCII under "
+             "latin-1, iso-8859, cp125x or ascii coding lines)",
+             F);
+    expect_src_error("# coding: utf-16\n" HEAD, PGCI_EUNSUPPORTED, msg);
+    snprintf(msg, sizeof(msg),
+             "%s:1:1: a UTF-8 byte order mark (unsupported: Python drops it, patchgen's comment "
+             "reader keeps it on line 1)",
+             F);
+    expect_src_error("\xEF\xBB\xBF" HEAD, PGCI_EUNSUPPORTED, msg);
+    char deep[700];
+    snprintf(deep, sizeof(deep), HEAD "def h():\n    return %.*s1%.*s\n", 201,
+             "((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((("
+             "(((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((("
+             "((((((((((((((((((((((((((((((((((((((((",
+             201,
+             ")))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))"
+             "))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))"
+             "))))))))))))))))))))))))))))))))))))))))");
+    snprintf(msg, sizeof(msg),
+             "%s:4:212: brackets nested more than 200 deep (CPython refuses to compile it: too "
+             "many nested parentheses)",
+             F);
+    expect_src_error(deep, PGCI_ELIMIT, msg);
+    snprintf(msg, sizeof(msg),
+             "%s:4:1: unsupported construct in patch config: @property (a decorator pgci does "
+             "not know, under a patch decorator: it may return another object, whose source or "
+             "__name__ patchgen reads instead)",
+             F);
+    expect_src_error(HEAD "@config.override_method(\"A.g\")\n@property\ndef g(self):\n    pass\n",
+                     PGCI_EUNSUPPORTED, msg);
+    snprintf(msg, sizeof(msg),
+             "%s:6:19: unsupported construct in patch config: f (f is wrapped by @w (line 3), a "
+             "decorator pgci does not know: it may return another object, whose source or "
+             "__name__ patchgen reads instead)",
+             F);
+    expect_src_error(HEAD "@w\ndef f():\n    pass\nconfig.add_helper(f)\n", PGCI_EUNSUPPORTED, msg);
+    snprintf(msg, sizeof(msg),
+             "%s:5:1: unsupported construct in patch config: A.__name__ = \"B\" (patchgen reads "
+             "__name__, __qualname__, __module__ and __wrapped__ of the objects it copies; pgci "
+             "does not model changing them)",
+             F);
+    expect_src_error(HEAD "class A:\n    pass\nA.__name__ = \"B\"\n", PGCI_EUNSUPPORTED, msg);
+    snprintf(msg, sizeof(msg),
+             "%s:3:40: unsupported construct in patch config: Patch (Patch(...) objects are not "
+             "supported: register patches with the PatchConfig methods or "
+             "create_patch_from_external)",
+             F);
+    expect_src_error(HEAD "from veomni.patchgen.patch_spec import Patch\n", PGCI_EUNSUPPORTED, msg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -759,6 +864,8 @@ int main(void)
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_dump_empty),
         cmocka_unit_test(test_import_chain),
+        cmocka_unit_test(test_python_reading),
+        cmocka_unit_test(test_python_refusals),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checks/gate_ruff.h"
+#include "pipeline/gate_ruff.h"
 #include "core/error.h"
 #include "core/fs.h"
 

@@ -21,8 +21,8 @@
 #include <sys/stat.h>
 
 #include "checks/names.h"
-#include "checks/scope.h"
 #include "core/error.h"
+#include "py/scope.h"
 
 typedef struct expect {
     const char *code;

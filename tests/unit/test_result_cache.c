@@ -328,7 +328,8 @@ static void test_codegen_key_inputs(void **state)
     regen_cache_key(&c, "x = 1\n", 6, "5.9.0", k);
     assert_memory_equal(k0, k, SHA256_DIGEST_LEN);
     /* pgci's build is part of every key */
-    assert_non_null(strstr(rcache_build_id(), "0."));
+    assert_true(!strncmp(rcache_build_id(), "build-id ", 9) ||
+                !strncmp(rcache_build_id(), "exe ", 4));
 }
 
 static void test_codegen_stored_form(void **state)

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checks/structural.h"
+#include "py/structural.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/proc.h"

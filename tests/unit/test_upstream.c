@@ -32,6 +32,27 @@ static void write_file(const char *root, const char *rel, const char *text)
     strbuf_free(&p);
 }
 
+/* upstream_spec_kind is the one reader of a spec's prefix (upstream_open, the
+ * workspace's relative paths, the survey's tag listing). */
+static void test_spec_kind(void **state)
+{
+    (void)state;
+    const char *p = NULL;
+    assert_int_equal(upstream_spec_kind("https://h/{tag}/{path}", &p), UPSTREAM_HTTP);
+    assert_string_equal(p, "https://h/{tag}/{path}");
+    assert_int_equal(upstream_spec_kind("http://127.0.0.1:1/{path}", &p), UPSTREAM_HTTP);
+    assert_int_equal(upstream_spec_kind("git:../clone", &p), UPSTREAM_GIT);
+    assert_string_equal(p, "../clone");
+    assert_int_equal(upstream_spec_kind("dir:/t/{tag}", &p), UPSTREAM_DIR);
+    assert_string_equal(p, "/t/{tag}");
+    assert_int_equal(upstream_spec_kind("dir:/t/{tag}", NULL), UPSTREAM_DIR);
+    const char *none[] = {"dir:", "git:", "ftp://h/{path}", "/abs/dir", "", "DIR:/x"};
+    for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+        if (upstream_spec_kind(none[i], &p) != -1)
+            fail_msg("'%s' read as a source kind", none[i]);
+    assert_int_equal(upstream_spec_kind(NULL, &p), -1);
+}
+
 static void test_url_template(void **state)
 {
     (void)state;
@@ -380,9 +401,13 @@ static void test_dir_source(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_url_template),      cmocka_unit_test(test_module_path_and_names),
-        cmocka_unit_test(test_validate),          cmocka_unit_test(test_cache),
-        cmocka_unit_test(test_cache_default_dir), cmocka_unit_test(test_open_specs),
+        cmocka_unit_test(test_spec_kind),
+        cmocka_unit_test(test_url_template),
+        cmocka_unit_test(test_module_path_and_names),
+        cmocka_unit_test(test_validate),
+        cmocka_unit_test(test_cache),
+        cmocka_unit_test(test_cache_default_dir),
+        cmocka_unit_test(test_open_specs),
         cmocka_unit_test(test_dir_source),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

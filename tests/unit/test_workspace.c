@@ -273,6 +273,26 @@ static void test_pin(void **state)
     toml_free(doc);
 }
 
+/* The one pin -> tag every command uses: pgci check, survey, regen, patchgen and
+ * run wrote "v" + pin, so a pin written "==v5.9.0" became the tag "vv5.9.0" there
+ * while pgci fetch and index read "v5.9.0". */
+static void test_pin_tag(void **state)
+{
+    (void)state;
+    workspace ws;
+    memset(&ws, 0, sizeof(ws));
+    assert_null(workspace_pin_tag(&ws));
+    char *t;
+    ws.pin = (char *)"5.9.0";
+    t = workspace_pin_tag(&ws);
+    assert_string_equal(t, "v5.9.0");
+    free(t);
+    ws.pin = (char *)"v5.9.0";
+    t = workspace_pin_tag(&ws);
+    assert_string_equal(t, "v5.9.0");
+    free(t);
+}
+
 /* --- discovery ------------------------------------------------------------------- */
 
 static void test_discovery_order(void **state)
@@ -569,6 +589,7 @@ int main(void)
         cmocka_unit_test(test_read_pyproject),
         cmocka_unit_test(test_pyproject_errors),
         cmocka_unit_test(test_pin),
+        cmocka_unit_test(test_pin_tag),
         cmocka_unit_test(test_discovery_order),
         cmocka_unit_test(test_open_walks_up_and_errors),
         cmocka_unit_test(test_path_safety),

@@ -1,13 +1,13 @@
-#include "reports/run_doc.h"
+#include "pipeline/run_doc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "cmd/cmd.h"
 #include "core/error.h"
 #include "core/fs.h"
+#include "core/pgci_version.h"
 #include "verify/verify.h"
 
 void run_doc_init(run_doc *d, const char *command, int with_timestamp)

@@ -5,7 +5,7 @@
  * streams rather than trees keeps the rules local: every normalisation is a choice
  * made while emitting one node.
  */
-#include "checks/structural.h"
+#include "py/structural.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -34,6 +34,7 @@ typedef struct canon {
     VEC(binding) imports;
     VEC(binding) nested; /* imports inside functions or blocks */
     unsigned depth;
+    int record_nested; /* 1 while recording a nested import: it goes to `nested` */
 } canon;
 
 #define MAX_DEPTH 400
@@ -130,13 +131,10 @@ static void emit_docstring(canon *c, TSNode n)
     strbuf_free(&v);
 }
 
-/* set while canonicalising a nested scope; per thread (checks run configs in parallel) */
-static _Thread_local int record_nested;
-
 static void add_binding(canon *c, const char *key, const char *name, unsigned line)
 {
     binding b = {pgci_strdup(key), pgci_strdup(name), line};
-    if (record_nested)
+    if (c->record_nested)
         VEC_PUSH(&c->nested, b);
     else
         VEC_PUSH(&c->imports, b);
@@ -227,9 +225,9 @@ static int walk(canon *c, TSNode n, int module_level)
     } else if (!strcmp(type, "import_statement") || !strcmp(type, "import_from_statement")) {
         /* a nested import compares in place, and its names are noted: a module-level
          * import of the same name that only nested code uses is one ruff drops */
-        record_nested = 1;
+        c->record_nested = 1;
         record_import(c, n);
-        record_nested = 0;
+        c->record_nested = 0;
         emits(c, type, line);
         uint32_t k = ts_node_child_count(n);
         for (uint32_t i = 0; i < k && r == 0; i++)

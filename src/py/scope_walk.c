@@ -12,7 +12,7 @@
  * string annotation are parsed from the string's content by a second tree-sitter
  * parse, and an `nm_src` maps that tree's offsets back to the module.
  */
-#include "checks/scope_model.h"
+#include "py/scope_model.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -1065,6 +1065,79 @@ static int kw_is(ctx *c, TSNode name, const char *s)
 /* ruff's call handling: the type arguments of cast, TypeVar, NewType, NamedTuple,
  * TypedDict and TypeAliasType are type definitions (their strings are annotations);
  * every other call's arguments are not. */
+/* NamedTuple("N", [("f", T), ...]) or NamedTuple("N", f=T): the field types are
+ * type definitions. */
+static void visit_namedtuple_args(ctx *c, const call_args *a)
+{
+    for (int i = 0; i < (int)a->pos.len; i++) {
+        enum nt t = nt_of(a->pos.items[i]);
+        if (i == 0 || (t != NT_LIST && t != NT_TUPLE)) {
+            visit_non_type_def(c, a->pos.items[i]);
+            continue;
+        }
+        kid_it it;
+        TSNode e;
+        kit_init(&it, a->pos.items[i]);
+        while (kit_next(&it, &e, NULL)) {
+            enum nt et = nt_of(e);
+            if ((et == NT_LIST || et == NT_TUPLE) && ts_node_named_child_count(e) == 2) {
+                visit_non_type_def(c, ts_node_named_child(e, 0));
+                visit_type_def(c, ts_node_named_child(e, 1));
+            } else {
+                visit_non_type_def(c, e);
+            }
+        }
+        kit_done(&it);
+    }
+    for (int i = 0; i < (int)a->kwval.len; i++) {
+        if (ts_node_is_null(a->kwname.items[i]) &&
+            !strcmp(ts_node_type(a->kwval.items[i]), "dictionary")) {
+            kid_it it;
+            TSNode p;
+            kit_init(&it, a->kwval.items[i]);
+            while (kit_next(&it, &p, NULL)) {
+                if (nt_of(p) == NT_PAIR) {
+                    visit_non_type_def(c, fld(p, F_KEY));
+                    visit_type_def(c, fld(p, F_VALUE));
+                } else {
+                    visit_non_type_def(c, p);
+                }
+            }
+            kit_done(&it);
+        } else if (ts_node_is_null(a->kwname.items[i])) {
+            visit_non_type_def(c, a->kwval.items[i]);
+        } else {
+            visit_type_def(c, a->kwval.items[i]);
+        }
+    }
+}
+
+/* TypedDict("N", {"f": T}) or TypedDict("N", f=T): the value types are type
+ * definitions. */
+static void visit_typeddict_args(ctx *c, const call_args *a)
+{
+    for (int i = 0; i < (int)a->pos.len; i++) {
+        if (i > 0 && !strcmp(ts_node_type(a->pos.items[i]), "dictionary")) {
+            kid_it it;
+            TSNode p;
+            kit_init(&it, a->pos.items[i]);
+            while (kit_next(&it, &p, NULL)) {
+                if (nt_of(p) == NT_PAIR) {
+                    visit_non_type_def(c, fld(p, F_KEY));
+                    visit_type_def(c, fld(p, F_VALUE));
+                } else {
+                    visit_type_def(c, p);
+                }
+            }
+            kit_done(&it);
+        } else {
+            visit_non_type_def(c, a->pos.items[i]);
+        }
+    }
+    for (int i = 0; i < (int)a->kwval.len; i++)
+        visit_type_def(c, a->kwval.items[i]);
+}
+
 static void visit_call(ctx *c, TSNode n)
 {
     TSNode func = fld(n, F_FUNCTION), args = fld(n, F_ARGUMENTS);
@@ -1123,68 +1196,9 @@ static void visit_call(ctx *c, TSNode n)
                      ? visit_type_def
                      : visit_non_type_def)(c, a.kwval.items[i]);
     } else if (q && is_typing(q, "NamedTuple")) {
-        for (int i = 0; i < (int)a.pos.len; i++) {
-            enum nt t = nt_of(a.pos.items[i]);
-            if (i == 0 || (t != NT_LIST && t != NT_TUPLE)) {
-                visit_non_type_def(c, a.pos.items[i]);
-                continue;
-            }
-            kid_it it;
-            TSNode e;
-            kit_init(&it, a.pos.items[i]);
-            while (kit_next(&it, &e, NULL)) {
-                enum nt et = nt_of(e);
-                if ((et == NT_LIST || et == NT_TUPLE) && ts_node_named_child_count(e) == 2) {
-                    visit_non_type_def(c, ts_node_named_child(e, 0));
-                    visit_type_def(c, ts_node_named_child(e, 1));
-                } else {
-                    visit_non_type_def(c, e);
-                }
-            }
-            kit_done(&it);
-        }
-        for (int i = 0; i < (int)a.kwval.len; i++) {
-            if (ts_node_is_null(a.kwname.items[i]) &&
-                !strcmp(ts_node_type(a.kwval.items[i]), "dictionary")) {
-                kid_it it;
-                TSNode p;
-                kit_init(&it, a.kwval.items[i]);
-                while (kit_next(&it, &p, NULL)) {
-                    if (nt_of(p) == NT_PAIR) {
-                        visit_non_type_def(c, fld(p, F_KEY));
-                        visit_type_def(c, fld(p, F_VALUE));
-                    } else {
-                        visit_non_type_def(c, p);
-                    }
-                }
-                kit_done(&it);
-            } else if (ts_node_is_null(a.kwname.items[i])) {
-                visit_non_type_def(c, a.kwval.items[i]);
-            } else {
-                visit_type_def(c, a.kwval.items[i]);
-            }
-        }
+        visit_namedtuple_args(c, &a);
     } else if (q && is_typing(q, "TypedDict")) {
-        for (int i = 0; i < (int)a.pos.len; i++) {
-            if (i > 0 && !strcmp(ts_node_type(a.pos.items[i]), "dictionary")) {
-                kid_it it;
-                TSNode p;
-                kit_init(&it, a.pos.items[i]);
-                while (kit_next(&it, &p, NULL)) {
-                    if (nt_of(p) == NT_PAIR) {
-                        visit_non_type_def(c, fld(p, F_KEY));
-                        visit_type_def(c, fld(p, F_VALUE));
-                    } else {
-                        visit_type_def(c, p);
-                    }
-                }
-                kit_done(&it);
-            } else {
-                visit_non_type_def(c, a.pos.items[i]);
-            }
-        }
-        for (int i = 0; i < (int)a.kwval.len; i++)
-            visit_type_def(c, a.kwval.items[i]);
+        visit_typeddict_args(c, &a);
     } else {
         for (int i = 0; i < (int)a.pos.len; i++)
             visit_non_type_def(c, a.pos.items[i]);

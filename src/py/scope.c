@@ -15,7 +15,7 @@
  * handler, finally, with body and match case is a branch; two bindings are on the
  * same branch when they were made under the same innermost branch.
  */
-#include "checks/scope_model.h"
+#include "py/scope_model.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,17 +4,17 @@
  * checks/scope.c resolves names in and derives the pyflakes rules from. It mirrors
  * ruff 0.13.2's SemanticModel; see checks/scope.h for the public API.
  */
-#ifndef PGCI_CHECKS_SCOPE_MODEL_H
-#define PGCI_CHECKS_SCOPE_MODEL_H
+#ifndef PGCI_PY_SCOPE_MODEL_H
+#define PGCI_PY_SCOPE_MODEL_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <tree_sitter/api.h>
 
-#include "checks/scope.h"
 #include "core/arena.h"
 #include "core/hashmap.h"
 #include "core/vec.h"
+#include "py/scope.h"
 
 enum scope_kind {
     SK_MODULE,

@@ -5,18 +5,17 @@
  * patch. Each stage's failures become findings or not-run records, never a
  * silent skip.
  */
-#include "checks/survey.h"
+#include "pipeline/survey.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "checks/checks.h"
-#include "checks/regen_finding.h"
 #include "checks/contracts.h"
-#include "checks/gate.h"
+#include "checks/regen_finding.h"
 #include "checks/signatures.h"
+#include "core/clock.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/sha256.h"
@@ -24,6 +23,7 @@
 #include "index/index.h"
 #include "patchgen/config_eval.h"
 #include "patchgen/regen.h"
+#include "pipeline/pipeline.h"
 #include "upstream/upstream.h"
 
 /* ---- tags -------------------------------------------------------------------------- */
@@ -32,9 +32,10 @@
  * {tag} stands (libgit2 lists the tags of a git: source). */
 static int dir_tags(const workspace *ws, const char *spec, strvec *out)
 {
-    if (!spec || strncmp(spec, "dir:", 4))
+    const char *path;
+    if (upstream_spec_kind(spec, &path) != UPSTREAM_DIR)
         return pgci_error_set(PGCI_EUNSUPPORTED, "this upstream source cannot list its tags");
-    const char *path = spec + 4, *t = strstr(path, "{tag}");
+    const char *t = strstr(path, "{tag}");
     if (!t)
         return pgci_error_set(PGCI_EUNSUPPORTED, "%s has no {tag} to list", spec);
     strbuf parent = STRBUF_INIT;
@@ -54,7 +55,7 @@ static int resolve_tags(const workspace *ws, const survey_opts *o, upstream *up,
         if (!ws->pin)
             return pgci_error_set(PGCI_EUSAGE, "--from pin: %s pins no transformers version",
                                   ws->pyproject);
-        out->from = pgci_asprintf("v%s", ws->pin);
+        out->from = workspace_pin_tag(ws);
     } else {
         out->from = pgci_strdup(from);
     }
@@ -64,8 +65,8 @@ static int resolve_tags(const workspace *ws, const survey_opts *o, upstream *up,
         return 0;
     }
     strvec tags = STRVEC_INIT;
-    int r = spec && !strncmp(spec, "dir:", 4) ? dir_tags(ws, spec, &tags)
-                                              : upstream_list_tags(up, &tags);
+    int r = upstream_spec_kind(spec, NULL) == UPSTREAM_DIR ? dir_tags(ws, spec, &tags)
+                                                           : upstream_list_tags(up, &tags);
     if (r < 0) {
         strvec_free(&tags);
         return pgci_error_wrap(r, "--to latest needs the list of upstream tags (name the tag)");
@@ -103,7 +104,8 @@ static char *configuration_module(const char *m)
     return pgci_asprintf("%.*s.configuration_%s", (int)(last - m), m, last + 10);
 }
 
-static void fetch_and_index(upstream *up, const char *tag, module_pair *mods, size_t n, int side)
+static void fetch_and_index(upstream *up, py_parse_set *parses, const char *tag, module_pair *mods,
+                            size_t n, int side)
 {
     strvec names = STRVEC_INIT;
     for (size_t i = 0; i < n; i++)
@@ -124,7 +126,8 @@ static void fetch_and_index(upstream *up, const char *tag, module_pair *mods, si
             continue;
         }
         *dst = res[i];
-        if (index_module_from_source(ix, dst->buf, dst->len, mods[i].module, mods[i].module) < 0) {
+        if (index_module_from_parse_set(ix, parses, dst->buf, dst->len, mods[i].module,
+                                        mods[i].module) < 0) {
             *err = pgci_strdup(pgci_error_last());
             *ix = NULL;
             pgci_error_clear();
@@ -142,53 +145,75 @@ static int is_change(const finding *f)
            strcmp(k, "body-changed") && strcmp(f->check, "signatures") == 0;
 }
 
-int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
-{
-    memset(out, 0, sizeof(*out));
-    run_doc_init(&out->doc, "survey", o->timestamp);
-    const char *spec = o->source ? o->source : ws->upstream;
-    upstream_opts uo;
-    memset(&uo, 0, sizeof(uo));
-    uo.spec = spec;
-    uo.base_dir = ws->root;
-    uo.cache_dir = o->cache_dir;
-    uo.jobs = o->jobs;
+/* One survey run: what each stage hands the next. Zeroed at the start, so the one
+ * cleanup path (survey_state_free) frees whatever the stages got to. */
+typedef struct survey_state {
+    const workspace *ws;
+    const survey_opts *o;
+    survey_result *out;
     upstream *up;
-    int r = upstream_open(&up, &uo);
+    const ws_config **sel; /* the selected configs, n of them */
+    size_t n;
+    config_eval *ev;
+    pg_config **cfgs;  /* evaluated, one per config; NULL where evaluation failed */
+    module_pair *mods; /* each source module and configuration module, at A and B */
+    size_t nmods;
+    regen_output *outs; /* regenerated against B, one per config */
+    check_input *in;
+    char *ruff;
+    py_parse_set *parses; /* one parse per upstream module: validated, indexed, generated from */
+    rcache *results;      /* the result cache; NULL: --no-cache */
+} survey_state;
+
+/* The upstream and the two tags, recorded as the run's inputs. */
+static int survey_resolve(survey_state *s)
+{
+    const workspace *ws = s->ws;
+    survey_result *out = s->out;
+    const char *spec = s->o->source ? s->o->source : ws->upstream;
+    if (!s->o->no_cache) {
+        strbuf d = STRBUF_INIT;
+        if (s->o->cache_dir)
+            fs_join(&d, s->o->cache_dir, "results");
+        if (rcache_open(&s->results, d.len ? d.buf : NULL, 0) < 0)
+            pgci_error_clear();
+        strbuf_free(&d);
+    }
+    s->parses = py_parse_set_new();
+    int r = pipeline_upstream_open_with(&s->up, ws, spec, s->o->cache_dir, s->o->jobs, s->parses,
+                                        s->results);
     if (r < 0)
         return r;
-    if ((r = resolve_tags(ws, o, up, spec, out)) < 0) {
-        upstream_free(up);
+    if ((r = resolve_tags(ws, s->o, s->up, spec, out)) < 0)
         return r;
-    }
     run_doc_set_input(&out->doc, "workspace", ws->root);
     run_doc_set_input(&out->doc, "from", out->from);
     run_doc_set_input(&out->doc, "to", out->to);
     run_doc_set_input(&out->doc, "pin", ws->pin);
-    run_doc_set_input(&out->doc, "upstream", upstream_describe(up));
+    run_doc_set_input(&out->doc, "upstream", upstream_describe(s->up));
+    return 0;
+}
 
-    const ws_config **sel;
-    size_t n;
-    if ((r = gate_select(ws, o->only, o->shard_k, o->shard_n, &sel, &n)) < 0) {
-        upstream_free(up);
+/* Every selected config evaluated; one that does not evaluate is a finding. Collects
+ * the modules to fetch: each source module and its configuration module. */
+static int survey_evaluate(survey_state *s)
+{
+    const survey_opts *o = s->o;
+    int r = pipeline_select(s->ws, o->only, o->shard_k, o->shard_n, &s->sel, &s->n);
+    if (r < 0)
         return r;
-    }
-    out->n_configs = n;
-
-    /* evaluate */
-    config_eval *ev;
-    if ((r = config_eval_new(&ev, ws)) < 0) {
-        free(sel);
-        upstream_free(up);
+    size_t n = s->n;
+    const ws_config **sel = s->sel;
+    s->out->n_configs = n;
+    if ((r = config_eval_new(&s->ev, s->ws)) < 0)
         return r;
-    }
-    pg_config **cfgs = pgci_calloc(n ? n : 1, sizeof(*cfgs));
-    module_pair *mods = pgci_calloc(2 * n + 1, sizeof(*mods));
+    pg_config **cfgs = s->cfgs = pgci_calloc(n ? n : 1, sizeof(*cfgs));
+    module_pair *mods = s->mods = pgci_calloc(2 * n + 1, sizeof(*mods));
     size_t nmods = 0;
     for (size_t i = 0; i < n; i++) {
-        if (config_eval_file(ev, sel[i]->path, o->var_name, &cfgs[i]) < 0) {
+        if (config_eval_file(s->ev, sel[i]->path, o->var_name, &cfgs[i]) < 0) {
             cfgs[i] = NULL;
-            regen_finding(&out->fs, sel[i]->module, sel[i]->path, "cannot evaluate",
+            regen_finding(&s->out->fs, sel[i]->module, sel[i]->path, "cannot evaluate",
                           pgci_error_last());
             pgci_error_clear();
             continue;
@@ -202,48 +227,67 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
         else
             free(cm);
     }
+    s->nmods = nmods;
+    return 0;
+}
 
-    /* fetch and index both tags */
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    fetch_and_index(up, out->from, mods, nmods, 0);
-    fetch_and_index(up, out->to, mods, nmods, 1);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    run_doc_add_timing(&out->doc, "fetch+index",
-                       (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
-                           (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+/* Fetch and index both tags. Each module is parsed once per tag: A's trees, in a
+ * parse set of their own, go once A is indexed; B's stay for the regeneration. */
+static void survey_fetch_index(survey_state *s)
+{
+    double t0 = now_ms();
+    py_parse_set *at_a = py_parse_set_new();
+    upstream_set_parse_set(s->up, at_a);
+    fetch_and_index(s->up, at_a, s->out->from, s->mods, s->nmods, 0);
+    upstream_set_parse_set(s->up, s->parses);
+    py_parse_set_free(at_a);
+    fetch_and_index(s->up, s->parses, s->out->to, s->mods, s->nmods, 1);
+    run_doc_add_timing(&s->out->doc, "fetch+index", now_ms() - t0);
+}
 
-    /* regenerate against B */
+/* Regenerate every config against B; then the targets check over the regenerations. */
+static void survey_regenerate(survey_state *s)
+{
+    const workspace *ws = s->ws;
+    const survey_opts *o = s->o;
+    survey_result *out = s->out;
+    size_t n = s->n;
+    const ws_config **sel = s->sel;
     regen_batch_opts bo;
     memset(&bo, 0, sizeof(bo));
     bo.base.tag = out->to;
     bo.base.no_ruff = o->no_ruff;
-    char *ruff = gate_ruff_command(ws, o->ruff);
+    char *ruff = s->ruff = pipeline_ruff_command(ws, o->ruff);
+    strbuf ruff_version = STRBUF_INIT;
     if (!o->no_ruff) {
         bo.base.ruff.ruff = ruff;
         bo.base.ruff.extra_ignore = &ws->ruff_extra_ignore;
         bo.base.ruff.isolated = ws->ruff_isolated;
         bo.base.ruff.cwd = ws->root;
+        if (s->results && normalize_ruff_version(ruff, &ruff_version) < 0)
+            pgci_error_clear(); /* no version: no cached ruff results */
+        bo.base.ruff.ruff_version = ruff_version.len ? ruff_version.buf : NULL;
+        bo.base.ruff.cache = s->results;
     }
+    bo.base.cache = s->results;
+    bo.parses = s->parses;
     bo.var_name = o->var_name;
     bo.jobs = o->jobs;
-    bo.up = up;
-    regen_output *outs = pgci_calloc(n ? n : 1, sizeof(*outs));
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    bo.up = s->up;
+    regen_output *outs = s->outs = pgci_calloc(n ? n : 1, sizeof(*outs));
+    double t0 = now_ms();
     regen_workspace(ws, sel, n, &bo, outs);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
     pgci_error_clear();
-    run_doc_add_timing(&out->doc, "regen",
-                       (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
-                           (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
-    check_input *in = pgci_calloc(n ? n : 1, sizeof(*in));
+    strbuf_free(&ruff_version);
+    run_doc_add_timing(&out->doc, "regen", now_ms() - t0);
+    check_input *in = s->in = pgci_calloc(n ? n : 1, sizeof(*in));
     for (size_t i = 0; i < n; i++) {
         in[i].module = sel[i]->module;
         in[i].config_path = sel[i]->path;
-        in[i].cfg = cfgs[i];
-        if (!cfgs[i])
+        in[i].cfg = s->cfgs[i];
+        if (!s->cfgs[i])
             continue;
-        in[i].source_module = cfgs[i]->source_module;
+        in[i].source_module = s->cfgs[i]->source_module;
         if (outs[i].status < 0) {
             out->n_failed++;
             char *what = pgci_asprintf("fails to regenerate against %s", out->to);
@@ -266,11 +310,19 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
     strbuf_free(&why);
     run_doc_set_check(&out->doc, "regen", "ran", NULL);
     run_doc_set_check(&out->doc, "targets", "ran", NULL);
+}
 
-    /* compare A with B under each config */
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+/* Compare A with B under each config: the survey's contract checks. */
+static void survey_run_checks(survey_state *s)
+{
+    survey_result *out = s->out;
+    const ws_config **sel = s->sel;
+    pg_config **cfgs = s->cfgs;
+    module_pair *mods = s->mods;
+    size_t nmods = s->nmods;
+    double t0 = now_ms();
     size_t missing_a = 0, missing_b = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < s->n; i++) {
         if (!cfgs[i])
             continue;
         long mi = find_module(mods, nmods, cfgs[i]->source_module);
@@ -287,26 +339,37 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
         char *cm = configuration_module(cfgs[i]->source_module);
         long ci = cm ? find_module(mods, nmods, cm) : -1;
         free(cm);
-        survey_pair sp = {sel[i]->module, sel[i]->path,  cfgs[i],
-                          mp->a,          mp->b,         out->from,
-                          out->to,        mp->src_b.buf, mp->src_b.len,
-                          mp->src_a.buf,  mp->src_a.len, ci >= 0 ? mods[ci].b : NULL};
+        survey_pair sp = {
+            .config = sel[i]->module,
+            .config_path = sel[i]->path,
+            .cfg = cfgs[i],
+            .a = mp->a,
+            .b = mp->b,
+            .tag_a = out->from,
+            .tag_b = out->to,
+            .src_b = mp->src_b.buf,
+            .src_b_len = mp->src_b.len,
+            .src_a = mp->src_a.buf,
+            .src_a_len = mp->src_a.len,
+            .config_b = ci >= 0 ? mods[ci].b : NULL,
+        };
         signatures_compare(&out->fs, &sp);
         check_deprecations(&out->fs, &sp);
         check_name_map_fields(&out->fs, &sp);
         check_rope_compat(&out->fs, &sp);
     }
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    run_doc_add_timing(&out->doc, "compare",
-                       (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
-                           (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+    run_doc_add_timing(&out->doc, "compare", now_ms() - t0);
     static const char *const compared[] = {"signatures", "auto-docstring", "deprecations",
                                            "name-map-fields", "rope-compat"};
     for (size_t k = 0; k < sizeof(compared) / sizeof(compared[0]); k++)
         run_doc_set_check(&out->doc, compared[k], missing_a || missing_b ? "failed" : "ran",
                           missing_a || missing_b ? "upstream modules missing at a tag" : NULL);
+}
 
-    /* counts and per-config status */
+/* Counts and each config's status from the findings. */
+static void survey_config_status(survey_state *s)
+{
+    survey_result *out = s->out;
     strvec vanished = STRVEC_INIT, changed = STRVEC_INIT;
     for (size_t k = 0; k < out->fs.len; k++) {
         const finding *f = out->fs.items[k];
@@ -325,8 +388,10 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
     out->n_changed = changed.len;
     strvec_free(&vanished);
     strvec_free(&changed);
-    for (size_t i = 0; i < n; i++) {
-        int failed = !cfgs[i] || outs[i].status < 0;
+    const ws_config **sel = s->sel;
+    const regen_output *outs = s->outs;
+    for (size_t i = 0; i < s->n; i++) {
+        int failed = !s->cfgs[i] || outs[i].status < 0;
         int errors = 0;
         for (size_t k = 0; k < out->fs.len; k++)
             errors |= out->fs.items[k]->config &&
@@ -338,7 +403,14 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
                                     : "ok",
                            failed && outs[i].error ? outs[i].error : NULL);
     }
-    for (size_t i = 0; i < nmods; i++) {
+}
+
+/* The upstream files compared, by hash; then the findings. */
+static void survey_record(survey_state *s)
+{
+    survey_result *out = s->out;
+    const module_pair *mods = s->mods;
+    for (size_t i = 0; i < s->nmods; i++) {
         char hex[SHA256_HEX_LEN + 1];
         strbuf name = STRBUF_INIT;
         if (mods[i].a) {
@@ -356,8 +428,12 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
     }
     findings_sort(&out->fs);
     run_doc_set_findings(&out->doc, &out->fs);
+}
 
-    for (size_t i = 0; i < nmods; i++) {
+static void survey_state_free(survey_state *s)
+{
+    module_pair *mods = s->mods;
+    for (size_t i = 0; i < s->nmods; i++) {
         free(mods[i].module);
         strbuf_free(&mods[i].src_a);
         strbuf_free(&mods[i].src_b);
@@ -368,20 +444,44 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
         free(mods[i].err_a);
         free(mods[i].err_b);
     }
-    for (size_t i = 0; i < n; i++) {
-        regen_output_free(&outs[i]);
-        if (cfgs[i])
-            pg_config_free(cfgs[i]);
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->outs)
+            regen_output_free(&s->outs[i]);
+        if (s->cfgs && s->cfgs[i])
+            pg_config_free(s->cfgs[i]);
     }
     free(mods);
-    free(outs);
-    free(in);
-    free(cfgs);
-    free(sel);
-    config_eval_free(ev);
-    upstream_free(up);
-    free(ruff);
-    return 0;
+    free(s->outs);
+    free(s->in);
+    free(s->cfgs);
+    free(s->sel);
+    config_eval_free(s->ev);
+    upstream_free(s->up);
+    py_parse_set_free(s->parses);
+    rcache_free(s->results);
+    free(s->ruff);
+}
+
+int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
+{
+    memset(out, 0, sizeof(*out));
+    run_doc_init(&out->doc, "survey", o->timestamp);
+    survey_state s;
+    memset(&s, 0, sizeof(s));
+    s.ws = ws;
+    s.o = o;
+    s.out = out;
+    int r;
+    if ((r = survey_resolve(&s)) < 0 || (r = survey_evaluate(&s)) < 0)
+        goto out;
+    survey_fetch_index(&s);
+    survey_regenerate(&s);
+    survey_run_checks(&s);
+    survey_config_status(&s);
+    survey_record(&s);
+out:
+    survey_state_free(&s);
+    return r;
 }
 
 void survey_result_free(survey_result *r)

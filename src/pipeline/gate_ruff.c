@@ -4,7 +4,7 @@
  * which is thread-safe (its own temporary directory, the cache's own locking);
  * the error slot is per thread, so nothing it sets leaks into the gate's.
  */
-#include "checks/gate_ruff.h"
+#include "pipeline/gate_ruff.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -80,8 +80,7 @@ void gate_ruff_wait(gate_ruff *g)
     pthread_mutex_unlock(&g->lock);
 }
 
-int gate_ruff_normalize(void *arg, const char *path_hint, const char *src, size_t len,
-                        strbuf *out)
+int gate_ruff_normalize(void *arg, const char *path_hint, const char *src, size_t len, strbuf *out)
 {
     gate_ruff *g = arg;
     normalize_opts o = g->o;

@@ -3,13 +3,13 @@
  * read the checked-in files, run the gate's checks, and record everything in a
  * run document. `pgci check` and `pgci run` are thin commands over this.
  */
-#ifndef PGCI_CHECKS_GATE_H
-#define PGCI_CHECKS_GATE_H
+#ifndef PGCI_PIPELINE_GATE_H
+#define PGCI_PIPELINE_GATE_H
 
 #include "cache/result_cache.h"
 #include "checks/finding.h"
 #include "core/vec.h"
-#include "reports/run_doc.h"
+#include "pipeline/run_doc.h"
 #include "workspace/workspace.h"
 
 typedef struct gate_opts {
@@ -50,17 +50,5 @@ typedef struct gate_result {
 int gate_run(const workspace *ws, const gate_opts *o, gate_result *out);
 
 void gate_result_free(gate_result *r);
-
-/* The ruff command to run (malloc'ed): `cli` (--ruff) or [tool.pgci] ruff or
- * "ruff", made absolute when it is a relative path. */
-char *gate_ruff_command(const workspace *ws, const char *cli);
-
-/* Parses "K/N" (1 <= K <= N). */
-int gate_parse_shard(const char *s, int *k, int *n);
-
-/* The configs of ws selected by `only` and the shard, in discovery order. Fails
- * on a name that matches no config. */
-int gate_select(const workspace *ws, const strvec *only, int shard_k, int shard_n,
-                const ws_config ***out, size_t *n);
 
 #endif

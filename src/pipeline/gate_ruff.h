@@ -8,8 +8,8 @@
  * check_ctx.normalize callback): a source the batch normalised (same file name,
  * same bytes) is answered from it, anything else through normalize_ruff().
  */
-#ifndef PGCI_CHECKS_GATE_RUFF_H
-#define PGCI_CHECKS_GATE_RUFF_H
+#ifndef PGCI_PIPELINE_GATE_RUFF_H
+#define PGCI_PIPELINE_GATE_RUFF_H
 
 #include <stddef.h>
 
@@ -29,8 +29,7 @@ gate_ruff *gate_ruff_start(const normalize_opts *o, const char *root, const char
 void gate_ruff_wait(gate_ruff *g);
 
 /* check_ctx.normalize: arg is the gate_ruff. */
-int gate_ruff_normalize(void *arg, const char *path_hint, const char *src, size_t len,
-                        strbuf *out);
+int gate_ruff_normalize(void *arg, const char *path_hint, const char *src, size_t len, strbuf *out);
 
 /* Waits if need be, then frees. Accepts NULL. */
 void gate_ruff_free(gate_ruff *g);

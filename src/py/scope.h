@@ -17,8 +17,8 @@
  * The model follows ruff 0.13.2's semantic model rule for rule; docs/names.md lists
  * the rules and the known differences. It reports, never prints.
  */
-#ifndef PGCI_CHECKS_SCOPE_H
-#define PGCI_CHECKS_SCOPE_H
+#ifndef PGCI_PY_SCOPE_H
+#define PGCI_PY_SCOPE_H
 
 #include <stddef.h>
 

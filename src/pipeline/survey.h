@@ -8,12 +8,12 @@
  * compared under each patch (signatures.h), with the contract checks that need
  * both tags (deprecations, name_map output fields, rotary compatibility).
  */
-#ifndef PGCI_CHECKS_SURVEY_H
-#define PGCI_CHECKS_SURVEY_H
+#ifndef PGCI_PIPELINE_SURVEY_H
+#define PGCI_PIPELINE_SURVEY_H
 
 #include "checks/finding.h"
 #include "core/vec.h"
-#include "reports/run_doc.h"
+#include "pipeline/run_doc.h"
 #include "workspace/workspace.h"
 
 typedef struct survey_opts {
@@ -26,7 +26,8 @@ typedef struct survey_opts {
     const strvec *only;
     int shard_k, shard_n;
     int jobs;
-    const char *cache_dir;
+    const char *cache_dir; /* pgci's cache (upstream files; results/ under it); NULL: default */
+    int no_cache;          /* neither read nor write the result cache */
     int timestamp;
 } survey_opts;
 

@@ -12,8 +12,8 @@
  * and no timestamp unless asked (--timestamp or SOURCE_DATE_EPOCH), so the same
  * inputs give the same bytes.
  */
-#ifndef PGCI_REPORTS_RUN_DOC_H
-#define PGCI_REPORTS_RUN_DOC_H
+#ifndef PGCI_PIPELINE_RUN_DOC_H
+#define PGCI_PIPELINE_RUN_DOC_H
 
 #include <jansson.h>
 

@@ -18,8 +18,8 @@
  *
  * Everything else (names, operators, statement order, literals' values) counts.
  */
-#ifndef PGCI_CHECKS_STRUCTURAL_H
-#define PGCI_CHECKS_STRUCTURAL_H
+#ifndef PGCI_PY_STRUCTURAL_H
+#define PGCI_PY_STRUCTURAL_H
 
 #include <stddef.h>
 

@@ -1,0 +1,477 @@
+/*
+ * The PR gate: regenerate, read what is checked in, check, record.
+ *
+ * Every config goes through: evaluate (config_eval) -> upstream at the tag ->
+ * codegen -> ruff -> .diff (regen_workspace, in parallel; ruff over the checked-in
+ * files runs beside it), then the checks of check_gate[] run over all of them at
+ * once. Each upstream module is parsed once (the run's parse set), and what a
+ * previous run computed from the same inputs comes from the result cache. A config that cannot be
+ * regenerated is a "regen" error finding, never a silent skip; a check that cannot run is recorded
+ * as not run with its reason, never as passed.
+ */
+#include "pipeline/gate.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/checks.h"
+#include "checks/regen_finding.h"
+#include "core/clock.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/log.h"
+#include "core/sha256.h"
+#include "patchgen/config_eval.h"
+#include "patchgen/normalize.h"
+#include "patchgen/regen.h"
+#include "pipeline/gate_ruff.h"
+#include "pipeline/pipeline.h"
+#include "upstream/upstream.h"
+
+static void hash_input(run_doc *d, const char *root, const char *rel)
+{
+    strbuf p = STRBUF_INIT;
+    fs_join(&p, root, rel);
+    char hex[SHA256_HEX_LEN + 1];
+    if (sha256_file_hex(p.buf, hex) == 0)
+        run_doc_add_input_file(d, rel, hex);
+    else
+        pgci_error_clear();
+    strbuf_free(&p);
+}
+
+static char *read_opt(const char *root, const char *rel, size_t *len)
+{
+    strbuf p = STRBUF_INIT, data = STRBUF_INIT;
+    *len = 0;
+    if (!rel || fs_join_under(&p, root, rel, "generated file") < 0 || !fs_is_file(p.buf)) {
+        pgci_error_clear();
+        strbuf_free(&p);
+        return NULL;
+    }
+    int r = fs_read_file(&data, p.buf, 0);
+    strbuf_free(&p);
+    if (r < 0) {
+        pgci_error_clear();
+        strbuf_free(&data);
+        return NULL;
+    }
+    return strbuf_detach(&data, len);
+}
+
+static int write_fix(const char *root, const char *rel, const char *data, size_t len)
+{
+    strbuf p = STRBUF_INIT;
+    int r = fs_join_under(&p, root, rel, "generated file");
+    if (r == 0) {
+        char *dir = fs_dirname(p.buf);
+        r = fs_mkdirs(dir);
+        free(dir);
+    }
+    if (r == 0)
+        r = fs_write_atomic(p.buf, data, len);
+    strbuf_free(&p);
+    return r;
+}
+
+static int differs(const char *a, size_t alen, const char *b, size_t blen)
+{
+    return !a || !b || alen != blen || memcmp(a, b, alen) != 0;
+}
+
+/* One gate run: what each stage hands the next. Zeroed at the start, so the one
+ * cleanup path (gate_state_free) frees whatever the stages got to. */
+typedef struct gate_state {
+    const workspace *ws;
+    const gate_opts *o;
+    gate_result *out;
+    normalize_opts ro;     /* how ruff runs, for the regeneration and the checks */
+    gate_ruff *gr;         /* ruff over the checked-in files, beside the regeneration */
+    rcache *results;       /* the result cache; NULL: --no-cache */
+    py_parse_set *parses;  /* one parse per upstream module */
+    const ws_config **sel; /* the selected configs, n of them */
+    size_t n;
+    config_eval *ev;
+    pg_config **cfgs; /* evaluated, one per config */
+    upstream *up;
+    regen_output *outs; /* regenerated, one per config */
+    check_input *in;    /* what the checks read, one per config */
+    char **bufs;        /* the checked-in .py and .diff of each config */
+    check_ctx ctx;
+} gate_state;
+
+/* The tag, and ruff's version (a ruff that does not run is an environment error). */
+static int gate_resolve(gate_state *s)
+{
+    const workspace *ws = s->ws;
+    const gate_opts *o = s->o;
+    gate_result *out = s->out;
+    if (o->tag)
+        out->tag = pgci_strdup(o->tag);
+    else if (!(out->tag = workspace_pin_tag(ws)))
+        return pgci_error_set(PGCI_EUSAGE,
+                              "%s pins no transformers version: pass --tag TAG or add "
+                              "transformers==X.Y.Z to its dependencies",
+                              ws->pyproject);
+
+    out->ruff_cmd = pipeline_ruff_command(ws, o->ruff);
+    const char *ruff = out->ruff_cmd;
+    if (!o->no_ruff) {
+        strbuf v = STRBUF_INIT;
+        if (normalize_ruff_version(ruff, &v) < 0) {
+            strbuf_free(&v);
+            return pgci_error_wrap(PGCI_ENOTFOUND,
+                                   "ruff is needed to compare bytes as patchgen does (pass --ruff "
+                                   "CMD, or --no-ruff for the structural comparison)");
+        }
+        out->ruff_version = strbuf_detach(&v, NULL);
+        s->ro.ruff = ruff;
+        s->ro.extra_ignore = &ws->ruff_extra_ignore;
+        s->ro.isolated = ws->ruff_isolated;
+        s->ro.cwd = ws->root;
+        s->ro.timeout_ms = o->ruff_timeout_ms;
+        s->ro.ruff_version = out->ruff_version;
+    }
+    return 0;
+}
+
+/* A config that does not evaluate is not a finding but a broken input: the gate
+ * cannot say anything about it, so it stops with the config's error. */
+static int gate_evaluate(gate_state *s)
+{
+    int r = pipeline_select(s->ws, s->o->only, s->o->shard_k, s->o->shard_n, &s->sel, &s->n);
+    if (r < 0)
+        return r;
+    s->out->n_configs = s->n;
+    s->cfgs = pgci_calloc(s->n ? s->n : 1, sizeof(*s->cfgs));
+    if ((r = config_eval_new(&s->ev, s->ws)) < 0)
+        return r;
+    for (size_t i = 0; i < s->n; i++)
+        if ((r = config_eval_file(s->ev, s->sel[i]->path, s->o->var_name, &s->cfgs[i])) < 0)
+            return r;
+    return 0;
+}
+
+/* A generated file that is not there at all: nothing to check against. */
+static int gate_require_generated(const gate_state *s)
+{
+    if (s->o->fix)
+        return 0;
+    int r = 0;
+    for (size_t i = 0; i < s->n && r == 0; i++) {
+        char *py = NULL, *diff = NULL;
+        char *dir = fs_dirname(s->sel[i]->path);
+        r = regen_output_paths(dir, NULL, s->cfgs[i]->target_file, &py, &diff);
+        free(dir);
+        strbuf p = STRBUF_INIT;
+        if (r == 0)
+            r = fs_join_under(&p, s->ws->root, py, "generated file");
+        if (r == 0) {
+            if (!fs_is_file(p.buf))
+                r = pgci_error_set(PGCI_ENOTFOUND,
+                                   "%s: generated file %s is missing (pgci check --fix "
+                                   "writes it)",
+                                   s->sel[i]->path, py);
+        }
+        strbuf_free(&p);
+        free(py);
+        free(diff);
+    }
+    return r;
+}
+
+/* The result cache, the run's parse set and the upstream that shares them. */
+static int gate_open_upstream(gate_state *s)
+{
+    if (!s->o->no_cache) {
+        strbuf d = STRBUF_INIT;
+        if (s->o->cache_dir)
+            fs_join(&d, s->o->cache_dir, "results");
+        if (rcache_open(&s->results, d.len ? d.buf : NULL, 0) < 0)
+            pgci_error_clear();
+        strbuf_free(&d);
+    }
+    s->ro.cache = s->results;
+    s->parses = py_parse_set_new();
+    return pipeline_upstream_open_with(&s->up, s->ws, s->o->source, s->o->cache_dir, s->o->jobs,
+                                       s->parses, s->results);
+}
+
+/* ruff over the checked-in .py of every config (what ruff-equivalence asks),
+ * started on a thread of its own so that it runs beside the regeneration. */
+static void gate_start_ruff(gate_state *s)
+{
+    if (s->o->no_ruff)
+        return;
+    char **paths = pgci_calloc(s->n ? s->n : 1, sizeof(*paths));
+    for (size_t i = 0; i < s->n; i++) {
+        char *dir = fs_dirname(s->sel[i]->path), *diff = NULL;
+        if (regen_output_paths(dir, NULL, s->cfgs[i]->target_file, &paths[i], &diff) < 0)
+            pgci_error_clear();
+        free(diff);
+        free(dir);
+    }
+    s->gr = gate_ruff_start(&s->ro, s->ws->root, (const char *const *)paths, s->n);
+    for (size_t i = 0; i < s->n; i++)
+        free(paths[i]);
+    free(paths);
+}
+
+/* Every config regenerated at the tag, in parallel (regen_workspace fetches each
+ * upstream file once). A config that fails is recorded in its output. */
+static void gate_regenerate(gate_state *s)
+{
+    regen_batch_opts bo;
+    memset(&bo, 0, sizeof(bo));
+    bo.base.tag = s->out->tag;
+    bo.base.no_ruff = s->o->no_ruff;
+    bo.base.ruff = s->ro;
+    bo.base.cache = s->results;
+    bo.parses = s->parses;
+    bo.var_name = s->o->var_name;
+    bo.jobs = s->o->jobs;
+    bo.up = s->up;
+    bo.evaluated = s->cfgs; /* evaluated above: not a second time */
+    s->outs = pgci_calloc(s->n ? s->n : 1, sizeof(*s->outs));
+    double t0 = now_ms();
+    regen_workspace(s->ws, s->sel, s->n, &bo, s->outs);
+    pgci_error_clear();
+    run_doc_add_timing(&s->out->doc, "regen", now_ms() - t0);
+}
+
+/* What the checks read: each config's regeneration beside what is checked in. */
+static void gate_read_inputs(gate_state *s)
+{
+    const workspace *ws = s->ws;
+    const gate_opts *o = s->o;
+    gate_result *out = s->out;
+    size_t n = s->n;
+    check_input *in = s->in = pgci_calloc(n ? n : 1, sizeof(*in));
+    char **bufs = s->bufs = pgci_calloc(2 * (n ? n : 1), sizeof(char *));
+    for (size_t i = 0; i < n; i++) {
+        regen_output *g = &s->outs[i];
+        check_input *c = &in[i];
+        c->module = s->sel[i]->module;
+        c->config_path = s->sel[i]->path;
+        c->source_module = g->source_module;
+        c->py_path = g->py_path;
+        c->diff_path = o->no_diff ? NULL : g->diff_path;
+        bufs[2 * i] = read_opt(ws->root, g->py_path, &c->checked_py_len);
+        bufs[2 * i + 1] = read_opt(ws->root, c->diff_path, &c->checked_diff_len);
+        c->checked_py = bufs[2 * i];
+        c->checked_diff = bufs[2 * i + 1];
+        c->cfg = s->cfgs[i];
+        if (g->status < 0) {
+            /* the raw output, when codegen got that far, still tells the names check
+             * what the regeneration would hold (ruff refusing F821 fails here) */
+            if (g->raw.len) {
+                c->raw = g->raw.buf;
+                c->raw_len = g->raw.len;
+            }
+            c->error = g->error ? g->error : "regeneration failed";
+            regen_finding(&out->fs, c->module, c->config_path, "cannot regenerate", c->error);
+            out->n_failed++;
+            continue;
+        }
+        c->upstream = g->upstream.buf;
+        c->upstream_len = g->upstream.len;
+        c->raw = g->raw.buf;
+        c->raw_len = g->raw.len;
+        if (g->normalized) {
+            c->expected_py = g->py.buf;
+            c->expected_py_len = g->py.len;
+        }
+        c->expected_diff = g->diff.buf;
+        c->expected_diff_len = g->diff.len;
+        c->notes = g->cg.notes.items;
+        c->n_notes = g->cg.notes.len;
+    }
+}
+
+/* The checks of check_gate[], in order, each over all configs at once; a check that
+ * cannot run is recorded as not run with its reason. Stops at a check that fails. */
+static int gate_run_checks(gate_state *s)
+{
+    gate_result *out = s->out;
+    check_ctx *ctx = &s->ctx;
+    ctx->jobs = s->o->jobs;
+    ctx->ws = s->ws;
+    ctx->tag = out->tag;
+    ctx->inputs = s->in;
+    ctx->n_inputs = s->n;
+    ctx->base = s->o->base;
+    ctx->cache = s->results;
+    if (!s->o->no_ruff) {
+        gate_ruff_wait(s->gr);
+        ctx->ruff = out->ruff_cmd;
+        ctx->ruff_version = out->ruff_version;
+        ctx->normalize = gate_ruff_normalize;
+        ctx->normalize_arg = s->gr;
+    } else {
+        ctx->ruff_missing = "--no-ruff";
+    }
+    int err = 0;
+    for (size_t k = 0; check_gate[k] && !err; k++) {
+        const check_def *cd = check_gate[k];
+        strbuf why = STRBUF_INIT;
+        double t0 = now_ms();
+        int cr = cd->run(ctx, &out->fs, &why);
+        run_doc_add_timing(&out->doc, cd->id, now_ms() - t0);
+        if (cr == CHECK_NOT_RUN) {
+            run_doc_set_check(&out->doc, cd->id, "not-run", why.buf);
+            strvec_push_owned(&out->not_run, pgci_asprintf("%s: %s", cd->id, why.buf));
+        } else if (cr < 0) {
+            run_doc_set_check(&out->doc, cd->id, "failed", pgci_error_last());
+            err = cr;
+        } else {
+            run_doc_set_check(&out->doc, cd->id, "ran", NULL);
+        }
+        strbuf_free(&why);
+    }
+    return err;
+}
+
+/* Each config's status from the findings: failed, drift or ok. */
+static void gate_config_status(gate_state *s)
+{
+    gate_result *out = s->out;
+    const check_input *in = s->in;
+    for (size_t i = 0; i < s->n; i++) {
+        int drift = 0;
+        for (size_t k = 0; k < out->fs.len; k++) {
+            const finding *f = out->fs.items[k];
+            if (f->config && !strcmp(f->config, in[i].module) && f->sev == SEV_ERROR &&
+                strcmp(f->check, "regen"))
+                drift = 1;
+        }
+        const char *status = in[i].error ? "failed" : drift ? "drift" : "ok";
+        out->n_drift += drift && !in[i].error;
+        run_doc_set_config(&out->doc, in[i].module, in[i].config_path, status, in[i].error);
+    }
+}
+
+/* --fix: what differs from the regeneration is rewritten, each file atomically. */
+static int gate_fix(gate_state *s)
+{
+    const workspace *ws = s->ws;
+    gate_result *out = s->out;
+    int err = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        const check_input *c = &s->in[i];
+        if (!c->expected_py)
+            continue;
+        if (differs(c->checked_py, c->checked_py_len, c->expected_py, c->expected_py_len)) {
+            if ((err = write_fix(ws->root, c->py_path, c->expected_py, c->expected_py_len)) < 0)
+                break;
+            strvec_push(&out->fixed, c->py_path);
+        }
+        if (c->diff_path &&
+            differs(c->checked_diff, c->checked_diff_len, c->expected_diff, c->expected_diff_len)) {
+            if ((err = write_fix(ws->root, c->diff_path, c->expected_diff, c->expected_diff_len)) <
+                0)
+                break;
+            strvec_push(&out->fixed, c->diff_path);
+        }
+    }
+    return err;
+}
+
+/* The run record's inputs: what this verdict was computed from; then the findings. */
+static void gate_record(gate_state *s)
+{
+    const workspace *ws = s->ws;
+    gate_result *out = s->out;
+    const check_input *in = s->in;
+    const regen_output *outs = s->outs;
+    run_doc_set_input(&out->doc, "workspace", ws->root);
+    run_doc_set_input(&out->doc, "tag", out->tag);
+    run_doc_set_input(&out->doc, "pin", ws->pin);
+    run_doc_set_input(&out->doc, "upstream", upstream_describe(s->up));
+    run_doc_set_input(&out->doc, "ruff_version", out->ruff_version);
+    hash_input(&out->doc, ws->root, "pyproject.toml");
+    for (size_t i = 0; i < s->n; i++) {
+        hash_input(&out->doc, ws->root, in[i].config_path);
+        if (in[i].checked_py)
+            hash_input(&out->doc, ws->root, in[i].py_path);
+        if (in[i].checked_diff)
+            hash_input(&out->doc, ws->root, in[i].diff_path);
+        if (outs[i].status == 0 && outs[i].source_module) {
+            char hex[SHA256_HEX_LEN + 1];
+            sha256_hex(outs[i].upstream.buf, outs[i].upstream.len, hex);
+            strbuf name = STRBUF_INIT;
+            strbuf_addf(&name, "upstream:%s@%s", outs[i].source_module, out->tag);
+            run_doc_add_input_file(&out->doc, name.buf, hex);
+            strbuf_free(&name);
+        }
+    }
+    findings_sort(&out->fs);
+    run_doc_set_findings(&out->doc, &out->fs);
+}
+
+static void gate_state_free(gate_state *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->outs)
+            regen_output_free(&s->outs[i]);
+        if (s->bufs) {
+            free(s->bufs[2 * i]);
+            free(s->bufs[2 * i + 1]);
+        }
+        if (s->cfgs && s->cfgs[i])
+            pg_config_free(s->cfgs[i]);
+    }
+    free(s->outs);
+    free(s->bufs);
+    free(s->cfgs);
+    free(s->in);
+    free(s->sel);
+    config_eval_free(s->ev);
+    upstream_free(s->up);
+    gate_ruff_free(s->gr);
+    py_parse_set_free(s->parses);
+    if (s->results) {
+        rcache_get_stats(s->results, &s->out->cache);
+        s->out->cache_used = 1;
+    }
+    rcache_free(s->results);
+}
+
+int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
+{
+    memset(out, 0, sizeof(*out));
+    run_doc_init(&out->doc, "check", o->timestamp);
+    gate_state s;
+    memset(&s, 0, sizeof(s));
+    s.ws = ws;
+    s.o = o;
+    s.out = out;
+    int r;
+    if ((r = gate_resolve(&s)) < 0 || (r = gate_evaluate(&s)) < 0 ||
+        (r = gate_require_generated(&s)) < 0)
+        goto out;
+    if ((r = gate_open_upstream(&s)) < 0)
+        goto out;
+    gate_start_ruff(&s);
+    gate_regenerate(&s);
+    gate_read_inputs(&s);
+    r = gate_run_checks(&s);
+    gate_config_status(&s);
+    if (o->fix && !r)
+        r = gate_fix(&s);
+    gate_record(&s);
+out:
+    gate_state_free(&s);
+    return r;
+}
+
+void gate_result_free(gate_result *r)
+{
+    findings_free(&r->fs);
+    run_doc_free(&r->doc);
+    strvec_free(&r->fixed);
+    strvec_free(&r->not_run);
+    free(r->ruff_version);
+    free(r->ruff_cmd);
+    free(r->tag);
+}

@@ -1,0 +1,38 @@
+/*
+ * pipeline.h - what both pipelines (the gate, pipeline/gate.h, and the survey,
+ * pipeline/survey.h) share: the config selection, the ruff command and the
+ * workspace's upstream. Commands that take the same options (pgci regen --shard)
+ * use them too, so every command reads them the same way.
+ */
+#ifndef PGCI_PIPELINE_PIPELINE_H
+#define PGCI_PIPELINE_PIPELINE_H
+
+#include "core/vec.h"
+#include "upstream/upstream.h"
+#include "workspace/workspace.h"
+
+/* Parses "K/N" (1 <= K <= N). */
+int pipeline_parse_shard(const char *s, int *k, int *n);
+
+/* The configs of ws selected by `only` and the shard, in discovery order. Fails
+ * on a name that matches no config. */
+int pipeline_select(const workspace *ws, const strvec *only, int shard_k, int shard_n,
+                    const ws_config ***out, size_t *n);
+
+/* The ruff command to run (malloc'ed): `cli` (--ruff) or [tool.pgci] ruff or
+ * "ruff", made absolute when it is a relative path. */
+char *pipeline_ruff_command(const workspace *ws, const char *cli);
+
+/* Opens the workspace's upstream: `source` when not NULL, else the workspace's
+ * ([tool.pgci] upstream or the default), a relative dir: path read under the
+ * workspace root. cache_dir NULL: the default cache. */
+int pipeline_upstream_open(upstream **out, const workspace *ws, const char *source,
+                           const char *cache_dir, int jobs);
+
+/* The same, the upstream validating into the run's parse set and remembering
+ * valid files in the result cache (either may be NULL; both must outlive it). */
+int pipeline_upstream_open_with(upstream **out, const workspace *ws, const char *source,
+                                const char *cache_dir, int jobs, py_parse_set *parses,
+                                rcache *results);
+
+#endif

@@ -1,0 +1,1 @@
+from veomni.patchgen.patch_spec import PatchConfigconfig = PatchConfig(source_module="m.x")@config.override_method("A.f")def f(self):    # a    return 1
