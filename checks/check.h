@@ -80,18 +80,44 @@ typedef int (*check_input_fn)(const check_ctx *ctx, const check_input *in, void 
  * Returns 0, or the first failure in input order (its message set). */
 int check_each_input(const check_ctx *ctx, check_input_fn fn, void *arg, findings *out);
 
+struct survey_pair; /* checks/signatures.h */
+
+/* One check: the record every check has, wherever it runs. A gate check sets
+ * run, a survey contract check compare; a check recorded by a pipeline stage or
+ * a command (regen, logits) sets neither. */
 typedef struct check_def {
     const char *id;      /* "drift" */
     const char *summary; /* one line for --help and reports */
-    /* Appends findings; returns CHECK_RAN, CHECK_NOT_RUN (with *why set), or a
-     * negative error (message in the error slot). */
+    /* A gate check: appends findings; returns CHECK_RAN, CHECK_NOT_RUN (with *why
+     * set), or a negative error (message in the error slot). */
     int (*run)(const check_ctx *ctx, findings *out, strbuf *why);
+    /* A survey contract check: compares one config's upstream at tag A with tag
+     * B and appends findings. NULL on a survey check whose findings another
+     * check's compare makes (auto-docstring's come from signatures'). */
+    void (*compare)(findings *out, const struct survey_pair *p);
 } check_def;
 
-/* The checks `pgci check` runs, in report order, NULL-terminated. */
-extern const check_def *const check_gate[];
+/* Which pipeline runs a check. */
+typedef enum {
+    CHECK_IN_GATE,   /* pgci check: .run over every config, in table order */
+    CHECK_IN_SURVEY, /* pgci survey: .compare over each config, in table order */
+    CHECK_RECORDED,  /* a stage or a command records it itself (regen, logits) */
+} check_where;
+
+/* A row of check_registry[]. */
+typedef struct check_entry {
+    const check_def *def;
+    check_where where;
+    const char *title; /* the report's section title */
+    int report_order;  /* the section's place in the report, 0 first */
+} check_entry;
+
+/* Every check pgci records in run.json, in run order (each pipeline runs its
+ * rows in table order, and run.json lists checks as they ran); terminated by a
+ * row whose def is NULL. See checks/registry.c for adding a check. */
+extern const check_entry check_registry[];
 
 /* Looks a check up by id among every check pgci has; NULL when unknown. */
-const check_def *check_find(const char *id);
+const check_entry *check_find(const char *id);
 
 #endif

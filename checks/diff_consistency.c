@@ -68,5 +68,6 @@ static int run_diff_consistency(const check_ctx *ctx, findings *out, strbuf *why
 }
 
 const check_def check_diff_consistency = {
-    "diff-consistency", "the .diff is the diff of upstream against the checked-in .py",
-    run_diff_consistency};
+    .id = "diff-consistency",
+    .summary = "the .diff is the diff of upstream against the checked-in .py",
+    .run = run_diff_consistency};

@@ -75,5 +75,6 @@ static int run_drift(const check_ctx *ctx, findings *out, strbuf *why)
     return CHECK_RAN;
 }
 
-const check_def check_drift = {"drift", "checked-in .py and .diff against a fresh regeneration",
-                               run_drift};
+const check_def check_drift = {.id = "drift",
+                               .summary = "checked-in .py and .diff against a fresh regeneration",
+                               .run = run_drift};

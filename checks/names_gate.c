@@ -121,5 +121,6 @@ static int run_names_gate(const check_ctx *ctx, findings *out, strbuf *why)
     return r < 0 ? r : CHECK_RAN;
 }
 
-const check_def check_names = {"names", "undefined and redefined names in generated files",
-                               run_names_gate};
+const check_def check_names = {.id = "names",
+                               .summary = "undefined and redefined names in generated files",
+                               .run = run_names_gate};

@@ -398,7 +398,6 @@ static int run(const check_ctx *ctx, findings *out, strbuf *why)
 }
 
 const check_def check_protocol_comments = {
-    "protocol-comments",
-    "patch headers, Patch.N markers and the regeneration command in configs",
-    run,
-};
+    .id = "protocol-comments",
+    .summary = "patch headers, Patch.N markers and the regeneration command in configs",
+    .run = run};

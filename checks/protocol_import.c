@@ -186,7 +186,6 @@ static int run(const check_ctx *ctx, findings *out, strbuf *why)
 }
 
 const check_def check_protocol_import = {
-    "protocol-import",
-    "every generated module imports in the workspace's Python ([tool.pgci] python)",
-    run,
-};
+    .id = "protocol-import",
+    .summary = "every generated module imports in the workspace's Python ([tool.pgci] python)",
+    .run = run};

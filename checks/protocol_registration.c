@@ -589,7 +589,6 @@ static int run(const check_ctx *ctx, findings *out, strbuf *why)
 }
 
 const check_def check_protocol_registration = {
-    "protocol-registration",
-    "model packages register their generated classes as the protocol says",
-    run,
-};
+    .id = "protocol-registration",
+    .summary = "model packages register their generated classes as the protocol says",
+    .run = run};

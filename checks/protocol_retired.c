@@ -251,7 +251,7 @@ static int run(const check_ctx *ctx, findings *out, strbuf *why)
 }
 
 const check_def check_protocol_retired = {
-    "protocol-retired",
-    "no retired hand-written modeling files; generated/ changes come with a config change",
-    run,
-};
+    .id = "protocol-retired",
+    .summary =
+        "no retired hand-written modeling files; generated/ changes come with a config change",
+    .run = run};

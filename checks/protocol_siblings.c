@@ -210,7 +210,7 @@ static int run(const check_ctx *ctx, findings *out, strbuf *why)
 }
 
 const check_def check_protocol_siblings = {
-    "protocol-siblings",
-    "GPU/NPU config pairs regenerate together; NPU configs import GPU patches, not copies",
-    run,
-};
+    .id = "protocol-siblings",
+    .summary =
+        "GPU/NPU config pairs regenerate together; NPU configs import GPU patches, not copies",
+    .run = run};

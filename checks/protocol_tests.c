@@ -174,7 +174,6 @@ static int run(const check_ctx *ctx, findings *out, strbuf *why)
 }
 
 const check_def check_protocol_tests = {
-    "protocol-tests",
-    "the toy config directory and the registry and logits test tables list every model",
-    run,
-};
+    .id = "protocol-tests",
+    .summary = "the toy config directory and the registry and logits test tables list every model",
+    .run = run};

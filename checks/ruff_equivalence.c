@@ -98,5 +98,6 @@ static int run_ruff_equivalence(const check_ctx *ctx, findings *out, strbuf *why
 }
 
 const check_def check_ruff_equivalence = {
-    "ruff-equivalence", "the checked-in file is what ruff makes of the regeneration",
-    run_ruff_equivalence};
+    .id = "ruff-equivalence",
+    .summary = "the checked-in file is what ruff makes of the regeneration",
+    .run = run_ruff_equivalence};

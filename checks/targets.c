@@ -165,5 +165,7 @@ static int run_targets(const check_ctx *ctx, findings *out, strbuf *why)
     return CHECK_RAN;
 }
 
-const check_def check_targets = {
-    "targets", "patch targets missing upstream, duplicated or never applied", run_targets};
+const check_def check_targets = {.id = "targets",
+                                 .summary =
+                                     "patch targets missing upstream, duplicated or never applied",
+                                 .run = run_targets};

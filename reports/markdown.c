@@ -11,50 +11,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks/check.h"
 #include "core/vec.h"
 #include "reports/render.h"
 #include "reports/verification.h"
 
-/* Section order and titles for the checks pgci knows; unknown ids go last. */
-static const struct {
-    const char *id;
-    const char *title;
-    const char *what;
-} check_titles[] = {
-    {"regen", "Configs that fail to regenerate", "the config could not be regenerated"},
-    {"drift", "Drift from the checked-in files", "checked-in output differs from a fresh regen"},
-    {"ruff-equivalence", "Ruff equivalence", "checked-in file is not what ruff makes of the regen"},
-    {"diff-consistency", "Stale .diff files", "the .diff is not upstream against the .py"},
-    {"names", "Undefined and redefined names", "names the generated code uses but never binds"},
-    {"targets", "Patch targets", "patches whose target is missing, duplicated or never applied"},
-    {"signatures", "Signature changes upstream", "targets whose upstream contract changed"},
-    {"auto-docstring", "@auto_docstring arguments", "overrides whose docstring lacks new Args"},
-    {"name-map-fields", "name_map output fields", "reused bodies missing dataclass fields"},
-    {"rope-compat", "Rotary compatibility", "fused rotary on partial or interleaved rotary"},
-    {"deprecations", "Deprecations", "upstream code the patches touch that will be removed"},
-    {"logits", "Logits equality", "kernel-vs-reference logits on toy models"},
-    {"protocol-registration", "Model registration", "how generated classes are registered"},
-    {"protocol-retired", "Retired files", "hand-written modeling files and unsourced edits"},
-    {"protocol-comments", "Patch comment style", "numbered Patch headers and markers"},
-    {"protocol-siblings", "GPU/NPU siblings", "paired configs and copied bodies"},
-    {"protocol-tests", "Tests enumerate the model", "toy configs and test tables"},
-    {"protocol-import", "Import smoke", "generated modules that fail to import"},
-};
-
+/* Section titles and order from the check table; unknown ids go last. */
 static const char *title_for(const char *id)
 {
-    for (size_t i = 0; i < sizeof(check_titles) / sizeof(check_titles[0]); i++)
-        if (!strcmp(check_titles[i].id, id))
-            return check_titles[i].title;
-    return NULL;
+    const check_entry *e = check_find(id);
+    return e ? e->title : NULL;
 }
 
 static int order_of(const char *id)
 {
-    for (size_t i = 0; i < sizeof(check_titles) / sizeof(check_titles[0]); i++)
-        if (!strcmp(check_titles[i].id, id))
-            return (int)i;
-    return 1000;
+    const check_entry *e = check_find(id);
+    return e ? e->report_order : 1000;
 }
 
 void md_escape(strbuf *out, const char *s)

@@ -183,9 +183,9 @@ int cmd_fetch(int argc, const char **argv)
         OPT_STR(0, "source", &source, "SPEC", "https://...{tag}...{path}, git:PATH or dir:PATH"),
         OPT_BOOL(0, "no-cache", &no_cache, "neither read nor write the cache"),
         OPT_BOOL(0, "git-fetch", &git_fetch, "git: fetch tags from the clone's origin first"),
-        OPT_BOOL(
-            0, "list-tags", &list_tags,
-            "print the source's tags in version order (git: the clone's; https: its repository's)"),
+        OPT_BOOL(0, "list-tags", &list_tags,
+                 "print the source's tags in version order (git: the clone's; https: its "
+                 "repository's; dir: with {tag}: the directories there)"),
         OPT_BOOL(0, "print", &print, "write the fetched sources to stdout"),
         OPT_STR(0, "format", &format, "FMT", "text (a summary line) or json (every file)"),
         OPT_GROUP("network:"),

@@ -41,6 +41,48 @@ int version_cmp(const char *a, const char *b)
     return 0;
 }
 
+/* Runs of digits compare as numbers, everything else byte by byte. */
+static int natural_cmp(const char *a, const char *b)
+{
+    while (*a && *b) {
+        if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+            while (a[0] == '0' && isdigit((unsigned char)a[1]))
+                a++;
+            while (b[0] == '0' && isdigit((unsigned char)b[1]))
+                b++;
+            size_t na = strspn(a, "0123456789"), nb = strspn(b, "0123456789");
+            if (na != nb)
+                return na < nb ? -1 : 1;
+            int c = strncmp(a, b, na);
+            if (c)
+                return c;
+            a += na;
+            b += nb;
+            continue;
+        }
+        if (*a != *b)
+            return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+        a++;
+        b++;
+    }
+    return *a ? 1 : *b ? -1 : 0;
+}
+
+static int tag_cmp(const void *pa, const void *pb)
+{
+    const char *a = *(const char *const *)pa, *b = *(const char *const *)pb;
+    int c = version_cmp(a, b);
+    if (!c)
+        c = natural_cmp(a, b);
+    return c ? c : strcmp(a, b);
+}
+
+void version_sort(char **tags, size_t n)
+{
+    if (n > 1)
+        qsort(tags, n, sizeof(*tags), tag_cmp);
+}
+
 int version_is_release(const char *tag)
 {
     const char *s = tag;

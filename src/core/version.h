@@ -12,6 +12,12 @@
  * series, equal to 5.0.0. */
 int version_cmp(const char *a, const char *b);
 
+/* Sorts n tags oldest first by version_cmp ("v5.10.0rc1" before "v5.10.0");
+ * tags it holds equal (two pre-releases of one release, "v1.0" and "1.0", names
+ * that are no version) in natural order, digit runs as numbers ("rc2" before
+ * "rc10"), then byte by byte, so the order never depends on the sort. */
+void version_sort(char **tags, size_t n);
+
 /* 1 when tag is a final release: digits and dots, after an optional "v". */
 int version_is_release(const char *tag);
 

@@ -216,7 +216,10 @@ static void target_names(builder *b, TSNode target, assign_vec *out, const char 
                          const char *annotation)
 {
     if (type_is(target, "identifier")) {
-        index_assign as = {text_raw(b, target), value, annotation, py_line(target)};
+        index_assign as = {.name = text_raw(b, target),
+                           .value = value,
+                           .annotation = annotation,
+                           .line = py_line(target)};
         VEC_PUSH(out, as);
         return;
     }
@@ -269,8 +272,11 @@ static const char *decode_docstring(builder *b, TSNode lit)
 static void add_param(param_vec *ps, builder *b, TSNode name, index_param_kind kind, TSNode dflt,
                       TSNode type)
 {
-    index_param p = {text_raw(b, name), kind, text_clean(b, dflt), text_clean(b, type),
-                     py_line(name)};
+    index_param p = {.name = text_raw(b, name),
+                     .kind = kind,
+                     .default_value = text_clean(b, dflt),
+                     .annotation = text_clean(b, type),
+                     .line = py_line(name)};
     VEC_PUSH(ps, p);
 }
 

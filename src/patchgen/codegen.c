@@ -99,8 +99,11 @@ static const char *type_value(pg_patch_type t)
 static void note(gen *g, cg_note_kind kind, long patch, const char *target, unsigned line,
                  const char *detail)
 {
-    cg_note n = {kind, patch, target ? arena_strdup(&g->res->mem, target) : NULL, line,
-                 detail ? arena_strdup(&g->res->mem, detail) : NULL};
+    cg_note n = {.kind = kind,
+                 .patch = patch,
+                 .target = target ? arena_strdup(&g->res->mem, target) : NULL,
+                 .line = line,
+                 .detail = detail ? arena_strdup(&g->res->mem, detail) : NULL};
     VEC_PUSH(&g->res->notes, n);
 }
 

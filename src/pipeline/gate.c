@@ -3,11 +3,12 @@
  *
  * Every config goes through: evaluate (config_eval) -> upstream at the tag ->
  * codegen -> ruff -> .diff (regen_workspace, in parallel; ruff over the checked-in
- * files runs beside it), then the checks of check_gate[] run over all of them at
- * once. Each upstream module is parsed once (the run's parse set), and what a
- * previous run computed from the same inputs comes from the result cache. A config that cannot be
- * regenerated is a "regen" error finding, never a silent skip; a check that cannot run is recorded
- * as not run with its reason, never as passed.
+ * files runs beside it), then the gate checks of check_registry[] run over all of
+ * them at once. Each upstream module is parsed once (the run's parse set), and
+ * what a previous run computed from the same inputs comes from the result cache.
+ * A config that cannot be regenerated is a "regen" error finding, never a silent
+ * skip; a check that cannot run is recorded as not run with its reason, never as
+ * passed.
  */
 #include "pipeline/gate.h"
 
@@ -289,7 +290,7 @@ static void gate_read_inputs(gate_state *s)
     }
 }
 
-/* The checks of check_gate[], in order, each over all configs at once; a check that
+/* The gate checks of check_registry[], in order, each over all configs at once; a check that
  * cannot run is recorded as not run with its reason. Stops at a check that fails. */
 static int gate_run_checks(gate_state *s)
 {
@@ -312,8 +313,10 @@ static int gate_run_checks(gate_state *s)
         ctx->ruff_missing = "--no-ruff";
     }
     int err = 0;
-    for (size_t k = 0; check_gate[k] && !err; k++) {
-        const check_def *cd = check_gate[k];
+    for (const check_entry *e = check_registry; e->def && !err; e++) {
+        if (e->where != CHECK_IN_GATE)
+            continue;
+        const check_def *cd = e->def;
         strbuf why = STRBUF_INIT;
         double t0 = now_ms();
         int cr = cd->run(ctx, &out->fs, &why);

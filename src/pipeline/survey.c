@@ -28,27 +28,8 @@
 
 /* ---- tags -------------------------------------------------------------------------- */
 
-/* Tags of a dir: source whose path holds {tag}: the names of the directory where
- * {tag} stands (libgit2 lists the tags of a git: source). */
-static int dir_tags(const workspace *ws, const char *spec, strvec *out)
-{
-    const char *path;
-    if (upstream_spec_kind(spec, &path) != UPSTREAM_DIR)
-        return pgci_error_set(PGCI_EUNSUPPORTED, "this upstream source cannot list its tags");
-    const char *t = strstr(path, "{tag}");
-    if (!t)
-        return pgci_error_set(PGCI_EUNSUPPORTED, "%s has no {tag} to list", spec);
-    strbuf parent = STRBUF_INIT;
-    if (path[0] != '/')
-        fs_join(&parent, ws->root, "");
-    strbuf_add(&parent, path, (size_t)(t - path));
-    int r = fs_list_dir(out, parent.buf);
-    strbuf_free(&parent);
-    return r;
-}
-
-static int resolve_tags(const workspace *ws, const survey_opts *o, upstream *up, const char *spec,
-                        survey_result *out)
+/* --from and --to as tags; --to latest is the newest release the upstream lists. */
+static int resolve_tags(const workspace *ws, const survey_opts *o, upstream *up, survey_result *out)
 {
     const char *from = o->from ? o->from : "pin";
     if (!strcmp(from, "pin")) {
@@ -65,8 +46,7 @@ static int resolve_tags(const workspace *ws, const survey_opts *o, upstream *up,
         return 0;
     }
     strvec tags = STRVEC_INIT;
-    int r = upstream_spec_kind(spec, NULL) == UPSTREAM_DIR ? dir_tags(ws, spec, &tags)
-                                                           : upstream_list_tags(up, &tags);
+    int r = upstream_list_tags(up, &tags);
     if (r < 0) {
         strvec_free(&tags);
         return pgci_error_wrap(r, "--to latest needs the list of upstream tags (name the tag)");
@@ -184,7 +164,7 @@ static int survey_resolve(survey_state *s)
                                         s->results);
     if (r < 0)
         return r;
-    if ((r = resolve_tags(ws, s->o, s->up, spec, out)) < 0)
+    if ((r = resolve_tags(ws, s->o, s->up, out)) < 0)
         return r;
     run_doc_set_input(&out->doc, "workspace", ws->root);
     run_doc_set_input(&out->doc, "from", out->from);
@@ -312,7 +292,8 @@ static void survey_regenerate(survey_state *s)
     run_doc_set_check(&out->doc, "targets", "ran", NULL);
 }
 
-/* Compare A with B under each config: the survey's contract checks. */
+/* Compare A with B under each config: the survey's contract checks, the
+ * CHECK_IN_SURVEY rows of check_registry[] in order. */
 static void survey_run_checks(survey_state *s)
 {
     survey_result *out = s->out;
@@ -353,17 +334,15 @@ static void survey_run_checks(survey_state *s)
             .src_a_len = mp->src_a.len,
             .config_b = ci >= 0 ? mods[ci].b : NULL,
         };
-        signatures_compare(&out->fs, &sp);
-        check_deprecations(&out->fs, &sp);
-        check_name_map_fields(&out->fs, &sp);
-        check_rope_compat(&out->fs, &sp);
+        for (const check_entry *e = check_registry; e->def; e++)
+            if (e->where == CHECK_IN_SURVEY && e->def->compare)
+                e->def->compare(&out->fs, &sp);
     }
     run_doc_add_timing(&out->doc, "compare", now_ms() - t0);
-    static const char *const compared[] = {"signatures", "auto-docstring", "deprecations",
-                                           "name-map-fields", "rope-compat"};
-    for (size_t k = 0; k < sizeof(compared) / sizeof(compared[0]); k++)
-        run_doc_set_check(&out->doc, compared[k], missing_a || missing_b ? "failed" : "ran",
-                          missing_a || missing_b ? "upstream modules missing at a tag" : NULL);
+    for (const check_entry *e = check_registry; e->def; e++)
+        if (e->where == CHECK_IN_SURVEY)
+            run_doc_set_check(&out->doc, e->def->id, missing_a || missing_b ? "failed" : "ran",
+                              missing_a || missing_b ? "upstream modules missing at a tag" : NULL);
 }
 
 /* Counts and each config's status from the findings. */

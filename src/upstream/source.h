@@ -77,6 +77,12 @@ int git_remote_tags(const char *url, strvec *out);
 int dir_src_read(const char *dir_tmpl, const char *tag, const char *path, size_t max_bytes,
                  strbuf *out, strbuf *where);
 
+/* The tags of the directory template dir_tmpl: with {tag} in one of its path
+ * components, the names in that component's directory that fill the {tag}
+ * ("up-{tag}" and up-v1 give v1) and whose directory exists, in version order.
+ * A template without {tag} has no tags (PGCI_EUNSUPPORTED). */
+int dir_src_tags(const char *dir_tmpl, strvec *out);
+
 /* --- cache (cache.c) ------------------------------------------------------------- */
 
 /* The cache lives in `root`: objects/<sha256> holds each distinct file once;

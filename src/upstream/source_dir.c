@@ -4,10 +4,14 @@
  *
  * A module's file is <dir>/src/<path> when the directory is a repository, else
  * <dir>/<path>. Paths are joined with fs_join_under(), so a symlink inside the tree
- * that points outside it is refused rather than followed.
+ * that points outside it is refused rather than followed. A template with {tag}
+ * lists its tags: the directories that exist for one.
  */
+#include <string.h>
+
 #include "core/error.h"
 #include "core/fs.h"
+#include "core/version.h"
 #include "upstream/source.h"
 
 int dir_src_read(const char *dir_tmpl, const char *tag, const char *path, size_t max_bytes,
@@ -49,5 +53,53 @@ out:
     strbuf_free(&dir);
     strbuf_free(&file);
     strbuf_free(&rel);
+    return r;
+}
+
+/* The tag that `name` fills in the component prefix{tag}suffix; NULL if none. */
+static char *fill_tag(const char *name, const char *prefix, size_t np, const char *suffix,
+                      size_t ns)
+{
+    size_t n = strlen(name);
+    if (name[0] == '.' || n <= np + ns || strncmp(name, prefix, np) ||
+        strncmp(name + n - ns, suffix, ns))
+        return NULL;
+    return pgci_asprintf("%.*s", (int)(n - np - ns), name + np);
+}
+
+int dir_src_tags(const char *dir_tmpl, strvec *out)
+{
+    const char *t = strstr(dir_tmpl, "{tag}");
+    if (!t)
+        return pgci_error_set(PGCI_EUNSUPPORTED, "cannot list tags of directory %s: no {tag} in it",
+                              dir_tmpl);
+    const char *start = t, *end = t + strcspn(t, "/");
+    while (start > dir_tmpl && start[-1] != '/')
+        start--;
+    strbuf parent = STRBUF_INIT, dir = STRBUF_INIT;
+    strbuf_add(&parent, dir_tmpl, start - dir_tmpl);
+    if (!parent.len)
+        strbuf_adds(&parent, ".");
+    strvec names = STRVEC_INIT;
+    int r = fs_list_dir(&names, parent.buf);
+    if (r < 0)
+        r = pgci_error_wrap(r, "cannot list tags of directory %s", dir_tmpl);
+    size_t first = out->len;
+    for (size_t i = 0; r == 0 && i < names.len; i++) {
+        char *tag =
+            fill_tag(names.items[i], start, (size_t)(t - start), t + 5, (size_t)(end - t - 5));
+        if (!tag)
+            continue;
+        strbuf_reset(&dir);
+        http_url(&dir, dir_tmpl, tag, "");
+        if (fs_is_dir(dir.buf))
+            strvec_push_owned(out, tag);
+        else
+            free(tag);
+    }
+    version_sort(out->items + first, out->len - first);
+    strvec_free(&names);
+    strbuf_free(&parent);
+    strbuf_free(&dir);
     return r;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/version.h"
 #include "upstream/source.h"
 
 struct git_src {
@@ -172,35 +173,6 @@ out:
     return r;
 }
 
-/* Orders tags as versions: runs of digits compare as numbers, everything else
- * byte by byte, so v5.10.0 comes after v5.9.0. */
-static int version_cmp(const void *pa, const void *pb)
-{
-    const char *a = *(const char *const *)pa, *b = *(const char *const *)pb;
-    while (*a && *b) {
-        if (*a >= '0' && *a <= '9' && *b >= '0' && *b <= '9') {
-            while (*a == '0')
-                a++;
-            while (*b == '0')
-                b++;
-            size_t na = strspn(a, "0123456789"), nb = strspn(b, "0123456789");
-            if (na != nb)
-                return na < nb ? -1 : 1;
-            int c = strncmp(a, b, na);
-            if (c)
-                return c;
-            a += na;
-            b += nb;
-            continue;
-        }
-        if (*a != *b)
-            return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
-        a++;
-        b++;
-    }
-    return *a ? 1 : *b ? -1 : 0;
-}
-
 int git_src_tags(git_src *g, strvec *out)
 {
     git_strarray tags = {0};
@@ -210,7 +182,7 @@ int git_src_tags(git_src *g, strvec *out)
     for (size_t i = 0; i < tags.count; i++)
         strvec_push(out, tags.strings[i]);
     git_strarray_dispose(&tags);
-    qsort(out->items + start, out->len - start, sizeof(char *), version_cmp);
+    version_sort(out->items + start, out->len - start);
     return 0;
 }
 
@@ -247,7 +219,7 @@ int git_remote_tags(const char *url, strvec *out)
                 continue;
             strvec_push(out, name);
         }
-        qsort(out->items + start, out->len - start, sizeof(char *), version_cmp);
+        version_sort(out->items + start, out->len - start);
     }
     git_remote_disconnect(remote);
     git_remote_free(remote);

@@ -602,8 +602,7 @@ int upstream_list_tags(upstream *u, strvec *out)
         free(repo);
         return r;
     }
-    if (u->kind != UPSTREAM_GIT)
-        return pgci_error_set(PGCI_EUNSUPPORTED,
-                              "cannot list tags of %s: a dir: source lists no tags", u->describe);
+    if (u->kind == UPSTREAM_DIR)
+        return dir_src_tags(u->spec, out);
     return git_src_tags(u->git, out);
 }

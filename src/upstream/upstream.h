@@ -123,7 +123,9 @@ int upstream_fetch_batch(upstream *u, const upstream_item *items, size_t n, strb
 
 /* Tags known to the source, in version order: a git: clone's own (libgit2); for an
  * https: template, those its git repository advertises (upstream_repo_url), listed
- * like `git ls-remote --tags` without a clone; a dir: source has none. */
+ * like `git ls-remote --tags` without a clone; for a dir: source with {tag} in
+ * its path, the directories that exist as tags (dir_src_tags); one without {tag}
+ * has none (PGCI_EUNSUPPORTED). */
 int upstream_list_tags(upstream *u, strvec *out);
 
 /* The git repository an https: URL template reads from, or NULL when the template

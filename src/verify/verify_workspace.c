@@ -39,7 +39,7 @@ static int select_suites(const verify_config *c, const strvec *names, suite_list
 static json_t *header(const workspace *ws, const verify_opts *o, const verify_config *c)
 {
     json_t *v = json_object();
-    char *pin_tag = ws->pin ? pgci_asprintf("v%s", ws->pin) : NULL;
+    char *pin_tag = workspace_pin_tag(ws);
     const char *tag = o->tag ? o->tag : pin_tag;
     json_object_set_new(v, "tag", tag ? json_string(tag) : json_null());
     json_object_set_new(v, "tree", json_string(o->tag ? "scratch" : "checked-in"));

@@ -69,6 +69,14 @@ echo "ok   git: an HTML blob is refused"
 printf 'v5.9.0\nv5.10.0\nv5.11.0\n' | cmp -s - "$T/out" || fail "list-tags: order $(cat "$T/out")"
 echo "ok   git: --list-tags in version order"
 
+# pre-releases in core/version.c's order: before their release, rc2 before rc10
+# (the git source used to sort v5.10.0 before v5.10.0rc1)
+for t in v5.10.0rc10 v5.10.0rc1 v5.10.0rc2; do g "$R" tag "$t"; done
+"$PGCI" fetch --source "git:$R" --list-tags >"$T/out" 2>"$T/err" || fail "list-tags rc: $(cat "$T/err")"
+printf 'v5.9.0\nv5.10.0rc1\nv5.10.0rc2\nv5.10.0rc10\nv5.10.0\nv5.11.0\n' | cmp -s - "$T/out" ||
+    fail "list-tags rc: order $(cat "$T/out")"
+echo "ok   git: --list-tags puts pre-releases before their release"
+
 # corrupt: the objects are gone, the tag refs are still there
 C=$T/corrupt
 cp -r "$R" "$C"
@@ -104,6 +112,12 @@ mkdir -p "$D/site-packages/transformers/models/llama"
 printf 'SITE = 1\n' >"$D/site-packages/transformers/models/llama/modeling_llama.py"
 "$PGCI" fetch -C "$T/ws" --source 'dir:trees/checkout-{tag}' --tag v1 --tag v2 --module "$M" --print >"$T/out" 2>"$T/err"
 { [ $? -eq 0 ] && printf 'TAG = "v1"\nTAG = "v2"\n' | cmp -s - "$T/out"; } || fail "dir tag: $(cat "$T/err")"
+"$PGCI" fetch -C "$T/ws" --source 'dir:trees/checkout-{tag}' --list-tags >"$T/out" 2>"$T/err" ||
+    fail "dir list-tags: $(cat "$T/err")"
+printf 'v1\nv2\n' | cmp -s - "$T/out" || fail "dir list-tags: $(cat "$T/out")"
+"$PGCI" fetch --source "dir:$D/site-packages" --list-tags >/dev/null 2>"$T/err"
+{ [ $? -ne 0 ] && grep -qxF "pgci: error: cannot list tags of directory $D/site-packages: no {tag} in it" "$T/err"; } ||
+    fail "dir list-tags without {tag}: $(cat "$T/err")"
 "$PGCI" fetch --source "dir:$D/site-packages" --tag anything --module "$M" --print >"$T/out" 2>"$T/err"
 { [ $? -eq 0 ] && [ "$(cat "$T/out")" = "SITE = 1" ]; } || fail "dir site-packages: $(cat "$T/err")"
 "$PGCI" fetch -C "$T/ws" --source 'dir:trees/checkout-{tag}' --tag v3 --module "$M" >/dev/null 2>"$T/err"
@@ -114,7 +128,7 @@ ln -s /etc/passwd "$D/site-packages/transformers/models/llama/modeling_evil.py"
 "$PGCI" fetch --source "dir:$D/site-packages" --tag x --module transformers.models.llama.modeling_evil >/dev/null 2>"$T/err"
 rc=$?
 { [ "$rc" -eq 2 ] && grep -qF "resolves to /etc/passwd, outside" "$T/err"; } || fail "dir symlink: exit $rc: $(cat "$T/err")"
-echo "ok   dir: checkout per tag, site-packages, missing directory, symlink out refused"
+echo "ok   dir: checkout per tag, --list-tags, site-packages, missing directory, symlink out refused"
 
 # the bundled fixture trees (a site-packages per tag): every module at both tags,
 # byte for byte

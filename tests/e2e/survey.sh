@@ -4,7 +4,8 @@
 #  - v1.0.0 -> v1.1.0: exactly the findings in tests/e2e/expected/survey_demo.txt,
 #    each checked by hand against DRIFT.md (the golden file is the reviewed list);
 #  - v1.0.0 -> v1.0.0: no change, no finding from any comparison;
-#  - --to latest resolves to v1.1.0; --from pin to v1.0.0;
+#  - --to latest resolves to v1.1.0 (also from a dir:.../t-{tag} source); --from pin
+#    to v1.0.0;
 #  - the two regeneration failures against v1.1.0 are the qwen3 configs (Optional);
 #  - rope-compat and auto-docstring, on workspace copies that set them up;
 #  - shards merged with pgci report --merge give the unsharded run's findings.
@@ -120,6 +121,16 @@ if grep -q '"check": "name-map-fields"' "$T/nm.json"; then
     echo "name-map-fields fired although upstream leaves router_logits out too" >&2
     exit 1
 fi
+
+# --to latest through a dir: source whose {tag} is part of a name: its tags are the
+# directories there, as the upstream layer lists them (pgci fetch --list-tags)
+mkdir "$T/tx"
+cp -r fixtures/upstream/v1.0.0 "$T/tx/t-v1.0.0"
+cp -r fixtures/upstream/v1.1.0 "$T/tx/t-v1.1.0"
+"$PGCI" survey -C fixtures/workspace --ruff "$RUFF" --source "dir:$T/tx/t-{tag}" --format json \
+    --run-json "$T/tx.json" > /dev/null || true
+python3 -c 'import json, sys; i = json.load(open(sys.argv[1]))["inputs"]; assert i["to"] == "v1.1.0", i' \
+    "$T/tx.json"
 
 # bad input
 expect_fail 2 "no release newer than v1.1.0" "$PGCI" survey -C fixtures/workspace --ruff "$RUFF" --from v1.1.0

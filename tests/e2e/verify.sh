@@ -60,6 +60,13 @@ python3 -m venv --without-pip "$T/venv"
 (cd "$T" && "$PGCI" verify -C ws env --python venv/bin/python --run-json "$T/relpy.json" > /dev/null)
 python3 -c 'import json, sys; a = json.load(open(sys.argv[1]))["verification"]["suites"][0]["argv"][0]; assert a == sys.argv[2], a' \
     "$T/relpy.json" "$(cd "$T" && pwd -P)/venv/bin/python"
+# the tag of a pin written with its "v" is the pin as it is (workspace_pin_tag; it
+# used to be "vv1.0.0" here)
+cp -r "$W" "$T/wsv"
+sed -i 's/"transformers==1.0.0"/"transformers==v1.0.0"/' "$T/wsv/pyproject.toml"
+"$PGCI" verify -C "$T/wsv" pass --run-json "$T/vpin.json" > /dev/null
+python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["verification"]["tag"]; assert t == "v1.0.0", t' \
+    "$T/vpin.json"
 expect_fail 2 "no suite 'nope' in \[tool.pgci.verify\] \(known: pass, fail, crash" \
     "$PGCI" verify -C "$W" nope
 expect_fail 2 "no \[tool.pgci.verify\] suites" "$PGCI" verify -C fixtures/workspace

@@ -6,6 +6,8 @@
  * The input is up to three lines, a, b and c. Aborts when an invariant breaks:
  *  - version_cmp is a total preorder: cmp(a, a) == 0, sign(cmp(a, b)) ==
  *    -sign(cmp(b, a)), and a <= b <= c implies a <= c;
+ *  - version_sort orders a, b, c oldest first by version_cmp, and the same
+ *    whatever order they come in (its ties are broken, so the order is total);
  *  - a removal version read from the whole input starts with a digit, holds only
  *    digits and dots (a trailing ".x" or ".*" aside), does not end with a dot, and
  *    occurs in the input;
@@ -90,6 +92,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     CHECK(sign(version_cmp(a, b)) == -sign(version_cmp(b, a)));
     if (version_cmp(a, b) <= 0 && version_cmp(b, c) <= 0)
         CHECK(version_cmp(a, c) <= 0);
+    char *fwd[3] = {line[0], line[1], line[2]}, *rev[3] = {line[2], line[1], line[0]};
+    version_sort(fwd, 3);
+    version_sort(rev, 3);
+    for (int k = 0; k < 3; k++)
+        CHECK(!strcmp(fwd[k], rev[k]) && (k == 0 || version_cmp(fwd[k - 1], fwd[k]) <= 0));
     check_repo(a);
     free(buf);
     return 0;

@@ -33,7 +33,7 @@ static void write_file(const char *root, const char *rel, const char *text)
 }
 
 /* upstream_spec_kind is the one reader of a spec's prefix (upstream_open, the
- * workspace's relative paths, the survey's tag listing). */
+ * workspace's relative paths). */
 static void test_spec_kind(void **state)
 {
     (void)state;
@@ -284,8 +284,16 @@ static void test_open_specs(void **state)
     o.base_dir = "/ws";
     assert_int_equal(upstream_open(&u, &o), 0);
     assert_string_equal(upstream_describe(u), "directory /ws/up/{tag}");
+    /* a dir: source with {tag} lists the directories there (none: /ws/up is not) */
     strvec tags = STRVEC_INIT;
+    assert_int_equal(upstream_list_tags(u, &tags), PGCI_ENOTFOUND);
+    assert_non_null(strstr(pgci_error_last(), "cannot list tags of directory /ws/up/{tag}: "));
+    upstream_free(u);
+    /* one without {tag} has no tags */
+    o.spec = "dir:/ws/site-packages";
+    assert_int_equal(upstream_open(&u, &o), 0);
     assert_int_equal(upstream_list_tags(u, &tags), PGCI_EUNSUPPORTED);
+    assert_int_equal(tags.len, 0);
     upstream_free(u);
     o.spec = "git:/nonexistent/clone";
     assert_int_equal(upstream_open(&u, &o), PGCI_ENOTFOUND);
@@ -351,6 +359,19 @@ static void test_dir_source(void **state)
     assert_int_equal(st.cached, 0);
     assert_int_equal(st.bytes, 24);
     assert_int_equal(st.requests, 0);
+    /* its tags: the up-* directories, in version order; not a file, not another name */
+    write_file(root.buf, "up-v10/x", "");
+    write_file(root.buf, "up-v1rc1/x", "");
+    write_file(root.buf, "up-v9", "a file\n");
+    write_file(root.buf, "down-v7/x", "");
+    strvec tags = STRVEC_INIT;
+    assert_int_equal(upstream_list_tags(u, &tags), 0);
+    assert_int_equal(tags.len, 4);
+    assert_string_equal(tags.items[0], "v1rc1");
+    assert_string_equal(tags.items[1], "v1");
+    assert_string_equal(tags.items[2], "v2");
+    assert_string_equal(tags.items[3], "v10");
+    strvec_free(&tags);
     upstream_free(u);
 
     strbuf spec = STRBUF_INIT;

@@ -55,6 +55,18 @@ static void test_version_order(void **state)
     assert_true(version_cmp("6.*", "6.0") == 0);
 }
 
+static void test_sort(void **state)
+{
+    (void)state;
+    char *tags[] = {"v5.10.0",    "main",       "v5.10.0rc10", "v5.9.0", "5.10.0rc2",
+                    "v5.10.0rc2", "v5.10.0rc1", "v4.0",        "v4.0.0"};
+    const char *want[] = {"main",       "v4.0",       "v4.0.0",      "v5.9.0", "5.10.0rc2",
+                          "v5.10.0rc1", "v5.10.0rc2", "v5.10.0rc10", "v5.10.0"};
+    version_sort(tags, sizeof(tags) / sizeof(tags[0]));
+    for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
+        assert_string_equal(tags[i], want[i]);
+}
+
 static void test_latest(void **state)
 {
     (void)state;
@@ -82,6 +94,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_removal_versions),
         cmocka_unit_test(test_version_order),
+        cmocka_unit_test(test_sort),
         cmocka_unit_test(test_latest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
