@@ -3,14 +3,18 @@
  * own removal. Read from tag B's source: the target's decorators
  * (`@deprecate_kwarg(..., version="1.2.0")`) and body (FutureWarning,
  * DeprecationWarning, "will be removed in v1.2"), and the same for every upstream
- * function or class a patch body calls by name.
+ * function or class a patch body calls by name, and every method it calls through
+ * `self`/`cls` (resolved on the patched class and its bases).
  */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks/callees.h"
 #include "checks/contracts.h"
+#include "checks/deprecate_kwarg.h"
 #include "core/error.h"
+#include "core/strbuf.h"
 #include "core/version.h"
 #include "core/vec.h"
 #include "py/py.h"
@@ -56,6 +60,56 @@ static int mentions_deprecation(const char *t, size_t n)
     return 0;
 }
 
+/* t[0..n) without its `@...deprecate_kwarg(...)` decorator lines. */
+static void without_kwarg_shims(strbuf *out, const char *t, size_t n)
+{
+    const char *end = t + n;
+    for (const char *l = t; l < end;) {
+        const char *e = memchr(l, '\n', (size_t)(end - l));
+        size_t len = e ? (size_t)(e - l) + 1 : (size_t)(end - l);
+        const char *q = l;
+        while (q < l + len && (*q == ' ' || *q == '\t'))
+            q++;
+        int shim = *q == '@' && memmem(q, len - (size_t)(q - l), "deprecate_kwarg(", 16);
+        if (!shim)
+            strbuf_add(out, l, len);
+        l += len;
+    }
+}
+
+/* One finding per argument fn deprecates through @deprecate_kwarg. */
+static void report_kwargs(findings *out, const survey_pair *p, const pg_patch *patch,
+                          const index_def *fn)
+{
+    for (size_t i = 0; fn && i < fn->n_decorators; i++) {
+        deprecated_kwarg k;
+        if (!deprecated_kwarg_parse(&k, fn->decorators[i]))
+            continue;
+        const char *v =
+            k.version && (k.version[0] == 'v' || k.version[0] == 'V') ? k.version + 1 : k.version;
+        severity sev = v && version_cmp(v, p->tag_b) <= 0 ? SEV_WARNING : SEV_INFO;
+        json_t *data = json_object();
+        json_object_set_new(data, "kind", json_string("kwarg-deprecated"));
+        json_object_set_new(data, "target", json_string(fn->qualname));
+        json_object_set_new(data, "module", json_string(p->cfg->source_module));
+        json_object_set_new(data, "parameter", json_string(k.old_name));
+        json_object_set_new(data, "new_parameter",
+                            k.new_name ? json_string(k.new_name) : json_null());
+        json_object_set_new(data, "removal_version", v ? json_string(v) : json_null());
+        strbuf t = STRBUF_INIT;
+        strbuf_addf(&t, "`%s`: argument `%s` is deprecated upstream at %s", fn->qualname,
+                    k.old_name, p->tag_b);
+        if (k.new_name)
+            strbuf_addf(&t, " in favour of `%s`", k.new_name);
+        if (v)
+            strbuf_addf(&t, " (removal in %s)", v);
+        findings_add(out, "deprecations", sev, p->config, p->config_path,
+                     patch ? patch->reg_line : 0, patch ? patch->reg_col : 0, data, "%s", t.buf);
+        strbuf_free(&t);
+        deprecated_kwarg_free(&k);
+    }
+}
+
 static void report(findings *out, const survey_pair *p, const pg_patch *patch, const index_def *d,
                    const char *how, strvec *seen)
 {
@@ -72,10 +126,21 @@ static void report(findings *out, const survey_pair *p, const pg_patch *patch, c
         else if (d->n_members)
             n = d->members[0]->start_byte - d->start_byte;
     }
-    if (!mentions_deprecation(t, n) || strvec_find(seen, d->qualname) >= 0)
+    if (strvec_find(seen, d->qualname) >= 0)
         return;
     strvec_push(seen, d->qualname);
-    char *ver = contracts_removal_version(t, n);
+    report_kwargs(out, p, patch, d);
+    if (d->kind == INDEX_CLASS)
+        report_kwargs(out, p, patch, index_member(d, "__init__"));
+    /* @deprecate_kwarg lines deprecate an argument (above), not the definition */
+    strbuf body = STRBUF_INIT;
+    without_kwarg_shims(&body, t, n);
+    if (!mentions_deprecation(body.buf, body.len)) {
+        strbuf_free(&body);
+        return;
+    }
+    char *ver = contracts_removal_version(body.buf, body.len);
+    strbuf_free(&body);
     severity sev = SEV_INFO;
     if (ver && version_cmp(ver, p->tag_b) <= 0)
         sev = SEV_WARNING;
@@ -89,6 +154,26 @@ static void report(findings *out, const survey_pair *p, const pg_patch *patch, c
                  "`%s`, which %s, is deprecated upstream at %s%s%s", d->qualname, how, p->tag_b,
                  ver ? ": removal in " : "", ver ? ver : "");
     free(ver);
+}
+
+/* self.m(...) / cls.m(...): m as the patched class resolves it upstream at B. */
+static void self_call(findings *out, const survey_pair *p, const pg_patch *patch, const py_tree *t,
+                      TSNode f, strvec *seen)
+{
+    TSNode obj = py_field(f, "object");
+    if (!py_is(obj, "identifier") || !(py_text_eq(t, obj, "self") || py_text_eq(t, obj, "cls")))
+        return;
+    const char *dot = strchr(patch->target, '.');
+    char *cls = patch->type == PG_METHOD_OVERRIDE && dot
+                    ? pgci_strndup(patch->target, (size_t)(dot - patch->target))
+                : patch->type == PG_CLASS_REPLACEMENT && !dot ? pgci_strdup(patch->target)
+                                                              : NULL;
+    char *m = cls ? py_text_dup(t, py_field(f, "attribute")) : NULL;
+    const index_def *d = cls ? callees_resolve(p->b, cls, m) : NULL;
+    if (d && d->kind == INDEX_FUNCTION)
+        report(out, p, patch, d, "a patch calls", seen);
+    free(m);
+    free(cls);
 }
 
 /* Upstream definitions a patch body calls by name. */
@@ -112,6 +197,8 @@ static void report_calls(findings *out, const survey_pair *p, const pg_patch *pa
                 if (d)
                     report(out, p, patch, d, "a patch calls", seen);
                 free(name);
+            } else if (py_is(f, "attribute")) {
+                self_call(out, p, patch, &t, f, seen);
             }
         }
         uint32_t k = ts_node_named_child_count(n);

@@ -23,8 +23,10 @@
  */
 #include <string.h>
 
+#include "checks/callees.h"
 #include "checks/checks.h"
 #include "checks/contracts.h"
+#include "checks/inherited.h"
 
 /* Recorded by the regeneration stage of either pipeline. */
 static const check_def recorded_regen = {.id = "regen",
@@ -48,6 +50,13 @@ static const check_def survey_name_map_fields = {.id = "name-map-fields",
                                                  .summary =
                                                      "reused bodies missing dataclass fields",
                                                  .compare = check_name_map_fields};
+static const check_def survey_callees = {.id = "callees",
+                                         .summary = "what patch bodies call and read upstream",
+                                         .compare = check_callees};
+static const check_def survey_inherited = {.id = "inherited",
+                                           .summary =
+                                               "base methods that now tell classes by module",
+                                           .compare = check_inherited};
 static const check_def survey_rope_compat = {.id = "rope-compat",
                                              .summary =
                                                  "fused rotary on partial or interleaved rotary",
@@ -62,19 +71,21 @@ const check_entry check_registry[] = {
     /* the survey records targets too, after its regeneration */
     {&check_targets, CHECK_IN_GATE, "Patch targets", 5},
     {&survey_signatures, CHECK_IN_SURVEY, "Signature changes upstream", 6},
-    {&survey_auto_docstring, CHECK_IN_SURVEY, "@auto_docstring arguments", 7},
+    {&survey_callees, CHECK_IN_SURVEY, "What patch bodies use", 7},
+    {&survey_auto_docstring, CHECK_IN_SURVEY, "@auto_docstring arguments", 8},
     /* the survey runs deprecations before name-map-fields; the report has its
-     * section after rope-compat */
-    {&survey_deprecations, CHECK_IN_SURVEY, "Deprecations", 10},
-    {&survey_name_map_fields, CHECK_IN_SURVEY, "name_map output fields", 8},
-    {&survey_rope_compat, CHECK_IN_SURVEY, "Rotary compatibility", 9},
-    {&recorded_logits, CHECK_RECORDED, "Logits equality", 11},
-    {&check_protocol_registration, CHECK_IN_GATE, "Model registration", 12},
-    {&check_protocol_retired, CHECK_IN_GATE, "Retired files", 13},
-    {&check_protocol_comments, CHECK_IN_GATE, "Patch comment style", 14},
-    {&check_protocol_siblings, CHECK_IN_GATE, "GPU/NPU siblings", 15},
-    {&check_protocol_tests, CHECK_IN_GATE, "Tests enumerate the model", 16},
-    {&check_protocol_import, CHECK_IN_GATE, "Import smoke", 17},
+     * section after inherited */
+    {&survey_deprecations, CHECK_IN_SURVEY, "Deprecations", 12},
+    {&survey_name_map_fields, CHECK_IN_SURVEY, "name_map output fields", 9},
+    {&survey_rope_compat, CHECK_IN_SURVEY, "Rotary compatibility", 10},
+    {&survey_inherited, CHECK_IN_SURVEY, "Inherited behaviour", 11},
+    {&recorded_logits, CHECK_RECORDED, "Logits equality", 13},
+    {&check_protocol_registration, CHECK_IN_GATE, "Model registration", 14},
+    {&check_protocol_retired, CHECK_IN_GATE, "Retired files", 15},
+    {&check_protocol_comments, CHECK_IN_GATE, "Patch comment style", 16},
+    {&check_protocol_siblings, CHECK_IN_GATE, "GPU/NPU siblings", 17},
+    {&check_protocol_tests, CHECK_IN_GATE, "Tests enumerate the model", 18},
+    {&check_protocol_import, CHECK_IN_GATE, "Import smoke", 19},
     {NULL, CHECK_RECORDED, NULL, 0},
 };
 

@@ -38,6 +38,11 @@ typedef struct survey_pair {
     const char *src_a; /* ... at tag A; NULL: body changes judged by fingerprint alone */
     size_t src_a_len;
     const index_module *config_b; /* configuration_<model>.py at B, NULL when absent */
+    /* transformers.modeling_utils (the base classes models inherit) at A and B, with
+     * their sources; NULL when not fetched */
+    const index_module *base_a, *base_b;
+    const char *base_src_a, *base_src_b;
+    size_t base_src_a_len, base_src_b_len;
 } survey_pair;
 
 /* Compares every target of one config; appends findings. */
@@ -47,6 +52,11 @@ void signatures_compare(findings *out, const survey_pair *p);
  * kind, not present in a, ranked by name tokens, body and signature similarity.
  * Fills up to max candidates (qualnames) and their scores in [0, 1]; returns how
  * many. */
+/* The similarity at or above which a rename candidate is named as the likely
+ * successor (0.35 name tokens + 0.40 body + 0.25 shape: a body kept whole and a
+ * name sharing half its tokens, or a kept shape and a close name). */
+#define SIGNATURES_CONFIDENT 0.6
+
 size_t signatures_rename_candidates(const index_module *a, const index_module *b,
                                     const char *qualname, const char **names, double *scores,
                                     size_t max);
@@ -57,5 +67,17 @@ char *signatures_object_text(const pg_object *o);
 
 /* Renders "name(a, b: int = 3, *, c=None, **kw) -> T" into out. */
 void signatures_render(strbuf *out, const index_def *fn);
+
+/* 1 when the annotations are one type (Optional[X], Union[X, None], X | None;
+ * typing's List and list, ...); both NULL counts as equal. */
+int signatures_annotation_eq(const char *a, const char *b);
+
+/* 1 when module m binds name at module level (import, def, class, assignment). */
+int signatures_module_binds(const index_module *m, const char *name);
+
+/* 1 when the config itself provides name to the generated module: an additional
+ * import, a post-import block mentioning it, a helper, a replaced function or
+ * class. */
+int signatures_config_binds(const pg_config *cfg, const char *name);
 
 #endif

@@ -2,8 +2,10 @@
  * The PR comment: the Markdown report with a hidden marker (so a workflow finds
  * and updates its one comment instead of adding new ones), cut to GitHub's
  * 65,536-character limit by dropping whole sections from the end, most detailed
- * first, never cutting one in half: a half section can leave an open code fence
- * or <details> that breaks everything after it.
+ * first, then by folding away the <details> of the sections it keeps (a survey's
+ * error sections keep their titles, configs and actions), never cutting one in
+ * half: a half section can leave an open code fence or <details> that breaks
+ * everything after it.
  */
 #include <string.h>
 
@@ -39,6 +41,17 @@ void report_comment(strbuf *out, const run_doc *d, const char *details_url, size
             continue;
         drop[i] = 1;
         total -= chars(m.items[i].text);
+    }
+    /* then cut the detail, not the section: kept sections lose their folded
+     * <details> (a survey's every finding), from the last one backwards */
+    for (size_t i = m.len; i-- > 0 && total + reserve > limit;) {
+        if (drop[i] || !m.items[i].brief)
+            continue;
+        total -= chars(m.items[i].text);
+        total += chars(m.items[i].brief);
+        free(m.items[i].text);
+        m.items[i].text = m.items[i].brief;
+        m.items[i].brief = NULL;
     }
     strbuf_adds(out, REPORT_COMMENT_MARKER "\n");
     strvec left = STRVEC_INIT;

@@ -14,6 +14,7 @@
 #include "checks/check.h"
 #include "core/vec.h"
 #include "reports/render.h"
+#include "reports/survey_note.h"
 #include "reports/verification.h"
 
 /* Section titles and order from the check table; unknown ids go last. */
@@ -94,6 +95,7 @@ static void md_doc_add(md_doc *m, const char *id, const char *title, strbuf *tex
     s->title = pgci_strdup(title);
     s->text = strbuf_detach(text, NULL);
     s->keep = keep;
+    s->brief = NULL;
 }
 
 void md_doc_free(md_doc *m)
@@ -102,6 +104,7 @@ void md_doc_free(md_doc *m)
         free(m->items[i].id);
         free(m->items[i].title);
         free(m->items[i].text);
+        free(m->items[i].brief);
     }
     free(m->items);
     m->items = NULL;
@@ -198,12 +201,16 @@ static void add_summary(strbuf *sb, const run_doc *d)
             else if (!strcmp(str(f, "check"), "signatures") && strcmp(kind, "body-changed"))
                 sigs++;
         }
+        long nch = (long)json_array_size(json_object_get(d->root, "changes"));
         strbuf_addf(sb,
                     "pgci surveyed %ld %s from %s to %s: %ld fail to regenerate against %s, "
-                    "%ld patch %s vanished, %ld signature %s under the patches. ",
+                    "%ld patch %s vanished, %ld signature %s under the patches",
                     ncfg, plural(ncfg, "config", "configs"), run_doc_input(d, "from"),
                     run_doc_input(d, "to"), failed, run_doc_input(d, "to"), vanished,
                     plural(vanished, "target", "targets"), sigs, plural(sigs, "change", "changes"));
+        if (nch)
+            strbuf_addf(sb, ", from %ld upstream %s", nch, plural(nch, "change", "changes"));
+        strbuf_adds(sb, ". ");
     } else {
         strbuf_addf(sb, "pgci checked %ld %s", ncfg, plural(ncfg, "config", "configs"));
         if (tag)
@@ -414,8 +421,15 @@ static void add_configs(strbuf *sb, const run_doc *d)
         strbuf_adds(sb, "</code></td><td>");
         html_escape(sb, str(c, "status"));
         if (json_is_string(json_object_get(c, "message"))) {
-            strbuf_adds(sb, ": ");
-            html_escape(sb, str(c, "message"));
+            /* the table fits the page: the message's end (ruff's verdict), the whole
+             * message is in the findings */
+            const char *msg = str(c, "message");
+            size_t len = strcspn(msg, "\n");
+            const char *tail = len > 90 ? msg + len - 90 : msg;
+            char *cut = pgci_strndup(tail, len - (size_t)(tail - msg));
+            strbuf_adds(sb, tail != msg ? ": …" : ": ");
+            html_escape(sb, cut);
+            free(cut);
         }
         strbuf_addf(sb, "</td><td>%ld</td><td>%ld</td><td>%ld</td></tr>\n", n[SEV_ERROR],
                     n[SEV_WARNING], n[SEV_INFO]);
@@ -464,9 +478,10 @@ static void add_followups(strbuf *sb, const run_doc *d)
         strbuf_adds(&body, ". Run it where it can run before trusting this report.\n");
     }
     report_verification_followups(&body, d);
+    /* the survey's note has its deprecations section */
     json_array_foreach(fs, i, f)
     {
-        if (strcmp(str(f, "check"), "deprecations"))
+        if (strcmp(str(f, "check"), "deprecations") || !strcmp(run_doc_command(d), "survey"))
             continue;
         strbuf_adds(&body, "- ");
         md_escape(&body, str(f, "title"));
@@ -504,8 +519,11 @@ void report_markdown_sections(md_doc *m, const run_doc *d)
     }
     if (ids.len > 1)
         qsort(ids.items, ids.len, sizeof(char *), cmp_check_order);
-    for (size_t k = 0; k < ids.len; k++)
-        add_check_section(m, d, ids.items[k]);
+    if (!strcmp(run_doc_command(d), "survey"))
+        survey_note_sections(m, d); /* one section per upstream change */
+    else
+        for (size_t k = 0; k < ids.len; k++)
+            add_check_section(m, d, ids.items[k]);
     strvec_free(&ids);
 
     add_configs(&sb, d);

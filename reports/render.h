@@ -19,6 +19,8 @@ typedef struct md_section {
     char *title; /* heading text, for "left out" lines */
     char *text;  /* the section's Markdown, ending with a blank line */
     int keep;    /* 1: never dropped from the PR comment */
+    char *brief; /* the text without its <details> (the PR comment's last resort before
+                    cutting a kept section); NULL when none */
 } md_section;
 
 typedef struct md_doc {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks/changes.h"
 #include "cmd/cmd.h"
 #include "core/error.h"
 #include "core/fs.h"
@@ -181,6 +182,9 @@ int cmd_report(int argc, const char **argv)
             goto free_docs;
         }
         d = &merged;
+        /* a survey's upstream changes group the merged findings as a whole */
+        if (!strcmp(run_doc_command(d), "survey"))
+            json_object_set_new(d->root, "changes", changes_group(run_doc_findings(d)));
     } else {
         d = &docs[0];
     }

@@ -150,11 +150,11 @@ int cmd_survey(int argc, const char **argv)
         goto out;
     }
     if (!strcmp(format, "json")) {
-        json_t *arr = findings_to_json(&r.fs);
-        char *s = json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        /* run.json's findings: each with the id of its upstream change */
+        char *s = json_dumps(run_doc_findings(&r.doc),
+                             JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
         printf("%s\n", s);
         free(s);
-        json_decref(arr);
     } else {
         print_text(&r, log_stdout_color());
     }

@@ -11,10 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks/changes.h"
 #include "checks/checks.h"
 #include "checks/contracts.h"
 #include "checks/regen_finding.h"
 #include "checks/signatures.h"
+#include "checks/survey_compare.h"
 #include "core/clock.h"
 #include "core/error.h"
 #include "core/fs.h"
@@ -143,6 +145,8 @@ typedef struct survey_state {
     char *ruff;
     py_parse_set *parses; /* one parse per upstream module: validated, indexed, generated from */
     rcache *results;      /* the result cache; NULL: --no-cache */
+    int *standing;        /* configs failing against A too: not the bump's (pgci check) */
+    findings targets;     /* the targets check's, sorted into changes per config */
 } survey_state;
 
 /* The upstream and the two tags, recorded as the run's inputs. */
@@ -188,7 +192,7 @@ static int survey_evaluate(survey_state *s)
     if ((r = config_eval_new(&s->ev, s->ws)) < 0)
         return r;
     pg_config **cfgs = s->cfgs = pgci_calloc(n ? n : 1, sizeof(*cfgs));
-    module_pair *mods = s->mods = pgci_calloc(2 * n + 1, sizeof(*mods));
+    module_pair *mods = s->mods = pgci_calloc(2 * n + 2, sizeof(*mods));
     size_t nmods = 0;
     for (size_t i = 0; i < n; i++) {
         if (config_eval_file(s->ev, sel[i]->path, o->var_name, &cfgs[i]) < 0) {
@@ -207,6 +211,9 @@ static int survey_evaluate(survey_state *s)
         else
             free(cm);
     }
+    /* the base classes every model inherits (checks/inherited.h) */
+    if (nmods && find_module(mods, nmods, "transformers.modeling_utils") < 0)
+        mods[nmods++].module = pgci_strdup("transformers.modeling_utils");
     s->nmods = nmods;
     return 0;
 }
@@ -260,6 +267,7 @@ static void survey_regenerate(survey_state *s)
     pgci_error_clear();
     strbuf_free(&ruff_version);
     run_doc_add_timing(&out->doc, "regen", now_ms() - t0);
+    s->standing = survey_failing_at_a(ws, sel, n, &bo, outs, out->from);
     check_input *in = s->in = pgci_calloc(n ? n : 1, sizeof(*in));
     for (size_t i = 0; i < n; i++) {
         in[i].module = sel[i]->module;
@@ -268,6 +276,8 @@ static void survey_regenerate(survey_state *s)
         if (!s->cfgs[i])
             continue;
         in[i].source_module = s->cfgs[i]->source_module;
+        if (outs[i].status < 0 && s->standing[i])
+            continue; /* fails at A too: not the bump's (pgci check) */
         if (outs[i].status < 0) {
             out->n_failed++;
             char *what = pgci_asprintf("fails to regenerate against %s", out->to);
@@ -286,7 +296,7 @@ static void survey_regenerate(survey_state *s)
     ctx.inputs = in;
     ctx.n_inputs = n;
     strbuf why = STRBUF_INIT;
-    check_targets.run(&ctx, &out->fs, &why);
+    check_targets.run(&ctx, &s->targets, &why);
     strbuf_free(&why);
     run_doc_set_check(&out->doc, "regen", "ran", NULL);
     run_doc_set_check(&out->doc, "targets", "ran", NULL);
@@ -334,9 +344,17 @@ static void survey_run_checks(survey_state *s)
             .src_a_len = mp->src_a.len,
             .config_b = ci >= 0 ? mods[ci].b : NULL,
         };
-        for (const check_entry *e = check_registry; e->def; e++)
-            if (e->where == CHECK_IN_SURVEY && e->def->compare)
-                e->def->compare(&out->fs, &sp);
+        long ui = find_module(mods, nmods, "transformers.modeling_utils");
+        if (ui >= 0 && mods[ui].a && mods[ui].b) {
+            sp.base_a = mods[ui].a;
+            sp.base_b = mods[ui].b;
+            sp.base_src_a = mods[ui].src_a.buf;
+            sp.base_src_a_len = mods[ui].src_a.len;
+            sp.base_src_b = mods[ui].src_b.buf;
+            sp.base_src_b_len = mods[ui].src_b.len;
+        }
+        /* the registry's survey checks, changes only (checks/survey_compare.h) */
+        survey_compare(&out->fs, &sp, ci >= 0 ? mods[ci].a : NULL, &s->targets);
     }
     run_doc_add_timing(&out->doc, "compare", now_ms() - t0);
     for (const check_entry *e = check_registry; e->def; e++)
@@ -407,6 +425,8 @@ static void survey_record(survey_state *s)
     }
     findings_sort(&out->fs);
     run_doc_set_findings(&out->doc, &out->fs);
+    /* the findings grouped by upstream change: an id on each, the list beside */
+    json_object_set_new(out->doc.root, "changes", changes_group(run_doc_findings(&out->doc)));
 }
 
 static void survey_state_free(survey_state *s)
@@ -430,6 +450,8 @@ static void survey_state_free(survey_state *s)
             pg_config_free(s->cfgs[i]);
     }
     free(mods);
+    free(s->standing);
+    findings_free(&s->targets);
     free(s->outs);
     free(s->in);
     free(s->cfgs);

@@ -3,7 +3,9 @@
 # listed in fixtures/upstream/DRIFT.md:
 #  - v1.0.0 -> v1.1.0: exactly the findings in tests/e2e/expected/survey_demo.txt,
 #    each checked by hand against DRIFT.md (the golden file is the reviewed list);
-#  - v1.0.0 -> v1.0.0: no change, no finding from any comparison;
+#  - grouped by upstream change in run.json (a change id on each finding);
+#  - the mini_vl config (fixtures/survey): what patch bodies use, followed;
+#  - v1.0.0 -> v1.0.0 and v1.1.0 -> v1.1.0: no change, no finding at all;
 #  - --to latest resolves to v1.1.0 (also from a dir:.../t-{tag} source); --from pin
 #    to v1.0.0;
 #  - the two regeneration failures against v1.1.0 are the qwen3 configs (Optional);
@@ -33,7 +35,7 @@ rc=0
 lines "$T/s.json" regen > "$T/found.txt"
 diff -u tests/e2e/expected/survey_demo.txt "$T/found.txt"
 # the regeneration failures, one line each
-lines "$T/s.json" signatures targets deprecations name-map-fields > "$T/regen.txt"
+lines "$T/s.json" signatures callees inherited targets deprecations name-map-fields > "$T/regen.txt"
 [ "$(wc -l < "$T/regen.txt")" = 2 ]
 grep -c 'fails to regenerate against v1.1.0: .*F821 Undefined name `Optional`' "$T/regen.txt" | grep -qx 2
 python3 - "$T/run.json" <<'PY'
@@ -43,17 +45,67 @@ assert run["command"] == "survey"
 assert run["inputs"]["from"] == "v1.0.0" and run["inputs"]["to"] == "v1.1.0", run["inputs"]
 st = {c["module"].split(".")[-1]: c["status"] for c in run["configs"]}
 assert st == {"llama_gpu_patch_gen_config": "drift", "qwen3_gpu_patch_gen_config": "failed",
-              "qwen3_npu_patch_gen_config": "failed", "qwen3_moe_gpu_patch_gen_config": "drift"}, st
+              "qwen3_npu_patch_gen_config": "failed", "qwen3_moe_gpu_patch_gen_config": "ok"}, st  # its replaced class sets self.gate itself
 PY
 "$PGCI" report --in "$T/run.json" > "$T/report.md"
 expect_grep '^# Upgrading the transformers pin: v1.0.0 → v1.1.0$' "$T/report.md"
 expect_grep '^pgci surveyed 4 configs from v1.0.0 to v1.1.0: 2 fail to regenerate against v1.1.0, 1 patch target vanished' "$T/report.md"
 
-# no change: nothing from the comparisons (targets' notes and the name_map field
-# trap are standing facts of the config, not changes between tags)
-"$PGCI" survey -C fixtures/workspace --ruff "$RUFF" --from v1.0.0 --to v1.0.0 --format json > "$T/same.json"
-lines "$T/same.json" targets name-map-fields > "$T/same.txt"
-[ ! -s "$T/same.txt" ] || { echo "a survey of a tag against itself found:" >&2; cat "$T/same.txt" >&2; exit 1; }
+# the findings are grouped by upstream change: a change id on each, the list of
+# changes beside them, every change id used and every finding in one change
+python3 - "$T/run.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+ids = [c["id"] for c in run["changes"]]
+assert len(ids) == len(set(ids)), ids
+used = {f["data"]["change"] for f in run["findings"]}
+assert used == set(ids), (used ^ set(ids))
+for c in run["changes"]:
+    n = sum(1 for f in run["findings"] if f["data"]["change"] == c["id"])
+    assert n == c["findings"], c
+order = ["fails-to-regenerate", "silently-dropped", "breaks-at-run-time", "contract-changed",
+         "deprecation", "note"]
+hows = [order.index(c["how"]) for c in run["changes"]]
+assert hows == sorted(hows), hows
+# one change for the two qwen3 configs' `Optional`, the regeneration failures in it
+opt = [c for c in run["changes"] if c["title"].startswith("`Optional` is no longer imported")]
+assert len(opt) == 1 and opt[0]["how"] == "fails-to-regenerate", opt
+assert sorted(c.split(".")[-1] for c in opt[0]["configs"]) == [
+    "qwen3_gpu_patch_gen_config", "qwen3_npu_patch_gen_config"], opt
+PY
+
+# the mini_vl config (fixtures/survey): one patch body per thing the survey follows
+# through bodies (DRIFT.md, module mini_vl); exactly the reviewed findings
+mkdir -p "$T/vl"
+cp -r fixtures/workspace "$T/vl/workspace"
+cp -r fixtures/upstream "$T/vl/upstream"
+mkdir -p "$T/vl/workspace/demo/models/mini_vl"
+cp fixtures/survey/mini_vl/mini_vl_gpu_patch_gen_config.py "$T/vl/workspace/demo/models/mini_vl/"
+touch "$T/vl/workspace/demo/models/mini_vl/__init__.py"
+"$PGCI" survey -C "$T/vl/workspace" --ruff "$RUFF" --format json --run-json "$T/vl.run.json" \
+    > "$T/vl.json" || true
+lines "$T/vl.json" regen | grep -P '\tmini_vl_gpu_patch_gen_config\t' > "$T/vl.txt" || true
+diff -u tests/e2e/expected/survey_mini_vl.txt "$T/vl.txt"
+# its regeneration failure joins the change that explains it (ruff: undefined name)
+python3 - "$T/vl.run.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+regen = [f for f in run["findings"] if f["check"] == "regen" and "mini_vl" in f["config"]]
+assert len(regen) == 1, regen
+change = next(c for c in run["changes"] if c["id"] == regen[0]["data"]["change"])
+assert change["kind"] == "name" and change["how"] == "fails-to-regenerate", change
+PY
+
+# no change, no finding: a survey of each tag against itself reports nothing at all
+# (standing facts - notes about what patchgen leaves out, a name_map field trap
+# already there, a config that fails to regenerate at both tags - are pgci check's)
+for tag in v1.0.0 v1.1.0; do
+    "$PGCI" survey -C "$T/vl/workspace" --ruff "$RUFF" --from $tag --to $tag --format json \
+        --run-json "$T/same.run.json" > "$T/same.json"
+    lines "$T/same.json" > "$T/same.txt"
+    [ ! -s "$T/same.txt" ] || { echo "a survey of $tag against itself found:" >&2; cat "$T/same.txt" >&2; exit 1; }
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["changes"]==[] and r["summary"]=={"errors":0,"warnings":0,"info":0}, r["summary"]' "$T/same.run.json"
+done
 
 # shards: 1/2 and 2/2 merged are the whole
 "$PGCI" survey -C fixtures/workspace --ruff "$RUFF" --shard 1/2 --run-json "$T/s1.json" > /dev/null || true
@@ -65,6 +117,10 @@ a, b = (json.load(open(p)) for p in sys.argv[1:])
 key = lambda f: (f["config"], f["check"], f["title"])
 strip = lambda fs: sorted(key(f) for f in fs if f["check"] != "regen")
 assert strip(a["findings"]) == strip(b["findings"]), "merged shards differ from the whole"
+# the upstream changes of the merged shards are the whole run's (regeneration
+# failures aside: the whole run has them, each shard its own)
+chg = lambda r: sorted((c["id"], c["title"], tuple(c["configs"])) for c in r["changes"] if c["kind"] != "regen")
+assert chg(a) == chg(b), (chg(a), chg(b))
 assert len(a["configs"]) == 4
 PY
 
@@ -82,7 +138,7 @@ assert n == 1
 open(p, "w").write(s2)
 PY
 "$PGCI" survey -C "$T/rope/workspace" --ruff "$RUFF" --format json > "$T/rope.json" || true
-lines "$T/rope.json" signatures targets deprecations name-map-fields regen > "$T/rope.txt"
+lines "$T/rope.json" signatures callees inherited targets deprecations name-map-fields regen > "$T/rope.txt"
 cat > "$T/rope.want" <<'EOF'
 error	rope-compat	llama_gpu_patch_gen_config	`apply_rotary_pos_emb` is replaced by a full-head rotary, but the model's configuration defaults to partial rotary (partial_rotary_factor < 1) at v1.1.0
 EOF
@@ -101,8 +157,24 @@ old = "    use_cache: Optional[bool] = None,\n    **kwargs,\n) -> CausalLMOutput
 assert s.count(old) == 1, "fixture changed: update the scenario"
 open(p, "w").write(s.replace(old, "    use_cache: Optional[bool] = None,\n    fused_loss_chunk: int = 0,\n    **kwargs,\n) -> CausalLMOutputWithPast:"))
 PY
+# the argument is undocumented at both tags: a standing fact (pgci check's), no change
 "$PGCI" survey -C "$T/doc/workspace" --ruff "$RUFF" --format json > "$T/doc.json" || true
-lines "$T/doc.json" signatures targets deprecations name-map-fields regen > "$T/doc.txt"
+lines "$T/doc.json" signatures callees inherited targets deprecations name-map-fields regen > "$T/doc.txt"
+[ ! -s "$T/doc.txt" ] || { echo "auto-docstring reported a standing fact:" >&2; cat "$T/doc.txt" >&2; exit 1; }
+# upstream makes the method @auto_docstring at v1.1.0 only: now it is the bump's
+python3 - "$T/doc/upstream/v1.0.0/transformers/models/llama/modeling_llama.py" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+for old, new in [("    @can_return_tuple\n    @auto_docstring\n    def forward(\n        self,\n        input_ids",
+                  "    @can_return_tuple\n    def forward(\n        self,\n        input_ids"),
+                 ("@auto_docstring\nclass LlamaForCausalLM(", "class LlamaForCausalLM(")]:
+    assert s.count(old) == 1, "fixture changed: update the scenario"
+    s = s.replace(old, new)
+open(p, "w").write(s)
+PY
+"$PGCI" survey -C "$T/doc/workspace" --ruff "$RUFF" --format json > "$T/doc.json" || true
+lines "$T/doc.json" signatures callees inherited targets deprecations name-map-fields regen > "$T/doc.txt"
 cat > "$T/doc.want" <<'EOF'
 warning	auto-docstring	llama_gpu_patch_gen_config	`LlamaForCausalLM.forward` is @auto_docstring upstream; the override adds `fused_loss_chunk`, missing from its docstring's Args:
 EOF

@@ -1,0 +1,41 @@
+/*
+ * body_uses.h - what a patch body uses from the code around it: the methods it
+ * calls through `self`/`cls` (with the shape of each call and of what it does with
+ * the result) and the free names it reads (every name read and not bound in the
+ * body: module-level functions, classes, constants, imports, builtins).
+ *
+ * Read from the body's syntax tree. Bound names are over-approximated (any name
+ * assigned, imported, defined or taken as a parameter anywhere in the body is
+ * bound everywhere in it), so a free name is one the body certainly takes from
+ * its module.
+ */
+#ifndef PGCI_CHECKS_BODY_USES_H
+#define PGCI_CHECKS_BODY_USES_H
+
+#include <stddef.h>
+
+#include "core/vec.h"
+
+typedef struct body_call {
+    char *method;        /* self.<method>(...) or cls.<method>(...) */
+    size_t n_positional; /* positional arguments passed (a *args counts as many) */
+    int star_args;       /* the call passes *args or **kwargs */
+    strvec keywords;     /* keyword argument names passed */
+    int unpacked;        /* names a tuple unpacking of the result binds; 0 when none */
+    int result_used;     /* the result is assigned, unpacked, indexed or read from */
+    unsigned line;       /* 1-based, in the body */
+} body_call;
+
+typedef struct body_uses {
+    body_call *calls;
+    size_t n_calls;
+    strvec loads; /* free names, in order of first use, unique */
+} body_uses;
+
+/* Reads the uses of one body (a def or a class, as the config file writes it).
+ * Fails only when the text cannot be parsed at all. */
+int body_uses_read(body_uses *out, const char *text, size_t len);
+
+void body_uses_free(body_uses *u);
+
+#endif

@@ -1,0 +1,537 @@
+/*
+ * Following what patch bodies use. A patch is written against tag A's upstream:
+ * not only the definition it replaces but every method it calls on `self`, every
+ * module-level helper it reads, and the construction path that makes upstream
+ * instantiate the patched class at all. Each of those can move under the patch
+ * without touching its target; this file reads the patch bodies (body_uses.h)
+ * and resolves each use at A and at B.
+ *
+ * Precision before recall: a use that does not resolve at A (a torch method, a
+ * method of an external base) is not followed; a rename is only claimed above a
+ * similarity a reviewer can check (the score and its parts are in the finding);
+ * a method that left the module while the class has an external base may live
+ * there now, so that is a warning, not an error.
+ */
+#include "checks/callees.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/body_uses.h"
+#include "checks/deprecate_kwarg.h"
+#include "checks/source_text.h"
+#include "py/structural.h"
+#include "core/error.h"
+
+typedef struct cctx {
+    findings *out;
+    const survey_pair *p;
+    const pg_patch *patch; /* NULL for a helper */
+    const char *where;     /* the patch target or the helper's name */
+    strvec emitted;
+} cctx;
+
+static finding *add(cctx *c, severity sev, json_t *data, const char *kind, const char *target,
+                    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+static finding *add(cctx *c, severity sev, json_t *data, const char *kind, const char *target,
+                    const char *fmt, ...)
+{
+    strbuf t = STRBUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_vaddf(&t, fmt, ap);
+    va_end(ap);
+    finding *f = NULL;
+    if (strvec_find(&c->emitted, t.buf) < 0) {
+        strvec_push(&c->emitted, t.buf);
+        if (!data)
+            data = json_object();
+        json_object_set_new(data, "kind", json_string(kind));
+        json_object_set_new(data, "target", json_string(target));
+        json_object_set_new(data, "used_by", json_string(c->where));
+        json_object_set_new(data, "module", json_string(c->p->cfg->source_module));
+        json_object_set_new(data, "from", json_string(c->p->tag_a));
+        json_object_set_new(data, "to", json_string(c->p->tag_b));
+        f = findings_add(c->out, "callees", sev, c->p->config, c->p->config_path,
+                         c->patch ? c->patch->reg_line : 0, c->patch ? c->patch->reg_col : 0, data,
+                         "%s", t.buf);
+    } else if (data) {
+        json_decref(data);
+    }
+    strbuf_free(&t);
+    return f;
+}
+
+/* ---- resolving a method on a class and its bases in one module ------------------ */
+
+/* "Base[T]" / "mod.Base" / "Base" -> the name the module would define; NULL for a
+ * keyword ("metaclass=M"). */
+static char *base_name(const char *b)
+{
+    if (strchr(b, '='))
+        return NULL;
+    const char *dot = strrchr(b, '.');
+    const char *s = dot ? dot + 1 : b;
+    return pgci_strndup(s, strcspn(s, "[( "));
+}
+
+static const index_def *resolve_depth(const index_module *m, const char *cls, const char *name,
+                                      int depth)
+{
+    const index_def *c = depth < 12 ? index_find(m, cls) : NULL;
+    if (!c || c->kind != INDEX_CLASS)
+        return NULL;
+    const index_def *d = index_member(c, name);
+    for (size_t i = 0; !d && i < c->n_bases; i++) {
+        char *b = base_name(c->bases[i]);
+        if (b && strcmp(b, cls))
+            d = resolve_depth(m, b, name, depth + 1);
+        free(b);
+    }
+    return d;
+}
+
+const index_def *callees_resolve(const index_module *m, const char *cls, const char *name)
+{
+    return resolve_depth(m, cls, name, 0);
+}
+
+/* 1 when cls, or a base of it the module defines, has a base the module does not
+ * define other than nn.Module / object: a method may come from there. */
+static int has_external_base(const index_module *m, const char *cls, int depth)
+{
+    const index_def *c = depth < 12 ? index_find(m, cls) : NULL;
+    if (!c)
+        return 0;
+    for (size_t i = 0; i < c->n_bases; i++) {
+        char *b = base_name(c->bases[i]);
+        int ext = b && strcmp(b, "Module") && strcmp(b, "object") && strcmp(b, cls) &&
+                  (!index_find(m, b) || has_external_base(m, b, depth + 1));
+        free(b);
+        if (ext)
+            return 1;
+    }
+    return 0;
+}
+
+/* The config provides cls.name itself: an override of it, or a replacement of cls
+ * that defines it. */
+static int config_defines(const pg_config *cfg, const char *cls, const char *name)
+{
+    size_t n = strlen(cls);
+    for (size_t i = 0; i < cfg->patches.len; i++) {
+        const pg_patch *p = &cfg->patches.items[i];
+        if (!strncmp(p->target, cls, n) && p->target[n] == '.' && !strcmp(p->target + n + 1, name))
+            return 1;
+        if (p->type == PG_CLASS_REPLACEMENT && !strcmp(p->target, cls) && p->replacement) {
+            char *text = signatures_object_text(p->replacement);
+            char *def = pgci_asprintf("def %s(", name);
+            int has = text && strstr(text, def);
+            free(def);
+            free(text);
+            if (has)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- calls through self / cls ----------------------------------------------------- */
+
+static void add_candidates(json_t *data, strbuf *detail, const char **names, const double *scores,
+                           size_t n)
+{
+    json_t *cands = json_array();
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(names[i]));
+        json_object_set_new(o, "score", json_real((double)(long)(scores[i] * 100 + 0.5) / 100));
+        json_array_append_new(cands, o);
+        strbuf_addf(detail,
+                    "successor candidate: %s (similarity %.2f: name tokens, body, "
+                    "parameters)\n",
+                    names[i], scores[i]);
+    }
+    json_object_set_new(data, "candidates", cands);
+}
+
+static void callee_vanished(cctx *c, const char *cls, const body_call *call, const index_def *da)
+{
+    const char *names[3];
+    double scores[3];
+    size_t n = signatures_rename_candidates(c->p->a, c->p->b, da->qualname, names, scores, 3);
+    json_t *data = json_object();
+    strbuf detail = STRBUF_INIT, succ = STRBUF_INIT;
+    add_candidates(data, &detail, names, scores, n);
+    if (n && scores[0] >= SIGNATURES_CONFIDENT)
+        strbuf_addf(&succ, "; likely successor `%s`", names[0]);
+    int ext = has_external_base(c->p->b, cls, 0);
+    finding *f = add(c, ext ? SEV_WARNING : SEV_ERROR, data, "callee-vanished", da->qualname,
+                     "`%s` calls `self.%s()`, which `%s` no longer defines at %s%s%s", c->where,
+                     call->method, da->parent ? da->parent->qualname : cls, c->p->tag_b, succ.buf,
+                     ext ? " (an external base class may provide it now)" : "");
+    if (f && detail.len)
+        finding_set_detail(f, detail.buf);
+    strbuf_free(&detail);
+    strbuf_free(&succ);
+}
+
+static char *unbound_param(const body_call *call, const index_def *fn, size_t first,
+                           size_t positional, int var_pos, const strvec *passed);
+
+/* Why the call as the body writes it no longer binds to fn; NULL when it does. */
+static char *call_breaks(const body_call *call, const index_def *fn)
+{
+    if (call->star_args)
+        return NULL;
+    int var_kw = 0, var_pos = 0;
+    size_t positional = 0, first = fn->parent && fn->n_params ? 1 : 0; /* self / cls */
+    for (size_t i = first; i < fn->n_params; i++) {
+        index_param_kind k = fn->params[i].kind;
+        var_kw |= k == INDEX_PARAM_VAR_KEYWORD;
+        var_pos |= k == INDEX_PARAM_VAR_POSITIONAL;
+        positional += k == INDEX_PARAM_POSITIONAL_ONLY || k == INDEX_PARAM_POSITIONAL_OR_KEYWORD;
+    }
+    /* the names the call binds: a keyword an @deprecate_kwarg shim renames binds
+     * the new name */
+    strvec passed = STRVEC_INIT;
+    for (size_t k = 0; k < call->keywords.len; k++) {
+        const char *kw = call->keywords.items[k];
+        deprecated_kwarg shim;
+        int kept = deprecated_kwarg_find(&shim, fn, kw);
+        strvec_push(&passed, kept && shim.new_name ? shim.new_name : kw);
+        deprecated_kwarg_free(&shim);
+        if (!var_kw && !kept && !index_param_find(fn, kw)) {
+            strvec_free(&passed);
+            return pgci_asprintf("it passes `%s=`, which the new signature lacks", kw);
+        }
+    }
+    char *why = unbound_param(call, fn, first, positional, var_pos, &passed);
+    strvec_free(&passed);
+    return why;
+}
+
+/* A parameter of fn the call leaves unbound, or more positional arguments than fn
+ * takes; NULL when the call binds. */
+static char *unbound_param(const body_call *call, const index_def *fn, size_t first,
+                           size_t positional, int var_pos, const strvec *passed)
+{
+    if (!var_pos && call->n_positional > positional)
+        return pgci_asprintf("it passes %zu positional arguments, the new signature takes %zu",
+                             call->n_positional, positional);
+    for (size_t i = first; i < fn->n_params; i++) {
+        const index_param *q = &fn->params[i];
+        if (q->default_value || q->kind == INDEX_PARAM_VAR_POSITIONAL ||
+            q->kind == INDEX_PARAM_VAR_KEYWORD)
+            continue;
+        int bound = strvec_find(passed, q->name) >= 0 ||
+                    (q->kind != INDEX_PARAM_KEYWORD_ONLY && i - first < call->n_positional);
+        if (!bound)
+            return pgci_asprintf("it does not pass `%s`, now required", q->name);
+    }
+    return NULL;
+}
+
+static int same_params(const index_def *a, const index_def *b)
+{
+    if (a->n_params != b->n_params)
+        return 0;
+    for (size_t i = 0; i < a->n_params; i++)
+        if (strcmp(a->params[i].name, b->params[i].name) ||
+            a->params[i].kind != b->params[i].kind ||
+            !a->params[i].default_value != !b->params[i].default_value)
+            return 0;
+    return 1;
+}
+
+static void sig_detail(strbuf *d, const cctx *c, const index_def *a, const index_def *b)
+{
+    strbuf_addf(d, "%s: ", c->p->tag_a);
+    signatures_render(d, a);
+    strbuf_addf(d, "\n%s: ", c->p->tag_b);
+    signatures_render(d, b);
+    strbuf_addc(d, '\n');
+}
+
+/* What a body does with a callee's result, against what the callee returns now. */
+static void callee_returns(cctx *c, const body_call *call, const index_def *a, const index_def *b)
+{
+    if (!call->result_used)
+        return;
+    int ra = source_return_arity(c->p->src_a, c->p->src_a_len, a);
+    int rb = source_return_arity(c->p->src_b, c->p->src_b_len, b);
+    int ann = !signatures_annotation_eq(a->returns, b->returns);
+    if ((!ra || !rb || ra == rb) && !ann)
+        return;
+    json_t *data = json_object();
+    if (ra && rb && ra != rb) {
+        json_object_set_new(data, "old_arity", json_integer(ra));
+        json_object_set_new(data, "new_arity", json_integer(rb));
+        int breaks = call->unpacked && call->unpacked != rb;
+        add(c, breaks ? SEV_ERROR : SEV_WARNING, data, "callee-return-changed", b->qualname,
+            "`%s` uses what `self.%s()` returns, which now returns %d values instead of %d%s",
+            c->where, call->method, rb, ra, breaks ? " (the body unpacks the old number)" : "");
+        return;
+    }
+    json_object_set_new(data, "old_returns", a->returns ? json_string(a->returns) : json_null());
+    json_object_set_new(data, "new_returns", b->returns ? json_string(b->returns) : json_null());
+    add(c, SEV_WARNING, data, "callee-return-changed", b->qualname,
+        "`%s` uses what `self.%s()` returns, annotated `%s` at %s (was `%s`)", c->where,
+        call->method, b->returns ? b->returns : "(none)", c->p->tag_b,
+        a->returns ? a->returns : "(none)");
+}
+
+static int same_body(const cctx *c, const index_def *a, const index_def *b)
+{
+    const survey_pair *p = c->p;
+    if (a->fingerprint == b->fingerprint)
+        return 1;
+    if (!p->src_a || !p->src_b || a->end_byte > p->src_a_len || b->end_byte > p->src_b_len)
+        return 0;
+    int eq = structural_bodies_equal(p->src_a + a->start_byte, a->end_byte - a->start_byte,
+                                     p->src_b + b->start_byte, b->end_byte - b->start_byte);
+    if (eq < 0)
+        pgci_error_clear();
+    return eq == 1;
+}
+
+static void callee_changed(cctx *c, const body_call *call, const index_def *a, const index_def *b)
+{
+    if (!same_params(a, b)) {
+        char *why = call_breaks(call, b);
+        json_t *data = json_object();
+        strbuf d = STRBUF_INIT;
+        sig_detail(&d, c, a, b);
+        strbuf x = STRBUF_INIT;
+        signatures_render(&x, a);
+        json_object_set_new(data, "old_signature", json_string(x.buf));
+        strbuf_reset(&x);
+        signatures_render(&x, b);
+        json_object_set_new(data, "new_signature", json_string(x.buf));
+        strbuf_free(&x);
+        finding *f = add(c, why ? SEV_ERROR : SEV_WARNING, data, "callee-signature-changed",
+                         b->qualname, "`%s` calls `self.%s()`, whose signature changed at %s%s%s",
+                         c->where, call->method, c->p->tag_b, why ? ": " : "", why ? why : "");
+        if (f)
+            finding_set_detail(f, d.buf);
+        strbuf_free(&d);
+        free(why);
+    }
+    callee_returns(c, call, a, b);
+    if (!same_body(c, a, b))
+        add(c, SEV_INFO, NULL, "callee-body-changed", b->qualname,
+            "`%s` calls `self.%s()`, whose upstream body changed (%s → %s)", c->where, call->method,
+            c->p->tag_a, c->p->tag_b);
+}
+
+static void self_calls(cctx *c, const char *cls, const body_uses *u)
+{
+    strvec seen = STRVEC_INIT;
+    for (size_t i = 0; i < u->n_calls; i++) {
+        const body_call *call = &u->calls[i];
+        if (strvec_find(&seen, call->method) >= 0)
+            continue;
+        strvec_push(&seen, call->method);
+        const index_def *da = callees_resolve(c->p->a, cls, call->method);
+        if (!da || da->kind != INDEX_FUNCTION || config_defines(c->p->cfg, cls, call->method) ||
+            !index_find(c->p->b, cls))
+            continue;
+        const index_def *db = callees_resolve(c->p->b, cls, call->method);
+        if (!db)
+            callee_vanished(c, cls, call, da);
+        else if (db->kind == INDEX_FUNCTION)
+            callee_changed(c, call, da, db);
+    }
+    strvec_free(&seen);
+}
+
+/* ---- module-level names ----------------------------------------------------------- */
+
+static int defined_at(const index_module *m, const char *name)
+{
+    const index_def *d = index_find(m, name);
+    if (d && !d->parent)
+        return 1;
+    for (size_t i = 0; i < m->n_assigns; i++)
+        if (!strcmp(m->assigns[i].name, name))
+            return 1;
+    return 0;
+}
+
+static void tokens(strvec *out, const char *name)
+{
+    const char *p = name;
+    while (*p) {
+        size_t k = strcspn(p, "_");
+        if (k)
+            strvec_pushn(out, p, k);
+        p += k;
+        while (*p == '_')
+            p++;
+    }
+}
+
+/* The one top-level function or class of b whose snake_case name is name's with
+ * exactly one token added or dropped (apply_rotary_pos_emb ->
+ * apply_rotary_pos_emb_interleave, torch_causal_conv1d_update ->
+ * causal_conv1d_update); NULL when none or several. *extra: "+tok" or "-tok". */
+static const char *one_token_apart(const index_module *b, const char *name, char **extra)
+{
+    strvec t = STRVEC_INIT;
+    tokens(&t, name);
+    const char *found = NULL;
+    int many = 0;
+    for (size_t i = 0; i < b->n_defs && !many; i++) {
+        const index_def *d = b->defs[i];
+        strvec u = STRVEC_INIT;
+        tokens(&u, d->name);
+        const strvec *big = u.len > t.len ? &u : &t, *small = u.len > t.len ? &t : &u;
+        size_t miss = 0, at = 0;
+        for (size_t k = 0; k < big->len; k++)
+            if (strvec_find(small, big->items[k]) < 0)
+                miss++, at = k;
+        if (big->len == small->len + 1 && miss == 1 && t.len >= 2) {
+            if (found)
+                many = 1;
+            found = d->name;
+            free(*extra);
+            *extra = pgci_asprintf("%c%s", big == &u ? '+' : '-', big->items[at]);
+        }
+        strvec_free(&u);
+    }
+    strvec_free(&t);
+    if (many) {
+        free(*extra);
+        *extra = NULL;
+        return NULL;
+    }
+    return found;
+}
+
+static void module_names(cctx *c, const body_uses *u)
+{
+    for (size_t i = 0; i < u->loads.len; i++) {
+        const char *name = u->loads.items[i];
+        /* imports that went are signatures.h's import-removed */
+        if (!defined_at(c->p->a, name) || signatures_module_binds(c->p->b, name) ||
+            signatures_config_binds(c->p->cfg, name))
+            continue;
+        const char *names[3];
+        double scores[3];
+        size_t n = signatures_rename_candidates(c->p->a, c->p->b, name, names, scores, 3);
+        json_t *data = json_object();
+        json_object_set_new(data, "name", json_string(name));
+        strbuf detail = STRBUF_INIT, succ = STRBUF_INIT;
+        add_candidates(data, &detail, names, scores, n);
+        char *extra = NULL;
+        const char *near = n && scores[0] >= SIGNATURES_CONFIDENT ? names[0] : NULL;
+        if (!near && (near = one_token_apart(c->p->b, name, &extra)) != NULL) {
+            json_object_set_new(data, "name_successor", json_string(near));
+            strbuf_addf(&detail, "successor candidate: %s (its name is this one's with `%s` %s)\n",
+                        near, extra + 1, extra[0] == '+' ? "added" : "dropped");
+        }
+        if (near)
+            strbuf_addf(&succ, "; likely successor `%s`", near);
+        free(extra);
+        finding *f = add(c, SEV_ERROR, data, "name-removed", name,
+                         "`%s` uses `%s`, which upstream no longer defines at %s%s", c->where, name,
+                         c->p->tag_b, succ.buf);
+        if (f && detail.len)
+            finding_set_detail(f, detail.buf);
+        strbuf_free(&detail);
+        strbuf_free(&succ);
+    }
+}
+
+/* ---- reachability ------------------------------------------------------------------ */
+
+/* A class the module built by name at A and does not mention at all at B: whatever
+ * builds it now (a factory, AutoModel.from_config) bypasses the patched class. */
+static void reachability(cctx *c, const char *cls)
+{
+    const survey_pair *p = c->p;
+    if (!index_find(p->a, cls) || !index_find(p->b, cls) ||
+        !source_instantiates(p->src_a, p->src_a_len, cls) ||
+        source_references(p->src_b, p->src_b_len, cls))
+        return;
+    add(c, SEV_ERROR, NULL, "unreachable", cls,
+        "`%s` is patched, but upstream no longer instantiates it at %s (nothing in the module "
+        "names it): the patch silently stops applying",
+        cls, p->tag_b);
+}
+
+/* ---- per config -------------------------------------------------------------------- */
+
+/* The class whose instances run the patch: "C" for C.m and for a replaced C. */
+static char *patched_class(const pg_patch *p)
+{
+    const char *dot = strchr(p->target, '.');
+    if (p->type == PG_METHOD_OVERRIDE && dot)
+        return pgci_strndup(p->target, (size_t)(dot - p->target));
+    if (p->type == PG_CLASS_REPLACEMENT && !dot)
+        return pgci_strdup(p->target);
+    return NULL;
+}
+
+/* A later registration of the same target and type replaces patch i (patchgen). */
+static int superseded(const pg_config *cfg, size_t i)
+{
+    const pg_patch *p = &cfg->patches.items[i];
+    for (size_t k = i + 1; k < cfg->patches.len; k++)
+        if (cfg->patches.items[k].type == p->type &&
+            !strcmp(cfg->patches.items[k].target, p->target))
+            return 1;
+    return 0;
+}
+
+static void follow(cctx *c, const pg_object *o, const char *cls)
+{
+    char *text = signatures_object_text(o);
+    body_uses u;
+    if (text && body_uses_read(&u, text, strlen(text)) == 0) {
+        if (cls)
+            self_calls(c, cls, &u);
+        module_names(c, &u);
+        body_uses_free(&u);
+    }
+    pgci_error_clear();
+    free(text);
+}
+
+void check_callees(findings *out, const survey_pair *p)
+{
+    if (!p->a || !p->b)
+        return;
+    cctx c = {out, p, NULL, NULL, STRVEC_INIT};
+    strvec classes = STRVEC_INIT;
+    for (size_t i = 0; i < p->cfg->patches.len; i++) {
+        const pg_patch *patch = &p->cfg->patches.items[i];
+        if (superseded(p->cfg, i))
+            continue;
+        char *cls = patched_class(patch);
+        c.patch = patch;
+        c.where = patch->target;
+        if (patch->replacement)
+            follow(&c, patch->replacement, cls);
+        if (cls && strvec_find(&classes, cls) < 0) {
+            strvec_push(&classes, cls);
+            reachability(&c, cls);
+        }
+        free(cls);
+    }
+    c.patch = NULL;
+    for (size_t i = 0; i < p->cfg->helpers.len; i++) {
+        c.where = p->cfg->helpers.items[i]->name;
+        follow(&c, p->cfg->helpers.items[i], NULL);
+    }
+    for (size_t i = 0; i < p->cfg->positioned_helpers.len; i++) {
+        const pg_object *h = p->cfg->positioned_helpers.items[i].helper;
+        c.where = h->name;
+        follow(&c, h, NULL);
+    }
+    strvec_free(&classes);
+    strvec_free(&c.emitted);
+}

@@ -1,0 +1,543 @@
+/*
+ * Grouping findings by the upstream change that caused them. Each finding maps to
+ * a key naming the change: the upstream symbol (with the model's own prefix
+ * written `*` when one change hits several models' copies of a symbol:
+ * `*VisionAttention.forward`) and what happened to it. A regeneration failure
+ * joins the change that explains it (ruff's "Undefined name `Optional`" is the
+ * change "`Optional` is no longer imported").
+ */
+#include "checks/changes.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/finding.h"
+#include "core/error.h"
+#include "core/strbuf.h"
+#include "core/vec.h"
+
+static const char *const how_names[] = {"fails-to-regenerate", "silently-dropped",
+                                        "breaks-at-run-time",  "contract-changed",
+                                        "deprecation",         "note"};
+
+const char *change_how_name(change_how h)
+{
+    return how_names[h];
+}
+
+static const char *str(json_t *o, const char *k)
+{
+    return json_string_value(json_object_get(o, k));
+}
+
+/* ---- the model prefix as a wildcard ------------------------------------------------ */
+
+/* "transformers.models.qwen3_omni_moe.modeling_qwen3_omni_moe" + "Qwen3OmniMoeVision
+ * Attention.forward" -> "*VisionAttention.forward"; the name itself when it does
+ * not start with the model's name (underscores and case ignored). */
+static char *wildcard(const char *name, const char *module)
+{
+    const char *m = module ? strrchr(module, '.') : NULL;
+    if (!name || !m || strncmp(m + 1, "modeling_", 9))
+        return pgci_strdup(name ? name : "");
+    const char *model = m + 10, *p = name;
+    for (const char *q = model; *q; q++) {
+        if (*q == '_')
+            continue;
+        while (*p == '_')
+            p++;
+        if (tolower((unsigned char)*p) != tolower((unsigned char)*q))
+            return pgci_strdup(name);
+        p++;
+    }
+    while (*p == '_')
+        p++;
+    if (!isupper((unsigned char)*p)) /* Qwen3 must not eat Qwen3_5's "_5" */
+        return pgci_strdup(name);
+    return pgci_asprintf("*%s", p);
+}
+
+/* ---- one finding -> its change ---------------------------------------------------- */
+
+typedef struct fact {
+    char *key;    /* groups findings */
+    char *symbol; /* the upstream symbol, wildcarded */
+    char *target; /* the real symbol */
+    change_how how;
+    const char *family; /* "name", "vanished", "signature", ... */
+} fact;
+
+/* The name in ruff's "F821 Undefined name `X`" (or F811 "Redefinition of unused
+ * `X`"), malloc'ed; *code "F821" / "F811". */
+static char *ruff_name(const char *text, const char **code)
+{
+    static const struct {
+        const char *needle, *code;
+    } kinds[] = {{"Undefined name `", "F821"}, {"Redefinition of unused `", "F811"}};
+    for (size_t k = 0; text && k < 2; k++) {
+        const char *p = strstr(text, kinds[k].needle);
+        if (!p)
+            continue;
+        p += strlen(kinds[k].needle);
+        const char *e = strchr(p, '`');
+        if (!e)
+            continue;
+        *code = kinds[k].code;
+        return pgci_strndup(p, (size_t)(e - p));
+    }
+    return NULL;
+}
+
+static change_how by_severity(const char *sev, change_how dflt)
+{
+    if (!strcmp(sev, "info"))
+        return CHANGE_OTHER;
+    if (!strcmp(sev, "error") && dflt >= CHANGE_CONTRACT)
+        return CHANGE_BREAKS;
+    return dflt;
+}
+
+static void classify_regen(json_t *f, fact *x)
+{
+    const char *code = NULL;
+    char *name = ruff_name(str(f, "title"), &code);
+    if (!name)
+        name = ruff_name(str(f, "detail"), &code);
+    x->how = CHANGE_FAILS_REGEN;
+    if (name && !strcmp(code, "F821")) {
+        x->family = "name";
+        x->key = pgci_asprintf("name:%s:", name);
+        x->symbol = pgci_strdup(name);
+    } else if (name) {
+        x->family = "redefined";
+        x->key = pgci_asprintf("redefined:%s:", name);
+        x->symbol = pgci_strdup(name);
+    } else {
+        x->family = "regen";
+        x->key = pgci_asprintf("regen:%s", str(f, "config") ? str(f, "config") : "");
+        x->symbol = pgci_strdup(str(f, "config") ? str(f, "config") : "");
+    }
+    x->target = pgci_strdup(x->symbol);
+    free(name);
+}
+
+static const struct {
+    const char *kind, *family;
+    change_how how;
+} families[] = {
+    {"missing-target", "vanished", CHANGE_DROPPED},
+    {"vanished", "vanished", CHANGE_DROPPED},
+    {"unreachable", "unreachable", CHANGE_DROPPED},
+    {"import-removed", "name", CHANGE_BREAKS},
+    {"name-removed", "name", CHANGE_BREAKS},
+    {"callee-vanished", "callee-vanished", CHANGE_BREAKS},
+    {"init-attr-renamed", "attr", CHANGE_CONTRACT},
+    {"init-attr-removed", "attrs-removed", CHANGE_CONTRACT},
+    {"init-attr-added", "attrs-added", CHANGE_OTHER},
+    {"body-changed", "body", CHANGE_CONTRACT},
+    {"callee-signature-changed", "callee-signature", CHANGE_CONTRACT},
+    {"callee-return-changed", "callee-return", CHANGE_CONTRACT},
+    {"callee-body-changed", "callee-body", CHANGE_OTHER},
+    {"deprecation", "deprecation", CHANGE_DEPRECATION},
+    {"kwarg-deprecated", "deprecation", CHANGE_DEPRECATION},
+    {"auto-docstring", "auto-docstring", CHANGE_CONTRACT},
+    {"appeared", "appeared", CHANGE_OTHER},
+};
+
+static void classify(json_t *f, fact *x)
+{
+    memset(x, 0, sizeof(*x));
+    if (!strcmp(str(f, "check"), "regen")) {
+        classify_regen(f, x);
+        return;
+    }
+    json_t *d = json_object_get(f, "data");
+    const char *kind = str(d, "kind") ? str(d, "kind") : str(f, "check");
+    const char *target = str(d, "target") ? str(d, "target") : "";
+    const char *sev = str(f, "severity");
+    x->family = "signature"; /* param-*, decorators, bases, class attributes, returns */
+    x->how = CHANGE_CONTRACT;
+    for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++)
+        if (!strcmp(kind, families[i].kind)) {
+            x->family = families[i].family;
+            x->how = families[i].how;
+        }
+    if (strcmp(str(f, "check"), "signatures") && strcmp(str(f, "check"), "callees") &&
+        strcmp(str(f, "check"), "deprecations") && strcmp(str(f, "check"), "targets") &&
+        strcmp(str(f, "check"), "auto-docstring"))
+        x->family = str(f, "check");
+    x->how = by_severity(sev, x->how);
+    if (!strcmp(x->family, "deprecation") && strcmp(sev, "warning"))
+        x->how = CHANGE_OTHER;
+    const char *subject = "";
+    if (!strcmp(x->family, "name"))
+        target = str(d, "name") ? str(d, "name") : target;
+    else if (!strcmp(x->family, "attr") || !strcmp(x->family, "deprecation"))
+        subject = str(d, "attribute")   ? str(d, "attribute")
+                  : str(d, "parameter") ? str(d, "parameter")
+                                        : "";
+    x->target = pgci_strdup(target);
+    /* a module-level name is one fact whether a patch targets it (vanished) or a
+     * body reads it (no longer defined): one change, keyed by the name */
+    int top_level = !strchr(target, '.');
+    int by_name = !strcmp(x->family, "name") || (!strcmp(x->family, "vanished") && top_level);
+    x->symbol = by_name ? pgci_strdup(target) : wildcard(target, str(d, "module"));
+    x->key = pgci_asprintf("%s:%s:%s", by_name ? "name" : x->family, x->symbol, subject);
+}
+
+static void fact_free(fact *x)
+{
+    free(x->key);
+    free(x->symbol);
+    free(x->target);
+}
+
+/* ---- changes ------------------------------------------------------------------------- */
+
+typedef struct change {
+    fact f;         /* the first finding's fact (key, family, symbol) */
+    int one_target; /* every finding names the same real target */
+    change_how how; /* the most urgent over its findings */
+    int sev;
+    strvec configs, phrases;
+    size_t n;
+    json_t *first;        /* borrowed */
+    int imports, defines; /* name family: imports that went, definitions that went */
+    char *successor;
+} change;
+
+static void add_phrase(change *c, json_t *f)
+{
+    json_t *d = json_object_get(f, "data");
+    const char *kind = str(d, "kind") ? str(d, "kind") : "";
+    const char *p = str(d, "parameter");
+    char *ph = NULL;
+    if (!strcmp(kind, "param-removed") && p)
+        ph = pgci_asprintf("dropped `%s`", p);
+    else if (!strcmp(kind, "param-added-required") && p)
+        ph = pgci_asprintf("gained required `%s`", p);
+    else if (!strcmp(kind, "param-added-optional") && p)
+        ph = pgci_asprintf("gained `%s`", p);
+    else if (!strcmp(kind, "param-renamed") && p)
+        ph = pgci_asprintf("renamed `%s` → `%s`", p, str(d, "new_parameter"));
+    else if (!strcmp(kind, "param-reordered"))
+        ph = pgci_strdup("reordered its parameters");
+    else if (!strncmp(kind, "decorator-", 10))
+        ph = pgci_strdup("changed decorators");
+    else if (!strcmp(kind, "param-default-changed"))
+        ph = pgci_strdup("changed a default");
+    else if (!strcmp(kind, "param-kind-changed"))
+        ph = pgci_strdup("changed a parameter kind");
+    else if (!strcmp(kind, "return-annotation-changed"))
+        ph = pgci_strdup("changed its return annotation");
+    else if (!strcmp(kind, "param-annotation-changed"))
+        ph = pgci_strdup("changed annotations");
+    else if (!strcmp(kind, "bases-changed"))
+        ph = pgci_strdup("changed base classes");
+    else if (!strncmp(kind, "class-attr-", 11))
+        ph = pgci_strdup("changed class attributes");
+    else if (!strcmp(kind, "init-attr-removed") && str(d, "attribute"))
+        ph = pgci_asprintf("`self.%s`", str(d, "attribute"));
+    else if (!strncmp(kind, "method-", 7))
+        ph = pgci_asprintf("%s methods", !strcmp(kind, "method-added") ? "added" : "removed");
+    if (ph && strvec_find(&c->phrases, ph) < 0)
+        strvec_push_owned(&c->phrases, ph);
+    else
+        free(ph);
+}
+
+/* The successor a finding names ("likely successor `X`", "most likely successor:
+ * `X`"), malloc'ed. */
+static char *named_successor(json_t *f)
+{
+    const char *t = str(f, "title");
+    const char *p = t ? strstr(t, "successor") : NULL;
+    p = p ? strchr(p, '`') : NULL;
+    const char *e = p ? strchr(p + 1, '`') : NULL;
+    return e ? pgci_strndup(p + 1, (size_t)(e - p - 1)) : NULL;
+}
+
+static void change_take(change *c, json_t *f, const fact *x)
+{
+    json_t *d = json_object_get(f, "data");
+    const char *cfg = str(f, "config");
+    int sev = severity_parse(str(f, "severity"));
+    if (!c->n) {
+        c->first = f;
+        c->one_target = 1;
+        c->how = x->how;
+    }
+    c->n++;
+    if (strcmp(c->f.target, x->target))
+        c->one_target = 0;
+    if (x->how < c->how)
+        c->how = x->how;
+    if (sev > c->sev)
+        c->sev = sev;
+    if (cfg && strvec_find(&c->configs, cfg) < 0)
+        strvec_push(&c->configs, cfg);
+    const char *kind = str(d, "kind") ? str(d, "kind") : "";
+    c->imports |= !strcmp(kind, "import-removed");
+    c->defines |= !strcmp(kind, "name-removed");
+    if (!c->successor && strcmp(str(f, "check"), "regen"))
+        c->successor = named_successor(f);
+    add_phrase(c, f);
+}
+
+static int is_typing_name(const char *n)
+{
+    static const char *const t[] = {"Optional", "Union", "List", "Dict", "Tuple", "Set", "Type"};
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+        if (!strcmp(n, t[i]))
+            return 1;
+    return 0;
+}
+
+/* Titles of what breaks: names, targets, classes and attributes that went. 0 when
+ * the change is of another family. */
+static int title_of_removal(strbuf *t, strbuf *act, const change *c)
+{
+    const char *fam = c->f.family, *s = c->one_target ? c->f.target : c->f.symbol;
+    json_t *d = json_object_get(c->first, "data");
+    const char *succ = c->successor;
+    if (!strcmp(fam, "name")) {
+        strbuf_addf(t, "`%s` is no longer %s upstream", s,
+                    c->imports || !c->defines ? "imported by the modeling module"
+                                              : "defined by the modeling module");
+        if (succ)
+            strbuf_addf(t, "; successor `%s`", succ);
+        if (is_typing_name(s))
+            strbuf_addf(act,
+                        "add `from typing import %s` to the config's imports, or write the "
+                        "annotations as `X | None`",
+                        s);
+        else if (succ)
+            strbuf_addf(act, "switch the patch bodies to `%s`, after reading its contract", succ);
+        else
+            strbuf_addf(act,
+                        "import `%s` from where upstream keeps it now, or copy it into the "
+                        "config as a helper",
+                        s);
+    } else if (!strcmp(fam, "vanished")) {
+        if (succ) {
+            strbuf_addf(t, "`%s` became `%s`", s, succ);
+            strbuf_addf(act, "retarget the patch to `%s` and port its body", succ);
+        } else {
+            strbuf_addf(t, "`%s` vanished upstream", s);
+            strbuf_adds(act, "port the patch to what replaced it, or drop it");
+        }
+    } else if (!strcmp(fam, "unreachable")) {
+        strbuf_addf(t, "`%s` is no longer instantiated by name upstream", s);
+        strbuf_adds(act, "patch what upstream builds now (the factory's class), or the "
+                         "composite model's construction");
+    } else if (!strcmp(fam, "callee-vanished")) {
+        strbuf_addf(t, "`%s` is gone, and patch bodies call it", s);
+        if (succ)
+            strbuf_addf(t, "; successor `%s`", succ);
+        strbuf_adds(act, "call its successor, or add the method to the config");
+    } else if (!strcmp(fam, "attr")) {
+        const char *a = str(d, "attribute"), *b = str(d, "new_attribute");
+        if (b) {
+            strbuf_addf(t, "`%s.__init__`: `self.%s` became `self.%s`", s, a, b);
+            strbuf_addf(act, "rename `self.%s` to `self.%s` in the patch bodies", a, b);
+        } else {
+            strbuf_addf(t, "`%s.__init__` no longer sets `self.%s`", s, a ? a : "?");
+            strbuf_addf(act, "port the patch bodies off `self.%s`", a ? a : "?");
+        }
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* Titles of contract changes, deprecations and notes. */
+static void title_of_contract(strbuf *t, strbuf *act, const change *c)
+{
+    const char *fam = c->f.family, *s = c->one_target ? c->f.target : c->f.symbol;
+    json_t *d = json_object_get(c->first, "data");
+    if (!strcmp(fam, "signature")) {
+        strbuf_addf(t, "`%s` ", s);
+        for (size_t i = 0; i < c->phrases.len; i++)
+            strbuf_addf(t, "%s%s", i ? (i + 1 == c->phrases.len ? " and " : ", ") : "",
+                        c->phrases.items[i]);
+        if (!c->phrases.len)
+            strbuf_adds(t, "changed");
+        strbuf_adds(act, "update the override's signature and calls to the new one");
+    } else if (!strcmp(fam, "body")) {
+        strbuf_addf(t, "`%s`: the upstream body changed under the override", s);
+        strbuf_adds(act, "read the upstream diff and port what applies into the override");
+    } else if (!strcmp(fam, "callee-signature")) {
+        strbuf_addf(t, "`%s` (called by patch bodies) changed its signature", s);
+        strbuf_adds(act, "update the calls to the new signature");
+    } else if (!strcmp(fam, "callee-return")) {
+        strbuf_addf(t, "`%s` (called by patch bodies) returns something else", s);
+        strbuf_adds(act, "update how the bodies use its result");
+    } else if (!strcmp(fam, "callee-body")) {
+        strbuf_addf(t, "`%s` (called by patch bodies) changed its body", s);
+    } else if (!strcmp(fam, "deprecation")) {
+        const char *p = str(d, "parameter"), *v = str(d, "removal_version");
+        if (p)
+            strbuf_addf(t, "`%s`: argument `%s` is deprecated", s, p);
+        else
+            strbuf_addf(t, "`%s` is deprecated upstream", s);
+        if (v)
+            strbuf_addf(t, " (removal in %s)", v);
+        strbuf_adds(act, "move the patches off it before it is removed");
+    } else if (!strcmp(fam, "auto-docstring")) {
+        strbuf_addf(t,
+                    "`%s` is `@auto_docstring`: the override's new arguments lack `Args:` "
+                    "docs",
+                    s);
+        strbuf_adds(act, "document the new arguments in the override's docstring");
+    } else if (!strcmp(fam, "redefined")) {
+        strbuf_addf(t, "`%s` is now defined upstream as well as by the config", s);
+        strbuf_adds(act, "drop the config's copy, or exclude upstream's from the output");
+    } else if (!strcmp(fam, "inherited")) {
+        strbuf_addf(t,
+                    "`%s` now tells classes by their module: the generated classes live "
+                    "outside `transformers.`",
+                    s);
+        strbuf_adds(act, "read the base method and check the generated classes still take "
+                         "upstream's path");
+    } else if (!strcmp(fam, "attrs-removed")) {
+        strbuf_addf(t, "`%s.__init__` no longer sets ", s);
+        for (size_t i = 0; i < c->phrases.len; i++)
+            strbuf_addf(t, "%s%s", i ? (i + 1 == c->phrases.len ? " and " : ", ") : "",
+                        c->phrases.items[i]);
+        strbuf_adds(act, "port the patch bodies to upstream's new attributes");
+    } else if (!strcmp(fam, "attrs-added")) {
+        strbuf_addf(t, "`%s.__init__` sets new attributes", s);
+    } else if (!strcmp(fam, "appeared")) {
+        strbuf_addf(t, "`%s` appeared upstream", s);
+    } else if (!strcmp(fam, "regen")) {
+        strbuf_addf(t, "`%s` fails to regenerate", s);
+    } else {
+        strbuf_adds(t, str(c->first, "title"));
+    }
+}
+
+static void title_of(strbuf *t, strbuf *act, const change *c)
+{
+    if (!title_of_removal(t, act, c))
+        title_of_contract(t, act, c);
+}
+
+static char *slug(const char *key, strvec *taken)
+{
+    strbuf s = STRBUF_INIT;
+    for (const char *p = key; *p; p++) {
+        char ch = (char)tolower((unsigned char)*p);
+        if (isalnum((unsigned char)ch))
+            strbuf_addc(&s, ch);
+        else if (s.len && s.buf[s.len - 1] != '-')
+            strbuf_addc(&s, '-');
+    }
+    while (s.len && s.buf[s.len - 1] == '-')
+        s.buf[--s.len] = '\0';
+    strbuf id = STRBUF_INIT;
+    strbuf_adds(&id, s.buf);
+    for (int k = 2; strvec_find(taken, id.buf) >= 0; k++) {
+        strbuf_reset(&id);
+        strbuf_addf(&id, "%s-%d", s.buf, k);
+    }
+    strvec_push(taken, id.buf);
+    strbuf_free(&s);
+    return strbuf_detach(&id, NULL);
+}
+
+static int cmp_change(const void *pa, const void *pb)
+{
+    const change *a = *(const change *const *)pa, *b = *(const change *const *)pb;
+    if (a->how != b->how)
+        return a->how < b->how ? -1 : 1;
+    if (a->sev != b->sev)
+        return a->sev > b->sev ? -1 : 1;
+    if (a->configs.len != b->configs.len)
+        return a->configs.len > b->configs.len ? -1 : 1;
+    return strcmp(a->f.key, b->f.key);
+}
+
+static json_t *change_json(const change *c, const char *id)
+{
+    strbuf t = STRBUF_INIT, act = STRBUF_INIT;
+    title_of(&t, &act, c);
+    json_t *o = json_object();
+    json_object_set_new(o, "id", json_string(id));
+    json_object_set_new(o, "title", json_string(t.buf));
+    json_object_set_new(o, "kind", json_string(c->f.family));
+    json_object_set_new(o, "how", json_string(change_how_name(c->how)));
+    json_object_set_new(o, "severity", json_string(severity_name((severity)c->sev)));
+    json_object_set_new(o, "symbol", json_string(c->one_target ? c->f.target : c->f.symbol));
+    json_t *cfgs = json_array();
+    for (size_t i = 0; i < c->configs.len; i++)
+        json_array_append_new(cfgs, json_string(c->configs.items[i]));
+    json_object_set_new(o, "configs", cfgs);
+    json_object_set_new(o, "findings", json_integer((json_int_t)c->n));
+    json_object_set_new(o, "action", act.len ? json_string(act.buf) : json_null());
+    strbuf_free(&t);
+    strbuf_free(&act);
+    return o;
+}
+
+json_t *changes_group(json_t *fs)
+{
+    size_t nf = json_array_size(fs), n = 0;
+    change **cs = pgci_calloc(nf ? nf : 1, sizeof(*cs));
+    size_t *of = pgci_calloc(nf ? nf : 1, sizeof(size_t)); /* finding -> change */
+    /* definitions and imports first, so a regen failure joins their change */
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < nf; i++) {
+            json_t *f = json_array_get(fs, i);
+            if ((pass == 0) == !strcmp(str(f, "check") ? str(f, "check") : "", "regen"))
+                continue;
+            fact x;
+            classify(f, &x);
+            size_t k = 0;
+            while (k < n && strcmp(cs[k]->f.key, x.key))
+                k++;
+            if (k == n) {
+                cs[n] = pgci_calloc(1, sizeof(change));
+                cs[n++]->f = x; /* the change owns its first fact */
+                change_take(cs[k], f, &cs[k]->f);
+            } else {
+                change_take(cs[k], f, &x);
+                fact_free(&x);
+            }
+            of[i] = k;
+        }
+    strvec taken = STRVEC_INIT;
+    char **ids = pgci_calloc(n ? n : 1, sizeof(char *));
+    for (size_t k = 0; k < n; k++)
+        ids[k] = slug(cs[k]->f.key, &taken);
+    for (size_t i = 0; i < nf; i++) {
+        json_t *f = json_array_get(fs, i);
+        if (!json_is_object(json_object_get(f, "data")))
+            json_object_set_new(f, "data", json_object());
+        json_object_set_new(json_object_get(f, "data"), "change", json_string(ids[of[i]]));
+    }
+    change **sorted = pgci_calloc(n ? n : 1, sizeof(*sorted));
+    memcpy(sorted, cs, n * sizeof(*cs));
+    qsort(sorted, n, sizeof(*sorted), cmp_change);
+    json_t *out = json_array();
+    for (size_t k = 0; k < n; k++) {
+        size_t at = 0;
+        while (cs[at] != sorted[k])
+            at++;
+        json_array_append_new(out, change_json(sorted[k], ids[at]));
+    }
+    for (size_t k = 0; k < n; k++) {
+        fact_free(&cs[k]->f);
+        strvec_free(&cs[k]->configs);
+        strvec_free(&cs[k]->phrases);
+        free(cs[k]->successor);
+        free(cs[k]);
+        free(ids[k]);
+    }
+    free(ids);
+    free(sorted);
+    free(cs);
+    free(of);
+    strvec_free(&taken);
+    return out;
+}

@@ -1,0 +1,403 @@
+/*
+ * The survey note. Sections come from run.json's `changes` (or from grouping its
+ * findings when an older or merged document has none); a change's findings are
+ * those whose data.change is its id.
+ *
+ * Word budget: what a reader sees unfolded is the change titles, the configs and
+ * how each is hit, the action, and for errors a short "what changed" (an old and
+ * new signature, the evidence of a rename); every finding with its detail (ruff's
+ * output, an upstream body diff) is folded in <details>.
+ */
+#include "reports/survey_note.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/changes.h"
+#include "core/vec.h"
+
+static const char *str(json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "";
+}
+
+void survey_note_inline(strbuf *out, const char *s)
+{
+    int code = 0;
+    for (; s && *s; s++) {
+        if (*s == '`') {
+            code = !code;
+            strbuf_addc(out, '`');
+        } else if (*s == '\n') {
+            strbuf_addc(out, ' ');
+        } else if (code) {
+            strbuf_addc(out, *s);
+        } else if (*s == '<') {
+            strbuf_adds(out, "&lt;");
+        } else if (*s == '>') {
+            strbuf_adds(out, "&gt;");
+        } else if (*s == '&') {
+            strbuf_adds(out, "&amp;");
+        } else {
+            if (strchr("*_[]\\|#", *s))
+                strbuf_addc(out, '\\');
+            strbuf_addc(out, *s);
+        }
+    }
+    if (code) /* an unbalanced backtick: close the span rather than eat the rest */
+        strbuf_addc(out, '`');
+}
+
+/* "veomni.models.transformers.qwen3_5.qwen3_5_gpu_patch_gen_config" -> "qwen3_5_gpu" */
+static void short_config(strbuf *out, const char *module)
+{
+    const char *last = strrchr(module, '.');
+    const char *s = last ? last + 1 : module;
+    size_t n = strlen(s);
+    static const char suffix[] = "_patch_gen_config";
+    if (n > sizeof(suffix) - 1 && !strcmp(s + n - (sizeof(suffix) - 1), suffix))
+        n -= sizeof(suffix) - 1;
+    strbuf_addc(out, '`');
+    strbuf_add(out, s, n);
+    strbuf_addc(out, '`');
+}
+
+/* A fenced block whose fence no backtick run inside can close. */
+static void fenced(strbuf *out, const char *text, const char *lang)
+{
+    size_t run = 0, longest = 0;
+    for (const char *q = text; *q; q++) {
+        run = *q == '`' ? run + 1 : 0;
+        if (run > longest)
+            longest = run;
+    }
+    strbuf fence = STRBUF_INIT;
+    strbuf_addrep(&fence, "`", longest >= 3 ? longest + 1 : 3);
+    strbuf_addf(out, "%s%s\n%s", fence.buf, lang, text);
+    if (*text && text[strlen(text) - 1] != '\n')
+        strbuf_addc(out, '\n');
+    strbuf_addf(out, "%s\n", fence.buf);
+    strbuf_free(&fence);
+}
+
+static int is_diff(const char *d)
+{
+    return !strncmp(d, "--- ", 4) || strstr(d, "\n@@ ") != NULL;
+}
+
+static size_t count_lines(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* ---- one change ------------------------------------------------------------------ */
+
+static const char *finding_how(json_t *f)
+{
+    const char *kind = str(json_object_get(f, "data"), "kind");
+    const char *sev = str(f, "severity");
+    if (!strcmp(str(f, "check"), "regen"))
+        return "fails to regenerate";
+    if (!strcmp(kind, "missing-target") || !strcmp(kind, "vanished") ||
+        !strcmp(kind, "unreachable"))
+        return "silently dropped or bypassed";
+    if (!strcmp(sev, "error"))
+        return "breaks at run time";
+    if (!strcmp(sev, "warning"))
+        return "runs against a changed contract";
+    return "note";
+}
+
+static int in_change(json_t *f, const char *id)
+{
+    return !strcmp(str(json_object_get(f, "data"), "change"), id);
+}
+
+/* "fails to regenerate: `a`, `b`; breaks at run time: `c`", at most max names
+ * in all (0: no limit). */
+static void hits(strbuf *sb, json_t *fs, const char *id, size_t max)
+{
+    static const char *const order[] = {"fails to regenerate", "silently dropped or bypassed",
+                                        "breaks at run time", "runs against a changed contract",
+                                        "note"};
+    strvec seen = STRVEC_INIT;
+    size_t shown = 0, total = 0, groups = 0;
+    for (size_t o = 0; o < 5; o++) {
+        size_t i, before = sb->len;
+        json_t *f;
+        int any = 0;
+        json_array_foreach(fs, i, f)
+        {
+            const char *cfg = str(f, "config");
+            if (!in_change(f, id) || strcmp(finding_how(f), order[o]) || !*cfg ||
+                strvec_find(&seen, cfg) >= 0)
+                continue;
+            strvec_push(&seen, cfg);
+            total++;
+            if (max && shown >= max)
+                continue;
+            strbuf_adds(sb, any ? ", " : (groups ? "; " : ""));
+            if (!any)
+                strbuf_addf(sb, "%s in ", order[o]);
+            short_config(sb, cfg);
+            any = 1;
+            shown++;
+        }
+        if (any)
+            groups++;
+        else
+            strbuf_setlen(sb, before);
+    }
+    if (total > shown)
+        strbuf_addf(sb, " and %zu more", total - shown);
+    strvec_free(&seen);
+}
+
+/* For an error: the first finding's short "what changed" (an old and a new
+ * signature, a rename's evidence, candidates), unfolded. */
+static void what_changed(strbuf *sb, json_t *fs, const char *id, const char *ta, const char *tb)
+{
+    size_t i;
+    json_t *f;
+    json_array_foreach(fs, i, f)
+    {
+        if (!in_change(f, id) || !strcmp(str(f, "check"), "regen"))
+            continue;
+        json_t *d = json_object_get(f, "data");
+        if (*str(d, "old_signature") && *str(d, "new_signature")) {
+            strbuf s = STRBUF_INIT;
+            strbuf_addf(&s, "%s: %s\n%s: %s\n", ta, str(d, "old_signature"), tb,
+                        str(d, "new_signature"));
+            strbuf_adds(sb, "What changed:\n\n");
+            fenced(sb, s.buf, "python");
+            strbuf_addc(sb, '\n');
+            strbuf_free(&s);
+            return;
+        }
+        const char *det = str(f, "detail");
+        if (*det && !is_diff(det) && count_lines(det) <= 4) {
+            strbuf_adds(sb, "What changed:\n\n");
+            fenced(sb, det, "");
+            strbuf_addc(sb, '\n');
+            return;
+        }
+    }
+}
+
+/* Every finding of the change with its detail, folded. */
+static void finding_list(strbuf *sb, json_t *fs, const char *id, size_t n)
+{
+    strbuf_addf(sb, "<details><summary>%zu %s</summary>\n\n", n, n == 1 ? "finding" : "findings");
+    size_t i;
+    json_t *f;
+    json_array_foreach(fs, i, f)
+    {
+        if (!in_change(f, id))
+            continue;
+        strbuf_addf(sb, "- **%s** ", str(f, "severity"));
+        short_config(sb, *str(f, "config") ? str(f, "config") : "-");
+        long line = (long)json_integer_value(json_object_get(f, "line"));
+        if (*str(f, "path"))
+            strbuf_addf(sb, line ? " (`%s:%ld`)" : " (`%s`)", str(f, "path"), line);
+        strbuf_adds(sb, ": ");
+        survey_note_inline(sb, str(f, "title"));
+        strbuf_addc(sb, '\n');
+        const char *det = str(f, "detail");
+        if (*det) {
+            strbuf block = STRBUF_INIT;
+            fenced(&block, det, is_diff(det) ? "diff" : "");
+            strbuf_adds(sb, "\n");
+            for (const char *p = block.buf; *p;) {
+                const char *e = strchr(p, '\n');
+                size_t len = e ? (size_t)(e - p) + 1 : strlen(p);
+                strbuf_adds(sb, "  ");
+                strbuf_add(sb, p, len);
+                p += len;
+            }
+            strbuf_adds(sb, "\n");
+            strbuf_free(&block);
+        }
+    }
+    strbuf_adds(sb, "\n</details>\n\n");
+}
+
+/* text without its <details> blocks (nested ones within them), malloc'ed. */
+static char *without_details(const char *text)
+{
+    strbuf out = STRBUF_INIT;
+    int depth = 0;
+    for (const char *p = text; *p;) {
+        if (!strncmp(p, "<details>", 9)) {
+            depth++;
+            p += 9;
+        } else if (!strncmp(p, "</details>", 10)) {
+            depth -= depth > 0;
+            p += 10;
+            while (*p == '\n')
+                p++;
+        } else {
+            if (!depth)
+                strbuf_addc(&out, *p);
+            p++;
+        }
+    }
+    return strbuf_detach(&out, NULL);
+}
+
+static void md_doc_add_section(md_doc *m, const char *id, const char *title, strbuf *text, int keep)
+{
+    if (m->len == m->cap) {
+        m->cap = m->cap ? m->cap * 2 : 16;
+        m->items = pgci_realloc(m->items, m->cap * sizeof(*m->items));
+    }
+    md_section *s = &m->items[m->len++];
+    s->id = pgci_strdup(id);
+    s->title = pgci_strdup(title);
+    s->text = strbuf_detach(text, NULL);
+    s->keep = keep;
+    s->brief = without_details(s->text);
+}
+
+/* ---- sections ---------------------------------------------------------------------- */
+
+static const struct {
+    const char *how, *heading, *intro;
+    int full; /* 1: a section per change; 0: one bullet per change */
+} groups[] = {
+    {"fails-to-regenerate", "What fails to regenerate",
+     "Configs that no longer regenerate against the new pin, by the upstream change that "
+     "explains it.",
+     1},
+    {"silently-dropped", "What is silently dropped or bypassed",
+     "Patches that stop applying without an error: their target is gone, or upstream no longer "
+     "builds the patched class.",
+     1},
+    {"breaks-at-run-time", "What breaks at run time",
+     "The generated code regenerates but fails when it runs: a name, method or attribute the "
+     "patch bodies use is gone.",
+     1},
+    {"contract-changed", "Contract changes under the patches",
+     "Upstream moved under a patch that still applies: read the folded signatures or diff of "
+     "each and port what applies into the override.",
+     0},
+    {"deprecation", "Deprecations due by the new pin",
+     "Upstream code the patches override or call that announces its removal by the new pin: "
+     "move the patches off it.",
+     0},
+    {"note", "Notes", NULL, 0},
+};
+
+static void full_section(strbuf *sb, json_t *fs, json_t *c, const char *ta, const char *tb)
+{
+    const char *id = str(c, "id");
+    strbuf_adds(sb, "### ");
+    survey_note_inline(sb, str(c, "title"));
+    size_t nc = json_array_size(json_object_get(c, "configs"));
+    strbuf_addf(sb, "\n\nHits %zu %s: ", nc, nc == 1 ? "config" : "configs");
+    hits(sb, fs, id, 0);
+    strbuf_adds(sb, ".\n\n");
+    if (!strcmp(str(c, "severity"), "error"))
+        what_changed(sb, fs, id, ta, tb);
+    if (*str(c, "action")) {
+        strbuf_adds(sb, "**Action:** ");
+        survey_note_inline(sb, str(c, "action"));
+        strbuf_adds(sb, ".\n\n");
+    }
+    finding_list(sb, fs, id, (size_t)json_integer_value(json_object_get(c, "findings")));
+}
+
+/* Whose action the section's intro already says. */
+static int generic_action(json_t *c)
+{
+    static const char *const kinds[] = {
+        "signature", "body", "auto-docstring", "deprecation", "callee-signature", "callee-return"};
+    for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+        if (!strcmp(str(c, "kind"), kinds[i]))
+            return 1;
+    return 0;
+}
+
+static void bullet(strbuf *sb, json_t *fs, json_t *c)
+{
+    const char *id = str(c, "id");
+    size_t nc = json_array_size(json_object_get(c, "configs"));
+    strbuf_adds(sb, "- ");
+    survey_note_inline(sb, str(c, "title"));
+    strbuf_addf(sb, " — %zu %s", nc, nc == 1 ? "config" : "configs");
+    if (nc <= 3) {
+        strbuf_adds(sb, ": ");
+        size_t i;
+        json_t *cfg;
+        json_array_foreach(json_object_get(c, "configs"), i, cfg)
+        {
+            strbuf_adds(sb, i ? ", " : "");
+            short_config(sb, json_string_value(cfg));
+        }
+    }
+    if (*str(c, "action") && !generic_action(c)) {
+        strbuf_adds(sb, ". Action: ");
+        survey_note_inline(sb, str(c, "action"));
+    }
+    strbuf_adds(sb, ".\n\n  ");
+    strbuf block = STRBUF_INIT;
+    finding_list(&block, fs, id, (size_t)json_integer_value(json_object_get(c, "findings")));
+    for (const char *p = block.buf; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) + 1 : strlen(p);
+        if (len > 1)
+            strbuf_adds(sb, p == block.buf ? "" : "  ");
+        strbuf_add(sb, p, len);
+        p += len;
+    }
+    strbuf_free(&block);
+}
+
+void survey_note_sections(md_doc *m, const run_doc *d)
+{
+    json_t *changes = json_object_get(d->root, "changes");
+    json_t *fs = run_doc_findings(d), *own = NULL;
+    if (!json_is_array(changes)) { /* an older or merged document: group here */
+        own = json_deep_copy(fs);
+        changes = changes_group(own);
+        fs = own;
+    }
+    const char *ta = run_doc_input(d, "from") ? run_doc_input(d, "from") : "A";
+    const char *tb = run_doc_input(d, "to") ? run_doc_input(d, "to") : "B";
+    for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++) {
+        strbuf sb = STRBUF_INIT;
+        size_t i, n = 0;
+        json_t *c;
+        json_array_foreach(changes, i, c) n += !strcmp(str(c, "how"), groups[g].how);
+        if (!n)
+            continue;
+        strbuf_addf(&sb, "## %s (%zu %s)\n\n", groups[g].heading, n, n == 1 ? "change" : "changes");
+        if (groups[g].intro)
+            strbuf_addf(&sb, "%s\n\n", groups[g].intro);
+        int folded = !strcmp(groups[g].how, "note");
+        if (folded)
+            strbuf_addf(&sb, "<details><summary>%zu notes</summary>\n\n", n);
+        json_array_foreach(changes, i, c)
+        {
+            if (strcmp(str(c, "how"), groups[g].how))
+                continue;
+            if (groups[g].full)
+                full_section(&sb, fs, c, ta, tb);
+            else
+                bullet(&sb, fs, c);
+        }
+        if (folded)
+            strbuf_adds(&sb, "</details>\n\n");
+        char *sid = pgci_asprintf("changes-%s", groups[g].how);
+        md_doc_add_section(m, sid, groups[g].heading, &sb, groups[g].full);
+        free(sid);
+        strbuf_free(&sb);
+    }
+    if (own) {
+        json_decref(changes);
+        json_decref(own);
+    }
+}

@@ -1,0 +1,489 @@
+/* Following what patch bodies use (checks/callees.h, body_uses.h, source_text.h,
+ * deprecate_kwarg.h), the survey's precision rules (signatures.h, survey_compare.h)
+ * and the grouping by upstream change (changes.h), on small upstream modules
+ * written here: each test is one case of fixtures/upstream/DRIFT.md's kinds, cut
+ * down to the lines that make it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/body_uses.h"
+#include "checks/callees.h"
+#include "checks/changes.h"
+#include "checks/deprecate_kwarg.h"
+#include "checks/inherited.h"
+#include "checks/source_text.h"
+#include "checks/survey_compare.h"
+
+/* ---- body_uses ------------------------------------------------------------------- */
+
+static void test_body_uses(void **state)
+{
+    (void)state;
+    static const char body[] =
+        "@config.override_method(\"A.forward\")\n"
+        "def forward(self, x: Optional[Tensor] = None, *args, scale=DEFAULT, **kw):\n"
+        "    y = helper(x, dim=1)\n"
+        "    q, k = self.split(y, mode=\"a\")\n"
+        "    z = self.proj(x).sum()\n"
+        "    for i in range(3):\n"
+        "        y = y + i\n"
+        "    return torch.cat([q, k, z, y], dim=-1).view(logger.level)\n";
+    body_uses u;
+    assert_int_equal(body_uses_read(&u, body, sizeof(body) - 1), 0);
+    /* names read and not bound: annotations and defaults count, parameters, locals,
+     * attributes and keyword names do not; the registering decorator is skipped */
+    strvec want = STRVEC_INIT;
+    const char *names[] = {"Optional", "Tensor", "DEFAULT", "helper", "range", "torch", "logger"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        assert_true(strvec_find(&u.loads, names[i]) >= 0);
+    assert_int_equal(u.loads.len, sizeof(names) / sizeof(names[0]));
+    assert_int_equal(u.n_calls, 2);
+    assert_string_equal(u.calls[0].method, "split");
+    assert_int_equal(u.calls[0].unpacked, 2);
+    assert_int_equal(u.calls[0].n_positional, 1);
+    assert_string_equal(u.calls[0].keywords.items[0], "mode");
+    assert_string_equal(u.calls[1].method, "proj");
+    assert_int_equal(u.calls[1].result_used, 1);
+    assert_int_equal(u.calls[1].unpacked, 0);
+    body_uses_free(&u);
+    strvec_free(&want);
+}
+
+/* ---- source_text -------------------------------------------------------------------- */
+
+static index_module *index_of(const char *src)
+{
+    index_module *m;
+    assert_int_equal(index_module_from_source(&m, src, strlen(src), "m.py", "m"), 0);
+    return m;
+}
+
+static void test_source_text(void **state)
+{
+    (void)state;
+    static const char src[] = "class A(nn.Module):\n"
+                              "    def __init__(self, config):\n"
+                              "        self.gate = Router(\n"
+                              "            config,   # the router\n"
+                              "        )\n"
+                              "        self.n: int = config.n\n"
+                              "    def split(self, x):\n"
+                              "        def inner():\n"
+                              "            return 1, 2, 3, 4\n"
+                              "        if x:\n"
+                              "            return (x, x)\n"
+                              "        return x, x, f(x, 1)\n"
+                              "class B(A):\n"
+                              "    pass\n"
+                              "def build(c):\n"
+                              "    return A(c)\n"
+                              "__all__ = [\"A\", \"B\"]\n";
+    index_module *m = index_of(src);
+    const index_def *init = index_find(m, "A.__init__");
+    char *v = source_attr_value(src, strlen(src), init, "gate");
+    assert_string_equal(v, "Router(config,)");
+    free(v);
+    v = source_attr_value(src, strlen(src), init, "n");
+    assert_string_equal(v, "config.n");
+    free(v);
+    assert_null(source_attr_value(src, strlen(src), init, "missing"));
+    assert_int_equal(source_return_arity(src, strlen(src), index_find(m, "A.split")), 3);
+    assert_int_equal(source_return_arity(src, strlen(src), index_find(m, "build")), 1);
+    assert_true(source_instantiates(src, strlen(src), "A"));
+    assert_false(source_instantiates(src, strlen(src), "B")); /* a class line and __all__ */
+    assert_false(source_references(src, strlen(src), "B"));
+    assert_true(source_references(src, strlen(src), "Router"));
+    index_module_free(m);
+}
+
+static void test_deprecate_kwarg(void **state)
+{
+    (void)state;
+    deprecated_kwarg k;
+    assert_int_equal(deprecated_kwarg_parse(&k, "deprecate_kwarg(\"device\", version=\"5.18\")"),
+                     1);
+    assert_string_equal(k.old_name, "device");
+    assert_null(k.new_name);
+    assert_string_equal(k.version, "5.18");
+    deprecated_kwarg_free(&k);
+    assert_int_equal(deprecated_kwarg_parse(&k, "utils.deprecate_kwarg('rotary_pos_emb', "
+                                                "version='v5.20', new_name='position_embeddings')"),
+                     1);
+    assert_string_equal(k.new_name, "position_embeddings");
+    assert_string_equal(k.version, "v5.20");
+    deprecated_kwarg_free(&k);
+    /* the version as the second positional argument (transformers 5.24) */
+    assert_int_equal(deprecated_kwarg_parse(&k, "deprecate_kwarg(\"past_key_values\", \"5.40.0\", "
+                                                "new_name=\"cache\")"),
+                     1);
+    assert_string_equal(k.version, "5.40.0");
+    assert_string_equal(k.new_name, "cache");
+    deprecated_kwarg_free(&k);
+    assert_int_equal(deprecated_kwarg_parse(&k, "can_return_tuple"), 0);
+    assert_int_equal(deprecated_kwarg_parse(&k, "my_deprecate_kwarg(\"x\")"), 0);
+}
+
+/* ---- the survey of one config on two small modules ------------------------------- */
+
+typedef struct tpatch {
+    pg_patch_type type;
+    const char *target;
+    const char *body; /* the replacement's source, or NULL */
+} tpatch;
+
+static unsigned count_lines(const char *s)
+{
+    unsigned n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* The survey of one config (patches ps) between modules a and b, as
+ * "severity kind: title" lines, in order. */
+static char *survey(const char *src_a, const char *src_b, const tpatch *ps, size_t n)
+{
+    index_module *a = index_of(src_a), *b = index_of(src_b);
+    pg_config cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.source_module = "transformers.models.toy.modeling_toy";
+    pg_object *objs = calloc(n + 1, sizeof(*objs));
+    for (size_t i = 0; i < n; i++) {
+        pg_patch p = {0};
+        p.type = ps[i].type;
+        p.target = ps[i].target;
+        if (ps[i].body) {
+            objs[i] = (pg_object){"body",      "cfg",
+                                  "/x/cfg.py", ps[i].body,
+                                  1,           count_lines(ps[i].body),
+                                  0,           strlen(ps[i].body)};
+            p.replacement = &objs[i];
+        }
+        VEC_PUSH(&cfg.patches, p);
+    }
+    survey_pair p = {"cfg", "cfg.py",      &cfg, a,    b,    "v1.0", "v2.0", src_b, strlen(src_b),
+                     src_a, strlen(src_a), NULL, NULL, NULL, NULL,   NULL,   0,     0};
+    findings fs = FINDINGS_INIT, targets = FINDINGS_INIT;
+    survey_compare(&fs, &p, NULL, &targets);
+    strbuf out = STRBUF_INIT;
+    for (size_t i = 0; i < fs.len; i++)
+        strbuf_addf(&out, "%s %s: %s\n", severity_name(fs.items[i]->sev),
+                    json_string_value(json_object_get(fs.items[i]->data, "kind")),
+                    fs.items[i]->title);
+    findings_free(&fs);
+    findings_free(&targets);
+    VEC_FREE(&cfg.patches);
+    free(objs);
+    index_module_free(a);
+    index_module_free(b);
+    return strbuf_detach(&out, NULL);
+}
+
+static void expect(const char *got, const char *want)
+{
+    if (strcmp(got, want))
+        fprintf(stderr, "--- got\n%s--- want\n%s", got, want);
+    assert_string_equal(got, want);
+}
+
+/* self.next_skip_topk went and self.hidden_size came with another value: no
+ * rename is claimed, the removal is the finding. */
+static void test_attr_removed_no_guess(void **state)
+{
+    (void)state;
+    static const char a[] = "class Attn(nn.Module):\n"
+                            "    def __init__(self, config):\n"
+                            "        self.next_skip_topk = config.skip + 1\n"
+                            "    def forward(self, x):\n"
+                            "        return x\n";
+    static const char b[] = "class Attn(nn.Module):\n"
+                            "    def __init__(self, config):\n"
+                            "        self.hidden_size = config.hidden_size\n"
+                            "    def forward(self, x):\n"
+                            "        return x\n";
+    tpatch ps[] = {{PG_METHOD_OVERRIDE, "Attn.forward",
+                    "def forward(self, x):\n    return x[: self.next_skip_topk]\n"}};
+    char *got = survey(a, b, ps, 1);
+    expect(got, "error init-attr-removed: `Attn.__init__`: `self.next_skip_topk` no longer set "
+                "and the patch still uses it\n"
+                "info init-attr-added: `Attn.__init__`: `self.hidden_size` added\n");
+    free(got);
+}
+
+/* The config overrides __init__ and sets self.act itself: upstream's __init__ no
+ * longer runs, its attributes are not the patch's. */
+static void test_patched_init_sets_attr(void **state)
+{
+    (void)state;
+    static const char a[] = "class Net(nn.Module):\n"
+                            "    def __init__(self, config):\n"
+                            "        self.act = ACT[config.act]\n"
+                            "    def forward(self, x):\n"
+                            "        return self.act(x)\n";
+    static const char b[] = "class Net(nn.Module):\n"
+                            "    def __init__(self, config):\n"
+                            "        self.activation = make(config)\n"
+                            "    def forward(self, x):\n"
+                            "        return self.act(x)\n";
+    tpatch ps[] = {
+        {PG_METHOD_OVERRIDE, "Net.__init__",
+         "def init(self, config):\n    self.act = ACT[config.act]\n"},
+        {PG_METHOD_OVERRIDE, "Net.forward", "def forward(self, x):\n    return self.act(x)\n"}};
+    char *got = survey(a, b, ps, 2);
+    expect(got, "warning body-changed: `Net.__init__`: the upstream body changed under the patch "
+                "(written against v1.0)\n");
+    free(got);
+}
+
+/* Calls through self: a keyword the call passes is gone (error); a method that left
+ * the module while the class has an external base (warning: it may live there). */
+static void test_self_calls(void **state)
+{
+    (void)state;
+    static const char a[] = "class Base(PreTrainedModel):\n"
+                            "    def helper(self, x):\n"
+                            "        return x\n"
+                            "class Net(Base):\n"
+                            "    def mix(self, x, mode=None):\n"
+                            "        return x\n"
+                            "    def forward(self, x):\n"
+                            "        return x\n";
+    static const char b[] = "class Base(PreTrainedModel):\n"
+                            "    pass\n"
+                            "class Net(Base):\n"
+                            "    def mix(self, x, *, style=None):\n"
+                            "        return x\n"
+                            "    def forward(self, x):\n"
+                            "        return x\n";
+    tpatch ps[] = {{PG_METHOD_OVERRIDE, "Net.forward",
+                    "def forward(self, x):\n    return self.helper(self.mix(x, mode=1))\n"}};
+    char *got = survey(a, b, ps, 1);
+    expect(got, "warning callee-vanished: `Net.forward` calls `self.helper()`, which `Base` no "
+                "longer defines at v2.0 (an external base class may provide it now)\n"
+                "error callee-signature-changed: `Net.forward` calls `self.mix()`, whose "
+                "signature changed at v2.0: it passes `mode=`, which the new signature lacks\n");
+    free(got);
+}
+
+/* A keyword the call passes renamed behind @deprecate_kwarg binds the new name:
+ * not a break, a warning (transformers 5.24's compute_3d_position_ids). */
+static void test_self_call_through_shim(void **state)
+{
+    (void)state;
+    static const char a[] = "class Net(nn.Module):\n"
+                            "    def pos(self, ids, past_key_values, extra=None):\n"
+                            "        return ids\n"
+                            "    def forward(self, x):\n"
+                            "        return x\n";
+    static const char b[] =
+        "class Net(nn.Module):\n"
+        "    @deprecate_kwarg(\"past_key_values\", \"5.40.0\", new_name=\"cache\")\n"
+        "    def pos(self, ids, cache, extra=None):\n"
+        "        return ids\n"
+        "    def forward(self, x):\n"
+        "        return x\n";
+    tpatch ps[] = {{PG_METHOD_OVERRIDE, "Net.forward",
+                    "def forward(self, x):\n    return self.pos(ids=x, past_key_values=None)\n"}};
+    char *got = survey(a, b, ps, 1);
+    expect(got, "warning callee-signature-changed: `Net.forward` calls `self.pos()`, whose "
+                "signature changed at v2.0\n"
+                "info kwarg-deprecated: `Net.pos`: argument `past_key_values` is deprecated "
+                "upstream at v2.0 in favour of `cache` (removal in 5.40.0)\n");
+    free(got);
+}
+
+/* A method the body calls through self starts announcing its removal: the
+ * deprecation is reported where the patch calls it. */
+static void test_self_call_deprecated(void **state)
+{
+    (void)state;
+    static const char a[] = "class Net(nn.Module):\n"
+                            "    def helper(self, x):\n"
+                            "        return x\n"
+                            "    def forward(self, x):\n"
+                            "        return x\n";
+    static const char b[] = "class Net(nn.Module):\n"
+                            "    def helper(self, x):\n"
+                            "        warnings.warn(\"helper is deprecated and will be removed in "
+                            "v3.0\", FutureWarning)\n"
+                            "        return x\n"
+                            "    def forward(self, x):\n"
+                            "        return x\n";
+    tpatch ps[] = {
+        {PG_METHOD_OVERRIDE, "Net.forward", "def forward(self, x):\n    return self.helper(x)\n"}};
+    char *got = survey(a, b, ps, 1);
+    expect(got, "info callee-body-changed: `Net.forward` calls `self.helper()`, whose upstream "
+                "body changed (v1.0 → v2.0)\n"
+                "info deprecation: `Net.helper`, which a patch calls, is deprecated upstream at "
+                "v2.0: removal in 3.0\n");
+    free(got);
+}
+
+/* Nothing changed: nothing reported, whatever the config does (standing facts are
+ * pgci check's). */
+static void test_same_tag_reports_nothing(void **state)
+{
+    (void)state;
+    static const char a[] = "from typing import Optional\n"
+                            "logger = get_logger()\n"
+                            "class Net(nn.Module):\n"
+                            "    def __init__(self, config):\n"
+                            "        self.act = ACT[config.act]\n"
+                            "    def forward(self, x: Optional[int] = None):\n"
+                            "        return self.act(x)\n";
+    tpatch ps[] = {{PG_METHOD_OVERRIDE, "Net.forward",
+                    "def forward(self, x: Optional[int] = None):\n"
+                    "    logger.info(x)\n    return self.gone(self.act(x))\n"},
+                   {PG_CLASS_REPLACEMENT, "Missing", NULL}};
+    char *got = survey(a, a, ps, 2);
+    expect(got, "");
+    free(got);
+}
+
+/* A base method of modeling_utils that starts telling classes by their module:
+ * a warning for a patched class that inherits it, none for one that does not. */
+static void test_inherited_module_keyed(void **state)
+{
+    (void)state;
+    static const char model[] = "class ToyPreTrainedModel(PreTrainedModel):\n"
+                                "    pass\n"
+                                "class ToyModel(ToyPreTrainedModel):\n"
+                                "    def forward(self, x):\n"
+                                "        return x\n"
+                                "class ToyMLP(nn.Module):\n"
+                                "    def forward(self, x):\n"
+                                "        return x\n";
+    static const char base_a[] = "class PreTrainedModel(nn.Module):\n"
+                                 "    def is_custom_code(cls):\n"
+                                 "        return cls._auto_class is not None\n";
+    static const char base_b[] =
+        "class PreTrainedModel(nn.Module):\n"
+        "    def is_custom_code(cls):\n"
+        "        return not cls.__module__.startswith(\"transformers.\")\n";
+    index_module *m = index_of(model), *ba = index_of(base_a), *bb = index_of(base_b);
+    pg_config cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.source_module = "transformers.models.toy.modeling_toy";
+    pg_patch p1 = {0}, p2 = {0};
+    p1.type = p2.type = PG_METHOD_OVERRIDE;
+    p1.target = "ToyModel.forward";
+    p2.target = "ToyMLP.forward";
+    VEC_PUSH(&cfg.patches, p1);
+    VEC_PUSH(&cfg.patches, p2);
+    survey_pair p;
+    memset(&p, 0, sizeof(p));
+    p.config = "cfg";
+    p.config_path = "cfg.py";
+    p.cfg = &cfg;
+    p.a = p.b = m;
+    p.tag_a = "v1.0";
+    p.tag_b = "v2.0";
+    p.base_a = ba;
+    p.base_b = bb;
+    p.base_src_a = base_a;
+    p.base_src_a_len = strlen(base_a);
+    p.base_src_b = base_b;
+    p.base_src_b_len = strlen(base_b);
+    findings fs = FINDINGS_INIT;
+    check_inherited(&fs, &p);
+    assert_int_equal(fs.len, 1);
+    assert_string_equal(fs.items[0]->title,
+                        "`ToyModel` inherits `PreTrainedModel.is_custom_code`, which now tells "
+                        "classes by their module at v2.0: the generated class lives outside "
+                        "`transformers.`");
+    findings_free(&fs);
+    /* the same base at both tags: nothing */
+    p.base_b = ba;
+    p.base_src_b = base_a;
+    p.base_src_b_len = strlen(base_a);
+    check_inherited(&fs, &p);
+    assert_int_equal(fs.len, 0);
+    findings_free(&fs);
+    VEC_FREE(&cfg.patches);
+    index_module_free(m);
+    index_module_free(ba);
+    index_module_free(bb);
+}
+
+/* ---- changes ------------------------------------------------------------------------ */
+
+static json_t *jfinding(const char *check, const char *sev, const char *config, const char *title,
+                        json_t *data, const char *detail)
+{
+    return json_pack("{s:s, s:s, s:s, s:s, s:s?, s:o*}", "check", check, "severity", sev, "config",
+                     config, "title", title, "detail", detail, "data", data);
+}
+
+static void test_changes_group(void **state)
+{
+    (void)state;
+    json_t *fs = json_array();
+    const char *m1 = "transformers.models.qwen3_omni_moe.modeling_qwen3_omni_moe";
+    const char *m2 = "transformers.models.qwen2_5_omni.modeling_qwen2_5_omni";
+    json_array_append_new(fs, jfinding("signatures", "warning", "c.omni3", "t1",
+                                       json_pack("{s:s, s:s, s:s, s:s}", "kind", "param-removed",
+                                                 "target", "Qwen3OmniMoeVisionAttention.forward",
+                                                 "module", m1, "parameter", "rotary_pos_emb"),
+                                       NULL));
+    json_array_append_new(fs,
+                          jfinding("signatures", "warning", "c.omni25", "t2",
+                                   json_pack("{s:s, s:s, s:s, s:s}", "kind", "param-added-optional",
+                                             "target", "Qwen2_5OmniVisionAttention.forward",
+                                             "module", m2, "parameter", "max_seqlen"),
+                                   NULL));
+    json_array_append_new(fs, jfinding("regen", "error", "c.omni25",
+                                       "fails to regenerate: F821 Undefined name `Optional`", NULL,
+                                       NULL));
+    json_array_append_new(fs, jfinding("signatures", "error", "c.omni25", "t3",
+                                       json_pack("{s:s, s:s, s:s, s:s}", "kind", "import-removed",
+                                                 "target", "Qwen2_5OmniVisionAttention.forward",
+                                                 "module", m2, "name", "Optional"),
+                                       NULL));
+    json_t *cs = changes_group(fs);
+    assert_int_equal(json_array_size(cs), 2);
+    json_t *c0 = json_array_get(cs, 0), *c1 = json_array_get(cs, 1);
+    /* what fails to regenerate first; the regen failure joined `Optional`'s change */
+    assert_string_equal(json_string_value(json_object_get(c0, "how")), "fails-to-regenerate");
+    assert_string_equal(json_string_value(json_object_get(c0, "title")),
+                        "`Optional` is no longer imported by the modeling module upstream");
+    assert_int_equal(json_integer_value(json_object_get(c0, "findings")), 2);
+    /* one change for both models' copies, the model prefix as `*` */
+    assert_string_equal(json_string_value(json_object_get(c1, "title")),
+                        "`*VisionAttention.forward` dropped `rotary_pos_emb` and gained "
+                        "`max_seqlen`");
+    assert_int_equal(json_array_size(json_object_get(c1, "configs")), 2);
+    const char *id1 = json_string_value(json_object_get(c1, "id"));
+    assert_string_equal(json_string_value(json_object_get(
+                            json_object_get(json_array_get(fs, 0), "data"), "change")),
+                        id1);
+    assert_string_equal(json_string_value(json_object_get(
+                            json_object_get(json_array_get(fs, 2), "data"), "change")),
+                        json_string_value(json_object_get(c0, "id")));
+    json_decref(cs);
+    json_decref(fs);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_body_uses),
+        cmocka_unit_test(test_source_text),
+        cmocka_unit_test(test_deprecate_kwarg),
+        cmocka_unit_test(test_attr_removed_no_guess),
+        cmocka_unit_test(test_patched_init_sets_attr),
+        cmocka_unit_test(test_self_calls),
+        cmocka_unit_test(test_self_call_through_shim),
+        cmocka_unit_test(test_self_call_deprecated),
+        cmocka_unit_test(test_same_tag_reports_nothing),
+        cmocka_unit_test(test_inherited_module_keyed),
+        cmocka_unit_test(test_changes_group),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
