@@ -24,7 +24,7 @@ if wheel=$(corpus_wheel veomni 0.1.11); then
     : >"$tmp/pg/veomni/__init__.py"
     cp -r "$wheel/veomni/patchgen" "$tmp/pg/veomni/"
     printf '%s\n' "import runpy, sys" "sys.argv[1:1] = ['$tmp/pg']" \
-        "runpy.run_path('$repo/bench/patchgen_stubbed.py', run_name='__main__')" >"$tmp/patchgen.py"
+        "runpy.run_path('$repo/tests/corpus/patchgen_stubbed.py', run_name='__main__')" >"$tmp/patchgen.py"
     pg=$tmp/patchgen.py
 fi
 # griffe (pinned) from the registry, into the corpus cache

@@ -1,4 +1,4 @@
-"""The real patchgen's raw codegen over a real VeOmni tree, for make bench.
+"""The real patchgen's raw codegen over a real VeOmni tree (tests/corpus/57-patchgen-raw.sh, make bench).
 
 usage: patchgen_stubbed.py PATCHGEN_PARENT WORKSPACE TRANSFORMERS_DIR OUT_DIR
 
