@@ -14,6 +14,7 @@
 
 #include "cache/result_cache.h"
 #include "checks/finding.h"
+#include "py/parse_set.h"
 #include "core/strbuf.h"
 #include "patchgen/codegen.h"
 #include "patchgen/patch_spec.h"
@@ -65,6 +66,10 @@ typedef struct check_ctx {
     /* the result cache, for checks whose results are a function of bytes they
      * are given (names); NULL: none */
     rcache *cache;
+    /* the run's parse set: a regenerated (raw) output that more than one check
+     * parses (ruff-equivalence's structural mode, names) is parsed once; NULL:
+     * each parses its own */
+    py_parse_set *parses;
 } check_ctx;
 
 enum { CHECK_RAN = 0, CHECK_NOT_RUN = 1 };

@@ -16,12 +16,15 @@
 #include "core/error.h"
 #include "workspace/toml.h"
 
-/* The names findings of src under o, computed. */
-static int names_of(const check_input *in, const char *src, size_t len, const names_opts *o,
-                    findings *out)
+/* The names findings of src under o, computed. A raw output comes from the run's
+ * parse set (ruff-equivalence's structural mode parses it too). */
+static int names_of(const check_ctx *ctx, const check_input *in, const char *src, size_t len,
+                    const names_opts *o, findings *out)
 {
     py_tree t;
-    if (py_parse(&t, src, len, in->py_path) < 0)
+    py_parse_set *set = src == in->raw ? ctx->parses : NULL;
+    if ((set ? py_parse_set_get(set, src, len, in->py_path, &t)
+             : py_parse(&t, src, len, in->py_path)) < 0)
         return PGCI_ERROR;
     if (check_names_tree(out, &t, in->module, in->py_path, o) < 0) {
         /* a generated file that does not parse is itself the finding */
@@ -29,7 +32,10 @@ static int names_of(const check_input *in, const char *src, size_t len, const na
                      pgci_error_last());
         pgci_error_clear();
     }
-    py_tree_free(&t);
+    if (set)
+        py_parse_set_release(&t);
+    else
+        py_tree_free(&t);
     return 0;
 }
 
@@ -67,7 +73,7 @@ static int names_cached(const check_ctx *ctx, const check_input *in, const char 
         }
     }
     findings mine = FINDINGS_INIT;
-    if (names_of(in, src, len, o, &mine) < 0) {
+    if (names_of(ctx, in, src, len, o, &mine) < 0) {
         findings_free(&mine);
         return PGCI_ERROR;
     }

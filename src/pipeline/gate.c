@@ -303,6 +303,7 @@ static int gate_run_checks(gate_state *s)
     ctx->n_inputs = s->n;
     ctx->base = s->o->base;
     ctx->cache = s->results;
+    ctx->parses = s->parses;
     if (!s->o->no_ruff) {
         gate_ruff_wait(s->gr);
         ctx->ruff = out->ruff_cmd;
