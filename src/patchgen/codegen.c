@@ -615,15 +615,17 @@ static void class_source(gen *g, TSNode node, TSNode def, const char *name)
         strbuf_adds(&b, "\n" BAR70 "\n");
         strbuf cls = STRBUF_INIT;
         segment(g, &cls, s, e);
+        cgm_state st = {0}; /* each rewrite re-parses the class from the last parse */
         for (size_t i = 0; i < sources.len; i++) {
             int added = 0;
-            cg_shared_replace_method(g->sh, &cls, sources.items[i].name, sources.items[i].source,
-                                     &added);
+            cg_shared_replace_method(g->sh, &st, &cls, sources.items[i].name,
+                                     sources.items[i].source, &added);
             if (added)
                 note(g, CG_NOTE_METHOD_ADDED, (long)sources.items[i].patch,
                      g->cfg->patches.items[sources.items[i].patch].target, s,
                      "the class does not define this method; patchgen adds it");
         }
+        cgm_state_free(&st);
         strbuf_add(&b, cls.buf, cls.len);
         strbuf_free(&cls);
     } else {

@@ -132,11 +132,11 @@ int cg_shared_parses_with_function(cg_shared *s, const char *src, size_t len)
     return ok;
 }
 
-void cg_shared_replace_method(cg_shared *s, strbuf *cls, const char *method, const char *preserved,
-                              int *added)
+void cg_shared_replace_method(cg_shared *s, cgm_state *st, strbuf *cls, const char *method,
+                              const char *preserved, int *added)
 {
     if (!s) {
-        cgm_replace_method(cls, method, preserved, added);
+        cgm_replace_method_in(st, cls, method, preserved, added);
         return;
     }
     const char *parts[] = {cls->buf, method, preserved};
@@ -150,7 +150,7 @@ void cg_shared_replace_method(cg_shared *s, strbuf *cls, const char *method, con
         *added = w->added;
         return;
     }
-    cgm_replace_method(cls, method, preserved, added);
+    cgm_replace_method_in(st, cls, method, preserved, added);
     w = pgci_calloc(1, sizeof(*w));
     w->text = pgci_strndup(cls->buf, cls->len);
     w->len = cls->len;

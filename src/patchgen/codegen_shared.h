@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "core/strbuf.h"
+#include "patchgen/codegen_method.h"
 #include "py/parse_set.h"
 #include "py/py.h"
 
@@ -32,11 +33,11 @@ void cg_shared_free(cg_shared *s);
 int cg_shared_parse(cg_shared *s, const char *src, size_t len, const char *path, py_tree *t);
 void cg_shared_release(py_tree *t);
 
-/* cgm_parses_with_function() and cgm_replace_method(), memoised in s (s may be
- * NULL: computed every time). */
+/* cgm_parses_with_function() and cgm_replace_method_in(), memoised in s (s may
+ * be NULL: computed every time). */
 int cg_shared_parses_with_function(cg_shared *s, const char *src, size_t len);
-void cg_shared_replace_method(cg_shared *s, strbuf *cls, const char *method, const char *preserved,
-                              int *added);
+void cg_shared_replace_method(cg_shared *s, cgm_state *st, strbuf *cls, const char *method,
+                              const char *preserved, int *added);
 
 typedef struct cg_shared_stats {
     size_t parses, parse_hits, memo_hits, memo_misses;

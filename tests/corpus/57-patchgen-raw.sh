@@ -12,6 +12,8 @@ cd "$repo"
 . tests/corpus/veomni_ws.sh
 PGCI=${PGCI:-$repo/bin/pgci}
 export PYTHONDONTWRITEBYTECODE=1
+# every incremental re-parse of a class (src/py/reparse.c) is checked against a fresh parse
+export PGCI_VERIFY_REPARSE=1
 tf=$(corpus_wheel transformers 5.9.0) || exit 1
 ws=$(veomni_sdist 0.1.12) || exit 1
 wheel=$(corpus_wheel veomni 0.1.11) || exit 1
