@@ -265,9 +265,9 @@ static void survey_regenerate(survey_state *s)
     double t0 = now_ms();
     regen_workspace(ws, sel, n, &bo, outs);
     pgci_error_clear();
-    strbuf_free(&ruff_version);
     run_doc_add_timing(&out->doc, "regen", now_ms() - t0);
     s->standing = survey_failing_at_a(ws, sel, n, &bo, outs, out->from);
+    strbuf_free(&ruff_version); /* bo's ruff settings are used up to here */
     check_input *in = s->in = pgci_calloc(n ? n : 1, sizeof(*in));
     for (size_t i = 0; i < n; i++) {
         in[i].module = sel[i]->module;
