@@ -70,9 +70,18 @@ typedef struct check_ctx {
      * parses (ruff-equivalence's structural mode, names) is parsed once; NULL:
      * each parses its own */
     py_parse_set *parses;
+    /* The other configs of the checked packages when only some are checked
+     * (pgci check CONFIG, --shard): evaluated and read, never regenerated. Only
+     * checks that read a package as a whole look at them (gate_context.h). */
+    const check_input *context;
+    size_t n_context;
 } check_ctx;
 
-enum { CHECK_RAN = 0, CHECK_NOT_RUN = 1 };
+/* CHECK_NOT_RUN: the check was asked for and could not run (it fails the gate
+ * unless allowed to skip). CHECK_NOT_CONFIGURED: it needs something the workspace
+ * or the invocation did not ask for ([tool.pgci] python, ruff under --no-ruff,
+ * .diff files under --no-diff); listed, never failing. */
+enum { CHECK_RAN = 0, CHECK_NOT_RUN = 1, CHECK_NOT_CONFIGURED = 2 };
 
 /* One config's share of a check: appends its findings to out; returns 0, or a
  * negative error with the message set. Runs on a worker thread: it may read ctx
@@ -93,8 +102,9 @@ struct survey_pair; /* checks/signatures.h */
 typedef struct check_def {
     const char *id;      /* "drift" */
     const char *summary; /* one line for --help and reports */
-    /* A gate check: appends findings; returns CHECK_RAN, CHECK_NOT_RUN (with *why
-     * set), or a negative error (message in the error slot). */
+    /* A gate check: appends findings; returns CHECK_RAN, CHECK_NOT_RUN or
+     * CHECK_NOT_CONFIGURED (with *why set), or a negative error (message in the
+     * error slot). */
     int (*run)(const check_ctx *ctx, findings *out, strbuf *why);
     /* A survey contract check: compares one config's upstream at tag A with tag
      * B and appends findings. NULL on a survey check whose findings another

@@ -11,7 +11,13 @@
 
 static int run_diff_consistency(const check_ctx *ctx, findings *out, strbuf *why)
 {
-    size_t checked = 0, no_upstream = 0;
+    size_t checked = 0, no_upstream = 0, with_diff = 0;
+    for (size_t i = 0; i < ctx->n_inputs; i++)
+        with_diff += ctx->inputs[i].diff_path != NULL;
+    if (ctx->n_inputs && !with_diff) {
+        strbuf_adds(why, "--no-diff: the workspace checks in no .diff files");
+        return CHECK_NOT_CONFIGURED;
+    }
     for (size_t i = 0; i < ctx->n_inputs; i++) {
         const check_input *in = &ctx->inputs[i];
         if (!in->checked_py || !in->checked_diff || !in->source_module || !in->py_path)

@@ -46,8 +46,9 @@ static void drift_finding(findings *out, const check_input *in, const char *path
 static int run_drift(const check_ctx *ctx, findings *out, strbuf *why)
 {
     if (!ctx->ruff) {
-        strbuf_adds(why, "needs ruff for byte comparison (ruff-equivalence compared structure)");
-        return CHECK_NOT_RUN;
+        /* --no-ruff is a choice: ruff-equivalence compares structure instead */
+        strbuf_adds(why, "--no-ruff: no byte comparison (ruff-equivalence compared structure)");
+        return CHECK_NOT_CONFIGURED;
     }
     for (size_t i = 0; i < ctx->n_inputs; i++) {
         const check_input *in = &ctx->inputs[i];

@@ -132,19 +132,24 @@ void findings_move(findings *dst, findings *src)
     src->len = 0;
 }
 
+void finding_free(finding *f)
+{
+    if (!f)
+        return;
+    free(f->check);
+    free(f->config);
+    free(f->path);
+    free(f->title);
+    free(f->detail);
+    if (f->data)
+        json_decref(f->data);
+    free(f);
+}
+
 void findings_free(findings *fs)
 {
-    for (size_t i = 0; i < fs->len; i++) {
-        finding *f = fs->items[i];
-        free(f->check);
-        free(f->config);
-        free(f->path);
-        free(f->title);
-        free(f->detail);
-        if (f->data)
-            json_decref(f->data);
-        free(f);
-    }
+    for (size_t i = 0; i < fs->len; i++)
+        finding_free(fs->items[i]);
     free(fs->items);
     fs->items = NULL;
     fs->len = fs->cap = 0;

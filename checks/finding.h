@@ -41,6 +41,9 @@ finding *findings_add(findings *fs, const char *check, severity sev, const char 
                       const char *path, unsigned line, unsigned col, json_t *data,
                       const char *title_fmt, ...) __attribute__((format(printf, 9, 10)));
 
+/* Frees one finding (one not, or no longer, in a findings list). */
+void finding_free(finding *f);
+
 /* Sets (replaces) a finding's detail text. */
 void finding_set_detail(finding *f, const char *detail);
 

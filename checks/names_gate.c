@@ -13,6 +13,7 @@
 #include "cache/result_cache.h"
 #include "checks/checks.h"
 #include "checks/names.h"
+#include "checks/names_origin.h"
 #include "core/error.h"
 #include "workspace/toml.h"
 
@@ -55,29 +56,29 @@ static void names_key(const check_input *in, const char *src, size_t len, const 
 }
 
 /* names_of(), from the result cache when an earlier run computed it for the same
- * source and options (a warm `pgci check` parses no generated file). */
+ * source and options (a warm `pgci check` parses no generated file), then put on
+ * the config lines that wrote the names. */
 static int names_cached(const check_ctx *ctx, const check_input *in, const char *src, size_t len,
                         const names_opts *o, findings *out)
 {
     uint8_t key[SHA256_DIGEST_LEN];
     strbuf hit = STRBUF_INIT;
+    findings mine = FINDINGS_INIT;
+    int cached = 0;
     if (ctx->cache) {
         names_key(in, src, len, o, key);
         if (rcache_get(ctx->cache, "names", key, &hit)) {
             json_t *arr = json_loadb(hit.buf, hit.len, 0, NULL);
-            int ok = arr && findings_from_json(out, arr) == 0;
+            cached = arr && findings_from_json(&mine, arr) == 0;
             json_decref(arr);
-            strbuf_free(&hit);
-            if (ok)
-                return 0;
         }
+        strbuf_free(&hit);
     }
-    findings mine = FINDINGS_INIT;
-    if (names_of(ctx, in, src, len, o, &mine) < 0) {
+    if (!cached && names_of(ctx, in, src, len, o, &mine) < 0) {
         findings_free(&mine);
         return PGCI_ERROR;
     }
-    if (ctx->cache) {
+    if (ctx->cache && !cached) {
         json_t *arr = findings_to_json(&mine);
         char *txt = json_dumps(arr, JSON_COMPACT | JSON_PRESERVE_ORDER);
         if (txt)
@@ -85,6 +86,9 @@ static int names_cached(const check_ctx *ctx, const check_input *in, const char 
         free(txt);
         json_decref(arr);
     }
+    /* on the config line that wrote the name, the generated line in the detail
+     * (outside the cache: it reads the config files) */
+    names_to_config(&mine, 0, in, src, len, ctx->ws ? ctx->ws->root : NULL);
     findings_move(out, &mine);
     findings_free(&mine);
     return 0;

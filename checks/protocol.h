@@ -89,12 +89,15 @@ int proto_sev(const proto_settings *s, const char *rule);
 typedef struct proto_package {
     char *dir;   /* workspace-relative */
     char *model; /* model stem: "qwen3_moe" from qwen3_moe_gpu_patch_gen_config */
-    VEC(const check_input *) inputs; /* the package's configs among the checked ones */
+    /* the package's configs: the checked ones first, then its other configs when
+     * only some are checked (check_ctx.context) */
+    VEC(const check_input *) inputs;
 } proto_package;
 
 typedef VEC(proto_package) proto_packages;
 
-/* Groups ctx's inputs by directory, in input order. */
+/* Groups ctx's inputs by directory, in input order, and adds the context inputs
+ * of those directories. */
 void proto_packages_build(proto_packages *out, const check_ctx *ctx, const proto_settings *s);
 void proto_packages_free(proto_packages *ps);
 

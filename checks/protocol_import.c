@@ -10,8 +10,9 @@
  * timeout); a failure is a finding at the line of the generated file the
  * traceback points into. Several interpreters run at once ([tool.pgci.protocol.
  * import] jobs, default: the online CPUs, at most 8; check_each_input), and the
- * findings come in input order. Without a Python command the check does not run and says why: a
- * smoke test that did not run is never reported as passed.
+ * findings come in input order. Without a Python command the check is not
+ * configured (an opt-in smoke test: listed, never failing the gate); with one that
+ * cannot start, it did not run and says why, never reported as passed.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -146,7 +147,7 @@ static int run_import(const check_ctx *ctx, proto_settings *s, findings *out, st
         strbuf_adds(why,
                     "no Python environment: set [tool.pgci] python (e.g. \"python3\") to import "
                     "the generated modules");
-        return CHECK_NOT_RUN;
+        return CHECK_NOT_CONFIGURED;
     }
     strvec paths = STRVEC_INIT;
     for (size_t i = 0; i < s->python_path.len; i++) {

@@ -82,6 +82,15 @@ void proto_packages_build(proto_packages *out, const check_ctx *ctx, const proto
         }
         VEC_PUSH(&p->inputs, in);
     }
+    /* the rest of each package, when only some of its configs are checked */
+    for (size_t i = 0; i < ctx->n_context; i++) {
+        const check_input *in = &ctx->context[i];
+        char *dir = in->config_path ? fs_dirname(in->config_path) : NULL;
+        for (size_t k = 0; dir && k < out->len; k++)
+            if (!strcmp(out->items[k].dir, dir))
+                VEC_PUSH(&out->items[k].inputs, in);
+        free(dir);
+    }
 }
 
 void proto_packages_free(proto_packages *ps)

@@ -89,6 +89,10 @@ static const check_input *find_input(const check_ctx *ctx, const char *path)
     for (size_t i = 0; i < ctx->n_inputs; i++)
         if (ctx->inputs[i].config_path && !strcmp(ctx->inputs[i].config_path, path))
             return &ctx->inputs[i];
+    /* a GPU sibling outside the checked subset (pgci check CONFIG, --shard) */
+    for (size_t i = 0; i < ctx->n_context; i++)
+        if (ctx->context[i].config_path && !strcmp(ctx->context[i].config_path, path))
+            return &ctx->context[i];
     return NULL;
 }
 

@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "checks/checks.h"
+#include "checks/near_miss.h"
+#include "core/error.h"
 
 static const pg_patch *patch_of(const check_input *in, long i)
 {
@@ -42,8 +44,17 @@ static const char *statement_words(const char *type)
     return type;
 }
 
-static void note_finding(findings *out, const check_input *in, const cg_note *n)
+/* "; did you mean `forward`?" when the target is a near miss of an upstream name
+ * (near_miss.h); m may be NULL (upstream not indexed). */
+static const char *suggestion(const index_module *m, const cg_note *n)
 {
+    return m && n->target ? near_miss_suggest(m, n->target) : NULL;
+}
+
+static void note_finding(findings *out, const check_input *in, const cg_note *n,
+                         const index_module *m)
+{
+    const char *near = suggestion(m, n);
     const pg_patch *p = patch_of(in, n->patch);
     unsigned line = p ? p->reg_line : 0, col = p ? p->reg_col : 0;
     const char *kind = cg_note_kind_name(n->kind);
@@ -57,12 +68,26 @@ static void note_finding(findings *out, const check_input *in, const cg_note *n)
     switch (n->kind) {
     case CG_NOTE_MISSING_TARGET:
         json_object_set_new(data, "kind", json_string("missing-target"));
+        if (near)
+            json_object_set_new(data, "did_you_mean", json_string(near));
         f = findings_add(out, "targets", SEV_ERROR, in->module, in->config_path, line, col, data,
                          "patch target `%s` is not in %s: patchgen drops the patch without a "
-                         "word",
-                         n->target, src);
+                         "word%s%s%s",
+                         n->target, src, near ? "; did you mean `" : "", near ? near : "",
+                         near ? "`?" : "");
         break;
     case CG_NOTE_METHOD_ADDED:
+        if (near) {
+            /* a typo, most likely: the method it meant stays unpatched */
+            json_object_set_new(data, "kind", json_string("near-miss"));
+            json_object_set_new(data, "did_you_mean", json_string(near));
+            f = findings_add(out, "targets", SEV_WARNING, in->module, in->config_path, line, col,
+                             data,
+                             "`%s` is not defined upstream: did you mean `%s`? (the config adds "
+                             "it as a new method, and `%s` stays unpatched)",
+                             n->target, near, near);
+            break;
+        }
         f = findings_add(out, "targets", SEV_INFO, in->module, in->config_path, line, col, data,
                          "`%s` is not defined upstream; the config adds it", n->target);
         break;
@@ -158,8 +183,17 @@ static int run_targets(const check_ctx *ctx, findings *out, strbuf *why)
     (void)why;
     for (size_t i = 0; i < ctx->n_inputs; i++) {
         const check_input *in = &ctx->inputs[i];
+        index_module *m = NULL;
+        if (in->upstream && in->n_notes &&
+            index_module_from_source(&m, in->upstream, in->upstream_len, in->source_module,
+                                     in->source_module) < 0) {
+            pgci_error_clear(); /* no suggestions then; the regeneration read it */
+            m = NULL;
+        }
         for (size_t k = 0; k < in->n_notes; k++)
-            note_finding(out, in, &in->notes[k]);
+            note_finding(out, in, &in->notes[k], m);
+        if (m)
+            index_module_free(m);
         foreign_decorators(out, in);
     }
     return CHECK_RAN;

@@ -22,7 +22,38 @@ static const char page_css[] =
     "table{border-collapse:collapse;margin:1em 0}"
     "th,td{border:1px solid #d0d7de;padding:.3em .7em;text-align:left;vertical-align:top}"
     "th{background:#f6f8fa}"
-    "details{margin:.4em 0}summary{cursor:pointer;color:#0969da}";
+    "details{margin:.4em 0}summary{cursor:pointer;color:#0969da}"
+    /* long paths and module names wrap instead of widening the page; wide tables
+     * and code blocks scroll inside themselves */
+    "body{overflow-wrap:anywhere}table{display:block;max-width:100%;overflow-x:auto}"
+    "pre{max-width:100%}"
+    ".sev-error{color:#cf222e}.sev-warning{color:#9a6700}.sev-info{color:#57606a}";
+
+/* "<strong>error</strong>" (a finding's severity in the Markdown) gets its colour. */
+static void colour_severities(strbuf *out, const char *body)
+{
+    static const char *const sevs[] = {"error", "warning", "info"};
+    const char *p = body;
+    while (*p) {
+        const char *hit = strstr(p, "<strong>");
+        if (!hit) {
+            strbuf_adds(out, p);
+            return;
+        }
+        strbuf_add(out, p, (size_t)(hit - p));
+        p = hit + 8;
+        const char *sev = NULL;
+        for (size_t i = 0; i < 3 && !sev; i++) {
+            size_t n = strlen(sevs[i]);
+            if (!strncmp(p, sevs[i], n) && !strncmp(p + n, "</strong>", 9))
+                sev = sevs[i];
+        }
+        if (sev)
+            strbuf_addf(out, "<strong class=\"sev-%s\">", sev);
+        else
+            strbuf_adds(out, "<strong>");
+    }
+}
 
 int report_html(strbuf *out, const run_doc *d)
 {
@@ -43,7 +74,7 @@ int report_html(strbuf *out, const run_doc *d)
     strbuf_adds(out, " report</title>\n<style>");
     strbuf_adds(out, page_css);
     strbuf_adds(out, "</style>\n</head>\n<body>\n");
-    strbuf_adds(out, body);
+    colour_severities(out, body);
     strbuf_adds(out, "</body>\n</html>\n");
     free(body);
     strbuf_free(&md);

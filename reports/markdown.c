@@ -13,6 +13,7 @@
 
 #include "checks/check.h"
 #include "core/vec.h"
+#include "pipeline/run_shard.h"
 #include "reports/render.h"
 #include "reports/survey_note.h"
 #include "reports/verification.h"
@@ -169,6 +170,13 @@ static void add_summary(strbuf *sb, const run_doc *d)
     long errors = count_by(fs, NULL, "error"), warnings = count_by(fs, NULL, "warning"),
          infos = count_by(fs, NULL, "info");
     const char *tag = run_doc_input(d, "to") ? run_doc_input(d, "to") : run_doc_input(d, "tag");
+    if (run_doc_error(d)) {
+        /* exit 2: the environment failed, not the PR; say so before anything else */
+        strbuf_adds(sb, "**The gate could not run**: ");
+        md_inline(sb, run_doc_error(d));
+        strbuf_adds(sb,
+                    ". This is not a finding about the change; what ran before it is below.\n\n");
+    }
     if (!strcmp(run_doc_command(d), "verify")) {
         report_verification_summary(sb, d);
         return;
@@ -242,7 +250,8 @@ static void add_summary(strbuf *sb, const run_doc *d)
     json_t *c;
     size_t i;
     long notrun = 0;
-    json_array_foreach(run_doc_checks(d), i, c) notrun += strcmp(str(c, "status"), "ran") != 0;
+    json_array_foreach(run_doc_checks(d), i, c) notrun +=
+        strcmp(str(c, "status"), "ran") != 0 && strcmp(str(c, "status"), "not-configured");
     if (notrun)
         strbuf_addf(sb, "**%ld %s did not run** and %s not counted as passed; see Follow-ups.\n\n",
                     notrun, plural(notrun, "check", "checks"), plural(notrun, "is", "are"));
@@ -332,7 +341,7 @@ static void add_check_section(md_doc *m, const run_doc *d, const char *id)
                 detail = str(f, "detail");
         }
         strbuf_addf(&sb, "- **%s** ", sev);
-        md_escape(&sb, titles.items[k]);
+        md_inline(&sb, titles.items[k]);
         if (cfgs.len) {
             strbuf_adds(&sb, " — ");
             for (size_t c = 0; c < cfgs.len; c++)
@@ -470,6 +479,15 @@ static void add_followups(strbuf *sb, const run_doc *d)
     {
         if (!strcmp(str(c, "status"), "ran"))
             continue;
+        if (!strcmp(str(c, "status"), "not-configured")) {
+            strbuf_addf(&body, "- Check `%s` is not configured", str(c, "id"));
+            if (json_is_string(json_object_get(c, "reason"))) {
+                strbuf_adds(&body, ": ");
+                md_escape(&body, str(c, "reason"));
+            }
+            strbuf_adds(&body, ".\n");
+            continue;
+        }
         strbuf_addf(&body, "- Check `%s` did not run", str(c, "id"));
         if (json_is_string(json_object_get(c, "reason"))) {
             strbuf_adds(&body, ": ");
@@ -484,7 +502,7 @@ static void add_followups(strbuf *sb, const run_doc *d)
         if (strcmp(str(f, "check"), "deprecations") || !strcmp(run_doc_command(d), "survey"))
             continue;
         strbuf_adds(&body, "- ");
-        md_escape(&body, str(f, "title"));
+        md_inline(&body, str(f, "title"));
         const char *rv = str(json_object_get(f, "data"), "removal_version");
         if (*rv)
             strbuf_addf(&body, " (removal in %s)", rv);

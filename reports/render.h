@@ -55,6 +55,9 @@ void report_sarif(strbuf *out, const run_doc *d);
 /* Markdown helpers shared by the renderers. */
 /* Escapes text for a Markdown paragraph or an HTML table cell. */
 void md_escape(strbuf *out, const char *s);
+/* A finding's title as inline Markdown: `code spans` kept, the rest escaped where
+ * CommonMark would read markup (an underscore inside a word is left alone). */
+void md_inline(strbuf *out, const char *s);
 /* Escapes text for HTML. */
 void html_escape(strbuf *out, const char *s);
 

@@ -8,6 +8,8 @@
 #include "core/pgci_version.h"
 #include "core/vec.h"
 #include "reports/render.h"
+#include "pipeline/run_shard.h"
+#include "reports/sarif_rules.h"
 
 static const char *level_of(const char *sev)
 {
@@ -16,6 +18,59 @@ static const char *level_of(const char *sev)
     if (!strcmp(sev, "warning"))
         return "warning";
     return "note";
+}
+
+/* shortDescription, fullDescription and help of one rule (sarif_rules.h). */
+static void describe_rule(json_t *rule, const char *check)
+{
+    const char *summary = sarif_rule_summary(check), *help = sarif_rule_help(check);
+    char *fallback = pgci_asprintf("pgci check '%s'", check);
+    json_object_set_new(rule, "shortDescription",
+                        json_pack("{s:s}", "text", summary ? summary : fallback));
+    json_object_set_new(rule, "fullDescription",
+                        json_pack("{s:s}", "text",
+                                  help      ? help
+                                  : summary ? summary
+                                            : fallback));
+    if (help) {
+        char *md = pgci_asprintf("**%s**: %s", check, help);
+        json_object_set_new(rule, "help", json_pack("{s:s,s:s}", "text", help, "markdown", md));
+        free(md);
+    }
+    free(fallback);
+}
+
+/* The invocation: whether the run completed, and a notification per check that
+ * did not run (a warning: not counted as passed) or was not configured (a note). */
+static json_t *invocation(const run_doc *d)
+{
+    json_t *inv = json_object(), *notes = json_array();
+    const char *error = run_doc_error(d);
+    json_object_set_new(inv, "executionSuccessful", json_boolean(error == NULL));
+    if (error)
+        json_array_append_new(
+            notes, json_pack("{s:s,s:{s:s}}", "level", "error", "message", "text", error));
+    size_t i;
+    json_t *c;
+    json_array_foreach(run_doc_checks(d), i, c)
+    {
+        const char *id = json_string_value(json_object_get(c, "id"));
+        const char *st = json_string_value(json_object_get(c, "status"));
+        const char *why = json_string_value(json_object_get(c, "reason"));
+        if (!id || !st || !strcmp(st, "ran"))
+            continue;
+        int nc = !strcmp(st, "not-configured");
+        char *txt = pgci_asprintf("check %s %s%s%s", id, nc ? "is not configured" : "did not run",
+                                  why ? ": " : "", why ? why : "");
+        json_array_append_new(notes,
+                              json_pack("{s:s,s:{s:s},s:{s:s}}", "level", nc ? "note" : "warning",
+                                        "message", "text", txt, "descriptor", "id", id));
+        free(txt);
+    }
+    json_object_set_new(inv, "toolExecutionNotifications", notes);
+    json_t *arr = json_array();
+    json_array_append_new(arr, inv);
+    return arr;
 }
 
 void report_sarif(strbuf *out, const run_doc *d)
@@ -43,11 +98,7 @@ void report_sarif(strbuf *out, const run_doc *d)
             json_t *rule = json_object();
             json_object_set_new(rule, "id", json_string(check));
             json_object_set_new(rule, "name", json_string(check));
-            json_t *sd = json_object();
-            char *txt = pgci_asprintf("pgci check '%s'", check);
-            json_object_set_new(sd, "text", json_string(txt));
-            free(txt);
-            json_object_set_new(rule, "shortDescription", sd);
+            describe_rule(rule, check);
             json_array_append_new(rules, rule);
         }
         json_t *res = json_object();
@@ -89,6 +140,7 @@ void report_sarif(strbuf *out, const run_doc *d)
     json_t *tool = json_object();
     json_object_set_new(tool, "driver", driver);
     json_object_set_new(run, "tool", tool);
+    json_object_set_new(run, "invocations", invocation(d));
     json_object_set_new(run, "results", results);
     json_t *runs = json_array();
     json_array_append_new(runs, run);

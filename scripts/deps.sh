@@ -33,6 +33,12 @@ die() { printf 'deps: error: %s\n' "$*" >&2; exit 2; }
 debs=(build-essential pkg-config libcurl4-openssl-dev libgit2-dev libcmark-dev
       libjansson-dev libxml2-dev libtree-sitter-dev libcmocka-dev libutf8proc-dev python3 python3-pip
       clang clang-format libclang-rt-14-dev valgrind openssl git bc patch)
+# PGCI_DEPS=build: only what building pgci needs, for a CI job that runs pgci on a
+# workspace and never its tests (.github/workflows/examples/veomni-pr.yml)
+if [ "${PGCI_DEPS:-all}" = build ]; then
+    debs=(build-essential pkg-config libcurl4-openssl-dev libgit2-dev libcmark-dev
+          libjansson-dev libxml2-dev libtree-sitter-dev python3 python3-pip)
+fi
 missing=()
 for p in "${debs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -43,7 +43,7 @@ static void usage(FILE *out)
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fputs("\nexit status: 0 clean, 1 findings at or above --fail-on, 2 usage or environment "
-          "error.\n'pgci <command> --help' describes a command.\n",
+          "error.\n'pgci <command> --help' (or 'pgci help <command>') describes a command.\n",
           out);
 }
 
@@ -57,6 +57,16 @@ int main(int argc, char **argv)
         return EXIT_ERROR;
     }
     const char *name = argv[1];
+    if (!strcmp(name, "help") && argc > 2) {
+        /* pgci help CMD = pgci CMD --help */
+        for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+            if (!strcmp(commands[i].name, argv[2])) {
+                const char *args[] = {argv[2], "--help", NULL};
+                return commands[i].fn(2, args);
+            }
+        fprintf(stderr, "pgci: error: help: unknown command '%s' (see pgci --help)\n", argv[2]);
+        return EXIT_ERROR;
+    }
     if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
         usage(stdout);
         return EXIT_CLEAN;

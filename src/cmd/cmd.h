@@ -9,8 +9,10 @@
 
 #include <jansson.h>
 
+#include "checks/finding.h"
 #include "core/opts.h"
 #include "core/pgci_version.h"
+#include "pipeline/run_doc.h"
 
 enum { EXIT_CLEAN = 0, EXIT_FINDINGS = 1, EXIT_ERROR = 2 };
 
@@ -40,6 +42,26 @@ int cmd_parse(int argc, const char **argv, const opt *table, common_opts *common
  * or did not run and is in allow_skip (may be NULL). */
 void cmd_verify_print(json_t *verification, int color, int verbose);
 int cmd_verify_passed(json_t *verification, const strvec *allow_skip);
+
+/* Checks --fail-on and --format (text or json) for command `name`; on success
+ * sets *min_severity and returns 0, else prints one line and returns -1. */
+int cmd_output_opts(const char *name, const char *fail_on, const char *format, int *min_severity);
+
+/* The shared end of a findings command (check, survey): writes the run record to
+ * run_json when given, then returns `code` unchanged when it is EXIT_ERROR or the
+ * record could not be written (EXIT_ERROR), EXIT_FINDINGS when a finding is at or
+ * above min_severity, else `code`. */
+int cmd_finish(run_doc *doc, const findings *fs, const char *run_json, int min_severity, int code);
+
+/* For a run stopped by an error: prints it like cmd_error() and, when run_json is
+ * given, still writes a run record carrying the error - `doc` with whatever ran
+ * before the error, or a new record of `command` when doc is NULL - so that a
+ * workflow's report and comment steps always have something to show. Returns
+ * EXIT_ERROR. */
+int cmd_error_run_json(run_doc *doc, const char *command, const char *run_json, int timestamp);
+
+/* Prints a JSON value on stdout, indented, keys in order. */
+void cmd_print_json(json_t *v);
 
 /* The number of jobs to use: the --jobs value, else the number of online CPUs. */
 int cmd_jobs(const common_opts *common);

@@ -7,54 +7,109 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks/check.h"
 #include "cmd/cmd.h"
 #include "core/error.h"
 #include "core/log.h"
 #include "pipeline/gate.h"
 #include "pipeline/pipeline.h"
+#include "pipeline/run_shard.h"
 #include "workspace/workspace.h"
 
 static const char usage[] =
     "pgci check [CONFIG...] [--tag T] [--fix] [--fail-on S] [--format "
     "text|json] [--run-json FILE] [--no-ruff] [--ruff CMD] [--base REV] [--no-cache]";
 
-static void print_text(const gate_result *r, int color)
+/* One finding on one line, under its config's name. */
+static void print_finding(const finding *f, int color)
 {
     const char *red = color ? "\033[31m" : "", *yellow = color ? "\033[33m" : "",
-               *dim = color ? "\033[2m" : "", *bold = color ? "\033[1m" : "",
-               *off = color ? "\033[0m" : "";
+               *dim = color ? "\033[2m" : "", *off = color ? "\033[0m" : "";
+    const char *sc = f->sev == SEV_ERROR ? red : f->sev == SEV_WARNING ? yellow : dim;
+    printf("  %s%-7s%s ", sc, severity_name(f->sev), off);
+    if (f->path) {
+        printf("%s", f->path);
+        if (f->line)
+            printf(":%u", f->line);
+        if (f->col)
+            printf(":%u", f->col);
+        printf(": ");
+    }
+    printf("%s %s[%s]%s\n", f->title, dim, f->check, off);
+}
+
+/* "a: why, b: why" of "id: reason" items, on one line. */
+static void print_list(const char *label, const strvec *v)
+{
+    if (!v->len)
+        return;
+    printf("%s: ", label);
+    for (size_t i = 0; i < v->len; i++)
+        printf("%s%s", i ? "; " : "", v->items[i]);
+    putchar('\n');
+}
+
+/* The text a person reads: errors and warnings under their config, notes counted
+ * unless -v, one summary line, then what was not configured, not run or fixed.
+ * -q keeps the errors, the summary and what did not run. */
+static void print_text(const gate_result *r, int color, int verbose, int quiet)
+{
+    const char *bold = color ? "\033[1m" : "", *off = color ? "\033[0m" : "";
+    severity min = verbose ? SEV_INFO : quiet ? SEV_ERROR : SEV_WARNING;
     const char *last = NULL;
+    size_t shown = 0;
     for (size_t i = 0; i < r->fs.len; i++) {
         const finding *f = r->fs.items[i];
+        if (f->sev < min)
+            continue;
         const char *cfg = f->config ? f->config : "(workspace)";
         if (!last || strcmp(last, cfg)) {
             printf("%s%s%s\n", bold, cfg, off);
             last = cfg;
         }
-        const char *sc = f->sev == SEV_ERROR ? red : f->sev == SEV_WARNING ? yellow : dim;
-        printf("  %s%-7s%s ", sc, severity_name(f->sev), off);
-        if (f->path) {
-            printf("%s", f->path);
-            if (f->line)
-                printf(":%u", f->line);
-            if (f->col)
-                printf(":%u", f->col);
-            printf(": ");
-        }
-        printf("%s %s[%s]%s\n", f->title, dim, f->check, off);
+        print_finding(f, color);
+        shown++;
     }
     size_t e = findings_count_at_least(&r->fs, SEV_ERROR);
     size_t w = findings_count_at_least(&r->fs, SEV_WARNING) - e;
     size_t n = r->fs.len - e - w;
     printf("%s%zu config%s checked against transformers %s%s: %zu failed to regenerate, %zu "
-           "drifted; %zu error%s, %zu warning%s, %zu note%s.\n",
-           r->fs.len ? "\n" : "", r->n_configs, r->n_configs == 1 ? "" : "s", r->tag,
+           "drifted; %zu error%s, %zu warning%s, %zu note%s%s.\n",
+           shown ? "\n" : "", r->n_configs, r->n_configs == 1 ? "" : "s", r->tag,
            r->ruff_version ? "" : " (structural mode, no ruff)", r->n_failed, r->n_drift, e,
-           e == 1 ? "" : "s", w, w == 1 ? "" : "s", n, n == 1 ? "" : "s");
-    for (size_t i = 0; i < r->not_run.len; i++)
-        printf("not run: %s\n", r->not_run.items[i]);
-    for (size_t i = 0; i < r->fixed.len; i++)
-        printf("fixed: wrote %s\n", r->fixed.items[i]);
+           e == 1 ? "" : "s", w, w == 1 ? "" : "s", n, n == 1 ? "" : "s",
+           n && !verbose ? " (see run.json or -v)" : "");
+    if (!quiet)
+        print_list("not configured", &r->not_configured);
+    print_list("not run", &r->not_run);
+    if (r->fixed.len)
+        printf("fixed: %zu file%s rewritten from a fresh regeneration\n", r->fixed.len,
+               r->fixed.len == 1 ? "" : "s");
+    for (size_t i = 0; !quiet && i < r->fixed.len; i++)
+        printf("  wrote %s\n", r->fixed.items[i]);
+    for (size_t i = 0; i < r->fix_refused.len; i++)
+        printf("not fixed: %s\n", r->fix_refused.items[i]);
+}
+
+/* An environment error before the gate could start (a workspace that does not
+ * open): one line, exit 2, and still a run.json saying so for the report steps. */
+/* Every --allow-skip id must name a check `pgci check` runs. */
+static int allow_skip_check(const strvec *ids)
+{
+    for (size_t i = 0; i < ids->len; i++) {
+        const check_entry *e = check_find(ids->items[i]);
+        if (e && e->where == CHECK_IN_GATE)
+            continue;
+        strbuf known = STRBUF_INIT;
+        for (size_t k = 0; check_registry[k].def; k++)
+            if (check_registry[k].where == CHECK_IN_GATE)
+                strbuf_addf(&known, "%s%s", known.len ? ", " : "", check_registry[k].def->id);
+        int r = pgci_error_set(PGCI_EUSAGE, "check: --allow-skip: no check '%s' (the checks: %s)",
+                               ids->items[i], known.buf);
+        strbuf_free(&known);
+        return r;
+    }
+    return 0;
 }
 
 int cmd_check(int argc, const char **argv)
@@ -96,17 +151,11 @@ int cmd_check(int argc, const char **argv)
                   &code))
         goto out;
     code = EXIT_ERROR;
-    int min = severity_parse(fail_on);
-    if (min < 0) {
-        fprintf(stderr, "pgci: error: check: --fail-on wants error, warning or info, not '%s'\n",
-                fail_on);
+    int min;
+    if (cmd_output_opts("check", fail_on, format, &min) < 0)
         goto out;
-    }
-    if (strcmp(format, "text") && strcmp(format, "json")) {
-        fprintf(stderr, "pgci: error: check: --format wants text or json, not '%s'\n", format);
-        goto out;
-    }
-    if (shard && pipeline_parse_shard(shard, &go.shard_k, &go.shard_n) < 0) {
+    if (allow_skip_check(&allow_skip) < 0 ||
+        (shard && pipeline_parse_shard(shard, &go.shard_k, &go.shard_n) < 0)) {
         code = cmd_error();
         goto out;
     }
@@ -115,12 +164,12 @@ int cmd_check(int argc, const char **argv)
     go.ruff_timeout_ms = ruff_timeout * 1000;
     workspace *ws;
     if (workspace_open(&ws, common.workspace ? common.workspace : ".") < 0) {
-        code = cmd_error();
+        code = cmd_error_run_json(NULL, "check", run_json, go.timestamp);
         goto out;
     }
     gate_result r;
     if (gate_run(ws, &go, &r) < 0) {
-        code = cmd_error();
+        code = cmd_error_run_json(&r.doc, "check", run_json, go.timestamp);
         gate_result_free(&r);
         workspace_free(ws);
         goto out;
@@ -130,18 +179,12 @@ int cmd_check(int argc, const char **argv)
                     r.cache.hits, r.cache.misses, r.cache.writes, r.cache.corrupt);
     if (!strcmp(format, "json")) {
         json_t *arr = findings_to_json(&r.fs);
-        char *s = json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        printf("%s\n", s);
-        free(s);
+        cmd_print_json(arr);
         json_decref(arr);
     } else {
-        print_text(&r, log_stdout_color());
+        print_text(&r, log_stdout_color(), common.verbose, common.quiet);
     }
-    code = EXIT_CLEAN;
-    if (run_json && run_doc_write(&r.doc, run_json) < 0)
-        code = cmd_error();
-    if (code == EXIT_CLEAN && findings_count_at_least(&r.fs, (severity)min) > 0)
-        code = EXIT_FINDINGS;
+    code = cmd_finish(&r.doc, &r.fs, run_json, min, EXIT_CLEAN);
     /* a check that did not run cannot pass the gate unless allowed to skip */
     for (size_t i = 0; code == EXIT_CLEAN && i < r.not_run.len; i++) {
         const char *id = r.not_run.items[i];

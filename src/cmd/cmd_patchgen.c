@@ -20,6 +20,7 @@
 #include "cmd/cmd.h"
 #include "core/error.h"
 #include "core/fs.h"
+#include "core/fs_safe.h"
 #include "patchgen/codegen_text.h"
 #include "patchgen/config_eval.h"
 #include "patchgen/difflib.h"
@@ -31,7 +32,7 @@
 #define EQ70 "======================================================================"
 
 typedef struct pg_cli {
-    int check, fix, list, all, dry_run, diff, verbose;
+    int check, fix, list, all, dry_run, diff, verbose, quiet;
     const char *out_dir, *var_name;
 } pg_cli;
 
@@ -83,12 +84,11 @@ static void abs_path(strbuf *out, const workspace *ws, const pg_cli *cli, const 
         fs_join(out, ws->root, rel);
 }
 
-static int write_file(const char *path, const strbuf *data)
+/* Writes an output under root (the workspace, or -o DIR), never through a symlink
+ * out of it, keeping the mode of the file it replaces (fs_safe.h). */
+static int write_file(const char *root, const char *path, const strbuf *data)
 {
-    char *dir = fs_dirname(path);
-    int r = fs_mkdirs(dir);
-    free(dir);
-    return r < 0 ? r : fs_write_atomic(path, data->buf, data->len);
+    return fs_safe_write(root, fs_safe_rel(root, path), data->buf, data->len);
 }
 
 /* run_codegen() for one config; returns 1 on success. */
@@ -141,12 +141,17 @@ static int run_one(const workspace *ws, const ws_config *wc, const pg_cli *cli, 
     }
     if (regen_generate(cfg, src.buf, src.len, &bo->base, &out) < 0)
         goto fail;
-    if (write_file(py.buf, &out.py) < 0)
+    const char *root;
+    if (fs_safe_root(cli->out_dir, ws->root, &root) < 0 ||
+        fs_safe_check(root, fs_safe_rel(root, py.buf), NULL) < 0 ||
+        (cli->diff && fs_safe_check(root, fs_safe_rel(root, df.buf), NULL) < 0))
+        goto fail;
+    if (write_file(root, py.buf, &out.py) < 0)
         goto fail;
     printf("Generated: %s\n", py.buf);
     printf("\n\xe2\x9c\x93 Generated: %s\n  Lines: %zu\n", py.buf, count_lines(&out.py));
     if (cli->diff) {
-        if (write_file(df.buf, &out.diff) < 0)
+        if (write_file(root, df.buf, &out.diff) < 0)
             goto fail;
         printf("\xe2\x9c\x93 Diff: %s\n  Lines: %zu\n", df.buf, count_lines(&out.diff));
     }
@@ -207,7 +212,7 @@ static int check_one(const workspace *ws, const regen_output *r, int fix)
     }
     if (cur.len != r->py.len || memcmp(cur.buf, r->py.buf, cur.len)) {
         if (fix) {
-            if (write_file(py.buf, &r->py) < 0)
+            if (write_file(ws->root, py.buf, &r->py) < 0)
                 ok = 0, fprintf(stderr, "pgci: error: %s\n", pgci_error_last());
             else
                 printf("  FIXED %s\n", py.buf);
@@ -218,7 +223,7 @@ static int check_one(const workspace *ws, const regen_output *r, int fix)
     }
     if (curd.len != r->diff.len || memcmp(curd.buf, r->diff.buf, curd.len)) {
         if (fix) {
-            if (write_file(df.buf, &r->diff) < 0)
+            if (write_file(ws->root, df.buf, &r->diff) < 0)
                 ok = 0, fprintf(stderr, "pgci: error: %s\n", pgci_error_last());
             else
                 printf("  FIXED %s\n", df.buf);
@@ -246,13 +251,30 @@ static int run_check(const workspace *ws, const config_list *cl, const pg_cli *c
     printf("Found %zu patch config(s):\n\n", cl->len);
     regen_output *outs = pgci_calloc(cl->len, sizeof(*outs));
     regen_workspace(ws, cl->items, cl->len, bo, outs);
+    /* --fix: every output must land inside the workspace before the first write */
+    for (size_t i = 0; cli->fix && i < cl->len; i++) {
+        if (outs[i].status < 0)
+            continue;
+        if (fs_safe_check(ws->root, outs[i].py_path, NULL) < 0 ||
+            fs_safe_check(ws->root, outs[i].diff_path, NULL) < 0) {
+            fflush(stdout);
+            fprintf(stderr, "pgci: error: %s\n", pgci_error_last());
+            for (size_t k = 0; k < cl->len; k++)
+                regen_output_free(&outs[k]);
+            free(outs);
+            return EXIT_ERROR;
+        }
+    }
     int all_ok = 1;
+    const char *up_error = NULL;
     for (size_t i = 0; i < cl->len; i++) {
         printf("[%s]\n", cl->items[i]->module);
         if (outs[i].status < 0) {
             fflush(stdout);
             fprintf(stderr, "pgci: error: %s\n", outs[i].error);
             all_ok = 0;
+            if (outs[i].upstream_failed && !up_error)
+                up_error = pgci_strdup(outs[i].error);
         } else if (!check_one(ws, &outs[i], cli->fix)) {
             all_ok = 0;
         }
@@ -260,6 +282,12 @@ static int run_check(const workspace *ws, const config_list *cl, const pg_cli *c
     }
     free(outs);
     printf("\n");
+    if (up_error) {
+        /* not the PR's fault: the check could not run */
+        printf("Could not check: the upstream source could not be read (%s).\n", up_error);
+        free((char *)up_error);
+        return EXIT_ERROR;
+    }
     if (all_ok) {
         printf("All generated files are up to date.\n");
         return EXIT_CLEAN;
@@ -346,6 +374,8 @@ static int parse_args(int argc, const char **argv, pg_cli *cli, const char **ws_
             cli->diff = 1;
         else if (!strcmp(a, "-v") || !strcmp(a, "--verbose"))
             cli->verbose = 1;
+        else if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
+            cli->quiet = 1;
         else if (!strcmp(a, "-o") || !strcmp(a, "--output-dir"))
             val = &cli->out_dir;
         else if (!strcmp(a, "-c") || !strcmp(a, "--config-name"))
@@ -362,7 +392,7 @@ static int parse_args(int argc, const char **argv, pg_cli *cli, const char **ws_
                   "  --all              regenerate every config\n"
                   "  MODULE             regenerate one config (-o DIR, -c NAME, --diff, "
                   "--dry-run, -v)\n"
-                  "pgci additions: -C DIR (workspace), --ruff CMD.\n",
+                  "pgci additions: -C DIR (workspace), --ruff CMD, -q (errors only).\n",
                   stdout);
             return EXIT_CLEAN;
         } else if (a[0] == '-' && a[1]) {
@@ -410,6 +440,12 @@ int cmd_patchgen(int argc, const char **argv)
     if (code >= 0) {
         strvec_free(&rest);
         return code;
+    }
+    /* -q: patchgen's lines all go to stdout; errors stay on stderr */
+    if (cli.quiet && !freopen("/dev/null", "w", stdout)) {
+        fprintf(stderr, "pgci: error: patchgen: -q: cannot silence stdout\n");
+        strvec_free(&rest);
+        return EXIT_ERROR;
     }
 
     workspace *ws = NULL;

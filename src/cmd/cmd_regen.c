@@ -16,6 +16,7 @@
 #include "cmd/cmd.h"
 #include "core/error.h"
 #include "core/fs.h"
+#include "core/fs_safe.h"
 #include "core/log.h"
 #include "patchgen/difflib.h"
 #include "patchgen/regen.h"
@@ -51,12 +52,30 @@ static void output_path(strbuf *out, const workspace *ws, const regen_cli *cli, 
         fs_join(out, ws->root, rel);
 }
 
-static int write_file(const char *path, const strbuf *data)
+/* Writes an output inside the workspace (or -o DIR): never through a symlink out
+ * of it, keeping the mode of the file it replaces (fs_safe.h). */
+static int write_file(const workspace *ws, const regen_cli *cli, const char *rel,
+                      const strbuf *data)
 {
-    char *dir = fs_dirname(path);
-    int r = fs_mkdirs(dir);
-    free(dir);
-    return r < 0 ? r : fs_write_atomic(path, data->buf, data->len);
+    const char *root;
+    int r = fs_safe_root(cli->out_dir, ws->root, &root);
+    return r < 0 ? r : fs_safe_write(root, fs_safe_rel(root, rel), data->buf, data->len);
+}
+
+/* Before the first write: every output must land inside; one refusal stops all. */
+static int check_outputs(const workspace *ws, const regen_cli *cli, const regen_output *outs,
+                         size_t n)
+{
+    const char *root;
+    int r = fs_safe_root(cli->out_dir, ws->root, &root);
+    for (size_t i = 0; r == 0 && i < n; i++) {
+        if (outs[i].status < 0)
+            continue;
+        r = fs_safe_check(root, fs_safe_rel(root, outs[i].py_path), NULL);
+        if (r == 0 && cli->diff)
+            r = fs_safe_check(root, fs_safe_rel(root, outs[i].diff_path), NULL);
+    }
+    return r;
 }
 
 /* 1 when the file at path holds exactly data (a missing file holds ""). With
@@ -146,12 +165,12 @@ static int report_one(const workspace *ws, const regen_cli *cli, const regen_out
     int diff_same = !cli->diff || same_as_file(df.buf, &r->diff, 1);
     if (cli->write || cli->out_dir) {
         int w = 0;
-        if (!py_same && (w = write_file(py.buf, &r->py)) < 0) {
+        if (!py_same && (w = write_file(ws, cli, r->py_path, &r->py)) < 0) {
             fflush(stdout);
             fprintf(stderr, "pgci: error: %s\n", pgci_error_last());
             rc = EXIT_ERROR;
         }
-        if (w == 0 && !diff_same && (w = write_file(df.buf, &r->diff)) < 0) {
+        if (w == 0 && !diff_same && (w = write_file(ws, cli, r->diff_path, &r->diff)) < 0) {
             fflush(stdout);
             fprintf(stderr, "pgci: error: %s\n", pgci_error_last());
             rc = EXIT_ERROR;
@@ -421,6 +440,11 @@ int cmd_regen(int argc, const char **argv)
         warn_ruff_version(ws, ruff_cmd);
     outs = pgci_calloc(sel.len ? sel.len : 1, sizeof(*outs));
     regenerate(ws, &cli, cmd_jobs(&common), &sel, tag, up, results, parses, ruff_cmd, outs);
+    if ((cli.write || cli.out_dir) && !cli.to_stdout &&
+        check_outputs(ws, &cli, outs, sel.len) < 0) {
+        rc = cmd_error();
+        goto done;
+    }
     rc = report_all(ws, &cli, outs, sel.len, tag, ruff_cmd ? ruff_cmd : "ruff", common.quiet,
                     as_json);
 done:

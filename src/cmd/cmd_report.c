@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "reports/render.h"
+#include "pipeline/run_shard.h"
 
 static int render_md(strbuf *out, const run_doc *d, const char *details_url)
 {
@@ -136,7 +137,8 @@ int cmd_report(int argc, const char **argv)
         OPT_END(),
     };
     int code;
-    if (cmd_parse(argc, argv, table, NULL, usage.buf,
+    common_opts common = {0}; /* -q, -v as every command takes them */
+    if (cmd_parse(argc, argv, table, &common, usage.buf,
                   "Renders a run.json written by check, survey, logits or run.", &rest, &code))
         goto done;
     code = EXIT_ERROR;
@@ -177,7 +179,8 @@ int cmd_report(int argc, const char **argv)
             goto free_docs;
         }
     if (ins.len > 1) {
-        if (run_doc_merge(&merged, docs, ins.len) < 0) {
+        if (run_doc_check_shards(docs, (const char *const *)ins.items, ins.len) < 0 ||
+            run_doc_merge(&merged, docs, ins.len) < 0) {
             cmd_error();
             goto free_docs;
         }

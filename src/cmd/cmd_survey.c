@@ -121,16 +121,9 @@ int cmd_survey(int argc, const char **argv)
                   &rest, &code))
         goto out;
     code = EXIT_ERROR;
-    int min = severity_parse(fail_on);
-    if (min < 0) {
-        fprintf(stderr, "pgci: error: survey: --fail-on wants error, warning or info, not '%s'\n",
-                fail_on);
+    int min;
+    if (cmd_output_opts("survey", fail_on, format, &min) < 0)
         goto out;
-    }
-    if (strcmp(format, "text") && strcmp(format, "json")) {
-        fprintf(stderr, "pgci: error: survey: --format wants text or json, not '%s'\n", format);
-        goto out;
-    }
     if (shard && pipeline_parse_shard(shard, &so.shard_k, &so.shard_n) < 0) {
         code = cmd_error();
         goto out;
@@ -139,22 +132,19 @@ int cmd_survey(int argc, const char **argv)
     so.jobs = cmd_jobs(&common);
     workspace *ws;
     if (workspace_open(&ws, common.workspace ? common.workspace : ".") < 0) {
-        code = cmd_error();
+        code = cmd_error_run_json(NULL, "survey", run_json, so.timestamp);
         goto out;
     }
     survey_result r;
     if (survey_run(ws, &so, &r) < 0) {
-        code = cmd_error();
+        code = cmd_error_run_json(&r.doc, "survey", run_json, so.timestamp);
         survey_result_free(&r);
         workspace_free(ws);
         goto out;
     }
     if (!strcmp(format, "json")) {
         /* run.json's findings: each with the id of its upstream change */
-        char *s = json_dumps(run_doc_findings(&r.doc),
-                             JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-        printf("%s\n", s);
-        free(s);
+        cmd_print_json(run_doc_findings(&r.doc));
     } else {
         print_text(&r, log_stdout_color());
     }
@@ -163,10 +153,7 @@ int cmd_survey(int argc, const char **argv)
         code = cmd_error();
     else if (verify && !cmd_verify_passed(verify_doc_get(r.doc.root), NULL))
         code = EXIT_FINDINGS;
-    if (run_json && run_doc_write(&r.doc, run_json) < 0)
-        code = cmd_error();
-    if (code != EXIT_ERROR && findings_count_at_least(&r.fs, (severity)min) > 0)
-        code = EXIT_FINDINGS;
+    code = cmd_finish(&r.doc, &r.fs, run_json, min, code);
     survey_result_free(&r);
     workspace_free(ws);
 out:

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/tempfile.h"
 
 int fs_read_file(strbuf *sb, const char *path, size_t max_bytes)
 {
@@ -57,6 +58,11 @@ int fs_read_file(strbuf *sb, const char *path, size_t max_bytes)
 
 int fs_write_atomic(const char *path, const void *data, size_t len)
 {
+    return fs_write_atomic_like(path, data, len, NULL);
+}
+
+int fs_write_atomic_like(const char *path, const void *data, size_t len, const struct stat *like)
+{
     strbuf tmp = STRBUF_INIT;
     strbuf_addf(&tmp, "%s.pgci-tmp-XXXXXX", path);
     int fd = mkstemp(tmp.buf);
@@ -65,6 +71,8 @@ int fs_write_atomic(const char *path, const void *data, size_t len)
         strbuf_free(&tmp);
         return pgci_error_set(PGCI_EIO, "cannot write %s: %s", path, strerror(e));
     }
+    /* removed on SIGINT/SIGTERM until renamed */
+    tempfile_register(tmp.buf);
     const char *p = data;
     size_t left = len;
     while (left > 0) {
@@ -79,8 +87,12 @@ int fs_write_atomic(const char *path, const void *data, size_t len)
     }
     if (fsync(fd) < 0 && errno != EINVAL)
         goto fail;
-    if (fchmod(fd, 0644) < 0)
+    if (fchmod(fd, like ? like->st_mode & 07777 : 0644) < 0)
         goto fail;
+    /* the owner where permitted (root, or a group the user is in) */
+    if (like && fchown(fd, like->st_uid, like->st_gid) < 0 &&
+        fchown(fd, (uid_t)-1, like->st_gid) < 0)
+        errno = 0;
     if (close(fd) < 0) {
         fd = -1;
         goto fail;
@@ -88,6 +100,7 @@ int fs_write_atomic(const char *path, const void *data, size_t len)
     fd = -1;
     if (rename(tmp.buf, path) < 0)
         goto fail;
+    tempfile_unregister(tmp.buf);
     strbuf_free(&tmp);
     return 0;
 fail:;
@@ -95,6 +108,7 @@ fail:;
     if (fd >= 0)
         close(fd);
     unlink(tmp.buf);
+    tempfile_unregister(tmp.buf);
     strbuf_free(&tmp);
     return pgci_error_set(PGCI_EIO, "cannot write %s: %s", path, strerror(e));
 }
@@ -227,6 +241,7 @@ int fs_list_dir(strvec *out, const char *dir)
 
 int fs_remove_tree(const char *path)
 {
+    tempfile_unregister(path);
     struct stat st;
     if (lstat(path, &st) < 0)
         return errno == ENOENT
@@ -263,6 +278,7 @@ int fs_mkdtemp(strbuf *out, const char *prefix)
         strbuf_free(&p);
         return pgci_error_set(PGCI_EIO, "cannot create a temporary directory: %s", strerror(e));
     }
+    tempfile_register(p.buf);
     strbuf_add(out, p.buf, p.len);
     strbuf_free(&p);
     return 0;

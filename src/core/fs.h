@@ -21,6 +21,12 @@ int fs_read_file(strbuf *sb, const char *path, size_t max_bytes);
  * directory must exist. On failure nothing is left behind and path is untouched. */
 int fs_write_atomic(const char *path, const void *data, size_t len);
 
+/* fs_write_atomic(), with the mode, owner and group of `like` (a stat of the file
+ * it replaces) instead of 0644; the owner only where the process may set it.
+ * like may be NULL. */
+struct stat;
+int fs_write_atomic_like(const char *path, const void *data, size_t len, const struct stat *like);
+
 /* mkdir -p; mode 0755. */
 int fs_mkdirs(const char *path);
 

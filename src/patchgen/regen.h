@@ -41,8 +41,10 @@ typedef struct regen_output {
     cg_result cg;    /* notes of what patchgen does silently */
     int normalized;  /* 1 when ruff ran */
     double ms_eval, ms_fetch, ms_codegen, ms_ruff, ms_diff;
-    int status;  /* 0, or the negative error code of the step that failed */
-    char *error; /* its message */
+    int status;          /* 0, or the negative error code of the step that failed */
+    int upstream_failed; /* 1 when the step that failed is reading the upstream module: an
+                            environment failure (network, tag, source), not the config's */
+    char *error;         /* its message */
 } regen_output;
 
 /* The output paths patchgen uses for a config at `config_dir` (workspace-relative)
@@ -76,8 +78,10 @@ typedef struct regen_batch_opts {
     int jobs;             /* worker threads; <= 0: 1 */
     upstream *up;         /* where upstream modules come from */
     /* configs already evaluated by the caller (borrowed, one per config, in the
-     * same order; none NULL): phase 1 is skipped. NULL: evaluate here. */
+     * same order): phase 1 is skipped. NULL: evaluate here. A NULL entry is a
+     * config that did not evaluate: its error is eval_errors[i]. */
     pg_config *const *evaluated;
+    const char *const *eval_errors;
     /* the run's parse set, shared with the upstream layer that validated the
      * modules (upstream_opts.parses); NULL: the batch keeps its own */
     py_parse_set *parses;

@@ -94,6 +94,7 @@ static void generate_one(batch *b, size_t i)
     if (b->fetch_errors[m]) {
         pgci_error_set(PGCI_ENOTFOUND, "%s: %s", b->configs[i]->path, b->fetch_errors[m]);
         record_error(out, PGCI_ENOTFOUND);
+        out->upstream_failed = 1;
         return;
     }
     regen_codegen(b->cfgs[i], b->sources[m].buf, b->sources[m].len, &b->base, out);
@@ -219,7 +220,14 @@ int regen_workspace(const workspace *ws, const ws_config *const *configs, size_t
     if (o->evaluated) {
         for (size_t i = 0; i < n; i++) {
             b.cfgs[i] = o->evaluated[i];
-            adopt(&b, i);
+            if (b.cfgs[i]) {
+                adopt(&b, i);
+                continue;
+            }
+            pgci_error_set(PGCI_EUNSUPPORTED, "%s",
+                           o->eval_errors && o->eval_errors[i] ? o->eval_errors[i]
+                                                               : "the config did not evaluate");
+            record_error(&outs[i], PGCI_EUNSUPPORTED);
         }
     } else {
         run_phase(&b, 1, o->jobs, &evs, &nevs);

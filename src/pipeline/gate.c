@@ -27,7 +27,11 @@
 #include "patchgen/normalize.h"
 #include "patchgen/regen.h"
 #include "pipeline/gate_ruff.h"
+#include "pipeline/gate_context.h"
+#include "pipeline/gate_fix.h"
+#include "pipeline/gate_verdict.h"
 #include "pipeline/pipeline.h"
+#include "pipeline/run_shard.h"
 #include "upstream/upstream.h"
 
 static void hash_input(run_doc *d, const char *root, const char *rel)
@@ -61,26 +65,6 @@ static char *read_opt(const char *root, const char *rel, size_t *len)
     return strbuf_detach(&data, len);
 }
 
-static int write_fix(const char *root, const char *rel, const char *data, size_t len)
-{
-    strbuf p = STRBUF_INIT;
-    int r = fs_join_under(&p, root, rel, "generated file");
-    if (r == 0) {
-        char *dir = fs_dirname(p.buf);
-        r = fs_mkdirs(dir);
-        free(dir);
-    }
-    if (r == 0)
-        r = fs_write_atomic(p.buf, data, len);
-    strbuf_free(&p);
-    return r;
-}
-
-static int differs(const char *a, size_t alen, const char *b, size_t blen)
-{
-    return !a || !b || alen != blen || memcmp(a, b, alen) != 0;
-}
-
 /* One gate run: what each stage hands the next. Zeroed at the start, so the one
  * cleanup path (gate_state_free) frees whatever the stages got to. */
 typedef struct gate_state {
@@ -94,7 +78,10 @@ typedef struct gate_state {
     const ws_config **sel; /* the selected configs, n of them */
     size_t n;
     config_eval *ev;
-    pg_config **cfgs; /* evaluated, one per config */
+    pg_config **cfgs;  /* evaluated, one per config */
+    char **eval_errs;  /* why cfgs[i] is NULL: a construct pgci cannot evaluate */
+    gate_context gc;   /* the rest of the checked packages (pgci check CONFIG, --shard) */
+    char *env_failure; /* an upstream that could not be read: exit 2 at the end */
     upstream *up;
     regen_output *outs; /* regenerated, one per config */
     check_input *in;    /* what the checks read, one per config */
@@ -137,20 +124,45 @@ static int gate_resolve(gate_state *s)
     return 0;
 }
 
-/* A config that does not evaluate is not a finding but a broken input: the gate
- * cannot say anything about it, so it stops with the config's error. */
+/* run.json records the shard and its configs, so report --merge can tell a
+ * missing or duplicated shard (run_shard.h). */
+static void gate_record_shard(gate_state *s)
+{
+    strvec mine = STRVEC_INIT, all = STRVEC_INIT;
+    for (size_t i = 0; i < s->n; i++)
+        strvec_push(&mine, s->sel[i]->module);
+    for (size_t i = 0; i < s->ws->configs.len; i++)
+        strvec_push(&all, s->ws->configs.items[i].module);
+    run_doc_set_shard(&s->out->doc, s->o->shard_k, s->o->shard_n, &mine, &all);
+    strvec_free(&mine);
+    strvec_free(&all);
+}
+
+/* A config that cannot be read (a syntax error, a missing import) is a broken
+ * input: the gate stops with its error. One with a construct pgci cannot evaluate
+ * (an f-string target) fails alone, with a finding at file:line:col. */
 static int gate_evaluate(gate_state *s)
 {
     int r = pipeline_select(s->ws, s->o->only, s->o->shard_k, s->o->shard_n, &s->sel, &s->n);
     if (r < 0)
         return r;
     s->out->n_configs = s->n;
+    if (s->o->shard_n > 1)
+        gate_record_shard(s);
     s->cfgs = pgci_calloc(s->n ? s->n : 1, sizeof(*s->cfgs));
+    s->eval_errs = pgci_calloc(s->n ? s->n : 1, sizeof(*s->eval_errs));
     if ((r = config_eval_new(&s->ev, s->ws)) < 0)
         return r;
-    for (size_t i = 0; i < s->n; i++)
-        if ((r = config_eval_file(s->ev, s->sel[i]->path, s->o->var_name, &s->cfgs[i])) < 0)
+    for (size_t i = 0; i < s->n; i++) {
+        r = config_eval_file(s->ev, s->sel[i]->path, s->o->var_name, &s->cfgs[i]);
+        if (r == PGCI_EUNSUPPORTED) {
+            s->cfgs[i] = NULL;
+            s->eval_errs[i] = pgci_strdup(pgci_error_last());
+            pgci_error_clear();
+        } else if (r < 0) {
             return r;
+        }
+    }
     return 0;
 }
 
@@ -161,6 +173,8 @@ static int gate_require_generated(const gate_state *s)
         return 0;
     int r = 0;
     for (size_t i = 0; i < s->n && r == 0; i++) {
+        if (!s->cfgs[i])
+            continue; /* did not evaluate: its regen finding says why */
         char *py = NULL, *diff = NULL;
         char *dir = fs_dirname(s->sel[i]->path);
         r = regen_output_paths(dir, NULL, s->cfgs[i]->target_file, &py, &diff);
@@ -234,10 +248,13 @@ static void gate_regenerate(gate_state *s)
     bo.jobs = s->o->jobs;
     bo.up = s->up;
     bo.evaluated = s->cfgs; /* evaluated above: not a second time */
+    bo.eval_errors = (const char *const *)s->eval_errs;
     s->outs = pgci_calloc(s->n ? s->n : 1, sizeof(*s->outs));
     double t0 = now_ms();
     regen_workspace(s->ws, s->sel, s->n, &bo, s->outs);
     pgci_error_clear();
+    /* an upstream that could not be read, or is not the module: not the PR's fault */
+    s->env_failure = gate_env_failure(s->outs, s->cfgs, s->n, s->out->tag);
     run_doc_add_timing(&s->out->doc, "regen", now_ms() - t0);
 }
 
@@ -304,6 +321,9 @@ static int gate_run_checks(gate_state *s)
     ctx->base = s->o->base;
     ctx->cache = s->results;
     ctx->parses = s->parses;
+    gate_context_build(&s->gc, s->ws, s->sel, s->n, s->ev, s->o->var_name);
+    ctx->context = s->gc.inputs;
+    ctx->n_context = s->gc.n;
     if (!s->o->no_ruff) {
         gate_ruff_wait(s->gr);
         ctx->ruff = out->ruff_cmd;
@@ -325,6 +345,9 @@ static int gate_run_checks(gate_state *s)
         if (cr == CHECK_NOT_RUN) {
             run_doc_set_check(&out->doc, cd->id, "not-run", why.buf);
             strvec_push_owned(&out->not_run, pgci_asprintf("%s: %s", cd->id, why.buf));
+        } else if (cr == CHECK_NOT_CONFIGURED) {
+            run_doc_set_check(&out->doc, cd->id, "not-configured", why.buf);
+            strvec_push_owned(&out->not_configured, pgci_asprintf("%s: %s", cd->id, why.buf));
         } else if (cr < 0) {
             run_doc_set_check(&out->doc, cd->id, "failed", pgci_error_last());
             err = cr;
@@ -336,49 +359,24 @@ static int gate_run_checks(gate_state *s)
     return err;
 }
 
-/* Each config's status from the findings: failed, drift or ok. */
+/* Each config's status from the findings: "drift" means drift only (gate_verdict.h). */
 static void gate_config_status(gate_state *s)
 {
     gate_result *out = s->out;
     const check_input *in = s->in;
     for (size_t i = 0; i < s->n; i++) {
-        int drift = 0;
-        for (size_t k = 0; k < out->fs.len; k++) {
-            const finding *f = out->fs.items[k];
-            if (f->config && !strcmp(f->config, in[i].module) && f->sev == SEV_ERROR &&
-                strcmp(f->check, "regen"))
-                drift = 1;
-        }
-        const char *status = in[i].error ? "failed" : drift ? "drift" : "ok";
-        out->n_drift += drift && !in[i].error;
+        const char *status = gate_status_of(&out->fs, in[i].module, in[i].error != NULL);
+        out->n_drift += !strcmp(status, "drift");
         run_doc_set_config(&out->doc, in[i].module, in[i].config_path, status, in[i].error);
     }
 }
 
-/* --fix: what differs from the regeneration is rewritten, each file atomically. */
+/* --fix: what differs from the regeneration is rewritten, inside the workspace
+ * only, for configs with no other error (gate_fix.h). */
 static int gate_fix(gate_state *s)
 {
-    const workspace *ws = s->ws;
-    gate_result *out = s->out;
-    int err = 0;
-    for (size_t i = 0; i < s->n; i++) {
-        const check_input *c = &s->in[i];
-        if (!c->expected_py)
-            continue;
-        if (differs(c->checked_py, c->checked_py_len, c->expected_py, c->expected_py_len)) {
-            if ((err = write_fix(ws->root, c->py_path, c->expected_py, c->expected_py_len)) < 0)
-                break;
-            strvec_push(&out->fixed, c->py_path);
-        }
-        if (c->diff_path &&
-            differs(c->checked_diff, c->checked_diff_len, c->expected_diff, c->expected_diff_len)) {
-            if ((err = write_fix(ws->root, c->diff_path, c->expected_diff, c->expected_diff_len)) <
-                0)
-                break;
-            strvec_push(&out->fixed, c->diff_path);
-        }
-    }
-    return err;
+    return gate_fix_apply(s->ws->root, s->in, s->n, &s->out->fs, &s->out->fixed,
+                          &s->out->fix_refused);
 }
 
 /* The run record's inputs: what this verdict was computed from; then the findings. */
@@ -424,7 +422,12 @@ static void gate_state_free(gate_state *s)
         }
         if (s->cfgs && s->cfgs[i])
             pg_config_free(s->cfgs[i]);
+        if (s->eval_errs)
+            free(s->eval_errs[i]);
     }
+    free(s->eval_errs);
+    free(s->env_failure);
+    gate_context_free(&s->gc);
     free(s->outs);
     free(s->bufs);
     free(s->cfgs);
@@ -461,9 +464,11 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
     gate_read_inputs(&s);
     r = gate_run_checks(&s);
     gate_config_status(&s);
-    if (o->fix && !r)
+    if (o->fix && !r && !s.env_failure)
         r = gate_fix(&s);
     gate_record(&s);
+    if (!r && s.env_failure)
+        r = pgci_error_set(PGCI_ENOTFOUND, "%s", s.env_failure);
 out:
     gate_state_free(&s);
     return r;
@@ -475,6 +480,8 @@ void gate_result_free(gate_result *r)
     run_doc_free(&r->doc);
     strvec_free(&r->fixed);
     strvec_free(&r->not_run);
+    strvec_free(&r->not_configured);
+    strvec_free(&r->fix_refused);
     free(r->ruff_version);
     free(r->ruff_cmd);
     free(r->tag);

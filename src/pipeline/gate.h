@@ -33,13 +33,15 @@ typedef struct gate_opts {
 typedef struct gate_result {
     findings fs;
     run_doc doc;
-    size_t n_configs;   /* configs checked */
-    size_t n_failed;    /* that could not be regenerated */
-    size_t n_drift;     /* with a drift finding */
-    strvec fixed;       /* paths --fix wrote */
-    strvec not_run;     /* "id: reason" of checks that did not run */
-    char *ruff_version; /* NULL without ruff */
-    char *ruff_cmd;     /* the ruff command used */
+    size_t n_configs;      /* configs checked */
+    size_t n_failed;       /* that could not be regenerated */
+    size_t n_drift;        /* with a drift finding */
+    strvec fixed;          /* paths --fix wrote */
+    strvec fix_refused;    /* "module: not rewritten: why" of drifted configs --fix left alone */
+    strvec not_run;        /* "id: reason" of checks that did not run */
+    strvec not_configured; /* "id: reason" of checks the workspace did not set up */
+    char *ruff_version;    /* NULL without ruff */
+    char *ruff_cmd;        /* the ruff command used */
     char *tag;
     int cache_used;     /* 1 when the result cache was open */
     rcache_stats cache; /* its counters for this run */

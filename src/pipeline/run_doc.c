@@ -1,4 +1,5 @@
 #include "pipeline/run_doc.h"
+#include "pipeline/run_shard.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -343,6 +344,10 @@ int run_doc_merge(run_doc *out, const run_doc *shards, size_t n)
         }
     }
     sort_findings_json(json_object_get(out->root, "findings"));
+    /* a package-wide finding comes once from each `--shard` holding the package */
+    if (json_object_get(out->root, "shard"))
+        run_doc_dedupe_findings(out);
+    json_object_del(out->root, "shard"); /* the merge is the whole run */
     update_summary(out);
     return 0;
 }

@@ -232,6 +232,28 @@ static void survey_fetch_index(survey_state *s)
     run_doc_add_timing(&s->out->doc, "fetch+index", now_ms() - t0);
 }
 
+/* When not one module could be read at a tag, the tag or the source is what failed
+ * (an unknown tag, no network): an error of the run, never findings against every
+ * config. A module missing while others are read is a finding (removed upstream). */
+static int survey_tags_readable(const survey_state *s)
+{
+    for (int side = 0; side < 2; side++) {
+        const char *first = NULL;
+        size_t read = 0;
+        for (size_t i = 0; i < s->nmods; i++) {
+            const char *err = side ? s->mods[i].err_b : s->mods[i].err_a;
+            read += !err;
+            if (err && !first)
+                first = err;
+        }
+        if (s->nmods && !read)
+            return pgci_error_set(PGCI_ENOTFOUND,
+                                  "cannot read any of the %zu upstream modules at %s: %s", s->nmods,
+                                  side ? s->out->to : s->out->from, first);
+    }
+    return 0;
+}
+
 /* Regenerate every config against B; then the targets check over the regenerations. */
 static void survey_regenerate(survey_state *s)
 {
@@ -476,6 +498,8 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
     if ((r = survey_resolve(&s)) < 0 || (r = survey_evaluate(&s)) < 0)
         goto out;
     survey_fetch_index(&s);
+    if ((r = survey_tags_readable(&s)) < 0)
+        goto out;
     survey_regenerate(&s);
     survey_run_checks(&s);
     survey_config_status(&s);

@@ -77,12 +77,8 @@ int py_reparse(py_tree *t, const char *src, size_t len)
         pre++;
     while (suf < min - pre && t->src[olen - 1 - suf] == src[len - 1 - suf])
         suf++;
-    TSInputEdit e = {(uint32_t)pre,
-                     (uint32_t)(olen - suf),
-                     (uint32_t)(len - suf),
-                     point_at(t->src, pre),
-                     point_at(t->src, olen - suf),
-                     point_at(src, len - suf)};
+    TSInputEdit e = {(uint32_t)pre,         (uint32_t)(olen - suf),       (uint32_t)(len - suf),
+                     point_at(t->src, pre), point_at(t->src, olen - suf), point_at(src, len - suf)};
     ts_tree_edit(t->tree, &e);
     char *copy = pgci_malloc(len + 1);
     memcpy(copy, src, len);

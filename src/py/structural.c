@@ -20,6 +20,7 @@
 typedef struct tok {
     char *text;
     unsigned line;
+    int ref; /* an identifier read as a name (not an attribute, keyword or definition) */
 } tok;
 
 typedef struct binding {
@@ -41,8 +42,32 @@ typedef struct canon {
 
 static void emit(canon *c, const char *s, size_t n, unsigned line)
 {
-    tok t = {pgci_strndup(s, n), line};
+    tok t = {pgci_strndup(s, n), line, 0};
     VEC_PUSH(&c->toks, t);
+}
+
+/* 1 when identifier n is a reference to a name, as ruff's F401 counts uses: not
+ * the attribute of `x.name`, not a keyword argument's name, not the name a def or
+ * class statement binds. Only references keep an import alive. */
+static int is_reference(TSNode n)
+{
+    TSNode p = ts_node_parent(n);
+    if (ts_node_is_null(p))
+        return 1;
+    static const struct {
+        const char *parent, *field;
+    } binders[] = {{"attribute", "attribute"},
+                   {"keyword_argument", "name"},
+                   {"function_definition", "name"},
+                   {"class_definition", "name"}};
+    for (size_t i = 0; i < sizeof(binders) / sizeof(binders[0]); i++) {
+        if (!py_is(p, binders[i].parent))
+            continue;
+        TSNode f = py_field(p, binders[i].field);
+        if (!ts_node_is_null(f) && ts_node_eq(f, n))
+            return 0;
+    }
+    return 1;
 }
 
 static void emits(canon *c, const char *s, unsigned line)
@@ -62,6 +87,13 @@ static const char *canon_type(const char *type)
     if (!strcmp(type, "expression_list") || !strcmp(type, "pattern_list") ||
         !strcmp(type, "tuple_pattern"))
         return "tuple";
+    /* annotations: the type grammar and the expression grammar for one text */
+    if (!strcmp(type, "union_type"))
+        return "binary_operator";
+    if (!strcmp(type, "generic_type"))
+        return "subscript";
+    if (!strcmp(type, "member_type"))
+        return "attribute";
     return type;
 }
 
@@ -253,6 +285,12 @@ static int walk(canon *c, TSNode n, int module_level)
             strbuf_addc(&b, (char)tolower((unsigned char)s[i]));
         emit(c, b.buf, b.len, line);
         strbuf_free(&b);
+    } else if (!strcmp(type, "type") || !strcmp(type, "type_parameter")) {
+        /* an annotation's wrapper: `-> (A | B)` parses as an expression, `-> A | B`
+         * as a union of types, and ruff drops the parentheses */
+        uint32_t k = ts_node_child_count(n);
+        for (uint32_t i = 0; i < k && r == 0; i++)
+            r = walk(c, ts_node_child(n, i), 0);
     } else if (!strcmp(type, "argument_list") && ts_node_named_child_count(n) == 0 &&
                py_is(ts_node_parent(n), "class_definition")) {
         /* class A(): == class A: */
@@ -261,6 +299,7 @@ static int walk(canon *c, TSNode n, int module_level)
             size_t len;
             const char *s = py_text(c->t, n, &len);
             emit(c, s, len, line);
+            c->toks.items[c->toks.len - 1].ref = py_is(n, "identifier") && is_reference(n);
         } else if (!is_ignored_anon(type)) {
             emits(c, type, line);
         }
@@ -315,8 +354,8 @@ static long find_binding(const canon *c, const char *key)
     return -1;
 }
 
-/* A name is used when it appears as an identifier token outside the imports, or
- * as a string in the body (e.g. listed in __all__). */
+/* A name is used when it appears as a referenced identifier outside the imports
+ * (is_reference), or as a string in the body (e.g. listed in __all__). */
 static int name_used(const canon *c, const char *name)
 {
     if (!strcmp(name, "*"))
@@ -324,7 +363,7 @@ static int name_used(const canon *c, const char *name)
     size_t n = strlen(name);
     for (size_t i = 0; i < c->toks.len; i++) {
         const char *s = c->toks.items[i].text;
-        if (!strcmp(s, name))
+        if (c->toks.items[i].ref && !strcmp(s, name))
             return 1;
         if (!strncmp(s, "str:", 4) && !strcmp(s + 4, name))
             return 1;
@@ -332,6 +371,18 @@ static int name_used(const canon *c, const char *name)
         if (!strncmp(s, name, n) && s[n] == '.')
             return 1;
     }
+    return 0;
+}
+
+/* 1 when another import of a binds the same name as the i-th and b kept it:
+ * ruff's F811 fix drops an import redefined before any use, and which of the two
+ * comes first is for its import sorting (I001, applied in the same run) to say. */
+static int rebound(const canon *a, size_t i, const canon *b)
+{
+    for (size_t k = 0; k < a->imports.len; k++)
+        if (k != i && !strcmp(a->imports.items[k].name, a->imports.items[i].name) &&
+            find_binding(b, a->imports.items[k].key) >= 0)
+            return 1;
     return 0;
 }
 
@@ -377,7 +428,7 @@ int structural_compare_in(py_parse_set *set, const char *a, size_t alen, const c
     for (size_t i = 0; i < ca.imports.len && res->equal; i++) {
         const binding *bi = &ca.imports.items[i];
         if (find_binding(&cb, bi->key) < 0 && name_used(&ca, bi->name) &&
-            !nested_binds(&ca, bi->name)) {
+            !nested_binds(&ca, bi->name) && !rebound(&ca, i, &cb)) {
             res->equal = 0;
             res->line_a = bi->line;
             strbuf_addf(&res->what, "import '%s' is missing from the checked-in file", bi->key);

@@ -33,7 +33,7 @@ for (check, sev), n in sorted(by.items()):
     print(f"  {check:18} {sev:8} {n}")
 for c in run["checks"]:
     if c["status"] != "ran":
-        print("  not run:", c["id"], c["reason"])
+        print(f"  {c['status']}:", c["id"], c["reason"])
 errors = [f for f in fs if f["severity"] == "error"]
 for f in errors:
     print("ERROR", f["check"], f["path"], f["line"], f["title"])

@@ -208,3 +208,19 @@ python3 -c 'import json, sys; i = json.load(open(sys.argv[1]))["inputs"]; assert
 expect_fail 2 "no release newer than v1.1.0" "$PGCI" survey -C fixtures/workspace --ruff "$RUFF" --from v1.1.0
 expect_fail 2 "--shard wants K/N" "$PGCI" survey -C fixtures/workspace --shard 3/2
 echo "survey: ok"
+
+# a survey stopped by its environment (a tag upstream does not have) still writes
+# run.json with the error, as pgci check does, and exits 2 with one line
+rc=0
+"$PGCI" survey -C fixtures/workspace --ruff "$RUFF" --to v9.9.9 --run-json "$T/err.json" \
+    >/dev/null 2>"$T/err.txt" || rc=$?
+[ "$rc" = 2 ] || { echo "survey --to an unknown tag should exit 2, got $rc" >&2; exit 1; }
+[ "$(wc -l < "$T/err.txt")" = 1 ] || { cat "$T/err.txt" >&2; exit 1; }
+python3 - "$T/err.json" "$T/err.txt" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+line = open(sys.argv[2]).read().strip()
+assert d["command"] == "survey", d.get("command")
+assert d["error"] and line == "pgci: error: " + d["error"], (d.get("error"), line)
+PY
+echo "ok   a survey stopped by an unknown tag writes run.json with the error"

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "checks/checks.h"
+#include "checks/near_miss.h"
 #include "patchgen/difflib.h"
 
 static const char upstream[] = "import os\n\n\ndef f(x):\n    return x\n";
@@ -112,13 +113,14 @@ static void test_drift_hand_edit(void **state)
     strbuf_free(&diff);
 }
 
-static void test_drift_without_ruff_not_run(void **state)
+/* --no-ruff is a choice: drift is not configured, not a check that failed to run */
+static void test_drift_without_ruff_not_configured(void **state)
 {
     (void)state;
     strbuf diff = STRBUF_INIT;
     check_input in = base_input(&diff);
     findings fs = FINDINGS_INIT;
-    assert_int_equal(run(&check_drift, &in, 0, &fs), CHECK_NOT_RUN);
+    assert_int_equal(run(&check_drift, &in, 0, &fs), CHECK_NOT_CONFIGURED);
     findings_free(&fs);
     strbuf_free(&diff);
 }
@@ -176,12 +178,34 @@ static void test_missing_files(void **state)
     strbuf_free(&diff);
 }
 
+/* Near misses: one swap, one insertion; names the config adds on purpose are far. */
+static void test_near_miss(void **state)
+{
+    (void)state;
+    assert_int_equal(near_miss_distance("fowrard", "forward", 2), 1);
+    assert_int_equal(near_miss_distance("apply_rotary_pos_embb", "apply_rotary_pos_emb", 2), 1);
+    assert_int_equal(near_miss_distance("forward", "forward", 2), 0);
+    assert_int_equal(near_miss_distance("get_parallel_plan", "forward", 2), 3);
+    const char *src = "class Qwen3MLP:\n    def forward(self, x):\n        return x\n\n"
+                      "    def __init__(self):\n        pass\n\n\ndef apply_rotary_pos_emb(q, k):\n"
+                      "    return q, k\n";
+    index_module *m = NULL;
+    assert_int_equal(index_module_from_source(&m, src, strlen(src), "m.py", "m"), 0);
+    assert_string_equal(near_miss_suggest(m, "Qwen3MLP.fowrard"), "forward");
+    assert_string_equal(near_miss_suggest(m, "apply_rotary_pos_embb"), "apply_rotary_pos_emb");
+    assert_null(near_miss_suggest(m, "Qwen3MLP.get_parallel_plan"));
+    assert_null(near_miss_suggest(m, "Qwen3MLP.dummy_forward"));
+    assert_null(near_miss_suggest(m, "NoSuchClass.forward"));
+    index_module_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_near_miss),
         cmocka_unit_test(test_clean),
         cmocka_unit_test(test_drift_hand_edit),
-        cmocka_unit_test(test_drift_without_ruff_not_run),
+        cmocka_unit_test(test_drift_without_ruff_not_configured),
         cmocka_unit_test(test_stale_diff),
         cmocka_unit_test(test_not_a_fixed_point),
         cmocka_unit_test(test_missing_files),

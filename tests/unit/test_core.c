@@ -15,6 +15,7 @@
 #include "core/arena.h"
 #include "core/error.h"
 #include "core/fs.h"
+#include "core/fs_safe.h"
 #include "core/hashmap.h"
 #include "core/opts.h"
 #include "core/proc.h"
@@ -136,6 +137,51 @@ static void test_join_under_symlink(void **state)
     strbuf_free(&dir);
     strbuf_free(&p);
     strbuf_free(&link);
+}
+
+/* Writes stay inside the root: a symlinked directory on the way out of it is
+ * refused before anything is created; a replaced file keeps its mode. */
+static void test_safe_write(void **state)
+{
+    (void)state;
+    strbuf dir = STRBUF_INIT, out = STRBUF_INIT, root = STRBUF_INIT, link = STRBUF_INIT;
+    strbuf f = STRBUF_INIT, back = STRBUF_INIT;
+    assert_int_equal(fs_mkdtemp(&dir, "pgci-test"), 0);
+    fs_join(&out, dir.buf, "outside");
+    fs_join(&root, dir.buf, "ws");
+    assert_int_equal(fs_mkdirs(out.buf), 0);
+    assert_int_equal(fs_mkdirs(root.buf), 0);
+    fs_join(&link, root.buf, "generated");
+    assert_int_equal(symlink(out.buf, link.buf), 0);
+    /* through the link, and through a missing directory under it */
+    assert_int_equal(fs_safe_write(root.buf, "generated/x.py", "x", 1), PGCI_EINVALID);
+    assert_non_null(strstr(pgci_error_last(), "outside"));
+    assert_int_equal(fs_safe_check(root.buf, "generated/new/dir/x.py", NULL), PGCI_EINVALID);
+    strvec names = STRVEC_INIT;
+    assert_int_equal(fs_list_dir(&names, out.buf), 0);
+    assert_int_equal(names.len, 0);
+    strvec_free(&names);
+    assert_int_equal(fs_safe_check(root.buf, "../x.py", NULL), PGCI_EINVALID);
+    /* inside: directories created, the mode of a replaced file kept */
+    assert_int_equal(fs_safe_write(root.buf, "a/b/x.py", "one\n", 4), 0);
+    fs_join(&f, root.buf, "a/b/x.py");
+    assert_int_equal(chmod(f.buf, 0664), 0);
+    assert_int_equal(fs_safe_write(root.buf, "a/b/x.py", "two\n", 4), 0);
+    struct stat st;
+    assert_int_equal(stat(f.buf, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0664);
+    assert_int_equal(fs_read_file(&back, f.buf, 0), 0);
+    assert_string_equal(back.buf, "two\n");
+    /* -o DIR: a command's output path relative to its root */
+    assert_string_equal(fs_safe_rel("out/", "out/a/x.py"), "a/x.py");
+    assert_string_equal(fs_safe_rel("out", "other/x.py"), "other/x.py");
+    assert_int_equal(fs_remove_tree(dir.buf), 0);
+    strbuf_free(&dir);
+    strbuf_free(&out);
+    strbuf_free(&root);
+    strbuf_free(&link);
+    strbuf_free(&f);
+    strbuf_free(&back);
 }
 
 static void test_atomic_write(void **state)
@@ -301,6 +347,7 @@ int main(void)
         cmocka_unit_test(test_path_check),
         cmocka_unit_test(test_join_under_symlink),
         cmocka_unit_test(test_atomic_write),
+        cmocka_unit_test(test_safe_write),
         cmocka_unit_test(test_proc),
         cmocka_unit_test(test_proc_env_and_group),
         cmocka_unit_test(test_opts),

@@ -33,10 +33,11 @@ static void test_edits(void **state)
     const char *steps[] = {
         "class A:\n    def f(self):\n        return 1\n",
         "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        pass\n",
-        "class A:\n    x = 2\n    def f(self):\n        return 1\n\n    def g(self):\n        pass\n",
+        "class A:\n    x = 2\n    def f(self):\n        return 1\n\n    def g(self):\n        "
+        "pass\n",
         "class A:\n    x = 2\n    def f(self):\n        if x:\n            return 1\n"
         "        return 2\n\n    def g(self):\n        pass\n",
-        "class A:\n    x = 2\n    def f(self):\n    return 1\n",  /* a syntax error */
+        "class A:\n    x = 2\n    def f(self):\n    return 1\n",     /* a syntax error */
         "class A:\n    x = 2\n    def f(self):\n        return 1\n", /* and back */
         "@dec\nclass A:\n\tdef f(self):\n\t\treturn 1  # tabs\n",
         "def totally_other():\n    ...\n",

@@ -232,16 +232,36 @@ static void test_fence_in_detail(void **state)
     run_doc_free(&d);
 }
 
+/* A finding's title in Markdown: code spans kept, paths without backslashes. */
+static void test_md_inline(void **state)
+{
+    (void)state;
+    strbuf sb = STRBUF_INIT;
+    md_inline(&sb, "`Qwen3MLP.fowrard` is not defined upstream: did you mean `forward`?");
+    assert_string_equal(sb.buf,
+                        "`Qwen3MLP.fowrard` is not defined upstream: did you mean `forward`?");
+    strbuf_reset(&sb);
+    md_inline(&sb, "veomni/models/qwen3_5/generated/patched_modeling_qwen3_5_gpu.py differs");
+    assert_string_equal(sb.buf,
+                        "veomni/models/qwen3_5/generated/patched_modeling_qwen3_5_gpu.py differs");
+    strbuf_reset(&sb);
+    /* markup outside code spans is escaped; an unpaired backtick too */
+    md_inline(&sb, "_x_ a*b <i> `a|b` and ` alone");
+    assert_string_equal(sb.buf, "\\_x\\_ a\\*b &lt;i&gt; `a|b` and \\` alone");
+    strbuf_reset(&sb);
+    /* an empty pair is two literal backticks, then a span is a span again */
+    md_inline(&sb, "``a`b``");
+    assert_string_equal(sb.buf, "\\``a`b\\`\\`");
+    strbuf_free(&sb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_roundtrip_and_validation),
-        cmocka_unit_test(test_merge_sorted),
-        cmocka_unit_test(test_markdown),
-        cmocka_unit_test(test_comment_limit),
-        cmocka_unit_test(test_github_escaping),
-        cmocka_unit_test(test_sarif),
-        cmocka_unit_test(test_fence_in_detail),
+        cmocka_unit_test(test_md_inline),     cmocka_unit_test(test_roundtrip_and_validation),
+        cmocka_unit_test(test_merge_sorted),  cmocka_unit_test(test_markdown),
+        cmocka_unit_test(test_comment_limit), cmocka_unit_test(test_github_escaping),
+        cmocka_unit_test(test_sarif),         cmocka_unit_test(test_fence_in_detail),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,6 +39,11 @@ static void test_formatting_ignored(void **state)
                    "def f():\n    \"\"\"Doc.\n\n    more\n    \"\"\"\n"));
     assert_true(eq("x = 1  # c\n# d\n", "x = 1\n"));
     assert_true(eq("return_ = a, b\n", "return_ = (a, b)\n"));
+    /* ruff format wraps a long return annotation in parentheses: an expression
+     * then, a union of types without them */
+    assert_true(eq("def f() -> tuple[A, B | None] | tuple[A]:\n    pass\n",
+                   "def f() -> (\n    tuple[A, B | None] | tuple[A]\n):\n    pass\n"));
+    assert_false(eq("def f() -> A | B:\n    pass\n", "def f() -> (A | C):\n    pass\n"));
 }
 
 static void test_imports(void **state)
@@ -53,6 +58,25 @@ static void test_imports(void **state)
     assert_false(eq("import os\nprint(os)\n", "print(os)\n"));
     /* an import the regen does not have */
     assert_false(eq("print(1)\n", "import os\nprint(1)\n"));
+    /* what ruff's F401 fix removes on the real VeOmni tree: a name that only
+     * appears as an attribute, a keyword, or a method's name is not a use */
+    assert_true(eq("import torch.nn as nn\nfrom torch.nn import Parameter\nw = nn.Parameter(1)\n",
+                   "import torch.nn as nn\nw = nn.Parameter(1)\n"));
+    assert_true(eq("from v import g\nclass A:\n    def g(self):\n        return A.g(self)\n",
+                   "class A:\n    def g(self):\n        return A.g(self)\n"));
+    assert_true(eq("from v import g\nf(g=1)\n", "f(g=1)\n"));
+    /* an import redefined by a later one before any use (the F811 fix) */
+    assert_true(
+        eq("import torch.nn.functional as F\nfrom torch.nn import functional as F\nF.pad(x)\n",
+           "from torch.nn import functional as F\nF.pad(x)\n"));
+    assert_true(
+        eq("from torch.nn import functional as F\nimport torch.nn.functional as F\nF.pad(x)\n",
+           "from torch.nn import functional as F\nF.pad(x)\n"));
+    assert_false(
+        eq("from torch.nn import functional as F\nimport torch.nn.functional as F\nF.pad(x)\n",
+           "F.pad(x)\n"));
+    /* ... while a bare reference keeps it */
+    assert_false(eq("from v import g\nclass A:\n    h = g\n", "class A:\n    h = g\n"));
     /* a name listed in __all__ counts as used */
     assert_false(eq("from a import x\n__all__ = ['x']\n", "__all__ = ['x']\n"));
 }

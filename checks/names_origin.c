@@ -1,0 +1,144 @@
+/*
+ * Generated line -> config line (see names_origin.h).
+ */
+#include "checks/names_origin.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/strbuf.h"
+
+/* Line `line` (1-based) of src without its indentation (*indent columns) and
+ * trailing space. */
+static int line_text(const char *src, size_t len, unsigned line, const char **s, size_t *n,
+                     unsigned *indent)
+{
+    const char *p = src, *end = src + len;
+    for (unsigned l = 1; l < line && p < end; l++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl)
+            return 0;
+        p = nl + 1;
+    }
+    if (p >= end)
+        return 0;
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *e = nl ? nl : end;
+    const char *start = p;
+    while (p < e && (*p == ' ' || *p == '\t'))
+        p++;
+    *indent = (unsigned)(p - start);
+    while (e > p && isspace((unsigned char)e[-1]))
+        e--;
+    *s = p;
+    *n = (size_t)(e - p);
+    return *n > 0;
+}
+
+/* The generated file around the line a finding points at. */
+typedef struct gen_site {
+    const char *src;
+    size_t len;
+    unsigned line;
+} gen_site;
+
+static int same_line(const char *a, size_t alen, unsigned al, const char *b, size_t blen,
+                     unsigned bl)
+{
+    const char *s, *t;
+    size_t n, m;
+    unsigned i1, i2;
+    return line_text(a, alen, al, &s, &n, &i1) && line_text(b, blen, bl, &t, &m, &i2) && n == m &&
+           !memcmp(s, t, n);
+}
+
+/* How well line l of o matches the site: 0 when the line itself differs, else
+ * 1 + the neighbouring lines (up to 3 each way, inside o) that match too. */
+static int score(const pg_object *o, unsigned l, const gen_site *g)
+{
+    if (!same_line(o->text, o->text_len, l, g->src, g->len, g->line))
+        return 0;
+    int sc = 1;
+    for (int d = 1; d <= 3; d++) {
+        if (l > o->start_line + (unsigned)d - 1 && g->line > (unsigned)d &&
+            same_line(o->text, o->text_len, l - (unsigned)d, g->src, g->len, g->line - (unsigned)d))
+            sc++;
+        if (l + (unsigned)d <= o->end_line &&
+            same_line(o->text, o->text_len, l + (unsigned)d, g->src, g->len, g->line + (unsigned)d))
+            sc++;
+    }
+    return sc;
+}
+
+/* Keeps the best (object, line) for the site among o's lines. */
+static void consider(const pg_object *o, const gen_site *g, const pg_object **best, unsigned *line,
+                     int *best_score)
+{
+    if (!o || !o->text)
+        return;
+    for (unsigned l = o->start_line; l && l <= o->end_line; l++) {
+        int sc = score(o, l, g);
+        if (sc > *best_score) {
+            *best_score = sc;
+            *best = o;
+            *line = l;
+        }
+    }
+}
+
+/* The object (patch replacement or helper) the generated line most likely came
+ * from, and its line there; NULL when no object holds that text. */
+static const pg_object *find_origin(const pg_config *c, const gen_site *g, unsigned *line)
+{
+    const pg_object *best = NULL;
+    int best_score = 0;
+    for (size_t i = 0; i < c->patches.len; i++)
+        consider(c->patches.items[i].replacement, g, &best, line, &best_score);
+    for (size_t i = 0; i < c->helpers.len; i++)
+        consider(c->helpers.items[i], g, &best, line, &best_score);
+    for (size_t i = 0; i < c->positioned_helpers.len; i++)
+        consider(c->positioned_helpers.items[i].helper, g, &best, line, &best_score);
+    return best;
+}
+
+static const char *relative(const char *path, const char *root)
+{
+    size_t n = root ? strlen(root) : 0;
+    if (n && !strncmp(path, root, n) && path[n] == '/')
+        return path + n + 1;
+    return path;
+}
+
+void names_to_config(findings *out, size_t from, const check_input *in, const char *src, size_t len,
+                     const char *root)
+{
+    if (!in->cfg || !in->py_path)
+        return;
+    for (size_t k = from; k < out->len; k++) {
+        finding *f = out->items[k];
+        const char *s;
+        size_t n;
+        unsigned gen_indent = 0, cfg_indent = 0, line = 0;
+        if (!f->path || strcmp(f->path, in->py_path) || !f->line ||
+            !line_text(src, len, f->line, &s, &n, &gen_indent))
+            continue;
+        gen_site g = {src, len, f->line};
+        const pg_object *o = find_origin(in->cfg, &g, &line);
+        const char *cs;
+        size_t cn;
+        if (!o || !line_text(o->text, o->text_len, line, &cs, &cn, &cfg_indent))
+            continue;
+        strbuf d = STRBUF_INIT;
+        strbuf_addf(&d, "generated: %s:%u: %.*s", f->path, f->line, (int)n, s);
+        if (f->detail)
+            strbuf_addf(&d, "\n%s", f->detail);
+        free(f->detail);
+        f->detail = strbuf_detach(&d, NULL);
+        free(f->path);
+        f->path = pgci_strdup(relative(o->file, root));
+        /* the same text, indented as the config writes it */
+        f->col = f->col > gen_indent ? f->col - gen_indent + cfg_indent : 0;
+        f->line = line;
+    }
+}

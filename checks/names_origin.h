@@ -1,0 +1,22 @@
+/*
+ * names_origin.h - where in the config a line of a generated file came from.
+ *
+ * An undefined name in a generated file is the config's doing: the patch body
+ * that wrote it. The finding belongs on that config line (GitHub annotates the
+ * file the PR changed), with the generated file's line in its detail. The
+ * generated line is found among the lines of the config's replacement objects
+ * (patches and helpers, possibly defined in a sibling config) by its text
+ * without indentation; a line no object holds (upstream code) stays where it is.
+ */
+#ifndef PGCI_CHECKS_NAMES_ORIGIN_H
+#define PGCI_CHECKS_NAMES_ORIGIN_H
+
+#include "checks/check.h"
+
+/* Moves the findings out[from..] that point into in's generated file (in->py_path)
+ * onto the config line that wrote them, when one does. root: the workspace root
+ * (the objects' files are absolute). */
+void names_to_config(findings *out, size_t from, const check_input *in, const char *src, size_t len,
+                     const char *root);
+
+#endif

@@ -1,0 +1,65 @@
+/*
+ * Inline Markdown for a finding's title: its `code spans` stay code spans (so
+ * `LlamaMLP.fowrard` renders as code, not as literal backticks), and the text
+ * between them is escaped only where CommonMark would read markup. An underscore
+ * inside a word never opens emphasis, so a path such as
+ * veomni/models/qwen3_5/x.py is written as it is, without stray backslashes.
+ */
+#include <ctype.h>
+#include <string.h>
+
+#include "reports/render.h"
+
+/* A code span of s[0..n): a fence longer than any backtick run inside, padded
+ * with a space when the content starts or ends with a backtick. */
+static void code_span(strbuf *out, const char *s, size_t n)
+{
+    size_t run = 0, longest = 0;
+    for (size_t i = 0; i < n; i++) {
+        run = s[i] == '`' ? run + 1 : 0;
+        longest = run > longest ? run : longest;
+    }
+    int pad = n && (s[0] == '`' || s[n - 1] == '`');
+    strbuf_addrep(out, "`", longest + 1);
+    if (pad)
+        strbuf_addc(out, ' ');
+    for (size_t i = 0; i < n; i++)
+        strbuf_addc(out, s[i] == '\n' ? ' ' : s[i]);
+    if (pad)
+        strbuf_addc(out, ' ');
+    strbuf_addrep(out, "`", longest + 1);
+}
+
+static void text(strbuf *out, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        int intraword = c == '_' && i > 0 && i + 1 < n && isalnum((unsigned char)s[i - 1]) &&
+                        isalnum((unsigned char)s[i + 1]);
+        if (intraword) {
+            strbuf_addc(out, c);
+            continue;
+        }
+        char one[2] = {c, 0};
+        md_escape(out, one);
+    }
+}
+
+void md_inline(strbuf *out, const char *s)
+{
+    if (!s)
+        return;
+    const char *p = s;
+    while (*p) {
+        const char *open = strchr(p, '`');
+        const char *close = open ? strchr(open + 1, '`') : NULL;
+        if (!close || close == open + 1) {
+            text(out, p, open ? (size_t)(open - p) + 1 : strlen(p));
+            p = open ? open + 1 : p + strlen(p);
+            continue;
+        }
+        text(out, p, (size_t)(open - p));
+        code_span(out, open + 1, (size_t)(close - open - 1));
+        p = close + 1;
+    }
+}

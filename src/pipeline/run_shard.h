@@ -1,0 +1,36 @@
+/*
+ * run_shard.h - what a run.json records beyond findings: the shard it covers and
+ * the error that stopped it; and the check that a set of shards is whole.
+ *
+ * `pgci check --shard K/N` records {"k", "n", "configs" (this shard's), "all"
+ * (every config of the workspace)} under "shard", so `pgci report --merge` can
+ * tell a missing or duplicated shard from a complete set instead of rendering a
+ * partial run as the whole. A run stopped by an environment error (exit 2)
+ * records it under "error", so the report and comment steps still have
+ * something to show.
+ */
+#ifndef PGCI_PIPELINE_RUN_SHARD_H
+#define PGCI_PIPELINE_RUN_SHARD_H
+
+#include "core/vec.h"
+#include "pipeline/run_doc.h"
+
+/* Records shard k of n, with this shard's config modules and all of them. */
+void run_doc_set_shard(run_doc *d, int k, int n, const strvec *configs, const strvec *all);
+
+/* Records the error that stopped the run (one line). */
+void run_doc_set_error(run_doc *d, const char *message);
+
+/* The error a run recorded, or NULL. */
+const char *run_doc_error(const run_doc *d);
+
+/* Checks that docs[0..n) (from paths[0..n), for messages) are either no shards,
+ * or every shard of one K/N split exactly once, together covering every config.
+ * Returns 0, or PGCI_EINVALID with the message set. */
+int run_doc_check_shards(const run_doc *docs, const char *const *paths, size_t n);
+
+/* Drops findings that equal the one before them (a sorted array): a package-wide
+ * check reports a package once per shard that holds one of its configs. */
+void run_doc_dedupe_findings(run_doc *d);
+
+#endif
