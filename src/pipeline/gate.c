@@ -221,6 +221,8 @@ static void gate_start_ruff(gate_state *s)
         return;
     char **paths = pgci_calloc(s->n ? s->n : 1, sizeof(*paths));
     for (size_t i = 0; i < s->n; i++) {
+        if (!s->cfgs[i]) /* did not evaluate: no file to normalise */
+            continue;
         char *dir = fs_dirname(s->sel[i]->path), *diff = NULL;
         if (regen_output_paths(dir, NULL, s->cfgs[i]->target_file, &paths[i], &diff) < 0)
             pgci_error_clear();
