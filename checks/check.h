@@ -12,7 +12,9 @@
 
 #include <stddef.h>
 
+#include "cache/result_cache.h"
 #include "checks/finding.h"
+#include "py/parse_set.h"
 #include "core/strbuf.h"
 #include "patchgen/codegen.h"
 #include "patchgen/patch_spec.h"
@@ -61,6 +63,13 @@ typedef struct check_ctx {
      * protocol-retired check reads the changed paths through libgit2); NULL: none */
     const char *base;
     int jobs; /* worker threads for check_each_input(); <= 0: 1 */
+    /* the result cache, for checks whose results are a function of bytes they
+     * are given (names); NULL: none */
+    rcache *cache;
+    /* the run's parse set: a regenerated (raw) output that more than one check
+     * parses (ruff-equivalence's structural mode, names) is parsed once; NULL:
+     * each parses its own */
+    py_parse_set *parses;
     /* The other configs of the checked packages when only some are checked
      * (pgci check CONFIG, --shard): evaluated and read, never regenerated. Only
      * checks that read a package as a whole look at them (gate_context.h). */

@@ -60,6 +60,10 @@ int severity_parse(const char *s);
 /* A JSON array of finding objects (new reference). */
 json_t *findings_to_json(const findings *fs);
 
+/* Appends the findings of such an array to out; -1 (out untouched) when arr is
+ * not exactly that form. */
+int findings_from_json(findings *out, const json_t *arr);
+
 /* Moves every finding of src to the end of dst, in order; src is left empty. */
 void findings_move(findings *dst, findings *src);
 

@@ -7,13 +7,92 @@
  * stopped importing it. The target Python comes from the workspace's
  * [tool.ruff] target-version (ruff's default, 3.9, when unset).
  */
+#include <stdlib.h>
 #include <string.h>
 
+#include "cache/result_cache.h"
 #include "checks/checks.h"
 #include "checks/names.h"
 #include "checks/names_origin.h"
 #include "core/error.h"
 #include "workspace/toml.h"
+
+/* The names findings of src under o, computed. A raw output comes from the run's
+ * parse set (ruff-equivalence's structural mode parses it too). */
+static int names_of(const check_ctx *ctx, const check_input *in, const char *src, size_t len,
+                    const names_opts *o, findings *out)
+{
+    py_tree t;
+    py_parse_set *set = src == in->raw ? ctx->parses : NULL;
+    if ((set ? py_parse_set_get(set, src, len, in->py_path, &t)
+             : py_parse(&t, src, len, in->py_path)) < 0)
+        return PGCI_ERROR;
+    if (check_names_tree(out, &t, in->module, in->py_path, o) < 0) {
+        /* a generated file that does not parse is itself the finding */
+        findings_add(out, "names", SEV_ERROR, in->module, in->py_path, 0, 0, NULL, "%s",
+                     pgci_error_last());
+        pgci_error_clear();
+    }
+    if (set)
+        py_parse_set_release(&t);
+    else
+        py_tree_free(&t);
+    return 0;
+}
+
+/* The key of names_of(): everything it reads (and pgci's build). */
+static void names_key(const check_input *in, const char *src, size_t len, const names_opts *o,
+                      uint8_t key[SHA256_DIGEST_LEN])
+{
+    sha256_ctx c;
+    rcache_key_begin(&c, "names");
+    rcache_key_adds(&c, in->module);
+    rcache_key_adds(&c, in->py_path);
+    rcache_key_addu(&c, (unsigned long long)o->py_minor);
+    rcache_key_addu(&c, o->select);
+    rcache_key_addu(&c, (unsigned long long)o->ignore_noqa);
+    rcache_key_add(&c, src, len);
+    sha256_final(&c, key);
+}
+
+/* names_of(), from the result cache when an earlier run computed it for the same
+ * source and options (a warm `pgci check` parses no generated file), then put on
+ * the config lines that wrote the names. */
+static int names_cached(const check_ctx *ctx, const check_input *in, const char *src, size_t len,
+                        const names_opts *o, findings *out)
+{
+    uint8_t key[SHA256_DIGEST_LEN];
+    strbuf hit = STRBUF_INIT;
+    findings mine = FINDINGS_INIT;
+    int cached = 0;
+    if (ctx->cache) {
+        names_key(in, src, len, o, key);
+        if (rcache_get(ctx->cache, "names", key, &hit)) {
+            json_t *arr = json_loadb(hit.buf, hit.len, 0, NULL);
+            cached = arr && findings_from_json(&mine, arr) == 0;
+            json_decref(arr);
+        }
+        strbuf_free(&hit);
+    }
+    if (!cached && names_of(ctx, in, src, len, o, &mine) < 0) {
+        findings_free(&mine);
+        return PGCI_ERROR;
+    }
+    if (ctx->cache && !cached) {
+        json_t *arr = findings_to_json(&mine);
+        char *txt = json_dumps(arr, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        if (txt)
+            rcache_put(ctx->cache, "names", key, txt, strlen(txt));
+        free(txt);
+        json_decref(arr);
+    }
+    /* on the config line that wrote the name, the generated line in the detail
+     * (outside the cache: it reads the config files) */
+    names_to_config(&mine, 0, in, src, len, ctx->ws ? ctx->ws->root : NULL);
+    findings_move(out, &mine);
+    findings_free(&mine);
+    return 0;
+}
 
 /* One config: its generated source's names. arg: the workspace's names_opts. */
 static int one_names(const check_ctx *ctx, const check_input *in, void *arg, findings *out)
@@ -23,25 +102,12 @@ static int one_names(const check_ctx *ctx, const check_input *in, void *arg, fin
     size_t len = in->expected_py ? in->expected_py_len : in->raw ? in->raw_len : in->checked_py_len;
     if (!src || !in->py_path)
         return 0;
-    py_tree t;
-    if (py_parse(&t, src, len, in->py_path) < 0)
-        return PGCI_ERROR;
     /* raw output is what ruff --fix will still clean: its F811 and F401 are
      * fixed by removing the import, so only F821 is a defect there */
     names_opts oi = *o;
     if (!in->expected_py && in->raw && src == in->raw)
         oi.select = NAMES_F821;
-    size_t from = out->len;
-    if (check_names_tree(out, &t, in->module, in->py_path, &oi) < 0) {
-        /* a generated file that does not parse is itself the finding */
-        findings_add(out, "names", SEV_ERROR, in->module, in->py_path, 0, 0, NULL, "%s",
-                     pgci_error_last());
-        pgci_error_clear();
-    }
-    /* on the config line that wrote the name, the generated line in the detail */
-    names_to_config(out, from, in, src, len, ctx->ws ? ctx->ws->root : NULL);
-    py_tree_free(&t);
-    return 0;
+    return names_cached(ctx, in, src, len, &oi, out);
 }
 
 static int run_names_gate(const check_ctx *ctx, findings *out, strbuf *why)

@@ -8,6 +8,7 @@ PGCI=${PGCI:-bin/pgci}
 RUFF=$PWD/${PGCI_BUILD:-build}/deps/ruff
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
+export XDG_CACHE_HOME=$T/xdg # the result cache: cold on the first check, warm on the second
 fails=0
 vg() {
     local name=$1
@@ -25,6 +26,7 @@ vg() {
     fi
 }
 vg check check -C fixtures/workspace --ruff "$RUFF" --run-json "$T/run.json" -j 2
+vg check-warm check -C fixtures/workspace --ruff "$RUFF" -j 2
 vg check-structural check -C fixtures/workspace --no-ruff --allow-skip drift
 vg survey survey -C fixtures/workspace --ruff "$RUFF" --run-json "$T/survey.json" -j 2
 vg report report --in "$T/survey.json" --format md,html,sarif,github,comment -o "$T/r"
@@ -35,5 +37,5 @@ vg index index --file fixtures/upstream/v1.1.0/transformers/models/qwen3_moe/mod
 vg fetch fetch -C fixtures/workspace --tag v1.0.0 --tag v1.1.0 --no-cache
 vg logits logits --toy fixtures/toy_config/llama_tiny --device cpu
 vg run run -C fixtures/workspace --ruff "$RUFF" -o "$T/out" --no-logits
-echo "$((11 - fails)) passed, $fails failed"
+echo "$((12 - fails)) passed, $fails failed"
 [ "$fails" = 0 ]

@@ -16,8 +16,9 @@
 #include "pipeline/run_shard.h"
 #include "workspace/workspace.h"
 
-static const char usage[] = "pgci check [CONFIG...] [--tag T] [--fix] [--fail-on S] [--format "
-                            "text|json] [--run-json FILE] [--no-ruff] [--ruff CMD] [--base REV]";
+static const char usage[] =
+    "pgci check [CONFIG...] [--tag T] [--fix] [--fail-on S] [--format "
+    "text|json] [--run-json FILE] [--no-ruff] [--ruff CMD] [--base REV] [--no-cache]";
 
 /* One finding on one line, under its config's name. */
 static void print_finding(const finding *f, int color)
@@ -135,7 +136,10 @@ int cmd_check(int argc, const char **argv)
         OPT_STR(0, "shard", &shard, "K/N", "check the K-th of N shares of the configs"),
         OPT_LIST(0, "allow-skip", &allow_skip, "CHECK",
                  "a check that may not run without failing the gate"),
-        OPT_STR(0, "cache-dir", &go.cache_dir, "DIR", "upstream cache (default ~/.cache/pgci)"),
+        OPT_STR(0, "cache-dir", &go.cache_dir, "DIR",
+                "pgci's cache: upstream files, results/ (default ~/.cache/pgci)"),
+        OPT_BOOL(0, "no-cache", &go.no_cache,
+                 "neither read nor write cached regenerations and ruff results"),
         OPT_BOOL(0, "timestamp", &go.timestamp, "record the time in run.json"),
         OPT_STR(0, "base", &go.base, "REV",
                 "flag generated/ changes since REV that come without a config change"),
@@ -170,6 +174,9 @@ int cmd_check(int argc, const char **argv)
         workspace_free(ws);
         goto out;
     }
+    if (r.cache_used)
+        log_verbose("cache: %zu hits, %zu misses, %zu written, %zu corrupt entries ignored",
+                    r.cache.hits, r.cache.misses, r.cache.writes, r.cache.corrupt);
     if (!strcmp(format, "json")) {
         json_t *arr = findings_to_json(&r.fs);
         cmd_print_json(arr);

@@ -26,7 +26,7 @@
 
 typedef struct regen_cli {
     const char *tag, *ruff, *out_dir, *var_name, *upstream_spec, *format, *shard;
-    int write, diff, to_stdout, no_ruff, notes;
+    int write, diff, to_stdout, no_ruff, notes, no_cache;
 } regen_cli;
 
 static void print_notes(const regen_output *r)
@@ -306,6 +306,41 @@ static int report_all(const workspace *ws, const regen_cli *cli, const regen_out
     return n_err ? EXIT_ERROR : n_change ? EXIT_FINDINGS : EXIT_CLEAN;
 }
 
+/* Every selected config through regen_workspace, with the result cache (its
+ * counts on -v) and the run's parse set. */
+static void regenerate(const workspace *ws, const regen_cli *cli, int jobs, const config_list *sel,
+                       const char *tag, upstream *up, rcache *results, py_parse_set *parses,
+                       const char *ruff_cmd, regen_output *outs)
+{
+    strbuf ruff_version = STRBUF_INIT;
+    if (results && !cli->no_ruff && normalize_ruff_version(ruff_cmd, &ruff_version) < 0)
+        pgci_error_clear(); /* no version, no cached ruff results; ruff reports itself */
+    regen_batch_opts bo;
+    memset(&bo, 0, sizeof(bo));
+    bo.base.tag = tag;
+    bo.base.cache = results;
+    bo.parses = parses;
+    bo.base.no_ruff = cli->no_ruff;
+    bo.base.ruff.cache = results;
+    bo.base.ruff.ruff_version = ruff_version.len ? ruff_version.buf : NULL;
+    bo.base.ruff.ruff = ruff_cmd;
+    bo.base.ruff.extra_ignore = &ws->ruff_extra_ignore;
+    bo.base.ruff.isolated = ws->ruff_isolated;
+    bo.base.ruff.cwd = ws->root;
+    bo.var_name = cli->var_name;
+    bo.out_dir = cli->out_dir;
+    bo.jobs = jobs;
+    bo.up = up;
+    regen_workspace(ws, sel->items, sel->len, &bo, outs);
+    strbuf_free(&ruff_version);
+    if (results) {
+        rcache_stats st;
+        rcache_get_stats(results, &st);
+        log_verbose("cache: %zu hits, %zu misses, %zu written, %zu corrupt entries ignored",
+                    st.hits, st.misses, st.writes, st.corrupt);
+    }
+}
+
 int cmd_regen(int argc, const char **argv)
 {
     regen_cli cli = {0};
@@ -330,6 +365,8 @@ int cmd_regen(int argc, const char **argv)
         OPT_BOOL(0, "notes", &cli.notes, "list what patchgen does silently per config"),
         OPT_STR(0, "format", &cli.format, "FMT", "text (default) or json: one object per config"),
         OPT_STR(0, "shard", &cli.shard, "K/N", "regenerate the K-th of N shares of the configs"),
+        OPT_BOOL(0, "no-cache", &cli.no_cache,
+                 "neither read nor write cached regenerations and ruff results"),
         OPT_END(),
     };
     strvec names = STRVEC_INIT;
@@ -337,7 +374,7 @@ int cmd_regen(int argc, const char **argv)
     if (cmd_parse(argc, argv, table, &common,
                   "pgci regen [CONFIG...] [--tag T] [--write] [--diff] [--stdout] [--no-ruff] "
                   "[--ruff CMD] [-o DIR] [-c NAME] [--notes] [--format text|json] [--shard K/N] "
-                  "[-C DIR] [-j N]",
+                  "[--no-cache] [-C DIR] [-j N]",
                   "Regenerate configs exactly as patchgen does (evaluate, generate, ruff, .diff) "
                   "and report per config whether the checked-in files are up to date.",
                   &names, &code)) {
@@ -349,6 +386,8 @@ int cmd_regen(int argc, const char **argv)
     upstream *up = NULL;
     config_list sel = VEC_INIT;
     regen_output *outs = NULL;
+    rcache *results = NULL;
+    py_parse_set *parses = NULL;
     char *tag = NULL, *ruff_abs = NULL;
     int rc = EXIT_CLEAN;
     if (workspace_open(&ws, common.workspace) < 0 || select_configs(ws, &names, &sel) < 0) {
@@ -377,7 +416,12 @@ int cmd_regen(int argc, const char **argv)
         rc = cmd_error();
         goto done;
     }
+    if (!cli.no_cache && rcache_open(&results, NULL, 0) < 0)
+        pgci_error_clear();
     upstream_opts uo = {0};
+    uo.results = results;
+    parses = py_parse_set_new(); /* validation's parse of a module is codegen's too */
+    uo.parses = parses;
     uo.spec = cli.upstream_spec ? cli.upstream_spec : ws->upstream;
     uo.base_dir = cli.upstream_spec ? NULL : ws->root;
     if (upstream_open(&up, &uo) < 0) {
@@ -394,27 +438,15 @@ int cmd_regen(int argc, const char **argv)
     const char *ruff_cmd = ruff_abs ? ruff_abs : cli.ruff ? cli.ruff : ws->ruff;
     if (!cli.no_ruff && ws->ruff_version && !common.quiet)
         warn_ruff_version(ws, ruff_cmd);
-    regen_batch_opts bo;
-    memset(&bo, 0, sizeof(bo));
-    bo.base.tag = tag;
-    bo.base.no_ruff = cli.no_ruff;
-    bo.base.ruff.ruff = ruff_cmd;
-    bo.base.ruff.extra_ignore = &ws->ruff_extra_ignore;
-    bo.base.ruff.isolated = ws->ruff_isolated;
-    bo.base.ruff.cwd = ws->root;
-    bo.var_name = cli.var_name;
-    bo.out_dir = cli.out_dir;
-    bo.jobs = cmd_jobs(&common);
-    bo.up = up;
     outs = pgci_calloc(sel.len ? sel.len : 1, sizeof(*outs));
-    regen_workspace(ws, sel.items, sel.len, &bo, outs);
-
+    regenerate(ws, &cli, cmd_jobs(&common), &sel, tag, up, results, parses, ruff_cmd, outs);
     if ((cli.write || cli.out_dir) && !cli.to_stdout &&
         check_outputs(ws, &cli, outs, sel.len) < 0) {
         rc = cmd_error();
         goto done;
     }
-    rc = report_all(ws, &cli, outs, sel.len, tag, bo.base.ruff.ruff, common.quiet, as_json);
+    rc = report_all(ws, &cli, outs, sel.len, tag, ruff_cmd ? ruff_cmd : "ruff", common.quiet,
+                    as_json);
 done:
     for (size_t i = 0; outs && i < sel.len; i++)
         regen_output_free(&outs[i]);
@@ -423,7 +455,9 @@ done:
     free(ruff_abs);
     VEC_FREE(&sel);
     upstream_free(up);
+    py_parse_set_free(parses);
     workspace_free(ws);
     strvec_free(&names);
+    rcache_free(results);
     return rc;
 }

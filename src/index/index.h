@@ -24,6 +24,7 @@
 #include "core/arena.h"
 #include "core/hashmap.h"
 #include "core/strbuf.h"
+#include "py/parse_set.h"
 #include "py/py.h"
 
 /* The JSON form's "schema_version"; bumped on any incompatible change. */
@@ -144,6 +145,12 @@ int index_module_build(index_module **out, const py_tree *t, const char *module_
 /* Parses src and builds its index: the one-call path for fetched sources. */
 int index_module_from_source(index_module **out, const char *src, size_t len, const char *path,
                              const char *module_name);
+
+/* The same with the tree taken from (or added to) a run's parse set, so that the
+ * bytes the upstream layer validated and the code generator reads are parsed once
+ * (set may be NULL: as index_module_from_source). */
+int index_module_from_parse_set(index_module **out, py_parse_set *set, const char *src, size_t len,
+                                const char *path, const char *module_name);
 
 void index_module_free(index_module *m);
 

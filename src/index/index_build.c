@@ -573,6 +573,21 @@ int index_module_from_source(index_module **out, const char *src, size_t len, co
     return r;
 }
 
+int index_module_from_parse_set(index_module **out, py_parse_set *set, const char *src, size_t len,
+                                const char *path, const char *module_name)
+{
+    if (!set)
+        return index_module_from_source(out, src, len, path, module_name);
+    *out = NULL;
+    py_tree t;
+    int r = py_parse_set_get(set, src, len, path, &t);
+    if (r < 0)
+        return r;
+    r = index_module_build(out, &t, module_name);
+    py_parse_set_release(&t);
+    return r;
+}
+
 void index_module_free(index_module *m)
 {
     if (!m)

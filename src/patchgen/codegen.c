@@ -51,6 +51,7 @@ typedef struct gen {
     strbuf out;
     size_t nparts;
     cg_result *res;
+    cg_shared *sh; /* shared parses and rewrites; NULL: none */
 } gen;
 
 const char *cg_note_kind_name(cg_note_kind k)
@@ -549,6 +550,7 @@ static void function_replacement(gen *g, strbuf *b, const char *name, unsigned s
 }
 
 #include "patchgen/codegen_method.h"
+#include "patchgen/codegen_shared.h"
 
 static void class_source(gen *g, TSNode node, TSNode def, const char *name)
 {
@@ -577,7 +579,7 @@ static void class_source(gen *g, TSNode node, TSNode def, const char *name)
         int applied = 0;
         if (p->replacement) {
             replacement_source(p, &clean, &raw);
-            applied = raw.len && cgm_parses_with_function(raw.buf, raw.len);
+            applied = raw.len && cg_shared_parses_with_function(g->sh, raw.buf, raw.len);
         }
         if (!applied) {
             note(g, CG_NOTE_UNAPPLIED, (long)pi, target, 0,
@@ -613,14 +615,17 @@ static void class_source(gen *g, TSNode node, TSNode def, const char *name)
         strbuf_adds(&b, "\n" BAR70 "\n");
         strbuf cls = STRBUF_INIT;
         segment(g, &cls, s, e);
+        cgm_state st = {0}; /* each rewrite re-parses the class from the last parse */
         for (size_t i = 0; i < sources.len; i++) {
             int added = 0;
-            cgm_replace_method(&cls, sources.items[i].name, sources.items[i].source, &added);
+            cg_shared_replace_method(g->sh, &st, &cls, sources.items[i].name,
+                                     sources.items[i].source, &added);
             if (added)
                 note(g, CG_NOTE_METHOD_ADDED, (long)sources.items[i].patch,
                      g->cfg->patches.items[sources.items[i].patch].target, s,
                      "the class does not define this method; patchgen adds it");
         }
+        cgm_state_free(&st);
         strbuf_add(&b, cls.buf, cls.len);
         strbuf_free(&cls);
     } else {
@@ -840,6 +845,12 @@ void codegen_read_upstream(strbuf *out, const char *raw, size_t len)
 int codegen_generate(const pg_config *cfg, const char *source, size_t len,
                      const char *transformers_version, cg_result *out)
 {
+    return codegen_generate_shared(cfg, source, len, transformers_version, NULL, out);
+}
+
+int codegen_generate_shared(const pg_config *cfg, const char *source, size_t len,
+                            const char *transformers_version, cg_shared *sh, cg_result *out)
+{
     memset(out, 0, sizeof(*out));
     strbuf_init(&out->output, 0);
     gen g;
@@ -849,7 +860,9 @@ int codegen_generate(const pg_config *cfg, const char *source, size_t len,
     g.src = source;
     g.src_len = len;
     strbuf_init(&g.out, len + 4096);
-    int r = py_parse(&g.tree, source, len, cfg->source_module);
+    g.sh = sh;
+    int r = sh ? cg_shared_parse(sh, source, len, cfg->source_module, &g.tree)
+               : py_parse(&g.tree, source, len, cfg->source_module);
     if (r < 0)
         return r;
     r = py_check_syntax(&g.tree);
@@ -916,7 +929,10 @@ done:
     strvec_free(&g.emitted_names);
     strvec_free(&g.positioned_done);
     strbuf_free(&g.out);
-    py_tree_free(&g.tree);
+    if (sh)
+        cg_shared_release(&g.tree);
+    else
+        py_tree_free(&g.tree);
     return r;
 }
 

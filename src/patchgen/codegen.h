@@ -57,6 +57,12 @@ const char *cg_note_kind_name(cg_note_kind k);
 int codegen_generate(const pg_config *cfg, const char *source, size_t len,
                      const char *transformers_version, cg_result *out);
 
+/* codegen_generate() with the parses and class rewrites of other configs of the
+ * same run shared through sh (see codegen_shared.h); the same bytes out. */
+typedef struct cg_shared cg_shared;
+int codegen_generate_shared(const pg_config *cfg, const char *source, size_t len,
+                            const char *transformers_version, cg_shared *sh, cg_result *out);
+
 void cg_result_free(cg_result *r);
 
 /* Appends the upstream text as patchgen reads it (Path.read_text: "\r\n" and "\r"

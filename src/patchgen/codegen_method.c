@@ -13,6 +13,7 @@
 
 #include "patchgen/codegen_syntax.h"
 #include "patchgen/codegen_text.h"
+#include "py/reparse.h"
 #include "py/py.h"
 
 static int has_function(TSNode n)
@@ -233,19 +234,44 @@ static void add_new(strvec *out, const cg_lines *lines, TSNode empty, int have_e
     strvec_free(&ind);
 }
 
+void cgm_state_free(cgm_state *st)
+{
+    if (st->have)
+        py_tree_free(&st->t);
+    memset(st, 0, sizeof(*st));
+}
+
+/* The tree of cls in st->t: re-parsed from the last one when there is one. */
+static int class_tree(cgm_state *st, const strbuf *cls)
+{
+    if (st->have && py_reparse(&st->t, cls->buf, cls->len) == 0)
+        return 0;
+    cgm_state_free(st);
+    if (py_parse(&st->t, cls->buf, cls->len, "<class>") < 0)
+        return -1;
+    st->have = 1;
+    return 0;
+}
+
 void cgm_replace_method(strbuf *cls, const char *method, const char *preserved, int *added)
 {
+    cgm_state st = {0};
+    cgm_replace_method_in(&st, cls, method, preserved, added);
+    cgm_state_free(&st);
+}
+
+void cgm_replace_method_in(cgm_state *st, strbuf *cls, const char *method, const char *preserved,
+                           int *added)
+{
     *added = 0;
-    py_tree t;
-    if (py_parse(&t, cls->buf, cls->len, "<class>") < 0)
+    if (class_tree(st, cls) < 0)
         return;
-    TSNode cdef = first_class(py_root(&t));
-    if (!cgsyn_python_accepts(&t) || ts_node_is_null(cdef)) {
-        py_tree_free(&t);
+    const py_tree *t = &st->t;
+    TSNode cdef = first_class(py_root(t));
+    if (!cgsyn_python_accepts(t) || ts_node_is_null(cdef))
         return;
-    }
     cg_lines lines = VEC_INIT;
-    cgtext_splitlines(&lines, t.src, t.len);
+    cgtext_splitlines(&lines, t->src, t->len);
     size_t class_start = ts_node_start_point(cdef).row;
     size_t class_indent = class_start < lines.len ? indent_of(lines.items[class_start]) : 0;
 
@@ -258,7 +284,7 @@ void cgm_replace_method(strbuf *cls, const char *method, const char *preserved, 
         TSNode def = py_is(item, "decorated_definition") ? py_field(item, "definition") : item;
         if (!have_m && py_is(def, "function_definition")) {
             TSNode nm = py_field(def, "name");
-            if (!ts_node_is_null(nm) && py_text_eq(&t, nm, method)) {
+            if (!ts_node_is_null(nm) && py_text_eq(t, nm, method)) {
                 mnode = def;
                 mdecorated = item;
                 have_m = 1;
@@ -286,5 +312,4 @@ void cgm_replace_method(strbuf *cls, const char *method, const char *preserved, 
     }
     strvec_free(&out);
     VEC_FREE(&lines);
-    py_tree_free(&t);
 }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "core/strbuf.h"
+#include "py/py.h"
 
 typedef struct cgm_method {
     char *name;   /* the method name in the class */
@@ -27,5 +28,19 @@ int cgm_parses_with_function(const char *src, size_t len);
  * `preserved` source. *added is set to 1 when the class had no such method.
  * Leaves cls unchanged when it does not parse (as patchgen does). */
 void cgm_replace_method(strbuf *cls, const char *method, const char *preserved, int *added);
+
+/* The parse a class's successive rewrites carry from one to the next: each one
+ * re-parses the class incrementally from the last tree (py/reparse.h) instead of
+ * from scratch. Zero it first; free with cgm_state_free. */
+typedef struct cgm_state {
+    py_tree t;
+    int have;
+} cgm_state;
+
+/* cgm_replace_method(), with the class's tree from (and left in) st. */
+void cgm_replace_method_in(cgm_state *st, strbuf *cls, const char *method, const char *preserved,
+                           int *added);
+
+void cgm_state_free(cgm_state *st);
 
 #endif

@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/proc.h"
+#include "patchgen/normalize_internal.h"
 
 void normalize_argv(const normalize_opts *o, int which, const char *file, strvec *argv)
 {
@@ -125,6 +126,40 @@ static int run_ruff(const normalize_opts *o, int which, const char *file, const 
     return r;
 }
 
+int normalize_run_many(const normalize_opts *o, int which, const strvec *files, strbuf *out)
+{
+    if (!files->len)
+        return 0;
+    strvec argv = STRVEC_INIT;
+    normalize_argv(o, which, files->items[0], &argv);
+    argv.len--; /* the file goes after the report format */
+    free(argv.items[argv.len]);
+    if (which == 0) {
+        /* what --fix could not fix, per file, in a form meant for programs */
+        strvec_push(&argv, "--output-format");
+        strvec_push(&argv, "json");
+    }
+    for (size_t i = 0; i < files->len; i++)
+        strvec_push(&argv, files->items[i]);
+    strvec_push_owned(&argv, NULL);
+    argv.len--;
+    proc_opts po = {0};
+    po.argv = (const char *const *)argv.items;
+    po.cwd = o->cwd;
+    po.timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 120000;
+    proc_result res = {0};
+    int r = proc_run(&po, &res);
+    if (r == 0 && res.status == 1 && which == 0 && out) {
+        strbuf_add(out, res.out.buf, res.out.len);
+        r = 1;
+    } else if (r == 0 && res.status != 0) {
+        r = pgci_error_set(PGCI_EIO, "ruff exited with status %d", res.status);
+    }
+    proc_result_free(&res);
+    strvec_free(&argv);
+    return r;
+}
+
 /* The temporary directory's random name in ruff's messages would make two runs'
  * reports differ: it reads "<tmp>" instead. */
 static int unmask_tmp(int code, const char *dir)
@@ -143,7 +178,7 @@ static int unmask_tmp(int code, const char *dir)
     return code;
 }
 
-int normalize_ruff(const normalize_opts *o, const char *src, size_t len, strbuf *out)
+int normalize_ruff_uncached(const normalize_opts *o, const char *src, size_t len, strbuf *out)
 {
     strbuf dir = STRBUF_INIT, file = STRBUF_INIT;
     int r = fs_mkdtemp(&dir, "pgci-ruff");

@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 
+#include "cache/result_cache.h"
 #include "core/strbuf.h"
 #include "core/vec.h"
 
@@ -25,10 +26,44 @@ typedef struct normalize_opts {
     const char *cwd;            /* where ruff runs: the workspace root; NULL: inherit */
     const char *file_name;      /* base name of the temporary file ("x.py" when NULL) */
     int timeout_ms;             /* per ruff invocation; 0: 120 s */
+    /* The result cache and the ruff version its keys name ("ruff 0.13.2"); the
+     * cache is used only when both are set. */
+    rcache *cache;
+    const char *ruff_version;
 } normalize_opts;
 
-/* Normalises src[0..len) and appends the result to out. */
+/* Normalises src[0..len) and appends the result to out (from the cache when it
+ * holds it). */
 int normalize_ruff(const normalize_opts *o, const char *src, size_t len, strbuf *out);
+
+/* One source of a batch: its input, and its result or error (caller frees out
+ * and error; zero the item first). */
+typedef struct normalize_item {
+    const char *file_name; /* base name of its temporary file; NULL: "x.py" */
+    const char *src;
+    size_t len;
+    strbuf out;
+    int status; /* 0, or the negative error code */
+    char *error;
+    int cached; /* 1 when the result came from the cache */
+} normalize_item;
+
+/* Normalises every item as normalize_ruff() would, byte for byte: cache hits
+ * first; the rest with one `ruff check --fix` and one `ruff format` process over
+ * a temporary tree holding them all (one directory per item, each file named on
+ * the command line, the same settings and working directory). An item the
+ * batched check leaves a violation in is redone alone, so that it gets exactly
+ * normalize_ruff()'s message; when a batched ruff fails otherwise, every item is
+ * redone alone. Returns 0 when every item succeeded, else the first failure's
+ * code. */
+int normalize_ruff_batch(const normalize_opts *o, normalize_item *items, size_t n);
+
+/* The digest of what normalize_ruff()'s output depends on besides the source and
+ * the file name: ruff's version, the argument vectors, the ruff configuration
+ * files found from the working directory upwards and the user's own, and the
+ * top-level entries of the working directory and its src/ (ruff's first-party
+ * import detection looks there). Fails when no ruff_version is set. */
+int normalize_settings_key(const normalize_opts *o, uint8_t out[SHA256_DIGEST_LEN]);
 
 /* The argument vectors normalize_ruff() runs, for messages and docs: `which` 0 is
  * the check, 1 the format; `file` is the path passed last. Free with strvec_free. */

@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "patchgen/difflib.h"
+#include "patchgen/regen_cache.h"
 
 /* Path(target_file).with_suffix(".diff").name */
 static char *diff_name(const char *target_file)
@@ -71,8 +72,35 @@ static int fail(regen_output *out, int code)
     return code;
 }
 
-int regen_generate(const pg_config *cfg, const char *upstream_raw, size_t len, const regen_opts *o,
-                   regen_output *out)
+/* codegen_generate(), or its result from the cache. */
+static int codegen_cached(const pg_config *cfg, const regen_opts *o, const char *version,
+                          regen_output *out)
+{
+    uint8_t key[SHA256_DIGEST_LEN];
+    if (o->cache) {
+        strbuf hit = STRBUF_INIT;
+        regen_cache_key(cfg, out->upstream.buf, out->upstream.len, version, key);
+        int ok = rcache_get(o->cache, "codegen", key, &hit) &&
+                 regen_cache_decode(hit.buf, hit.len, &out->cg) == 0;
+        strbuf_free(&hit);
+        if (ok)
+            return 0;
+        cg_result_free(&out->cg);
+        memset(&out->cg, 0, sizeof(out->cg));
+    }
+    int r = codegen_generate_shared(cfg, out->upstream.buf, out->upstream.len, version, o->shared,
+                                    &out->cg);
+    if (r == 0 && o->cache) {
+        strbuf enc = STRBUF_INIT;
+        regen_cache_encode(&out->cg, &enc);
+        rcache_put(o->cache, "codegen", key, enc.buf, enc.len);
+        strbuf_free(&enc);
+    }
+    return r;
+}
+
+int regen_codegen(const pg_config *cfg, const char *upstream_raw, size_t len, const regen_opts *o,
+                  regen_output *out)
 {
     if (!out->source_module)
         out->source_module = pgci_strdup(cfg->source_module);
@@ -87,7 +115,7 @@ int regen_generate(const pg_config *cfg, const char *upstream_raw, size_t len, c
     else if (o->tag)
         version = pgci_strdup(o->tag[0] == 'v' ? o->tag + 1 : o->tag);
     double t0 = now_ms();
-    int r = codegen_generate(cfg, out->upstream.buf, out->upstream.len, version, &out->cg);
+    int r = codegen_cached(cfg, o, version, out);
     free(version);
     out->ms_codegen = now_ms() - t0;
     if (r < 0) {
@@ -96,25 +124,33 @@ int regen_generate(const pg_config *cfg, const char *upstream_raw, size_t len, c
     }
     strbuf_reset(&out->raw);
     strbuf_add(&out->raw, out->cg.output.buf, out->cg.output.len);
-
     strbuf_reset(&out->py);
-    if (o->no_ruff) {
+    if (o->no_ruff)
         strbuf_add(&out->py, out->raw.buf, out->raw.len);
-    } else {
-        normalize_opts no = o->ruff;
-        const char *base = strrchr(cfg->target_file, '/');
-        no.file_name = base ? base + 1 : cfg->target_file;
-        t0 = now_ms();
-        r = normalize_ruff(&no, out->raw.buf, out->raw.len, &out->py);
-        out->ms_ruff = now_ms() - t0;
-        if (r < 0) {
-            pgci_error_wrap(r, "%s", out->config_path ? out->config_path : cfg->module);
-            return fail(out, r);
-        }
-        out->normalized = 1;
-    }
+    out->status = 0;
+    return 0;
+}
 
-    t0 = now_ms();
+const char *regen_file_name(const pg_config *cfg)
+{
+    const char *base = strrchr(cfg->target_file, '/');
+    return base ? base + 1 : cfg->target_file;
+}
+
+int regen_normalized(const pg_config *cfg, regen_output *out, int status, const char *error)
+{
+    if (status < 0) {
+        pgci_error_set(status, "%s", error ? error : "ruff failed");
+        pgci_error_wrap(status, "%s", out->config_path ? out->config_path : cfg->module);
+        return fail(out, status);
+    }
+    out->normalized = 1;
+    return 0;
+}
+
+int regen_finish(const pg_config *cfg, regen_output *out)
+{
+    double t0 = now_ms();
     strbuf from = STRBUF_INIT, to = STRBUF_INIT;
     upstream_module_path(&from, cfg->source_module);
     strbuf a = STRBUF_INIT;
@@ -129,6 +165,27 @@ int regen_generate(const pg_config *cfg, const char *upstream_raw, size_t len, c
     strbuf_free(&to);
     out->status = 0;
     return 0;
+}
+
+int regen_generate(const pg_config *cfg, const char *upstream_raw, size_t len, const regen_opts *o,
+                   regen_output *out)
+{
+    int r = regen_codegen(cfg, upstream_raw, len, o, out);
+    if (r < 0)
+        return r;
+    if (!o->no_ruff) {
+        normalize_opts no = o->ruff;
+        no.file_name = regen_file_name(cfg);
+        double t0 = now_ms();
+        r = normalize_ruff(&no, out->raw.buf, out->raw.len, &out->py);
+        out->ms_ruff = now_ms() - t0;
+        if (r < 0) {
+            pgci_error_wrap(r, "%s", out->config_path ? out->config_path : cfg->module);
+            return fail(out, r);
+        }
+        out->normalized = 1;
+    }
+    return regen_finish(cfg, out);
 }
 
 void regen_output_free(regen_output *r)

@@ -22,6 +22,8 @@ typedef struct regen_opts {
     const char *version; /* "Based on: transformers==..."; NULL: the tag without its "v" */
     int no_ruff;         /* 1: skip normalisation (raw output, .diff of the raw output) */
     normalize_opts ruff; /* file_name is filled per config */
+    rcache *cache;       /* codegen results (ruff's go through ruff.cache); NULL: none */
+    cg_shared *shared;   /* parses shared with the run's other configs; NULL: none */
 } regen_opts;
 
 /* One config's regeneration. Strings are owned (free with regen_output_free). */
@@ -56,6 +58,19 @@ int regen_output_paths(const char *config_dir, const char *out_dir, const char *
 int regen_generate(const pg_config *cfg, const char *upstream_raw, size_t len, const regen_opts *o,
                    regen_output *out);
 
+/* regen_generate() in three steps, for callers that normalise many outputs in
+ * one ruff batch: codegen (fills upstream, raw, cg; py too with no_ruff), then
+ * the caller normalises raw into py and reports the outcome to
+ * regen_normalized() (status 0, or the error of normalize_ruff_batch's item),
+ * then regen_finish() makes the .diff. Each returns out->status. */
+int regen_codegen(const pg_config *cfg, const char *upstream_raw, size_t len, const regen_opts *o,
+                  regen_output *out);
+int regen_normalized(const pg_config *cfg, regen_output *out, int status, const char *error);
+int regen_finish(const pg_config *cfg, regen_output *out);
+
+/* The base name of the config's target file (ruff's temporary file name). */
+const char *regen_file_name(const pg_config *cfg);
+
 typedef struct regen_batch_opts {
     regen_opts base;
     const char *var_name; /* -c NAME; NULL: "config" */
@@ -67,6 +82,9 @@ typedef struct regen_batch_opts {
      * config that did not evaluate: its error is eval_errors[i]. */
     pg_config *const *evaluated;
     const char *const *eval_errors;
+    /* the run's parse set, shared with the upstream layer that validated the
+     * modules (upstream_opts.parses); NULL: the batch keeps its own */
+    py_parse_set *parses;
 } regen_batch_opts;
 
 /* The whole pipeline for configs[0..n) of ws, in parallel (each worker thread has

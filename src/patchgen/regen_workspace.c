@@ -7,8 +7,9 @@
  *      evaluated them already (pgci check does, to stop early on a broken one);
  *   2. fetch each distinct upstream module once (the upstream layer does its own
  *      parallel transfers and caching);
- *   3. generate, normalise and diff every config (worker threads again; ruff runs
- *      as separate processes, so this is where --jobs pays off).
+ *   3. generate every config (worker threads again);
+ *   4. normalise every output with one ruff batch (normalize_ruff_batch: ruff
+ *      spreads the files over the cores itself), then diff each.
  * A failure is recorded in that config's regen_output; the others go on.
  */
 #include <pthread.h>
@@ -18,6 +19,7 @@
 
 #include "core/clock.h"
 #include "core/error.h"
+#include "patchgen/codegen_shared.h"
 #include "patchgen/config_eval.h"
 #include "patchgen/regen.h"
 
@@ -26,6 +28,7 @@ typedef struct batch {
     const ws_config *const *configs;
     size_t n;
     const regen_batch_opts *o;
+    regen_opts base; /* o->base, with the run's shared parses */
     regen_output *outs;
     pg_config **cfgs;
     strvec modules;  /* distinct source modules */
@@ -94,7 +97,49 @@ static void generate_one(batch *b, size_t i)
         out->upstream_failed = 1;
         return;
     }
-    regen_generate(b->cfgs[i], b->sources[m].buf, b->sources[m].len, &b->o->base, out);
+    regen_codegen(b->cfgs[i], b->sources[m].buf, b->sources[m].len, &b->base, out);
+}
+
+/* Every output codegen made, through one ruff batch, then its .diff. */
+static void normalize_all(batch *b)
+{
+    const regen_opts *o = &b->base;
+    normalize_item *items = pgci_calloc(b->n ? b->n : 1, sizeof(*items));
+    size_t *of = pgci_calloc(b->n ? b->n : 1, sizeof(*of));
+    size_t m = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        if (b->outs[i].status < 0 || !b->cfgs[i])
+            continue;
+        if (!o->no_ruff) {
+            items[m].file_name = regen_file_name(b->cfgs[i]);
+            items[m].src = b->outs[i].raw.buf;
+            items[m].len = b->outs[i].raw.len;
+        }
+        of[m++] = i;
+    }
+    double t0 = now_ms();
+    if (!o->no_ruff)
+        normalize_ruff_batch(&o->ruff, items, m);
+    double per = m ? (now_ms() - t0) / (double)m : 0;
+    for (size_t k = 0; k < m; k++) {
+        size_t i = of[k];
+        regen_output *out = &b->outs[i];
+        if (!o->no_ruff) {
+            out->ms_ruff = per;
+            strbuf_reset(&out->py);
+            strbuf_add(&out->py, items[k].out.buf, items[k].out.len);
+            if (regen_normalized(b->cfgs[i], out, items[k].status, items[k].error) < 0)
+                continue;
+        }
+        regen_finish(b->cfgs[i], out);
+    }
+    for (size_t k = 0; k < m; k++) {
+        strbuf_free(&items[k].out);
+        free(items[k].error);
+    }
+    free(items);
+    free(of);
+    pgci_error_clear();
 }
 
 static void *worker(void *arg)
@@ -158,6 +203,9 @@ int regen_workspace(const workspace *ws, const ws_config *const *configs, size_t
     b.configs = configs;
     b.n = n;
     b.o = o;
+    b.base = o->base;
+    if (!b.base.shared)
+        b.base.shared = cg_shared_new(o->parses);
     b.outs = outs;
     b.cfgs = pgci_calloc(n ? n : 1, sizeof(*b.cfgs));
     b.module_of = pgci_calloc(n ? n : 1, sizeof(*b.module_of));
@@ -210,6 +258,7 @@ int regen_workspace(const workspace *ws, const ws_config *const *configs, size_t
     }
 
     run_phase(&b, 3, o->jobs, &evs, &nevs);
+    normalize_all(&b);
 
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++)
@@ -231,6 +280,8 @@ int regen_workspace(const workspace *ws, const ws_config *const *configs, size_t
     strvec_free(&b.modules);
     free(b.cfgs);
     free(b.module_of);
+    if (!o->base.shared)
+        cg_shared_free(b.base.shared);
     pthread_mutex_destroy(&b.lock);
     if (rc < 0) {
         for (size_t i = 0; i < n; i++)

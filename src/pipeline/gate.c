@@ -2,10 +2,13 @@
  * The PR gate: regenerate, read what is checked in, check, record.
  *
  * Every config goes through: evaluate (config_eval) -> upstream at the tag ->
- * codegen -> ruff -> .diff (regen_workspace, in parallel), then the gate checks
- * of check_registry[] run over all of them at once. A config that cannot be
- * regenerated is a "regen" error finding, never a silent skip; a check that
- * cannot run is recorded as not run with its reason, never as passed.
+ * codegen -> ruff -> .diff (regen_workspace, in parallel; ruff over the checked-in
+ * files runs beside it), then the gate checks of check_registry[] run over all of
+ * them at once. Each upstream module is parsed once (the run's parse set), and
+ * what a previous run computed from the same inputs comes from the result cache.
+ * A config that cannot be regenerated is a "regen" error finding, never a silent
+ * skip; a check that cannot run is recorded as not run with its reason, never as
+ * passed.
  */
 #include "pipeline/gate.h"
 
@@ -23,26 +26,13 @@
 #include "patchgen/config_eval.h"
 #include "patchgen/normalize.h"
 #include "patchgen/regen.h"
+#include "pipeline/gate_ruff.h"
 #include "pipeline/gate_context.h"
 #include "pipeline/gate_fix.h"
 #include "pipeline/gate_verdict.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/run_shard.h"
 #include "upstream/upstream.h"
-
-typedef struct norm_arg {
-    normalize_opts o;
-} norm_arg;
-
-static int gate_normalize(void *arg, const char *path_hint, const char *src, size_t len,
-                          strbuf *out)
-{
-    norm_arg *a = arg;
-    normalize_opts o = a->o;
-    const char *slash = path_hint ? strrchr(path_hint, '/') : NULL;
-    o.file_name = slash ? slash + 1 : path_hint;
-    return normalize_ruff(&o, src, len, out);
-}
 
 static void hash_input(run_doc *d, const char *root, const char *rel)
 {
@@ -81,7 +71,10 @@ typedef struct gate_state {
     const workspace *ws;
     const gate_opts *o;
     gate_result *out;
-    norm_arg na;
+    normalize_opts ro;     /* how ruff runs, for the regeneration and the checks */
+    gate_ruff *gr;         /* ruff over the checked-in files, beside the regeneration */
+    rcache *results;       /* the result cache; NULL: --no-cache */
+    py_parse_set *parses;  /* one parse per upstream module */
     const ws_config **sel; /* the selected configs, n of them */
     size_t n;
     config_eval *ev;
@@ -121,11 +114,12 @@ static int gate_resolve(gate_state *s)
                                    "CMD, or --no-ruff for the structural comparison)");
         }
         out->ruff_version = strbuf_detach(&v, NULL);
-        s->na.o.ruff = ruff;
-        s->na.o.extra_ignore = &ws->ruff_extra_ignore;
-        s->na.o.isolated = ws->ruff_isolated;
-        s->na.o.cwd = ws->root;
-        s->na.o.timeout_ms = o->ruff_timeout_ms;
+        s->ro.ruff = ruff;
+        s->ro.extra_ignore = &ws->ruff_extra_ignore;
+        s->ro.isolated = ws->ruff_isolated;
+        s->ro.cwd = ws->root;
+        s->ro.timeout_ms = o->ruff_timeout_ms;
+        s->ro.ruff_version = out->ruff_version;
     }
     return 0;
 }
@@ -202,6 +196,45 @@ static int gate_require_generated(const gate_state *s)
     return r;
 }
 
+/* The result cache, the run's parse set and the upstream that shares them. */
+static int gate_open_upstream(gate_state *s)
+{
+    if (!s->o->no_cache) {
+        strbuf d = STRBUF_INIT;
+        if (s->o->cache_dir)
+            fs_join(&d, s->o->cache_dir, "results");
+        if (rcache_open(&s->results, d.len ? d.buf : NULL, 0) < 0)
+            pgci_error_clear();
+        strbuf_free(&d);
+    }
+    s->ro.cache = s->results;
+    s->parses = py_parse_set_new();
+    return pipeline_upstream_open_with(&s->up, s->ws, s->o->source, s->o->cache_dir, s->o->jobs,
+                                       s->parses, s->results);
+}
+
+/* ruff over the checked-in .py of every config (what ruff-equivalence asks),
+ * started on a thread of its own so that it runs beside the regeneration. */
+static void gate_start_ruff(gate_state *s)
+{
+    if (s->o->no_ruff)
+        return;
+    char **paths = pgci_calloc(s->n ? s->n : 1, sizeof(*paths));
+    for (size_t i = 0; i < s->n; i++) {
+        if (!s->cfgs[i]) /* did not evaluate: no file to normalise */
+            continue;
+        char *dir = fs_dirname(s->sel[i]->path), *diff = NULL;
+        if (regen_output_paths(dir, NULL, s->cfgs[i]->target_file, &paths[i], &diff) < 0)
+            pgci_error_clear();
+        free(diff);
+        free(dir);
+    }
+    s->gr = gate_ruff_start(&s->ro, s->ws->root, (const char *const *)paths, s->n);
+    for (size_t i = 0; i < s->n; i++)
+        free(paths[i]);
+    free(paths);
+}
+
 /* Every config regenerated at the tag, in parallel (regen_workspace fetches each
  * upstream file once). A config that fails is recorded in its output. */
 static void gate_regenerate(gate_state *s)
@@ -210,7 +243,9 @@ static void gate_regenerate(gate_state *s)
     memset(&bo, 0, sizeof(bo));
     bo.base.tag = s->out->tag;
     bo.base.no_ruff = s->o->no_ruff;
-    bo.base.ruff = s->na.o;
+    bo.base.ruff = s->ro;
+    bo.base.cache = s->results;
+    bo.parses = s->parses;
     bo.var_name = s->o->var_name;
     bo.jobs = s->o->jobs;
     bo.up = s->up;
@@ -286,14 +321,17 @@ static int gate_run_checks(gate_state *s)
     ctx->inputs = s->in;
     ctx->n_inputs = s->n;
     ctx->base = s->o->base;
+    ctx->cache = s->results;
+    ctx->parses = s->parses;
     gate_context_build(&s->gc, s->ws, s->sel, s->n, s->ev, s->o->var_name);
     ctx->context = s->gc.inputs;
     ctx->n_context = s->gc.n;
     if (!s->o->no_ruff) {
+        gate_ruff_wait(s->gr);
         ctx->ruff = out->ruff_cmd;
         ctx->ruff_version = out->ruff_version;
-        ctx->normalize = gate_normalize;
-        ctx->normalize_arg = &s->na;
+        ctx->normalize = gate_ruff_normalize;
+        ctx->normalize_arg = s->gr;
     } else {
         ctx->ruff_missing = "--no-ruff";
     }
@@ -399,6 +437,13 @@ static void gate_state_free(gate_state *s)
     free(s->sel);
     config_eval_free(s->ev);
     upstream_free(s->up);
+    gate_ruff_free(s->gr);
+    py_parse_set_free(s->parses);
+    if (s->results) {
+        rcache_get_stats(s->results, &s->out->cache);
+        s->out->cache_used = 1;
+    }
+    rcache_free(s->results);
 }
 
 int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
@@ -414,8 +459,9 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
     if ((r = gate_resolve(&s)) < 0 || (r = gate_evaluate(&s)) < 0 ||
         (r = gate_require_generated(&s)) < 0)
         goto out;
-    if ((r = pipeline_upstream_open(&s.up, ws, o->source, o->cache_dir, o->jobs)) < 0)
+    if ((r = gate_open_upstream(&s)) < 0)
         goto out;
+    gate_start_ruff(&s);
     gate_regenerate(&s);
     gate_read_inputs(&s);
     r = gate_run_checks(&s);

@@ -6,6 +6,7 @@
 #ifndef PGCI_PIPELINE_GATE_H
 #define PGCI_PIPELINE_GATE_H
 
+#include "cache/result_cache.h"
 #include "checks/finding.h"
 #include "core/vec.h"
 #include "pipeline/run_doc.h"
@@ -23,7 +24,8 @@ typedef struct gate_opts {
     int jobs;
     int fix;               /* rewrite drifted .py/.diff atomically */
     int no_diff;           /* the workspace checks in no .diff files: compare .py only */
-    const char *cache_dir; /* upstream cache; NULL: default */
+    const char *cache_dir; /* pgci's cache (upstream files; results/ under it); NULL: default */
+    int no_cache;          /* neither read nor write the result cache */
     int timestamp;
     const char *base; /* --base REV for the change-set checks; NULL: none */
 } gate_opts;
@@ -41,6 +43,8 @@ typedef struct gate_result {
     char *ruff_version;    /* NULL without ruff */
     char *ruff_cmd;        /* the ruff command used */
     char *tag;
+    int cache_used;     /* 1 when the result cache was open */
+    rcache_stats cache; /* its counters for this run */
 } gate_result;
 
 /* Runs the gate. Returns 0 when the gate ran (findings or not), negative on an

@@ -88,11 +88,20 @@ char *pipeline_ruff_command(const workspace *ws, const char *cli)
 int pipeline_upstream_open(upstream **out, const workspace *ws, const char *source,
                            const char *cache_dir, int jobs)
 {
+    return pipeline_upstream_open_with(out, ws, source, cache_dir, jobs, NULL, NULL);
+}
+
+int pipeline_upstream_open_with(upstream **out, const workspace *ws, const char *source,
+                                const char *cache_dir, int jobs, py_parse_set *parses,
+                                rcache *results)
+{
     upstream_opts uo;
     memset(&uo, 0, sizeof(uo));
     uo.spec = source ? source : ws->upstream;
     uo.base_dir = ws->root;
     uo.cache_dir = cache_dir;
     uo.jobs = jobs;
+    uo.parses = parses;
+    uo.results = results;
     return upstream_open(out, &uo);
 }

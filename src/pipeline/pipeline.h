@@ -29,4 +29,10 @@ char *pipeline_ruff_command(const workspace *ws, const char *cli);
 int pipeline_upstream_open(upstream **out, const workspace *ws, const char *source,
                            const char *cache_dir, int jobs);
 
+/* The same, the upstream validating into the run's parse set and remembering
+ * valid files in the result cache (either may be NULL; both must outlive it). */
+int pipeline_upstream_open_with(upstream **out, const workspace *ws, const char *source,
+                                const char *cache_dir, int jobs, py_parse_set *parses,
+                                rcache *results);
+
 #endif

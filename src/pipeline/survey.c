@@ -86,7 +86,8 @@ static char *configuration_module(const char *m)
     return pgci_asprintf("%.*s.configuration_%s", (int)(last - m), m, last + 10);
 }
 
-static void fetch_and_index(upstream *up, const char *tag, module_pair *mods, size_t n, int side)
+static void fetch_and_index(upstream *up, py_parse_set *parses, const char *tag, module_pair *mods,
+                            size_t n, int side)
 {
     strvec names = STRVEC_INIT;
     for (size_t i = 0; i < n; i++)
@@ -107,7 +108,8 @@ static void fetch_and_index(upstream *up, const char *tag, module_pair *mods, si
             continue;
         }
         *dst = res[i];
-        if (index_module_from_source(ix, dst->buf, dst->len, mods[i].module, mods[i].module) < 0) {
+        if (index_module_from_parse_set(ix, parses, dst->buf, dst->len, mods[i].module,
+                                        mods[i].module) < 0) {
             *err = pgci_strdup(pgci_error_last());
             *ix = NULL;
             pgci_error_clear();
@@ -141,8 +143,10 @@ typedef struct survey_state {
     regen_output *outs; /* regenerated against B, one per config */
     check_input *in;
     char *ruff;
-    int *standing;    /* configs failing against A too: not the bump's (pgci check) */
-    findings targets; /* the targets check's, sorted into changes per config */
+    py_parse_set *parses; /* one parse per upstream module: validated, indexed, generated from */
+    rcache *results;      /* the result cache; NULL: --no-cache */
+    int *standing;        /* configs failing against A too: not the bump's (pgci check) */
+    findings targets;     /* the targets check's, sorted into changes per config */
 } survey_state;
 
 /* The upstream and the two tags, recorded as the run's inputs. */
@@ -151,7 +155,17 @@ static int survey_resolve(survey_state *s)
     const workspace *ws = s->ws;
     survey_result *out = s->out;
     const char *spec = s->o->source ? s->o->source : ws->upstream;
-    int r = pipeline_upstream_open(&s->up, ws, spec, s->o->cache_dir, s->o->jobs);
+    if (!s->o->no_cache) {
+        strbuf d = STRBUF_INIT;
+        if (s->o->cache_dir)
+            fs_join(&d, s->o->cache_dir, "results");
+        if (rcache_open(&s->results, d.len ? d.buf : NULL, 0) < 0)
+            pgci_error_clear();
+        strbuf_free(&d);
+    }
+    s->parses = py_parse_set_new();
+    int r = pipeline_upstream_open_with(&s->up, ws, spec, s->o->cache_dir, s->o->jobs, s->parses,
+                                        s->results);
     if (r < 0)
         return r;
     if ((r = resolve_tags(ws, s->o, s->up, out)) < 0)
@@ -204,12 +218,17 @@ static int survey_evaluate(survey_state *s)
     return 0;
 }
 
-/* Fetch and index both tags. */
+/* Fetch and index both tags. Each module is parsed once per tag: A's trees, in a
+ * parse set of their own, go once A is indexed; B's stay for the regeneration. */
 static void survey_fetch_index(survey_state *s)
 {
     double t0 = now_ms();
-    fetch_and_index(s->up, s->out->from, s->mods, s->nmods, 0);
-    fetch_and_index(s->up, s->out->to, s->mods, s->nmods, 1);
+    py_parse_set *at_a = py_parse_set_new();
+    upstream_set_parse_set(s->up, at_a);
+    fetch_and_index(s->up, at_a, s->out->from, s->mods, s->nmods, 0);
+    upstream_set_parse_set(s->up, s->parses);
+    py_parse_set_free(at_a);
+    fetch_and_index(s->up, s->parses, s->out->to, s->mods, s->nmods, 1);
     run_doc_add_timing(&s->out->doc, "fetch+index", now_ms() - t0);
 }
 
@@ -248,12 +267,19 @@ static void survey_regenerate(survey_state *s)
     bo.base.tag = out->to;
     bo.base.no_ruff = o->no_ruff;
     char *ruff = s->ruff = pipeline_ruff_command(ws, o->ruff);
+    strbuf ruff_version = STRBUF_INIT;
     if (!o->no_ruff) {
         bo.base.ruff.ruff = ruff;
         bo.base.ruff.extra_ignore = &ws->ruff_extra_ignore;
         bo.base.ruff.isolated = ws->ruff_isolated;
         bo.base.ruff.cwd = ws->root;
+        if (s->results && normalize_ruff_version(ruff, &ruff_version) < 0)
+            pgci_error_clear(); /* no version: no cached ruff results */
+        bo.base.ruff.ruff_version = ruff_version.len ? ruff_version.buf : NULL;
+        bo.base.ruff.cache = s->results;
     }
+    bo.base.cache = s->results;
+    bo.parses = s->parses;
     bo.var_name = o->var_name;
     bo.jobs = o->jobs;
     bo.up = s->up;
@@ -263,6 +289,7 @@ static void survey_regenerate(survey_state *s)
     pgci_error_clear();
     run_doc_add_timing(&out->doc, "regen", now_ms() - t0);
     s->standing = survey_failing_at_a(ws, sel, n, &bo, outs, out->from);
+    strbuf_free(&ruff_version); /* bo's ruff settings are used up to here */
     check_input *in = s->in = pgci_calloc(n ? n : 1, sizeof(*in));
     for (size_t i = 0; i < n; i++) {
         in[i].module = sel[i]->module;
@@ -453,6 +480,8 @@ static void survey_state_free(survey_state *s)
     free(s->sel);
     config_eval_free(s->ev);
     upstream_free(s->up);
+    py_parse_set_free(s->parses);
+    rcache_free(s->results);
     free(s->ruff);
 }
 

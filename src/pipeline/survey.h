@@ -26,7 +26,8 @@ typedef struct survey_opts {
     const strvec *only;
     int shard_k, shard_n;
     int jobs;
-    const char *cache_dir;
+    const char *cache_dir; /* pgci's cache (upstream files; results/ under it); NULL: default */
+    int no_cache;          /* neither read nor write the result cache */
     int timestamp;
 } survey_opts;
 

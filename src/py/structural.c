@@ -332,10 +332,12 @@ static void canon_free(canon *c)
     VEC_FREE(&c->nested);
 }
 
-static int canon_build(canon *c, py_tree *t, const char *src, size_t len, const char *name)
+static int canon_build(canon *c, py_tree *t, py_parse_set *set, const char *src, size_t len,
+                       const char *name)
 {
     memset(c, 0, sizeof(*c));
-    int r = py_parse(t, src, len, name);
+    memset(t, 0, sizeof(*t));
+    int r = set ? py_parse_set_get(set, src, len, name, t) : py_parse(t, src, len, name);
     if (r < 0)
         return r;
     if ((r = py_check_syntax(t)) < 0)
@@ -395,13 +397,19 @@ static int nested_binds(const canon *c, const char *name)
 int structural_compare(const char *a, size_t alen, const char *b, size_t blen,
                        structural_result *res)
 {
+    return structural_compare_in(NULL, a, alen, b, blen, res);
+}
+
+int structural_compare_in(py_parse_set *set, const char *a, size_t alen, const char *b, size_t blen,
+                          structural_result *res)
+{
     memset(res, 0, sizeof(*res));
     strbuf_init(&res->what, 0);
     py_tree ta, tb;
     canon ca, cb;
-    int r = canon_build(&ca, &ta, a, alen, "<regenerated>");
+    int r = canon_build(&ca, &ta, set, a, alen, "<regenerated>");
     if (r == 0)
-        r = canon_build(&cb, &tb, b, blen, "<checked-in>");
+        r = canon_build(&cb, &tb, NULL, b, blen, "<checked-in>");
     else
         memset(&cb, 0, sizeof(cb)), memset(&tb, 0, sizeof(tb));
     if (r < 0)
@@ -449,7 +457,9 @@ int structural_compare(const char *a, size_t alen, const char *b, size_t blen,
 out:
     canon_free(&ca);
     canon_free(&cb);
-    if (ta.tree)
+    if (ta.tree && set)
+        py_parse_set_release(&ta);
+    else if (ta.tree)
         py_tree_free(&ta);
     if (tb.tree)
         py_tree_free(&tb);

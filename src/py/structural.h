@@ -24,6 +24,7 @@
 #include <stddef.h>
 
 #include "core/strbuf.h"
+#include "py/parse_set.h"
 
 typedef struct structural_result {
     int equal;
@@ -35,6 +36,11 @@ typedef struct structural_result {
  * (negative, message set) only when a source does not parse. */
 int structural_compare(const char *a, size_t alen, const char *b, size_t blen,
                        structural_result *res);
+
+/* The same, with `a`'s tree from (or into) a run's parse set, where the names check
+ * finds it too (set may be NULL). */
+int structural_compare_in(py_parse_set *set, const char *a, size_t alen, const char *b, size_t blen,
+                          structural_result *res);
 
 void structural_result_free(structural_result *res);
 

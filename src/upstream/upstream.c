@@ -32,6 +32,8 @@ struct upstream {
     http_params hp;
     git_src *git;
     upstream_stats stats;
+    py_parse_set *parses; /* borrowed; NULL: none */
+    rcache *results;      /* borrowed; NULL: none */
 };
 
 static int is_ident_start(char c)
@@ -148,7 +150,17 @@ static int looks_like_html(const char *s, size_t len)
     return 0;
 }
 
+void upstream_set_parse_set(upstream *u, py_parse_set *parses)
+{
+    u->parses = parses;
+}
+
 int upstream_validate(const char *data, size_t len, const char *name)
+{
+    return upstream_validate_shared(data, len, name, NULL);
+}
+
+int upstream_validate_shared(const char *data, size_t len, const char *name, py_parse_set *parses)
 {
     const char *nul = memchr(data, '\0', len);
     if (nul)
@@ -166,10 +178,13 @@ int upstream_validate(const char *data, size_t len, const char *name)
                               "with a success status?)",
                               name);
     py_tree t = {0};
-    int r = py_parse(&t, data, len, name);
+    int r = parses ? py_parse_set_get(parses, data, len, name, &t) : py_parse(&t, data, len, name);
     if (r == 0)
         r = py_check_syntax(&t);
-    py_tree_free(&t);
+    if (parses)
+        py_parse_set_release(&t);
+    else
+        py_tree_free(&t);
     if (r < 0)
         return pgci_error_wrap(PGCI_EINVALID, "not valid Python");
     return 0;
@@ -244,6 +259,8 @@ int upstream_open(upstream **out, const upstream_opts *opts)
         goto fail;
     }
     u->ca_file = o.ca_file ? pgci_strdup(o.ca_file) : NULL;
+    u->parses = o.parses;
+    u->results = o.results;
     u->hp.ca_file = u->ca_file;
     for (const char *c = spec; *c; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7f) {
@@ -331,13 +348,33 @@ static char *cache_key(const upstream *u, const char *tag, const char *path)
     return pgci_asprintf("pgci-cache-v1\nhttp\n%s\n%s\n%s", u->spec, tag, path);
 }
 
+/* upstream_validate_shared(), skipped for bytes an earlier run of this pgci build
+ * validated (the result cache remembers them; a failure is never remembered). */
+static int validate_once(upstream *u, const char *data, size_t len, const char *name)
+{
+    uint8_t key[SHA256_DIGEST_LEN];
+    strbuf none = STRBUF_INIT;
+    if (u->results) {
+        sha256_ctx c;
+        rcache_key_begin(&c, "valid-python");
+        rcache_key_add(&c, data, len);
+        sha256_final(&c, key);
+        if (rcache_get(u->results, "valid-python", key, &none))
+            return 0;
+    }
+    int r = upstream_validate_shared(data, len, name, u->parses);
+    if (r == 0 && u->results)
+        rcache_put(u->results, "valid-python", key, "", 0);
+    return r;
+}
+
 /* Records the outcome of one module: validates a body, caches it, or words the error. */
 static int settle(upstream *u, const char *tag, const char *name, const char *path,
                   const char *where, int code, strbuf *body, char **error)
 {
     if (code == 0) {
         const char *base = strrchr(path, '/');
-        code = upstream_validate(body->buf, body->len, base ? base + 1 : path);
+        code = validate_once(u, body->buf, body->len, base ? base + 1 : path);
     }
     if (code == 0 && u->cache_dir) {
         char *key = cache_key(u, tag, path);

@@ -15,8 +15,10 @@
 
 #include <stddef.h>
 
+#include "cache/result_cache.h"
 #include "core/strbuf.h"
 #include "core/vec.h"
+#include "py/parse_set.h"
 
 typedef struct upstream upstream;
 
@@ -40,6 +42,11 @@ typedef struct upstream_opts {
     int git_fetch;           /* git: fetch tags from the clone's remote "origin" first */
     const char *ca_file;     /* http: trust these CA certificates (PEM) instead of the
                                 system's; NULL: the system store */
+    py_parse_set *parses;    /* validation parses into this run's parse set (borrowed,
+                                it must outlive the upstream), so that the code
+                                generator reuses them; NULL: parse and drop */
+    rcache *results;         /* the result cache: bytes validated by an earlier run of
+                                this pgci build are not parsed again; NULL: none */
 } upstream_opts;
 
 /* retries < 0 means no retry at all (0 keeps the default of 3). */
@@ -80,6 +87,11 @@ int upstream_tag_check(const char *tag);
 /* Checks that data is what a fetched module must be: not binary, valid UTF-8, not
  * an HTML page, Python without syntax errors. `name` names it in the message. */
 int upstream_validate(const char *data, size_t len, const char *name);
+/* Validation from now on parses into `parses` (borrowed; NULL: parse and drop). */
+void upstream_set_parse_set(upstream *u, py_parse_set *parses);
+
+/* The same, keeping the tree in `parses` (NULL: as upstream_validate). */
+int upstream_validate_shared(const char *data, size_t len, const char *name, py_parse_set *parses);
 
 /* A short description of the source for messages: the URL template, the
  * repository path or the directory. */

@@ -15,6 +15,7 @@
 # patchgen-pkg; the test proves that 0.1.11's run_codegen output is exactly pgci's
 # --no-ruff output with the .diff's trailing whitespace kept.
 set -euo pipefail
+export PGCI_VERIFY_REPARSE=1 # incremental re-parses checked against fresh ones (src/py/reparse.c)
 export PYTHONDONTWRITEBYTECODE=1
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"

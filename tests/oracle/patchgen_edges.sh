@@ -6,6 +6,8 @@
 # ruff-clean on purpose.)
 set -euo pipefail
 export PYTHONDONTWRITEBYTECODE=1
+# every incremental re-parse of a class (src/py/reparse.c) is checked against a fresh parse
+export PGCI_VERIFY_REPARSE=1
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
 . tests/corpus/lib.sh

@@ -1,0 +1,210 @@
+/*
+ * normalize_batch.c - ruff once for many files, and the result cache around it.
+ *
+ * Why one process and not one per file: starting ruff (and letting it read its
+ * configuration) costs more than normalising one generated module, and ruff
+ * spreads the files of one invocation over every core itself. Why the result is
+ * the same as the per-file way: ruff lints and formats each file on its own; each
+ * file sits alone in its own directory under one temporary directory outside the
+ * workspace, keeps its base name, and is named on the command line (so
+ * `exclude` and .gitignore rules, which apply only to files ruff finds by walking
+ * directories, do not apply, as they do not to patchgen's single file); the
+ * working directory and the arguments are those of the per-file way, so the
+ * configuration ruff discovers is the same. tests/corpus/56-ruff-batch.sh proves
+ * it byte for byte on the real VeOmni tree.
+ *
+ * Errors are the per-file way's: the items the batched check leaves a violation
+ * in (`--fix` cannot fix an undefined name; a syntax error), which its JSON report
+ * names, are redone one at a time, which words the item's error - the command
+ * and ruff's output - exactly as before; the others are formatted in one batch.
+ * When a batched ruff fails in any other way (it cannot start, a hang, a report
+ * that is not what it should be), every item is redone one at a time.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "core/error.h"
+#include "core/fs.h"
+#include "patchgen/normalize_internal.h"
+
+/* The key of one item: the settings digest, its file name, its bytes. */
+static void item_key(const uint8_t settings[SHA256_DIGEST_LEN], const char *file_name,
+                     const char *src, size_t len, uint8_t key[SHA256_DIGEST_LEN])
+{
+    sha256_ctx c;
+    rcache_key_begin(&c, "ruff");
+    rcache_key_add(&c, settings, SHA256_DIGEST_LEN);
+    rcache_key_adds(&c, file_name && file_name[0] ? file_name : "x.py");
+    rcache_key_add(&c, src, len);
+    sha256_final(&c, key);
+}
+
+static int use_cache(const normalize_opts *o, uint8_t settings[SHA256_DIGEST_LEN])
+{
+    if (!o->cache || !o->ruff_version)
+        return 0;
+    if (normalize_settings_key(o, settings) < 0) {
+        pgci_error_clear();
+        return 0;
+    }
+    return 1;
+}
+
+int normalize_ruff(const normalize_opts *o, const char *src, size_t len, strbuf *out)
+{
+    uint8_t settings[SHA256_DIGEST_LEN], key[SHA256_DIGEST_LEN];
+    int cached = use_cache(o, settings);
+    if (cached) {
+        item_key(settings, o->file_name, src, len, key);
+        if (rcache_get(o->cache, "ruff", key, out))
+            return 0;
+    }
+    size_t start = out->len;
+    int r = normalize_ruff_uncached(o, src, len, out);
+    if (r == 0 && cached)
+        rcache_put(o->cache, "ruff", key, out->buf + start, out->len - start);
+    return r;
+}
+
+static void item_fail(normalize_item *it, int code)
+{
+    it->status = code;
+    free(it->error);
+    it->error = pgci_strdup(pgci_error_last());
+}
+
+/* Marks in each[] the files ruff's JSON report names (the ones --fix left a
+ * violation in). Returns how many it marked, or -1 when the report is not what
+ * it should be. */
+static long mark_reported(const strbuf *report, const strvec *files, unsigned char *each)
+{
+    json_error_t e;
+    json_t *arr = json_loadb(report->buf, report->len, 0, &e);
+    long n = 0;
+    if (!json_is_array(arr)) {
+        json_decref(arr);
+        return -1;
+    }
+    for (size_t i = 0; i < json_array_size(arr) && n >= 0; i++) {
+        const char *f = json_string_value(json_object_get(json_array_get(arr, i), "filename"));
+        long k = f ? strvec_find(files, f) : -1;
+        if (k < 0)
+            n = -1;
+        else
+            n += !each[k], each[k] = 1;
+    }
+    json_decref(arr);
+    return n;
+}
+
+/* Writes the items listed in todo[0..m) under dir/<k>/, runs both ruffs, reads
+ * them back. An item ruff's check leaves a violation in is marked in each[] (to
+ * be redone alone, which words its error); the others go on to the format.
+ * Returns 0, or negative when the batch as a whole failed. */
+static int run_batch(const normalize_opts *o, normalize_item *items, const size_t *todo, size_t m,
+                     const char *dir, unsigned char *each)
+{
+    strvec files = STRVEC_INIT, ok = STRVEC_INIT;
+    strbuf report = STRBUF_INIT;
+    int r = 0;
+    for (size_t k = 0; k < m && r == 0; k++) {
+        const normalize_item *it = &items[todo[k]];
+        strbuf sub = STRBUF_INIT, f = STRBUF_INIT;
+        strbuf_addf(&sub, "%s/%zu", dir, k);
+        fs_join(&f, sub.buf, it->file_name && it->file_name[0] ? it->file_name : "x.py");
+        r = fs_mkdirs(sub.buf);
+        if (r == 0)
+            r = fs_write_atomic(f.buf, it->src, it->len);
+        strvec_push_owned(&files, strbuf_detach(&f, NULL));
+        strbuf_free(&sub);
+    }
+    if (r == 0)
+        r = normalize_run_many(o, 0, &files, &report);
+    if (r == 1)
+        r = mark_reported(&report, &files, each) > 0 ? 0 : -1;
+    for (size_t k = 0; k < m && r == 0; k++)
+        if (!each[k])
+            strvec_push(&ok, files.items[k]);
+    if (r == 0)
+        r = normalize_run_many(o, 1, &ok, NULL);
+    for (size_t k = 0; k < m && r == 0; k++) {
+        normalize_item *it = &items[todo[k]];
+        strbuf_reset(&it->out);
+        if (!each[k])
+            r = fs_read_file(&it->out, files.items[k], 0);
+    }
+    strvec_free(&files);
+    strvec_free(&ok);
+    strbuf_free(&report);
+    return r;
+}
+
+/* The misses marked in each[] one by one, the per-file way (its messages are
+ * the errors). */
+static void run_each(const normalize_opts *o, normalize_item *items, const size_t *todo, size_t m,
+                     const unsigned char *each)
+{
+    for (size_t k = 0; k < m; k++) {
+        normalize_item *it = &items[todo[k]];
+        if (!each[k])
+            continue;
+        normalize_opts one = *o;
+        one.file_name = it->file_name;
+        one.cache = NULL;
+        strbuf_reset(&it->out);
+        int r = normalize_ruff_uncached(&one, it->src, it->len, &it->out);
+        if (r < 0)
+            item_fail(it, r);
+    }
+}
+
+int normalize_ruff_batch(const normalize_opts *o, normalize_item *items, size_t n)
+{
+    uint8_t settings[SHA256_DIGEST_LEN];
+    int cached = use_cache(o, settings);
+    uint8_t(*keys)[SHA256_DIGEST_LEN] = pgci_calloc(n ? n : 1, SHA256_DIGEST_LEN);
+    size_t *todo = pgci_calloc(n ? n : 1, sizeof(*todo));
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        items[i].status = 0;
+        items[i].cached = 0;
+        if (cached) {
+            item_key(settings, items[i].file_name, items[i].src, items[i].len, keys[i]);
+            strbuf_reset(&items[i].out);
+            if (rcache_get(o->cache, "ruff", keys[i], &items[i].out)) {
+                items[i].cached = 1;
+                continue;
+            }
+        }
+        todo[m++] = i;
+    }
+    strbuf dir = STRBUF_INIT;
+    unsigned char *each = pgci_calloc(m ? m : 1, 1);
+    int batched = 0;
+    if (m > 1 && fs_mkdtemp(&dir, "pgci-ruff") == 0) {
+        batched = run_batch(o, items, todo, m, dir.buf, each) == 0;
+        fs_remove_tree(dir.buf);
+    }
+    pgci_error_clear();
+    if (!batched)
+        memset(each, 1, m ? m : 1);
+    run_each(o, items, todo, m, each);
+    free(each);
+    int rc = 0;
+    for (size_t k = 0; k < m; k++) {
+        normalize_item *it = &items[todo[k]];
+        if (it->status == 0 && cached)
+            rcache_put(o->cache, "ruff", keys[todo[k]], it->out.buf, it->out.len);
+    }
+    for (size_t i = 0; i < n && rc == 0; i++)
+        if (items[i].status < 0) {
+            rc = items[i].status;
+            pgci_error_set(rc, "%s", items[i].error ? items[i].error : "ruff failed");
+        }
+    strbuf_free(&dir);
+    free(keys);
+    free(todo);
+    return rc;
+}

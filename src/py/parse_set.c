@@ -1,0 +1,103 @@
+/*
+ * parse_set.c - trees by content. One mutex guards the table; each source's
+ * parse runs under its entry's own mutex.
+ */
+#include "py/parse_set.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/hashmap.h"
+#include "core/sha256.h"
+
+typedef struct parsed {
+    pthread_mutex_t lock;
+    int done;
+    py_tree tree; /* owns the source and the tree */
+} parsed;
+
+struct py_parse_set {
+    pthread_mutex_t lock;
+    hashmap trees; /* digest -> parsed */
+    size_t parses, reused;
+};
+
+py_parse_set *py_parse_set_new(void)
+{
+    py_parse_set *s = pgci_calloc(1, sizeof(*s));
+    pthread_mutex_init(&s->lock, NULL);
+    return s;
+}
+
+static void parsed_free(void *p)
+{
+    parsed *e = p;
+    py_tree_free(&e->tree);
+    pthread_mutex_destroy(&e->lock);
+    free(e);
+}
+
+void py_parse_set_free(py_parse_set *s)
+{
+    if (!s)
+        return;
+    hashmap_free_with(&s->trees, parsed_free);
+    pthread_mutex_destroy(&s->lock);
+    free(s);
+}
+
+static parsed *entry(py_parse_set *s, const char *key)
+{
+    pthread_mutex_lock(&s->lock);
+    parsed *e = hashmap_get(&s->trees, key);
+    if (!e) {
+        e = pgci_calloc(1, sizeof(*e));
+        pthread_mutex_init(&e->lock, NULL);
+        hashmap_put(&s->trees, key, e);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return e;
+}
+
+int py_parse_set_get(py_parse_set *s, const char *src, size_t len, const char *path, py_tree *t)
+{
+    char key[SHA256_HEX_LEN + 1];
+    sha256_hex(src, len, key);
+    parsed *e = entry(s, key);
+    pthread_mutex_lock(&e->lock);
+    int r = 0, fresh = !e->done;
+    if (fresh && (r = py_parse(&e->tree, src, len, path)) == 0)
+        e->done = 1;
+    if (r == 0) {
+        memset(t, 0, sizeof(*t));
+        t->tree = ts_tree_copy(e->tree.tree);
+        t->src = e->tree.src;
+        t->len = e->tree.len;
+        t->path = pgci_strdup(path ? path : "<input>");
+    }
+    pthread_mutex_unlock(&e->lock);
+    pthread_mutex_lock(&s->lock);
+    if (r == 0)
+        (*(fresh ? &s->parses : &s->reused))++;
+    pthread_mutex_unlock(&s->lock);
+    return r;
+}
+
+void py_parse_set_release(py_tree *t)
+{
+    if (t->tree)
+        ts_tree_delete(t->tree);
+    free(t->path);
+    memset(t, 0, sizeof(*t));
+}
+
+void py_parse_set_counts(py_parse_set *s, size_t *parses, size_t *reused)
+{
+    pthread_mutex_lock(&s->lock);
+    *parses = s->parses;
+    *reused = s->reused;
+    pthread_mutex_unlock(&s->lock);
+}

@@ -1,0 +1,33 @@
+/*
+ * parse_set.h - one parse per distinct source in a run: the trees of a run's
+ * inputs, keyed by the SHA-256 of their bytes, made on first request and then
+ * shared by whoever asks for the same bytes again (the upstream layer validating
+ * a module it fetched, the code generator of every config generated from it).
+ *
+ * Thread-safe: two threads never parse the same bytes, different sources parse
+ * in parallel. A tree is handed out as a copy (ts_tree_copy: a reference count,
+ * as tree-sitter wants for use on several threads) over the set's one copy of
+ * the source; release it with py_parse_set_release(). Everything lives until
+ * py_parse_set_free().
+ */
+#ifndef PGCI_PY_PARSE_SET_H
+#define PGCI_PY_PARSE_SET_H
+
+#include <stddef.h>
+
+#include "py/py.h"
+
+typedef struct py_parse_set py_parse_set;
+
+py_parse_set *py_parse_set_new(void);
+void py_parse_set_free(py_parse_set *s);
+
+/* The tree of src[0..len) in *t (as py_parse() would make it; `path` names it in
+ * messages). Release with py_parse_set_release(), never py_tree_free(). */
+int py_parse_set_get(py_parse_set *s, const char *src, size_t len, const char *path, py_tree *t);
+void py_parse_set_release(py_tree *t);
+
+/* Parses made, and requests answered by an earlier parse. */
+void py_parse_set_counts(py_parse_set *s, size_t *parses, size_t *reused);
+
+#endif

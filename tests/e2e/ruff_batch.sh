@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# ruff batched (src/patchgen/normalize_batch.c) when some items fail: in the
+# patchgen oracle workspace, two of four configs are made to generate an undefined
+# name, which `ruff check --fix` cannot fix. The other two are normalised in the
+# batch to exactly the bytes they get alone; each failing config gets exactly the
+# error it gets when regenerated alone (the per-file way), at -j 1 and -j 4, with
+# and without the cache.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+PGCI=${PGCI:-$repo/bin/pgci}
+RUFF=$repo/${PGCI_BUILD:-build}/deps/ruff
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+export XDG_CACHE_HOME=$tmp/xdg
+
+cp -r "$repo/fixtures/patchgen" "$tmp/ws"
+ln -s "$repo/fixtures/upstream" "$tmp/upstream"
+ws=$tmp/ws
+m=$ws/oracle/models
+printf 'config.add_post_import_block("BROKEN = undefined_in_npu")\n' >>"$m/qwen3/qwen3_npu_patch_gen_config.py"
+printf 'config.add_post_import_block("BROKEN = undefined_in_moe")\n' >>"$m/qwen3_moe/qwen3_moe_patch_gen_config.py"
+mapfile -t cfgs < <("$PGCI" list -C "$ws" | awk '{print $1}')
+[ "${#cfgs[@]}" = 4 ] || fail "expected 4 configs: ${cfgs[*]}"
+
+# alone: one process per config, so ruff runs the per-file way
+for c in "${cfgs[@]}"; do
+    "$PGCI" regen -C "$ws" --ruff "$RUFF" --no-cache -o "$tmp/alone" --write "$c" \
+        >"$tmp/alone-$c.out" 2>"$tmp/alone-$c.err" || true
+done
+[ "$(ls "$tmp/alone" | wc -l)" = 2 ] || fail "expected two configs to regenerate alone: $(ls "$tmp/alone")"
+grep -h '^pgci: error' "$tmp"/alone-*.err | sort >"$tmp/alone.errors"
+[ "$(wc -l <"$tmp/alone.errors")" = 2 ] || fail "expected two errors alone: $(cat "$tmp/alone.errors")"
+grep -q "undefined_in_npu" "$tmp/alone.errors" || fail "npu's error: $(cat "$tmp/alone.errors")"
+
+for cache in --no-cache "" ""; do
+    for j in 1 4; do
+        out=$tmp/batch-$j${cache:+-nc}
+        rm -rf "$out"
+        rc=0
+        "$PGCI" regen -C "$ws" --ruff "$RUFF" $cache -j "$j" -o "$out" --write >/dev/null 2>"$tmp/err" || rc=$?
+        [ "$rc" = 2 ] || fail "batch -j $j $cache: exit $rc"
+        diff -r "$tmp/alone" "$out" >/dev/null || fail "batch -j $j $cache: outputs differ from alone"
+        grep '^pgci: error' "$tmp/err" | sort | cmp -s - "$tmp/alone.errors" ||
+            fail "batch -j $j $cache: errors differ: $(grep '^pgci: error' "$tmp/err")"
+    done
+done
+
+# the batch ran as a batch: one check over all four and one format over the two
+# that passed, then each failing one alone (its check fails again, no format)
+cat >"$tmp/ruff-log" <<EOF2
+#!/bin/sh
+echo "\$1 \$#" >>"$tmp/ruff.calls"
+exec "$RUFF" "\$@"
+EOF2
+chmod +x "$tmp/ruff-log"
+"$PGCI" regen -C "$ws" --ruff "$tmp/ruff-log" --no-cache -j 1 -o "$tmp/logged" --write >/dev/null 2>&1 || true
+diff -r "$tmp/alone" "$tmp/logged" >/dev/null || fail "logged run: outputs differ"
+calls=$(sort "$tmp/ruff.calls" | uniq -c | awk '{print $2 "/" $3 "x" $1}' | tr '\n' ' ')
+# "check" over 4 files: 6 arguments + 2 for the report format + 4 files; "format"
+# over 2 files: 3 + 2
+grep -q '^check 12$' "$tmp/ruff.calls" || fail "no batched check over 4 files: $calls"
+grep -q '^format 5$' "$tmp/ruff.calls" || fail "no batched format over 2 files: $calls"
+[ "$(grep -c '^check' "$tmp/ruff.calls")" = 3 ] || fail "expected 1 batched + 2 single checks: $calls"
+[ "$(grep -c '^format' "$tmp/ruff.calls")" = 1 ] || fail "expected 1 format: $calls"
+echo "ruff batch: ok"
