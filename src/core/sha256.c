@@ -78,6 +78,8 @@ void sha256_init(sha256_ctx *c)
 
 void sha256_update(sha256_ctx *c, const void *data, size_t len)
 {
+    if (!len)
+        return; /* data may be NULL then (an empty buffer): memcpy must not see it */
     const uint8_t *p = data;
     c->total += len;
     if (c->used) {

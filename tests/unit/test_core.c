@@ -22,6 +22,7 @@
 #include "core/hashmap.h"
 #include "core/opts.h"
 #include "core/proc.h"
+#include "core/sha256.h"
 #include "core/strbuf.h"
 #include "core/tempfile.h"
 #include "core/vec.h"
@@ -387,6 +388,22 @@ static void test_tempfile_threads_and_signal(void **state)
     assert_int_equal(lstat(dir, &sb), -1);
 }
 
+/* An empty buffer may have no storage at all (a strbuf never written): hashing it
+ * is the empty message, without passing NULL to memcpy (UBSan found it in make
+ * asan on an empty upstream module). */
+static void test_sha256_empty_null(void **state)
+{
+    (void)state;
+    sha256_ctx c;
+    uint8_t d[SHA256_DIGEST_LEN];
+    char hex[2 * SHA256_DIGEST_LEN + 1];
+    sha256_init(&c);
+    sha256_update(&c, NULL, 0);
+    sha256_final(&c, d);
+    sha256_to_hex(d, hex);
+    assert_string_equal(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -403,6 +420,7 @@ int main(void)
         cmocka_unit_test(test_proc_env_and_group),
         cmocka_unit_test(test_opts),
         cmocka_unit_test(test_tempfile_threads_and_signal),
+        cmocka_unit_test(test_sha256_empty_null),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
