@@ -9,6 +9,9 @@ pass=0
 fail=0
 failed=()
 log_dir=${PGCI_BUILD:-build}/test-logs
+# the pinned ruff of this build directory (make asan and make tsan build their own,
+# and may run on a fresh clone where build/ does not exist)
+export PGCI_RUFF=${PGCI_RUFF:-$PWD/${PGCI_BUILD:-build}/deps/ruff}
 mkdir -p "$log_dir"
 
 run_one() {
