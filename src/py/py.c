@@ -23,7 +23,7 @@ static void parser_key_make(void)
     pthread_key_create(&parser_key, parser_destroy);
 }
 
-static TSParser *thread_parser(void)
+TSParser *py_thread_parser(void)
 {
     pthread_once(&parser_once, parser_key_make);
     TSParser *p = pthread_getspecific(parser_key);
@@ -45,7 +45,7 @@ int py_parse(py_tree *t, const char *src, size_t len, const char *path)
     t->src[len] = '\0';
     t->len = len;
     t->path = pgci_strdup(path ? path : "<input>");
-    t->tree = ts_parser_parse_string(thread_parser(), NULL, t->src, (uint32_t)len);
+    t->tree = ts_parser_parse_string(py_thread_parser(), NULL, t->src, (uint32_t)len);
     if (!t->tree) {
         py_tree_free(t);
         return pgci_error_set(PGCI_ERROR, "%s: tree-sitter could not parse", path);

@@ -57,4 +57,8 @@ TSNode py_field(TSNode n, const char *field);
 unsigned py_line(TSNode n);
 unsigned py_col(TSNode n);
 
+/* This thread's tree-sitter parser for Python, made on first use and deleted at
+ * thread exit; shared by every parse on the thread (each use is synchronous). */
+TSParser *py_thread_parser(void);
+
 #endif

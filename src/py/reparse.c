@@ -6,37 +6,11 @@
  */
 #include "py/reparse.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
-
-static pthread_key_t parser_key;
-static pthread_once_t parser_once = PTHREAD_ONCE_INIT;
-
-static void parser_destroy(void *p)
-{
-    ts_parser_delete(p);
-}
-
-static void parser_key_make(void)
-{
-    pthread_key_create(&parser_key, parser_destroy);
-}
-
-static TSParser *thread_parser(void)
-{
-    pthread_once(&parser_once, parser_key_make);
-    TSParser *p = pthread_getspecific(parser_key);
-    if (!p) {
-        p = ts_parser_new();
-        ts_parser_set_language(p, tree_sitter_python());
-        pthread_setspecific(parser_key, p);
-    }
-    return p;
-}
 
 static TSPoint point_at(const char *s, size_t off)
 {
@@ -83,7 +57,7 @@ int py_reparse(py_tree *t, const char *src, size_t len)
     char *copy = pgci_malloc(len + 1);
     memcpy(copy, src, len);
     copy[len] = '\0';
-    TSTree *tree = ts_parser_parse_string(thread_parser(), t->tree, copy, (uint32_t)len);
+    TSTree *tree = ts_parser_parse_string(py_thread_parser(), t->tree, copy, (uint32_t)len);
     if (!tree) {
         free(copy);
         return pgci_error_set(PGCI_ERROR, "%s: tree-sitter could not parse", t->path);
