@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "checks/body_uses.h"
+#include "checks/survey_trees.h"
 #include "checks/deprecate_kwarg.h"
 #include "checks/source_text.h"
 #include "py/structural.h"
@@ -491,7 +492,7 @@ static void follow(cctx *c, const pg_object *o, const char *cls)
 {
     char *text = signatures_object_text(o);
     body_uses u;
-    if (text && body_uses_read(&u, text, strlen(text)) == 0) {
+    if (text && survey_body_uses(c->p, &u, text, strlen(text)) == 0) {
         if (cls)
             self_calls(c, cls, &u);
         module_names(c, &u);

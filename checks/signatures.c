@@ -22,6 +22,7 @@
 #include "checks/body_uses.h"
 #include "checks/deprecate_kwarg.h"
 #include "checks/source_text.h"
+#include "checks/survey_trees.h"
 #include "core/error.h"
 #include "patchgen/difflib.h"
 #include "core/vec.h"
@@ -912,7 +913,7 @@ static void removed_imports(sig_ctx *c, const pg_patch *patch, const char *text)
 {
     const index_module *a = c->p->a, *b = c->p->b;
     body_uses u;
-    if (!text || !a || !b || body_uses_read(&u, text, strlen(text)) < 0) {
+    if (!text || !a || !b || survey_body_uses(c->p, &u, text, strlen(text)) < 0) {
         pgci_error_clear();
         return;
     }
@@ -950,7 +951,7 @@ static void auto_docstring(sig_ctx *c, const char *target, const index_def *upst
         !(has_auto_docstring(upstream) || has_auto_docstring(upstream->parent)))
         return;
     index_module *m;
-    if (index_module_from_source(&m, text, strlen(text), "<patch>", NULL) < 0) {
+    if (index_module_from_parse_set(&m, c->p->parses, text, strlen(text), "<patch>", NULL) < 0) {
         pgci_error_clear();
         return;
     }

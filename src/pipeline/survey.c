@@ -365,6 +365,7 @@ static void survey_run_checks(survey_state *s)
             .src_a = mp->src_a.buf,
             .src_a_len = mp->src_a.len,
             .config_b = ci >= 0 ? mods[ci].b : NULL,
+            .parses = s->parses,
         };
         long ui = find_module(mods, nmods, "transformers.modeling_utils");
         if (ui >= 0 && mods[ui].a && mods[ui].b) {
