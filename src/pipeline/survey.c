@@ -1,13 +1,16 @@
 /*
  * The pin-bump survey. Stages, in order: resolve the two tags; evaluate the
- * configs; fetch and index every source module (and its configuration module) at
- * both tags; regenerate every config against B; compare A with B under each
- * patch. Each stage's failures become findings or not-run records, never a
- * silent skip.
+ * configs (once: the regenerations take them as evaluated); fetch and index every
+ * source module (and its configuration module) at both tags; regenerate every
+ * config against B while, on a thread of its own (with -j > 1), the two-tag
+ * checks compare A with B under each patch; then the targets check's findings
+ * of the regeneration join each config's comparison. Each stage's failures
+ * become findings or not-run records, never a silent skip.
  */
 #include "pipeline/survey.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,6 +130,16 @@ static int is_change(const finding *f)
            strcmp(k, "body-changed") && strcmp(f->check, "signatures") == 0;
 }
 
+/* One config's comparison: its pair of modules at A and B, and what the two-tag
+ * checks found, made while the configs are regenerated against B. */
+typedef struct survey_cmp {
+    int ready; /* both tags' modules indexed: sp and config_a are set */
+    survey_pair sp;
+    const index_module *config_a; /* the configuration module at A */
+    survey_checked checked;
+    int checked_done; /* checked holds findings not yet taken */
+} survey_cmp;
+
 /* One survey run: what each stage hands the next. Zeroed at the start, so the one
  * cleanup path (survey_state_free) frees whatever the stages got to. */
 typedef struct survey_state {
@@ -138,6 +151,7 @@ typedef struct survey_state {
     size_t n;
     config_eval *ev;
     pg_config **cfgs;  /* evaluated, one per config; NULL where evaluation failed */
+    char **eval_errs;  /* why cfgs[i] is NULL */
     module_pair *mods; /* each source module and configuration module, at A and B */
     size_t nmods;
     regen_output *outs; /* regenerated against B, one per config */
@@ -147,6 +161,10 @@ typedef struct survey_state {
     rcache *results;      /* the result cache; NULL: --no-cache */
     int *standing;        /* configs failing against A too: not the bump's (pgci check) */
     findings targets;     /* the targets check's, sorted into changes per config */
+    survey_cmp *cmps;     /* one per config: the comparison, beside the regeneration */
+    pthread_t cmp_thread;
+    int cmp_started, cmp_joined;
+    double cmp_ms; /* the comparison's own time on its thread */
 } survey_state;
 
 /* The upstream and the two tags, recorded as the run's inputs. */
@@ -192,11 +210,13 @@ static int survey_evaluate(survey_state *s)
     if ((r = config_eval_new(&s->ev, s->ws)) < 0)
         return r;
     pg_config **cfgs = s->cfgs = pgci_calloc(n ? n : 1, sizeof(*cfgs));
+    s->eval_errs = pgci_calloc(n ? n : 1, sizeof(*s->eval_errs));
     module_pair *mods = s->mods = pgci_calloc(2 * n + 2, sizeof(*mods));
     size_t nmods = 0;
     for (size_t i = 0; i < n; i++) {
         if (config_eval_file(s->ev, sel[i]->path, o->var_name, &cfgs[i]) < 0) {
             cfgs[i] = NULL;
+            s->eval_errs[i] = pgci_strdup(pgci_error_last());
             regen_finding(&s->out->fs, sel[i]->module, sel[i]->path, "cannot evaluate",
                           pgci_error_last());
             pgci_error_clear();
@@ -283,6 +303,8 @@ static void survey_regenerate(survey_state *s)
     bo.var_name = o->var_name;
     bo.jobs = o->jobs;
     bo.up = s->up;
+    bo.evaluated = s->cfgs; /* evaluated above: not a second time */
+    bo.eval_errors = (const char *const *)s->eval_errs;
     regen_output *outs = s->outs = pgci_calloc(n ? n : 1, sizeof(*outs));
     double t0 = now_ms();
     regen_workspace(ws, sel, n, &bo, outs);
@@ -324,38 +346,30 @@ static void survey_regenerate(survey_state *s)
     run_doc_set_check(&out->doc, "targets", "ran", NULL);
 }
 
-/* Compare A with B under each config: the survey's contract checks, the
- * CHECK_IN_SURVEY rows of check_registry[] in order. */
-static void survey_run_checks(survey_state *s)
+/* Each config's pair of modules, when both tags have its source module. */
+static void survey_pairs(survey_state *s)
 {
     survey_result *out = s->out;
-    const ws_config **sel = s->sel;
-    pg_config **cfgs = s->cfgs;
     module_pair *mods = s->mods;
     size_t nmods = s->nmods;
-    double t0 = now_ms();
-    size_t missing_a = 0, missing_b = 0;
+    long ui = find_module(mods, nmods, "transformers.modeling_utils");
+    s->cmps = pgci_calloc(s->n ? s->n : 1, sizeof(*s->cmps));
     for (size_t i = 0; i < s->n; i++) {
-        if (!cfgs[i])
+        if (!s->cfgs[i])
             continue;
-        long mi = find_module(mods, nmods, cfgs[i]->source_module);
-        module_pair *mp = &mods[mi];
-        if (!mp->a || !mp->b) {
-            const char *why_not = !mp->a ? mp->err_a : mp->err_b;
-            missing_a += !mp->a;
-            missing_b += !mp->b;
-            findings_add(&out->fs, "signatures", SEV_ERROR, sel[i]->module, sel[i]->path, 0, 0,
-                         NULL, "cannot compare %s between %s and %s: %s", cfgs[i]->source_module,
-                         out->from, out->to, why_not ? why_not : "not available");
+        module_pair *mp = &mods[find_module(mods, nmods, s->cfgs[i]->source_module)];
+        if (!mp->a || !mp->b)
             continue;
-        }
-        char *cm = configuration_module(cfgs[i]->source_module);
+        char *cm = configuration_module(s->cfgs[i]->source_module);
         long ci = cm ? find_module(mods, nmods, cm) : -1;
         free(cm);
-        survey_pair sp = {
-            .config = sel[i]->module,
-            .config_path = sel[i]->path,
-            .cfg = cfgs[i],
+        survey_cmp *c = &s->cmps[i];
+        c->ready = 1;
+        c->config_a = ci >= 0 ? mods[ci].a : NULL;
+        c->sp = (survey_pair){
+            .config = s->sel[i]->module,
+            .config_path = s->sel[i]->path,
+            .cfg = s->cfgs[i],
             .a = mp->a,
             .b = mp->b,
             .tag_a = out->from,
@@ -367,19 +381,85 @@ static void survey_run_checks(survey_state *s)
             .config_b = ci >= 0 ? mods[ci].b : NULL,
             .parses = s->parses,
         };
-        long ui = find_module(mods, nmods, "transformers.modeling_utils");
         if (ui >= 0 && mods[ui].a && mods[ui].b) {
-            sp.base_a = mods[ui].a;
-            sp.base_b = mods[ui].b;
-            sp.base_src_a = mods[ui].src_a.buf;
-            sp.base_src_a_len = mods[ui].src_a.len;
-            sp.base_src_b = mods[ui].src_b.buf;
-            sp.base_src_b_len = mods[ui].src_b.len;
+            c->sp.base_a = mods[ui].a;
+            c->sp.base_b = mods[ui].b;
+            c->sp.base_src_a = mods[ui].src_a.buf;
+            c->sp.base_src_a_len = mods[ui].src_a.len;
+            c->sp.base_src_b = mods[ui].src_b.buf;
+            c->sp.base_src_b_len = mods[ui].src_b.len;
         }
-        /* the registry's survey checks, changes only (checks/survey_compare.h) */
-        survey_compare(&out->fs, &sp, ci >= 0 ? mods[ci].a : NULL, &s->targets);
     }
-    run_doc_add_timing(&out->doc, "compare", now_ms() - t0);
+}
+
+/* The two-tag checks of every config (checks/survey_compare.h). They read the
+ * indexes and sources of both tags, the evaluated configs and the run's parse
+ * set, all of which the regeneration only reads too. */
+static void *compare_main(void *arg)
+{
+    survey_state *s = arg;
+    double t0 = now_ms();
+    for (size_t i = 0; i < s->n; i++) {
+        survey_cmp *c = &s->cmps[i];
+        if (!c->ready)
+            continue;
+        survey_compare_checks(&c->checked, &c->sp, c->config_a);
+        c->checked_done = 1;
+    }
+    pgci_error_clear();
+    s->cmp_ms = now_ms() - t0;
+    return NULL;
+}
+
+/* With more than one job, the comparison runs on a thread of its own while the
+ * configs are regenerated against B; with -j 1 (or no thread), here and now. */
+static void survey_compare_start(survey_state *s)
+{
+    survey_pairs(s);
+    s->cmp_started = s->o->jobs > 1 && pthread_create(&s->cmp_thread, NULL, compare_main, s) == 0;
+    if (!s->cmp_started)
+        compare_main(s);
+}
+
+static void survey_compare_wait(survey_state *s)
+{
+    if (s->cmp_started && !s->cmp_joined) {
+        pthread_join(s->cmp_thread, NULL);
+        s->cmp_joined = 1;
+    }
+}
+
+/* Compare A with B under each config: the survey's contract checks, the
+ * CHECK_IN_SURVEY rows of check_registry[] in order, joined by the targets
+ * check's findings of the regeneration against B. */
+static void survey_run_checks(survey_state *s)
+{
+    survey_result *out = s->out;
+    const ws_config **sel = s->sel;
+    pg_config **cfgs = s->cfgs;
+    module_pair *mods = s->mods;
+    survey_compare_wait(s);
+    double t0 = now_ms();
+    size_t missing_a = 0, missing_b = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (!cfgs[i])
+            continue;
+        survey_cmp *c = &s->cmps[i];
+        if (c->ready) {
+            /* the registry's survey checks, changes only (checks/survey_compare.h) */
+            survey_compare_finish(&out->fs, &c->sp, &c->checked, &s->targets);
+            c->checked_done = 0;
+            continue;
+        }
+        module_pair *mp = &mods[find_module(mods, s->nmods, cfgs[i]->source_module)];
+        const char *why_not = !mp->a ? mp->err_a : mp->err_b;
+        missing_a += !mp->a;
+        missing_b += !mp->b;
+        findings_add(&out->fs, "signatures", SEV_ERROR, sel[i]->module, sel[i]->path, 0, 0, NULL,
+                     "cannot compare %s between %s and %s: %s", cfgs[i]->source_module, out->from,
+                     out->to, why_not ? why_not : "not available");
+    }
+    run_doc_add_timing(&out->doc, "compare", s->cmp_ms + now_ms() - t0);
     for (const check_entry *e = check_registry; e->def; e++)
         if (e->where == CHECK_IN_SURVEY)
             run_doc_set_check(&out->doc, e->def->id, missing_a || missing_b ? "failed" : "ran",
@@ -454,6 +534,11 @@ static void survey_record(survey_state *s)
 
 static void survey_state_free(survey_state *s)
 {
+    survey_compare_wait(s);
+    for (size_t i = 0; s->cmps && i < s->n; i++)
+        if (s->cmps[i].checked_done)
+            survey_checked_free(&s->cmps[i].checked);
+    free(s->cmps);
     module_pair *mods = s->mods;
     for (size_t i = 0; i < s->nmods; i++) {
         free(mods[i].module);
@@ -471,7 +556,10 @@ static void survey_state_free(survey_state *s)
             regen_output_free(&s->outs[i]);
         if (s->cfgs && s->cfgs[i])
             pg_config_free(s->cfgs[i]);
+        if (s->eval_errs)
+            free(s->eval_errs[i]);
     }
+    free(s->eval_errs);
     free(mods);
     free(s->standing);
     findings_free(&s->targets);
@@ -501,6 +589,7 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
     survey_fetch_index(&s);
     if ((r = survey_tags_readable(&s)) < 0)
         goto out;
+    survey_compare_start(&s);
     survey_regenerate(&s);
     survey_run_checks(&s);
     survey_config_status(&s);
