@@ -912,8 +912,9 @@ int signatures_config_binds(const pg_config *cfg, const char *name)
 static void removed_imports(sig_ctx *c, const pg_patch *patch, const char *text)
 {
     const index_module *a = c->p->a, *b = c->p->b;
-    body_uses u;
-    if (!text || !a || !b || survey_body_uses(c->p, &u, text, strlen(text)) < 0) {
+    body_uses own;
+    const body_uses *u = text && a && b ? survey_body_uses(c->p, text, strlen(text), &own) : NULL;
+    if (!u) {
         pgci_error_clear();
         return;
     }
@@ -923,7 +924,7 @@ static void removed_imports(sig_ctx *c, const pg_patch *patch, const char *text)
     for (size_t i = 0; i < a->n_imports; i++) {
         const index_import *im = &a->imports[i];
         const char *name = bound_name(im, buf, sizeof(buf));
-        if (strvec_find(&u.loads, name) < 0 || strvec_find(&done, name) >= 0 ||
+        if (strvec_find(&u->loads, name) < 0 || strvec_find(&done, name) >= 0 ||
             signatures_module_binds(b, name) || signatures_config_binds(c->p->cfg, name))
             continue;
         strvec_push(&done, name);
@@ -934,7 +935,7 @@ static void removed_imports(sig_ctx *c, const pg_patch *patch, const char *text)
             c->p->tag_b);
     }
     strvec_free(&done);
-    body_uses_free(&u);
+    body_uses_free(&own);
 }
 
 /* ---- auto-docstring ---------------------------------------------------------------- */

@@ -27,6 +27,8 @@
 #include "patchgen/patch_spec.h"
 #include "py/parse_set.h"
 
+typedef struct survey_bodies survey_bodies;
+
 typedef struct survey_pair {
     const char *config;      /* config module name */
     const char *config_path; /* workspace-relative config file */
@@ -47,6 +49,9 @@ typedef struct survey_pair {
     /* the run's parse set: the checks' trees of patch bodies come from it, one
      * parse per distinct text (checks/survey_trees.h); NULL: parse each time */
     py_parse_set *parses;
+    /* what each patch body uses, read once a run (checks/survey_trees.h); NULL:
+     * read where needed */
+    survey_bodies *bodies;
 } survey_pair;
 
 /* Compares every target of one config; appends findings. */

@@ -19,7 +19,15 @@ int survey_tree_get(const survey_pair *p, py_tree *t, const char *src, size_t le
                     const char *path);
 void survey_tree_release(const survey_pair *p, py_tree *t);
 
-/* body_uses_read() of text through the run's tree of it. */
-int survey_body_uses(const survey_pair *p, body_uses *out, const char *text, size_t len);
+/* What patch bodies use, by text, read once a run and shared by the checks that
+ * follow them and every config (p->bodies; NULL: read each time). Thread-safe. */
+survey_bodies *survey_bodies_new(void);
+void survey_bodies_free(survey_bodies *b);
+
+/* body_uses_read() of text, through the run's tree of it: the run's reading when
+ * p->bodies is set, else one made in *own. NULL when the text does not parse.
+ * Call body_uses_free(own) when done, either way. */
+const body_uses *survey_body_uses(const survey_pair *p, const char *text, size_t len,
+                                  body_uses *own);
 
 #endif

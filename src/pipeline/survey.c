@@ -20,6 +20,7 @@
 #include "checks/regen_finding.h"
 #include "checks/signatures.h"
 #include "checks/survey_compare.h"
+#include "checks/survey_trees.h"
 #include "core/clock.h"
 #include "core/error.h"
 #include "core/fs.h"
@@ -157,11 +158,13 @@ typedef struct survey_state {
     regen_output *outs; /* regenerated against B, one per config */
     check_input *in;
     char *ruff;
-    py_parse_set *parses; /* one parse per upstream module: validated, indexed, generated from */
-    rcache *results;      /* the result cache; NULL: --no-cache */
-    int *standing;        /* configs failing against A too: not the bump's (pgci check) */
-    findings targets;     /* the targets check's, sorted into changes per config */
-    survey_cmp *cmps;     /* one per config: the comparison, beside the regeneration */
+    py_parse_set *parses;   /* one parse per upstream module: validated, indexed, generated from */
+    py_parse_set *parses_a; /* A's trees, until the failing configs are regenerated at A */
+    survey_bodies *bodies;  /* what each patch body uses, read once (checks/survey_trees.h) */
+    rcache *results;        /* the result cache; NULL: --no-cache */
+    int *standing;          /* configs failing against A too: not the bump's (pgci check) */
+    findings targets;       /* the targets check's, sorted into changes per config */
+    survey_cmp *cmps;       /* one per config: the comparison, beside the regeneration */
     pthread_t cmp_thread;
     int cmp_started, cmp_joined;
     double cmp_ms; /* the comparison's own time on its thread */
@@ -239,15 +242,15 @@ static int survey_evaluate(survey_state *s)
 }
 
 /* Fetch and index both tags. Each module is parsed once per tag: A's trees, in a
- * parse set of their own, go once A is indexed; B's stay for the regeneration. */
+ * parse set of their own, stay until the configs that fail against B are
+ * regenerated against A; B's stay for the regeneration. */
 static void survey_fetch_index(survey_state *s)
 {
     double t0 = now_ms();
-    py_parse_set *at_a = py_parse_set_new();
-    upstream_set_parse_set(s->up, at_a);
-    fetch_and_index(s->up, at_a, s->out->from, s->mods, s->nmods, 0);
+    s->parses_a = py_parse_set_new();
+    upstream_set_parse_set(s->up, s->parses_a);
+    fetch_and_index(s->up, s->parses_a, s->out->from, s->mods, s->nmods, 0);
     upstream_set_parse_set(s->up, s->parses);
-    py_parse_set_free(at_a);
     fetch_and_index(s->up, s->parses, s->out->to, s->mods, s->nmods, 1);
     run_doc_add_timing(&s->out->doc, "fetch+index", now_ms() - t0);
 }
@@ -310,7 +313,14 @@ static void survey_regenerate(survey_state *s)
     regen_workspace(ws, sel, n, &bo, outs);
     pgci_error_clear();
     run_doc_add_timing(&out->doc, "regen", now_ms() - t0);
-    s->standing = survey_failing_at_a(ws, sel, n, &bo, outs, out->from);
+    /* the failing ones again at A, from A's trees; then those go */
+    regen_batch_opts at_a = bo;
+    at_a.parses = s->parses_a;
+    upstream_set_parse_set(s->up, s->parses_a);
+    s->standing = survey_failing_at_a(ws, sel, n, &at_a, outs, out->from);
+    upstream_set_parse_set(s->up, s->parses);
+    py_parse_set_free(s->parses_a);
+    s->parses_a = NULL;
     strbuf_free(&ruff_version); /* bo's ruff settings are used up to here */
     check_input *in = s->in = pgci_calloc(n ? n : 1, sizeof(*in));
     for (size_t i = 0; i < n; i++) {
@@ -354,6 +364,7 @@ static void survey_pairs(survey_state *s)
     size_t nmods = s->nmods;
     long ui = find_module(mods, nmods, "transformers.modeling_utils");
     s->cmps = pgci_calloc(s->n ? s->n : 1, sizeof(*s->cmps));
+    s->bodies = survey_bodies_new();
     for (size_t i = 0; i < s->n; i++) {
         if (!s->cfgs[i])
             continue;
@@ -380,6 +391,7 @@ static void survey_pairs(survey_state *s)
             .src_a_len = mp->src_a.len,
             .config_b = ci >= 0 ? mods[ci].b : NULL,
             .parses = s->parses,
+            .bodies = s->bodies,
         };
         if (ui >= 0 && mods[ui].a && mods[ui].b) {
             c->sp.base_a = mods[ui].a;
@@ -539,6 +551,7 @@ static void survey_state_free(survey_state *s)
         if (s->cmps[i].checked_done)
             survey_checked_free(&s->cmps[i].checked);
     free(s->cmps);
+    survey_bodies_free(s->bodies);
     module_pair *mods = s->mods;
     for (size_t i = 0; i < s->nmods; i++) {
         free(mods[i].module);
@@ -570,6 +583,7 @@ static void survey_state_free(survey_state *s)
     config_eval_free(s->ev);
     upstream_free(s->up);
     py_parse_set_free(s->parses);
+    py_parse_set_free(s->parses_a);
     rcache_free(s->results);
     free(s->ruff);
 }

@@ -20,6 +20,7 @@
 #include "checks/inherited.h"
 #include "checks/source_text.h"
 #include "checks/survey_compare.h"
+#include "checks/survey_trees.h"
 #include "py/parse_set.h"
 
 /* ---- body_uses ------------------------------------------------------------------- */
@@ -171,13 +172,16 @@ static char *survey(const char *src_a, const char *src_b, const tpatch *ps, size
     }
     survey_pair p = {"cfg", "cfg.py",      &cfg, a,    b,    "v1.0", "v2.0", src_b, strlen(src_b),
                      src_a, strlen(src_a), NULL, NULL, NULL, NULL,   NULL,   0,     0,
-                     NULL};
-    /* once parsing every body where a check reads it, once through a parse set as
-     * the survey runs: the same findings, each body parsed once for B and A */
+                     NULL,  NULL};
+    /* once parsing every body where a check reads it, once through a parse set and
+     * a memo of body uses as the survey runs: the same findings, each body parsed
+     * once for B and A */
     strbuf got[2] = {STRBUF_INIT, STRBUF_INIT};
     py_parse_set *set = py_parse_set_new();
+    survey_bodies *memo = survey_bodies_new();
     for (int pass = 0; pass < 2; pass++) {
         p.parses = pass ? set : NULL;
+        p.bodies = pass ? memo : NULL;
         findings fs = FINDINGS_INIT, targets = FINDINGS_INIT;
         survey_compare(&fs, &p, NULL, &targets);
         for (size_t i = 0; i < fs.len; i++)
@@ -195,6 +199,7 @@ static char *survey(const char *src_a, const char *src_b, const tpatch *ps, size
     assert_true(parses <= bodies);
     assert_true(reused >= parses);
     py_parse_set_free(set);
+    survey_bodies_free(memo);
     strbuf out = got[0];
     strbuf_free(&got[1]);
     VEC_FREE(&cfg.patches);

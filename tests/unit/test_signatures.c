@@ -64,6 +64,7 @@ static char *survey(const char *model, pg_patch_type type, const char *target,
                      NULL,
                      0,
                      0,
+                     NULL,
                      NULL};
     findings fs = FINDINGS_INIT;
     signatures_compare(&fs, &p);
