@@ -90,8 +90,64 @@ static char *configuration_module(const char *m)
     return pgci_asprintf("%.*s.configuration_%s", (int)(last - m), m, last + 10);
 }
 
+/* Indexing the fetched modules of one side on worker threads: each module writes
+ * its own slot, so the result is the same with one thread or many. */
+typedef struct index_jobs {
+    py_parse_set *parses;
+    module_pair *mods;
+    size_t n, next;
+    int side;
+    pthread_mutex_t lock;
+} index_jobs;
+
+static void index_one(index_jobs *j, size_t i)
+{
+    module_pair *m = &j->mods[i];
+    strbuf *src = j->side ? &m->src_b : &m->src_a;
+    char **err = j->side ? &m->err_b : &m->err_a;
+    index_module **ix = j->side ? &m->b : &m->a;
+    if (*err)
+        return;
+    if (index_module_from_parse_set(ix, j->parses, src->buf, src->len, m->module, m->module) < 0) {
+        *err = pgci_strdup(pgci_error_last());
+        *ix = NULL;
+        pgci_error_clear();
+    }
+}
+
+static void *index_worker(void *arg)
+{
+    index_jobs *j = arg;
+    for (;;) {
+        pthread_mutex_lock(&j->lock);
+        size_t i = j->next++;
+        pthread_mutex_unlock(&j->lock);
+        if (i >= j->n)
+            return NULL;
+        index_one(j, i);
+    }
+}
+
+static void index_all(py_parse_set *parses, module_pair *mods, size_t n, int side, int jobs)
+{
+    index_jobs j = {.parses = parses, .mods = mods, .n = n, .side = side};
+    pthread_mutex_init(&j.lock, NULL);
+    size_t nt = jobs > 1 ? (size_t)jobs : 1, started = 0;
+    if (nt > n)
+        nt = n ? n : 1;
+    pthread_t *th = pgci_calloc(nt, sizeof(*th));
+    /* the calling thread is one of the workers */
+    for (size_t t = 1; t < nt && pthread_create(&th[t], NULL, index_worker, &j) == 0; t++)
+        started++;
+    index_worker(&j);
+    for (size_t t = 1; t <= started; t++)
+        pthread_join(th[t], NULL);
+    free(th);
+    pthread_mutex_destroy(&j.lock);
+}
+
 static void fetch_and_index(upstream *up, py_parse_set *parses, const char *tag, module_pair *mods,
-                            size_t n, int side)
+                            size_t n, int side, int jobs)
 {
     strvec names = STRVEC_INIT;
     for (size_t i = 0; i < n; i++)
@@ -103,22 +159,14 @@ static void fetch_and_index(upstream *up, py_parse_set *parses, const char *tag,
     upstream_fetch_all(up, tag, &names, res, errs);
     pgci_error_clear();
     for (size_t i = 0; i < n; i++) {
-        strbuf *dst = side ? &mods[i].src_b : &mods[i].src_a;
-        char **err = side ? &mods[i].err_b : &mods[i].err_a;
-        index_module **ix = side ? &mods[i].b : &mods[i].a;
         if (errs[i]) {
-            *err = errs[i];
+            *(side ? &mods[i].err_b : &mods[i].err_a) = errs[i];
             strbuf_free(&res[i]);
             continue;
         }
-        *dst = res[i];
-        if (index_module_from_parse_set(ix, parses, dst->buf, dst->len, mods[i].module,
-                                        mods[i].module) < 0) {
-            *err = pgci_strdup(pgci_error_last());
-            *ix = NULL;
-            pgci_error_clear();
-        }
+        *(side ? &mods[i].src_b : &mods[i].src_a) = res[i];
     }
+    index_all(parses, mods, n, side, jobs);
     free(res);
     free(errs);
     strvec_free(&names);
@@ -249,9 +297,9 @@ static void survey_fetch_index(survey_state *s)
     double t0 = now_ms();
     s->parses_a = py_parse_set_new();
     upstream_set_parse_set(s->up, s->parses_a);
-    fetch_and_index(s->up, s->parses_a, s->out->from, s->mods, s->nmods, 0);
+    fetch_and_index(s->up, s->parses_a, s->out->from, s->mods, s->nmods, 0, s->o->jobs);
     upstream_set_parse_set(s->up, s->parses);
-    fetch_and_index(s->up, s->parses, s->out->to, s->mods, s->nmods, 1);
+    fetch_and_index(s->up, s->parses, s->out->to, s->mods, s->nmods, 1, s->o->jobs);
     run_doc_add_timing(&s->out->doc, "fetch+index", now_ms() - t0);
 }
 
