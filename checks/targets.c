@@ -178,24 +178,59 @@ static void foreign_decorators(findings *out, const check_input *in)
     }
 }
 
+/* 1 when a note of this config can carry a "did you mean" (near_miss.h). */
+static int wants_suggestions(const check_input *in)
+{
+    for (size_t k = 0; k < in->n_notes; k++)
+        if (in->notes[k].target && (in->notes[k].kind == CG_NOTE_MISSING_TARGET ||
+                                    in->notes[k].kind == CG_NOTE_METHOD_ADDED))
+            return 1;
+    return 0;
+}
+
+/* The indexes a run's suggestions read: one per distinct upstream text, made only
+ * for configs with a note that can use one (most have none), from the run's parse
+ * set (the regeneration usually parsed the module already). */
+typedef struct upstream_index {
+    const char *src;
+    size_t len;
+    index_module *m; /* NULL: not indexable (no suggestions then) */
+} upstream_index;
+typedef VEC(upstream_index) upstream_indexes;
+
+static index_module *index_for(upstream_indexes *seen, const check_ctx *ctx,
+                               const check_input *in)
+{
+    for (size_t i = 0; i < seen->len; i++)
+        if (seen->items[i].len == in->upstream_len &&
+            (seen->items[i].src == in->upstream ||
+             !memcmp(seen->items[i].src, in->upstream, in->upstream_len)))
+            return seen->items[i].m;
+    upstream_index u = {in->upstream, in->upstream_len, NULL};
+    if (index_module_from_parse_set(&u.m, ctx->parses, in->upstream, in->upstream_len,
+                                    in->source_module, in->source_module) < 0) {
+        pgci_error_clear(); /* no suggestions then; the regeneration read it */
+        u.m = NULL;
+    }
+    VEC_PUSH(seen, u);
+    return u.m;
+}
+
 static int run_targets(const check_ctx *ctx, findings *out, strbuf *why)
 {
     (void)why;
+    upstream_indexes seen = VEC_INIT;
     for (size_t i = 0; i < ctx->n_inputs; i++) {
         const check_input *in = &ctx->inputs[i];
-        index_module *m = NULL;
-        if (in->upstream && in->n_notes &&
-            index_module_from_source(&m, in->upstream, in->upstream_len, in->source_module,
-                                     in->source_module) < 0) {
-            pgci_error_clear(); /* no suggestions then; the regeneration read it */
-            m = NULL;
-        }
+        index_module *m = in->upstream && wants_suggestions(in) ? index_for(&seen, ctx, in) : NULL;
         for (size_t k = 0; k < in->n_notes; k++)
             note_finding(out, in, &in->notes[k], m);
-        if (m)
-            index_module_free(m);
         foreign_decorators(out, in);
     }
+    for (size_t i = 0; i < seen.len; i++)
+        if (seen.items[i].m)
+            index_module_free(seen.items[i].m);
+    VEC_FREE(&seen);
     return CHECK_RAN;
 }
 

@@ -783,6 +783,24 @@ static void collapse(strbuf *out, const char *s, size_t n)
     VEC_FREE(&lines);
 }
 
+/* Patches whose target's top-level name is a class or function upstream. */
+static size_t targets_defined(const gen *g)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < g->cfg->patches.len; i++) {
+        const char *t = g->cfg->patches.items[i].target;
+        if (!t || !*t)
+            continue;
+        size_t k = strcspn(t, ".");
+        for (size_t j = 0; j < g->emitted_names.len; j++)
+            if (strlen(g->emitted_names.items[j]) == k && !strncmp(g->emitted_names.items[j], t, k)) {
+                n++;
+                break;
+            }
+    }
+    return n;
+}
+
 /* Notes on patches that did not take effect, in registration order. */
 static void patch_notes(gen *g)
 {
@@ -919,6 +937,7 @@ int codegen_generate_shared(const pg_config *cfg, const char *source, size_t len
     }
     strvec_free(&missing);
     patch_notes(&g);
+    out->targets_defined = targets_defined(&g);
     collapse(&out->output, g.out.buf, g.out.len);
 done:
     free(g.applied);

@@ -8,8 +8,8 @@
  * version string, under pgci's build id. Evaluating a config is cheap and stays
  * outside the cache; it is what finds the sibling files.
  *
- * The payload: "codegen 1\n<raw length>\n<raw><note count>\n" and per note
- * "<kind> <patch> <line> <target length> <detail length>\n<target><detail>",
+ * The payload: "codegen 2\n<raw length>\n<raw><targets defined>\n<note count>\n"
+ * and per note "<kind> <patch> <line> <target length> <detail length>\n<target><detail>",
  * a length of -1 for a NULL string.
  */
 #include "patchgen/regen_cache.h"
@@ -113,8 +113,9 @@ static void add_str(strbuf *lens, strbuf *data, const char *s)
 
 void regen_cache_encode(const cg_result *r, strbuf *out)
 {
-    strbuf_addf(out, "codegen 1\n%zu\n", r->output.len);
+    strbuf_addf(out, "codegen 2\n%zu\n", r->output.len);
     strbuf_add(out, r->output.buf, r->output.len);
+    strbuf_addf(out, "%zu\n", r->targets_defined);
     strbuf_addf(out, "%zu\n", r->notes.len);
     for (size_t i = 0; i < r->notes.len; i++) {
         const cg_note *n = &r->notes.items[i];
@@ -159,7 +160,7 @@ static const char *take_str(cg_result *r, const char **p, const char *end, long 
 
 int regen_cache_decode(const char *p, size_t len, cg_result *r)
 {
-    const char *end = p + len, *magic = "codegen 1\n";
+    const char *end = p + len, *magic = "codegen 2\n";
     if (len < strlen(magic) || memcmp(p, magic, strlen(magic)))
         return -1;
     p += strlen(magic);
@@ -168,6 +169,10 @@ int regen_cache_decode(const char *p, size_t len, cg_result *r)
         return -1;
     strbuf_add(&r->output, p, (size_t)n);
     p += n;
+    long long defined = read_num(&p, end, '\n');
+    if (defined < 0)
+        return -1;
+    r->targets_defined = (size_t)defined;
     long long notes = read_num(&p, end, '\n');
     int bad = notes < 0;
     for (long long i = 0; !bad && i < notes; i++) {
