@@ -198,8 +198,7 @@ typedef struct upstream_index {
 } upstream_index;
 typedef VEC(upstream_index) upstream_indexes;
 
-static index_module *index_for(upstream_indexes *seen, const check_ctx *ctx,
-                               const check_input *in)
+static index_module *index_for(upstream_indexes *seen, const check_ctx *ctx, const check_input *in)
 {
     for (size_t i = 0; i < seen->len; i++)
         if (seen->items[i].len == in->upstream_len &&

@@ -793,7 +793,8 @@ static size_t targets_defined(const gen *g)
             continue;
         size_t k = strcspn(t, ".");
         for (size_t j = 0; j < g->emitted_names.len; j++)
-            if (strlen(g->emitted_names.items[j]) == k && !strncmp(g->emitted_names.items[j], t, k)) {
+            if (strlen(g->emitted_names.items[j]) == k &&
+                !strncmp(g->emitted_names.items[j], t, k)) {
                 n++;
                 break;
             }
