@@ -13,6 +13,7 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "cache/result_cache.h"
 #include "checks/checks.h"
 #include "checks/near_miss.h"
 #include "core/error.h"
@@ -44,17 +45,9 @@ static const char *statement_words(const char *type)
     return type;
 }
 
-/* "; did you mean `forward`?" when the target is a near miss of an upstream name
- * (near_miss.h); m may be NULL (upstream not indexed). */
-static const char *suggestion(const index_module *m, const cg_note *n)
+/* near: the upstream name the target is a near miss of ("did you mean"), or NULL */
+static void note_finding(findings *out, const check_input *in, const cg_note *n, const char *near)
 {
-    return m && n->target ? near_miss_suggest(m, n->target) : NULL;
-}
-
-static void note_finding(findings *out, const check_input *in, const cg_note *n,
-                         const index_module *m)
-{
-    const char *near = suggestion(m, n);
     const pg_patch *p = patch_of(in, n->patch);
     unsigned line = p ? p->reg_line : 0, col = p ? p->reg_col : 0;
     const char *kind = cg_note_kind_name(n->kind);
@@ -178,19 +171,15 @@ static void foreign_decorators(findings *out, const check_input *in)
     }
 }
 
-/* 1 when a note of this config can carry a "did you mean" (near_miss.h). */
-static int wants_suggestions(const check_input *in)
+/* 1 when note n can carry a "did you mean" (near_miss.h). */
+static int can_suggest(const cg_note *n)
 {
-    for (size_t k = 0; k < in->n_notes; k++)
-        if (in->notes[k].target && (in->notes[k].kind == CG_NOTE_MISSING_TARGET ||
-                                    in->notes[k].kind == CG_NOTE_METHOD_ADDED))
-            return 1;
-    return 0;
+    return n->target && (n->kind == CG_NOTE_MISSING_TARGET || n->kind == CG_NOTE_METHOD_ADDED);
 }
 
 /* The indexes a run's suggestions read: one per distinct upstream text, made only
- * for configs with a note that can use one (most have none), from the run's parse
- * set (the regeneration usually parsed the module already). */
+ * when a config's suggestions are not in the result cache, from the run's parse
+ * set (a cold run's regeneration parsed the module already). */
 typedef struct upstream_index {
     const char *src;
     size_t len;
@@ -215,15 +204,79 @@ static index_module *index_for(upstream_indexes *seen, const check_ctx *ctx, con
     return u.m;
 }
 
+/* The key of a config's suggestions: the upstream text and each note's target. */
+static void suggestions_key(const check_input *in, uint8_t key[SHA256_DIGEST_LEN])
+{
+    sha256_ctx c;
+    rcache_key_begin(&c, "near-miss");
+    rcache_key_add(&c, in->upstream, in->upstream_len);
+    rcache_key_adds(&c, in->source_module);
+    rcache_key_addu(&c, in->n_notes);
+    for (size_t k = 0; k < in->n_notes; k++) {
+        rcache_key_addu(&c, (unsigned long long)can_suggest(&in->notes[k]));
+        rcache_key_adds(&c, can_suggest(&in->notes[k]) ? in->notes[k].target : NULL);
+    }
+    sha256_final(&c, key);
+}
+
+/* Reads a cached payload (one line per note, empty: no suggestion) into near. */
+static int suggestions_decode(const strbuf *hit, size_t n, strvec *near)
+{
+    const char *p = hit->buf, *end = hit->buf + hit->len;
+    for (size_t k = 0; k < n; k++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl)
+            return -1;
+        strvec_pushn(near, p, (size_t)(nl - p));
+        p = nl + 1;
+    }
+    return p == end ? 0 : -1;
+}
+
+/* The "did you mean" of each note of a config ("" where none), from the result
+ * cache when an earlier run computed them for the same upstream text and targets
+ * (a warm run parses no upstream module for them). */
+static void suggestions(const check_ctx *ctx, const check_input *in, upstream_indexes *seen,
+                        strvec *near)
+{
+    int any = 0;
+    for (size_t k = 0; k < in->n_notes; k++)
+        any |= can_suggest(&in->notes[k]);
+    uint8_t key[SHA256_DIGEST_LEN];
+    strbuf hit = STRBUF_INIT;
+    if (any && in->upstream && ctx->cache) {
+        suggestions_key(in, key);
+        if (rcache_get(ctx->cache, "near-miss", key, &hit) &&
+            suggestions_decode(&hit, in->n_notes, near) == 0) {
+            strbuf_free(&hit);
+            return;
+        }
+        strvec_free(near);
+        strbuf_reset(&hit);
+    }
+    index_module *m = any && in->upstream ? index_for(seen, ctx, in) : NULL;
+    for (size_t k = 0; k < in->n_notes; k++) {
+        const char *s =
+            m && can_suggest(&in->notes[k]) ? near_miss_suggest(m, in->notes[k].target) : NULL;
+        strvec_push(near, s ? s : "");
+        strbuf_addf(&hit, "%s\n", s ? s : "");
+    }
+    if (any && in->upstream && m && ctx->cache)
+        rcache_put(ctx->cache, "near-miss", key, hit.buf, hit.len);
+    strbuf_free(&hit);
+}
+
 static int run_targets(const check_ctx *ctx, findings *out, strbuf *why)
 {
     (void)why;
     upstream_indexes seen = VEC_INIT;
     for (size_t i = 0; i < ctx->n_inputs; i++) {
         const check_input *in = &ctx->inputs[i];
-        index_module *m = in->upstream && wants_suggestions(in) ? index_for(&seen, ctx, in) : NULL;
+        strvec near = STRVEC_INIT;
+        suggestions(ctx, in, &seen, &near);
         for (size_t k = 0; k < in->n_notes; k++)
-            note_finding(out, in, &in->notes[k], m);
+            note_finding(out, in, &in->notes[k], *near.items[k] ? near.items[k] : NULL);
+        strvec_free(&near);
         foreign_decorators(out, in);
     }
     for (size_t i = 0; i < seen.len; i++)
