@@ -890,7 +890,7 @@ int codegen_generate_shared(const pg_config *cfg, const char *source, size_t len
         goto done;
     }
     const char *why = NULL;
-    unsigned bad = cgsyn_indent_error_line(&g.tree, &why);
+    unsigned bad = cg_shared_indent_error_line(sh, source, len, &g.tree, &why);
     if (bad) {
         r = pgci_error_set(PGCI_EINVALID, "upstream module %s does not parse: line %u: %s",
                            cfg->source_module, bad, why);
