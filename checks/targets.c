@@ -11,6 +11,7 @@
  * where the patch was registered.
  */
 #include <ctype.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "cache/result_cache.h"
@@ -185,23 +186,50 @@ typedef struct upstream_index {
     size_t len;
     index_module *m; /* NULL: not indexable (no suggestions then) */
 } upstream_index;
-typedef VEC(upstream_index) upstream_indexes;
+/* The configs are checked on ctx->jobs threads: the indexes are shared under a
+ * lock, built outside it (two threads may build one; the first kept wins). */
+typedef struct upstream_indexes {
+    pthread_mutex_t lock;
+    VEC(upstream_index) items;
+} upstream_indexes;
+
+static index_module *index_seen(upstream_indexes *seen, const check_input *in, int *found)
+{
+    *found = 0;
+    for (size_t i = 0; i < seen->items.len; i++) {
+        const upstream_index *u = &seen->items.items[i];
+        if (u->len == in->upstream_len &&
+            (u->src == in->upstream || !memcmp(u->src, in->upstream, in->upstream_len))) {
+            *found = 1;
+            return u->m;
+        }
+    }
+    return NULL;
+}
 
 static index_module *index_for(upstream_indexes *seen, const check_ctx *ctx, const check_input *in)
 {
-    for (size_t i = 0; i < seen->len; i++)
-        if (seen->items[i].len == in->upstream_len &&
-            (seen->items[i].src == in->upstream ||
-             !memcmp(seen->items[i].src, in->upstream, in->upstream_len)))
-            return seen->items[i].m;
+    int found;
+    pthread_mutex_lock(&seen->lock);
+    index_module *m = index_seen(seen, in, &found);
+    pthread_mutex_unlock(&seen->lock);
+    if (found)
+        return m;
     upstream_index u = {in->upstream, in->upstream_len, NULL};
     if (index_module_from_parse_set(&u.m, ctx->parses, in->upstream, in->upstream_len,
                                     in->source_module, in->source_module) < 0) {
         pgci_error_clear(); /* no suggestions then; the regeneration read it */
         u.m = NULL;
     }
-    VEC_PUSH(seen, u);
-    return u.m;
+    pthread_mutex_lock(&seen->lock);
+    m = index_seen(seen, in, &found);
+    if (!found)
+        VEC_PUSH(&seen->items, u);
+    pthread_mutex_unlock(&seen->lock);
+    if (!found)
+        return u.m;
+    index_module_free(u.m);
+    return m;
 }
 
 /* The key of a config's suggestions: the upstream text and each note's target. */
@@ -266,24 +294,30 @@ static void suggestions(const check_ctx *ctx, const check_input *in, upstream_in
     strbuf_free(&hit);
 }
 
+/* One config's findings. arg: the run's upstream_indexes. */
+static int one_targets(const check_ctx *ctx, const check_input *in, void *arg, findings *out)
+{
+    strvec near = STRVEC_INIT;
+    suggestions(ctx, in, arg, &near);
+    for (size_t k = 0; k < in->n_notes; k++)
+        note_finding(out, in, &in->notes[k], *near.items[k] ? near.items[k] : NULL);
+    strvec_free(&near);
+    foreign_decorators(out, in);
+    return 0;
+}
+
 static int run_targets(const check_ctx *ctx, findings *out, strbuf *why)
 {
     (void)why;
-    upstream_indexes seen = VEC_INIT;
-    for (size_t i = 0; i < ctx->n_inputs; i++) {
-        const check_input *in = &ctx->inputs[i];
-        strvec near = STRVEC_INIT;
-        suggestions(ctx, in, &seen, &near);
-        for (size_t k = 0; k < in->n_notes; k++)
-            note_finding(out, in, &in->notes[k], *near.items[k] ? near.items[k] : NULL);
-        strvec_free(&near);
-        foreign_decorators(out, in);
-    }
-    for (size_t i = 0; i < seen.len; i++)
-        if (seen.items[i].m)
-            index_module_free(seen.items[i].m);
-    VEC_FREE(&seen);
-    return CHECK_RAN;
+    upstream_indexes seen = {.items = VEC_INIT};
+    pthread_mutex_init(&seen.lock, NULL);
+    int r = check_each_input(ctx, one_targets, &seen, out);
+    for (size_t i = 0; i < seen.items.len; i++)
+        if (seen.items.items[i].m)
+            index_module_free(seen.items.items[i].m);
+    VEC_FREE(&seen.items);
+    pthread_mutex_destroy(&seen.lock);
+    return r < 0 ? r : CHECK_RAN;
 }
 
 const check_def check_targets = {.id = "targets",
