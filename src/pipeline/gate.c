@@ -456,9 +456,11 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
     s.o = o;
     s.out = out;
     int r;
+    double t0 = now_ms();
     if ((r = gate_resolve(&s)) < 0 || (r = gate_evaluate(&s)) < 0 ||
         (r = gate_require_generated(&s)) < 0)
         goto out;
+    run_doc_add_timing(&out->doc, "evaluate", now_ms() - t0);
     if ((r = gate_open_upstream(&s)) < 0)
         goto out;
     gate_start_ruff(&s);
