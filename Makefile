@@ -19,7 +19,7 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototyp
 XML_CFLAGS := $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2)
 CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -g $(OPT) $(SAN) $(WARN) -Isrc -I. $(XML_CFLAGS) $(CFLAGS) \
               -DPGCI_DEMO_DIR='"$(abspath fixtures/workspace)"'
-LDLIBS_ALL := -lcurl -lgit2 -lcmark -ljansson -lxml2 -ltree-sitter -lutf8proc -lpthread -ldl -lm $(LDLIBS)
+LDLIBS_ALL := -lcurl -lgit2 -lcmark -ljansson -lxml2 -ltree-sitter -lutf8proc -lcrypto -lpthread -ldl -lm $(LDLIBS)
 
 # CUDA kernels: when nvcc exists (and no sanitizer is on), nvcc builds them (sm_90)
 # into a plugin, $(CUDA_PLUGIN), which pgci dlopen()s only when the GPU path is

@@ -6,11 +6,11 @@
  * lists are joined in input order afterwards, so the report is the same with one
  * thread or sixteen.
  */
-#include <pthread.h>
 #include <stdlib.h>
 
 #include "checks/check.h"
 #include "core/error.h"
+#include "core/par.h"
 #include "core/strbuf.h"
 
 typedef struct each {
@@ -20,24 +20,16 @@ typedef struct each {
     findings *per; /* per input */
     int *rc;       /* per input */
     char **why;    /* per input: the message of a failure */
-    pthread_mutex_t lock;
-    size_t next;
 } each;
 
-static void *worker(void *p)
+static void one(void *p, size_t worker, size_t i)
 {
+    (void)worker;
     each *e = p;
-    for (;;) {
-        pthread_mutex_lock(&e->lock);
-        size_t i = e->next++;
-        pthread_mutex_unlock(&e->lock);
-        if (i >= e->ctx->n_inputs)
-            return NULL;
-        e->rc[i] = e->fn(e->ctx, &e->ctx->inputs[i], e->arg, &e->per[i]);
-        if (e->rc[i] < 0) {
-            e->why[i] = pgci_strdup(pgci_error_last());
-            pgci_error_clear();
-        }
+    e->rc[i] = e->fn(e->ctx, &e->ctx->inputs[i], e->arg, &e->per[i]);
+    if (e->rc[i] < 0) {
+        e->why[i] = pgci_strdup(pgci_error_last());
+        pgci_error_clear();
     }
 }
 
@@ -46,27 +38,11 @@ int check_each_input(const check_ctx *ctx, check_input_fn fn, void *arg, finding
     size_t n = ctx->n_inputs;
     if (!n)
         return 0;
-    each e = {.ctx = ctx, .fn = fn, .arg = arg, .next = 0};
+    each e = {.ctx = ctx, .fn = fn, .arg = arg};
     e.per = pgci_calloc(n, sizeof(*e.per));
     e.rc = pgci_calloc(n, sizeof(*e.rc));
     e.why = pgci_calloc(n, sizeof(*e.why));
-    pthread_mutex_init(&e.lock, NULL);
-    size_t nt = ctx->jobs > 1 ? (size_t)ctx->jobs : 1;
-    if (nt > n)
-        nt = n;
-    pthread_t *th = pgci_calloc(nt, sizeof(*th));
-    size_t started = 0;
-    /* the calling thread is one of the workers */
-    for (size_t t = 1; t < nt; t++) {
-        if (pthread_create(&th[t], NULL, worker, &e) != 0)
-            break;
-        started++;
-    }
-    worker(&e);
-    for (size_t t = 1; t <= started; t++)
-        pthread_join(th[t], NULL);
-    free(th);
-    pthread_mutex_destroy(&e.lock);
+    par_for(n, ctx->jobs, one, &e);
 
     int rc = 0;
     for (size_t i = 0; i < n; i++) {

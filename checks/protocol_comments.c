@@ -296,9 +296,16 @@ static void check_object(const check_input *in, const proto_settings *s, const l
     }
 }
 
-/* The module docstring of a config: its text and line (0 when none). */
-static unsigned docstring(const char *src, size_t len, const char *path, strbuf *out)
+/* The module docstring of a config: its text and line (0 when none); the
+ * evaluator's when the config evaluated (it parsed the file already). */
+static unsigned docstring(const check_input *in, const char *src, size_t len, strbuf *out)
 {
+    if (in->cfg) {
+        if (in->cfg->docstring)
+            strbuf_adds(out, in->cfg->docstring);
+        return in->cfg->docstring_line;
+    }
+    const char *path = in->config_path;
     py_tree t;
     if (py_parse(&t, src, len, path) < 0) {
         pgci_error_clear();
@@ -326,7 +333,7 @@ static void check_regen_command(const check_input *in, const proto_settings *s, 
                                 size_t len, findings *out)
 {
     strbuf doc = STRBUF_INIT;
-    unsigned line = docstring(src, len, in->config_path, &doc);
+    unsigned line = docstring(in, src, len, &doc);
     char *dir = fs_dirname(in->config_path);
     char *m = proto_subst(s->regen_command, "module", in->module);
     char *want = proto_subst(m, "dir", dir);

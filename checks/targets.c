@@ -11,8 +11,10 @@
  * where the patch was registered.
  */
 #include <ctype.h>
+#include <pthread.h>
 #include <string.h>
 
+#include "cache/result_cache.h"
 #include "checks/checks.h"
 #include "checks/near_miss.h"
 #include "core/error.h"
@@ -44,17 +46,9 @@ static const char *statement_words(const char *type)
     return type;
 }
 
-/* "; did you mean `forward`?" when the target is a near miss of an upstream name
- * (near_miss.h); m may be NULL (upstream not indexed). */
-static const char *suggestion(const index_module *m, const cg_note *n)
+/* near: the upstream name the target is a near miss of ("did you mean"), or NULL */
+static void note_finding(findings *out, const check_input *in, const cg_note *n, const char *near)
 {
-    return m && n->target ? near_miss_suggest(m, n->target) : NULL;
-}
-
-static void note_finding(findings *out, const check_input *in, const cg_note *n,
-                         const index_module *m)
-{
-    const char *near = suggestion(m, n);
     const pg_patch *p = patch_of(in, n->patch);
     unsigned line = p ? p->reg_line : 0, col = p ? p->reg_col : 0;
     const char *kind = cg_note_kind_name(n->kind);
@@ -178,25 +172,152 @@ static void foreign_decorators(findings *out, const check_input *in)
     }
 }
 
+/* 1 when note n can carry a "did you mean" (near_miss.h). */
+static int can_suggest(const cg_note *n)
+{
+    return n->target && (n->kind == CG_NOTE_MISSING_TARGET || n->kind == CG_NOTE_METHOD_ADDED);
+}
+
+/* The indexes a run's suggestions read: one per distinct upstream text, made only
+ * when a config's suggestions are not in the result cache, from the run's parse
+ * set (a cold run's regeneration parsed the module already). */
+typedef struct upstream_index {
+    const char *src;
+    size_t len;
+    index_module *m; /* NULL: not indexable (no suggestions then) */
+} upstream_index;
+/* The configs are checked on ctx->jobs threads: the indexes are shared under a
+ * lock, built outside it (two threads may build one; the first kept wins). */
+typedef struct upstream_indexes {
+    pthread_mutex_t lock;
+    VEC(upstream_index) items;
+} upstream_indexes;
+
+static index_module *index_seen(upstream_indexes *seen, const check_input *in, int *found)
+{
+    *found = 0;
+    for (size_t i = 0; i < seen->items.len; i++) {
+        const upstream_index *u = &seen->items.items[i];
+        if (u->len == in->upstream_len &&
+            (u->src == in->upstream || !memcmp(u->src, in->upstream, in->upstream_len))) {
+            *found = 1;
+            return u->m;
+        }
+    }
+    return NULL;
+}
+
+static index_module *index_for(upstream_indexes *seen, const check_ctx *ctx, const check_input *in)
+{
+    int found;
+    pthread_mutex_lock(&seen->lock);
+    index_module *m = index_seen(seen, in, &found);
+    pthread_mutex_unlock(&seen->lock);
+    if (found)
+        return m;
+    upstream_index u = {in->upstream, in->upstream_len, NULL};
+    if (index_module_from_parse_set(&u.m, ctx->parses, in->upstream, in->upstream_len,
+                                    in->source_module, in->source_module) < 0) {
+        pgci_error_clear(); /* no suggestions then; the regeneration read it */
+        u.m = NULL;
+    }
+    pthread_mutex_lock(&seen->lock);
+    m = index_seen(seen, in, &found);
+    if (!found)
+        VEC_PUSH(&seen->items, u);
+    pthread_mutex_unlock(&seen->lock);
+    if (!found)
+        return u.m;
+    index_module_free(u.m);
+    return m;
+}
+
+/* The key of a config's suggestions: the upstream text and each note's target. */
+static void suggestions_key(const check_input *in, uint8_t key[SHA256_DIGEST_LEN])
+{
+    sha256_ctx c;
+    rcache_key_begin(&c, "near-miss");
+    rcache_key_add(&c, in->upstream, in->upstream_len);
+    rcache_key_adds(&c, in->source_module);
+    rcache_key_addu(&c, in->n_notes);
+    for (size_t k = 0; k < in->n_notes; k++) {
+        rcache_key_addu(&c, (unsigned long long)can_suggest(&in->notes[k]));
+        rcache_key_adds(&c, can_suggest(&in->notes[k]) ? in->notes[k].target : NULL);
+    }
+    sha256_final(&c, key);
+}
+
+/* Reads a cached payload (one line per note, empty: no suggestion) into near. */
+static int suggestions_decode(const strbuf *hit, size_t n, strvec *near)
+{
+    const char *p = hit->buf, *end = hit->buf + hit->len;
+    for (size_t k = 0; k < n; k++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl)
+            return -1;
+        strvec_pushn(near, p, (size_t)(nl - p));
+        p = nl + 1;
+    }
+    return p == end ? 0 : -1;
+}
+
+/* The "did you mean" of each note of a config ("" where none), from the result
+ * cache when an earlier run computed them for the same upstream text and targets
+ * (a warm run parses no upstream module for them). */
+static void suggestions(const check_ctx *ctx, const check_input *in, upstream_indexes *seen,
+                        strvec *near)
+{
+    int any = 0;
+    for (size_t k = 0; k < in->n_notes; k++)
+        any |= can_suggest(&in->notes[k]);
+    uint8_t key[SHA256_DIGEST_LEN];
+    strbuf hit = STRBUF_INIT;
+    if (any && in->upstream && ctx->cache) {
+        suggestions_key(in, key);
+        if (rcache_get(ctx->cache, "near-miss", key, &hit) &&
+            suggestions_decode(&hit, in->n_notes, near) == 0) {
+            strbuf_free(&hit);
+            return;
+        }
+        strvec_free(near);
+        strbuf_reset(&hit);
+    }
+    index_module *m = any && in->upstream ? index_for(seen, ctx, in) : NULL;
+    for (size_t k = 0; k < in->n_notes; k++) {
+        const char *s =
+            m && can_suggest(&in->notes[k]) ? near_miss_suggest(m, in->notes[k].target) : NULL;
+        strvec_push(near, s ? s : "");
+        strbuf_addf(&hit, "%s\n", s ? s : "");
+    }
+    if (any && in->upstream && m && ctx->cache)
+        rcache_put(ctx->cache, "near-miss", key, hit.buf, hit.len);
+    strbuf_free(&hit);
+}
+
+/* One config's findings. arg: the run's upstream_indexes. */
+static int one_targets(const check_ctx *ctx, const check_input *in, void *arg, findings *out)
+{
+    strvec near = STRVEC_INIT;
+    suggestions(ctx, in, arg, &near);
+    for (size_t k = 0; k < in->n_notes; k++)
+        note_finding(out, in, &in->notes[k], *near.items[k] ? near.items[k] : NULL);
+    strvec_free(&near);
+    foreign_decorators(out, in);
+    return 0;
+}
+
 static int run_targets(const check_ctx *ctx, findings *out, strbuf *why)
 {
     (void)why;
-    for (size_t i = 0; i < ctx->n_inputs; i++) {
-        const check_input *in = &ctx->inputs[i];
-        index_module *m = NULL;
-        if (in->upstream && in->n_notes &&
-            index_module_from_source(&m, in->upstream, in->upstream_len, in->source_module,
-                                     in->source_module) < 0) {
-            pgci_error_clear(); /* no suggestions then; the regeneration read it */
-            m = NULL;
-        }
-        for (size_t k = 0; k < in->n_notes; k++)
-            note_finding(out, in, &in->notes[k], m);
-        if (m)
-            index_module_free(m);
-        foreign_decorators(out, in);
-    }
-    return CHECK_RAN;
+    upstream_indexes seen = {.items = VEC_INIT};
+    pthread_mutex_init(&seen.lock, NULL);
+    int r = check_each_input(ctx, one_targets, &seen, out);
+    for (size_t i = 0; i < seen.items.len; i++)
+        if (seen.items.items[i].m)
+            index_module_free(seen.items.items[i].m);
+    VEC_FREE(&seen.items);
+    pthread_mutex_destroy(&seen.lock);
+    return r < 0 ? r : CHECK_RAN;
 }
 
 const check_def check_targets = {.id = "targets",

@@ -20,7 +20,7 @@ FUZZ_LIB_SRCS := $(sort $(wildcard src/*/*.c) $(wildcard checks/*.c) $(wildcard 
 FUZZ_LIB_OBJS := $(FUZZ_LIB_SRCS:%.c=$(FUZZ_DIR)/obj/%.o) \
                  $(FUZZ_DIR)/obj/ts/parser.o $(FUZZ_DIR)/obj/ts/scanner.o
 FUZZ_BINS     := $(FUZZ_SRCS:tests/fuzz/%.c=$(FUZZ_DIR)/bin/%)
-FUZZ_LDLIBS   := -lcurl -lgit2 -lcmark -ljansson -lxml2 -ltree-sitter -lutf8proc -lpthread -lm $(LDLIBS)
+FUZZ_LDLIBS   := -lcurl -lgit2 -lcmark -ljansson -lxml2 -ltree-sitter -lutf8proc -lcrypto -lpthread -lm $(LDLIBS)
 
 .PHONY: fuzz-build
 fuzz-build: deps $(FUZZ_BINS)

@@ -31,13 +31,13 @@ die() { printf 'deps: error: %s\n' "$*" >&2; exit 2; }
 # patch (the fixture tag v1.1.0 is v1.0.0 plus a patch: scripts/fixture-tags.sh),
 # clang-format (make check-format, in CI)
 debs=(build-essential pkg-config libcurl4-openssl-dev libgit2-dev libcmark-dev
-      libjansson-dev libxml2-dev libtree-sitter-dev libcmocka-dev libutf8proc-dev python3 python3-pip
+      libjansson-dev libxml2-dev libtree-sitter-dev libcmocka-dev libutf8proc-dev libssl-dev python3 python3-pip
       clang clang-format libclang-rt-14-dev valgrind openssl git bc patch)
 # PGCI_DEPS=build: only what building pgci needs, for a CI job that runs pgci on a
 # workspace and never its tests (.github/workflows/examples/veomni-pr.yml)
 if [ "${PGCI_DEPS:-all}" = build ]; then
     debs=(build-essential pkg-config libcurl4-openssl-dev libgit2-dev libcmark-dev
-          libjansson-dev libxml2-dev libtree-sitter-dev python3 python3-pip)
+          libjansson-dev libxml2-dev libtree-sitter-dev libutf8proc-dev libssl-dev python3 python3-pip)
 fi
 missing=()
 for p in "${debs[@]}"; do

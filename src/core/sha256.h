@@ -1,6 +1,7 @@
 /*
- * sha256.h - SHA-256 (FIPS 180-4), for the content-addressed upstream cache and the
- * input hashes recorded in run.json.
+ * sha256.h - SHA-256, for the content-addressed caches and the input hashes recorded
+ * in run.json: OpenSSL's libcrypto (EVP) underneath, which uses the CPU's SHA
+ * instructions where there are some.
  *
  * Streaming use:
  *
@@ -9,7 +10,8 @@
  *     sha256_update(&c, data, len);   // as often as needed
  *     sha256_final(&c, digest);       // 32 bytes
  *
- * or sha256_hex() for the whole of a buffer as 64 lowercase hex digits.
+ * or sha256_hex() for the whole of a buffer as 64 lowercase hex digits. Every
+ * sha256_init() is followed by one sha256_final(), which releases the context.
  */
 #ifndef PGCI_CORE_SHA256_H
 #define PGCI_CORE_SHA256_H
@@ -20,11 +22,10 @@
 #define SHA256_DIGEST_LEN 32
 #define SHA256_HEX_LEN 64
 
+typedef struct evp_md_ctx_st EVP_MD_CTX;
+
 typedef struct sha256_ctx {
-    uint32_t state[8];
-    uint64_t total;    /* bytes hashed so far */
-    uint8_t block[64]; /* the partial block */
-    size_t used;       /* bytes in block */
+    EVP_MD_CTX *md;
 } sha256_ctx;
 
 /* Starts a new hash. */
@@ -33,7 +34,7 @@ void sha256_init(sha256_ctx *c);
 /* Hashes len more bytes. */
 void sha256_update(sha256_ctx *c, const void *data, size_t len);
 
-/* Pads, writes the 32-byte digest to out and leaves c unusable until sha256_init. */
+/* Writes the 32-byte digest to out and releases c (unusable until sha256_init). */
 void sha256_final(sha256_ctx *c, uint8_t out[SHA256_DIGEST_LEN]);
 
 /* The digest of data[0..len) as 64 lowercase hex digits and a NUL in out. */

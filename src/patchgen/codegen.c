@@ -783,6 +783,25 @@ static void collapse(strbuf *out, const char *s, size_t n)
     VEC_FREE(&lines);
 }
 
+/* Patches whose target's top-level name is a class or function upstream. */
+static size_t targets_defined(const gen *g)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < g->cfg->patches.len; i++) {
+        const char *t = g->cfg->patches.items[i].target;
+        if (!t || !*t)
+            continue;
+        size_t k = strcspn(t, ".");
+        for (size_t j = 0; j < g->emitted_names.len; j++)
+            if (strlen(g->emitted_names.items[j]) == k &&
+                !strncmp(g->emitted_names.items[j], t, k)) {
+                n++;
+                break;
+            }
+    }
+    return n;
+}
+
 /* Notes on patches that did not take effect, in registration order. */
 static void patch_notes(gen *g)
 {
@@ -871,7 +890,7 @@ int codegen_generate_shared(const pg_config *cfg, const char *source, size_t len
         goto done;
     }
     const char *why = NULL;
-    unsigned bad = cgsyn_indent_error_line(&g.tree, &why);
+    unsigned bad = cg_shared_indent_error_line(sh, source, len, &g.tree, &why);
     if (bad) {
         r = pgci_error_set(PGCI_EINVALID, "upstream module %s does not parse: line %u: %s",
                            cfg->source_module, bad, why);
@@ -919,6 +938,7 @@ int codegen_generate_shared(const pg_config *cfg, const char *source, size_t len
     }
     strvec_free(&missing);
     patch_notes(&g);
+    out->targets_defined = targets_defined(&g);
     collapse(&out->output, g.out.buf, g.out.len);
 done:
     free(g.applied);

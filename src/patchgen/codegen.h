@@ -42,6 +42,10 @@ typedef struct cg_note {
 typedef struct cg_result {
     strbuf output; /* the raw generated module */
     VEC(cg_note) notes;
+    /* patches with a target whose top-level name ("LlamaMLP" of "LlamaMLP.forward")
+     * the upstream module defines as a class or function: none of them means the
+     * upstream text is not the module the config patches */
+    size_t targets_defined;
     arena mem; /* strings of the notes */
 } cg_result;
 

@@ -25,6 +25,12 @@
 #include "core/hashmap.h"
 #include "core/sha256.h"
 #include "patchgen/codegen_method.h"
+#include "patchgen/codegen_syntax.h"
+
+typedef struct indent_result {
+    unsigned line; /* 0: the indentation is Python's */
+    const char *why;
+} indent_result;
 
 typedef struct rewrite {
     char *text;
@@ -37,6 +43,7 @@ struct cg_shared {
     py_parse_set *parses; /* upstream modules */
     int own_parses;
     hashmap accepts;  /* digest -> (void *)(1 + result) */
+    hashmap indents;  /* digest -> indent_result */
     hashmap rewrites; /* digest -> rewrite */
     cg_shared_stats st;
 };
@@ -67,6 +74,7 @@ void cg_shared_free(cg_shared *s)
     if (s->own_parses)
         py_parse_set_free(s->parses);
     hashmap_free(&s->accepts);
+    hashmap_free_with(&s->indents, free);
     hashmap_free_with(&s->rewrites, rewrite_free);
     pthread_mutex_destroy(&s->lock);
     free(s);
@@ -116,6 +124,31 @@ static int memo_put(cg_shared *s, hashmap *m, const char *key, void *v)
         hashmap_put(m, key, v);
     pthread_mutex_unlock(&s->lock);
     return stored;
+}
+
+unsigned cg_shared_indent_error_line(cg_shared *s, const char *src, size_t len, const py_tree *t,
+                                     const char **why)
+{
+    if (!s)
+        return cgsyn_indent_error_line(t, why);
+    char key[SHA256_HEX_LEN + 1];
+    digest("indent", &src, &len, 1, key);
+    indent_result *v = memo_get(s, &s->indents, key);
+    if (!v) {
+        v = pgci_malloc(sizeof(*v));
+        v->why = NULL;
+        v->line = cgsyn_indent_error_line(t, &v->why);
+        if (!memo_put(s, &s->indents, key, v)) {
+            indent_result mine = *v;
+            free(v);
+            if (why)
+                *why = mine.why;
+            return mine.line;
+        }
+    }
+    if (why)
+        *why = v->why;
+    return v->line;
 }
 
 int cg_shared_parses_with_function(cg_shared *s, const char *src, size_t len)

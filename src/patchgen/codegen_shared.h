@@ -33,6 +33,12 @@ void cg_shared_free(cg_shared *s);
 int cg_shared_parse(cg_shared *s, const char *src, size_t len, const char *path, py_tree *t);
 void cg_shared_release(py_tree *t);
 
+/* cgsyn_indent_error_line() of the tree t of src[0..len), memoised in s by the
+ * bytes (s may be NULL): the GPU and NPU configs of a model check one upstream
+ * module's indentation once. */
+unsigned cg_shared_indent_error_line(cg_shared *s, const char *src, size_t len, const py_tree *t,
+                                     const char **why);
+
 /* cgm_parses_with_function() and cgm_replace_method_in(), memoised in s (s may
  * be NULL: computed every time). */
 int cg_shared_parses_with_function(cg_shared *s, const char *src, size_t len);

@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "patchgen/config_internal.h"
+#include "py/pystr.h"
 
 /* --- finalizing: a self-contained pg_config ----------------------------------------------------
  */
@@ -68,6 +69,31 @@ static const pg_object *fin_obj(fin *f, const pg_object *o)
     }
     fin_remember(f, o, c);
     return c;
+}
+
+/* The module docstring of the evaluated file: the first statement that is not a
+ * comment, when it is a string literal that decodes. */
+static void module_docstring(pg_config *pc, const ce_module *m)
+{
+    if (!m->tree)
+        return;
+    TSNode root = py_root(m->tree);
+    uint32_t cnt = ts_node_named_child_count(root);
+    for (uint32_t i = 0; i < cnt; i++) {
+        TSNode c = ts_node_named_child(root, i);
+        if (py_is(c, "comment"))
+            continue;
+        TSNode e = ts_node_named_child(c, 0);
+        strbuf doc = STRBUF_INIT;
+        if (py_is(c, "expression_statement") && !ts_node_is_null(e) && py_is(e, "string") &&
+            pystr_decode_node(&doc, m->tree, e) == 0) {
+            pc->docstring = arena_strndup(&pc->mem, doc.buf ? doc.buf : "", doc.len);
+            pc->docstring_line = py_line(e);
+        }
+        pgci_error_clear();
+        strbuf_free(&doc);
+        break;
+    }
 }
 
 int ce_finalize(const ce_module *m, const char *var, const ce_config *src, pg_config **out)
@@ -130,6 +156,7 @@ int ce_finalize(const ce_module *m, const char *var, const ce_config *src, pg_co
     for (size_t i = 0; i < src->exclude.len; i++)
         VEC_PUSH(&pc->exclude, fin_str(&f, src->exclude.items[i]));
     hashmap_free(&f.copies);
+    module_docstring(pc, m);
     if (f.bytes > CE_MAX_CONFIG_BYTES) {
         int r =
             pgci_error_set(PGCI_ELIMIT, "%s: PatchConfig '%s' carries %zu bytes of text (limit %u)",

@@ -12,34 +12,99 @@
  * and content: a change in any of them is a different key (a few needless misses
  * at worst, never a stale hit). isort's first-party detection also looks at what
  * exists under the project's source roots, so the names at the top of the
- * working directory and of its src/ are hashed too. Known limits (docs/
- * performance.md): a configuration's `extend = "other.toml"` target outside
- * these places and RUFF_* environment variables are not part of the key.
+ * working directory and of its src/ are hashed too. A configuration that says
+ * `extend = "other.toml"` brings that file in as well (relative to the file that
+ * names it, `~/` for the home directory; the chain followed a few levels deep),
+ * and so do the RUFF_* environment variables, which ruff reads as settings.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+extern char **environ;
+
 #include "core/error.h"
 #include "core/fs.h"
 #include "patchgen/normalize.h"
+#include "workspace/toml.h"
 
 static const char *const config_names[] = {"pyproject.toml", "ruff.toml", ".ruff.toml", NULL};
+
+/* How deep a chain of `extend =` is followed (ruff refuses cycles itself). */
+#define EXTEND_DEPTH 8
+
+static void add_config_file(sha256_ctx *c, const char *path, int depth);
+
+/* The file a configuration's `extend` names, hashed by path and content. */
+static void add_extended(sha256_ctx *c, const char *path, const char *data, size_t len, int depth)
+{
+    toml_value *doc = NULL;
+    if (toml_parse(&doc, data, len, path) < 0) {
+        pgci_error_clear(); /* ruff will say what is wrong with it; the bytes are hashed */
+        return;
+    }
+    const char *base = strrchr(path, '/');
+    int pyproject = !strcmp(base ? base + 1 : path, "pyproject.toml");
+    const char *ext = toml_str(toml_get_path(doc, pyproject ? "tool.ruff.extend" : "extend"));
+    if (ext && *ext) {
+        strbuf target = STRBUF_INIT;
+        const char *home = getenv("HOME");
+        if (!strncmp(ext, "~/", 2) && home)
+            fs_join(&target, home, ext + 2);
+        else if (ext[0] == '/')
+            strbuf_adds(&target, ext);
+        else {
+            char *dir = fs_dirname(path);
+            fs_join(&target, dir, ext);
+            free(dir);
+        }
+        add_config_file(c, target.buf, depth + 1);
+        strbuf_free(&target);
+    }
+    toml_free(doc);
+}
+
+static void add_config_file(sha256_ctx *c, const char *path, int depth)
+{
+    strbuf data = STRBUF_INIT;
+    if (depth <= EXTEND_DEPTH && fs_is_file(path) && fs_read_file(&data, path, 0) == 0) {
+        rcache_key_adds(c, path);
+        rcache_key_add(c, data.buf, data.len);
+        add_extended(c, path, data.buf, data.len, depth);
+    }
+    pgci_error_clear();
+    strbuf_free(&data);
+}
 
 static void add_configs_in(sha256_ctx *c, const char *dir)
 {
     for (size_t i = 0; config_names[i]; i++) {
-        strbuf p = STRBUF_INIT, data = STRBUF_INIT;
+        strbuf p = STRBUF_INIT;
         fs_join(&p, dir, config_names[i]);
-        if (fs_is_file(p.buf) && fs_read_file(&data, p.buf, 0) == 0) {
-            rcache_key_adds(c, p.buf);
-            rcache_key_add(c, data.buf, data.len);
-        }
-        pgci_error_clear();
+        add_config_file(c, p.buf, 0);
         strbuf_free(&p);
-        strbuf_free(&data);
     }
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* RUFF_* variables of the environment (ruff reads settings from some), sorted. */
+static void add_ruff_environment(sha256_ctx *c)
+{
+    VEC(const char *) vars = VEC_INIT;
+    for (char **e = environ; e && *e; e++)
+        if (!strncmp(*e, "RUFF_", 5))
+            VEC_PUSH(&vars, *e);
+    if (vars.len)
+        qsort(vars.items, vars.len, sizeof(*vars.items), cmp_str);
+    rcache_key_addu(c, vars.len);
+    for (size_t i = 0; i < vars.len; i++)
+        rcache_key_adds(c, vars.items[i]);
+    VEC_FREE(&vars);
 }
 
 static void add_listing(sha256_ctx *c, const char *dir)
@@ -131,6 +196,7 @@ int normalize_settings_key(const normalize_opts *o, uint8_t out[SHA256_DIGEST_LE
     }
     free(dir);
     add_user_config(&c);
+    add_ruff_environment(&c);
     add_listing(&c, start);
     strbuf src = STRBUF_INIT;
     fs_join(&src, start, "src");

@@ -98,6 +98,9 @@ typedef struct pg_config {
     VEC(const char *) drop_imported_names; /* a set: no duplicates */
     VEC(const char *) exclude;
     unsigned line, col; /* where PatchConfig(...) was called (in the file that made it) */
+    /* the config file's module docstring, decoded, and its line (0: none) */
+    const char *docstring;
+    unsigned docstring_line;
 } pg_config;
 
 /* Frees the config's vectors and its arena (which, for an evaluated config, holds the

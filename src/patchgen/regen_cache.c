@@ -8,8 +8,8 @@
  * version string, under pgci's build id. Evaluating a config is cheap and stays
  * outside the cache; it is what finds the sibling files.
  *
- * The payload: "codegen 1\n<raw length>\n<raw><note count>\n" and per note
- * "<kind> <patch> <line> <target length> <detail length>\n<target><detail>",
+ * The payload: "codegen 2\n<raw length>\n<raw><targets defined>\n<note count>\n"
+ * and per note "<kind> <patch> <line> <target length> <detail length>\n<target><detail>",
  * a length of -1 for a NULL string.
  */
 #include "patchgen/regen_cache.h"
@@ -18,46 +18,70 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void add_object(sha256_ctx *c, const pg_object *o)
+/* A codegen key being hashed: the hash, and the file texts already in it. Every
+ * object carries the whole text of the file that defines it, and a config's objects
+ * mostly come from one file: each text is hashed once, later objects from the same
+ * text add its number (unambiguous: a new text adds the next number, then itself). */
+typedef struct key_builder {
+    sha256_ctx c;
+    VEC(const char *) texts;
+} key_builder;
+
+static void add_text(key_builder *k, const char *text, size_t len)
 {
+    size_t i = 0;
+    while (i < k->texts.len && k->texts.items[i] != text)
+        i++;
+    rcache_key_addu(&k->c, i);
+    if (i == k->texts.len) {
+        VEC_PUSH(&k->texts, text);
+        rcache_key_add(&k->c, text, len);
+    }
+}
+
+static void add_object(key_builder *k, const pg_object *o)
+{
+    sha256_ctx *c = &k->c;
     rcache_key_addu(c, o != NULL);
     if (!o)
         return;
     rcache_key_adds(c, o->name);
     rcache_key_adds(c, o->module);
     rcache_key_adds(c, o->file);
-    rcache_key_add(c, o->text, o->text_len);
+    add_text(k, o->text, o->text_len);
     rcache_key_addu(c, o->start_line);
     rcache_key_addu(c, o->end_line);
     rcache_key_addu(c, (unsigned long long)o->is_class);
 }
 
-static void add_patch(sha256_ctx *c, const pg_patch *p)
+static void add_patch(key_builder *k, const pg_patch *p)
 {
+    sha256_ctx *c = &k->c;
     rcache_key_addu(c, (unsigned long long)p->type);
     rcache_key_adds(c, p->target);
-    add_object(c, p->replacement);
+    add_object(k, p->replacement);
     rcache_key_adds(c, p->replacement_module);
     rcache_key_adds(c, p->replacement_name);
     rcache_key_adds(c, p->source_module);
     rcache_key_adds(c, p->description);
     rcache_key_addu(c, p->name_map_len);
-    for (size_t k = 0; k < p->name_map_len; k++) {
-        rcache_key_adds(c, p->name_map[k].from);
-        rcache_key_adds(c, p->name_map[k].to);
+    for (size_t j = 0; j < p->name_map_len; j++) {
+        rcache_key_adds(c, p->name_map[j].from);
+        rcache_key_adds(c, p->name_map[j].to);
     }
 }
 
-static void add_lists(sha256_ctx *c, const pg_config *cfg)
+static void add_lists(key_builder *k, const pg_config *cfg)
 {
+    sha256_ctx *c = &k->c;
     rcache_key_addu(c, cfg->additional_imports.len);
     for (size_t i = 0; i < cfg->additional_imports.len; i++) {
         const pg_import *im = &cfg->additional_imports.items[i];
         rcache_key_adds(c, im->module);
         rcache_key_addu(c, im->names != NULL);
         rcache_key_addu(c, im->names_len);
-        for (size_t k = 0; im->names && k < im->names_len; k++)
-            rcache_key_adds(c, im->names[k]);
+        for (size_t j = 0; im->names && j < im->names_len; j++)
+            rcache_key_adds(c, im->names[j]);
         rcache_key_adds(c, im->alias);
         rcache_key_addu(c, (unsigned long long)im->is_from_import);
     }
@@ -66,11 +90,11 @@ static void add_lists(sha256_ctx *c, const pg_config *cfg)
         rcache_key_adds(c, cfg->post_import_blocks.items[i]);
     rcache_key_addu(c, cfg->helpers.len);
     for (size_t i = 0; i < cfg->helpers.len; i++)
-        add_object(c, cfg->helpers.items[i]);
+        add_object(k, cfg->helpers.items[i]);
     rcache_key_addu(c, cfg->positioned_helpers.len);
     for (size_t i = 0; i < cfg->positioned_helpers.len; i++) {
         rcache_key_adds(c, cfg->positioned_helpers.items[i].target);
-        add_object(c, cfg->positioned_helpers.items[i].helper);
+        add_object(k, cfg->positioned_helpers.items[i].helper);
         rcache_key_adds(c, cfg->positioned_helpers.items[i].placement);
     }
     rcache_key_addu(c, cfg->drop_imported_names.len);
@@ -84,24 +108,26 @@ static void add_lists(sha256_ctx *c, const pg_config *cfg)
 void regen_cache_key(const pg_config *cfg, const char *upstream, size_t len, const char *version,
                      uint8_t key[SHA256_DIGEST_LEN])
 {
-    sha256_ctx c;
-    rcache_key_begin(&c, "codegen");
-    rcache_key_adds(&c, cfg->var_name);
-    rcache_key_adds(&c, cfg->file);
-    rcache_key_adds(&c, cfg->module);
-    rcache_key_adds(&c, cfg->source_module);
-    rcache_key_adds(&c, cfg->target_file);
-    rcache_key_adds(&c, cfg->description);
-    rcache_key_adds(&c, cfg->transformers_version);
-    rcache_key_addu(&c, cfg->line);
-    rcache_key_addu(&c, cfg->col);
-    rcache_key_addu(&c, cfg->patches.len);
+    key_builder k = {.texts = VEC_INIT};
+    sha256_ctx *c = &k.c;
+    rcache_key_begin(c, "codegen");
+    rcache_key_adds(c, cfg->var_name);
+    rcache_key_adds(c, cfg->file);
+    rcache_key_adds(c, cfg->module);
+    rcache_key_adds(c, cfg->source_module);
+    rcache_key_adds(c, cfg->target_file);
+    rcache_key_adds(c, cfg->description);
+    rcache_key_adds(c, cfg->transformers_version);
+    rcache_key_addu(c, cfg->line);
+    rcache_key_addu(c, cfg->col);
+    rcache_key_addu(c, cfg->patches.len);
     for (size_t i = 0; i < cfg->patches.len; i++)
-        add_patch(&c, &cfg->patches.items[i]);
-    add_lists(&c, cfg);
-    rcache_key_add(&c, upstream, len);
-    rcache_key_adds(&c, version);
-    sha256_final(&c, key);
+        add_patch(&k, &cfg->patches.items[i]);
+    add_lists(&k, cfg);
+    rcache_key_add(c, upstream, len);
+    rcache_key_adds(c, version);
+    sha256_final(c, key);
+    VEC_FREE(&k.texts);
 }
 
 static void add_str(strbuf *lens, strbuf *data, const char *s)
@@ -113,8 +139,9 @@ static void add_str(strbuf *lens, strbuf *data, const char *s)
 
 void regen_cache_encode(const cg_result *r, strbuf *out)
 {
-    strbuf_addf(out, "codegen 1\n%zu\n", r->output.len);
+    strbuf_addf(out, "codegen 2\n%zu\n", r->output.len);
     strbuf_add(out, r->output.buf, r->output.len);
+    strbuf_addf(out, "%zu\n", r->targets_defined);
     strbuf_addf(out, "%zu\n", r->notes.len);
     for (size_t i = 0; i < r->notes.len; i++) {
         const cg_note *n = &r->notes.items[i];
@@ -159,7 +186,7 @@ static const char *take_str(cg_result *r, const char **p, const char *end, long 
 
 int regen_cache_decode(const char *p, size_t len, cg_result *r)
 {
-    const char *end = p + len, *magic = "codegen 1\n";
+    const char *end = p + len, *magic = "codegen 2\n";
     if (len < strlen(magic) || memcmp(p, magic, strlen(magic)))
         return -1;
     p += strlen(magic);
@@ -168,6 +195,10 @@ int regen_cache_decode(const char *p, size_t len, cg_result *r)
         return -1;
     strbuf_add(&r->output, p, (size_t)n);
     p += n;
+    long long defined = read_num(&p, end, '\n');
+    if (defined < 0)
+        return -1;
+    r->targets_defined = (size_t)defined;
     long long notes = read_num(&p, end, '\n');
     int bad = notes < 0;
     for (long long i = 0; !bad && i < notes; i++) {

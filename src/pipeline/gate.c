@@ -20,6 +20,7 @@
 #include "checks/regen_finding.h"
 #include "core/clock.h"
 #include "core/error.h"
+#include "core/par.h"
 #include "core/fs.h"
 #include "core/log.h"
 #include "core/sha256.h"
@@ -138,9 +139,35 @@ static void gate_record_shard(gate_state *s)
     strvec_free(&all);
 }
 
+/* The configs evaluated on the run's worker threads, one evaluator each (an
+ * evaluator is not thread-safe; evaluation does not depend on what else an
+ * evaluator loaded before, config_eval.c). */
+typedef struct eval_batch {
+    gate_state *s;
+    config_eval **evs; /* per worker, made on its first config */
+    int *rc;           /* per config */
+    char **why;        /* per config: the message of a failure */
+} eval_batch;
+
+static void eval_one(void *arg, size_t worker, size_t i)
+{
+    eval_batch *b = arg;
+    gate_state *s = b->s;
+    int r = b->evs[worker] ? 0 : config_eval_new(&b->evs[worker], s->ws);
+    if (r == 0)
+        r = config_eval_file(b->evs[worker], s->sel[i]->path, s->o->var_name, &s->cfgs[i]);
+    if (r < 0) {
+        s->cfgs[i] = NULL;
+        b->rc[i] = r;
+        b->why[i] = pgci_strdup(pgci_error_last());
+        pgci_error_clear();
+    }
+}
+
 /* A config that cannot be read (a syntax error, a missing import) is a broken
- * input: the gate stops with its error. One with a construct pgci cannot evaluate
- * (an f-string target) fails alone, with a finding at file:line:col. */
+ * input: the gate stops with its error (the first in config order). One with a
+ * construct pgci cannot evaluate (an f-string target) fails alone, with a finding
+ * at file:line:col. */
 static int gate_evaluate(gate_state *s)
 {
     int r = pipeline_select(s->ws, s->o->only, s->o->shard_k, s->o->shard_n, &s->sel, &s->n);
@@ -151,19 +178,29 @@ static int gate_evaluate(gate_state *s)
         gate_record_shard(s);
     s->cfgs = pgci_calloc(s->n ? s->n : 1, sizeof(*s->cfgs));
     s->eval_errs = pgci_calloc(s->n ? s->n : 1, sizeof(*s->eval_errs));
-    if ((r = config_eval_new(&s->ev, s->ws)) < 0)
-        return r;
+    size_t nw = par_workers(s->n, s->o->jobs);
+    eval_batch b = {s, pgci_calloc(nw, sizeof(config_eval *)), pgci_calloc(s->n + 1, sizeof(int)),
+                    pgci_calloc(s->n + 1, sizeof(char *))};
+    par_for(s->n, s->o->jobs, eval_one, &b);
     for (size_t i = 0; i < s->n; i++) {
-        r = config_eval_file(s->ev, s->sel[i]->path, s->o->var_name, &s->cfgs[i]);
-        if (r == PGCI_EUNSUPPORTED) {
-            s->cfgs[i] = NULL;
-            s->eval_errs[i] = pgci_strdup(pgci_error_last());
-            pgci_error_clear();
-        } else if (r < 0) {
-            return r;
+        if (b.rc[i] == PGCI_EUNSUPPORTED) {
+            s->eval_errs[i] = b.why[i];
+            b.why[i] = NULL;
+        } else if (b.rc[i] < 0 && r == 0) {
+            r = pgci_error_set(b.rc[i], "%s", b.why[i]);
         }
+        free(b.why[i]);
     }
-    return 0;
+    /* the first evaluator stays for the package context (gate_context.h) */
+    s->ev = b.evs[0];
+    for (size_t w = 1; w < nw; w++)
+        config_eval_free(b.evs[w]);
+    free(b.evs);
+    free(b.rc);
+    free(b.why);
+    if (r == 0 && !s->ev)
+        r = config_eval_new(&s->ev, s->ws);
+    return r;
 }
 
 /* A generated file that is not there at all: nothing to check against. */
@@ -456,9 +493,11 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
     s.o = o;
     s.out = out;
     int r;
+    double t0 = now_ms();
     if ((r = gate_resolve(&s)) < 0 || (r = gate_evaluate(&s)) < 0 ||
         (r = gate_require_generated(&s)) < 0)
         goto out;
+    run_doc_add_timing(&out->doc, "evaluate", now_ms() - t0);
     if ((r = gate_open_upstream(&s)) < 0)
         goto out;
     gate_start_ruff(&s);

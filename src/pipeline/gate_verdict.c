@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "index/index.h"
 
 static int drift_check(const char *id)
 {
@@ -41,41 +40,20 @@ static int blank(const char *s, size_t n)
     return 1;
 }
 
-/* The top-level name a patch target lives under: "LlamaMLP" of "LlamaMLP.forward". */
-static int defines_target(const index_module *m, const char *target)
-{
-    size_t n = strcspn(target, ".");
-    for (size_t i = 0; i < m->n_defs; i++)
-        if (strlen(m->defs[i]->name) == n && !strncmp(m->defs[i]->name, target, n))
-            return 1;
-    return 0;
-}
-
-/* Why the upstream text of a regenerated config is not its module, or NULL. */
+/* Why the upstream text of a regenerated config is not its module, or NULL: the
+ * codegen counted the patch targets whose class or function the text defines. */
 static char *not_the_module(const regen_output *o, const pg_config *c, const char *tag)
 {
     if (blank(o->upstream.buf, o->upstream.len))
         return pgci_asprintf("%s: transformers@%s %s is empty: not the module the config patches "
                              "(a wrong or broken upstream source?)",
                              o->config_path, tag, c->source_module);
-    if (!c->patches.len)
-        return NULL;
-    index_module *m = NULL;
-    if (index_module_from_source(&m, o->upstream.buf, o->upstream.len, c->source_module,
-                                 c->source_module) < 0) {
-        pgci_error_clear();
-        return NULL;
-    }
-    size_t found = 0, targets = 0;
+    size_t targets = 0;
     for (size_t i = 0; i < c->patches.len; i++) {
         const char *t = c->patches.items[i].target;
-        if (!t || !*t)
-            continue;
-        targets++;
-        found += defines_target(m, t);
+        targets += t && *t;
     }
-    index_module_free(m);
-    if (!targets || found)
+    if (!targets || o->cg.targets_defined)
         return NULL;
     return pgci_asprintf("%s: transformers@%s %s defines none of the %zu classes and functions "
                          "the config patches: not the module (a wrong upstream source?)",

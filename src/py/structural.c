@@ -36,6 +36,7 @@ typedef struct canon {
     VEC(binding) nested; /* imports inside functions or blocks */
     unsigned depth;
     int record_nested; /* 1 while recording a nested import: it goes to `nested` */
+    TSNode walking;    /* the node walk() is in: the parent of the one it walks next */
 } canon;
 
 #define MAX_DEPTH 400
@@ -48,10 +49,11 @@ static void emit(canon *c, const char *s, size_t n, unsigned line)
 
 /* 1 when identifier n is a reference to a name, as ruff's F401 counts uses: not
  * the attribute of `x.name`, not a keyword argument's name, not the name a def or
- * class statement binds. Only references keep an import alive. */
-static int is_reference(TSNode n)
+ * class statement binds. Only references keep an import alive. p is n's parent
+ * (ts_node_parent() walks down from the root: asked of every identifier, it was
+ * the structural comparison's largest cost). */
+static int is_reference(TSNode n, TSNode p)
 {
-    TSNode p = ts_node_parent(n);
     if (ts_node_is_null(p))
         return 1;
     static const struct {
@@ -249,6 +251,8 @@ static int walk(canon *c, TSNode n, int module_level)
     int r = 0;
     const char *type = ts_node_type(n);
     unsigned line = py_line(n);
+    TSNode parent = c->walking;
+    c->walking = n;
     if (!strcmp(type, "comment")) {
         /* ignored */
     } else if (module_level &&
@@ -292,14 +296,14 @@ static int walk(canon *c, TSNode n, int module_level)
         for (uint32_t i = 0; i < k && r == 0; i++)
             r = walk(c, ts_node_child(n, i), 0);
     } else if (!strcmp(type, "argument_list") && ts_node_named_child_count(n) == 0 &&
-               py_is(ts_node_parent(n), "class_definition")) {
+               py_is(parent, "class_definition")) {
         /* class A(): == class A: */
     } else if (ts_node_child_count(n) == 0) {
         if (ts_node_is_named(n)) {
             size_t len;
             const char *s = py_text(c->t, n, &len);
             emit(c, s, len, line);
-            c->toks.items[c->toks.len - 1].ref = py_is(n, "identifier") && is_reference(n);
+            c->toks.items[c->toks.len - 1].ref = py_is(n, "identifier") && is_reference(n, parent);
         } else if (!is_ignored_anon(type)) {
             emits(c, type, line);
         }
@@ -311,6 +315,7 @@ static int walk(canon *c, TSNode n, int module_level)
             r = walk(c, ts_node_child(n, i), is_module);
         emits(c, "/", line);
     }
+    c->walking = parent;
     c->depth--;
     return r;
 }
@@ -496,6 +501,7 @@ static int canon_body(canon *c, py_tree *t, const char *src, size_t len)
     if (ts_node_is_null(body))
         return 0;
     uint32_t k = ts_node_named_child_count(body);
+    c->walking = body;
     for (uint32_t i = 0; i < k && r == 0; i++) {
         TSNode st = ts_node_named_child(body, i);
         if (i == 0 && py_is(st, "expression_statement") && ts_node_named_child_count(st) == 1 &&

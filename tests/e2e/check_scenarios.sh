@@ -226,6 +226,17 @@ expect_grep "^4 configs checked against transformers v1.0.0: 1 failed to regener
 fresh missing
 rm "$W/$LPY"
 expect_fail 2 "generated file $LPY is missing" "$PGCI" check -C "$W" --ruff "$RUFF"
+fresh notmodule
+# an upstream text that is valid Python but not the module: none of the patched
+# classes and functions defined there (cold, and again from the result cache)
+UPL=$T/notmodule/upstream/v1.0.0/transformers/models/llama/modeling_llama.py
+printf 'import torch\n\n\nclass Unrelated:\n    pass\n' > "$UPL"
+for run in cold warm; do
+    expect_fail 2 "modeling_llama defines none of the [0-9]+ classes and functions the config patches: not the module" \
+        "$PGCI" check -C "$W" --ruff "$RUFF" --cache-dir "$T/notmodule/cache"
+done
+: > "$UPL"
+expect_fail 2 "modeling_llama is empty: not the module" "$PGCI" check -C "$W" --ruff "$RUFF" --no-cache
 fresh noruff
 expect_fail 2 "ruff" "$PGCI" check -C "$W" --ruff "$T/no-such-ruff"
 echo "check scenarios: ok"

@@ -21,6 +21,13 @@ sed -i '0,/"LlamaMLP.forward"/s//"LlamaMLP.fowrard"/' "$W/$LCFG"
 sed -i 's/^python = "python3"$//' "$W/pyproject.toml"
 "$PGCI" check -C "$W" --ruff "$RUFF" --run-json "$T/run.json" > /dev/null || true
 "$PGCI" report --in "$T/run.json" --format md,html,sarif -o "$T/r"
+# the suggestion is the same from the result cache (a warm run indexes no upstream)
+for run in cold warm; do
+    "$PGCI" check -C "$W" --ruff "$RUFF" --cache-dir "$T/cache" --format json -v > "$T/$run.json" 2> "$T/$run.err" || true
+done
+grep -q 'is not defined upstream: did you mean `forward`?' "$T/warm.json" || fail "warm run: no near miss"
+cmp "$T/cold.json" "$T/warm.json" || fail "warm findings differ from cold ones"
+grep -q 'cache: [1-9][0-9]* hits, 0 misses' "$T/warm.err" || fail "warm run missed the cache: $(grep cache: "$T/warm.err")"
 
 python3 - "$T/r/report.sarif" <<'PY'
 import json, sys

@@ -23,7 +23,7 @@ elif [ "$(nm "$BUILD/libpgci.a" 2>/dev/null | grep -c __tsan_)" != 0 ]; then
     san="-fsanitize=thread"
 fi
 ${CC:-cc} -std=c11 -D_GNU_SOURCE -O1 $san -Isrc -I. -o "$tmp/toml_dump" tests/oracle/toml_dump.c \
-    "$BUILD/libpgci.a" -ljansson -ltree-sitter -lutf8proc -lcurl -lgit2 -lcmark -lpthread -lm
+    "$BUILD/libpgci.a" -ljansson -ltree-sitter -lutf8proc -lcrypto -lcurl -lgit2 -lcmark -lpthread -lm
 
 python3 - "$tmp" <<'PY'
 import datetime, glob, json, math, os, random, subprocess, sys, tomllib

@@ -283,6 +283,14 @@ static void test_generate_matches_patchgen(void **state)
     for (size_t i = 0; i < r.notes.len; i++)
         dropped += r.notes.items[i].kind == CG_NOTE_DROPPED_STATEMENT;
     assert_int_equal(dropped, 2);
+    /* both targets' top-level names (A, helper) are upstream classes or functions */
+    assert_int_equal(r.targets_defined, 2);
+    cg_result_free(&r);
+
+    /* a text that is not the module defines none of them */
+    rc = codegen_generate(&c, "class Other:\n    pass\n", 22, "9.9.9", &r);
+    assert_int_equal(rc, 0);
+    assert_int_equal(r.targets_defined, 0);
     cg_result_free(&r);
 
     /* a positioned helper whose target does not exist is an error naming it */

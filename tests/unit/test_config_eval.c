@@ -334,6 +334,9 @@ static void test_inline(void **state)
     assert_int_equal(eval_src(src, "cfg", &c), 0);
     assert_string_equal(c->module, "inline_patch_gen_config");
     assert_string_equal(c->description, "de");
+    /* the module docstring, decoded, for the protocol checks */
+    assert_string_equal(c->docstring, "docstring");
+    assert_int_equal(c->docstring_line, 1);
     assert_int_equal(c->patches.len, 1);
     check_patch(&c->patches.items[0], PG_CLASS_REPLACEMENT, "ToyNorm", "Fused", 15, 20,
                 "Replace ToyNorm with Fused");
@@ -783,6 +786,14 @@ static void test_python_reading(void **state)
     pg_config_free(c);
     /* pure ASCII under a latin-1 coding line reads the same */
     assert_int_equal(eval_src("# -*- coding: latin-1 -*-\n" HEAD, NULL, &c), 0);
+    /* no module docstring: the first statement is an import */
+    assert_null(c->docstring);
+    assert_int_equal(c->docstring_line, 0);
+    pg_config_free(c);
+    /* a docstring after comments, with an escape and a second line */
+    assert_int_equal(eval_src("# c\n\n'''a\\tb\nsecond'''\n" HEAD, NULL, &c), 0);
+    assert_string_equal(c->docstring, "a\tb\nsecond");
+    assert_int_equal(c->docstring_line, 3);
     pg_config_free(c);
 }
 

@@ -22,6 +22,7 @@
 #include "core/hashmap.h"
 #include "core/opts.h"
 #include "core/proc.h"
+#include "core/par.h"
 #include "core/sha256.h"
 #include "core/strbuf.h"
 #include "core/tempfile.h"
@@ -404,9 +405,72 @@ static void test_sha256_empty_null(void **state)
     assert_string_equal(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 }
 
+/* par_for: every item exactly once, each worker id in range and never used by two
+ * calls at once (the per-worker counters need no lock), for every jobs value */
+typedef struct par_probe {
+    int *seen;          /* per item */
+    int *busy;          /* per worker: a call in progress */
+    int *calls;         /* per worker */
+    size_t workers;     /* par_workers() */
+    int overlap, range; /* violations */
+    pthread_mutex_t lock;
+} par_probe;
+
+static void par_item(void *arg, size_t worker, size_t i)
+{
+    par_probe *p = arg;
+    pthread_mutex_lock(&p->lock);
+    p->seen[i]++;
+    if (worker >= p->workers) {
+        p->range++;
+        pthread_mutex_unlock(&p->lock);
+        return;
+    }
+    p->overlap += p->busy[worker]++;
+    pthread_mutex_unlock(&p->lock);
+    p->calls[worker]++;
+    pthread_mutex_lock(&p->lock);
+    p->busy[worker]--;
+    pthread_mutex_unlock(&p->lock);
+}
+
+static void test_par_for(void **state)
+{
+    (void)state;
+    assert_int_equal(par_workers(0, 4), 1);
+    assert_int_equal(par_workers(3, 8), 3);
+    assert_int_equal(par_workers(100, 0), 1);
+    assert_int_equal(par_workers(100, 4), 4);
+    static const size_t ns[] = {0, 1, 7, 200};
+    static const int jobs[] = {-1, 1, 2, 16};
+    for (size_t a = 0; a < 4; a++)
+        for (size_t b = 0; b < 4; b++) {
+            size_t n = ns[a];
+            par_probe p = {.workers = par_workers(n, jobs[b])};
+            p.seen = calloc(n + 1, sizeof(int));
+            p.busy = calloc(p.workers, sizeof(int));
+            p.calls = calloc(p.workers, sizeof(int));
+            pthread_mutex_init(&p.lock, NULL);
+            par_for(n, jobs[b], par_item, &p);
+            int total = 0;
+            for (size_t i = 0; i < n; i++)
+                assert_int_equal(p.seen[i], 1);
+            for (size_t w = 0; w < p.workers; w++)
+                total += p.calls[w];
+            assert_int_equal(total, (int)n);
+            assert_int_equal(p.overlap, 0);
+            assert_int_equal(p.range, 0);
+            pthread_mutex_destroy(&p.lock);
+            free(p.seen);
+            free(p.busy);
+            free(p.calls);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_par_for),
         cmocka_unit_test(test_strbuf),
         cmocka_unit_test(test_strvec_sort),
         cmocka_unit_test(test_hashmap),

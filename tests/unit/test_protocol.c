@@ -394,6 +394,9 @@ static void test_comment_markers(void **state)
     p.target = "Q.forward";
     p.replacement = &o;
     VEC_PUSH(&c.patches, p);
+    /* the module docstring, as the evaluator records it */
+    c.docstring = "Regen: patchgen m.q.q_gpu_patch_gen_config";
+    c.docstring_line = 1;
     check_input in = input("m.q.q_gpu_patch_gen_config", "m/q/q_gpu_patch_gen_config.py",
                            "m/q/generated/patched_q_gpu.py");
     in.cfg = &c;
@@ -417,6 +420,7 @@ static void test_comment_markers(void **state)
     memcpy(strstr(src2, "Patch: Q.forward"), "Patch: R.forward", 16);
     put(t.ws.root, "m/q/q_gpu_patch_gen_config.py", src2);
     o.text = src2;
+    c.docstring = "Regen: patchgen m.x.q_gpu_patch_gen_config";
     assert_int_equal(run_check(&check_protocol_comments, &t, &in, 1, &fs), CHECK_RAN);
     findings_sort(&fs);
     assert_int_equal(fs.len, 5);
@@ -498,6 +502,8 @@ static void test_shared_headers(void **state)
         p.replacement = &objs[i];
         VEC_PUSH(&c.patches, p);
     }
+    c.docstring = "patchgen m.q.q_gpu_patch_gen_config";
+    c.docstring_line = 1;
     check_input in = input("m.q.q_gpu_patch_gen_config", "m/q/q_gpu_patch_gen_config.py",
                            "m/q/generated/patched_q_gpu.py");
     in.cfg = &c;

@@ -338,6 +338,7 @@ static void test_codegen_stored_form(void **state)
     cg_result r;
     memset(&r, 0, sizeof(r));
     strbuf_adds(&r.output, "# header\nclass A:\n    pass");
+    r.targets_defined = 3;
     cg_note n1 = {CG_NOTE_MISSING_TARGET, 2, "A.gone", 0, "not upstream\nat all"};
     cg_note n2 = {CG_NOTE_DROPPED_STATEMENT, -1, "if_statement", 36, NULL};
     VEC_PUSH(&r.notes, n1);
@@ -348,6 +349,7 @@ static void test_codegen_stored_form(void **state)
     memset(&back, 0, sizeof(back));
     assert_int_equal(regen_cache_decode(enc.buf, enc.len, &back), 0);
     assert_string_equal(back.output.buf, r.output.buf);
+    assert_int_equal(back.targets_defined, 3);
     assert_int_equal(back.notes.len, 2);
     assert_int_equal(back.notes.items[0].kind, CG_NOTE_MISSING_TARGET);
     assert_int_equal(back.notes.items[0].patch, 2);
