@@ -24,6 +24,7 @@
 #include "core/clock.h"
 #include "core/error.h"
 #include "core/fs.h"
+#include "core/par.h"
 #include "core/sha256.h"
 #include "core/version.h"
 #include "index/index.h"
@@ -95,13 +96,13 @@ static char *configuration_module(const char *m)
 typedef struct index_jobs {
     py_parse_set *parses;
     module_pair *mods;
-    size_t n, next;
     int side;
-    pthread_mutex_t lock;
 } index_jobs;
 
-static void index_one(index_jobs *j, size_t i)
+static void index_one(void *arg, size_t worker, size_t i)
 {
+    (void)worker;
+    const index_jobs *j = arg;
     module_pair *m = &j->mods[i];
     strbuf *src = j->side ? &m->src_b : &m->src_a;
     char **err = j->side ? &m->err_b : &m->err_a;
@@ -113,37 +114,6 @@ static void index_one(index_jobs *j, size_t i)
         *ix = NULL;
         pgci_error_clear();
     }
-}
-
-static void *index_worker(void *arg)
-{
-    index_jobs *j = arg;
-    for (;;) {
-        pthread_mutex_lock(&j->lock);
-        size_t i = j->next++;
-        pthread_mutex_unlock(&j->lock);
-        if (i >= j->n)
-            return NULL;
-        index_one(j, i);
-    }
-}
-
-static void index_all(py_parse_set *parses, module_pair *mods, size_t n, int side, int jobs)
-{
-    index_jobs j = {.parses = parses, .mods = mods, .n = n, .side = side};
-    pthread_mutex_init(&j.lock, NULL);
-    size_t nt = jobs > 1 ? (size_t)jobs : 1, started = 0;
-    if (nt > n)
-        nt = n ? n : 1;
-    pthread_t *th = pgci_calloc(nt, sizeof(*th));
-    /* the calling thread is one of the workers */
-    for (size_t t = 1; t < nt && pthread_create(&th[t], NULL, index_worker, &j) == 0; t++)
-        started++;
-    index_worker(&j);
-    for (size_t t = 1; t <= started; t++)
-        pthread_join(th[t], NULL);
-    free(th);
-    pthread_mutex_destroy(&j.lock);
 }
 
 static void fetch_and_index(upstream *up, py_parse_set *parses, const char *tag, module_pair *mods,
@@ -166,7 +136,8 @@ static void fetch_and_index(upstream *up, py_parse_set *parses, const char *tag,
         }
         *(side ? &mods[i].src_b : &mods[i].src_a) = res[i];
     }
-    index_all(parses, mods, n, side, jobs);
+    index_jobs j = {parses, mods, side};
+    par_for(n, jobs, index_one, &j);
     free(res);
     free(errs);
     strvec_free(&names);
