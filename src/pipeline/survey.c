@@ -169,7 +169,6 @@ typedef struct survey_state {
     upstream *up;
     const ws_config **sel; /* the selected configs, n of them */
     size_t n;
-    config_eval *ev;
     pg_config **cfgs;  /* evaluated, one per config; NULL where evaluation failed */
     char **eval_errs;  /* why cfgs[i] is NULL */
     module_pair *mods; /* each source module and configuration module, at A and B */
@@ -218,8 +217,43 @@ static int survey_resolve(survey_state *s)
     return 0;
 }
 
+/* The configs evaluated on -j worker threads, one evaluator each (an evaluator is
+ * not thread-safe; evaluation does not depend on what else an evaluator loaded
+ * before, config_eval.c); each config's outcome in its own slot. */
+typedef struct eval_batch {
+    survey_state *s;
+    config_eval **evs; /* per worker */
+} eval_batch;
+
+static void eval_one(void *arg, size_t worker, size_t i)
+{
+    eval_batch *b = arg;
+    survey_state *s = b->s;
+    if (config_eval_file(b->evs[worker], s->sel[i]->path, s->o->var_name, &s->cfgs[i]) < 0) {
+        s->cfgs[i] = NULL;
+        s->eval_errs[i] = pgci_strdup(pgci_error_last());
+        pgci_error_clear();
+    }
+}
+
+static int evaluate_all(survey_state *s)
+{
+    size_t nw = par_workers(s->n, s->o->jobs);
+    eval_batch b = {s, pgci_calloc(nw, sizeof(config_eval *))};
+    int r = 0;
+    for (size_t w = 0; w < nw && r == 0; w++)
+        r = config_eval_new(&b.evs[w], s->ws);
+    if (r == 0)
+        par_for(s->n, s->o->jobs, eval_one, &b);
+    for (size_t w = 0; w < nw; w++)
+        config_eval_free(b.evs[w]);
+    free(b.evs);
+    return r;
+}
+
 /* Every selected config evaluated; one that does not evaluate is a finding. Collects
- * the modules to fetch: each source module and its configuration module. */
+ * the modules to fetch, in config order: each source module and its configuration
+ * module. */
 static int survey_evaluate(survey_state *s)
 {
     const survey_opts *o = s->o;
@@ -229,19 +263,16 @@ static int survey_evaluate(survey_state *s)
     size_t n = s->n;
     const ws_config **sel = s->sel;
     s->out->n_configs = n;
-    if ((r = config_eval_new(&s->ev, s->ws)) < 0)
-        return r;
     pg_config **cfgs = s->cfgs = pgci_calloc(n ? n : 1, sizeof(*cfgs));
     s->eval_errs = pgci_calloc(n ? n : 1, sizeof(*s->eval_errs));
+    if ((r = evaluate_all(s)) < 0)
+        return r;
     module_pair *mods = s->mods = pgci_calloc(2 * n + 2, sizeof(*mods));
     size_t nmods = 0;
     for (size_t i = 0; i < n; i++) {
-        if (config_eval_file(s->ev, sel[i]->path, o->var_name, &cfgs[i]) < 0) {
-            cfgs[i] = NULL;
-            s->eval_errs[i] = pgci_strdup(pgci_error_last());
+        if (!cfgs[i]) {
             regen_finding(&s->out->fs, sel[i]->module, sel[i]->path, "cannot evaluate",
-                          pgci_error_last());
-            pgci_error_clear();
+                          s->eval_errs[i]);
             continue;
         }
         const char *m = cfgs[i]->source_module;
@@ -599,7 +630,6 @@ static void survey_state_free(survey_state *s)
     free(s->in);
     free(s->cfgs);
     free(s->sel);
-    config_eval_free(s->ev);
     upstream_free(s->up);
     py_parse_set_free(s->parses);
     py_parse_set_free(s->parses_a);
