@@ -758,8 +758,8 @@ static int same_body(sig_ctx *c, const index_def *a, const index_def *b)
     const survey_pair *p = c->p;
     if (!p->src_a || !p->src_b || a->end_byte > p->src_a_len || b->end_byte > p->src_b_len)
         return 0;
-    int eq = structural_bodies_equal(p->src_a + a->start_byte, a->end_byte - a->start_byte,
-                                     p->src_b + b->start_byte, b->end_byte - b->start_byte);
+    int eq = survey_same_body(p, p->src_a + a->start_byte, a->end_byte - a->start_byte,
+                              p->src_b + b->start_byte, b->end_byte - b->start_byte);
     if (eq < 0)
         pgci_error_clear();
     return eq == 1;

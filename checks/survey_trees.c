@@ -4,12 +4,15 @@
 #include "checks/survey_trees.h"
 
 #include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
 #include "core/hashmap.h"
 #include "py/parse_set.h"
+#include "py/structural.h"
 
 int survey_tree_get(const survey_pair *p, py_tree *t, const char *src, size_t len, const char *path)
 {
@@ -43,6 +46,7 @@ typedef struct body_entry {
 struct survey_bodies {
     pthread_mutex_t lock;
     hashmap by_text; /* body text -> body_entry */
+    hashmap same;    /* "a-pointer a-length b-pointer b-length" -> 1 + the answer */
 };
 
 survey_bodies *survey_bodies_new(void)
@@ -64,8 +68,30 @@ void survey_bodies_free(survey_bodies *b)
     if (!b)
         return;
     hashmap_free_with(&b->by_text, entry_free);
+    hashmap_free(&b->same);
     pthread_mutex_destroy(&b->lock);
     free(b);
+}
+
+int survey_same_body(const survey_pair *p, const char *a, size_t alen, const char *b, size_t blen)
+{
+    if (!p->bodies)
+        return structural_bodies_equal(a, alen, b, blen);
+    char key[96];
+    snprintf(key, sizeof(key), "%p %zu %p %zu", (const void *)a, alen, (const void *)b, blen);
+    survey_bodies *m = p->bodies;
+    pthread_mutex_lock(&m->lock);
+    intptr_t got = (intptr_t)hashmap_get(&m->same, key);
+    pthread_mutex_unlock(&m->lock);
+    if (got)
+        return (int)(got - 1);
+    int eq = structural_bodies_equal(a, alen, b, blen);
+    if (eq < 0)
+        return eq; /* the error is the caller's; not remembered */
+    pthread_mutex_lock(&m->lock);
+    hashmap_put(&m->same, key, (void *)(intptr_t)(eq + 1));
+    pthread_mutex_unlock(&m->lock);
+    return eq;
 }
 
 const body_uses *survey_body_uses(const survey_pair *p, const char *text, size_t len,

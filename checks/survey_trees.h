@@ -24,6 +24,12 @@ void survey_tree_release(const survey_pair *p, py_tree *t);
 survey_bodies *survey_bodies_new(void);
 void survey_bodies_free(survey_bodies *b);
 
+/* structural_bodies_equal() of a[0..alen) and b[0..blen), two stretches of the
+ * run's upstream sources (which live as long as p->bodies): asked once a run per
+ * pair of stretches (sibling configs patch the same definitions), or each time
+ * without p->bodies. */
+int survey_same_body(const survey_pair *p, const char *a, size_t alen, const char *b, size_t blen);
+
 /* body_uses_read() of text, through the run's tree of it: the run's reading when
  * p->bodies is set, else one made in *own. NULL when the text does not parse.
  * Call body_uses_free(own) when done, either way. */
