@@ -305,26 +305,12 @@ static unsigned docstring(const check_input *in, const char *src, size_t len, st
             strbuf_adds(out, in->cfg->docstring);
         return in->cfg->docstring_line;
     }
-    const char *path = in->config_path;
     py_tree t;
-    if (py_parse(&t, src, len, path) < 0) {
+    if (py_parse(&t, src, len, in->config_path) < 0) {
         pgci_error_clear();
         return 0;
     }
-    unsigned line = 0;
-    TSNode root = py_root(&t);
-    uint32_t cnt = ts_node_named_child_count(root);
-    for (uint32_t i = 0; i < cnt; i++) {
-        TSNode c = ts_node_named_child(root, i);
-        if (py_is(c, "comment"))
-            continue;
-        TSNode e = ts_node_named_child(c, 0);
-        if (py_is(c, "expression_statement") && !ts_node_is_null(e) && py_is(e, "string") &&
-            pystr_decode_node(out, &t, e) == 0)
-            line = py_line(e);
-        pgci_error_clear();
-        break;
-    }
+    unsigned line = pystr_module_docstring(out, &t);
     py_tree_free(&t);
     return line;
 }

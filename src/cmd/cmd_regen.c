@@ -423,7 +423,8 @@ int cmd_regen(int argc, const char **argv)
     parses = py_parse_set_new(); /* validation's parse of a module is codegen's too */
     uo.parses = parses;
     uo.spec = cli.upstream_spec ? cli.upstream_spec : ws->upstream;
-    uo.base_dir = cli.upstream_spec ? NULL : ws->root;
+    /* a relative path hangs off the workspace, as with -C in check and survey */
+    uo.base_dir = ws->root;
     if (upstream_open(&up, &uo) < 0) {
         rc = cmd_error();
         goto done;

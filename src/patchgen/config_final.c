@@ -71,29 +71,16 @@ static const pg_object *fin_obj(fin *f, const pg_object *o)
     return c;
 }
 
-/* The module docstring of the evaluated file: the first statement that is not a
- * comment, when it is a string literal that decodes. */
+/* The module docstring of the evaluated file, for the protocol checks. */
 static void module_docstring(pg_config *pc, const ce_module *m)
 {
-    if (!m->tree)
-        return;
-    TSNode root = py_root(m->tree);
-    uint32_t cnt = ts_node_named_child_count(root);
-    for (uint32_t i = 0; i < cnt; i++) {
-        TSNode c = ts_node_named_child(root, i);
-        if (py_is(c, "comment"))
-            continue;
-        TSNode e = ts_node_named_child(c, 0);
-        strbuf doc = STRBUF_INIT;
-        if (py_is(c, "expression_statement") && !ts_node_is_null(e) && py_is(e, "string") &&
-            pystr_decode_node(&doc, m->tree, e) == 0) {
-            pc->docstring = arena_strndup(&pc->mem, doc.buf ? doc.buf : "", doc.len);
-            pc->docstring_line = py_line(e);
-        }
-        pgci_error_clear();
-        strbuf_free(&doc);
-        break;
+    strbuf doc = STRBUF_INIT;
+    unsigned line = m->tree ? pystr_module_docstring(&doc, m->tree) : 0;
+    if (line) {
+        pc->docstring = arena_strndup(&pc->mem, doc.buf ? doc.buf : "", doc.len);
+        pc->docstring_line = line;
     }
+    strbuf_free(&doc);
 }
 
 int ce_finalize(const ce_module *m, const char *var, const ce_config *src, pg_config **out)

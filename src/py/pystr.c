@@ -412,3 +412,22 @@ int pystr_decode_node(strbuf *out, const py_tree *t, TSNode n)
     }
     return 0;
 }
+
+unsigned pystr_module_docstring(strbuf *out, const py_tree *t)
+{
+    TSNode root = py_root(t);
+    uint32_t cnt = ts_node_named_child_count(root);
+    for (uint32_t i = 0; i < cnt; i++) {
+        TSNode c = ts_node_named_child(root, i);
+        if (py_is(c, "comment"))
+            continue;
+        TSNode e = ts_node_named_child(c, 0);
+        unsigned line = 0;
+        if (py_is(c, "expression_statement") && !ts_node_is_null(e) && py_is(e, "string") &&
+            pystr_decode_node(out, t, e) == 0)
+            line = py_line(e);
+        pgci_error_clear();
+        return line;
+    }
+    return 0;
+}

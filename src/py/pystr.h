@@ -31,4 +31,9 @@ int pystr_decode_info(strbuf *out, const char *lit, size_t len, unsigned *flags)
  * with PATH:LINE:COL. */
 int pystr_decode_node(strbuf *out, const py_tree *t, TSNode n);
 
+/* The module docstring of t: when the first statement that is not a comment is a
+ * string literal that decodes, its text is appended to out and its line returned;
+ * otherwise 0 and out is left as it was. Sets no error. */
+unsigned pystr_module_docstring(strbuf *out, const py_tree *t);
+
 #endif

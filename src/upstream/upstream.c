@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/par.h"
 #include "core/fs.h"
 #include "py/py.h"
 #include "upstream/source.h"
@@ -34,6 +35,7 @@ struct upstream {
     upstream_stats stats;
     py_parse_set *parses; /* borrowed; NULL: none */
     rcache *results;      /* borrowed; NULL: none */
+    int cpu_jobs;         /* threads validating what a dir: or git: source read */
 };
 
 static int is_ident_start(char c)
@@ -254,6 +256,8 @@ int upstream_open(upstream **out, const upstream_opts *opts)
     u->hp.retry_delay_ms = o.retry_delay_ms > 0 ? o.retry_delay_ms : 500;
     u->hp.retry_after_max_ms = o.retry_after_max_ms > 0 ? o.retry_after_max_ms : 60000;
     u->hp.jobs = o.jobs > 0 ? o.jobs : 8;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    u->cpu_jobs = o.jobs > 0 ? o.jobs : cpus > 0 ? (int)cpus : 1;
     if (o.ca_file && !fs_is_file(o.ca_file)) {
         r = pgci_error_set(PGCI_ENOTFOUND, "CA certificate file %s does not exist", o.ca_file);
         goto fail;
@@ -368,14 +372,18 @@ static int validate_once(upstream *u, const char *data, size_t len, const char *
     return r;
 }
 
-/* Records the outcome of one module: validates a body, caches it, or words the error. */
-static int settle(upstream *u, const char *tag, const char *name, const char *path,
+/* Validates a body that was read: Python, and not an error page served as it. */
+static int validate_body(upstream *u, const char *path, const strbuf *body)
+{
+    const char *base = strrchr(path, '/');
+    return validate_once(u, body->buf, body->len, base ? base + 1 : path);
+}
+
+/* Records the outcome of one module whose body was validated (code: the read's or
+ * the validation's result, its message set): caches it, or words the error. */
+static int record(upstream *u, const char *tag, const char *name, const char *path,
                   const char *where, int code, strbuf *body, char **error)
 {
-    if (code == 0) {
-        const char *base = strrchr(path, '/');
-        code = validate_once(u, body->buf, body->len, base ? base + 1 : path);
-    }
     if (code == 0 && u->cache_dir) {
         char *key = cache_key(u, tag, path);
         code = cache_put(u->cache_dir, key, body->buf, body->len);
@@ -394,6 +402,54 @@ static int settle(upstream *u, const char *tag, const char *name, const char *pa
     u->stats.fetched++;
     u->stats.bytes += body->len;
     return 0;
+}
+
+/* Validates, then records the outcome of one module. */
+static int settle(upstream *u, const char *tag, const char *name, const char *path,
+                  const char *where, int code, strbuf *body, char **error)
+{
+    if (code == 0)
+        code = validate_body(u, path, body);
+    return record(u, tag, name, path, where, code, body, error);
+}
+
+/* What a dir: or git: source read, validated on worker threads (each validation
+ * is a parse) and then recorded in item order. */
+typedef struct local_reads {
+    upstream *u;
+    char **paths;
+    strbuf *results;
+    int *code;  /* per item: the read's result, then the validation's */
+    char **why; /* per item: the message of a failure */
+    char **where;
+    int *local; /* per item: read from a local source */
+} local_reads;
+
+static void validate_local(void *arg, size_t worker, size_t i)
+{
+    (void)worker;
+    local_reads *l = arg;
+    if (!l->local[i] || l->code[i] < 0)
+        return;
+    l->code[i] = validate_body(l->u, l->paths[i], &l->results[i]);
+    if (l->code[i] < 0) {
+        l->why[i] = pgci_strdup(pgci_error_last());
+        pgci_error_clear();
+    }
+}
+
+static void settle_local(local_reads *l, const upstream_item *items, char **names, size_t n,
+                         int *codes, char **errors)
+{
+    par_for(n, l->u->cpu_jobs, validate_local, l);
+    for (size_t i = 0; i < n; i++) {
+        if (!l->local[i])
+            continue;
+        if (l->code[i] < 0)
+            pgci_error_set(l->code[i], "%s", l->why[i] ? l->why[i] : "failed");
+        codes[i] = record(l->u, items[i].tag, names[i], l->paths[i], l->where[i], l->code[i],
+                          &l->results[i], &errors[i]);
+    }
 }
 
 /* A batch in flight: what the http completion callback needs to settle a job. */
@@ -433,6 +489,13 @@ int upstream_fetch_batch(upstream *u, const upstream_item *items, size_t n, strb
     http_job *jobs = pgci_calloc(n ? n : 1, sizeof(http_job));
     size_t *job_of = pgci_calloc(n ? n : 1, sizeof(size_t));
     size_t njobs = 0;
+    local_reads lr = {u,
+                      paths,
+                      results,
+                      pgci_calloc(n + 1, sizeof(int)),
+                      pgci_calloc(n + 1, sizeof(char *)),
+                      pgci_calloc(n + 1, sizeof(char *)),
+                      pgci_calloc(n + 1, sizeof(int))};
 
     for (size_t i = 0; i < n; i++) {
         const char *m = items[i].module, *tag = items[i].tag;
@@ -481,9 +544,23 @@ int upstream_fetch_batch(upstream *u, const upstream_item *items, size_t n, strb
             r = git_src_read(u->git, tag, paths[i], u->hp.max_bytes, &results[i], &where);
         else
             r = dir_src_read(u->spec, tag, paths[i], u->hp.max_bytes, &results[i], &where);
-        codes[i] = settle(u, tag, names[i], paths[i], where.buf, r, &results[i], &errors[i]);
-        strbuf_free(&where);
+        lr.local[i] = 1;
+        lr.code[i] = r;
+        lr.where[i] = strbuf_detach(&where, NULL);
+        if (r < 0) {
+            lr.why[i] = pgci_strdup(pgci_error_last());
+            pgci_error_clear();
+        }
     }
+    settle_local(&lr, items, names, n, codes, errors);
+    for (size_t i = 0; i < n; i++) {
+        free(lr.why[i]);
+        free(lr.where[i]);
+    }
+    free(lr.code);
+    free(lr.why);
+    free(lr.where);
+    free(lr.local);
 
     if (njobs) {
         batch b = {.u = u,

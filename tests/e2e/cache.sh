@@ -8,6 +8,8 @@
 #     setting each invalidate exactly what depends on them (counted by `-v`'s
 #     "cache: H hits, M misses, ..." line: one codegen and one ruff entry per
 #     config, one validation per distinct upstream module - 3 here);
+#   - so do a file the ruff configuration extends (outside the directories
+#     walked) and a RUFF_* environment variable;
 #   - truncated and damaged entries are ignored, counted and rewritten;
 #   - concurrent runs on a cold cache all write the reference bytes;
 #   - --no-cache neither reads nor writes;
@@ -112,26 +114,6 @@ regen none --no-cache
 same "$tmp/o$((run - 1))" "$tmp/o$run"
 ref=$tmp/o$run
 
-# 7b. a setting in a file [tool.ruff] extends, outside the directories walked for
-# configuration: the extending file's own edit, then the extended file's alone
-mkdir -p "$tmp/shared-ruff"
-printf '[format]\nquote-style = "double"\n' >"$tmp/shared-ruff/base.toml"
-sed -i 's|^\[tool.ruff\]$|&\nextend = "../shared-ruff/base.toml"|' "$ws/pyproject.toml"
-regen "7 4 4 0"
-same "$tmp/o$run" "$ref"
-printf '[format]\nquote-style = "single"\n' >"$tmp/shared-ruff/base.toml"
-regen "7 4 4 0"
-regen none --no-cache
-same "$tmp/o$((run - 1))" "$tmp/o$run"
-! diff -r "$tmp/o$run" "$ref" >/dev/null || fail "quote-style single changed nothing: the test proves nothing"
-# 7c. RUFF_* environment variables are settings to ruff: another value, another key
-RUFF_OUTPUT_FORMAT=concise regen "7 4 4 0"
-RUFF_OUTPUT_FORMAT=concise regen "11 0 0 0"
-regen "11 0 0 0"
-printf '[format]\nquote-style = "double"\n' >"$tmp/shared-ruff/base.toml"
-regen "11 0 0 0" # the results of the first base.toml are still there
-same "$tmp/o$run" "$ref"
-
 # 8. damaged entries: one truncated, one with a flipped byte; both are misses,
 # counted, recomputed and rewritten, and the output is unchanged
 mapfile -t files < <(find "$XDG_CACHE_HOME/pgci/results" -type f -newer "$ws/pyproject.toml" | sort)
@@ -161,6 +143,26 @@ for p in "${pids[@]}"; do wait "$p" || fail "a concurrent run failed"; done
 for k in a b c; do same "$tmp/par-$k" "$ref"; done
 regen "11 0 0 0"
 [ -z "$(find "$XDG_CACHE_HOME/pgci/results" -name '*.tmp-*')" ] || fail "temporary files left behind"
+
+# 9b. a setting in a file [tool.ruff] extends, outside the directories walked for
+# configuration: the extending file's own edit, then the extended file's alone
+mkdir -p "$tmp/shared-ruff"
+printf '[format]\nquote-style = "double"\n' >"$tmp/shared-ruff/base.toml"
+sed -i 's|^\[tool.ruff\]$|&\nextend = "../shared-ruff/base.toml"|' "$ws/pyproject.toml"
+regen "7 4 4 0"
+same "$tmp/o$run" "$ref"
+printf '[format]\nquote-style = "single"\n' >"$tmp/shared-ruff/base.toml"
+regen "7 4 4 0"
+regen none --no-cache
+same "$tmp/o$((run - 1))" "$tmp/o$run"
+! diff -r "$tmp/o$run" "$ref" >/dev/null || fail "quote-style single changed nothing: the test proves nothing"
+# 9c. RUFF_* environment variables are settings to ruff: another value, another key
+RUFF_OUTPUT_FORMAT=concise regen "7 4 4 0"
+RUFF_OUTPUT_FORMAT=concise regen "11 0 0 0"
+regen "11 0 0 0"
+printf '[format]\nquote-style = "double"\n' >"$tmp/shared-ruff/base.toml"
+regen "11 0 0 0" # the results of the first base.toml are still there
+same "$tmp/o$run" "$ref"
 
 # 10. pgci check on the demo workspace: the same findings without the cache, cold
 # and warm, at -j 1 and -j 4

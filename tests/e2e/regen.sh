@@ -21,6 +21,12 @@ gen=$ws/demo/models/qwen3/generated
 [ "$(grep -c '^up to date' "$tmp/out")" = 4 ] || fail "expected 4 up to date: $(cat "$tmp/out")"
 grep -q '4 configs at v1.0.0: 0 errors, all up to date' "$tmp/err" || fail "summary: $(cat "$tmp/err")"
 
+# a relative --source hangs off the workspace (-C), wherever pgci is started, as
+# in check and survey (it was resolved against the current directory)
+(cd / && "$PGCI" regen -C "$ws" --source 'dir:../upstream/{tag}' --ruff "$RUFF" --diff) >"$tmp/out" 2>"$tmp/err" ||
+    fail "relative --source: $(cat "$tmp/err")"
+[ "$(grep -c '^up to date' "$tmp/out")" = 4 ] || fail "relative --source: $(cat "$tmp/out")"
+
 # a ruff other than the pinned one is worth a warning (the bytes depend on it)
 sed 's/^# ruff_version = .*/ruff_version = "0.0.1"/' "$ws/pyproject.toml" >"$tmp/pyproject.toml"
 cp "$ws/pyproject.toml" "$tmp/pyproject.orig"

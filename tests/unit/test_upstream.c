@@ -411,6 +411,36 @@ static void test_dir_source(void **state)
     strvec_free(&mods);
     upstream_free(u);
 
+    /* validated on worker threads: each failure in its slot with its own words,
+     * the first in item order returned, the good ones read */
+    write_file(root.buf, "site/transformers/models/syn/modeling_syn.py", "def f(:\n");
+    o.jobs = 3;
+    assert_int_equal(upstream_open(&u, &o), 0);
+    strvec_push(&mods, m);
+    strvec_push(&mods, "transformers.models.syn.modeling_syn");
+    strvec_push(&mods, "transformers.models.bad.modeling_bad");
+    strvec_push(&mods, "transformers.models.nope");
+    strbuf res4[4] = {STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT};
+    char *errs4[4];
+    assert_int_equal(upstream_fetch_all(u, "any", &mods, res4, errs4), PGCI_EINVALID);
+    assert_null(errs4[0]);
+    assert_string_equal(res4[0].buf, "A = 3\n");
+    assert_non_null(strstr(errs4[1], "modeling_syn.py"));
+    assert_non_null(strstr(errs4[1], "syntax error"));
+    assert_non_null(strstr(errs4[2], "modeling_bad.py is an HTML page, not Python"));
+    assert_non_null(strstr(errs4[3], "nope.py exists there"));
+    for (int i = 1; i < 4; i++)
+        assert_int_equal(res4[i].len, 0);
+    upstream_stats st2;
+    upstream_get_stats(u, &st2);
+    assert_int_equal(st2.fetched, 1);
+    for (int i = 0; i < 4; i++) {
+        free(errs4[i]);
+        strbuf_free(&res4[i]);
+    }
+    strvec_free(&mods);
+    upstream_free(u);
+
     fs_remove_tree(root.buf);
     strbuf_free(&spec);
     strbuf_free(&link);
