@@ -1,5 +1,7 @@
 /*
- * survey_trees.c - the survey's trees through the run's parse set.
+ * survey_trees.c - the survey's trees through the run's parse set, and the run's
+ * memos of what is read from them (body uses, body comparisons), under one lock:
+ * the comparison runs on one thread, beside the regeneration.
  */
 #include "checks/survey_trees.h"
 
