@@ -76,11 +76,11 @@ static void collect_bound(strvec *bound, const py_tree *t, TSNode n)
         collect_bound(bound, t, ts_node_named_child(n, i));
 }
 
-/* 1 when identifier n is read as a name (not an attribute, keyword or decorator
- * argument name, not a definition's own name). */
-static int is_load(TSNode n)
+/* 1 when identifier n, a child of p (null at the root), is read as a name (not an
+ * attribute, keyword or decorator argument name, not a definition's own name). The
+ * walk hands the parent down: ts_node_parent walks from the root, once per node. */
+static int is_load(TSNode n, TSNode p)
 {
-    TSNode p = ts_node_parent(n);
     if (ts_node_is_null(p))
         return 1;
     const char *pt = ts_node_type(p);
@@ -92,7 +92,7 @@ static int is_load(TSNode n)
            strcmp(pt, "dotted_name") && strcmp(pt, "aliased_import");
 }
 
-static void read_call(body_uses *u, const py_tree *t, TSNode call, TSNode fn)
+static void read_call(body_uses *u, const py_tree *t, TSNode call, TSNode p, TSNode fn)
 {
     body_call c;
     memset(&c, 0, sizeof(c));
@@ -109,7 +109,6 @@ static void read_call(body_uses *u, const py_tree *t, TSNode call, TSNode fn)
         else if (!py_is(a, "comment"))
             c.n_positional++;
     }
-    TSNode p = ts_node_parent(call);
     if (!ts_node_is_null(p) && (py_is(p, "attribute") || py_is(p, "subscript")))
         c.result_used = 1;
     if (!ts_node_is_null(p) && py_is(p, "assignment") && ts_node_eq(py_field(p, "right"), call)) {
@@ -122,10 +121,11 @@ static void read_call(body_uses *u, const py_tree *t, TSNode call, TSNode fn)
     u->calls[u->n_calls++] = c;
 }
 
-static void collect_uses(body_uses *u, const strvec *bound, const py_tree *t, TSNode n)
+static void collect_uses(body_uses *u, const strvec *bound, const py_tree *t, TSNode n,
+                         TSNode parent)
 {
     if (py_is(n, "identifier")) {
-        if (is_load(n)) {
+        if (is_load(n, parent)) {
             char *s = py_text_dup(t, n);
             if (strvec_find(bound, s) < 0 && strvec_find(&u->loads, s) < 0)
                 strvec_push_owned(&u->loads, s);
@@ -140,12 +140,33 @@ static void collect_uses(body_uses *u, const strvec *bound, const py_tree *t, TS
             TSNode obj = py_field(fn, "object");
             if (py_is(obj, "identifier") &&
                 (py_text_eq(t, obj, "self") || py_text_eq(t, obj, "cls")))
-                read_call(u, t, n, fn);
+                read_call(u, t, n, parent, fn);
         }
     }
     uint32_t k = ts_node_named_child_count(n);
     for (uint32_t i = 0; i < k; i++)
-        collect_uses(u, bound, t, ts_node_named_child(n, i));
+        collect_uses(u, bound, t, ts_node_named_child(n, i), n);
+}
+
+void body_uses_of_tree(body_uses *out, const py_tree *t)
+{
+    memset(out, 0, sizeof(*out));
+    strvec bound = STRVEC_INIT;
+    TSNode root = py_root(t);
+    collect_bound(&bound, t, root);
+    /* the registering decorators (`@config.override_method(...)`) are the config's,
+     * not the body's: skip the top-level definitions' decorators */
+    uint32_t k = ts_node_named_child_count(root);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode n = ts_node_named_child(root, i), parent = root;
+        if (py_is(n, "decorated_definition")) {
+            parent = n;
+            n = py_field(n, "definition");
+        }
+        if (!ts_node_is_null(n))
+            collect_uses(out, &bound, t, n, parent);
+    }
+    strvec_free(&bound);
 }
 
 int body_uses_read(body_uses *out, const char *text, size_t len)
@@ -155,20 +176,7 @@ int body_uses_read(body_uses *out, const char *text, size_t len)
     int r = py_parse(&t, text, len, "<patch>");
     if (r < 0)
         return r;
-    strvec bound = STRVEC_INIT;
-    TSNode root = py_root(&t);
-    collect_bound(&bound, &t, root);
-    /* the registering decorators (`@config.override_method(...)`) are the config's,
-     * not the body's: skip the top-level definitions' decorators */
-    uint32_t k = ts_node_named_child_count(root);
-    for (uint32_t i = 0; i < k; i++) {
-        TSNode n = ts_node_named_child(root, i);
-        if (py_is(n, "decorated_definition"))
-            n = py_field(n, "definition");
-        if (!ts_node_is_null(n))
-            collect_uses(out, &bound, &t, n);
-    }
-    strvec_free(&bound);
+    body_uses_of_tree(out, &t);
     py_tree_free(&t);
     return 0;
 }

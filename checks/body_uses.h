@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "core/vec.h"
+#include "py/py.h"
 
 typedef struct body_call {
     char *method;        /* self.<method>(...) or cls.<method>(...) */
@@ -35,6 +36,9 @@ typedef struct body_uses {
 /* Reads the uses of one body (a def or a class, as the config file writes it).
  * Fails only when the text cannot be parsed at all. */
 int body_uses_read(body_uses *out, const char *text, size_t len);
+
+/* The same from a tree of the body already made (py_parse or a parse set's). */
+void body_uses_of_tree(body_uses *out, const py_tree *t);
 
 void body_uses_free(body_uses *u);
 

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "checks/body_uses.h"
+#include "checks/survey_trees.h"
 #include "checks/deprecate_kwarg.h"
 #include "checks/source_text.h"
 #include "py/structural.h"
@@ -490,12 +491,13 @@ static int superseded(const pg_config *cfg, size_t i)
 static void follow(cctx *c, const pg_object *o, const char *cls)
 {
     char *text = signatures_object_text(o);
-    body_uses u;
-    if (text && body_uses_read(&u, text, strlen(text)) == 0) {
+    body_uses own;
+    const body_uses *u = text ? survey_body_uses(c->p, text, strlen(text), &own) : NULL;
+    if (u) {
         if (cls)
-            self_calls(c, cls, &u);
-        module_names(c, &u);
-        body_uses_free(&u);
+            self_calls(c, cls, u);
+        module_names(c, u);
+        body_uses_free(&own);
     }
     pgci_error_clear();
     free(text);

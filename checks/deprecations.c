@@ -13,6 +13,7 @@
 #include "checks/callees.h"
 #include "checks/contracts.h"
 #include "checks/deprecate_kwarg.h"
+#include "checks/survey_trees.h"
 #include "core/error.h"
 #include "core/strbuf.h"
 #include "core/version.h"
@@ -181,7 +182,7 @@ static void report_calls(findings *out, const survey_pair *p, const pg_patch *pa
                          const char *text, strvec *seen)
 {
     py_tree t;
-    if (py_parse(&t, text, strlen(text), "<patch>") < 0) {
+    if (survey_tree_get(p, &t, text, strlen(text), "<patch>") < 0) {
         pgci_error_clear();
         return;
     }
@@ -206,7 +207,7 @@ static void report_calls(findings *out, const survey_pair *p, const pg_patch *pa
             VEC_PUSH(&stack, ts_node_named_child(n, i));
     }
     VEC_FREE(&stack);
-    py_tree_free(&t);
+    survey_tree_release(p, &t);
 }
 
 void check_deprecations(findings *out, const survey_pair *p)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "checks/contracts.h"
+#include "checks/survey_trees.h"
 #include "core/error.h"
 #include "core/vec.h"
 #include "py/py.h"
@@ -68,7 +69,8 @@ static int upstream_kwargs(const survey_pair *p, const char *target, const char 
     if (!d || !p->src_b || d->end_byte > p->src_b_len || d->start_byte >= d->end_byte)
         return 0;
     py_tree t;
-    if (py_parse(&t, p->src_b + d->start_byte, d->end_byte - d->start_byte, "<upstream>") < 0) {
+    if (survey_tree_get(p, &t, p->src_b + d->start_byte, d->end_byte - d->start_byte,
+                        "<upstream>") < 0) {
         pgci_error_clear();
         return 0;
     }
@@ -97,7 +99,7 @@ static int upstream_kwargs(const survey_pair *p, const char *target, const char 
             VEC_PUSH(&stack, ts_node_named_child(n, i));
     }
     VEC_FREE(&stack);
-    py_tree_free(&t);
+    survey_tree_release(p, &t);
     return builds;
 }
 
@@ -177,7 +179,7 @@ void check_name_map_fields(findings *out, const survey_pair *p)
         if (!text)
             continue;
         py_tree t;
-        if (py_parse(&t, text, strlen(text), "<patch>") == 0) {
+        if (survey_tree_get(p, &t, text, strlen(text), "<patch>") == 0) {
             VEC(TSNode) stack = VEC_INIT;
             VEC_PUSH(&stack, py_root(&t));
             while (stack.len) {
@@ -189,7 +191,7 @@ void check_name_map_fields(findings *out, const survey_pair *p)
                     VEC_PUSH(&stack, ts_node_named_child(n, c));
             }
             VEC_FREE(&stack);
-            py_tree_free(&t);
+            survey_tree_release(p, &t);
         } else {
             pgci_error_clear();
         }

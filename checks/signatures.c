@@ -22,6 +22,7 @@
 #include "checks/body_uses.h"
 #include "checks/deprecate_kwarg.h"
 #include "checks/source_text.h"
+#include "checks/survey_trees.h"
 #include "core/error.h"
 #include "patchgen/difflib.h"
 #include "core/vec.h"
@@ -757,8 +758,8 @@ static int same_body(sig_ctx *c, const index_def *a, const index_def *b)
     const survey_pair *p = c->p;
     if (!p->src_a || !p->src_b || a->end_byte > p->src_a_len || b->end_byte > p->src_b_len)
         return 0;
-    int eq = structural_bodies_equal(p->src_a + a->start_byte, a->end_byte - a->start_byte,
-                                     p->src_b + b->start_byte, b->end_byte - b->start_byte);
+    int eq = survey_same_body(p, p->src_a + a->start_byte, a->end_byte - a->start_byte,
+                              p->src_b + b->start_byte, b->end_byte - b->start_byte);
     if (eq < 0)
         pgci_error_clear();
     return eq == 1;
@@ -911,8 +912,9 @@ int signatures_config_binds(const pg_config *cfg, const char *name)
 static void removed_imports(sig_ctx *c, const pg_patch *patch, const char *text)
 {
     const index_module *a = c->p->a, *b = c->p->b;
-    body_uses u;
-    if (!text || !a || !b || body_uses_read(&u, text, strlen(text)) < 0) {
+    body_uses own;
+    const body_uses *u = text && a && b ? survey_body_uses(c->p, text, strlen(text), &own) : NULL;
+    if (!u) {
         pgci_error_clear();
         return;
     }
@@ -922,7 +924,7 @@ static void removed_imports(sig_ctx *c, const pg_patch *patch, const char *text)
     for (size_t i = 0; i < a->n_imports; i++) {
         const index_import *im = &a->imports[i];
         const char *name = bound_name(im, buf, sizeof(buf));
-        if (strvec_find(&u.loads, name) < 0 || strvec_find(&done, name) >= 0 ||
+        if (strvec_find(&u->loads, name) < 0 || strvec_find(&done, name) >= 0 ||
             signatures_module_binds(b, name) || signatures_config_binds(c->p->cfg, name))
             continue;
         strvec_push(&done, name);
@@ -933,7 +935,7 @@ static void removed_imports(sig_ctx *c, const pg_patch *patch, const char *text)
             c->p->tag_b);
     }
     strvec_free(&done);
-    body_uses_free(&u);
+    body_uses_free(&own);
 }
 
 /* ---- auto-docstring ---------------------------------------------------------------- */
@@ -950,7 +952,7 @@ static void auto_docstring(sig_ctx *c, const char *target, const index_def *upst
         !(has_auto_docstring(upstream) || has_auto_docstring(upstream->parent)))
         return;
     index_module *m;
-    if (index_module_from_source(&m, text, strlen(text), "<patch>", NULL) < 0) {
+    if (index_module_from_parse_set(&m, c->p->parses, text, strlen(text), "<patch>", NULL) < 0) {
         pgci_error_clear();
         return;
     }

@@ -25,6 +25,9 @@
 #include "checks/finding.h"
 #include "index/index.h"
 #include "patchgen/patch_spec.h"
+#include "py/parse_set.h"
+
+typedef struct survey_bodies survey_bodies;
 
 typedef struct survey_pair {
     const char *config;      /* config module name */
@@ -43,6 +46,12 @@ typedef struct survey_pair {
     const index_module *base_a, *base_b;
     const char *base_src_a, *base_src_b;
     size_t base_src_a_len, base_src_b_len;
+    /* the run's parse set: the checks' trees of patch bodies come from it, one
+     * parse per distinct text (checks/survey_trees.h); NULL: parse each time */
+    py_parse_set *parses;
+    /* what each patch body uses, read once a run (checks/survey_trees.h); NULL:
+     * read where needed */
+    survey_bodies *bodies;
 } survey_pair;
 
 /* Compares every target of one config; appends findings. */

@@ -63,12 +63,12 @@ static void take_targets(findings *out, const survey_pair *p, findings *targets)
     findings_free(&moved);
 }
 
-void survey_compare(findings *out, const survey_pair *p, const index_module *config_a,
-                    findings *targets)
+void survey_compare_checks(survey_checked *c, const survey_pair *p, const index_module *config_a)
 {
     findings got = FINDINGS_INIT, standing = FINDINGS_INIT;
-    take_targets(&got, p, targets);
-    run_checks(&got, p);
+    c->got = got;
+    c->standing = standing;
+    run_checks(&c->got, p);
     survey_pair same = *p;
     same.b = p->a;
     same.src_b = p->src_a;
@@ -78,10 +78,18 @@ void survey_compare(findings *out, const survey_pair *p, const index_module *con
     same.base_src_b = p->base_src_a;
     same.base_src_b_len = p->base_src_a_len;
     if (p->a && p->src_a)
-        run_checks(&standing, &same);
+        run_checks(&c->standing, &same);
+}
+
+void survey_compare_finish(findings *out, const survey_pair *p, survey_checked *c,
+                           findings *targets)
+{
+    findings got = FINDINGS_INIT;
+    take_targets(&got, p, targets);
+    findings_move(&got, &c->got);
     strvec drop = STRVEC_INIT, seen = STRVEC_INIT;
-    for (size_t i = 0; i < standing.len; i++)
-        strvec_push_owned(&drop, fact_key(standing.items[i]));
+    for (size_t i = 0; i < c->standing.len; i++)
+        strvec_push_owned(&drop, fact_key(c->standing.items[i]));
     findings kept = FINDINGS_INIT;
     for (size_t i = 0; i < got.len; i++) {
         finding *f = got.items[i];
@@ -105,9 +113,23 @@ void survey_compare(findings *out, const survey_pair *p, const index_module *con
     findings_free(&rest);
     findings_move(out, &kept);
     findings_free(&kept);
-    findings_free(&standing);
+    survey_checked_free(c);
     strvec_free(&drop);
     strvec_free(&seen);
+}
+
+void survey_checked_free(survey_checked *c)
+{
+    findings_free(&c->got);
+    findings_free(&c->standing);
+}
+
+void survey_compare(findings *out, const survey_pair *p, const index_module *config_a,
+                    findings *targets)
+{
+    survey_checked c;
+    survey_compare_checks(&c, p, config_a);
+    survey_compare_finish(out, p, &c, targets);
 }
 
 int *survey_failing_at_a(const workspace *ws, const ws_config *const *sel, size_t n,
@@ -115,10 +137,16 @@ int *survey_failing_at_a(const workspace *ws, const ws_config *const *sel, size_
 {
     int *standing = pgci_calloc(n ? n : 1, sizeof(int));
     const ws_config **again = pgci_calloc(n ? n : 1, sizeof(*again));
+    pg_config **cfgs = pgci_calloc(n ? n : 1, sizeof(*cfgs));
+    const char **errs = pgci_calloc(n ? n : 1, sizeof(*errs));
     size_t *at = pgci_calloc(n ? n : 1, sizeof(size_t)), m = 0;
     for (size_t i = 0; i < n; i++)
         if (outs[i].status < 0) {
             at[m] = i;
+            if (at_b->evaluated) {
+                cfgs[m] = at_b->evaluated[i];
+                errs[m] = at_b->eval_errors ? at_b->eval_errors[i] : NULL;
+            }
             again[m++] = sel[i];
         }
     if (m && !strcmp(tag_a, at_b->base.tag)) {
@@ -127,7 +155,9 @@ int *survey_failing_at_a(const workspace *ws, const ws_config *const *sel, size_
     } else if (m) {
         regen_batch_opts o = *at_b;
         o.base.tag = tag_a;
-        o.evaluated = NULL;
+        /* the configs B had evaluated, if it had them */
+        o.evaluated = at_b->evaluated ? cfgs : NULL;
+        o.eval_errors = at_b->evaluated ? errs : NULL;
         regen_output *outs_a = pgci_calloc(m, sizeof(*outs_a));
         regen_workspace(ws, again, m, &o, outs_a);
         pgci_error_clear();
@@ -138,6 +168,8 @@ int *survey_failing_at_a(const workspace *ws, const ws_config *const *sel, size_
         free(outs_a);
     }
     free(again);
+    free(cfgs);
+    free(errs);
     free(at);
     return standing;
 }

@@ -24,10 +24,27 @@
 void survey_compare(findings *out, const survey_pair *p, const index_module *config_a,
                     findings *targets);
 
+/* survey_compare() in two steps, so that the checks (which read the two tags'
+ * indexes and sources only) can run while the configs are regenerated against B,
+ * and the targets check's findings (which need that regeneration) join them
+ * after: survey_compare_checks() then survey_compare_finish() append exactly
+ * what survey_compare() does. */
+typedef struct survey_checked {
+    findings got;      /* the checks on A and B */
+    findings standing; /* the same checks with B := A */
+} survey_checked;
+
+void survey_compare_checks(survey_checked *c, const survey_pair *p, const index_module *config_a);
+/* Appends to out; frees what c holds. */
+void survey_compare_finish(findings *out, const survey_pair *p, survey_checked *c,
+                           findings *targets);
+void survey_checked_free(survey_checked *c);
+
 /* Of the configs that fail to regenerate against B (outs[i].status < 0), those
  * that fail against A as well: 1 at their index in the returned array (n ints,
  * malloc'ed). Their failure is not the bump's; `pgci check` reports it. Only
- * the failing configs are regenerated again, against A (none when A is B). */
+ * the failing configs are regenerated again, against A (none when A is B), from
+ * the configs at_b->evaluated holds when it holds them (not evaluated again). */
 int *survey_failing_at_a(const workspace *ws, const ws_config *const *sel, size_t n,
                          const regen_batch_opts *at_b, const regen_output *outs, const char *tag_a);
 

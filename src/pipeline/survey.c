@@ -1,13 +1,16 @@
 /*
  * The pin-bump survey. Stages, in order: resolve the two tags; evaluate the
- * configs; fetch and index every source module (and its configuration module) at
- * both tags; regenerate every config against B; compare A with B under each
- * patch. Each stage's failures become findings or not-run records, never a
- * silent skip.
+ * configs (once: the regenerations take them as evaluated); fetch and index every
+ * source module (and its configuration module) at both tags; regenerate every
+ * config against B while, on a thread of its own (with -j > 1), the two-tag
+ * checks compare A with B under each patch; then the targets check's findings
+ * of the regeneration join each config's comparison. Each stage's failures
+ * become findings or not-run records, never a silent skip.
  */
 #include "pipeline/survey.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,9 +20,11 @@
 #include "checks/regen_finding.h"
 #include "checks/signatures.h"
 #include "checks/survey_compare.h"
+#include "checks/survey_trees.h"
 #include "core/clock.h"
 #include "core/error.h"
 #include "core/fs.h"
+#include "core/par.h"
 #include "core/sha256.h"
 #include "core/version.h"
 #include "index/index.h"
@@ -86,8 +91,33 @@ static char *configuration_module(const char *m)
     return pgci_asprintf("%.*s.configuration_%s", (int)(last - m), m, last + 10);
 }
 
+/* Indexing the fetched modules of one side on worker threads: each module writes
+ * its own slot, so the result is the same with one thread or many. */
+typedef struct index_jobs {
+    py_parse_set *parses;
+    module_pair *mods;
+    int side;
+} index_jobs;
+
+static void index_one(void *arg, size_t worker, size_t i)
+{
+    (void)worker;
+    const index_jobs *j = arg;
+    module_pair *m = &j->mods[i];
+    strbuf *src = j->side ? &m->src_b : &m->src_a;
+    char **err = j->side ? &m->err_b : &m->err_a;
+    index_module **ix = j->side ? &m->b : &m->a;
+    if (*err)
+        return;
+    if (index_module_from_parse_set(ix, j->parses, src->buf, src->len, m->module, m->module) < 0) {
+        *err = pgci_strdup(pgci_error_last());
+        *ix = NULL;
+        pgci_error_clear();
+    }
+}
+
 static void fetch_and_index(upstream *up, py_parse_set *parses, const char *tag, module_pair *mods,
-                            size_t n, int side)
+                            size_t n, int side, int jobs)
 {
     strvec names = STRVEC_INIT;
     for (size_t i = 0; i < n; i++)
@@ -99,22 +129,15 @@ static void fetch_and_index(upstream *up, py_parse_set *parses, const char *tag,
     upstream_fetch_all(up, tag, &names, res, errs);
     pgci_error_clear();
     for (size_t i = 0; i < n; i++) {
-        strbuf *dst = side ? &mods[i].src_b : &mods[i].src_a;
-        char **err = side ? &mods[i].err_b : &mods[i].err_a;
-        index_module **ix = side ? &mods[i].b : &mods[i].a;
         if (errs[i]) {
-            *err = errs[i];
+            *(side ? &mods[i].err_b : &mods[i].err_a) = errs[i];
             strbuf_free(&res[i]);
             continue;
         }
-        *dst = res[i];
-        if (index_module_from_parse_set(ix, parses, dst->buf, dst->len, mods[i].module,
-                                        mods[i].module) < 0) {
-            *err = pgci_strdup(pgci_error_last());
-            *ix = NULL;
-            pgci_error_clear();
-        }
+        *(side ? &mods[i].src_b : &mods[i].src_a) = res[i];
     }
+    index_jobs j = {parses, mods, side};
+    par_for(n, jobs, index_one, &j);
     free(res);
     free(errs);
     strvec_free(&names);
@@ -127,6 +150,16 @@ static int is_change(const finding *f)
            strcmp(k, "body-changed") && strcmp(f->check, "signatures") == 0;
 }
 
+/* One config's comparison: its pair of modules at A and B, and what the two-tag
+ * checks found, made while the configs are regenerated against B. */
+typedef struct survey_cmp {
+    int ready; /* both tags' modules indexed: sp and config_a are set */
+    survey_pair sp;
+    const index_module *config_a; /* the configuration module at A */
+    survey_checked checked;
+    int checked_done; /* checked holds findings not yet taken */
+} survey_cmp;
+
 /* One survey run: what each stage hands the next. Zeroed at the start, so the one
  * cleanup path (survey_state_free) frees whatever the stages got to. */
 typedef struct survey_state {
@@ -136,17 +169,23 @@ typedef struct survey_state {
     upstream *up;
     const ws_config **sel; /* the selected configs, n of them */
     size_t n;
-    config_eval *ev;
     pg_config **cfgs;  /* evaluated, one per config; NULL where evaluation failed */
+    char **eval_errs;  /* why cfgs[i] is NULL */
     module_pair *mods; /* each source module and configuration module, at A and B */
     size_t nmods;
     regen_output *outs; /* regenerated against B, one per config */
     check_input *in;
     char *ruff;
-    py_parse_set *parses; /* one parse per upstream module: validated, indexed, generated from */
-    rcache *results;      /* the result cache; NULL: --no-cache */
-    int *standing;        /* configs failing against A too: not the bump's (pgci check) */
-    findings targets;     /* the targets check's, sorted into changes per config */
+    py_parse_set *parses;   /* one parse per upstream module: validated, indexed, generated from */
+    py_parse_set *parses_a; /* A's trees, until the failing configs are regenerated at A */
+    survey_bodies *bodies;  /* what each patch body uses, read once (checks/survey_trees.h) */
+    rcache *results;        /* the result cache; NULL: --no-cache */
+    int *standing;          /* configs failing against A too: not the bump's (pgci check) */
+    findings targets;       /* the targets check's, sorted into changes per config */
+    survey_cmp *cmps;       /* one per config: the comparison, beside the regeneration */
+    pthread_t cmp_thread;
+    int cmp_started, cmp_joined;
+    double cmp_ms; /* the comparison's own time on its thread */
 } survey_state;
 
 /* The upstream and the two tags, recorded as the run's inputs. */
@@ -178,8 +217,43 @@ static int survey_resolve(survey_state *s)
     return 0;
 }
 
+/* The configs evaluated on -j worker threads, one evaluator each (an evaluator is
+ * not thread-safe; evaluation does not depend on what else an evaluator loaded
+ * before, config_eval.c); each config's outcome in its own slot. */
+typedef struct eval_batch {
+    survey_state *s;
+    config_eval **evs; /* per worker */
+} eval_batch;
+
+static void eval_one(void *arg, size_t worker, size_t i)
+{
+    eval_batch *b = arg;
+    survey_state *s = b->s;
+    if (config_eval_file(b->evs[worker], s->sel[i]->path, s->o->var_name, &s->cfgs[i]) < 0) {
+        s->cfgs[i] = NULL;
+        s->eval_errs[i] = pgci_strdup(pgci_error_last());
+        pgci_error_clear();
+    }
+}
+
+static int evaluate_all(survey_state *s)
+{
+    size_t nw = par_workers(s->n, s->o->jobs);
+    eval_batch b = {s, pgci_calloc(nw, sizeof(config_eval *))};
+    int r = 0;
+    for (size_t w = 0; w < nw && r == 0; w++)
+        r = config_eval_new(&b.evs[w], s->ws);
+    if (r == 0)
+        par_for(s->n, s->o->jobs, eval_one, &b);
+    for (size_t w = 0; w < nw; w++)
+        config_eval_free(b.evs[w]);
+    free(b.evs);
+    return r;
+}
+
 /* Every selected config evaluated; one that does not evaluate is a finding. Collects
- * the modules to fetch: each source module and its configuration module. */
+ * the modules to fetch, in config order: each source module and its configuration
+ * module. */
 static int survey_evaluate(survey_state *s)
 {
     const survey_opts *o = s->o;
@@ -189,17 +263,16 @@ static int survey_evaluate(survey_state *s)
     size_t n = s->n;
     const ws_config **sel = s->sel;
     s->out->n_configs = n;
-    if ((r = config_eval_new(&s->ev, s->ws)) < 0)
-        return r;
     pg_config **cfgs = s->cfgs = pgci_calloc(n ? n : 1, sizeof(*cfgs));
+    s->eval_errs = pgci_calloc(n ? n : 1, sizeof(*s->eval_errs));
+    if ((r = evaluate_all(s)) < 0)
+        return r;
     module_pair *mods = s->mods = pgci_calloc(2 * n + 2, sizeof(*mods));
     size_t nmods = 0;
     for (size_t i = 0; i < n; i++) {
-        if (config_eval_file(s->ev, sel[i]->path, o->var_name, &cfgs[i]) < 0) {
-            cfgs[i] = NULL;
+        if (!cfgs[i]) {
             regen_finding(&s->out->fs, sel[i]->module, sel[i]->path, "cannot evaluate",
-                          pgci_error_last());
-            pgci_error_clear();
+                          s->eval_errs[i]);
             continue;
         }
         const char *m = cfgs[i]->source_module;
@@ -219,16 +292,16 @@ static int survey_evaluate(survey_state *s)
 }
 
 /* Fetch and index both tags. Each module is parsed once per tag: A's trees, in a
- * parse set of their own, go once A is indexed; B's stay for the regeneration. */
+ * parse set of their own, stay until the configs that fail against B are
+ * regenerated against A; B's stay for the regeneration. */
 static void survey_fetch_index(survey_state *s)
 {
     double t0 = now_ms();
-    py_parse_set *at_a = py_parse_set_new();
-    upstream_set_parse_set(s->up, at_a);
-    fetch_and_index(s->up, at_a, s->out->from, s->mods, s->nmods, 0);
+    s->parses_a = py_parse_set_new();
+    upstream_set_parse_set(s->up, s->parses_a);
+    fetch_and_index(s->up, s->parses_a, s->out->from, s->mods, s->nmods, 0, s->o->jobs);
     upstream_set_parse_set(s->up, s->parses);
-    py_parse_set_free(at_a);
-    fetch_and_index(s->up, s->parses, s->out->to, s->mods, s->nmods, 1);
+    fetch_and_index(s->up, s->parses, s->out->to, s->mods, s->nmods, 1, s->o->jobs);
     run_doc_add_timing(&s->out->doc, "fetch+index", now_ms() - t0);
 }
 
@@ -283,12 +356,21 @@ static void survey_regenerate(survey_state *s)
     bo.var_name = o->var_name;
     bo.jobs = o->jobs;
     bo.up = s->up;
+    bo.evaluated = s->cfgs; /* evaluated above: not a second time */
+    bo.eval_errors = (const char *const *)s->eval_errs;
     regen_output *outs = s->outs = pgci_calloc(n ? n : 1, sizeof(*outs));
     double t0 = now_ms();
     regen_workspace(ws, sel, n, &bo, outs);
     pgci_error_clear();
     run_doc_add_timing(&out->doc, "regen", now_ms() - t0);
-    s->standing = survey_failing_at_a(ws, sel, n, &bo, outs, out->from);
+    /* the failing ones again at A, from A's trees; then those go */
+    regen_batch_opts at_a = bo;
+    at_a.parses = s->parses_a;
+    upstream_set_parse_set(s->up, s->parses_a);
+    s->standing = survey_failing_at_a(ws, sel, n, &at_a, outs, out->from);
+    upstream_set_parse_set(s->up, s->parses);
+    py_parse_set_free(s->parses_a);
+    s->parses_a = NULL;
     strbuf_free(&ruff_version); /* bo's ruff settings are used up to here */
     check_input *in = s->in = pgci_calloc(n ? n : 1, sizeof(*in));
     for (size_t i = 0; i < n; i++) {
@@ -324,38 +406,31 @@ static void survey_regenerate(survey_state *s)
     run_doc_set_check(&out->doc, "targets", "ran", NULL);
 }
 
-/* Compare A with B under each config: the survey's contract checks, the
- * CHECK_IN_SURVEY rows of check_registry[] in order. */
-static void survey_run_checks(survey_state *s)
+/* Each config's pair of modules, when both tags have its source module. */
+static void survey_pairs(survey_state *s)
 {
     survey_result *out = s->out;
-    const ws_config **sel = s->sel;
-    pg_config **cfgs = s->cfgs;
     module_pair *mods = s->mods;
     size_t nmods = s->nmods;
-    double t0 = now_ms();
-    size_t missing_a = 0, missing_b = 0;
+    long ui = find_module(mods, nmods, "transformers.modeling_utils");
+    s->cmps = pgci_calloc(s->n ? s->n : 1, sizeof(*s->cmps));
+    s->bodies = survey_bodies_new();
     for (size_t i = 0; i < s->n; i++) {
-        if (!cfgs[i])
+        if (!s->cfgs[i])
             continue;
-        long mi = find_module(mods, nmods, cfgs[i]->source_module);
-        module_pair *mp = &mods[mi];
-        if (!mp->a || !mp->b) {
-            const char *why_not = !mp->a ? mp->err_a : mp->err_b;
-            missing_a += !mp->a;
-            missing_b += !mp->b;
-            findings_add(&out->fs, "signatures", SEV_ERROR, sel[i]->module, sel[i]->path, 0, 0,
-                         NULL, "cannot compare %s between %s and %s: %s", cfgs[i]->source_module,
-                         out->from, out->to, why_not ? why_not : "not available");
+        module_pair *mp = &mods[find_module(mods, nmods, s->cfgs[i]->source_module)];
+        if (!mp->a || !mp->b)
             continue;
-        }
-        char *cm = configuration_module(cfgs[i]->source_module);
+        char *cm = configuration_module(s->cfgs[i]->source_module);
         long ci = cm ? find_module(mods, nmods, cm) : -1;
         free(cm);
-        survey_pair sp = {
-            .config = sel[i]->module,
-            .config_path = sel[i]->path,
-            .cfg = cfgs[i],
+        survey_cmp *c = &s->cmps[i];
+        c->ready = 1;
+        c->config_a = ci >= 0 ? mods[ci].a : NULL;
+        c->sp = (survey_pair){
+            .config = s->sel[i]->module,
+            .config_path = s->sel[i]->path,
+            .cfg = s->cfgs[i],
             .a = mp->a,
             .b = mp->b,
             .tag_a = out->from,
@@ -365,20 +440,88 @@ static void survey_run_checks(survey_state *s)
             .src_a = mp->src_a.buf,
             .src_a_len = mp->src_a.len,
             .config_b = ci >= 0 ? mods[ci].b : NULL,
+            .parses = s->parses,
+            .bodies = s->bodies,
         };
-        long ui = find_module(mods, nmods, "transformers.modeling_utils");
         if (ui >= 0 && mods[ui].a && mods[ui].b) {
-            sp.base_a = mods[ui].a;
-            sp.base_b = mods[ui].b;
-            sp.base_src_a = mods[ui].src_a.buf;
-            sp.base_src_a_len = mods[ui].src_a.len;
-            sp.base_src_b = mods[ui].src_b.buf;
-            sp.base_src_b_len = mods[ui].src_b.len;
+            c->sp.base_a = mods[ui].a;
+            c->sp.base_b = mods[ui].b;
+            c->sp.base_src_a = mods[ui].src_a.buf;
+            c->sp.base_src_a_len = mods[ui].src_a.len;
+            c->sp.base_src_b = mods[ui].src_b.buf;
+            c->sp.base_src_b_len = mods[ui].src_b.len;
         }
-        /* the registry's survey checks, changes only (checks/survey_compare.h) */
-        survey_compare(&out->fs, &sp, ci >= 0 ? mods[ci].a : NULL, &s->targets);
     }
-    run_doc_add_timing(&out->doc, "compare", now_ms() - t0);
+}
+
+/* The two-tag checks of every config (checks/survey_compare.h). They read the
+ * indexes and sources of both tags, the evaluated configs and the run's parse
+ * set, all of which the regeneration only reads too. */
+static void *compare_main(void *arg)
+{
+    survey_state *s = arg;
+    double t0 = now_ms();
+    for (size_t i = 0; i < s->n; i++) {
+        survey_cmp *c = &s->cmps[i];
+        if (!c->ready)
+            continue;
+        survey_compare_checks(&c->checked, &c->sp, c->config_a);
+        c->checked_done = 1;
+    }
+    pgci_error_clear();
+    s->cmp_ms = now_ms() - t0;
+    return NULL;
+}
+
+/* With more than one job, the comparison runs on a thread of its own while the
+ * configs are regenerated against B; with -j 1 (or no thread), here and now. */
+static void survey_compare_start(survey_state *s)
+{
+    survey_pairs(s);
+    s->cmp_started = s->o->jobs > 1 && pthread_create(&s->cmp_thread, NULL, compare_main, s) == 0;
+    if (!s->cmp_started)
+        compare_main(s);
+}
+
+static void survey_compare_wait(survey_state *s)
+{
+    if (s->cmp_started && !s->cmp_joined) {
+        pthread_join(s->cmp_thread, NULL);
+        s->cmp_joined = 1;
+    }
+}
+
+/* Compare A with B under each config: the survey's contract checks, the
+ * CHECK_IN_SURVEY rows of check_registry[] in order, joined by the targets
+ * check's findings of the regeneration against B. */
+static void survey_run_checks(survey_state *s)
+{
+    survey_result *out = s->out;
+    const ws_config **sel = s->sel;
+    pg_config **cfgs = s->cfgs;
+    module_pair *mods = s->mods;
+    survey_compare_wait(s);
+    double t0 = now_ms();
+    size_t missing_a = 0, missing_b = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (!cfgs[i])
+            continue;
+        survey_cmp *c = &s->cmps[i];
+        if (c->ready) {
+            /* the registry's survey checks, changes only (checks/survey_compare.h) */
+            survey_compare_finish(&out->fs, &c->sp, &c->checked, &s->targets);
+            c->checked_done = 0;
+            continue;
+        }
+        module_pair *mp = &mods[find_module(mods, s->nmods, cfgs[i]->source_module)];
+        const char *why_not = !mp->a ? mp->err_a : mp->err_b;
+        missing_a += !mp->a;
+        missing_b += !mp->b;
+        findings_add(&out->fs, "signatures", SEV_ERROR, sel[i]->module, sel[i]->path, 0, 0, NULL,
+                     "cannot compare %s between %s and %s: %s", cfgs[i]->source_module, out->from,
+                     out->to, why_not ? why_not : "not available");
+    }
+    run_doc_add_timing(&out->doc, "compare", s->cmp_ms + now_ms() - t0);
     for (const check_entry *e = check_registry; e->def; e++)
         if (e->where == CHECK_IN_SURVEY)
             run_doc_set_check(&out->doc, e->def->id, missing_a || missing_b ? "failed" : "ran",
@@ -453,6 +596,12 @@ static void survey_record(survey_state *s)
 
 static void survey_state_free(survey_state *s)
 {
+    survey_compare_wait(s);
+    for (size_t i = 0; s->cmps && i < s->n; i++)
+        if (s->cmps[i].checked_done)
+            survey_checked_free(&s->cmps[i].checked);
+    free(s->cmps);
+    survey_bodies_free(s->bodies);
     module_pair *mods = s->mods;
     for (size_t i = 0; i < s->nmods; i++) {
         free(mods[i].module);
@@ -470,7 +619,10 @@ static void survey_state_free(survey_state *s)
             regen_output_free(&s->outs[i]);
         if (s->cfgs && s->cfgs[i])
             pg_config_free(s->cfgs[i]);
+        if (s->eval_errs)
+            free(s->eval_errs[i]);
     }
+    free(s->eval_errs);
     free(mods);
     free(s->standing);
     findings_free(&s->targets);
@@ -478,9 +630,9 @@ static void survey_state_free(survey_state *s)
     free(s->in);
     free(s->cfgs);
     free(s->sel);
-    config_eval_free(s->ev);
     upstream_free(s->up);
     py_parse_set_free(s->parses);
+    py_parse_set_free(s->parses_a);
     rcache_free(s->results);
     free(s->ruff);
 }
@@ -500,6 +652,7 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
     survey_fetch_index(&s);
     if ((r = survey_tags_readable(&s)) < 0)
         goto out;
+    survey_compare_start(&s);
     survey_regenerate(&s);
     survey_run_checks(&s);
     survey_config_status(&s);

@@ -20,6 +20,8 @@
 #include "checks/inherited.h"
 #include "checks/source_text.h"
 #include "checks/survey_compare.h"
+#include "checks/survey_trees.h"
+#include "py/parse_set.h"
 
 /* ---- body_uses ------------------------------------------------------------------- */
 
@@ -169,16 +171,37 @@ static char *survey(const char *src_a, const char *src_b, const tpatch *ps, size
         VEC_PUSH(&cfg.patches, p);
     }
     survey_pair p = {"cfg", "cfg.py",      &cfg, a,    b,    "v1.0", "v2.0", src_b, strlen(src_b),
-                     src_a, strlen(src_a), NULL, NULL, NULL, NULL,   NULL,   0,     0};
-    findings fs = FINDINGS_INIT, targets = FINDINGS_INIT;
-    survey_compare(&fs, &p, NULL, &targets);
-    strbuf out = STRBUF_INIT;
-    for (size_t i = 0; i < fs.len; i++)
-        strbuf_addf(&out, "%s %s: %s\n", severity_name(fs.items[i]->sev),
-                    json_string_value(json_object_get(fs.items[i]->data, "kind")),
-                    fs.items[i]->title);
-    findings_free(&fs);
-    findings_free(&targets);
+                     src_a, strlen(src_a), NULL, NULL, NULL, NULL,   NULL,   0,     0,
+                     NULL,  NULL};
+    /* once parsing every body where a check reads it, once through a parse set and
+     * a memo of body uses as the survey runs: the same findings, each body parsed
+     * once for B and A */
+    strbuf got[2] = {STRBUF_INIT, STRBUF_INIT};
+    py_parse_set *set = py_parse_set_new();
+    survey_bodies *memo = survey_bodies_new();
+    for (int pass = 0; pass < 2; pass++) {
+        p.parses = pass ? set : NULL;
+        p.bodies = pass ? memo : NULL;
+        findings fs = FINDINGS_INIT, targets = FINDINGS_INIT;
+        survey_compare(&fs, &p, NULL, &targets);
+        for (size_t i = 0; i < fs.len; i++)
+            strbuf_addf(&got[pass], "%s %s: %s\n", severity_name(fs.items[i]->sev),
+                        json_string_value(json_object_get(fs.items[i]->data, "kind")),
+                        fs.items[i]->title);
+        findings_free(&fs);
+        findings_free(&targets);
+    }
+    assert_string_equal(got[1].buf ? got[1].buf : "", got[0].buf ? got[0].buf : "");
+    size_t parses, reused, bodies = 0;
+    py_parse_set_counts(set, &parses, &reused);
+    for (size_t i = 0; i < n; i++)
+        bodies += ps[i].body != NULL;
+    assert_true(parses <= bodies);
+    assert_true(reused >= parses);
+    py_parse_set_free(set);
+    survey_bodies_free(memo);
+    strbuf out = got[0];
+    strbuf_free(&got[1]);
     VEC_FREE(&cfg.patches);
     free(objs);
     index_module_free(a);

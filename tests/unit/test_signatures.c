@@ -63,7 +63,9 @@ static char *survey(const char *model, pg_patch_type type, const char *target,
                      NULL,
                      NULL,
                      0,
-                     0};
+                     0,
+                     NULL,
+                     NULL};
     findings fs = FINDINGS_INIT;
     signatures_compare(&fs, &p);
     strbuf out = STRBUF_INIT;

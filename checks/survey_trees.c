@@ -1,0 +1,119 @@
+/*
+ * survey_trees.c - the survey's trees through the run's parse set, and the run's
+ * memos of what is read from them (body uses, body comparisons), under one lock:
+ * the comparison runs on one thread, beside the regeneration.
+ */
+#include "checks/survey_trees.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/hashmap.h"
+#include "py/parse_set.h"
+#include "py/structural.h"
+
+int survey_tree_get(const survey_pair *p, py_tree *t, const char *src, size_t len, const char *path)
+{
+    return p->parses ? py_parse_set_get(p->parses, src, len, path, t) : py_parse(t, src, len, path);
+}
+
+void survey_tree_release(const survey_pair *p, py_tree *t)
+{
+    if (p->parses)
+        py_parse_set_release(t);
+    else
+        py_tree_free(t);
+}
+
+static int read_uses(const survey_pair *p, body_uses *out, const char *text, size_t len)
+{
+    py_tree t;
+    int r = survey_tree_get(p, &t, text, len, "<patch>");
+    if (r < 0)
+        return r;
+    body_uses_of_tree(out, &t);
+    survey_tree_release(p, &t);
+    return 0;
+}
+
+typedef struct body_entry {
+    int ok;
+    body_uses uses;
+} body_entry;
+
+struct survey_bodies {
+    pthread_mutex_t lock;
+    hashmap by_text; /* body text -> body_entry */
+    hashmap same;    /* "a-pointer a-length b-pointer b-length" -> 1 + the answer */
+};
+
+survey_bodies *survey_bodies_new(void)
+{
+    survey_bodies *b = pgci_calloc(1, sizeof(*b));
+    pthread_mutex_init(&b->lock, NULL);
+    return b;
+}
+
+static void entry_free(void *v)
+{
+    body_entry *e = v;
+    body_uses_free(&e->uses);
+    free(e);
+}
+
+void survey_bodies_free(survey_bodies *b)
+{
+    if (!b)
+        return;
+    hashmap_free_with(&b->by_text, entry_free);
+    hashmap_free(&b->same);
+    pthread_mutex_destroy(&b->lock);
+    free(b);
+}
+
+int survey_same_body(const survey_pair *p, const char *a, size_t alen, const char *b, size_t blen)
+{
+    if (!p->bodies)
+        return structural_bodies_equal(a, alen, b, blen);
+    char key[96];
+    snprintf(key, sizeof(key), "%p %zu %p %zu", (const void *)a, alen, (const void *)b, blen);
+    survey_bodies *m = p->bodies;
+    pthread_mutex_lock(&m->lock);
+    intptr_t got = (intptr_t)hashmap_get(&m->same, key);
+    pthread_mutex_unlock(&m->lock);
+    if (got)
+        return (int)(got - 1);
+    int eq = structural_bodies_equal(a, alen, b, blen);
+    if (eq < 0)
+        return eq; /* the error is the caller's; not remembered */
+    pthread_mutex_lock(&m->lock);
+    hashmap_put(&m->same, key, (void *)(intptr_t)(eq + 1));
+    pthread_mutex_unlock(&m->lock);
+    return eq;
+}
+
+const body_uses *survey_body_uses(const survey_pair *p, const char *text, size_t len,
+                                  body_uses *own)
+{
+    memset(own, 0, sizeof(*own));
+    if (!p->bodies)
+        return read_uses(p, own, text, len) == 0 ? own : NULL;
+    survey_bodies *b = p->bodies;
+    /* one lock over the reading too: the comparison runs on one thread */
+    pthread_mutex_lock(&b->lock);
+    body_entry *e = hashmap_getn(&b->by_text, text, len);
+    if (!e) {
+        e = pgci_calloc(1, sizeof(*e));
+        e->ok = read_uses(p, &e->uses, text, len) == 0;
+        hashmap_putn(&b->by_text, text, len, e);
+    }
+    pthread_mutex_unlock(&b->lock);
+    if (e->ok)
+        return &e->uses;
+    pgci_error_set(PGCI_EINVALID, "a patch body does not parse");
+    return NULL;
+}

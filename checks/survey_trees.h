@@ -1,0 +1,39 @@
+/*
+ * survey_trees.h - the syntax trees the survey's checks read (patch bodies, slices
+ * of an upstream module), taken from the run's parse set: a text is parsed once a
+ * run however many checks, configs and tags read it (each config is compared with
+ * B and, for its standing facts, with A in B's place: the same bodies twice).
+ *
+ * Without a parse set (p->parses NULL: a check called on its own) each request
+ * parses, as before.
+ */
+#ifndef PGCI_CHECKS_SURVEY_TREES_H
+#define PGCI_CHECKS_SURVEY_TREES_H
+
+#include "checks/body_uses.h"
+#include "checks/signatures.h"
+#include "py/py.h"
+
+/* The tree of src[0..len) in *t; release it with survey_tree_release(p, t). */
+int survey_tree_get(const survey_pair *p, py_tree *t, const char *src, size_t len,
+                    const char *path);
+void survey_tree_release(const survey_pair *p, py_tree *t);
+
+/* What patch bodies use, by text, read once a run and shared by the checks that
+ * follow them and every config (p->bodies; NULL: read each time). Thread-safe. */
+survey_bodies *survey_bodies_new(void);
+void survey_bodies_free(survey_bodies *b);
+
+/* structural_bodies_equal() of a[0..alen) and b[0..blen), two stretches of the
+ * run's upstream sources (which live as long as p->bodies): asked once a run per
+ * pair of stretches (sibling configs patch the same definitions), or each time
+ * without p->bodies. */
+int survey_same_body(const survey_pair *p, const char *a, size_t alen, const char *b, size_t blen);
+
+/* body_uses_read() of text, through the run's tree of it: the run's reading when
+ * p->bodies is set, else one made in *own. NULL when the text does not parse.
+ * Call body_uses_free(own) when done, either way. */
+const body_uses *survey_body_uses(const survey_pair *p, const char *text, size_t len,
+                                  body_uses *own);
+
+#endif
