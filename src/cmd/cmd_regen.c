@@ -425,6 +425,7 @@ int cmd_regen(int argc, const char **argv)
     uo.spec = cli.upstream_spec ? cli.upstream_spec : ws->upstream;
     /* a relative path hangs off the workspace, as with -C in check and survey */
     uo.base_dir = ws->root;
+    uo.jobs = cmd_jobs(&common); /* -j 1: one thread validates the fetched modules too */
     if (upstream_open(&up, &uo) < 0) {
         rc = cmd_error();
         goto done;
