@@ -18,6 +18,7 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/log.h"
+#include "core/par.h"
 #include "index/index.h"
 #include "upstream/upstream.h"
 #include "workspace/workspace.h"
@@ -228,7 +229,7 @@ typedef struct file_job {
 typedef struct file_pool {
     const run *r;
     file_job *jobs;
-    size_t n, next, done;
+    size_t n, done;
     pthread_mutex_t mu;
 } file_pool;
 
@@ -254,44 +255,26 @@ static void index_file_job(const run *r, file_job *j)
         j->err = pgci_strdup(pgci_error_last());
 }
 
-static void *file_worker(void *arg)
+static void file_item(void *arg, size_t worker, size_t i)
 {
+    (void)worker;
     file_pool *p = arg;
-    for (;;) {
-        pthread_mutex_lock(&p->mu);
-        size_t i = p->next < p->n ? p->next++ : p->n;
-        if (i < p->n)
-            progress_update("index", p->done, p->n, p->jobs[i].path);
-        pthread_mutex_unlock(&p->mu);
-        if (i == p->n)
-            return NULL;
-        index_file_job(p->r, &p->jobs[i]);
-        pthread_mutex_lock(&p->mu);
-        p->done++;
-        pthread_mutex_unlock(&p->mu);
-    }
+    pthread_mutex_lock(&p->mu);
+    progress_update("index", p->done, p->n, p->jobs[i].path);
+    pthread_mutex_unlock(&p->mu);
+    index_file_job(p->r, &p->jobs[i]);
+    pthread_mutex_lock(&p->mu);
+    p->done++;
+    pthread_mutex_unlock(&p->mu);
 }
 
 static int index_files(const run *r, totals *t, const strvec *files, int jobs, int keep_going)
 {
-    file_pool p = {
-        r, pgci_calloc(files->len, sizeof(file_job)), files->len, 0, 0, PTHREAD_MUTEX_INITIALIZER};
+    file_pool p = {r, pgci_calloc(files->len ? files->len : 1, sizeof(file_job)), files->len, 0,
+                   PTHREAD_MUTEX_INITIALIZER};
     for (size_t i = 0; i < files->len; i++)
         p.jobs[i].path = files->items[i];
-    size_t nthreads = jobs > 1 ? (size_t)jobs : 1;
-    if (nthreads > files->len)
-        nthreads = files->len;
-    pthread_t *th = pgci_calloc(nthreads ? nthreads : 1, sizeof(pthread_t));
-    size_t started = 0;
-    for (size_t i = 1; i < nthreads; i++)
-        if (pthread_create(&th[i], NULL, file_worker, &p) == 0)
-            started = i;
-        else
-            break;
-    file_worker(&p); /* the main thread works too */
-    for (size_t i = 1; i <= started; i++)
-        pthread_join(th[i], NULL);
-    free(th);
+    par_for(p.n, jobs, file_item, &p);
     progress_done();
 
     int first_err = 0;

@@ -1,8 +1,8 @@
 /*
  * regen_workspace.c - regenerating many configs of a workspace in parallel.
  *
- * Three phases, so that nothing shared needs a lock:
- *   1. evaluate every config (worker threads, one evaluator each: evaluators are
+ * Four phases, so that nothing shared needs a lock:
+ *   1. evaluate every config (worker threads, core/par, one evaluator each: evaluators are
  *      not thread-safe, and each caches the files it parsed), unless the caller
  *      evaluated them already (pgci check does, to stop early on a broken one);
  *   2. fetch each distinct upstream module once (the upstream layer does its own
@@ -12,13 +12,13 @@
  *      spreads the files over the cores itself), then diff each.
  * A failure is recorded in that config's regen_output; the others go on.
  */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "core/clock.h"
 #include "core/error.h"
+#include "core/par.h"
 #include "patchgen/codegen_shared.h"
 #include "patchgen/config_eval.h"
 #include "patchgen/regen.h"
@@ -35,18 +35,8 @@ typedef struct batch {
     strbuf *sources; /* per module */
     char **fetch_errors;
     size_t *module_of; /* per config: index into modules, or (size_t)-1 */
-    pthread_mutex_t lock;
-    size_t next;
-    int phase;
+    config_eval **evs; /* per worker of the evaluation, kept until the batch is done */
 } batch;
-
-static size_t take(batch *b)
-{
-    pthread_mutex_lock(&b->lock);
-    size_t i = b->next++;
-    pthread_mutex_unlock(&b->lock);
-    return i;
-}
 
 static void record_error(regen_output *out, int code)
 {
@@ -142,56 +132,23 @@ static void normalize_all(batch *b)
     pgci_error_clear();
 }
 
-static void *worker(void *arg)
+/* Phase 1: evaluate config i with this worker's evaluator (made on its first
+ * config; evaluators are not thread-safe, and each caches the files it parsed). */
+static void eval_item(void *arg, size_t worker, size_t i)
 {
     batch *b = arg;
-    config_eval *ev = NULL;
-    if (b->phase == 1 && config_eval_new(&ev, b->ws) < 0) {
-        /* cannot evaluate anything in this thread: record on what we take */
-        for (size_t i; (i = take(b)) < b->n;)
-            record_error(&b->outs[i], PGCI_ERROR);
-        return NULL;
+    if (!b->evs[worker] && config_eval_new(&b->evs[worker], b->ws) < 0) {
+        record_error(&b->outs[i], PGCI_ERROR);
+        return;
     }
-    for (size_t i; (i = take(b)) < b->n;) {
-        if (b->phase == 1)
-            eval_one(b, ev, i);
-        else
-            generate_one(b, i);
-    }
-    /* the evaluator (and its parse cache) lives until the batch is done */
-    return ev;
+    eval_one(b, b->evs[worker], i);
 }
 
-static void run_phase(batch *b, int phase, int jobs, config_eval ***evs, size_t *nevs)
+/* Phase 3: generate config i. */
+static void generate_item(void *arg, size_t worker, size_t i)
 {
-    b->phase = phase;
-    b->next = 0;
-    size_t nt = (size_t)(jobs > 0 ? jobs : 1);
-    if (nt > b->n)
-        nt = b->n ? b->n : 1;
-    pthread_t *th = pgci_calloc(nt, sizeof(*th));
-    size_t started = 0;
-    for (size_t t = 0; t < nt; t++)
-        if (pthread_create(&th[t], NULL, worker, b) == 0)
-            started++;
-        else
-            break;
-    if (started == 0) {
-        void *ev = worker(b); /* no thread could start: do it here */
-        if (ev) {
-            *evs = pgci_realloc(*evs, (*nevs + 1) * sizeof(**evs));
-            (*evs)[(*nevs)++] = ev;
-        }
-    }
-    for (size_t t = 0; t < started; t++) {
-        void *ev = NULL;
-        pthread_join(th[t], &ev);
-        if (ev) {
-            *evs = pgci_realloc(*evs, (*nevs + 1) * sizeof(**evs));
-            (*evs)[(*nevs)++] = ev;
-        }
-    }
-    free(th);
+    (void)worker;
+    generate_one(arg, i);
 }
 
 int regen_workspace(const workspace *ws, const ws_config *const *configs, size_t n,
@@ -209,13 +166,12 @@ int regen_workspace(const workspace *ws, const ws_config *const *configs, size_t
     b.outs = outs;
     b.cfgs = pgci_calloc(n ? n : 1, sizeof(*b.cfgs));
     b.module_of = pgci_calloc(n ? n : 1, sizeof(*b.module_of));
-    pthread_mutex_init(&b.lock, NULL);
     for (size_t i = 0; i < n; i++) {
         outs[i].config_path = pgci_strdup(configs[i]->path);
         outs[i].config_module = pgci_strdup(configs[i]->module);
     }
-    config_eval **evs = NULL;
-    size_t nevs = 0;
+    size_t nevs = par_workers(n, o->jobs);
+    b.evs = pgci_calloc(nevs, sizeof(*b.evs));
 
     if (o->evaluated) {
         for (size_t i = 0; i < n; i++) {
@@ -230,7 +186,7 @@ int regen_workspace(const workspace *ws, const ws_config *const *configs, size_t
             record_error(&outs[i], PGCI_EUNSUPPORTED);
         }
     } else {
-        run_phase(&b, 1, o->jobs, &evs, &nevs);
+        par_for(n, o->jobs, eval_item, &b);
     }
 
     for (size_t i = 0; i < n; i++) {
@@ -257,7 +213,7 @@ int regen_workspace(const workspace *ws, const ws_config *const *configs, size_t
                 outs[i].ms_fetch = per;
     }
 
-    run_phase(&b, 3, o->jobs, &evs, &nevs);
+    par_for(n, o->jobs, generate_item, &b);
     normalize_all(&b);
 
     int rc = 0;
@@ -269,8 +225,8 @@ int regen_workspace(const workspace *ws, const ws_config *const *configs, size_t
         for (size_t i = 0; i < n; i++)
             pg_config_free(b.cfgs[i]);
     for (size_t i = 0; i < nevs; i++)
-        config_eval_free(evs[i]);
-    free(evs);
+        config_eval_free(b.evs[i]);
+    free(b.evs);
     for (size_t m = 0; m < b.modules.len; m++) {
         strbuf_free(&b.sources[m]);
         free(b.fetch_errors[m]);
@@ -282,7 +238,6 @@ int regen_workspace(const workspace *ws, const ws_config *const *configs, size_t
     free(b.module_of);
     if (!o->base.shared)
         cg_shared_free(b.base.shared);
-    pthread_mutex_destroy(&b.lock);
     if (rc < 0) {
         for (size_t i = 0; i < n; i++)
             if (outs[i].status < 0) {

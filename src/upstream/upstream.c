@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "core/error.h"
-#include "core/par.h"
 #include "core/fs.h"
+#include "core/par.h"
 #include "py/py.h"
 #include "upstream/source.h"
 
