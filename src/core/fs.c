@@ -65,14 +65,18 @@ int fs_write_atomic_like(const char *path, const void *data, size_t len, const s
 {
     strbuf tmp = STRBUF_INIT;
     strbuf_addf(&tmp, "%s.pgci-tmp-XXXXXX", path);
+    sigset_t saved;
+    tempfile_begin(&saved);
     int fd = mkstemp(tmp.buf);
-    if (fd < 0) {
-        int e = errno;
-        strbuf_free(&tmp);
-        return pgci_error_set(PGCI_EIO, "cannot write %s: %s", path, strerror(e));
-    }
+    int mk_errno = errno;
     /* removed on SIGINT/SIGTERM until renamed */
-    tempfile_register(tmp.buf);
+    if (fd >= 0)
+        tempfile_register(tmp.buf);
+    tempfile_end(&saved);
+    if (fd < 0) {
+        strbuf_free(&tmp);
+        return pgci_error_set(PGCI_EIO, "cannot write %s: %s", path, strerror(mk_errno));
+    }
     const char *p = data;
     size_t left = len;
     while (left > 0) {
@@ -239,9 +243,8 @@ int fs_list_dir(strvec *out, const char *dir)
     return 0;
 }
 
-int fs_remove_tree(const char *path)
+static int remove_tree(const char *path)
 {
-    tempfile_unregister(path);
     struct stat st;
     if (lstat(path, &st) < 0)
         return errno == ENOENT
@@ -253,7 +256,7 @@ int fs_remove_tree(const char *path)
         for (size_t i = 0; r == 0 && i < names.len; i++) {
             strbuf c = STRBUF_INIT;
             fs_join(&c, path, names.items[i]);
-            r = fs_remove_tree(c.buf);
+            r = remove_tree(c.buf);
             strbuf_free(&c);
         }
         strvec_free(&names);
@@ -268,17 +271,30 @@ int fs_remove_tree(const char *path)
     return 0;
 }
 
+int fs_remove_tree(const char *path)
+{
+    /* forgotten by the signal-time cleanup only once it is gone: a signal that
+     * arrives while the contents go still finds the directory registered */
+    int r = remove_tree(path);
+    tempfile_unregister(path);
+    return r;
+}
+
 int fs_mkdtemp(strbuf *out, const char *prefix)
 {
     const char *t = getenv("TMPDIR");
     strbuf p = STRBUF_INIT;
     strbuf_addf(&p, "%s/%s-XXXXXX", t && *t ? t : "/tmp", prefix);
-    if (!mkdtemp(p.buf)) {
-        int e = errno;
+    sigset_t saved;
+    tempfile_begin(&saved);
+    int made = mkdtemp(p.buf) != NULL, e = errno;
+    if (made)
+        tempfile_register(p.buf);
+    tempfile_end(&saved);
+    if (!made) {
         strbuf_free(&p);
         return pgci_error_set(PGCI_EIO, "cannot create a temporary directory: %s", strerror(e));
     }
-    tempfile_register(p.buf);
     strbuf_add(out, p.buf, p.len);
     strbuf_free(&p);
     return 0;

@@ -7,6 +7,14 @@
  * another thread rewrites it). The handler takes no lock and frees nothing: it
  * reads only slots marked live, whose path is static storage written before the
  * mark was set, so it can never read freed memory.
+ *
+ * Why tempfile_begin/end: a handler that removed what was registered while
+ * another thread went on creating directories left the new ones behind (a ruff
+ * batch's temporary tree, under load). The handler first says the process is
+ * ending (`dying`), then waits for the threads between creating a path and
+ * registering it (`inflight`); a thread that comes to create a path afterwards
+ * never does. Both counters are sequentially consistent atomics, so either the
+ * handler sees a thread in flight or that thread sees `dying`.
  */
 #include "core/tempfile.h"
 
@@ -20,6 +28,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define TEMPFILE_SLOTS 256
@@ -27,6 +36,8 @@
 static char paths[TEMPFILE_SLOTS][PATH_MAX];
 static atomic_int live[TEMPFILE_SLOTS];
 static atomic_int installed;
+static atomic_int dying;    /* a signal arrived: the handler is removing */
+static atomic_int inflight; /* threads between creating a path and registering it */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* A directory entry as getdents64(2) returns it. */
@@ -71,18 +82,48 @@ static void remove_path(char *path, size_t len, size_t cap)
     rmdir(path);
 }
 
-static void on_signal(int sig)
+/* How long the handler waits for threads in flight (they take microseconds; a
+ * thread stopped in a debugger must not hang the exit forever). */
+#define INFLIGHT_WAIT_MS 5000
+/* Passes over the registered paths at most (see on_signal). */
+#define REMOVE_PASSES 200
+
+static void pause_ms(long ms)
+{
+    struct timespec d = {0, ms * 1000000L};
+    nanosleep(&d, NULL);
+}
+
+/* One pass over the registered paths; 1 when one of them was still there. */
+static int remove_registered(void)
 {
     char buf[PATH_MAX];
+    struct stat st;
+    int found = 0;
     for (size_t i = 0; i < TEMPFILE_SLOTS; i++) {
         if (!atomic_load(&live[i]))
             continue;
         size_t n = strnlen(paths[i], sizeof(buf) - 1);
         memcpy(buf, paths[i], n);
         buf[n] = '\0';
-        if (n)
+        if (n && lstat(buf, &st) == 0) {
+            found = 1;
             remove_path(buf, n, sizeof(buf));
+        }
     }
+    return found;
+}
+
+static void on_signal(int sig)
+{
+    atomic_store(&dying, 1);
+    for (int ms = 0; ms < INFLIGHT_WAIT_MS && atomic_load(&inflight) > 0; ms++)
+        pause_ms(1);
+    /* the other threads run on until they next come to create a path: one may
+     * still write or rename into a directory being removed, so passes repeat
+     * until one finds nothing left */
+    for (int pass = 0; pass < REMOVE_PASSES && remove_registered(); pass++)
+        pause_ms(1);
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -132,4 +173,29 @@ void tempfile_unregister(const char *path)
         }
     }
     pthread_mutex_unlock(&lock);
+}
+
+void tempfile_begin(sigset_t *saved)
+{
+    install();
+    sigset_t block;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &block, saved);
+    atomic_fetch_add(&inflight, 1);
+    if (atomic_load(&dying)) {
+        /* the handler is removing what was registered: create nothing more and
+         * wait, signals blocked, for the process to end */
+        atomic_fetch_sub(&inflight, 1);
+        for (;;)
+            pause();
+    }
+}
+
+void tempfile_end(const sigset_t *saved)
+{
+    atomic_fetch_sub(&inflight, 1);
+    pthread_sigmask(SIG_SETMASK, saved, NULL);
 }

@@ -405,6 +405,65 @@ static void test_sha256_empty_null(void **state)
     assert_string_equal(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 }
 
+/* Threads that make temporary directories (and a file in each) as fast as they
+ * can, as ruff batches do, in a child that is sent SIGTERM at a random moment:
+ * nothing may be left in its TMPDIR. The handler used to remove what was
+ * registered while the other threads went on making new directories. */
+static void *tempdir_churn(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        strbuf d = STRBUF_INIT, f = STRBUF_INIT;
+        if (fs_mkdtemp(&d, "pgci-churn") == 0) {
+            fs_join(&f, d.buf, "file.py");
+            fs_write_atomic(f.buf, "x = 1\n", 6);
+            fs_remove_tree(d.buf);
+        }
+        strbuf_free(&d);
+        strbuf_free(&f);
+    }
+    return NULL;
+}
+
+static void test_tempfile_signal_while_creating(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/pgci-sigtmp-XXXXXX";
+    assert_non_null(mkdtemp(root));
+    srand(1234);
+    for (int round = 0; round < 40; round++) {
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            setenv("TMPDIR", root, 1);
+            pthread_t t;
+            for (int i = 0; i < 3; i++)
+                pthread_create(&t, NULL, tempdir_churn, NULL);
+            tempdir_churn(NULL);
+            _exit(0);
+        }
+        struct timespec d = {0, (long)(1 + rand() % 20) * 1000000L};
+        nanosleep(&d, NULL);
+        kill(pid, SIGTERM);
+        int st = 0;
+        assert_int_equal(waitpid(pid, &st, 0), pid);
+        assert_true(WIFSIGNALED(st));
+        assert_int_equal(WTERMSIG(st), SIGTERM);
+        strvec left = STRVEC_INIT;
+        assert_int_equal(fs_list_dir(&left, root), 0);
+        if (left.len) {
+            strbuf in = STRBUF_INIT;
+            strvec inner = STRVEC_INIT;
+            fs_join(&in, root, left.items[0]);
+            fs_list_dir(&inner, in.buf);
+            fail_msg("round %d: SIGTERM left %s (%zu entries: %s)", round, left.items[0], inner.len,
+                     inner.len ? inner.items[0] : "");
+        }
+        strvec_free(&left);
+    }
+    rmdir(root);
+}
+
 /* par_for: every item exactly once, each worker id in range and never used by two
  * calls at once (the per-worker counters need no lock), for every jobs value */
 typedef struct par_probe {
@@ -471,6 +530,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_par_for),
+        cmocka_unit_test(test_tempfile_signal_while_creating),
         cmocka_unit_test(test_strbuf),
         cmocka_unit_test(test_strvec_sort),
         cmocka_unit_test(test_hashmap),
