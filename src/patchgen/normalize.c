@@ -85,7 +85,8 @@ static void cap_output(strbuf *why)
     strbuf_addf(why, "\n... (%zu more line%s of ruff output)", more, more == 1 ? "" : "s");
 }
 
-static int run_ruff(const normalize_opts *o, int which, const char *file, const char *tmpdir)
+static int run_ruff(const normalize_opts *o, int which, const char *file, const char *tmpdir,
+                    int *refused)
 {
     strvec argv = STRVEC_INIT;
     normalize_argv(o, which, file, &argv);
@@ -103,6 +104,8 @@ static int run_ruff(const normalize_opts *o, int which, const char *file, const 
         r = pgci_error_wrap(r, "ruff normalisation failed (use --ruff CMD to point at ruff, or "
                                "--no-ruff for raw output)");
     } else if (res.status != 0) {
+        if (which == 0 && res.status == 1 && refused)
+            *refused = 1;
         strbuf why = STRBUF_INIT;
         strbuf_add(&why, res.err.buf, res.err.len);
         if (res.out.len) {
@@ -178,8 +181,11 @@ static int unmask_tmp(int code, const char *dir)
     return code;
 }
 
-int normalize_ruff_uncached(const normalize_opts *o, const char *src, size_t len, strbuf *out)
+int normalize_ruff_uncached(const normalize_opts *o, const char *src, size_t len, strbuf *out,
+                            int *refused)
 {
+    if (refused)
+        *refused = 0;
     strbuf dir = STRBUF_INIT, file = STRBUF_INIT;
     int r = fs_mkdtemp(&dir, "pgci-ruff");
     if (r < 0)
@@ -187,9 +193,9 @@ int normalize_ruff_uncached(const normalize_opts *o, const char *src, size_t len
     fs_join(&file, dir.buf, o->file_name && o->file_name[0] ? o->file_name : "x.py");
     r = fs_write_atomic(file.buf, src, len);
     if (r == 0)
-        r = run_ruff(o, 0, file.buf, dir.buf);
+        r = run_ruff(o, 0, file.buf, dir.buf, refused);
     if (r == 0)
-        r = run_ruff(o, 1, file.buf, dir.buf);
+        r = run_ruff(o, 1, file.buf, dir.buf, NULL);
     if (r == 0)
         r = fs_read_file(out, file.buf, 0);
     if (r < 0)

@@ -45,7 +45,8 @@ typedef struct normalize_item {
     strbuf out;
     int status; /* 0, or the negative error code */
     char *error;
-    int cached; /* 1 when the result came from the cache */
+    int cached;  /* 1 when the result (or ruff's refusal) came from the cache */
+    int refused; /* 1 when the failure is ruff's verdict on the file (normalize_internal.h) */
 } normalize_item;
 
 /* Normalises every item as normalize_ruff() would, byte for byte: cache hits

@@ -52,19 +52,61 @@ static int use_cache(const normalize_opts *o, uint8_t settings[SHA256_DIGEST_LEN
     return 1;
 }
 
+/* A "ruff" cache entry holds one byte, then the rest: 'o' and the normalised
+ * text, or 'r' and the message of ruff's verdict on a file it refuses (see
+ * normalize_ruff_uncached: as much a function of the key as a result), so that a
+ * warm run of a config whose output ruff refuses runs no ruff either. */
+enum { ENTRY_OUTPUT = 'o', ENTRY_REFUSED = 'r' };
+
+/* Reads the entry of key: 1 and the text appended to out (or *why set), 0 on a
+ * miss. */
+static int entry_get(const normalize_opts *o, const uint8_t key[SHA256_DIGEST_LEN], strbuf *out,
+                     char **why)
+{
+    strbuf e = STRBUF_INIT;
+    int hit = rcache_get(o->cache, "ruff", key, &e) && e.len > 0 &&
+              (e.buf[0] == ENTRY_OUTPUT || e.buf[0] == ENTRY_REFUSED);
+    *why = NULL;
+    if (hit && e.buf[0] == ENTRY_OUTPUT)
+        strbuf_add(out, e.buf + 1, e.len - 1);
+    else if (hit)
+        *why = pgci_strndup(e.buf + 1, e.len - 1);
+    strbuf_free(&e);
+    return hit;
+}
+
+static void entry_put(const normalize_opts *o, const uint8_t key[SHA256_DIGEST_LEN], char kind,
+                      const char *data, size_t len)
+{
+    strbuf e = STRBUF_INIT;
+    strbuf_addc(&e, kind);
+    strbuf_add(&e, data, len);
+    rcache_put(o->cache, "ruff", key, e.buf, e.len);
+    strbuf_free(&e);
+}
+
 int normalize_ruff(const normalize_opts *o, const char *src, size_t len, strbuf *out)
 {
     uint8_t settings[SHA256_DIGEST_LEN], key[SHA256_DIGEST_LEN];
     int cached = use_cache(o, settings);
+    char *why = NULL;
     if (cached) {
         item_key(settings, o->file_name, src, len, key);
-        if (rcache_get(o->cache, "ruff", key, out))
-            return 0;
+        if (entry_get(o, key, out, &why)) {
+            int r = why ? pgci_error_set(PGCI_EIO, "%s", why) : 0;
+            free(why);
+            return r;
+        }
     }
     size_t start = out->len;
-    int r = normalize_ruff_uncached(o, src, len, out);
+    int refused = 0;
+    int r = normalize_ruff_uncached(o, src, len, out, &refused);
     if (r == 0 && cached)
-        rcache_put(o->cache, "ruff", key, out->buf + start, out->len - start);
+        entry_put(o, key, ENTRY_OUTPUT, out->buf + start, out->len - start);
+    if (r < 0 && refused && cached) {
+        const char *m = pgci_error_last();
+        entry_put(o, key, ENTRY_REFUSED, m, strlen(m));
+    }
     return r;
 }
 
@@ -154,7 +196,7 @@ static void run_each(const normalize_opts *o, normalize_item *items, const size_
         one.file_name = it->file_name;
         one.cache = NULL;
         strbuf_reset(&it->out);
-        int r = normalize_ruff_uncached(&one, it->src, it->len, &it->out);
+        int r = normalize_ruff_uncached(&one, it->src, it->len, &it->out, &it->refused);
         if (r < 0)
             item_fail(it, r);
     }
@@ -170,11 +212,18 @@ int normalize_ruff_batch(const normalize_opts *o, normalize_item *items, size_t 
     for (size_t i = 0; i < n; i++) {
         items[i].status = 0;
         items[i].cached = 0;
+        items[i].refused = 0;
         if (cached) {
             item_key(settings, items[i].file_name, items[i].src, items[i].len, keys[i]);
             strbuf_reset(&items[i].out);
-            if (rcache_get(o->cache, "ruff", keys[i], &items[i].out)) {
+            char *why = NULL;
+            if (entry_get(o, keys[i], &items[i].out, &why)) {
                 items[i].cached = 1;
+                if (why) {
+                    items[i].status = PGCI_EIO;
+                    free(items[i].error);
+                    items[i].error = why;
+                }
                 continue;
             }
         }
@@ -196,7 +245,9 @@ int normalize_ruff_batch(const normalize_opts *o, normalize_item *items, size_t 
     for (size_t k = 0; k < m; k++) {
         normalize_item *it = &items[todo[k]];
         if (it->status == 0 && cached)
-            rcache_put(o->cache, "ruff", keys[todo[k]], it->out.buf, it->out.len);
+            entry_put(o, keys[todo[k]], ENTRY_OUTPUT, it->out.buf, it->out.len);
+        if (it->status < 0 && it->refused && cached && it->error)
+            entry_put(o, keys[todo[k]], ENTRY_REFUSED, it->error, strlen(it->error));
     }
     for (size_t i = 0; i < n && rc == 0; i++)
         if (items[i].status < 0) {

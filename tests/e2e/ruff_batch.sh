@@ -63,4 +63,18 @@ grep -q '^check 12$' "$tmp/ruff.calls" || fail "no batched check over 4 files: $
 grep -q '^format 5$' "$tmp/ruff.calls" || fail "no batched format over 2 files: $calls"
 [ "$(grep -c '^check' "$tmp/ruff.calls")" = 3 ] || fail "expected 1 batched + 2 single checks: $calls"
 [ "$(grep -c '^format' "$tmp/ruff.calls")" = 1 ] || fail "expected 1 format: $calls"
+
+# warm: ruff's refusals are kept in the cache beside its results (the same key),
+# so a second run starts no ruff but for --version, with the same errors
+for run in cold warm; do
+    rm -f "$tmp/ruff.calls"
+    "$PGCI" regen -C "$ws" --ruff "$tmp/ruff-log" -j 1 -o "$tmp/logged-$run" --write >/dev/null \
+        2>"$tmp/$run.err" || true
+    diff -r "$tmp/alone" "$tmp/logged-$run" >/dev/null || fail "$run run: outputs differ"
+    # the errors name the ruff command, here the wrapper
+    grep '^pgci: error' "$tmp/$run.err" | sed "s|$tmp/ruff-log|$RUFF|" | sort |
+        cmp -s - "$tmp/alone.errors" || fail "$run run: errors differ: $(grep '^pgci: error' "$tmp/$run.err")"
+done
+calls=$(sort "$tmp/ruff.calls" | uniq -c | awk '{print $2 "/" $3 "x" $1}' | tr '\n' ' ')
+[ "$(grep -vc '^--version' "$tmp/ruff.calls")" = 0 ] || fail "warm run started ruff: $calls"
 echo "ruff batch: ok"
