@@ -24,8 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "core/error.h"
 #include "core/fs.h"
+#include "core/par.h"
 #include "patchgen/config_internal.h"
 #include "py/pynode.h"
 #include "py/pysrc.h"
@@ -1141,4 +1143,47 @@ const char *ce_object_wrapped(config_eval *ev, const pg_object *obj, unsigned *l
         return NULL;
     *line = d->wrapped_line;
     return d->wrapped_by;
+}
+
+/* --- many configs on worker threads -------------------------------------------------------- */
+
+typedef struct eval_all {
+    const workspace *ws;
+    const ws_config *const *configs;
+    const char *var_name;
+    config_eval **evs; /* per worker, made on its first config */
+    pg_config **cfgs;
+    int *rcs;
+    char **whys;
+    double *ms;
+} eval_all;
+
+static void eval_all_one(void *arg, size_t worker, size_t i)
+{
+    eval_all *a = arg;
+    double t0 = now_ms();
+    int r = a->evs[worker] ? 0 : config_eval_new(&a->evs[worker], a->ws);
+    if (r == 0)
+        r = config_eval_file(a->evs[worker], a->configs[i]->abs_path, a->var_name, &a->cfgs[i]);
+    a->rcs[i] = r < 0 ? r : 0;
+    if (r < 0) {
+        a->cfgs[i] = NULL;
+        a->whys[i] = pgci_strdup(pgci_error_last());
+        pgci_error_clear();
+    }
+    if (a->ms)
+        a->ms[i] = now_ms() - t0;
+}
+
+void config_eval_all(const workspace *ws, const ws_config *const *configs, size_t n,
+                     const char *var_name, int jobs, pg_config **cfgs, int *rcs, char **whys,
+                     double *ms)
+{
+    size_t nw = par_workers(n, jobs);
+    eval_all a = {ws,   configs, var_name, pgci_calloc(nw, sizeof(config_eval *)),
+                  cfgs, rcs,     whys,     ms};
+    par_for(n, jobs, eval_all_one, &a);
+    for (size_t w = 0; w < nw; w++)
+        config_eval_free(a.evs[w]);
+    free(a.evs);
 }

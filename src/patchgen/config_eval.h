@@ -31,4 +31,14 @@ int config_eval_file(config_eval *ev, const char *path, const char *var_name, pg
 int config_eval_buffer(config_eval *ev, const char *path, const char *src, size_t len,
                        const char *var_name, pg_config **out);
 
+/* Evaluates configs[0..n) on up to `jobs` worker threads (core/par), one evaluator
+ * each: an evaluator is not thread-safe, and what a config evaluates to does not
+ * depend on what else its evaluator loaded before. Each outcome lands in its slot:
+ * cfgs[i], or NULL with rcs[i] the error code and whys[i] its message (the caller
+ * frees the configs and the messages); ms[i] the time it took (ms may be NULL).
+ * The configs are self-contained: the evaluators are gone when this returns. */
+void config_eval_all(const workspace *ws, const ws_config *const *configs, size_t n,
+                     const char *var_name, int jobs, pg_config **cfgs, int *rcs, char **whys,
+                     double *ms);
+
 #endif

@@ -2,9 +2,9 @@
  * regen_workspace.c - regenerating many configs of a workspace in parallel.
  *
  * Four phases, so that nothing shared needs a lock:
- *   1. evaluate every config (worker threads, core/par, one evaluator each: evaluators are
- *      not thread-safe, and each caches the files it parsed), unless the caller
- *      evaluated them already (pgci check does, to stop early on a broken one);
+ *   1. evaluate every config (config_eval_all: worker threads, one evaluator
+ *      each), unless the caller evaluated them already (pgci check does, to stop
+ *      early on a broken one);
  *   2. fetch each distinct upstream module once (the upstream layer does its own
  *      parallel transfers and caching);
  *   3. generate every config (worker threads again);
@@ -35,7 +35,6 @@ typedef struct batch {
     strbuf *sources; /* per module */
     char **fetch_errors;
     size_t *module_of; /* per config: index into modules, or (size_t)-1 */
-    config_eval **evs; /* per worker of the evaluation, kept until the batch is done */
 } batch;
 
 static void record_error(regen_output *out, int code)
@@ -61,18 +60,26 @@ static void adopt(batch *b, size_t i)
     }
 }
 
-static void eval_one(batch *b, config_eval *ev, size_t i)
+/* Phase 1: every config evaluated on the worker threads (config_eval_all). */
+static void evaluate_all(batch *b)
 {
-    regen_output *out = &b->outs[i];
-    double t0 = now_ms();
-    int r = config_eval_file(ev, b->configs[i]->abs_path, b->o->var_name, &b->cfgs[i]);
-    out->ms_eval = now_ms() - t0;
-    if (r < 0) {
-        b->cfgs[i] = NULL;
-        record_error(out, r);
-        return;
+    int *rcs = pgci_calloc(b->n + 1, sizeof(int));
+    char **whys = pgci_calloc(b->n + 1, sizeof(char *));
+    double *ms = pgci_calloc(b->n + 1, sizeof(double));
+    config_eval_all(b->ws, b->configs, b->n, b->o->var_name, b->o->jobs, b->cfgs, rcs, whys, ms);
+    for (size_t i = 0; i < b->n; i++) {
+        b->outs[i].ms_eval = ms[i];
+        if (b->cfgs[i]) {
+            adopt(b, i);
+            continue;
+        }
+        pgci_error_set(rcs[i], "%s", whys[i] ? whys[i] : "the config did not evaluate");
+        record_error(&b->outs[i], rcs[i]);
+        free(whys[i]);
     }
-    adopt(b, i);
+    free(rcs);
+    free(whys);
+    free(ms);
 }
 
 static void generate_one(batch *b, size_t i)
@@ -132,18 +139,6 @@ static void normalize_all(batch *b)
     pgci_error_clear();
 }
 
-/* Phase 1: evaluate config i with this worker's evaluator (made on its first
- * config; evaluators are not thread-safe, and each caches the files it parsed). */
-static void eval_item(void *arg, size_t worker, size_t i)
-{
-    batch *b = arg;
-    if (!b->evs[worker] && config_eval_new(&b->evs[worker], b->ws) < 0) {
-        record_error(&b->outs[i], PGCI_ERROR);
-        return;
-    }
-    eval_one(b, b->evs[worker], i);
-}
-
 /* Phase 3: generate config i. */
 static void generate_item(void *arg, size_t worker, size_t i)
 {
@@ -170,9 +165,6 @@ int regen_workspace(const workspace *ws, const ws_config *const *configs, size_t
         outs[i].config_path = pgci_strdup(configs[i]->path);
         outs[i].config_module = pgci_strdup(configs[i]->module);
     }
-    size_t nevs = par_workers(n, o->jobs);
-    b.evs = pgci_calloc(nevs, sizeof(*b.evs));
-
     if (o->evaluated) {
         for (size_t i = 0; i < n; i++) {
             b.cfgs[i] = o->evaluated[i];
@@ -186,7 +178,7 @@ int regen_workspace(const workspace *ws, const ws_config *const *configs, size_t
             record_error(&outs[i], PGCI_EUNSUPPORTED);
         }
     } else {
-        par_for(n, o->jobs, eval_item, &b);
+        evaluate_all(&b);
     }
 
     for (size_t i = 0; i < n; i++) {
@@ -224,9 +216,6 @@ int regen_workspace(const workspace *ws, const ws_config *const *configs, size_t
     if (!o->evaluated)
         for (size_t i = 0; i < n; i++)
             pg_config_free(b.cfgs[i]);
-    for (size_t i = 0; i < nevs; i++)
-        config_eval_free(b.evs[i]);
-    free(b.evs);
     for (size_t m = 0; m < b.modules.len; m++) {
         strbuf_free(&b.sources[m]);
         free(b.fetch_errors[m]);

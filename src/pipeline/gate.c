@@ -22,7 +22,6 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/log.h"
-#include "core/par.h"
 #include "core/sha256.h"
 #include "patchgen/config_eval.h"
 #include "patchgen/normalize.h"
@@ -139,31 +138,6 @@ static void gate_record_shard(gate_state *s)
     strvec_free(&all);
 }
 
-/* The configs evaluated on the run's worker threads, one evaluator each (an
- * evaluator is not thread-safe; evaluation does not depend on what else an
- * evaluator loaded before, config_eval.c). */
-typedef struct eval_batch {
-    gate_state *s;
-    config_eval **evs; /* per worker, made on its first config */
-    int *rc;           /* per config */
-    char **why;        /* per config: the message of a failure */
-} eval_batch;
-
-static void eval_one(void *arg, size_t worker, size_t i)
-{
-    eval_batch *b = arg;
-    gate_state *s = b->s;
-    int r = b->evs[worker] ? 0 : config_eval_new(&b->evs[worker], s->ws);
-    if (r == 0)
-        r = config_eval_file(b->evs[worker], s->sel[i]->path, s->o->var_name, &s->cfgs[i]);
-    if (r < 0) {
-        s->cfgs[i] = NULL;
-        b->rc[i] = r;
-        b->why[i] = pgci_strdup(pgci_error_last());
-        pgci_error_clear();
-    }
-}
-
 /* A config that cannot be read (a syntax error, a missing import) is a broken
  * input: the gate stops with its error (the first in config order). One with a
  * construct pgci cannot evaluate (an f-string target) fails alone, with a finding
@@ -178,27 +152,23 @@ static int gate_evaluate(gate_state *s)
         gate_record_shard(s);
     s->cfgs = pgci_calloc(s->n ? s->n : 1, sizeof(*s->cfgs));
     s->eval_errs = pgci_calloc(s->n ? s->n : 1, sizeof(*s->eval_errs));
-    size_t nw = par_workers(s->n, s->o->jobs);
-    eval_batch b = {s, pgci_calloc(nw, sizeof(config_eval *)), pgci_calloc(s->n + 1, sizeof(int)),
-                    pgci_calloc(s->n + 1, sizeof(char *))};
-    par_for(s->n, s->o->jobs, eval_one, &b);
+    int *rcs = pgci_calloc(s->n + 1, sizeof(int));
+    char **whys = pgci_calloc(s->n + 1, sizeof(char *));
+    config_eval_all(s->ws, (const ws_config *const *)s->sel, s->n, s->o->var_name, s->o->jobs,
+                    s->cfgs, rcs, whys, NULL);
     for (size_t i = 0; i < s->n; i++) {
-        if (b.rc[i] == PGCI_EUNSUPPORTED) {
-            s->eval_errs[i] = b.why[i];
-            b.why[i] = NULL;
-        } else if (b.rc[i] < 0 && r == 0) {
-            r = pgci_error_set(b.rc[i], "%s", b.why[i]);
+        if (rcs[i] == PGCI_EUNSUPPORTED) {
+            s->eval_errs[i] = whys[i];
+            whys[i] = NULL;
+        } else if (rcs[i] < 0 && r == 0) {
+            r = pgci_error_set(rcs[i], "%s", whys[i]);
         }
-        free(b.why[i]);
+        free(whys[i]);
     }
-    /* the first evaluator stays for the package context (gate_context.h) */
-    s->ev = b.evs[0];
-    for (size_t w = 1; w < nw; w++)
-        config_eval_free(b.evs[w]);
-    free(b.evs);
-    free(b.rc);
-    free(b.why);
-    if (r == 0 && !s->ev)
+    free(rcs);
+    free(whys);
+    /* an evaluator for the package context (gate_context.h) */
+    if (r == 0)
         r = config_eval_new(&s->ev, s->ws);
     return r;
 }

@@ -217,38 +217,13 @@ static int survey_resolve(survey_state *s)
     return 0;
 }
 
-/* The configs evaluated on -j worker threads, one evaluator each (an evaluator is
- * not thread-safe; evaluation does not depend on what else an evaluator loaded
- * before, config_eval.c); each config's outcome in its own slot. */
-typedef struct eval_batch {
-    survey_state *s;
-    config_eval **evs; /* per worker */
-} eval_batch;
-
-static void eval_one(void *arg, size_t worker, size_t i)
+/* The configs evaluated on -j worker threads; each outcome in its own slot. */
+static void evaluate_all(survey_state *s)
 {
-    eval_batch *b = arg;
-    survey_state *s = b->s;
-    if (config_eval_file(b->evs[worker], s->sel[i]->path, s->o->var_name, &s->cfgs[i]) < 0) {
-        s->cfgs[i] = NULL;
-        s->eval_errs[i] = pgci_strdup(pgci_error_last());
-        pgci_error_clear();
-    }
-}
-
-static int evaluate_all(survey_state *s)
-{
-    size_t nw = par_workers(s->n, s->o->jobs);
-    eval_batch b = {s, pgci_calloc(nw, sizeof(config_eval *))};
-    int r = 0;
-    for (size_t w = 0; w < nw && r == 0; w++)
-        r = config_eval_new(&b.evs[w], s->ws);
-    if (r == 0)
-        par_for(s->n, s->o->jobs, eval_one, &b);
-    for (size_t w = 0; w < nw; w++)
-        config_eval_free(b.evs[w]);
-    free(b.evs);
-    return r;
+    int *rcs = pgci_calloc(s->n + 1, sizeof(int));
+    config_eval_all(s->ws, (const ws_config *const *)s->sel, s->n, s->o->var_name, s->o->jobs,
+                    s->cfgs, rcs, s->eval_errs, NULL);
+    free(rcs);
 }
 
 /* Every selected config evaluated; one that does not evaluate is a finding. Collects
@@ -265,8 +240,7 @@ static int survey_evaluate(survey_state *s)
     s->out->n_configs = n;
     pg_config **cfgs = s->cfgs = pgci_calloc(n ? n : 1, sizeof(*cfgs));
     s->eval_errs = pgci_calloc(n ? n : 1, sizeof(*s->eval_errs));
-    if ((r = evaluate_all(s)) < 0)
-        return r;
+    evaluate_all(s);
     module_pair *mods = s->mods = pgci_calloc(2 * n + 2, sizeof(*mods));
     size_t nmods = 0;
     for (size_t i = 0; i < n; i++) {
