@@ -180,7 +180,9 @@ static int can_suggest(const cg_note *n)
 
 /* The indexes a run's suggestions read: one per distinct upstream text, made only
  * when a config's suggestions are not in the result cache, from the run's parse
- * set (a cold run's regeneration parsed the module already). */
+ * set (a cold run's regeneration parsed the module already). Suggestions read only
+ * names: the indexes are names-only ones (index_module_build_names), a fraction of
+ * a full index's cost, with the same definitions and members in the same order. */
 typedef struct upstream_index {
     const char *src;
     size_t len;
@@ -216,8 +218,8 @@ static index_module *index_for(upstream_indexes *seen, const check_ctx *ctx, con
     if (found)
         return m;
     upstream_index u = {in->upstream, in->upstream_len, NULL};
-    if (index_module_from_parse_set(&u.m, ctx->parses, in->upstream, in->upstream_len,
-                                    in->source_module, in->source_module) < 0) {
+    if (index_module_names_from_parse_set(&u.m, ctx->parses, in->upstream, in->upstream_len,
+                                          in->source_module, in->source_module) < 0) {
         pgci_error_clear(); /* no suggestions then; the regeneration read it */
         u.m = NULL;
     }
@@ -261,6 +263,33 @@ static int suggestions_decode(const strbuf *hit, size_t n, strvec *near)
     return p == end ? 0 : -1;
 }
 
+/* Pushes the "did you mean" of each note of in ("" where none; all "" when m is
+ * NULL) onto near; 1 when there is one. */
+static int suggest_all(const check_input *in, const index_module *m, strvec *near)
+{
+    int found = 0;
+    for (size_t k = 0; k < in->n_notes; k++) {
+        const char *s =
+            m && can_suggest(&in->notes[k]) ? near_miss_suggest(m, in->notes[k].target) : NULL;
+        strvec_push(near, s ? s : "");
+        found |= s != NULL;
+    }
+    return found;
+}
+
+/* 0 when a full index refuses the upstream module (index_module_build: nested too
+ * deeply), which a names-only one may not: no suggestion from it then, as before
+ * names-only indexes. A walk of the whole tree, made only when there is a
+ * suggestion to withhold. */
+static int indexable(const check_ctx *ctx, const check_input *in)
+{
+    int deep =
+        index_source_too_deep(ctx->parses, in->upstream, in->upstream_len, in->source_module);
+    if (deep < 0)
+        pgci_error_clear();
+    return deep == 0;
+}
+
 /* The "did you mean" of each note of a config ("" where none), from the result
  * cache when an earlier run computed them for the same upstream text and targets
  * (a warm run parses no upstream module for them). */
@@ -283,12 +312,13 @@ static void suggestions(const check_ctx *ctx, const check_input *in, upstream_in
         strbuf_reset(&hit);
     }
     index_module *m = any && in->upstream ? index_for(seen, ctx, in) : NULL;
-    for (size_t k = 0; k < in->n_notes; k++) {
-        const char *s =
-            m && can_suggest(&in->notes[k]) ? near_miss_suggest(m, in->notes[k].target) : NULL;
-        strvec_push(near, s ? s : "");
-        strbuf_addf(&hit, "%s\n", s ? s : "");
+    if (suggest_all(in, m, near) && !indexable(ctx, in)) {
+        m = NULL;
+        strvec_free(near);
+        suggest_all(in, NULL, near);
     }
+    for (size_t k = 0; k < in->n_notes; k++)
+        strbuf_addf(&hit, "%s\n", near->items[k]);
     if (any && in->upstream && m && ctx->cache)
         rcache_put(ctx->cache, "near-miss", key, hit.buf, hit.len);
     strbuf_free(&hit);

@@ -131,6 +131,7 @@ typedef struct index_module {
     size_t n_defs;
     size_t n_functions, n_classes, n_methods; /* totals, methods of nested classes too */
     hashmap by_qualname; /* qualname -> index_def*, the first definition wins */
+    int names_only;      /* made by index_module_build_names */
 } index_module;
 
 /* How deep a syntax tree may nest. CPython itself refuses code nested much less
@@ -151,6 +152,32 @@ int index_module_from_source(index_module **out, const char *src, size_t len, co
  * (set may be NULL: as index_module_from_source). */
 int index_module_from_parse_set(index_module **out, py_parse_set *set, const char *src, size_t len,
                                 const char *path, const char *module_name);
+
+/* An index of the definitions' names and places only, for a caller that reads no
+ * more (the targets check's near-miss suggestions), at a fraction of the cost: the
+ * same defs and members, in the same order, with the same kind, name, qualname,
+ * parent, lines, byte span, is_async and conditional, the same by_qualname and
+ * counts as index_module_build's, and nothing else (no imports, assignments,
+ * docstrings, decorators, parameters, returns, bases, init attributes or
+ * fingerprints: all NULL or zero). It does not walk the whole tree for its depth:
+ * it refuses a syntax error as index_module_build does, and definitions nested
+ * deeper than INDEX_MAX_DEPTH, but accepts a tree that is too deep elsewhere (in an
+ * expression); a caller that must refuse what index_module_build refuses asks
+ * index_too_deep() too. */
+int index_module_build_names(index_module **out, const py_tree *t, const char *module_name);
+
+/* index_module_build_names with the tree from a run's parse set (or parsed, when
+ * set is NULL), as index_module_from_parse_set. */
+int index_module_names_from_parse_set(index_module **out, py_parse_set *set, const char *src,
+                                      size_t len, const char *path, const char *module_name);
+
+/* 1 when index_module_build refuses the tree for its depth, 0 when not (a walk of
+ * the whole tree). */
+int index_too_deep(const py_tree *t);
+
+/* The same for a source, its tree from the parse set (or parsed, when set is NULL);
+ * -1 when it cannot be parsed. */
+int index_source_too_deep(py_parse_set *set, const char *src, size_t len, const char *path);
 
 void index_module_free(index_module *m);
 

@@ -36,6 +36,9 @@ typedef struct builder {
     strbuf tmp;
     import_vec imports;
     unsigned import_stmts;
+    int names_only; /* index_module_build_names: definitions' names and places only */
+    unsigned depth; /* of walk_defs (index_module_build checks the whole tree's first) */
+    int too_deep;   /* walk_defs went deeper than the tree may (names only) */
     index_fp_cache fp_cache;
 } builder;
 
@@ -406,6 +409,25 @@ static void register_def(builder *b, index_def *d)
 static void walk_defs(builder *b, TSNode n, index_def *parent, def_vec *defs, assign_vec *assigns,
                       int conditional);
 
+/* The members of class d, registered: all a names-only build keeps of a class. */
+static void build_members(builder *b, index_def *d, TSNode body, assign_vec *attrs)
+{
+    def_vec members = VEC_INIT;
+    walk_defs(b, body, d, &members, attrs, 0);
+    d->members = arena_copy(b->a, members.items, members.len, sizeof(*members.items));
+    d->n_members = members.len;
+    VEC_FREE(&members);
+}
+
+/* The rest of a names-only definition: registered, and a class's members. */
+static index_def *build_names(builder *b, index_def *d, TSNode def_node)
+{
+    register_def(b, d);
+    if (d->kind == INDEX_CLASS)
+        build_members(b, d, py_field(def_node, "body"), NULL);
+    return d;
+}
+
 /* def_node is a function_definition or class_definition; outer is the
  * decorated_definition around it, or def_node itself. */
 static index_def *build_def(builder *b, TSNode def_node, TSNode outer, index_def *parent,
@@ -424,6 +446,8 @@ static index_def *build_def(builder *b, TSNode def_node, TSNode outer, index_def
     d->conditional = conditional;
     d->is_async = !is_class && ts_node_child_count(def_node) > 0 &&
                   type_is(ts_node_child(def_node, 0), "async");
+    if (b->names_only)
+        return build_names(b, d, def_node);
 
     if (!ts_node_eq(outer, def_node)) {
         str_vec decs = VEC_INIT;
@@ -466,14 +490,10 @@ static index_def *build_def(builder *b, TSNode def_node, TSNode outer, index_def
     }
     register_def(b, d);
 
-    def_vec members = VEC_INIT;
     assign_vec attrs = VEC_INIT;
-    walk_defs(b, body, d, &members, &attrs, 0);
-    d->members = arena_copy(b->a, members.items, members.len, sizeof(*members.items));
-    d->n_members = members.len;
+    build_members(b, d, body, &attrs);
     d->attrs = arena_copy(b->a, attrs.items, attrs.len, sizeof(*attrs.items));
     d->n_attrs = attrs.len;
-    VEC_FREE(&members);
     VEC_FREE(&attrs);
     return d;
 }
@@ -493,6 +513,13 @@ static int first_of_name(const def_vec *defs, const index_def *d)
 static void walk_defs(builder *b, TSNode n, index_def *parent, def_vec *defs, assign_vec *assigns,
                       int conditional)
 {
+    /* each call is on a node at least one level below its caller's, so a walk
+     * nested deeper than this is on a tree index_module_build refuses */
+    if (++b->depth > INDEX_MAX_DEPTH + 1 || b->too_deep) {
+        b->too_deep = 1;
+        b->depth--;
+        return;
+    }
     TSNode *kids;
     size_t nk = pynode_children(n, 1, &kids);
     for (size_t i = 0; i < nk; i++) {
@@ -505,10 +532,10 @@ static void walk_defs(builder *b, TSNode n, index_def *parent, def_vec *defs, as
             index_def *d = build_def(b, def, k, parent, conditional);
             VEC_PUSH(defs, d);
             if (parent && d->kind == INDEX_FUNCTION && !strcmp(d->name, "__init__") &&
-                first_of_name(defs, d))
+                !b->names_only && first_of_name(defs, d))
                 build_init_attrs(b, parent, d, def);
         } else if (type_is(k, "expression_statement")) {
-            if (!conditional)
+            if (!conditional && !b->names_only)
                 statement_assigns(b, k, assigns);
         } else if (!parent && (type_is(k, "if_statement") || type_is(k, "try_statement") ||
                                type_is(k, "with_statement") || type_is(k, "elif_clause") ||
@@ -519,14 +546,26 @@ static void walk_defs(builder *b, TSNode n, index_def *parent, def_vec *defs, as
         }
     }
     free(kids);
+    b->depth--;
 }
 
 /* ---- the module ------------------------------------------------------------------ */
 
-int index_module_build(index_module **out, const py_tree *t, const char *module_name)
+/* The module's imports, docstring and assignments: what a names-only build skips. */
+static void build_module_rest(builder *b, index_module *m, TSNode root)
+{
+    import_ctx ctx = {NULL, 0, 0};
+    walk_imports(b, root, ctx);
+    m->imports = arena_copy(b->a, b->imports.items, b->imports.len, sizeof(*b->imports.items));
+    m->n_imports = b->imports.len;
+    VEC_FREE(&b->imports);
+    m->docstring = decode_docstring(b, pynode_docstring(b->t, root));
+}
+
+static int build(index_module **out, const py_tree *t, const char *module_name, int names_only)
 {
     *out = NULL;
-    if (pynode_deeper_than(py_root(t), INDEX_MAX_DEPTH))
+    if (!names_only && index_too_deep(t))
         return pgci_error_set(PGCI_ELIMIT, "%s: nested more than %d levels deep; not indexed",
                               t->path, INDEX_MAX_DEPTH);
     int r = py_check_syntax(t);
@@ -534,17 +573,12 @@ int index_module_build(index_module **out, const py_tree *t, const char *module_
         return r;
     index_module *m = pgci_calloc(1, sizeof(*m));
     builder b = {.m = m, .t = t, .a = &m->arena, .tmp = STRBUF_INIT, .imports = VEC_INIT};
+    b.names_only = m->names_only = names_only;
     m->name = arena_strdup(&m->arena, module_name ? module_name : "");
     m->path = arena_strdup(&m->arena, t->path ? t->path : "<input>");
     TSNode root = py_root(t);
-
-    import_ctx ctx = {NULL, 0, 0};
-    walk_imports(&b, root, ctx);
-    m->imports = arena_copy(b.a, b.imports.items, b.imports.len, sizeof(*b.imports.items));
-    m->n_imports = b.imports.len;
-    VEC_FREE(&b.imports);
-
-    m->docstring = decode_docstring(&b, pynode_docstring(t, root));
+    if (!names_only)
+        build_module_rest(&b, m, root);
 
     def_vec defs = VEC_INIT;
     assign_vec assigns = VEC_INIT;
@@ -556,8 +590,28 @@ int index_module_build(index_module **out, const py_tree *t, const char *module_
     VEC_FREE(&defs);
     VEC_FREE(&assigns);
     strbuf_free(&b.tmp);
+    if (b.too_deep) {
+        index_module_free(m);
+        return pgci_error_set(PGCI_ELIMIT, "%s: nested more than %d levels deep; not indexed",
+                              t->path, INDEX_MAX_DEPTH);
+    }
     *out = m;
     return 0;
+}
+
+int index_module_build(index_module **out, const py_tree *t, const char *module_name)
+{
+    return build(out, t, module_name, 0);
+}
+
+int index_module_build_names(index_module **out, const py_tree *t, const char *module_name)
+{
+    return build(out, t, module_name, 1);
+}
+
+int index_too_deep(const py_tree *t)
+{
+    return pynode_deeper_than(py_root(t), INDEX_MAX_DEPTH);
 }
 
 int index_module_from_source(index_module **out, const char *src, size_t len, const char *path,
@@ -573,19 +627,54 @@ int index_module_from_source(index_module **out, const char *src, size_t len, co
     return r;
 }
 
+/* The tree of src from the parse set, or parsed alone when set is NULL; released
+ * with tree_done. */
+static int tree_of(py_parse_set *set, const char *src, size_t len, const char *path, py_tree *t)
+{
+    return set ? py_parse_set_get(set, src, len, path, t) : py_parse(t, src, len, path);
+}
+
+static void tree_done(py_parse_set *set, py_tree *t)
+{
+    if (set)
+        py_parse_set_release(t);
+    else
+        py_tree_free(t);
+}
+
+static int from_parse_set(index_module **out, py_parse_set *set, const char *src, size_t len,
+                          const char *path, const char *module_name, int names_only)
+{
+    *out = NULL;
+    py_tree t;
+    int r = tree_of(set, src, len, path, &t);
+    if (r < 0)
+        return r;
+    r = build(out, &t, module_name, names_only);
+    tree_done(set, &t);
+    return r;
+}
+
 int index_module_from_parse_set(index_module **out, py_parse_set *set, const char *src, size_t len,
                                 const char *path, const char *module_name)
 {
-    if (!set)
-        return index_module_from_source(out, src, len, path, module_name);
-    *out = NULL;
+    return from_parse_set(out, set, src, len, path, module_name, 0);
+}
+
+int index_module_names_from_parse_set(index_module **out, py_parse_set *set, const char *src,
+                                      size_t len, const char *path, const char *module_name)
+{
+    return from_parse_set(out, set, src, len, path, module_name, 1);
+}
+
+int index_source_too_deep(py_parse_set *set, const char *src, size_t len, const char *path)
+{
     py_tree t;
-    int r = py_parse_set_get(set, src, len, path, &t);
-    if (r < 0)
-        return r;
-    r = index_module_build(out, &t, module_name);
-    py_parse_set_release(&t);
-    return r;
+    if (tree_of(set, src, len, path, &t) < 0)
+        return -1;
+    int deep = index_too_deep(&t);
+    tree_done(set, &t);
+    return deep;
 }
 
 void index_module_free(index_module *m)

@@ -199,10 +199,47 @@ static void test_near_miss(void **state)
     index_module_free(m);
 }
 
+/* The targets check's suggestion comes from a names-only index; an upstream module
+ * a full index refuses (nested too deeply, here in an expression) still gets none,
+ * as when suggestions read full indexes. */
+static void test_near_miss_refused_upstream(void **state)
+{
+    (void)state;
+    strbuf diff = STRBUF_INIT, deep = STRBUF_INIT;
+    check_input in = base_input(&diff);
+    const char *shallow = "class Qwen3MLP:\n    def forward(self, x):\n        return x\n";
+    cg_note note = {.kind = CG_NOTE_METHOD_ADDED, .patch = -1, .target = "Qwen3MLP.fowrard"};
+    in.notes = &note;
+    in.n_notes = 1;
+    in.upstream = shallow;
+    in.upstream_len = strlen(shallow);
+    findings fs = FINDINGS_INIT;
+    assert_int_equal(run(&check_targets, &in, 0, &fs), CHECK_RAN);
+    assert_int_equal(fs.len, 1);
+    assert_int_equal(fs.items[0]->sev, SEV_WARNING);
+    assert_non_null(strstr(fs.items[0]->title, "did you mean `forward`?"));
+    strbuf_adds(&deep, shallow);
+    strbuf_adds(&deep, "\n\nY = ");
+    for (int i = 0; i < INDEX_MAX_DEPTH + 10; i++)
+        strbuf_adds(&deep, "-");
+    strbuf_adds(&deep, "1\n");
+    in.upstream = deep.buf;
+    in.upstream_len = deep.len;
+    assert_int_equal(run(&check_targets, &in, 0, &fs), CHECK_RAN);
+    assert_int_equal(fs.len, 2);
+    assert_int_equal(fs.items[1]->sev, SEV_INFO);
+    assert_string_equal(fs.items[1]->title,
+                        "`Qwen3MLP.fowrard` is not defined upstream; the config adds it");
+    findings_free(&fs);
+    strbuf_free(&deep);
+    strbuf_free(&diff);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_near_miss),
+        cmocka_unit_test(test_near_miss_refused_upstream),
         cmocka_unit_test(test_clean),
         cmocka_unit_test(test_drift_hand_edit),
         cmocka_unit_test(test_drift_without_ruff_not_configured),
