@@ -127,20 +127,43 @@ static const char *const patch_decorators[] = {"replace_class",
                                                "add_helper_after",
                                                NULL};
 
+/* Where a line of a text starts (its end when the text is shorter; *line then
+ * says which line that is), seeking from where the last seek in the same text
+ * ended when that is not past it: a config's replacements come in file order, and
+ * each seek from the start of the file made their scan quadratic. */
+typedef struct line_seek {
+    const char *text, *at;
+    unsigned line;
+} line_seek;
+
+static const char *seek_line(line_seek *s, const char *text, unsigned *line)
+{
+    if (s->text != text || s->line > *line) {
+        s->text = s->at = text;
+        s->line = 1;
+    }
+    while (*s->at && s->line < *line) {
+        const char *nl = strchr(s->at, '\n');
+        s->at = nl ? nl + 1 : s->at + strlen(s->at);
+        s->line += nl != NULL;
+    }
+    *line = s->line;
+    return s->at;
+}
+
 /* A patch decorator written on another name (`@gpu_config.override_method(...)`)
  * registers the patch, but patchgen strips only `@config.` lines from the
  * replacement's source, so the decorator lands in the generated file. */
 static void foreign_decorators(findings *out, const check_input *in)
 {
     const pg_config *cfg = in->cfg;
+    line_seek seek = {0};
     for (size_t i = 0; cfg && i < cfg->patches.len; i++) {
         const pg_object *o = cfg->patches.items[i].replacement;
         if (!o || !o->text)
             continue;
-        const char *p = o->text;
-        unsigned line = 1;
-        while (*p && line < o->start_line)
-            line += *p++ == '\n';
+        unsigned line = o->start_line;
+        const char *p = seek_line(&seek, o->text, &line);
         for (; *p && line <= o->end_line; line++) {
             const char *q = p;
             while (*q == ' ' || *q == '\t')

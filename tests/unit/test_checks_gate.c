@@ -235,11 +235,57 @@ static void test_near_miss_refused_upstream(void **state)
     strbuf_free(&diff);
 }
 
+/* A patch decorator on a config not named `config` is a warning at its line and
+ * column, in each replacement's own text, whatever order the patches come in. */
+static void test_foreign_decorators(void **state)
+{
+    (void)state;
+    strbuf diff = STRBUF_INIT;
+    check_input in = base_input(&diff);
+    const char *a = "import x\n\n@gpu_config.override_method(\"A.f\")\ndef f(self):\n    pass\n\n"
+                    "@config.override_method(\"A.g\")\ndef g(self):\n    pass\n\n"
+                    "    @other.replace_function(\"h\")\n    def h():\n        pass\n"
+                    "@gpu_config.override_methods\n";
+    const char *b = "@cfg2.add_helper\ndef k():\n    pass";
+    const pg_object objs[] = {
+        {.text = a, .start_line = 7, .end_line = 9},   /* `@config.`: nothing */
+        {.text = a, .start_line = 3, .end_line = 5},   /* before the last one */
+        {.text = a, .start_line = 11, .end_line = 14}, /* indented; a longer name after */
+        {.text = b, .start_line = 1, .end_line = 3},   /* another text */
+        {.text = a, .start_line = 50, .end_line = 60}, /* past the end */
+        {.text = a, .start_line = 3, .end_line = 3},   /* again */
+    };
+    pg_config cfg = {0};
+    for (size_t i = 0; i < sizeof(objs) / sizeof(*objs); i++) {
+        pg_patch p = {.type = PG_METHOD_OVERRIDE, .target = "A.f", .replacement = &objs[i]};
+        VEC_PUSH(&cfg.patches, p);
+    }
+    in.cfg = &cfg;
+    findings fs = FINDINGS_INIT;
+    assert_int_equal(run(&check_targets, &in, 0, &fs), CHECK_RAN);
+    const unsigned want[][2] = {{3, 1}, {11, 5}, {1, 1}, {3, 1}};
+    assert_int_equal(fs.len, 4);
+    for (size_t i = 0; i < 4; i++) {
+        assert_int_equal(fs.items[i]->sev, SEV_WARNING);
+        assert_int_equal(fs.items[i]->line, want[i][0]);
+        assert_int_equal(fs.items[i]->col, want[i][1]);
+    }
+    assert_string_equal(fs.items[0]->title,
+                        "patch decorator `@gpu_config.override_method` is on a config not named "
+                        "`config`: patchgen will not strip it from the output");
+    assert_non_null(strstr(fs.items[1]->title, "`@other.replace_function`"));
+    assert_non_null(strstr(fs.items[2]->title, "`@cfg2.add_helper`"));
+    VEC_FREE(&cfg.patches);
+    findings_free(&fs);
+    strbuf_free(&diff);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_near_miss),
         cmocka_unit_test(test_near_miss_refused_upstream),
+        cmocka_unit_test(test_foreign_decorators),
         cmocka_unit_test(test_clean),
         cmocka_unit_test(test_drift_hand_edit),
         cmocka_unit_test(test_drift_without_ruff_not_configured),
