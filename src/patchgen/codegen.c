@@ -25,6 +25,7 @@
 #include "patchgen/codegen_syntax.h"
 #include "patchgen/codegen_text.h"
 #include "py/py.h"
+#include "py/pynode.h"
 
 /* "# " + "=" * 70 and "# " + "=" * 78 */
 #define EQ10 "=========="
@@ -711,12 +712,14 @@ static void dropped(gen *g, TSNode n)
     free(first);
 }
 
+/* The module's statements (pynode_children: a cursor, where a loop over
+ * ts_node_named_child is quadratic in their number; comments left out). */
 static void body(gen *g)
 {
-    TSNode root = py_root(&g->tree);
-    uint32_t c = ts_node_named_child_count(root);
-    for (uint32_t i = 0; i < c; i++) {
-        TSNode n = ts_node_named_child(root, i);
+    TSNode *kids;
+    size_t c = pynode_children(py_root(&g->tree), 1, &kids);
+    for (size_t i = 0; i < c; i++) {
+        TSNode n = kids[i];
         const char *type = ts_node_type(n);
         if (!strcmp(type, "comment") || !strcmp(type, "import_statement") ||
             !strcmp(type, "import_from_statement") || !strcmp(type, "future_import_statement"))
@@ -759,6 +762,7 @@ static void body(gen *g)
         }
         dropped(g, n);
     }
+    free(kids);
 }
 
 /* _collapse_blank_lines(max_consecutive=2) over the joined parts. */

@@ -188,19 +188,56 @@ static void render_one(strvec *out, const py_tree *t, TSNode n, const pg_config 
     strbuf_free(&module);
 }
 
-static void walk(strvec *out, const py_tree *t, TSNode n, const pg_config *cfg)
+static int is_import(TSNode n)
 {
-    if (py_is(n, "import_statement") || py_is(n, "import_from_statement") ||
-        py_is(n, "future_import_statement")) {
-        render_one(out, t, n, cfg);
-        return;
-    }
-    uint32_t c = ts_node_named_child_count(n);
-    for (uint32_t i = 0; i < c; i++)
-        walk(out, t, ts_node_named_child(n, i), cfg);
+    return py_is(n, "import_statement") || py_is(n, "import_from_statement") ||
+           py_is(n, "future_import_statement");
 }
 
+/* The nodes whose children may be statements (the statements that hold blocks,
+ * their clauses, and blocks), as the index's import walk has them
+ * (src/index/index_build.c, checked against CPython's ast on whole releases by
+ * tests/corpus/10-index.sh): a statement is never under an expression, a parameter
+ * or a decorator, so an import is never elsewhere. */
+static int holds_statements(TSNode n)
+{
+    static const char *const types[] = {
+        "module",          "block",          "if_statement",         "elif_clause",
+        "else_clause",     "try_statement",  "except_clause",        "except_group_clause",
+        "finally_clause",  "with_statement", "for_statement",        "while_statement",
+        "match_statement", "case_clause",    "decorated_definition", "function_definition",
+        "class_definition"};
+    const char *type = ts_node_type(n);
+    for (size_t i = 0; i < sizeof(types) / sizeof(*types); i++)
+        if (!strcmp(type, types[i]))
+            return 1;
+    return 0;
+}
+
+/* Every import statement of the tree (free of syntax errors: codegen checked),
+ * however nested (patchgen's ast.walk finds those in functions, classes and try
+ * blocks too), in source order: a preorder walk that enters only the nodes that
+ * may hold statements, most of a module's nodes being under expressions. With a
+ * cursor: in tree-sitter 0.20 ts_node_named_child(n, i) costs O(i), so a loop over
+ * it is quadratic in a node's child count (the module's statements). */
 void cgimp_render(strvec *out, const py_tree *t, const pg_config *cfg)
 {
-    walk(out, t, py_root(t), cfg);
+    TSTreeCursor cur = ts_tree_cursor_new(py_root(t));
+    for (;;) {
+        TSNode n = ts_tree_cursor_current_node(&cur);
+        int enter = 0;
+        if (ts_node_is_named(n)) {
+            if (is_import(n))
+                render_one(out, t, n, cfg);
+            else
+                enter = holds_statements(n);
+        }
+        if (enter && ts_tree_cursor_goto_first_child(&cur))
+            continue;
+        while (!ts_tree_cursor_goto_next_sibling(&cur))
+            if (!ts_tree_cursor_goto_parent(&cur))
+                goto done;
+    }
+done:
+    ts_tree_cursor_delete(&cur);
 }
