@@ -13,6 +13,7 @@
 
 #include "core/error.h"
 #include "patchgen/codegen.h"
+#include "patchgen/codegen_imports.h"
 #include "patchgen/codegen_method.h"
 #include "patchgen/codegen_source.h"
 #include "patchgen/codegen_syntax.h"
@@ -312,6 +313,54 @@ static void test_generate_matches_patchgen(void **state)
     VEC_FREE(&c.positioned_helpers);
 }
 
+/* Imports under every kind of statement that holds statements, one-line suites
+ * too, are found in source order; none is looked for under an expression (the
+ * import walk enters only statements that hold blocks, their clauses and blocks). */
+static void test_imports_everywhere(void **state)
+{
+    (void)state;
+    const char *src = "from __future__ import annotations\nimport a0\n"
+                      "if x:\n    import a1\nelif y:\n    import a2\nelse:\n    import a3\n"
+                      "for i in r:\n    import a4\nelse:\n    import a5\n"
+                      "while w:\n    import a6\nelse:\n    import a7\n"
+                      "try:\n    import a8\nexcept E:\n    import a9\nelse:\n    import a10\n"
+                      "finally:\n    import a11\n"
+                      "try:\n    pass\nexcept* E:\n    import a12\n"
+                      "with c:\n    import a13\n"
+                      "async def f(p=lambda: 1):\n    async with c:\n        import a14\n"
+                      "    async for i in r:\n        import a15\n    import a16\n"
+                      "match m:\n    case 1:\n        import a17\n    case _:\n"
+                      "        if z: import a18\n"
+                      "class K(Base):\n    import a19\n    def g(self):\n"
+                      "        from . import a20 as b20\n"
+                      "@dec(lambda: [i for i in x])\ndef h():\n    import a21\n"
+                      "if q: import a22; import a23, a24\n"
+                      "x = [lambda: y for y in z]\n";
+    py_tree t;
+    assert_int_equal(py_parse(&t, src, strlen(src), "m.py"), 0);
+    assert_int_equal(py_check_syntax(&t), 0);
+    pg_config c;
+    memset(&c, 0, sizeof(c));
+    c.source_module = "pkg.mod";
+    strvec lines = STRVEC_INIT;
+    cgimp_render(&lines, &t, &c);
+    strbuf want = STRBUF_INIT, got = STRBUF_INIT;
+    strbuf_adds(&want, "from __future__ import annotations\n");
+    for (int i = 0; i <= 24; i++) {
+        if (i == 20)
+            strbuf_adds(&want, "from pkg import a20 as b20\n");
+        else if (i != 24)
+            strbuf_addf(&want, "import a%d%s\n", i, i == 23 ? ", a24" : "");
+    }
+    for (size_t i = 0; i < lines.len; i++)
+        strbuf_addf(&got, "%s\n", lines.items[i]);
+    assert_string_equal(got.buf, want.buf);
+    strbuf_free(&want);
+    strbuf_free(&got);
+    strvec_free(&lines);
+    py_tree_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -322,6 +371,7 @@ int main(void)
         cmocka_unit_test(test_strip_patch_decorators),
         cmocka_unit_test(test_method_injection_inline_ellipsis),
         cmocka_unit_test(test_generate_matches_patchgen),
+        cmocka_unit_test(test_imports_everywhere),
         cmocka_unit_test(test_indentation_like_cpython),
         cmocka_unit_test(test_override_into_unparsable_class_is_skipped),
     };
