@@ -8,7 +8,9 @@
  *  - every definition is found by index_find under its qualified name (the first
  *    of that name), its lines are ordered (start_line <= line <= end_line) and
  *    within the input, its __init__ attributes are sorted and unique;
- *  - the JSON form loads back with jansson and carries the schema version.
+ *  - the JSON form loads back with jansson and carries the schema version;
+ *  - a names-only index agrees with the full one (tests/tools/names_cmp.h: the same
+ *    definitions, members and near-miss suggestions).
  */
 #include <jansson.h>
 #include <stdint.h>
@@ -18,6 +20,7 @@
 
 #include "core/error.h"
 #include "index/index.h"
+#include "tests/tools/names_cmp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -75,6 +78,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     CHECK(a->n_defs == b->n_defs && a->n_imports == b->n_imports);
     for (size_t i = 0; i < a->n_defs; i++)
         check_def(a, a->defs[i], b->defs[i], lines);
+    names_cmp nc = {.why = STRBUF_INIT};
+    if (names_cmp_source(&nc, (const char *)data, size, "fuzz.py") < 0) {
+        fprintf(stderr, "fuzz_index: names-only index differs: %s\n", nc.why.buf);
+        abort();
+    }
+    strbuf_free(&nc.why);
 
     strbuf js = STRBUF_INIT;
     CHECK(index_module_to_json(&js, a, 0) == 0);
