@@ -20,6 +20,7 @@
 #include "core/vec.h"
 #include "py/py.h"
 #include "py/pystr.h"
+#include "py/reparse.h"
 
 /* A token: a slice of the source (identifiers, operators), a type name from the
  * grammar's table, or text made while emitting (strings, numbers) in the canon's
@@ -557,15 +558,19 @@ static int nested_binds(const canon *c, const char *name)
     return 0;
 }
 
-static int canon_build(canon *c, py_tree *t, py_parse_set *set, const char *src, size_t len,
-                       const char *name)
+/* The trees of the two sources: the checked-in one parsed, the regenerated one
+ * derived from it where their lines agree (most of a file: ruff changes little of
+ * what codegen writes), through the run's parse set when there is one. */
+static int parse_pair(py_parse_set *set, const char *a, size_t alen, const char *b, size_t blen,
+                      py_tree *ta, py_tree *tb)
 {
-    memset(c, 0, sizeof(*c));
-    memset(t, 0, sizeof(*t));
-    int r = set ? py_parse_set_get(set, src, len, name, t) : py_parse(t, src, len, name);
+    memset(ta, 0, sizeof(*ta));
+    int r = py_parse(tb, b, blen, "<checked-in>");
     if (r < 0)
         return r;
-    return canon_walk(c, t);
+    if (set)
+        return py_parse_set_get_near(set, a, alen, "<regenerated>", tb, ta);
+    return py_parse_near(ta, a, alen, "<regenerated>", tb);
 }
 
 /* At most 60 bytes of a token, for messages. */
@@ -584,11 +589,14 @@ int structural_compare_in(py_parse_set *set, const char *a, size_t alen, const c
     strbuf_init(&res->what, 0);
     py_tree ta, tb;
     canon ca, cb;
-    int r = canon_build(&ca, &ta, set, a, alen, "<regenerated>");
+    memset(&ca, 0, sizeof(ca));
+    memset(&cb, 0, sizeof(cb));
+    int r = parse_pair(set, a, alen, b, blen, &ta, &tb);
+    /* the regenerated file's errors first */
     if (r == 0)
-        r = canon_build(&cb, &tb, NULL, b, blen, "<checked-in>");
-    else
-        memset(&cb, 0, sizeof(cb)), memset(&tb, 0, sizeof(tb));
+        r = canon_walk(&ca, &ta);
+    if (r == 0)
+        r = canon_walk(&cb, &tb);
     if (r < 0)
         goto out;
     res->equal = 1;
