@@ -87,13 +87,13 @@ static void test_lines_small(void **state)
         {"", ""},
         {"", "x = 1\n"},
         {"x = 1\n", ""},
-        {"x = 1", "x = 1\ny = 2"},           /* no final newline, either side */
+        {"x = 1", "x = 1\ny = 2"},          /* no final newline, either side */
         {"x = 1\ny = 2", "x = 1\ny = 3\n"}, /* the last line changes */
         {"import b\nimport a\n\nx = 1\n", "import a\nimport b\n\nx = 1\n"},
         {"def f(a,b):\n  return (a+b)\n\n\nclass A:\n  pass\n",
          "def f(a, b):\n    return a + b\n\n\nclass A:\n    pass\n"},
         {"class A:\n    def f(self):\n        return 1\n",
-         "class A:\n    def f(self):\n    return 1\n"}, /* a syntax error */
+         "class A:\n    def f(self):\n    return 1\n"},     /* a syntax error */
         {"a = 1\nb = 2\nc = 3\n", "c = 3\nb = 2\na = 1\n"}, /* moved lines */
         /* lines of one length, another shape: matched by their bytes */
         {"x = 1\ny = (2)\nz = 3\n", "w = 0\ny = [2]\nz = 3\n"},
