@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/hashmap.h"
 #include "core/sha256.h"
+#include "py/reparse.h"
 
 typedef struct parsed {
     pthread_mutex_t lock;
@@ -64,12 +65,18 @@ static parsed *entry(py_parse_set *s, const char *key)
 
 int py_parse_set_get(py_parse_set *s, const char *src, size_t len, const char *path, py_tree *t)
 {
+    return py_parse_set_get_near(s, src, len, path, NULL, t);
+}
+
+int py_parse_set_get_near(py_parse_set *s, const char *src, size_t len, const char *path,
+                          const py_tree *near, py_tree *t)
+{
     char key[SHA256_HEX_LEN + 1];
     sha256_hex(src, len, key);
     parsed *e = entry(s, key);
     pthread_mutex_lock(&e->lock);
     int r = 0, fresh = !e->done;
-    if (fresh && (r = py_parse(&e->tree, src, len, path)) == 0)
+    if (fresh && (r = py_parse_near(&e->tree, src, len, path, near)) == 0)
         e->done = 1;
     if (r == 0) {
         memset(t, 0, sizeof(*t));

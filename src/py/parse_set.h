@@ -27,6 +27,11 @@ void py_parse_set_free(py_parse_set *s);
 int py_parse_set_get(py_parse_set *s, const char *src, size_t len, const char *path, py_tree *t);
 void py_parse_set_release(py_tree *t);
 
+/* The same; when the set has no tree of src yet, it is made from the tree of
+ * `near`, a similar text (py_parse_near), not from nothing. */
+int py_parse_set_get_near(py_parse_set *s, const char *src, size_t len, const char *path,
+                          const py_tree *near, py_tree *t);
+
 /* Parses made, and requests answered by an earlier parse. */
 void py_parse_set_counts(py_parse_set *s, size_t *parses, size_t *reused);
 

@@ -8,17 +8,26 @@
 #include "py/structural.h"
 
 #include <ctype.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/arena.h"
 #include "core/error.h"
 #include "core/hashmap.h"
 #include "core/vec.h"
 #include "py/py.h"
 #include "py/pystr.h"
+#include "py/reparse.h"
 
+/* A token: a slice of the source (identifiers, operators), a type name from the
+ * grammar's table, or text made while emitting (strings, numbers) in the canon's
+ * arena. Tokens compare by length and bytes. */
 typedef struct tok {
-    char *text;
+    const char *text;
+    uint32_t len;
     unsigned line;
     int ref; /* an identifier read as a name (not an attribute, keyword or definition) */
 } tok;
@@ -31,6 +40,7 @@ typedef struct binding {
 
 typedef struct canon {
     const py_tree *t;
+    arena mem; /* the text of tokens that are not slices of the source */
     VEC(tok) toks;
     VEC(binding) imports;
     VEC(binding) nested; /* imports inside functions or blocks */
@@ -41,41 +51,45 @@ typedef struct canon {
 
 #define MAX_DEPTH 400
 
-static void emit(canon *c, const char *s, size_t n, unsigned line)
-{
-    tok t = {pgci_strndup(s, n), line, 0};
-    VEC_PUSH(&c->toks, t);
-}
+/* What walk() does with a node, by its type's name: one table for the grammar,
+ * made once, indexed by the node's symbol (the names' comparison was a large part
+ * of the walk). */
+typedef enum kind {
+    K_OTHER,
+    K_COMMENT,
+    K_IMPORT,
+    K_PAREN,
+    K_STRING,
+    K_EXPR_STMT,
+    K_NUMBER,
+    K_TYPE_WRAP, /* "type", "type_parameter": an annotation's wrapper */
+    K_ARGS,      /* "argument_list" */
+    K_IGNORED,   /* an anonymous token that never counts: , ( ) ; \ */
+    K_MODULE
+} kind;
 
-/* 1 when identifier n is a reference to a name, as ruff's F401 counts uses: not
- * the attribute of `x.name`, not a keyword argument's name, not the name a def or
- * class statement binds. Only references keep an import alive. p is n's parent
- * (ts_node_parent() walks down from the root: asked of every identifier, it was
- * the structural comparison's largest cost). */
-static int is_reference(TSNode n, TSNode p)
-{
-    if (ts_node_is_null(p))
-        return 1;
-    static const struct {
-        const char *parent, *field;
-    } binders[] = {{"attribute", "attribute"},
-                   {"keyword_argument", "name"},
-                   {"function_definition", "name"},
-                   {"class_definition", "name"}};
-    for (size_t i = 0; i < sizeof(binders) / sizeof(binders[0]); i++) {
-        if (!py_is(p, binders[i].parent))
-            continue;
-        TSNode f = py_field(p, binders[i].field);
-        if (!ts_node_is_null(f) && ts_node_eq(f, n))
-            return 0;
-    }
-    return 1;
-}
+typedef struct sym_info {
+    unsigned char kind;
+    unsigned char identifier; /* "identifier" */
+    unsigned char binder;     /* 1 + the index in binders[]: a parent that binds a name */
+    const char *name;         /* the name walk() emits (canon_type) */
+} sym_info;
 
-static void emits(canon *c, const char *s, unsigned line)
-{
-    emit(c, s, strlen(s), line);
-}
+static const struct {
+    const char *parent, *field;
+} binders[] = {{"attribute", "attribute"},
+               {"keyword_argument", "name"},
+               {"function_definition", "name"},
+               {"class_definition", "name"}};
+#define N_BINDERS (sizeof(binders) / sizeof(binders[0]))
+
+static struct {
+    pthread_once_t once;
+    sym_info *syms;
+    uint32_t n;
+    TSSymbol class_definition;
+    TSFieldId binder_field[N_BINDERS];
+} table = {PTHREAD_ONCE_INIT, NULL, 0, 0, {0}};
 
 static int is_ignored_anon(const char *type)
 {
@@ -99,6 +113,91 @@ static const char *canon_type(const char *type)
     return type;
 }
 
+static kind kind_of(const char *type)
+{
+    static const struct {
+        const char *name;
+        kind k;
+    } kinds[] = {{"comment", K_COMMENT},
+                 {"import_statement", K_IMPORT},
+                 {"import_from_statement", K_IMPORT},
+                 {"parenthesized_expression", K_PAREN},
+                 {"string", K_STRING},
+                 {"concatenated_string", K_STRING},
+                 {"expression_statement", K_EXPR_STMT},
+                 {"integer", K_NUMBER},
+                 {"float", K_NUMBER},
+                 {"type", K_TYPE_WRAP},
+                 {"type_parameter", K_TYPE_WRAP},
+                 {"argument_list", K_ARGS},
+                 {"module", K_MODULE}};
+    for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+        if (!strcmp(type, kinds[i].name))
+            return kinds[i].k;
+    return is_ignored_anon(type) ? K_IGNORED : K_OTHER;
+}
+
+static void table_init(void)
+{
+    const TSLanguage *lang = tree_sitter_python();
+    table.n = ts_language_symbol_count(lang);
+    table.syms = pgci_calloc(table.n, sizeof(*table.syms));
+    for (uint32_t s = 0; s < table.n; s++) {
+        const char *name = ts_language_symbol_name(lang, (TSSymbol)s);
+        sym_info *si = &table.syms[s];
+        si->name = name ? canon_type(name) : "";
+        si->kind = name ? (unsigned char)kind_of(name) : K_OTHER;
+        si->identifier = name && !strcmp(name, "identifier");
+        for (size_t b = 0; name && b < N_BINDERS; b++)
+            if (!strcmp(name, binders[b].parent))
+                si->binder = (unsigned char)(b + 1);
+    }
+    table.class_definition = ts_language_symbol_for_name(lang, "class_definition", 16, true);
+    for (size_t b = 0; b < N_BINDERS; b++)
+        table.binder_field[b] = ts_language_field_id_for_name(lang, binders[b].field,
+                                                              (uint32_t)strlen(binders[b].field));
+}
+
+static const sym_info *sym_of(TSNode n)
+{
+    static const sym_info none = {K_OTHER, 0, 0, ""};
+    TSSymbol s = ts_node_symbol(n);
+    return s < table.n ? &table.syms[s] : &none;
+}
+
+static void emit(canon *c, const char *s, size_t n, unsigned line)
+{
+    tok t = {s, (uint32_t)n, line, 0};
+    VEC_PUSH(&c->toks, t);
+}
+
+/* A token whose text is made here: kept in the canon's arena. */
+static void emit_copy(canon *c, const char *s, size_t n, unsigned line)
+{
+    emit(c, arena_strndup(&c->mem, s, n), n, line);
+}
+
+/* 1 when identifier n is a reference to a name, as ruff's F401 counts uses: not
+ * the attribute of `x.name`, not a keyword argument's name, not the name a def or
+ * class statement binds. Only references keep an import alive. p is n's parent
+ * (ts_node_parent() walks down from the root: asked of every identifier, it was
+ * the structural comparison's largest cost). */
+static int is_reference(TSNode n, TSNode p)
+{
+    if (ts_node_is_null(p))
+        return 1;
+    unsigned b = sym_of(p)->binder;
+    if (!b)
+        return 1;
+    TSNode f = ts_node_child_by_field_id(p, table.binder_field[b - 1]);
+    return ts_node_is_null(f) || !ts_node_eq(f, n);
+}
+
+static void emits(canon *c, const char *s, unsigned line)
+{
+    emit(c, s, strlen(s), line);
+}
+
 static void emit_string(canon *c, TSNode n, const char *prefix)
 {
     strbuf v = STRBUF_INIT;
@@ -112,7 +211,7 @@ static void emit_string(canon *c, TSNode n, const char *prefix)
             is_bytes |= src[i] == 'b' || src[i] == 'B';
         strbuf_addf(&s, "%s%s:", prefix, is_bytes ? "bytes" : "str");
         strbuf_add(&s, v.buf, v.len);
-        emit(c, s.buf, s.len, py_line(n));
+        emit_copy(c, s.buf, s.len, py_line(n));
         strbuf_free(&s);
     } else {
         /* an f-string with fields: compare its text without quote style */
@@ -127,7 +226,7 @@ static void emit_string(canon *c, TSNode n, const char *prefix)
                 continue;
             strbuf_addc(&s, (char)tolower((unsigned char)ch));
         }
-        emit(c, s.buf, s.len, py_line(n));
+        emit_copy(c, s.buf, s.len, py_line(n));
         strbuf_free(&s);
     }
     strbuf_free(&v);
@@ -145,10 +244,10 @@ static void emit_docstring(canon *c, TSNode n)
         return;
     }
     strbuf_adds(&s, "doc:");
-    const char *p = v.buf;
-    while (*p) {
-        const char *e = strchr(p, '\n');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
+    const char *p = v.buf, *end = v.buf + v.len;
+    while (p < end) {
+        const char *e = memchr(p, '\n', (size_t)(end - p));
+        size_t len = e ? (size_t)(e - p) : (size_t)(end - p);
         size_t a = 0, b = len;
         while (a < b && isspace((unsigned char)p[a]))
             a++;
@@ -160,7 +259,7 @@ static void emit_docstring(canon *c, TSNode n)
         }
         p += len + (e != NULL);
     }
-    emit(c, s.buf, s.len, py_line(n));
+    emit_copy(c, s.buf, s.len, py_line(n));
     strbuf_free(&s);
     strbuf_free(&v);
 }
@@ -238,92 +337,150 @@ static void record_import(canon *c, TSNode n)
 
 static int is_string_node(TSNode n)
 {
-    return py_is(n, "string") || py_is(n, "concatenated_string");
+    return sym_of(n)->kind == K_STRING;
 }
 
-static int walk(canon *c, TSNode n, int module_level)
+/* Walks the children of the cursor's node (only the named ones when named_only),
+ * the cursor back on the node after. */
+static int walk(canon *c, TSTreeCursor *cur, int module_level);
+
+static int walk_children(canon *c, TSTreeCursor *cur, int named_only, int module_level)
 {
-    if (++c->depth > MAX_DEPTH) {
-        c->depth--;
-        return pgci_error_set(PGCI_ELIMIT, "%s:%u: nesting deeper than %d levels", c->t->path,
-                              py_line(n), MAX_DEPTH);
-    }
+    if (!ts_tree_cursor_goto_first_child(cur))
+        return 0;
     int r = 0;
-    const char *type = ts_node_type(n);
+    do {
+        if (named_only && !ts_node_is_named(ts_tree_cursor_current_node(cur)))
+            continue;
+        r = walk(c, cur, module_level);
+    } while (r == 0 && ts_tree_cursor_goto_next_sibling(cur));
+    ts_tree_cursor_goto_parent(cur);
+    return r;
+}
+
+/* Walks the first named child of the cursor's node. */
+static int walk_first_named(canon *c, TSTreeCursor *cur)
+{
+    if (!ts_tree_cursor_goto_first_child(cur))
+        return 0;
+    while (!ts_node_is_named(ts_tree_cursor_current_node(cur)) &&
+           ts_tree_cursor_goto_next_sibling(cur))
+        ;
+    int r = walk(c, cur, 0);
+    ts_tree_cursor_goto_parent(cur);
+    return r;
+}
+
+static void emit_number(canon *c, TSNode n, unsigned line)
+{
+    size_t len;
+    const char *s = py_text(c->t, n, &len);
+    char *b = arena_alloc(&c->mem, len + 1);
+    for (size_t i = 0; i < len; i++)
+        b[i] = (char)tolower((unsigned char)s[i]);
+    emit(c, b, len, line);
+}
+
+static void emit_leaf(canon *c, TSNode n, const sym_info *si, TSNode parent, unsigned line)
+{
+    if (ts_node_is_named(n)) {
+        size_t len;
+        const char *s = py_text(c->t, n, &len);
+        emit(c, s, len, line);
+        c->toks.items[c->toks.len - 1].ref = si->identifier && is_reference(n, parent);
+    } else if (si->kind != K_IGNORED) {
+        emits(c, si->name, line);
+    }
+}
+
+/* One node: the rules of structural.h, each a choice made while emitting it. */
+static int walk_node(canon *c, TSTreeCursor *cur, TSNode n, const sym_info *si, TSNode parent,
+                     int module_level)
+{
     unsigned line = py_line(n);
-    TSNode parent = c->walking;
-    c->walking = n;
-    if (!strcmp(type, "comment")) {
-        /* ignored */
-    } else if (module_level &&
-               (!strcmp(type, "import_statement") || !strcmp(type, "import_from_statement"))) {
-        record_import(c, n);
-    } else if (!strcmp(type, "import_statement") || !strcmp(type, "import_from_statement")) {
+    switch (si->kind) {
+    case K_COMMENT:
+        return 0;
+    case K_IMPORT:
+        if (module_level) {
+            record_import(c, n);
+            return 0;
+        }
         /* a nested import compares in place, and its names are noted: a module-level
          * import of the same name that only nested code uses is one ruff drops */
         c->record_nested = 1;
         record_import(c, n);
         c->record_nested = 0;
-        emits(c, type, line);
-        uint32_t k = ts_node_child_count(n);
-        for (uint32_t i = 0; i < k && r == 0; i++)
-            r = walk(c, ts_node_child(n, i), 0);
+        emits(c, si->name, line);
+        int r = walk_children(c, cur, 0, 0);
         emits(c, "/", line);
-    } else if (!strcmp(type, "parenthesized_expression") && ts_node_named_child_count(n) == 1 &&
-               !py_is(ts_node_named_child(n, 0), "comment")) {
-        r = walk(c, ts_node_named_child(n, 0), 0);
-    } else if (!strcmp(type, "parenthesized_expression")) {
-        uint32_t k = ts_node_named_child_count(n);
-        for (uint32_t i = 0; i < k && r == 0; i++)
-            r = walk(c, ts_node_named_child(n, i), 0);
-    } else if (is_string_node(n)) {
+        return r;
+    case K_PAREN:
+        if (ts_node_named_child_count(n) == 1 &&
+            sym_of(ts_node_named_child(n, 0))->kind != K_COMMENT)
+            return walk_first_named(c, cur);
+        return walk_children(c, cur, 1, 0);
+    case K_STRING:
         emit_string(c, n, "");
-    } else if (!strcmp(type, "expression_statement") && ts_node_named_child_count(n) == 1 &&
-               is_string_node(ts_node_named_child(n, 0))) {
-        emit_docstring(c, ts_node_named_child(n, 0));
-    } else if (!strcmp(type, "integer") || !strcmp(type, "float")) {
-        size_t len;
-        const char *s = py_text(c->t, n, &len);
-        strbuf b = STRBUF_INIT;
-        for (size_t i = 0; i < len; i++)
-            strbuf_addc(&b, (char)tolower((unsigned char)s[i]));
-        emit(c, b.buf, b.len, line);
-        strbuf_free(&b);
-    } else if (!strcmp(type, "type") || !strcmp(type, "type_parameter")) {
+        return 0;
+    case K_EXPR_STMT:
+        if (ts_node_named_child_count(n) == 1 && is_string_node(ts_node_named_child(n, 0))) {
+            emit_docstring(c, ts_node_named_child(n, 0));
+            return 0;
+        }
+        break;
+    case K_NUMBER:
+        emit_number(c, n, line);
+        return 0;
+    case K_TYPE_WRAP:
         /* an annotation's wrapper: `-> (A | B)` parses as an expression, `-> A | B`
          * as a union of types, and ruff drops the parentheses */
-        uint32_t k = ts_node_child_count(n);
-        for (uint32_t i = 0; i < k && r == 0; i++)
-            r = walk(c, ts_node_child(n, i), 0);
-    } else if (!strcmp(type, "argument_list") && ts_node_named_child_count(n) == 0 &&
-               py_is(parent, "class_definition")) {
-        /* class A(): == class A: */
-    } else if (ts_node_child_count(n) == 0) {
-        if (ts_node_is_named(n)) {
-            size_t len;
-            const char *s = py_text(c->t, n, &len);
-            emit(c, s, len, line);
-            c->toks.items[c->toks.len - 1].ref = py_is(n, "identifier") && is_reference(n, parent);
-        } else if (!is_ignored_anon(type)) {
-            emits(c, type, line);
-        }
-    } else {
-        emits(c, canon_type(type), line);
-        uint32_t k = ts_node_child_count(n);
-        int is_module = !strcmp(type, "module");
-        for (uint32_t i = 0; i < k && r == 0; i++)
-            r = walk(c, ts_node_child(n, i), is_module);
-        emits(c, "/", line);
+        return walk_children(c, cur, 0, 0);
+    case K_ARGS:
+        if (ts_node_named_child_count(n) == 0 && !ts_node_is_null(parent) &&
+            ts_node_symbol(parent) == table.class_definition)
+            return 0; /* class A(): == class A: */
+        break;
+    default:
+        break;
     }
+    if (ts_node_child_count(n) == 0) {
+        emit_leaf(c, n, si, parent, line);
+        return 0;
+    }
+    emits(c, si->name, line);
+    int r = walk_children(c, cur, 0, si->kind == K_MODULE);
+    emits(c, "/", line);
+    return r;
+}
+
+static int walk(canon *c, TSTreeCursor *cur, int module_level)
+{
+    TSNode n = ts_tree_cursor_current_node(cur);
+    if (++c->depth > MAX_DEPTH) {
+        c->depth--;
+        return pgci_error_set(PGCI_ELIMIT, "%s:%u: nesting deeper than %d levels", c->t->path,
+                              py_line(n), MAX_DEPTH);
+    }
+    TSNode parent = c->walking;
+    c->walking = n;
+    int r = walk_node(c, cur, n, sym_of(n), parent, module_level);
     c->walking = parent;
     c->depth--;
     return r;
 }
 
+/* Walks node n and what is under it. */
+static int walk_from(canon *c, TSNode n)
+{
+    TSTreeCursor cur = ts_tree_cursor_new(n);
+    int r = walk(c, &cur, 0);
+    ts_tree_cursor_delete(&cur);
+    return r;
+}
+
 static void canon_free(canon *c)
 {
-    for (size_t i = 0; i < c->toks.len; i++)
-        free(c->toks.items[i].text);
     for (size_t i = 0; i < c->imports.len; i++) {
         free(c->imports.items[i].key);
         free(c->imports.items[i].name);
@@ -335,20 +492,22 @@ static void canon_free(canon *c)
     VEC_FREE(&c->toks);
     VEC_FREE(&c->imports);
     VEC_FREE(&c->nested);
+    arena_free(&c->mem);
 }
 
-static int canon_build(canon *c, py_tree *t, py_parse_set *set, const char *src, size_t len,
-                       const char *name)
+static int canon_walk(canon *c, const py_tree *t)
 {
-    memset(c, 0, sizeof(*c));
-    memset(t, 0, sizeof(*t));
-    int r = set ? py_parse_set_get(set, src, len, name, t) : py_parse(t, src, len, name);
+    pthread_once(&table.once, table_init);
+    int r = py_check_syntax(t);
     if (r < 0)
         return r;
-    if ((r = py_check_syntax(t)) < 0)
-        return r;
     c->t = t;
-    return walk(c, py_root(t), 0);
+    return walk_from(c, py_root(t));
+}
+
+static int tok_eq(const tok *a, const tok *b)
+{
+    return a->len == b->len && !memcmp(a->text, b->text, a->len);
 }
 
 static long find_binding(const canon *c, const char *key)
@@ -367,13 +526,13 @@ static int name_used(const canon *c, const char *name)
         return 1;
     size_t n = strlen(name);
     for (size_t i = 0; i < c->toks.len; i++) {
-        const char *s = c->toks.items[i].text;
-        if (c->toks.items[i].ref && !strcmp(s, name))
+        const tok *t = &c->toks.items[i];
+        if (t->ref && t->len == n && !memcmp(t->text, name, n))
             return 1;
-        if (!strncmp(s, "str:", 4) && !strcmp(s + 4, name))
+        if (t->len == n + 4 && !memcmp(t->text, "str:", 4) && !memcmp(t->text + 4, name, n))
             return 1;
         /* dotted uses of an `import a.b` binding start with the bound name */
-        if (!strncmp(s, name, n) && s[n] == '.')
+        if (t->len > n && !memcmp(t->text, name, n) && t->text[n] == '.')
             return 1;
     }
     return 0;
@@ -399,6 +558,24 @@ static int nested_binds(const canon *c, const char *name)
     return 0;
 }
 
+/* The trees of the two sources: the checked-in one parsed, the regenerated one
+ * derived from it where their lines agree (most of a file: ruff changes little of
+ * what codegen writes), through the run's parse set when there is one. */
+static int parse_pair(py_parse_set *set, const char *a, size_t alen, const char *b, size_t blen,
+                      py_tree *ta, py_tree *tb)
+{
+    memset(ta, 0, sizeof(*ta));
+    int r = py_parse(tb, b, blen, "<checked-in>");
+    if (r < 0)
+        return r;
+    if (set)
+        return py_parse_set_get_near(set, a, alen, "<regenerated>", tb, ta);
+    return py_parse_near(ta, a, alen, "<regenerated>", tb);
+}
+
+/* At most 60 bytes of a token, for messages. */
+#define TOK_SHOW(t) (int)((t)->len < 60 ? (t)->len : 60), (t)->text
+
 int structural_compare(const char *a, size_t alen, const char *b, size_t blen,
                        structural_result *res)
 {
@@ -412,11 +589,14 @@ int structural_compare_in(py_parse_set *set, const char *a, size_t alen, const c
     strbuf_init(&res->what, 0);
     py_tree ta, tb;
     canon ca, cb;
-    int r = canon_build(&ca, &ta, set, a, alen, "<regenerated>");
+    memset(&ca, 0, sizeof(ca));
+    memset(&cb, 0, sizeof(cb));
+    int r = parse_pair(set, a, alen, b, blen, &ta, &tb);
+    /* the regenerated file's errors first */
     if (r == 0)
-        r = canon_build(&cb, &tb, NULL, b, blen, "<checked-in>");
-    else
-        memset(&cb, 0, sizeof(cb)), memset(&tb, 0, sizeof(tb));
+        r = canon_walk(&ca, &ta);
+    if (r == 0)
+        r = canon_walk(&cb, &tb);
     if (r < 0)
         goto out;
     res->equal = 1;
@@ -441,14 +621,15 @@ int structural_compare_in(py_parse_set *set, const char *a, size_t alen, const c
     }
     size_t n = ca.toks.len < cb.toks.len ? ca.toks.len : cb.toks.len;
     for (size_t i = 0; i < n && res->equal; i++) {
-        if (strcmp(ca.toks.items[i].text, cb.toks.items[i].text)) {
+        const tok *x = &ca.toks.items[i], *y = &cb.toks.items[i];
+        if (!tok_eq(x, y)) {
             res->equal = 0;
-            res->line_a = ca.toks.items[i].line;
-            res->line_b = cb.toks.items[i].line;
+            res->line_a = x->line;
+            res->line_b = y->line;
             strbuf_addf(&res->what,
-                        "regenerated line %u has '%.60s' where the checked-in line "
-                        "%u has '%.60s'",
-                        res->line_a, ca.toks.items[i].text, res->line_b, cb.toks.items[i].text);
+                        "regenerated line %u has '%.*s' where the checked-in line "
+                        "%u has '%.*s'",
+                        res->line_a, TOK_SHOW(x), res->line_b, TOK_SHOW(y));
         }
     }
     if (res->equal && ca.toks.len != cb.toks.len) {
@@ -456,8 +637,8 @@ int structural_compare_in(py_parse_set *set, const char *a, size_t alen, const c
         const tok *extra = ca.toks.len > n ? &ca.toks.items[n] : &cb.toks.items[n];
         res->line_a = ca.toks.len > n ? extra->line : 0;
         res->line_b = cb.toks.len > n ? extra->line : 0;
-        strbuf_addf(&res->what, "the %s file goes on at line %u ('%.60s')",
-                    ca.toks.len > n ? "regenerated" : "checked-in", extra->line, extra->text);
+        strbuf_addf(&res->what, "the %s file goes on at line %u ('%.*s')",
+                    ca.toks.len > n ? "regenerated" : "checked-in", extra->line, TOK_SHOW(extra));
     }
 out:
     canon_free(&ca);
@@ -496,6 +677,7 @@ static int canon_body(canon *c, py_tree *t, const char *src, size_t len)
     int r = py_parse(t, src, len, "<definition>");
     if (r < 0)
         return r;
+    pthread_once(&table.once, table_init);
     c->t = t;
     TSNode body = first_body(py_root(t));
     if (ts_node_is_null(body))
@@ -507,7 +689,7 @@ static int canon_body(canon *c, py_tree *t, const char *src, size_t len)
         if (i == 0 && py_is(st, "expression_statement") && ts_node_named_child_count(st) == 1 &&
             is_string_node(ts_node_named_child(st, 0)))
             continue; /* the docstring */
-        r = walk(c, st, 0);
+        r = walk_from(c, st);
     }
     return r;
 }
@@ -525,7 +707,7 @@ int structural_bodies_equal(const char *a, size_t alen, const char *b, size_t bl
     if (r == 0) {
         eq = ca.toks.len == cb.toks.len;
         for (size_t i = 0; eq && i < ca.toks.len; i++)
-            eq = !strcmp(ca.toks.items[i].text, cb.toks.items[i].text);
+            eq = tok_eq(&ca.toks.items[i], &cb.toks.items[i]);
     }
     canon_free(&ca);
     canon_free(&cb);

@@ -51,8 +51,11 @@ gate "${base[@]}"
 [ "$rc" = 0 ] || fail "clean tree with .diff files, default flags: exit $rc: $(tail -n 3 "$tmp/out") $(cat "$tmp/err")"
 ok "clean tree with its .diff files, default flags: exit 0"
 
-# 2. structural mode
+# 2. structural mode (each regenerated file's tree derived from its checked-in
+# file's by an incremental parse, checked against a fresh parse: src/py/reparse.c)
+export PGCI_VERIFY_REPARSE=1
 gate --tag v5.9.0 --source "dir:$tf" --no-ruff --no-diff --format json
+unset PGCI_VERIFY_REPARSE
 [ "$rc" = 0 ] || fail "--no-ruff: exit $rc: $(python3 -c 'import json,sys; [print(f["path"], f["title"]) for f in json.load(open(sys.argv[1])) if f["severity"]=="error"]' "$tmp/out")"
 ok "--no-ruff: exit 0 on 29 configs"
 

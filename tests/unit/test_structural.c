@@ -44,6 +44,10 @@ static void test_formatting_ignored(void **state)
     assert_true(eq("def f() -> tuple[A, B | None] | tuple[A]:\n    pass\n",
                    "def f() -> (\n    tuple[A, B | None] | tuple[A]\n):\n    pass\n"));
     assert_false(eq("def f() -> A | B:\n    pass\n", "def f() -> (A | C):\n    pass\n"));
+    /* strings compare by all their bytes: a NUL inside one ended the comparison
+     * (tokens were C strings), so these two compared equal */
+    assert_false(eq("x = 'a\\x00b'\n", "x = 'a\\x00c'\n"));
+    assert_true(eq("x = 'a\\x00b'\n", "x = \"a\\x00b\"\n"));
 }
 
 static void test_imports(void **state)
