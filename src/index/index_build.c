@@ -12,6 +12,11 @@
  *
  * Everything lands in the module's arena; vectors used while building are copied
  * into it at the end of each definition.
+ *
+ * A names-only build (index_module_build_names) makes the definition walk alone,
+ * through the same functions, and stops each definition after its name, lines and
+ * members: no import walk, no whole-tree depth walk (walk_defs counts its own
+ * depth instead), no fingerprints, parameters, decorators or assignments.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -551,7 +556,8 @@ static void walk_defs(builder *b, TSNode n, index_def *parent, def_vec *defs, as
 
 /* ---- the module ------------------------------------------------------------------ */
 
-/* The module's imports, docstring and assignments: what a names-only build skips. */
+/* The module's imports and docstring, which a names-only build skips (as it skips
+ * assignments, in walk_defs). */
 static void build_module_rest(builder *b, index_module *m, TSNode root)
 {
     import_ctx ctx = {NULL, 0, 0};
