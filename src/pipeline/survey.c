@@ -349,7 +349,7 @@ static void survey_regenerate(survey_state *s)
     s->standing = survey_failing_at_a(ws, sel, n, &at_a, outs, out->from);
     cg_shared_free(bo.base.shared);
     upstream_set_parse_set(s->up, s->parses);
-    py_parse_set_free(s->parses_a);
+    py_parse_set_free_jobs(s->parses_a, s->o->jobs);
     s->parses_a = NULL;
     strbuf_free(&ruff_version); /* bo's ruff settings are used up to here */
     check_input *in = s->in = pgci_calloc(n ? n : 1, sizeof(*in));
@@ -611,8 +611,8 @@ static void survey_state_free(survey_state *s)
     free(s->cfgs);
     free(s->sel);
     upstream_free(s->up);
-    py_parse_set_free(s->parses);
-    py_parse_set_free(s->parses_a);
+    py_parse_set_free_jobs(s->parses, s->o->jobs);
+    py_parse_set_free_jobs(s->parses_a, s->o->jobs);
     rcache_free(s->results);
     free(s->ruff);
 }
