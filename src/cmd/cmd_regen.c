@@ -457,7 +457,7 @@ done:
     free(ruff_abs);
     VEC_FREE(&sel);
     upstream_free(up);
-    py_parse_set_free(parses);
+    py_parse_set_free_jobs(parses, cmd_jobs(&common));
     workspace_free(ws);
     strvec_free(&names);
     rcache_free(results);

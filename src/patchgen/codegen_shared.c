@@ -60,6 +60,14 @@ cg_shared *cg_shared_new(py_parse_set *parses)
     return s;
 }
 
+void cg_shared_set_parse_set(cg_shared *s, py_parse_set *parses)
+{
+    if (s->own_parses)
+        py_parse_set_free(s->parses);
+    s->parses = parses;
+    s->own_parses = 0;
+}
+
 static void rewrite_free(void *p)
 {
     rewrite *w = p;

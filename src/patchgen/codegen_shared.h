@@ -28,6 +28,11 @@ typedef struct cg_shared cg_shared;
 cg_shared *cg_shared_new(py_parse_set *parses);
 void cg_shared_free(cg_shared *s);
 
+/* Points s at another parse set (borrowed), between two regenerations: the
+ * survey's against B then A keep one set per tag but one memo of the rewrites,
+ * whose results depend on their input bytes alone. Not while s is in use. */
+void cg_shared_set_parse_set(cg_shared *s, py_parse_set *parses);
+
 /* The tree of src[0..len) in *t, parsed on the first request for these bytes.
  * `path` names it in messages. Release with cg_shared_release(). */
 int cg_shared_parse(cg_shared *s, const char *src, size_t len, const char *path, py_tree *t);

@@ -12,7 +12,11 @@
  */
 #include "patchgen/codegen_syntax.h"
 
+#include <pthread.h>
+#include <stdint.h>
 #include <string.h>
+
+#include "core/error.h"
 
 #define MAX_DEPTH 512
 
@@ -74,49 +78,117 @@ static int check_line(indent_state *s, const char *src, size_t off, unsigned row
     return 0;
 }
 
+/* What a leaf is to the walk below, by its type's name: one table for the
+ * grammar, made once and indexed by symbol (comparing names per leaf was most of
+ * the walk's time). */
+typedef enum leaf_class {
+    L_OTHER,
+    L_COMMENT,
+    L_CONTINUATION,
+    L_OPEN,  /* ( [ { */
+    L_CLOSE, /* ) ] } */
+    L_STRING_START,
+    L_STRING_END,
+    L_COLON
+} leaf_class;
+
+static struct {
+    pthread_once_t once;
+    unsigned char *cls;
+    uint32_t n;
+} leaves = {PTHREAD_ONCE_INIT, NULL, 0};
+
+static leaf_class class_of(const char *type)
+{
+    static const struct {
+        const char *name;
+        leaf_class c;
+    } names[] = {{"comment", L_COMMENT},
+                 {"line_continuation", L_CONTINUATION},
+                 {"(", L_OPEN},
+                 {"[", L_OPEN},
+                 {"{", L_OPEN},
+                 {")", L_CLOSE},
+                 {"]", L_CLOSE},
+                 {"}", L_CLOSE},
+                 {"string_start", L_STRING_START},
+                 {"string_end", L_STRING_END},
+                 {":", L_COLON}};
+    for (size_t i = 0; type && i < sizeof(names) / sizeof(names[0]); i++)
+        if (!strcmp(type, names[i].name))
+            return names[i].c;
+    return L_OTHER;
+}
+
+static void leaves_init(void)
+{
+    const TSLanguage *lang = tree_sitter_python();
+    leaves.n = ts_language_symbol_count(lang);
+    leaves.cls = pgci_calloc(leaves.n ? leaves.n : 1, 1);
+    for (uint32_t i = 0; i < leaves.n; i++)
+        leaves.cls[i] = (unsigned char)class_of(ts_language_symbol_name(lang, (TSSymbol)i));
+}
+
+static leaf_class leaf_of(TSNode n)
+{
+    TSSymbol sym = ts_node_symbol(n);
+    return sym < leaves.n ? (leaf_class)leaves.cls[sym] : L_OTHER;
+}
+
+/* The state of the walk over leaves: brackets and strings open, a backslash seen. */
+typedef struct leaf_walk {
+    int brackets, strings, continued, have_last, last_colon;
+    long last_row;
+} leaf_walk;
+
+/* One leaf (not a comment); -1 when its row starts a logical line that breaks a
+ * rule (s says which). */
+static int visit_leaf(leaf_walk *w, indent_state *s, const py_tree *t, TSNode n, leaf_class c)
+{
+    TSPoint p = ts_node_start_point(n);
+    if ((long)p.row != w->last_row) {
+        if (w->brackets == 0 && w->strings == 0 && !w->continued) {
+            s->prev_opens_block = w->have_last && w->last_colon;
+            size_t off = ts_node_start_byte(n) - p.column;
+            if (check_line(s, t->src, off, p.row) < 0)
+                return -1;
+        }
+        w->continued = 0;
+        w->last_row = (long)p.row;
+    }
+    if (c == L_CONTINUATION) {
+        w->continued = 1;
+    } else {
+        if (c == L_OPEN)
+            w->brackets++;
+        else if (c == L_CLOSE && w->brackets > 0)
+            w->brackets--;
+        else if (c == L_STRING_START)
+            w->strings++;
+        else if (c == L_STRING_END && w->strings > 0)
+            w->strings--;
+        w->last_colon = c == L_COLON;
+        w->have_last = 1;
+    }
+    /* a leaf spanning rows (string content) moves the current row */
+    w->last_row = (long)ts_node_end_point(n).row;
+    return 0;
+}
+
 unsigned cgsyn_indent_error_line(const py_tree *t, const char **why)
 {
+    pthread_once(&leaves.once, leaves_init);
     indent_state s;
     memset(&s, 0, sizeof(s));
+    leaf_walk w = {0, 0, 0, 0, 0, -1};
     TSTreeCursor cur = ts_tree_cursor_new(py_root(t));
-    int brackets = 0, strings = 0, continued = 0, have_last = 0;
-    long last_row = -1;
-    const char *last_type = "";
     /* pre-order walk over leaves */
     for (;;) {
         TSNode n = ts_tree_cursor_current_node(&cur);
         if (ts_node_child_count(n) == 0 && ts_node_end_byte(n) > ts_node_start_byte(n)) {
-            const char *type = ts_node_type(n);
-            TSPoint p = ts_node_start_point(n);
-            if (strcmp(type, "comment") != 0) {
-                if ((long)p.row != last_row) {
-                    if (brackets == 0 && strings == 0 && !continued) {
-                        s.prev_opens_block = have_last && !strcmp(last_type, ":");
-                        size_t off = ts_node_start_byte(n) - p.column;
-                        if (check_line(&s, t->src, off, p.row) < 0)
-                            break;
-                    }
-                    continued = 0;
-                    last_row = (long)p.row;
-                }
-                if (!strcmp(type, "line_continuation")) {
-                    continued = 1;
-                } else {
-                    if (!strcmp(type, "(") || !strcmp(type, "[") || !strcmp(type, "{"))
-                        brackets++;
-                    else if ((!strcmp(type, ")") || !strcmp(type, "]") || !strcmp(type, "}")) &&
-                             brackets > 0)
-                        brackets--;
-                    else if (!strcmp(type, "string_start"))
-                        strings++;
-                    else if (!strcmp(type, "string_end") && strings > 0)
-                        strings--;
-                    last_type = type;
-                    have_last = 1;
-                }
-                /* a leaf spanning rows (string content) moves the current row */
-                last_row = (long)ts_node_end_point(n).row;
-            }
+            leaf_class c = leaf_of(n);
+            if (c != L_COMMENT && visit_leaf(&w, &s, t, n, c) < 0)
+                break;
         }
         if (ts_tree_cursor_goto_first_child(&cur))
             continue;
@@ -129,8 +201,8 @@ unsigned cgsyn_indent_error_line(const py_tree *t, const char **why)
     }
     ts_tree_cursor_delete(&cur);
 done:
-    if (!s.bad_line && have_last && !strcmp(last_type, ":")) {
-        s.bad_line = (unsigned)last_row + 1;
+    if (!s.bad_line && w.have_last && w.last_colon) {
+        s.bad_line = (unsigned)w.last_row + 1;
         s.why = "expected an indented block";
     }
     if (why)

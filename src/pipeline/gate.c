@@ -445,7 +445,7 @@ static void gate_state_free(gate_state *s)
     config_eval_free(s->ev);
     upstream_free(s->up);
     gate_ruff_free(s->gr);
-    py_parse_set_free(s->parses);
+    py_parse_set_free_jobs(s->parses, s->o->jobs);
     if (s->results) {
         rcache_get_stats(s->results, &s->out->cache);
         s->out->cache_used = 1;

@@ -29,6 +29,7 @@
 #include "core/version.h"
 #include "index/index.h"
 #include "patchgen/config_eval.h"
+#include "patchgen/codegen_shared.h"
 #include "patchgen/regen.h"
 #include "pipeline/pipeline.h"
 #include "upstream/upstream.h"
@@ -332,6 +333,9 @@ static void survey_regenerate(survey_state *s)
     bo.up = s->up;
     bo.evaluated = s->cfgs; /* evaluated above: not a second time */
     bo.eval_errors = (const char *const *)s->eval_errs;
+    /* one memo of the class rewrites for both regenerations: the configs' overrides
+     * are the same at A and B, and so are most classes they go into */
+    bo.base.shared = cg_shared_new(s->parses);
     regen_output *outs = s->outs = pgci_calloc(n ? n : 1, sizeof(*outs));
     double t0 = now_ms();
     regen_workspace(ws, sel, n, &bo, outs);
@@ -341,9 +345,11 @@ static void survey_regenerate(survey_state *s)
     regen_batch_opts at_a = bo;
     at_a.parses = s->parses_a;
     upstream_set_parse_set(s->up, s->parses_a);
+    cg_shared_set_parse_set(bo.base.shared, s->parses_a);
     s->standing = survey_failing_at_a(ws, sel, n, &at_a, outs, out->from);
+    cg_shared_free(bo.base.shared);
     upstream_set_parse_set(s->up, s->parses);
-    py_parse_set_free(s->parses_a);
+    py_parse_set_free_jobs(s->parses_a, s->o->jobs);
     s->parses_a = NULL;
     strbuf_free(&ruff_version); /* bo's ruff settings are used up to here */
     check_input *in = s->in = pgci_calloc(n ? n : 1, sizeof(*in));
@@ -605,8 +611,8 @@ static void survey_state_free(survey_state *s)
     free(s->cfgs);
     free(s->sel);
     upstream_free(s->up);
-    py_parse_set_free(s->parses);
-    py_parse_set_free(s->parses_a);
+    py_parse_set_free_jobs(s->parses, s->o->jobs);
+    py_parse_set_free_jobs(s->parses_a, s->o->jobs);
     rcache_free(s->results);
     free(s->ruff);
 }

@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/hashmap.h"
+#include "core/par.h"
 #include "core/sha256.h"
 #include "py/reparse.h"
 
@@ -43,9 +44,26 @@ static void parsed_free(void *p)
 
 void py_parse_set_free(py_parse_set *s)
 {
+    py_parse_set_free_jobs(s, 1);
+}
+
+static void free_one(void *arg, size_t worker, size_t i)
+{
+    (void)worker;
+    hashmap_entry *e = &((hashmap *)arg)->entries[i];
+    if (e->key) {
+        parsed_free(e->value);
+        e->value = NULL;
+    }
+}
+
+void py_parse_set_free_jobs(py_parse_set *s, int jobs)
+{
     if (!s)
         return;
-    hashmap_free_with(&s->trees, parsed_free);
+    /* a run's trees are many and large: their freeing is work like any other */
+    par_for(s->trees.len, jobs, free_one, &s->trees);
+    hashmap_free(&s->trees);
     pthread_mutex_destroy(&s->lock);
     free(s);
 }

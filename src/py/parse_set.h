@@ -21,6 +21,8 @@ typedef struct py_parse_set py_parse_set;
 
 py_parse_set *py_parse_set_new(void);
 void py_parse_set_free(py_parse_set *s);
+/* The same, the trees freed on up to `jobs` threads. */
+void py_parse_set_free_jobs(py_parse_set *s, int jobs);
 
 /* The tree of src[0..len) in *t (as py_parse() would make it; `path` names it in
  * messages). Release with py_parse_set_release(), never py_tree_free(). */

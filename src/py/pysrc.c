@@ -269,6 +269,13 @@ static int is_keyword(const char *s)
 
 int pysrc_normalize_identifiers(strbuf *out, const py_tree *t)
 {
+    /* an ASCII identifier is NFKC-normal: a source without a byte above 0x7f has
+     * nothing to normalise, and most have none */
+    size_t i = 0;
+    while (i < t->len && (unsigned char)t->src[i] < 0x80)
+        i++;
+    if (i == t->len)
+        return 0;
     TSTreeCursor cur = ts_tree_cursor_new(py_root(t));
     size_t copied = 0;
     int changed = 0, r = 0;
