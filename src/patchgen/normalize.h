@@ -30,6 +30,9 @@ typedef struct normalize_opts {
      * cache is used only when both are set. */
     rcache *cache;
     const char *ruff_version;
+    /* A batch's items that ruff must see alone run on up to this many threads
+     * (0 or 1: one after another). */
+    int jobs;
 } normalize_opts;
 
 /* Normalises src[0..len) and appends the result to out (from the cache when it

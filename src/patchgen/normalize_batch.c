@@ -27,6 +27,7 @@
 
 #include "core/error.h"
 #include "core/fs.h"
+#include "core/par.h"
 #include "patchgen/normalize_internal.h"
 
 /* The key of one item: the settings digest, its file name, its bytes. */
@@ -184,22 +185,39 @@ static int run_batch(const normalize_opts *o, normalize_item *items, const size_
 }
 
 /* The misses marked in each[] one by one, the per-file way (its messages are
- * the errors). */
+ * the errors): each item is a ruff process of its own, so o->jobs of them run at
+ * once (a bump that breaks half the configs leaves half the items to redo). */
+typedef struct each_job {
+    const normalize_opts *o;
+    normalize_item *items;
+    const size_t *which; /* indexes into items */
+} each_job;
+
+static void run_one(void *arg, size_t worker, size_t k)
+{
+    (void)worker;
+    each_job *j = arg;
+    normalize_item *it = &j->items[j->which[k]];
+    normalize_opts one = *j->o;
+    one.file_name = it->file_name;
+    one.cache = NULL;
+    strbuf_reset(&it->out);
+    int r = normalize_ruff_uncached(&one, it->src, it->len, &it->out, &it->refused);
+    if (r < 0)
+        item_fail(it, r);
+    pgci_error_clear();
+}
+
 static void run_each(const normalize_opts *o, normalize_item *items, const size_t *todo, size_t m,
                      const unsigned char *each)
 {
-    for (size_t k = 0; k < m; k++) {
-        normalize_item *it = &items[todo[k]];
-        if (!each[k])
-            continue;
-        normalize_opts one = *o;
-        one.file_name = it->file_name;
-        one.cache = NULL;
-        strbuf_reset(&it->out);
-        int r = normalize_ruff_uncached(&one, it->src, it->len, &it->out, &it->refused);
-        if (r < 0)
-            item_fail(it, r);
-    }
+    size_t *which = pgci_calloc(m ? m : 1, sizeof(*which)), n = 0;
+    for (size_t k = 0; k < m; k++)
+        if (each[k])
+            which[n++] = todo[k];
+    each_job j = {o, items, which};
+    par_for(n, o->jobs > 1 ? o->jobs : 1, run_one, &j);
+    free(which);
 }
 
 int normalize_ruff_batch(const normalize_opts *o, normalize_item *items, size_t n)

@@ -115,8 +115,11 @@ static void normalize_all(batch *b)
         of[m++] = i;
     }
     double t0 = now_ms();
-    if (!o->no_ruff)
-        normalize_ruff_batch(&o->ruff, items, m);
+    if (!o->no_ruff) {
+        normalize_opts ro = o->ruff;
+        ro.jobs = b->o->jobs;
+        normalize_ruff_batch(&ro, items, m);
+    }
     double per = m ? (now_ms() - t0) / (double)m : 0;
     for (size_t k = 0; k < m; k++) {
         size_t i = of[k];

@@ -119,6 +119,7 @@ static int gate_resolve(gate_state *s)
         s->ro.isolated = ws->ruff_isolated;
         s->ro.cwd = ws->root;
         s->ro.timeout_ms = o->ruff_timeout_ms;
+        s->ro.jobs = o->jobs;
         s->ro.ruff_version = out->ruff_version;
     }
     return 0;
