@@ -80,6 +80,28 @@ static void assert_same_tree(const py_tree *t, const char *src, size_t len)
     py_tree_free(&fresh);
 }
 
+/* A broken module, cut down from a transformers one, around the line the test
+ * doubles. */
+#define BROKEN_HEAD                                                                                \
+    "    custom_intro=\"\"\"\n"                                                                    \
+    "    \"\"\"\n"                                                                                 \
+    "    def __init__(self, config, add_pooling_layer=True):\n"                                    \
+    "    def forward(\n"                                                                           \
+    "    ) -> tuple[torch.Tensor] | BaseModelOutputWithPoolingAndCrossAttentions:\n"               \
+    "        embedding_output = self.embeddings(\n"
+#define BROKEN_TAIL                                                                                \
+    "        )\n"                                                                                  \
+    "        return BaseModelOutputWithPoolingAndCrossAttentions(\n"                               \
+    "        )\n"                                                                                  \
+    "    def _create_attention_masks(\n"                                                           \
+    "    ):\n"                                                                                     \
+    "        if self.config.is_decoder:\n"                                                         \
+    "            attention_mask = create_causal_mask(\n"                                           \
+    "            )\n"                                                                              \
+    "        else:\n"                                                                              \
+    "            attention_mask = create_bidirectional_mask(\n"                                    \
+    "            )\n"
+
 static void test_lines_small(void **state)
 {
     (void)state;
@@ -100,41 +122,8 @@ static void test_lines_small(void **state)
         {"x = (2)\nq = 1\nz = 3\n", "x = [2]\nq = 1\nz = 3\n"},
         /* broken text (cut down from a transformers module with a line doubled):
          * error recovery from a reused tree differs from a fresh parse's */
-        {"    custom_intro=\"\"\"\n"
-         "    \"\"\"\n"
-         "    def __init__(self, config, add_pooling_layer=True):\n"
-         "    def forward(\n"
-         "    ) -> tuple[torch.Tensor] | BaseModelOutputWithPoolingAndCrossAttentions:\n"
-         "        embedding_output = self.embeddings(\n"
-         "        )\n"
-         "        return BaseModelOutputWithPoolingAndCrossAttentions(\n"
-         "        )\n"
-         "    def _create_attention_masks(\n"
-         "    ):\n"
-         "        if self.config.is_decoder:\n"
-         "            attention_mask = create_causal_mask(\n"
-         "            )\n"
-         "        else:\n"
-         "            attention_mask = create_bidirectional_mask(\n"
-         "            )\n",
-         "    custom_intro=\"\"\"\n"
-         "    \"\"\"\n"
-         "    def __init__(self, config, add_pooling_layer=True):\n"
-         "    def forward(\n"
-         "    ) -> tuple[torch.Tensor] | BaseModelOutputWithPoolingAndCrossAttentions:\n"
-         "        embedding_output = self.embeddings(\n"
-         "        embedding_output = self.embeddings(\n"
-         "        )\n"
-         "        return BaseModelOutputWithPoolingAndCrossAttentions(\n"
-         "        )\n"
-         "    def _create_attention_masks(\n"
-         "    ):\n"
-         "        if self.config.is_decoder:\n"
-         "            attention_mask = create_causal_mask(\n"
-         "            )\n"
-         "        else:\n"
-         "            attention_mask = create_bidirectional_mask(\n"
-         "            )\n"},
+        {BROKEN_HEAD BROKEN_TAIL,
+         BROKEN_HEAD "        embedding_output = self.embeddings(\n" BROKEN_TAIL},
     };
     for (size_t i = 0; i < sizeof(pairs) / sizeof(*pairs); i++) {
         py_tree t;
