@@ -99,9 +99,10 @@ static unsigned noqa_comment(const char *s, size_t n, int *file_wide)
 static void noqa_walk(const py_tree *t, TSNode n, noqa_map *nm)
 {
     TSTreeCursor c = ts_tree_cursor_new(n);
-    int down = 1;
-    for (;;) {
+    int down;
+    do {
         TSNode k = ts_tree_cursor_current_node(&c);
+        down = 1;
         const char *type = ts_node_type(k);
         unsigned a = ts_node_start_point(k).row, z = ts_node_end_point(k).row;
         if (!strcmp(type, "comment") && a < nm->lines) {
@@ -124,16 +125,8 @@ static void noqa_walk(const py_tree *t, TSNode n, noqa_map *nm)
             for (unsigned l = a; l < z && l < nm->lines; l++)
                 nm->target[l] = z;
         }
-        if (down && ts_tree_cursor_goto_first_child(&c))
-            continue;
-        down = 1;
-        while (!ts_tree_cursor_goto_next_sibling(&c)) {
-            if (!ts_tree_cursor_goto_parent(&c)) {
-                ts_tree_cursor_delete(&c);
-                return;
-            }
-        }
-    }
+    } while (py_cursor_next(&c, down));
+    ts_tree_cursor_delete(&c);
 }
 
 static int noqa_suppressed(const noqa_map *nm, unsigned line, unsigned bit)

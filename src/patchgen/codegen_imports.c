@@ -223,21 +223,16 @@ static int holds_statements(TSNode n)
 void cgimp_render(strvec *out, const py_tree *t, const pg_config *cfg)
 {
     TSTreeCursor cur = ts_tree_cursor_new(py_root(t));
-    for (;;) {
+    int enter;
+    do {
         TSNode n = ts_tree_cursor_current_node(&cur);
-        int enter = 0;
+        enter = 0;
         if (ts_node_is_named(n)) {
             if (is_import(n))
                 render_one(out, t, n, cfg);
             else
                 enter = holds_statements(n);
         }
-        if (enter && ts_tree_cursor_goto_first_child(&cur))
-            continue;
-        while (!ts_tree_cursor_goto_next_sibling(&cur))
-            if (!ts_tree_cursor_goto_parent(&cur))
-                goto done;
-    }
-done:
+    } while (py_cursor_next(&cur, enter));
     ts_tree_cursor_delete(&cur);
 }

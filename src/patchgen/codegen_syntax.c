@@ -183,24 +183,15 @@ unsigned cgsyn_indent_error_line(const py_tree *t, const char **why)
     leaf_walk w = {0, 0, 0, 0, 0, -1};
     TSTreeCursor cur = ts_tree_cursor_new(py_root(t));
     /* pre-order walk over leaves */
-    for (;;) {
+    do {
         TSNode n = ts_tree_cursor_current_node(&cur);
         if (ts_node_child_count(n) == 0 && ts_node_end_byte(n) > ts_node_start_byte(n)) {
             leaf_class c = leaf_of(n);
             if (c != L_COMMENT && visit_leaf(&w, &s, t, n, c) < 0)
                 break;
         }
-        if (ts_tree_cursor_goto_first_child(&cur))
-            continue;
-        while (!ts_tree_cursor_goto_next_sibling(&cur)) {
-            if (!ts_tree_cursor_goto_parent(&cur)) {
-                ts_tree_cursor_delete(&cur);
-                goto done;
-            }
-        }
-    }
+    } while (py_cursor_next(&cur, 1));
     ts_tree_cursor_delete(&cur);
-done:
     if (!s.bad_line && w.have_last && w.last_colon) {
         s.bad_line = (unsigned)w.last_row + 1;
         s.why = "expected an indented block";

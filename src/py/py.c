@@ -147,6 +147,16 @@ TSNode py_field(TSNode n, const char *field)
     return ts_node_child_by_field_name(n, field, (uint32_t)strlen(field));
 }
 
+int py_cursor_next(TSTreeCursor *c, int enter)
+{
+    if (enter && ts_tree_cursor_goto_first_child(c))
+        return 1;
+    while (!ts_tree_cursor_goto_next_sibling(c))
+        if (!ts_tree_cursor_goto_parent(c))
+            return 0;
+    return 1;
+}
+
 unsigned py_line(TSNode n)
 {
     return ts_node_start_point(n).row + 1;

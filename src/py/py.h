@@ -57,6 +57,12 @@ TSNode py_field(TSNode n, const char *field);
 unsigned py_line(TSNode n);
 unsigned py_col(TSNode n);
 
+/* Moves c to the next node of a pre-order walk: into the current node's first
+ * child when `enter` (and it has one), else to the next sibling of the node or of
+ * its nearest ancestor that has one, never above the node c started at. 0 when
+ * the walk is over. */
+int py_cursor_next(TSTreeCursor *c, int enter);
+
 /* This thread's tree-sitter parser for Python, made on first use and deleted at
  * thread exit; shared by every parse on the thread (each use is synchronous). */
 TSParser *py_thread_parser(void);

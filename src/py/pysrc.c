@@ -278,10 +278,11 @@ int pysrc_normalize_identifiers(strbuf *out, const py_tree *t)
         return 0;
     TSTreeCursor cur = ts_tree_cursor_new(py_root(t));
     size_t copied = 0;
-    int changed = 0, r = 0;
-    for (;;) {
+    int changed = 0, r = 0, enter;
+    do {
         TSNode n = ts_tree_cursor_current_node(&cur);
-        if (!strcmp(ts_node_type(n), "identifier")) {
+        enter = strcmp(ts_node_type(n), "identifier") != 0;
+        if (!enter) {
             size_t len, nl;
             const char *s = py_text(t, n, &len);
             char *norm = pysrc_nfkc(s, len, &nl);
@@ -301,13 +302,8 @@ int pysrc_normalize_identifiers(strbuf *out, const py_tree *t)
                 changed = 1;
                 free(norm);
             }
-        } else if (ts_tree_cursor_goto_first_child(&cur)) {
-            continue;
         }
-        while (!ts_tree_cursor_goto_next_sibling(&cur))
-            if (!ts_tree_cursor_goto_parent(&cur))
-                goto done;
-    }
+    } while (py_cursor_next(&cur, enter));
 done:
     ts_tree_cursor_delete(&cur);
     if (r < 0)

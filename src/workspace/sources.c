@@ -73,17 +73,11 @@ static int collect_tree(const py_tree *t, strvec *out)
 {
     TSTreeCursor cur = ts_tree_cursor_new(py_root(t));
     int r = 0;
-    for (;;) {
+    do {
         TSNode n = ts_tree_cursor_current_node(&cur);
         if (py_is(n, "call") && is_patchconfig_call(t, n) && (r = collect_call(t, n, out)) < 0)
             break;
-        if (ts_tree_cursor_goto_first_child(&cur))
-            continue;
-        while (!ts_tree_cursor_goto_next_sibling(&cur))
-            if (!ts_tree_cursor_goto_parent(&cur))
-                goto done;
-    }
-done:
+    } while (py_cursor_next(&cur, 1));
     ts_tree_cursor_delete(&cur);
     return r;
 }
