@@ -4,9 +4,10 @@
  * Why fixed buffers and a lock: worker threads register and unregister while
  * others do the same, and a signal may arrive on any thread at any time. The
  * threads take a mutex among themselves (a slot's path is never compared while
- * another thread rewrites it). The handler takes no lock and frees nothing: it
- * reads only slots marked live, whose path is static storage written before the
- * mark was set, so it can never read freed memory.
+ * another thread rewrites it), with the signals blocked while they hold it. The
+ * handler takes no lock and frees nothing: it reads only slots marked live, whose
+ * path is static storage written before the mark was set, so it can never read
+ * freed memory.
  *
  * Why tempfile_begin/end: a handler that removed what was registered while
  * another thread went on creating directories left the new ones behind (a ruff
@@ -146,12 +147,28 @@ static void install(void)
     }
 }
 
+/* The signals the handler catches blocked on this thread (the old mask in *saved):
+ * a handler that ran on a thread holding `lock` would wait for a thread in flight
+ * that waits for `lock` (it gave up after INFLIGHT_WAIT_MS and left that thread's
+ * new directory behind, unregistered). */
+static void block_signals(sigset_t *saved)
+{
+    sigset_t block;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &block, saved);
+}
+
 void tempfile_register(const char *path)
 {
     install();
     size_t n = strlen(path);
     if (!n || n >= PATH_MAX)
         return;
+    sigset_t saved;
+    block_signals(&saved);
     pthread_mutex_lock(&lock);
     for (size_t i = 0; i < TEMPFILE_SLOTS; i++) {
         if (atomic_load(&live[i]))
@@ -161,10 +178,13 @@ void tempfile_register(const char *path)
         break;
     }
     pthread_mutex_unlock(&lock);
+    pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }
 
 void tempfile_unregister(const char *path)
 {
+    sigset_t saved;
+    block_signals(&saved);
     pthread_mutex_lock(&lock);
     for (size_t i = 0; i < TEMPFILE_SLOTS; i++) {
         if (atomic_load(&live[i]) && !strcmp(paths[i], path)) {
@@ -173,17 +193,13 @@ void tempfile_unregister(const char *path)
         }
     }
     pthread_mutex_unlock(&lock);
+    pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }
 
 void tempfile_begin(sigset_t *saved)
 {
     install();
-    sigset_t block;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &block, saved);
+    block_signals(saved);
     atomic_fetch_add(&inflight, 1);
     if (atomic_load(&dying)) {
         /* the handler is removing what was registered: create nothing more and
