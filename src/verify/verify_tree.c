@@ -228,8 +228,10 @@ static int regen_into(verify_tree *t, const workspace *ws, const verify_tree_opt
     upstream *up = NULL;
     upstream_opts uo;
     memset(&uo, 0, sizeof(uo));
+    /* a relative --source is the workspace's, as for check, regen and survey (ws is
+     * the workspace itself, not the scratch copy) */
     uo.spec = o->source ? o->source : ws->upstream;
-    uo.base_dir = o->source ? NULL : ws->root;
+    uo.base_dir = ws->root;
     if (upstream_open(&up, &uo) < 0)
         return pgci_error_wrap(PGCI_EIO, "cannot regenerate at %s", o->tag);
     size_t n = ws->configs.len;

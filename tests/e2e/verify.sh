@@ -196,6 +196,17 @@ PY
 expect_grep 'at transformers v1.1.0 \(a scratch copy with the files regenerated there\)' "$T/tag.md"
 expect_grep '^- `demo.models.qwen3.qwen3_npu_patch_gen_config` failed to regenerate at v1.1.0 and kept its old files' "$T/tag.md"
 
+# a relative --source is the workspace's, wherever pgci runs from (it was the current
+# directory's: from / the upstream was not found)
+(cd / && "$PGCI" verify -C "$W" based-on --tag v1.1.0 --source "dir:../upstream/{tag}" \
+    --ruff "$RUFF" --run-json "$T/tag-rel.json" > "$T/tag-rel.txt")
+python3 - "$T/tag.json" "$T/tag-rel.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p))["verification"] for p in sys.argv[1:])
+status = lambda v: {r["config"]: r["status"] for r in v["regen"]}
+assert status(a) == status(b), (status(a), status(b))
+PY
+
 # --- --tag in a git repository: HEAD plus the working tree's changes; .git untouched ------
 G=$T/repo
 mkdir "$G"
