@@ -166,32 +166,9 @@ static void index_import_stmt(builder *b, TSNode stmt, const import_ctx *ctx)
     b->import_stmts++;
 }
 
-static int is_import(TSNode n)
-{
-    return type_is(n, "import_statement") || type_is(n, "import_from_statement") ||
-           type_is(n, "future_import_statement");
-}
-
-/* Statement nodes whose children may hold statements. */
-static int holds_statements(TSNode n)
-{
-    static const char *const types[] = {
-        "module",          "block",          "if_statement",        "elif_clause",
-        "else_clause",     "try_statement",  "except_clause",       "except_group_clause",
-        "finally_clause",  "with_statement", "for_statement",       "while_statement",
-        "match_statement", "case_clause",    "decorated_definition"};
-    if (ts_node_is_null(n))
-        return 0;
-    const char *t = ts_node_type(n);
-    for (size_t i = 0; i < sizeof(types) / sizeof(*types); i++)
-        if (!strcmp(t, types[i]))
-            return 1;
-    return 0;
-}
-
 static void walk_imports(builder *b, TSNode n, import_ctx ctx)
 {
-    if (is_import(n)) {
+    if (pynode_is_import(n)) {
         index_import_stmt(b, n, &ctx);
         return;
     }
@@ -204,7 +181,7 @@ static void walk_imports(builder *b, TSNode n, import_ctx ctx)
         walk_imports(b, py_field(n, "body"), ctx);
         return;
     }
-    if (!holds_statements(n))
+    if (!pynode_holds_statements(n))
         return;
     if (type_is(n, "try_statement"))
         ctx.in_try = 1;
@@ -372,7 +349,7 @@ static void walk_init_body(builder *b, TSNode n, const char *self, str_vec *out)
             self_targets(b, py_field(asg, "left"), self, out);
         return;
     }
-    if (!holds_statements(n) || type_is(n, "decorated_definition"))
+    if (!pynode_holds_statements(n) || type_is(n, "decorated_definition"))
         return;
     TSNode *kids;
     size_t nk = pynode_children(n, 1, &kids);

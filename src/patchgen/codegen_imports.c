@@ -11,6 +11,8 @@
 
 #include <string.h>
 
+#include "py/pynode.h"
+
 typedef struct imp_alias {
     strbuf name;  /* dotted name, "*" for a wildcard */
     strbuf alias; /* empty when none */
@@ -188,30 +190,14 @@ static void render_one(strvec *out, const py_tree *t, TSNode n, const pg_config 
     strbuf_free(&module);
 }
 
-static int is_import(TSNode n)
-{
-    return py_is(n, "import_statement") || py_is(n, "import_from_statement") ||
-           py_is(n, "future_import_statement");
-}
-
-/* The nodes whose children may be statements (the statements that hold blocks,
- * their clauses, and blocks), as the index's import walk has them
- * (src/index/index_build.c, checked against CPython's ast on whole releases by
- * tests/corpus/10-index.sh): a statement is never under an expression, a parameter
- * or a decorator, so an import is never elsewhere. */
+/* The nodes whose children may be statements, def and class included (patchgen's
+ * ast.walk finds imports in their bodies too): the index's import walk has the
+ * same set (src/index/index_build.c, checked against CPython's ast on whole
+ * releases by tests/corpus/10-index.sh). */
 static int holds_statements(TSNode n)
 {
-    static const char *const types[] = {
-        "module",          "block",          "if_statement",         "elif_clause",
-        "else_clause",     "try_statement",  "except_clause",        "except_group_clause",
-        "finally_clause",  "with_statement", "for_statement",        "while_statement",
-        "match_statement", "case_clause",    "decorated_definition", "function_definition",
-        "class_definition"};
-    const char *type = ts_node_type(n);
-    for (size_t i = 0; i < sizeof(types) / sizeof(*types); i++)
-        if (!strcmp(type, types[i]))
-            return 1;
-    return 0;
+    return pynode_holds_statements(n) || py_is(n, "function_definition") ||
+           py_is(n, "class_definition");
 }
 
 /* Every import statement of the tree (free of syntax errors: codegen checked),
@@ -228,7 +214,7 @@ void cgimp_render(strvec *out, const py_tree *t, const pg_config *cfg)
         TSNode n = ts_tree_cursor_current_node(&cur);
         enter = 0;
         if (ts_node_is_named(n)) {
-            if (is_import(n))
+            if (pynode_is_import(n))
                 render_one(out, t, n, cfg);
             else
                 enter = holds_statements(n);

@@ -188,3 +188,25 @@ done:
     ts_tree_cursor_delete(&cur);
     return deeper;
 }
+
+int pynode_is_import(TSNode n)
+{
+    return py_is(n, "import_statement") || py_is(n, "import_from_statement") ||
+           py_is(n, "future_import_statement");
+}
+
+int pynode_holds_statements(TSNode n)
+{
+    static const char *const types[] = {
+        "module",          "block",          "if_statement",        "elif_clause",
+        "else_clause",     "try_statement",  "except_clause",       "except_group_clause",
+        "finally_clause",  "with_statement", "for_statement",       "while_statement",
+        "match_statement", "case_clause",    "decorated_definition"};
+    if (ts_node_is_null(n))
+        return 0;
+    const char *t = ts_node_type(n);
+    for (size_t i = 0; i < sizeof(types) / sizeof(*types); i++)
+        if (!strcmp(t, types[i]))
+            return 1;
+    return 0;
+}

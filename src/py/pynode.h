@@ -11,6 +11,15 @@
 #include "core/strbuf.h"
 #include "py/py.h"
 
+/* 1 when the node is an import statement (plain, from, or from __future__). */
+int pynode_is_import(TSNode n);
+
+/* 1 when the node's children may be statements: the module, a block, and the
+ * compound statements other than def and class with their clauses (their
+ * statements are under a block). A statement is never under an expression, a
+ * parameter or a decorator. */
+int pynode_holds_statements(TSNode n);
+
 /* 1 when the node is a comment (tree-sitter keeps comments as extra nodes, even in
  * the middle of a block or an argument list). */
 int pynode_is_comment(TSNode n);
