@@ -16,6 +16,7 @@
  */
 #include "patchgen/codegen.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -270,17 +271,30 @@ static void string_value(strbuf *out, const py_tree *t, TSNode e)
 
 /* extract_source_segment(): lines[start-1 .. end) extended upwards over lines
  * that are blank or start (after stripping) with '#' or '@'; joined with "\n". */
-static void segment(gen *g, strbuf *out, unsigned start, unsigned end)
+/* The first line (0-based) of segment(start, ..): the statement's, or above it
+ * the run of blank, comment and decorator-looking lines. *plain is set to 1 when
+ * that run holds no decorator-looking line. */
+static size_t segment_first(const gen *g, unsigned start, int *plain)
 {
     size_t a = start ? start - 1 : 0;
+    *plain = 1;
     while (a > 0 && a - 1 < g->lines.len) {
         cg_span l = g->lines.items[a - 1];
         cg_span st = cgtext_strip(l.p, l.n);
-        if (st.n == 0 || st.p[0] == '#' || st.p[0] == '@')
+        if (st.n == 0 || st.p[0] == '#' || st.p[0] == '@') {
+            *plain &= st.n == 0 || st.p[0] == '#';
             a--;
-        else
+        } else {
             break;
+        }
     }
+    return a;
+}
+
+static void segment(gen *g, strbuf *out, unsigned start, unsigned end)
+{
+    int plain;
+    size_t a = segment_first(g, start, &plain);
     size_t b = end < g->lines.len ? end : g->lines.len;
     for (size_t i = a; i < b; i++) {
         if (i > a)
@@ -456,16 +470,23 @@ static int excluded(const gen *g, const char *name)
 
 /* The cleaned replacement source (dedent, name_map, decorators stripped). With
  * `raw` also the text before decorator stripping (what patchgen parses). */
-static void replacement_source(const pg_patch *p, strbuf *clean, strbuf *raw)
+/* The replacement's source: raw as patchgen parses it (dedented, names mapped),
+ * clean as it is emitted (patch decorators stripped). *verbatim (when asked) is
+ * set to 1 when raw is the object's source lines unchanged. */
+static void replacement_source(const pg_patch *p, strbuf *clean, strbuf *raw, int *verbatim)
 {
     strbuf src = STRBUF_INIT, ded = STRBUF_INIT;
     cgsrc_object_source(&src, p->replacement);
+    if (verbatim)
+        *verbatim = 0;
     if (src.len) {
         cgtext_dedent(&ded, src.buf, src.len);
         cgsrc_apply_name_map(&ded, p->name_map, p->name_map_len);
         cgsrc_strip_patch_decorators(clean, ded.buf, ded.len);
         if (raw)
             strbuf_add(raw, ded.buf, ded.len);
+        if (verbatim)
+            *verbatim = ded.len == src.len && !memcmp(ded.buf, src.buf, src.len);
     }
     strbuf_free(&src);
     strbuf_free(&ded);
@@ -488,7 +509,7 @@ static void class_replacement(gen *g, strbuf *b, const char *name, unsigned s, u
     banner_reason_source(b, p);
     if (p->replacement) {
         strbuf clean = STRBUF_INIT, raw = STRBUF_INIT;
-        replacement_source(p, &clean, &raw);
+        replacement_source(p, &clean, &raw, NULL);
         if (raw.len) {
             strbuf old = STRBUF_INIT, neu = STRBUF_INIT;
             strbuf_addf(&old, "class %s", p->replacement->name);
@@ -527,7 +548,7 @@ static void function_replacement(gen *g, strbuf *b, const char *name, unsigned s
     banner_reason_source(b, p);
     if (p->replacement) {
         strbuf clean = STRBUF_INIT, raw = STRBUF_INIT;
-        replacement_source(p, &clean, &raw);
+        replacement_source(p, &clean, &raw, NULL);
         if (raw.len) {
             strbuf old = STRBUF_INIT, neu = STRBUF_INIT;
             strbuf_addf(&old, "def %s", p->replacement->name);
@@ -552,6 +573,41 @@ static void function_replacement(gen *g, strbuf *b, const char *name, unsigned s
 
 #include "patchgen/codegen_method.h"
 #include "patchgen/codegen_shared.h"
+
+/* Whether an override's raw source parses as Python and defines a function
+ * (patchgen applies it only then): known without a parse when raw is the source
+ * lines of a def the evaluator saw Python accept (pg_object.parses_alone).
+ * PGCI_VERIFY_REPARSE checks that answer against a parse. */
+static int override_parses(gen *g, const pg_patch *p, const strbuf *raw, int verbatim)
+{
+    if (!verbatim || !p->replacement->parses_alone)
+        return cg_shared_parses_with_function(g->sh, raw->buf, raw->len);
+    if (getenv("PGCI_VERIFY_REPARSE") && !cgm_parses_with_function(raw->buf, raw->len)) {
+        fprintf(stderr, "pgci: %s: the evaluator's answer differs from a parse of its source\n",
+                p->replacement->name);
+        abort();
+    }
+    return 1;
+}
+
+/* The first rewrite of a class can use the module's tree (cgm_state_view) when
+ * the class text is the module's own bytes from the top of its segment, and
+ * nothing but blank and comment lines stand above its first decorator. */
+static void class_view(gen *g, cgm_state *st, TSNode node, TSNode def, unsigned s,
+                       const strbuf *cls)
+{
+    int plain;
+    size_t a = segment_first(g, s, &plain);
+    if (!plain || a >= g->lines.len || ts_node_start_point(node).column != 0)
+        return;
+    size_t off = (size_t)(g->lines.items[a].p - g->src), at = ts_node_start_byte(node);
+    if (off > at || cls->len > g->src_len - off || memcmp(g->src + off, cls->buf, cls->len))
+        return;
+    size_t row0 = ts_node_start_point(node).row;
+    for (size_t i = off; i < at; i++)
+        row0 -= g->src[i] == '\n';
+    cgm_state_view(st, &g->tree, def, row0);
+}
 
 static void class_source(gen *g, TSNode node, TSNode def, const char *name)
 {
@@ -579,8 +635,9 @@ static void class_source(gen *g, TSNode node, TSNode def, const char *name)
         strbuf clean = STRBUF_INIT, raw = STRBUF_INIT;
         int applied = 0;
         if (p->replacement) {
-            replacement_source(p, &clean, &raw);
-            applied = raw.len && cg_shared_parses_with_function(g->sh, raw.buf, raw.len);
+            int verbatim;
+            replacement_source(p, &clean, &raw, &verbatim);
+            applied = raw.len && override_parses(g, p, &raw, verbatim);
         }
         if (!applied) {
             note(g, CG_NOTE_UNAPPLIED, (long)pi, target, 0,
@@ -617,6 +674,7 @@ static void class_source(gen *g, TSNode node, TSNode def, const char *name)
         strbuf cls = STRBUF_INIT;
         segment(g, &cls, s, e);
         cgm_state st = {0}; /* each rewrite re-parses the class from the last parse */
+        class_view(g, &st, node, def, s, &cls);
         for (size_t i = 0; i < sources.len; i++) {
             int added = 0;
             cg_shared_replace_method(g->sh, &st, &cls, sources.items[i].name,

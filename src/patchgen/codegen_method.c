@@ -8,6 +8,7 @@
  */
 #include "patchgen/codegen_method.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,11 +144,12 @@ static int is_empty_body_node(TSNode n)
 
 /* The class has the method: the preserved source replaces it, its leading comments
  * above the method's decorators (patchgen's _split_leading_comments()). */
-static void replace_existing(strvec *out, const cg_lines *lines, TSNode mnode, TSNode mdecorated,
-                             const char *preserved, size_t plen, size_t class_indent)
+static void replace_existing(strvec *out, const cg_lines *lines, size_t row0, TSNode mnode,
+                             TSNode mdecorated, const char *preserved, size_t plen,
+                             size_t class_indent)
 {
-    size_t mstart = ts_node_start_point(mnode).row;
-    size_t mend = end_line(mnode);
+    size_t mstart = ts_node_start_point(mnode).row - row0;
+    size_t mend = end_line(mnode) - row0;
     size_t mindent = mstart < lines->len ? indent_of(lines->items[mstart]) : class_indent + 4;
     /* _split_leading_comments() */
     cg_lines pl = VEC_INIT;
@@ -175,7 +177,7 @@ static void replace_existing(strvec *out, const cg_lines *lines, TSNode mnode, T
             strbuf_addc(&defsrc, '\n');
         strbuf_add(&defsrc, pl.items[k].p, pl.items[k].n);
     }
-    size_t dstart = ts_node_start_point(mdecorated).row; /* first decorator, or the def */
+    size_t dstart = ts_node_start_point(mdecorated).row - row0; /* first decorator, or the def */
     push_range(out, lines, 0, dstart);
     if (nlead)
         indent_preserved(out, lead.buf, lead.len, mindent);
@@ -189,14 +191,14 @@ static void replace_existing(strvec *out, const cg_lines *lines, TSNode mnode, T
 
 /* The class lacks the method: the preserved source is added, in place of an empty
  * body (`pass`, `...`) when there is one, else at the end. */
-static void add_new(strvec *out, const cg_lines *lines, TSNode empty, int have_empty,
+static void add_new(strvec *out, const cg_lines *lines, size_t row0, TSNode empty, int have_empty,
                     const char *preserved, size_t plen, size_t class_indent)
 {
     strvec ind = STRVEC_INIT;
     indent_preserved(&ind, preserved, plen, class_indent + 4);
     if (have_empty) {
-        size_t estart = ts_node_start_point(empty).row;
-        size_t eend = end_line(empty);
+        size_t estart = ts_node_start_point(empty).row - row0;
+        size_t eend = end_line(empty) - row0;
         cg_span hl = estart < lines->len ? lines->items[estart] : (cg_span){"", 0};
         const char *colon = NULL;
         for (size_t k = hl.n; k-- > 0;)
@@ -260,19 +262,14 @@ void cgm_replace_method(strbuf *cls, const char *method, const char *preserved, 
     cgm_state_free(&st);
 }
 
-void cgm_replace_method_in(cgm_state *st, strbuf *cls, const char *method, const char *preserved,
-                           int *added)
+/* The rewrite itself, on the class_definition cdef of tree t, whose row row0 is
+ * the first line of cls. */
+static void rewrite_at(const py_tree *t, TSNode cdef, size_t row0, strbuf *cls, const char *method,
+                       const char *preserved, int *added)
 {
-    *added = 0;
-    if (class_tree(st, cls) < 0)
-        return;
-    const py_tree *t = &st->t;
-    TSNode cdef = first_class(py_root(t));
-    if (!cgsyn_python_accepts(t) || ts_node_is_null(cdef))
-        return;
     cg_lines lines = VEC_INIT;
-    cgtext_splitlines(&lines, t->src, t->len);
-    size_t class_start = ts_node_start_point(cdef).row;
+    cgtext_splitlines(&lines, cls->buf, cls->len);
+    size_t class_start = ts_node_start_point(cdef).row - row0;
     size_t class_indent = class_start < lines.len ? indent_of(lines.items[class_start]) : 0;
 
     TSNode body = py_field(cdef, "body");
@@ -299,10 +296,10 @@ void cgm_replace_method_in(cgm_state *st, strbuf *cls, const char *method, const
     strvec out = STRVEC_INIT;
     size_t plen = strlen(preserved);
     if (have_m) {
-        replace_existing(&out, &lines, mnode, mdecorated, preserved, plen, class_indent);
+        replace_existing(&out, &lines, row0, mnode, mdecorated, preserved, plen, class_indent);
     } else {
         *added = 1;
-        add_new(&out, &lines, empty, have_empty, preserved, plen, class_indent);
+        add_new(&out, &lines, row0, empty, have_empty, preserved, plen, class_indent);
     }
     strbuf_reset(cls);
     for (size_t k = 0; k < out.len; k++) {
@@ -312,4 +309,67 @@ void cgm_replace_method_in(cgm_state *st, strbuf *cls, const char *method, const
     }
     strvec_free(&out);
     VEC_FREE(&lines);
+}
+
+/* The rewrite on a fresh parse of cls (in st, for the next rewrite to re-parse
+ * from). Leaves cls as it is when Python would not accept it. */
+static void rewrite_parsed(cgm_state *st, strbuf *cls, const char *method, const char *preserved,
+                           int *added)
+{
+    if (class_tree(st, cls) < 0)
+        return;
+    TSNode cdef = first_class(py_root(&st->t));
+    if (!cgsyn_python_accepts(&st->t) || ts_node_is_null(cdef))
+        return;
+    rewrite_at(&st->t, cdef, 0, cls, method, preserved, added);
+}
+
+void cgm_state_view(cgm_state *st, const py_tree *module, TSNode cdef, size_t row0)
+{
+    st->module = module;
+    st->cdef = cdef;
+    st->row0 = row0;
+}
+
+/* PGCI_VERIFY_REPARSE: the rewrite through the module's tree is the one a fresh
+ * parse of the class gives, or pgci aborts. */
+static void verify_view(const strbuf *before, const strbuf *after, const char *method,
+                        const char *preserved, int added)
+{
+    cgm_state fresh = {0};
+    strbuf cls = STRBUF_INIT;
+    strbuf_add(&cls, before->buf, before->len);
+    int fadded = 0;
+    rewrite_parsed(&fresh, &cls, method, preserved, &fadded);
+    if (fadded != added || cls.len != after->len || memcmp(cls.buf, after->buf, cls.len)) {
+        fprintf(stderr,
+                "pgci: the rewrite of %s through the module's tree differs from the one "
+                "through a fresh parse of its class\n",
+                method);
+        abort();
+    }
+    strbuf_free(&cls);
+    cgm_state_free(&fresh);
+}
+
+void cgm_replace_method_in(cgm_state *st, strbuf *cls, const char *method, const char *preserved,
+                           int *added)
+{
+    *added = 0;
+    if (!st->module) {
+        rewrite_parsed(st, cls, method, preserved, added);
+        return;
+    }
+    /* the first rewrite: the class as the module's tree has it; the next one
+     * parses the rewritten class */
+    const py_tree *module = st->module;
+    st->module = NULL;
+    strbuf before = STRBUF_INIT;
+    int verifying = getenv("PGCI_VERIFY_REPARSE") != NULL;
+    if (verifying)
+        strbuf_add(&before, cls->buf, cls->len);
+    rewrite_at(module, st->cdef, st->row0, cls, method, preserved, added);
+    if (verifying)
+        verify_view(&before, cls, method, preserved, *added);
+    strbuf_free(&before);
 }

@@ -31,11 +31,26 @@ void cgm_replace_method(strbuf *cls, const char *method, const char *preserved, 
 
 /* The parse a class's successive rewrites carry from one to the next: each one
  * re-parses the class incrementally from the last tree (py/reparse.h) instead of
- * from scratch. Zero it first; free with cgm_state_free. */
+ * from scratch. Zero it first; free with cgm_state_free.
+ *
+ * Before the first rewrite it may instead hold a view of the class in the tree of
+ * the module it comes from (cgm_state_view), so that the first rewrite parses
+ * nothing. */
 typedef struct cgm_state {
     py_tree t;
     int have;
+    const py_tree *module; /* the view, until the first rewrite; NULL when none */
+    TSNode cdef;
+    size_t row0;
 } cgm_state;
+
+/* The class text the next rewrite starts from is the bytes of module's rows
+ * row0.. up to the end of cdef's last line: the class_definition cdef, a
+ * top-level statement (column 0) of a module Python accepts, with only blank
+ * and comment lines between row0 and its first decorator. Then a fresh parse of
+ * that text finds the same class, rows shifted by row0, and accepts it too. The
+ * caller checks those bytes; module must outlive the first rewrite. */
+void cgm_state_view(cgm_state *st, const py_tree *module, TSNode cdef, size_t row0);
 
 /* cgm_replace_method(), with the class's tree from (and left in) st. */
 void cgm_replace_method_in(cgm_state *st, strbuf *cls, const char *method, const char *preserved,

@@ -28,6 +28,7 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/par.h"
+#include "patchgen/codegen_syntax.h"
 #include "patchgen/config_internal.h"
 #include "py/pynode.h"
 #include "py/pysrc.h"
@@ -532,6 +533,20 @@ static int apply_decorators(ce_ctx *c, TSNode n, pg_object *obj, TSNode *wrapped
     return r;
 }
 
+/* pg_object.parses_alone for the def n of m: a top-level def (column 0) of a file
+ * whose tree is its text's and whose indentation CPython accepts. Its lines alone
+ * (with the comments above and below it that patchgen takes along) then give the
+ * same statement, accepted too: at column 0 the tokenizer's indentation stack is
+ * empty, in the file as alone. */
+static int module_def_parses_alone(ce_module *m, TSNode n)
+{
+    if (ts_node_start_point(n).column != 0 || !m->tree_of_text || !m->tree)
+        return 0;
+    if (!m->accepted)
+        m->accepted = cgsyn_python_accepts(m->tree) ? 1 : -1;
+    return m->accepted > 0;
+}
+
 static int exec_definition(ce_ctx *c, TSNode n)
 {
     TSNode def = py_is(n, "decorated_definition") ? py_field(n, "definition") : n;
@@ -545,6 +560,7 @@ static int exec_definition(ce_ctx *c, TSNode n)
     obj->text_len = c->mod->text_len;
     obj->is_class = py_is(def, "class_definition");
     ce_object_lines(c->t, &c->ev->mem, &c->mod->first_class, &c->mod->classes_indexed, n, obj);
+    obj->parses_alone = !obj->is_class && module_def_parses_alone(c->mod, n);
     int rc = obj->is_class ? check_class_body(c, def) : check_def_header(c, def);
     if (rc < 0)
         return rc;
@@ -969,6 +985,7 @@ static int module_parse(ce_module *m, py_tree **out)
     int normalized = r == 0 ? pysrc_normalize_identifiers(&norm, t) : 0;
     if (normalized < 0)
         r = normalized;
+    m->tree_of_text = normalized == 0;
     if (normalized > 0) {
         py_tree_free(t);
         r = py_parse(t, norm.buf, norm.len, m->rel_path);

@@ -182,6 +182,9 @@ struct ce_module {
     int classes_indexed;
     py_tree *tree;          /* kept until the evaluator is freed: calling one of the module's
                                defs later needs its body (see ce_call_touches_config) */
+    int tree_of_text;       /* tree is text's own (no identifier was NFKC-normalised) */
+    int accepted;           /* Python's indentation rules on tree: 0 not yet known, 1 met,
+                               -1 broken (see module_def_parses_alone) */
     ce_module *importer;    /* the module whose import is loading this one (cycle report) */
     VEC(ce_module *) loads; /* sibling configs this one imports */
 };

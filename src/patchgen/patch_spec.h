@@ -44,6 +44,11 @@ typedef struct pg_object {
                             it (trailing comments indented like the body included) */
     int is_class;
     size_t text_len; /* strlen(text) */
+    /* 1 when the evaluator knows that these lines, with the comment block above
+     * them, taken alone, parse as Python and define a function: a def at column 0
+     * of a file Python accepts. 0 when it does not know (the code generator parses
+     * them to find out). */
+    int parses_alone;
 } pg_object;
 
 typedef struct pg_name_map_entry {

@@ -9,7 +9,8 @@
  *  - a failure sets exactly one line of message;
  *  - a success gives a well-formed PatchConfig: a dotted source_module, a
  *    target_file, every patch a target and a description, every replacement or
- *    helper a def/class whose lines lie inside its file's text, no empty name_map
+ *    helper a def/class whose lines lie inside its file's text (and whose
+ *    source, when the evaluator says it parses alone, does), no empty name_map
  *    key, no duplicate in drop_imported_names, and a JSON dump that renders.
  * Sanitizers (ASan, UBSan) catch the rest; the evaluator's own limits keep deep
  * nesting, huge literals and exploding lists bounded in time and memory.
@@ -20,6 +21,9 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/strbuf.h"
+#include "patchgen/codegen_method.h"
+#include "patchgen/codegen_source.h"
 #include "patchgen/config_dump.h"
 #include "patchgen/config_eval.h"
 
@@ -52,6 +56,12 @@ static void check_object(const pg_object *o)
     CHECK(strlen(o->text) == o->text_len);
     CHECK(o->start_line >= 1 && o->start_line <= o->end_line);
     CHECK(o->end_line <= count_lines(o->text, o->text_len));
+    if (o->parses_alone) { /* the code generator takes this without a parse */
+        strbuf src = STRBUF_INIT;
+        cgsrc_object_source(&src, o);
+        CHECK(cgm_parses_with_function(src.buf ? src.buf : "", src.len));
+        strbuf_free(&src);
+    }
 }
 
 static void check_config(const pg_config *c)

@@ -100,6 +100,20 @@ CASES = {
         "config.add_import('n', is_from_import=False, alias='nn')\n\n\n@config.add_helper\ndef h():\n\n\n\n"
         "    return 1\n\n\n@config.add_helper_after('b')\nclass H:\n    pass\n",
     ),
+    # what stands above a class with overrides: the generator takes the blank,
+    # comment and decorator-looking lines above it along with the class text (a
+    # continuation line starting with '@' makes that text fail to parse, and the
+    # class stays as it is); a string whose last lines look like comments; a
+    # decorated class with comments between its decorators and two overrides
+    "above_class": (
+        "y = (2\n@ 3)\nclass A:\n    def f(self):\n        return 1\n\n\n"
+        "x = \"\"\"\n# a\n# b \"\"\"\n\n# lead\nclass B:\n    def f(self):\n        return 1\n\n\n"
+        "# c1\n@d1\n# c2\n@d2(\n  1)\nclass C:\n    def f(self):\n        return 1\n\n"
+        "    def g(self):\n        pass\n",
+        "\n\n@config.override_method('A.f')\n@config.override_method('B.f')\n"
+        "@config.override_method('C.f')\ndef f(self):\n    return 2\n\n\n"
+        "@config.override_method('C.g')\n@config.override_method('C.h')\ndef g(self):\n    return 3\n",
+    ),
 }
 
 

@@ -162,10 +162,15 @@ static char *survey(const char *src_a, const char *src_b, const tpatch *ps, size
         p.type = ps[i].type;
         p.target = ps[i].target;
         if (ps[i].body) {
-            objs[i] = (pg_object){"body",      "cfg",
-                                  "/x/cfg.py", ps[i].body,
-                                  1,           count_lines(ps[i].body),
-                                  0,           strlen(ps[i].body)};
+            objs[i] = (pg_object){"body",
+                                  "cfg",
+                                  "/x/cfg.py",
+                                  ps[i].body,
+                                  1,
+                                  count_lines(ps[i].body),
+                                  0,
+                                  strlen(ps[i].body),
+                                  0};
             p.replacement = &objs[i];
         }
         VEC_PUSH(&cfg.patches, p);

@@ -308,6 +308,46 @@ static void test_siblings(void **state)
 
 /* --- small inline configs ----------------------------------------------------------------- */
 
+/* pg_object.parses_alone: set for a def at column 0 of a file Python accepts, so
+ * that codegen need not parse its source again; not for a nested def, a class, a
+ * file whose identifiers were NFKC-normalised or one whose indentation CPython
+ * rejects where tree-sitter does not. */
+static const pg_object *replacement_of(const pg_config *c, const char *target)
+{
+    for (size_t i = 0; i < c->patches.len; i++)
+        if (!strcmp(c->patches.items[i].target, target))
+            return c->patches.items[i].replacement;
+    fail_msg("no patch on %s", target);
+    return NULL;
+}
+
+static void test_parses_alone(void **state)
+{
+    (void)state;
+    pg_config *c =
+        eval_ok(HEAD "# why\n@config.override_method('A.f')\ndef f(self):\n    return 1\n"
+                     "\n\nif TYPE_CHECKING:\n    pass\nelse:\n    @config.override_method('A.g')\n"
+                     "    def g(self):\n        return 2\n"
+                     "\n\n@config.replace_class('B')\nclass B:\n    def h(self):\n"
+                     "        pass\n");
+    assert_int_equal(replacement_of(c, "A.f")->parses_alone, 1);
+    assert_int_equal(replacement_of(c, "A.g")->parses_alone, 0);
+    assert_int_equal(replacement_of(c, "B")->parses_alone, 0);
+    pg_config_free(c);
+
+    /* 'ﬁ' (U+FB01) is "fi" once normalised: the tree is of another text */
+    c = eval_ok(HEAD "@config.override_method('A.f')\ndef f(self):\n    \xef\xac\x81 = 1\n"
+                     "    return fi\n");
+    assert_int_equal(replacement_of(c, "A.f")->parses_alone, 0);
+    pg_config_free(c);
+
+    /* a dedent to a column no enclosing block uses, in another def */
+    c = eval_ok(HEAD "@config.override_method('A.f')\ndef f(self):\n    return 1\n\n\n"
+                     "def other():\n    if x:\n        y = 1\n      z = 2\n");
+    assert_int_equal(replacement_of(c, "A.f")->parses_alone, 0);
+    pg_config_free(c);
+}
+
 static void test_inline(void **state)
 {
     (void)state;
@@ -865,17 +905,12 @@ static void test_python_refusals(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_everything),
-        cmocka_unit_test(test_siblings),
-        cmocka_unit_test(test_inline),
-        cmocka_unit_test(test_error_fixtures),
-        cmocka_unit_test(test_unsupported_fixtures),
-        cmocka_unit_test(test_hostile_fixtures),
-        cmocka_unit_test(test_inline_errors),
-        cmocka_unit_test(test_limits),
-        cmocka_unit_test(test_dump_empty),
-        cmocka_unit_test(test_import_chain),
-        cmocka_unit_test(test_python_reading),
+        cmocka_unit_test(test_everything),       cmocka_unit_test(test_siblings),
+        cmocka_unit_test(test_inline),           cmocka_unit_test(test_parses_alone),
+        cmocka_unit_test(test_error_fixtures),   cmocka_unit_test(test_unsupported_fixtures),
+        cmocka_unit_test(test_hostile_fixtures), cmocka_unit_test(test_inline_errors),
+        cmocka_unit_test(test_limits),           cmocka_unit_test(test_dump_empty),
+        cmocka_unit_test(test_import_chain),     cmocka_unit_test(test_python_reading),
         cmocka_unit_test(test_python_refusals),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -486,10 +486,10 @@ static void test_shared_headers(void **state)
     strbuf abs = STRBUF_INIT;
     fs_join(&abs, t.ws.root, "m/q/q_gpu_patch_gen_config.py");
     pg_object objs[4] = {
-        {"a", "m", abs.buf, src, 3, 5, 0, strlen(src)},
-        {"b", "m", abs.buf, src, 6, 8, 0, strlen(src)},
-        {"f", "m", abs.buf, src, 12, 14, 0, strlen(src)},
-        {"c", "m", abs.buf, src, 15, 17, 0, strlen(src)},
+        {"a", "m", abs.buf, src, 3, 5, 0, strlen(src), 0},
+        {"b", "m", abs.buf, src, 6, 8, 0, strlen(src), 0},
+        {"f", "m", abs.buf, src, 12, 14, 0, strlen(src), 0},
+        {"c", "m", abs.buf, src, 15, 17, 0, strlen(src), 0},
     };
     const char *targets[4] = {"M.get_a", "M.get_b", "M.forward", "M.get_c"};
     pg_config c;
@@ -539,8 +539,8 @@ static void test_copied_body(void **state)
     strbuf ga = STRBUF_INIT, na = STRBUF_INIT;
     fs_join(&ga, t.ws.root, "m/q/q_gpu_patch_gen_config.py");
     fs_join(&na, t.ws.root, "m/q/q_npu_patch_gen_config.py");
-    pg_object go = {"q_forward_patched", "m", ga.buf, gpu, 1, 3, 0, strlen(gpu)};
-    pg_object no = {"q_npu_forward_patched", "m", na.buf, npu, 2, 4, 0, strlen(npu)};
+    pg_object go = {"q_forward_patched", "m", ga.buf, gpu, 1, 3, 0, strlen(gpu), 0};
+    pg_object no = {"q_npu_forward_patched", "m", na.buf, npu, 2, 4, 0, strlen(npu), 0};
     pg_config gc, nc;
     memset(&gc, 0, sizeof(gc));
     memset(&nc, 0, sizeof(nc));

@@ -266,7 +266,7 @@ static void test_concurrent_writers(void **state)
 }
 
 static const pg_object obj_a = {
-    "f", "pkg.sib_config", "/ws/sib_config.py", "def f():\n    pass\n", 1, 2, 0, 18};
+    "f", "pkg.sib_config", "/ws/sib_config.py", "def f():\n    pass\n", 1, 2, 0, 18, 0};
 
 static void base_config(pg_config *c, pg_patch *p)
 {
