@@ -175,7 +175,24 @@ static int visit_leaf(leaf_walk *w, indent_state *s, const py_tree *t, TSNode n,
     return 0;
 }
 
-unsigned cgsyn_indent_error_line(const py_tree *t, const char **why)
+/* Whether the walk may step over n without visiting its leaves: n lies on the row
+ * the walk is on (so none of its leaves starts a line), has no error, and its last
+ * leaf is neither a comment, empty nor a colon. A node without error holds both
+ * brackets of a pair or neither, and both ends of a string or neither, so the
+ * counts come out as they were; the last leaf leaves what it would have. */
+static int skippable(const leaf_walk *w, TSNode n)
+{
+    if (w->last_row < 0 || (long)ts_node_start_point(n).row != w->last_row ||
+        (long)ts_node_end_point(n).row != w->last_row || ts_node_has_error(n))
+        return 0;
+    TSNode k = n;
+    for (uint32_t c; (c = ts_node_child_count(k)) > 0;)
+        k = ts_node_child(k, c - 1);
+    leaf_class c = leaf_of(k);
+    return c != L_COMMENT && c != L_COLON && ts_node_end_byte(k) > ts_node_start_byte(k);
+}
+
+static unsigned indent_error_line(const py_tree *t, const char **why, int skip)
 {
     pthread_once(&leaves.once, leaves_init);
     indent_state s;
@@ -183,14 +200,22 @@ unsigned cgsyn_indent_error_line(const py_tree *t, const char **why)
     leaf_walk w = {0, 0, 0, 0, 0, -1};
     TSTreeCursor cur = ts_tree_cursor_new(py_root(t));
     /* pre-order walk over leaves */
+    int down;
     do {
         TSNode n = ts_tree_cursor_current_node(&cur);
-        if (ts_node_child_count(n) == 0 && ts_node_end_byte(n) > ts_node_start_byte(n)) {
-            leaf_class c = leaf_of(n);
-            if (c != L_COMMENT && visit_leaf(&w, &s, t, n, c) < 0)
-                break;
+        down = 1;
+        if (ts_node_child_count(n) == 0) {
+            if (ts_node_end_byte(n) > ts_node_start_byte(n)) {
+                leaf_class c = leaf_of(n);
+                if (c != L_COMMENT && visit_leaf(&w, &s, t, n, c) < 0)
+                    break;
+            }
+        } else if (skip && skippable(&w, n)) {
+            w.have_last = 1;
+            w.last_colon = 0;
+            down = 0;
         }
-    } while (py_cursor_next(&cur, 1));
+    } while (py_cursor_next(&cur, down));
     ts_tree_cursor_delete(&cur);
     if (!s.bad_line && w.have_last && w.last_colon) {
         s.bad_line = (unsigned)w.last_row + 1;
@@ -199,6 +224,16 @@ unsigned cgsyn_indent_error_line(const py_tree *t, const char **why)
     if (why)
         *why = s.why;
     return s.bad_line;
+}
+
+unsigned cgsyn_indent_error_line(const py_tree *t, const char **why)
+{
+    return indent_error_line(t, why, 1);
+}
+
+unsigned cgsyn_indent_error_line_every_leaf(const py_tree *t, const char **why)
+{
+    return indent_error_line(t, why, 0);
 }
 
 int cgsyn_python_accepts(const py_tree *t)

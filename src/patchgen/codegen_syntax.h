@@ -22,4 +22,9 @@ int cgsyn_python_accepts(const py_tree *t);
 /* The 1-based line of the first indentation error, 0 when there is none. */
 unsigned cgsyn_indent_error_line(const py_tree *t, const char **why);
 
+/* The same answer from a walk that visits every leaf, where the one above steps
+ * over what lies on one row: the reference the tests and fuzz_codegen check it
+ * against. */
+unsigned cgsyn_indent_error_line_every_leaf(const py_tree *t, const char **why);
+
 #endif

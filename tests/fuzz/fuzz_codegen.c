@@ -12,6 +12,8 @@
  *  - a failure sets exactly one line of message;
  *  - a success gives output that starts with patchgen's header and holds no NUL
  *    the input did not hold.
+ *  - the indentation check that steps over what lies on one row gives the answer
+ *    of the one that visits every leaf, on the input's tree.
  * Sanitizers catch the rest.
  */
 #include <stdint.h>
@@ -21,6 +23,8 @@
 
 #include "core/error.h"
 #include "patchgen/codegen.h"
+#include "patchgen/codegen_syntax.h"
+#include "py/py.h"
 #include "patchgen/config_eval.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -28,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define CHECK(cond)                                                                                \
     do {                                                                                           \
         if (!(cond)) {                                                                             \
-            fprintf(stderr, "fuzz_codegen: invariant failed: %s (line %d)\n", #cond, __LINE__);   \
+            fprintf(stderr, "fuzz_codegen: invariant failed: %s (line %d)\n", #cond, __LINE__);    \
             abort();                                                                               \
         }                                                                                          \
     } while (0)
@@ -84,6 +88,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         load_config();
     strbuf src = STRBUF_INIT;
     codegen_read_upstream(&src, (const char *)data, size);
+    py_tree t;
+    if (py_parse(&t, src.buf ? src.buf : "", src.len, "<fuzz>") == 0) {
+        const char *w1 = NULL, *w2 = NULL;
+        CHECK(cgsyn_indent_error_line(&t, &w1) == cgsyn_indent_error_line_every_leaf(&t, &w2));
+        CHECK(w1 == w2);
+        py_tree_free(&t);
+    }
     cg_result res;
     int r = codegen_generate(config, src.buf ? src.buf : "", src.len, "9.9.9", &res);
     if (r < 0) {

@@ -128,11 +128,22 @@ static void test_indentation_like_cpython(void **state)
         {"x = (1,\n  2)\ny = 1 + \\\n      2\ns = '''\n   text\n'''\n", 1},
         {"\x0cx = 1\nif x:\n\x0c    y = 2\n", 1},
         {"if x:\n# c\n    y = 1\n      # deeper\n", 1},
+        /* what lies on one row, stepped over: colons inside it, a colon at its end */
+        {"x = {a: b}\nif y: pass\nd = lambda: (1)\ne = a[1:]\n", 1},
+        {"if x:  # c\n", 0},
+        {"e = a[1:]\n  b = 2\n", 0},
+        {"def f(): return {1: 2}\nclass C: x = f(a, [b, (c)])\n", 1},
+        {"s = f'{a:>{w}}' + \"\"\"t\nu\"\"\"[1:]\n  z = 1\n", 0},
+        {"for a in b[c:d]: e(f); g[h:]\n", 1},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         py_tree t;
         assert_int_equal(py_parse(&t, cases[i].src, strlen(cases[i].src), "<t>"), 0);
         assert_int_equal(cgsyn_python_accepts(&t), cases[i].ok);
+        const char *w1 = NULL, *w2 = NULL;
+        assert_int_equal(cgsyn_indent_error_line(&t, &w1),
+                         cgsyn_indent_error_line_every_leaf(&t, &w2));
+        assert_ptr_equal(w1, w2);
         py_tree_free(&t);
     }
 }
