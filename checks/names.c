@@ -96,15 +96,55 @@ static unsigned noqa_comment(const char *s, size_t n, int *file_wide)
     return 0;
 }
 
-static void noqa_walk(const py_tree *t, TSNode n, noqa_map *nm)
+/* The rows of src[0..len) that hold "noqa" in any case (ruff reads `# NOQA` and
+ * `# NoQa:` as `# noqa`), one flag each, and their count in *lines; NULL when
+ * no row does. */
+static unsigned char *noqa_rows(const char *src, size_t len, size_t *lines)
+{
+    unsigned char *rows = NULL;
+    size_t row = 0, cap = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = src[i];
+        if (c == '\n') {
+            row++;
+        } else if ((c | 0x20) == 'n' && len - i >= 4 && !strncasecmp(src + i, "noqa", 4)) {
+            if (row >= cap) {
+                size_t ncap = cap ? cap * 2 : 64;
+                while (ncap <= row)
+                    ncap *= 2;
+                rows = pgci_realloc(rows, ncap);
+                memset(rows + cap, 0, ncap - cap);
+                cap = ncap;
+            }
+            rows[row] = 1;
+        }
+    }
+    if (!rows)
+        return NULL;
+    *lines = row + 1;
+    if (cap < *lines) {
+        rows = pgci_realloc(rows, *lines);
+        memset(rows + cap, 0, *lines - cap);
+    }
+    return rows;
+}
+
+/* Fills nm from the comments and from the strings and continued lines that span
+ * rows. A node on one row holds none of the latter, and its comments matter only
+ * when its row holds "noqa" (rows): the walk steps over the others. */
+static void noqa_walk(const py_tree *t, TSNode n, noqa_map *nm, const unsigned char *rows)
 {
     TSTreeCursor c = ts_tree_cursor_new(n);
     int down;
     do {
         TSNode k = ts_tree_cursor_current_node(&c);
         down = 1;
-        const char *type = ts_node_type(k);
         unsigned a = ts_node_start_point(k).row, z = ts_node_end_point(k).row;
+        if (z == a && (a >= nm->lines || !rows[a])) {
+            down = 0;
+            continue;
+        }
+        const char *type = ts_node_type(k);
         if (!strcmp(type, "comment") && a < nm->lines) {
             size_t len;
             const char *s = py_text(t, k, &len);
@@ -157,15 +197,14 @@ int check_names_tree(findings *out, const py_tree *t, const char *config, const 
         return r;
     }
     noqa_map nm = {NULL, NULL, 0, 0};
-    if (!o->ignore_noqa && d.len && memmem(t->src, t->len, "noqa", 4)) {
-        nm.lines = 1;
-        for (size_t i = 0; i < t->len; i++)
-            nm.lines += t->src[i] == '\n';
+    unsigned char *rows = !o->ignore_noqa && d.len ? noqa_rows(t->src, t->len, &nm.lines) : NULL;
+    if (rows) {
         nm.mask = pgci_calloc(nm.lines, sizeof(unsigned));
         nm.target = pgci_calloc(nm.lines, sizeof(unsigned));
         for (size_t l = 0; l < nm.lines; l++)
             nm.target[l] = (unsigned)l;
-        noqa_walk(t, py_root(t), &nm);
+        noqa_walk(t, py_root(t), &nm, rows);
+        free(rows);
     }
     for (size_t i = 0; i < d.len; i++) {
         const scope_diag *g = &d.items[i];

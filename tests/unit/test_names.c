@@ -588,6 +588,14 @@ static const snippet snippets[] = {
      "h = 1 + \\\n"
      "    undefined9  # noqa: F821\n",
      {{"F821", 3, 5, "undefined3"}, {"F821", 6, 6, "undefined6"}, {NULL, 0, 0, NULL}}},
+    /* "noqa" in no comment in lower case: the comments count all the same (the
+     * search for one was case-sensitive, and this file gave three findings) */
+    {"noqa_upper_only.py",
+     "import os  # NOQA\n"
+     "import sys  # NoQa: F401\n"
+     "print(undefined_x)  # NOQA: F821\n"
+     "print(undefined_y)  # Noqa: F401\n",
+     {{"F821", 4, 7, "undefined_y"}, {NULL, 0, 0, NULL}}},
     {"pkg/__init__.py",
      "__path__ = __path__ + [\"x\"]\n"
      "print(__path__, undefined_in_init)\n",
