@@ -191,6 +191,17 @@ static int nesting_error(const py_tree *t, TSNode n, const char *what, int limit
                           what[0] == 'b' ? "nested parentheses" : "levels of indentation");
 }
 
+/* Whether nothing inside n can pass a limit: each bracket or indentation level
+ * it opens takes at least one of its bytes, and a node without error holds both
+ * brackets of a pair or neither, so stepping over it leaves the counts as they
+ * were. */
+static int nesting_bounded(TSNode n, int brackets, int indent)
+{
+    uint32_t len = ts_node_end_byte(n) - ts_node_start_byte(n);
+    return len <= PYSRC_MAX_BRACKETS && brackets + (int)len <= PYSRC_MAX_BRACKETS &&
+           indent + (int)len <= PYSRC_MAX_INDENT && !ts_node_has_error(n);
+}
+
 int pysrc_check_nesting(const py_tree *t)
 {
     TSTreeCursor cur = ts_tree_cursor_new(py_root(t));
@@ -214,7 +225,7 @@ int pysrc_check_nesting(const py_tree *t)
         }
         /* a string's own brackets (f-string fields) are not the tokenizer's */
         if (strcmp(type, "string") && depth <= PYSRC_MAX_TREE_DEPTH &&
-            ts_tree_cursor_goto_first_child(&cur)) {
+            !nesting_bounded(n, brackets, indent) && ts_tree_cursor_goto_first_child(&cur)) {
             depth++;
             continue;
         }
@@ -267,20 +278,66 @@ static int is_keyword(const char *s)
     return 0;
 }
 
+/* The runs of bytes above 0x7f in a text, in order: the only places an identifier
+ * can need normalising. */
+typedef struct wide_runs {
+    size_t *end; /* end[i]: one past the last byte of run i */
+    size_t *start;
+    size_t len;
+} wide_runs;
+
+static void wide_runs_find(wide_runs *w, const char *s, size_t n)
+{
+    size_t cap = 0;
+    memset(w, 0, sizeof(*w));
+    for (size_t i = 0; i < n; i++) {
+        if ((unsigned char)s[i] < 0x80)
+            continue;
+        size_t j = i;
+        while (j < n && (unsigned char)s[j] >= 0x80)
+            j++;
+        if (w->len == cap) {
+            cap = cap ? cap * 2 : 16;
+            w->start = pgci_realloc(w->start, cap * sizeof(size_t));
+            w->end = pgci_realloc(w->end, cap * sizeof(size_t));
+        }
+        w->start[w->len] = i;
+        w->end[w->len++] = j;
+        i = j;
+    }
+}
+
+/* Whether [a, b) holds a byte of a run. */
+static int wide_runs_meet(const wide_runs *w, size_t a, size_t b)
+{
+    size_t lo = 0, hi = w->len; /* the first run ending after a */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (w->end[mid] <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < w->len && w->start[lo] < b;
+}
+
 int pysrc_normalize_identifiers(strbuf *out, const py_tree *t)
 {
-    /* an ASCII identifier is NFKC-normal: a source without a byte above 0x7f has
-     * nothing to normalise, and most have none */
-    size_t i = 0;
-    while (i < t->len && (unsigned char)t->src[i] < 0x80)
-        i++;
-    if (i == t->len)
+    /* an ASCII identifier is NFKC-normal: only nodes that hold a byte above 0x7f
+     * are entered, and a source without one (most) is not walked at all */
+    wide_runs wide;
+    wide_runs_find(&wide, t->src, t->len);
+    if (!wide.len)
         return 0;
     TSTreeCursor cur = ts_tree_cursor_new(py_root(t));
     size_t copied = 0;
     int changed = 0, r = 0, enter;
     do {
         TSNode n = ts_tree_cursor_current_node(&cur);
+        if (!wide_runs_meet(&wide, ts_node_start_byte(n), ts_node_end_byte(n))) {
+            enter = 0;
+            continue;
+        }
         enter = strcmp(ts_node_type(n), "identifier") != 0;
         if (!enter) {
             size_t len, nl;
@@ -306,6 +363,8 @@ int pysrc_normalize_identifiers(strbuf *out, const py_tree *t)
     } while (py_cursor_next(&cur, enter));
 done:
     ts_tree_cursor_delete(&cur);
+    free(wide.start);
+    free(wide.end);
     if (r < 0)
         return r;
     if (changed)
