@@ -936,19 +936,6 @@ static int exec_block(ce_ctx *c, TSNode block)
  */
 
 /* Rejects trees nested deeper than the walkers below are allowed to go. */
-/* Whether nothing inside n, at depth, can be deeper than the limit. Along any path
- * down the tree, a level either leaves out at least one byte of the level above
- * it or is one of the grammar's short chains of nodes over the same bytes (over
- * the 8,500 Python files of transformers 5.9.0, 5.16.1 and 5.24.0, VeOmni 0.1.12
- * and pgci's fixtures, 150 MB, a subtree's depth exceeds its length in bytes by
- * 2 at most): 4 levels a byte and 32 more is far beyond either. */
-static int depth_bounded(TSNode n, int depth)
-{
-    uint32_t len = ts_node_end_byte(n) - ts_node_start_byte(n);
-    return len < CE_MAX_TREE_DEPTH && depth + 4 * (int)len + 32 <= CE_MAX_TREE_DEPTH &&
-           !ts_node_has_error(n);
-}
-
 static int check_depth(const py_tree *t, const char *rel)
 {
     TSTreeCursor cur = ts_tree_cursor_new(py_root(t));
@@ -960,7 +947,8 @@ static int check_depth(const py_tree *t, const char *rel)
                                py_line(n), py_col(n), CE_MAX_TREE_DEPTH);
             break;
         }
-        if (!depth_bounded(n, depth) && ts_tree_cursor_goto_first_child(&cur)) {
+        if (!pynode_depth_bounded(n, (unsigned)depth, CE_MAX_TREE_DEPTH) &&
+            ts_tree_cursor_goto_first_child(&cur)) {
             depth++;
             continue;
         }

@@ -165,13 +165,20 @@ TSNode pynode_docstring(const py_tree *t, TSNode body)
     return ok ? lit : null;
 }
 
+int pynode_depth_bounded(TSNode n, unsigned depth, unsigned limit)
+{
+    uint32_t len = ts_node_end_byte(n) - ts_node_start_byte(n);
+    return len < limit && depth + 4 * len + 32 <= limit && !ts_node_has_error(n);
+}
+
 int pynode_deeper_than(TSNode n, unsigned limit)
 {
     TSTreeCursor cur = ts_tree_cursor_new(n);
     unsigned depth = 0;
     int deeper = 0;
     for (;;) {
-        if (ts_tree_cursor_goto_first_child(&cur)) {
+        if (!pynode_depth_bounded(ts_tree_cursor_current_node(&cur), depth, limit) &&
+            ts_tree_cursor_goto_first_child(&cur)) {
             if (++depth > limit) {
                 deeper = 1;
                 break;
