@@ -142,14 +142,84 @@ static int is_empty_body_node(TSNode n)
     return 0;
 }
 
+/* ---- the class as a list of body items ----------------------------------------------
+ *
+ * What a rewrite reads of a class's tree: where the class starts, and its body's
+ * statements in order (a def's name, the rows of its first decorator, of `def` and
+ * of its end; whether it is an empty `pass` / `...`). A rewrite of a method the
+ * class has changes one item, so the list after it can often be worked out without
+ * parsing the class again (model_update), where patchgen re-parses. */
+
+typedef struct cgm_item {
+    char *name;     /* a def's name; NULL for any other statement */
+    size_t start;   /* its first row (first decorator) */
+    size_t def_row; /* a def: the row of `def` */
+    size_t end;     /* end_line() of the def, or of the statement */
+    int empty;      /* `pass` or `...` */
+} cgm_item;
+
+/* What a rewrite did, for model_update. */
+typedef struct rewrite_info {
+    int replaced;        /* the method was there (replace_existing) */
+    int appended;        /* it was not, and went at the end (add_new, no empty body) */
+    size_t first;        /* appended: the first line of what was added */
+    size_t item;         /* which item */
+    size_t nlead, ndef;  /* lines put above its decorators, lines of the new def */
+    size_t mindent;      /* the def's indentation */
+    int lead_is_comment; /* the lines put above it are comments or blank */
+} rewrite_info;
+
+struct cgm_model {
+    VEC(cgm_item) items;
+    size_t class_row;
+    rewrite_info last; /* the last rewrite, when pending */
+    int pending;       /* items not yet brought up to date after it */
+};
+
+static void model_free(cgm_model *md)
+{
+    if (!md)
+        return;
+    for (size_t i = 0; i < md->items.len; i++)
+        free(md->items.items[i].name);
+    VEC_FREE(&md->items);
+    free(md);
+}
+
+/* The items of the class cdef of tree t, rows counted from row0. */
+static cgm_model *model_from_tree(const py_tree *t, TSNode cdef, size_t row0)
+{
+    cgm_model *md = pgci_calloc(1, sizeof(*md));
+    md->class_row = ts_node_start_point(cdef).row - row0;
+    TSNode body = py_field(cdef, "body");
+    uint32_t c = ts_node_named_child_count(body);
+    for (uint32_t i = 0; i < c; i++) {
+        TSNode item = ts_node_named_child(body, i);
+        if (py_is(item, "comment"))
+            continue;
+        TSNode def = py_is(item, "decorated_definition") ? py_field(item, "definition") : item;
+        cgm_item it = {NULL, ts_node_start_point(item).row - row0, 0, 0, 0};
+        if (py_is(def, "function_definition")) {
+            TSNode nm = py_field(def, "name");
+            it.name = ts_node_is_null(nm) ? pgci_strdup("") : py_text_dup(t, nm);
+            it.def_row = ts_node_start_point(def).row - row0;
+            it.end = end_line(def) - row0;
+        } else {
+            it.empty = is_empty_body_node(item);
+            it.end = end_line(item) - row0;
+        }
+        VEC_PUSH(&md->items, it);
+    }
+    return md;
+}
+
 /* The class has the method: the preserved source replaces it, its leading comments
  * above the method's decorators (patchgen's _split_leading_comments()). */
-static void replace_existing(strvec *out, const cg_lines *lines, size_t row0, TSNode mnode,
-                             TSNode mdecorated, const char *preserved, size_t plen,
-                             size_t class_indent)
+static void replace_existing(strvec *out, const cg_lines *lines, const cgm_item *m,
+                             const char *preserved, size_t plen, size_t class_indent,
+                             rewrite_info *ri)
 {
-    size_t mstart = ts_node_start_point(mnode).row - row0;
-    size_t mend = end_line(mnode) - row0;
+    size_t mstart = m->def_row, mend = m->end, dstart = m->start;
     size_t mindent = mstart < lines->len ? indent_of(lines->items[mstart]) : class_indent + 4;
     /* _split_leading_comments() */
     cg_lines pl = VEC_INIT;
@@ -167,22 +237,30 @@ static void replace_existing(strvec *out, const cg_lines *lines, size_t row0, TS
     while (nlead > 0 && cgtext_is_blank(pl.items[nlead - 1].p, pl.items[nlead - 1].n))
         nlead--;
     strbuf lead = STRBUF_INIT, defsrc = STRBUF_INIT;
+    ri->lead_is_comment = 1;
     for (size_t k = 0; k < nlead; k++) {
         if (k)
             strbuf_addc(&lead, '\n');
         strbuf_add(&lead, pl.items[k].p, pl.items[k].n);
+        cg_span st = cgtext_strip(pl.items[k].p, pl.items[k].n);
+        ri->lead_is_comment &= st.n == 0 || st.p[0] == '#';
     }
     for (size_t k = i; k < pl.len; k++) {
         if (k > i)
             strbuf_addc(&defsrc, '\n');
         strbuf_add(&defsrc, pl.items[k].p, pl.items[k].n);
     }
-    size_t dstart = ts_node_start_point(mdecorated).row - row0; /* first decorator, or the def */
     push_range(out, lines, 0, dstart);
+    size_t before = out->len;
     if (nlead)
         indent_preserved(out, lead.buf, lead.len, mindent);
+    ri->nlead = out->len - before;
     push_range(out, lines, dstart, mstart);
+    before = out->len;
     indent_preserved(out, defsrc.buf, defsrc.len, mindent);
+    ri->ndef = out->len - before;
+    ri->mindent = mindent;
+    ri->replaced = 1;
     push_range(out, lines, mend, lines->len);
     strbuf_free(&lead);
     strbuf_free(&defsrc);
@@ -191,14 +269,13 @@ static void replace_existing(strvec *out, const cg_lines *lines, size_t row0, TS
 
 /* The class lacks the method: the preserved source is added, in place of an empty
  * body (`pass`, `...`) when there is one, else at the end. */
-static void add_new(strvec *out, const cg_lines *lines, size_t row0, TSNode empty, int have_empty,
-                    const char *preserved, size_t plen, size_t class_indent)
+static void add_new(strvec *out, const cg_lines *lines, const cgm_item *empty,
+                    const char *preserved, size_t plen, size_t class_indent, rewrite_info *ri)
 {
     strvec ind = STRVEC_INIT;
     indent_preserved(&ind, preserved, plen, class_indent + 4);
-    if (have_empty) {
-        size_t estart = ts_node_start_point(empty).row - row0;
-        size_t eend = end_line(empty) - row0;
+    if (empty) {
+        size_t estart = empty->start, eend = empty->end;
         cg_span hl = estart < lines->len ? lines->items[estart] : (cg_span){"", 0};
         const char *colon = NULL;
         for (size_t k = hl.n; k-- > 0;)
@@ -230,76 +307,40 @@ static void add_new(strvec *out, const cg_lines *lines, size_t row0, TSNode empt
         if (out->len &&
             !cgtext_is_blank(out->items[out->len - 1], strlen(out->items[out->len - 1])))
             strvec_push(out, "");
+        ri->appended = 1;
+        ri->first = out->len;
+        ri->ndef = ind.len;
+        ri->mindent = class_indent + 4;
         for (size_t k = 0; k < ind.len; k++)
             strvec_push(out, ind.items[k]);
     }
     strvec_free(&ind);
 }
 
-void cgm_state_free(cgm_state *st)
-{
-    if (st->have)
-        py_tree_free(&st->t);
-    memset(st, 0, sizeof(*st));
-}
-
-/* The tree of cls in st->t: re-parsed from the last one when there is one. */
-static int class_tree(cgm_state *st, const strbuf *cls)
-{
-    if (st->have && py_reparse(&st->t, cls->buf, cls->len) == 0)
-        return 0;
-    cgm_state_free(st);
-    if (py_parse(&st->t, cls->buf, cls->len, "<class>") < 0)
-        return -1;
-    st->have = 1;
-    return 0;
-}
-
-void cgm_replace_method(strbuf *cls, const char *method, const char *preserved, int *added)
-{
-    cgm_state st = {0};
-    cgm_replace_method_in(&st, cls, method, preserved, added);
-    cgm_state_free(&st);
-}
-
-/* The rewrite itself, on the class_definition cdef of tree t, whose row row0 is
- * the first line of cls. */
-static void rewrite_at(const py_tree *t, TSNode cdef, size_t row0, strbuf *cls, const char *method,
-                       const char *preserved, int *added)
+/* The rewrite itself, on the class's items. */
+static void rewrite_model(const cgm_model *md, strbuf *cls, const char *method,
+                          const char *preserved, int *added, rewrite_info *ri)
 {
     cg_lines lines = VEC_INIT;
     cgtext_splitlines(&lines, cls->buf, cls->len);
-    size_t class_start = ts_node_start_point(cdef).row - row0;
-    size_t class_indent = class_start < lines.len ? indent_of(lines.items[class_start]) : 0;
-
-    TSNode body = py_field(cdef, "body");
-    TSNode mnode = {{0}, NULL, NULL}, mdecorated = {{0}, NULL, NULL}, empty = {{0}, NULL, NULL};
-    int have_m = 0, have_empty = 0;
-    uint32_t c = ts_node_named_child_count(body);
-    for (uint32_t i = 0; i < c; i++) {
-        TSNode item = ts_node_named_child(body, i);
-        TSNode def = py_is(item, "decorated_definition") ? py_field(item, "definition") : item;
-        if (!have_m && py_is(def, "function_definition")) {
-            TSNode nm = py_field(def, "name");
-            if (!ts_node_is_null(nm) && py_text_eq(t, nm, method)) {
-                mnode = def;
-                mdecorated = item;
-                have_m = 1;
-            }
-        }
-        if (!have_empty && is_empty_body_node(item)) {
-            empty = item;
-            have_empty = 1;
-        }
+    size_t class_indent = md->class_row < lines.len ? indent_of(lines.items[md->class_row]) : 0;
+    const cgm_item *m = NULL, *empty = NULL;
+    for (size_t i = 0; i < md->items.len; i++) {
+        const cgm_item *it = &md->items.items[i];
+        if (!m && it->name && !strcmp(it->name, method))
+            m = it;
+        if (!empty && it->empty)
+            empty = it;
     }
-
     strvec out = STRVEC_INIT;
     size_t plen = strlen(preserved);
-    if (have_m) {
-        replace_existing(&out, &lines, row0, mnode, mdecorated, preserved, plen, class_indent);
+    memset(ri, 0, sizeof(*ri));
+    if (m) {
+        ri->item = (size_t)(m - md->items.items);
+        replace_existing(&out, &lines, m, preserved, plen, class_indent, ri);
     } else {
         *added = 1;
-        add_new(&out, &lines, row0, empty, have_empty, preserved, plen, class_indent);
+        add_new(&out, &lines, empty, preserved, plen, class_indent, ri);
     }
     strbuf_reset(cls);
     for (size_t k = 0; k < out.len; k++) {
@@ -311,17 +352,164 @@ static void rewrite_at(const py_tree *t, TSNode cdef, size_t row0, strbuf *cls, 
     VEC_FREE(&lines);
 }
 
-/* The rewrite on a fresh parse of cls (in st, for the next rewrite to re-parse
- * from). Leaves cls as it is when Python would not accept it. */
-static void rewrite_parsed(cgm_state *st, strbuf *cls, const char *method, const char *preserved,
-                           int *added)
+/* 1 when s holds a line break other than "\n" that Python's str.splitlines()
+ * breaks at, a tab or a form feed: then rows and line numbers may part, or
+ * columns and indentation levels. */
+static int has_odd_space(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '\t' || c == '\v' || c == '\f' || c == '\r' || (c >= 0x1c && c <= 0x1e))
+            return 1;
+        if (c == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] == 0x85)
+            return 1;
+        if (c == 0xe2 && i + 2 < n && (unsigned char)s[i + 1] == 0x80 &&
+            ((unsigned char)s[i + 2] == 0xa8 || (unsigned char)s[i + 2] == 0xa9))
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * The items of the class after a rewrite (ri), without parsing the class: 0 and
+ * md updated, or -1 when that cannot be shown (the next rewrite parses). The class
+ * before it was accepted by Python. The lines the rewrite put in for the method,
+ * without the indentation it gave them, are parsed alone: when Python accepts them
+ * and they are one function definition (comments aside), they are the same
+ * statement at the class body's indentation (in place of a def at it, or added at
+ * the end when the body's first statement is at it; spaces only, no tab or form
+ * feed anywhere, no line break but "\n"), with the same rows less the offset, and
+ * the comments put above it change no statement. The class is then accepted too,
+ * its other items the same, those after it moved by the lines the rewrite added.
+ */
+static int model_update(cgm_model *md, const rewrite_info *ri, const strbuf *cls)
+{
+    if (!(ri->replaced && ri->lead_is_comment) && !ri->appended)
+        return -1;
+    if (!ri->ndef || has_odd_space(cls->buf, cls->len))
+        return -1;
+    cgm_item *m = ri->replaced ? &md->items.items[ri->item] : NULL;
+    size_t first = m ? m->def_row + ri->nlead : ri->first; /* the method's first line */
+    cg_lines lines = VEC_INIT;
+    cgtext_splitlines(&lines, cls->buf, cls->len);
+    int ok = first + ri->ndef <= lines.len;
+    if (ok && !m) { /* added at the end: the body must be at the indentation it got */
+        ok = md->items.len > 0 && md->items.items[0].start < lines.len &&
+             indent_of(lines.items[md->items.items[0].start]) == ri->mindent;
+    }
+    strbuf alone = STRBUF_INIT;
+    for (size_t k = first; ok && k < first + ri->ndef; k++) {
+        cg_span l = lines.items[k];
+        if (k > first)
+            strbuf_addc(&alone, '\n');
+        if (cgtext_is_blank(l.p, l.n))
+            continue;
+        ok = l.n > ri->mindent && cgtext_lstrip_off(l.p, l.n) >= ri->mindent;
+        if (ok)
+            strbuf_add(&alone, l.p + ri->mindent, l.n - ri->mindent);
+    }
+    VEC_FREE(&lines);
+    /* a backslash at the end would join the line after the def to it */
+    size_t e = alone.len;
+    while (e > 0 && (alone.buf[e - 1] == '\n' || alone.buf[e - 1] == ' '))
+        e--;
+    ok = ok && e > 0 && alone.buf[e - 1] != '\\';
+    py_tree t;
+    if (!ok || py_parse(&t, alone.buf, alone.len, "<method>") < 0) {
+        strbuf_free(&alone);
+        return -1;
+    }
+    strbuf_free(&alone);
+    TSNode stmt = {{0}, NULL, NULL}, def;
+    int n = 0;
+    TSNode root = py_root(&t);
+    uint32_t c = ts_node_named_child_count(root);
+    for (uint32_t i = 0; i < c; i++) {
+        TSNode k = ts_node_named_child(root, i);
+        if (!py_is(k, "comment")) {
+            stmt = k;
+            n++;
+        }
+    }
+    def = n == 1 && py_is(stmt, "decorated_definition") ? py_field(stmt, "definition") : stmt;
+    ok = n == 1 && py_is(def, "function_definition") &&
+         (!m || ts_node_start_point(stmt).row == 0) && cgsyn_python_accepts(&t);
+    if (ok) {
+        TSNode nm = py_field(def, "name");
+        cgm_item it = {ts_node_is_null(nm) ? pgci_strdup("") : py_text_dup(&t, nm),
+                       first + ts_node_start_point(stmt).row, first + ts_node_start_point(def).row,
+                       first + end_line(def), 0};
+        if (m) {
+            size_t delta = ri->nlead + ri->ndef - (m->end - m->def_row);
+            it.start = m->start + ri->nlead; /* above it: the upstream decorators */
+            free(m->name);
+            *m = it;
+            for (size_t i = ri->item + 1; i < md->items.len; i++) {
+                md->items.items[i].start += delta;
+                md->items.items[i].def_row += delta;
+                md->items.items[i].end += delta;
+            }
+        } else {
+            VEC_PUSH(&md->items, it);
+        }
+    }
+    py_tree_free(&t);
+    return ok ? 0 : -1;
+}
+
+/* ---- the state a class's rewrites carry ------------------------------------------------ */
+
+static void state_forget_model(cgm_state *st)
+{
+    model_free(st->md);
+    st->md = NULL;
+}
+
+void cgm_state_free(cgm_state *st)
+{
+    if (st->have)
+        py_tree_free(&st->t);
+    model_free(st->md);
+    memset(st, 0, sizeof(*st));
+}
+
+void cgm_state_forget(cgm_state *st)
+{
+    st->module = NULL;
+    state_forget_model(st);
+}
+
+/* The tree of cls in st->t: re-parsed from the last one when there is one. */
+static int class_tree(cgm_state *st, const strbuf *cls)
+{
+    if (st->have && py_reparse(&st->t, cls->buf, cls->len) == 0)
+        return 0;
+    if (st->have)
+        py_tree_free(&st->t);
+    st->have = 0;
+    if (py_parse(&st->t, cls->buf, cls->len, "<class>") < 0)
+        return -1;
+    st->have = 1;
+    return 0;
+}
+
+/* The items of cls from a parse of it (in st, for the next parse to start from);
+ * NULL when Python would not accept it. */
+static cgm_model *model_parsed(cgm_state *st, const strbuf *cls)
 {
     if (class_tree(st, cls) < 0)
-        return;
+        return NULL;
     TSNode cdef = first_class(py_root(&st->t));
     if (!cgsyn_python_accepts(&st->t) || ts_node_is_null(cdef))
-        return;
-    rewrite_at(&st->t, cdef, 0, cls, method, preserved, added);
+        return NULL;
+    return model_from_tree(&st->t, cdef, 0);
+}
+
+void cgm_replace_method(strbuf *cls, const char *method, const char *preserved, int *added)
+{
+    cgm_state st = {0};
+    cgm_replace_method_in(&st, cls, method, preserved, added);
+    cgm_state_free(&st);
 }
 
 void cgm_state_view(cgm_state *st, const py_tree *module, TSNode cdef, size_t row0)
@@ -331,24 +519,24 @@ void cgm_state_view(cgm_state *st, const py_tree *module, TSNode cdef, size_t ro
     st->row0 = row0;
 }
 
-/* PGCI_VERIFY_REPARSE: the rewrite through the module's tree is the one a fresh
- * parse of the class gives, or pgci aborts. */
-static void verify_view(const strbuf *before, const strbuf *after, const char *method,
-                        const char *preserved, int added)
+/* PGCI_VERIFY_REPARSE: the items the rewrites worked out are those of a fresh
+ * parse of the class, or pgci aborts. */
+static void verify_model(const cgm_model *md, const strbuf *cls, const char *how)
 {
     cgm_state fresh = {0};
-    strbuf cls = STRBUF_INIT;
-    strbuf_add(&cls, before->buf, before->len);
-    int fadded = 0;
-    rewrite_parsed(&fresh, &cls, method, preserved, &fadded);
-    if (fadded != added || cls.len != after->len || memcmp(cls.buf, after->buf, cls.len)) {
-        fprintf(stderr,
-                "pgci: the rewrite of %s through the module's tree differs from the one "
-                "through a fresh parse of its class\n",
-                method);
+    cgm_model *f = model_parsed(&fresh, cls);
+    int same = f && f->class_row == md->class_row && f->items.len == md->items.len;
+    for (size_t i = 0; same && i < md->items.len; i++) {
+        const cgm_item *a = &md->items.items[i], *b = &f->items.items[i];
+        same = !a->name == !b->name && (!a->name || !strcmp(a->name, b->name)) &&
+               a->start == b->start && a->end == b->end && a->empty == b->empty &&
+               (!a->name || a->def_row == b->def_row);
+    }
+    if (!same) {
+        fprintf(stderr, "pgci: the class items %s differ from a fresh parse's\n", how);
         abort();
     }
-    strbuf_free(&cls);
+    model_free(f);
     cgm_state_free(&fresh);
 }
 
@@ -356,20 +544,27 @@ void cgm_replace_method_in(cgm_state *st, strbuf *cls, const char *method, const
                            int *added)
 {
     *added = 0;
-    if (!st->module) {
-        rewrite_parsed(st, cls, method, preserved, added);
-        return;
-    }
-    /* the first rewrite: the class as the module's tree has it; the next one
-     * parses the rewritten class */
-    const py_tree *module = st->module;
-    st->module = NULL;
-    strbuf before = STRBUF_INIT;
     int verifying = getenv("PGCI_VERIFY_REPARSE") != NULL;
-    if (verifying)
-        strbuf_add(&before, cls->buf, cls->len);
-    rewrite_at(module, st->cdef, st->row0, cls, method, preserved, added);
-    if (verifying)
-        verify_view(&before, cls, method, preserved, *added);
-    strbuf_free(&before);
+    if (st->module) {
+        /* the first rewrite: the class as the module's tree has it */
+        state_forget_model(st);
+        st->md = model_from_tree(st->module, st->cdef, st->row0);
+        st->module = NULL;
+        if (verifying)
+            verify_model(st->md, cls, "read through the module's tree");
+    } else if (st->md && st->md->pending) {
+        /* the items after the last rewrite */
+        st->md->pending = 0;
+        if (model_update(st->md, &st->md->last, cls) < 0)
+            state_forget_model(st);
+        else if (verifying)
+            verify_model(st->md, cls, "worked out after a rewrite");
+    }
+    if (!st->md) {
+        st->md = model_parsed(st, cls);
+        if (!st->md)
+            return; /* Python would not accept the class: patchgen leaves it */
+    }
+    rewrite_model(st->md, cls, method, preserved, added, &st->md->last);
+    st->md->pending = 1; /* the items are brought up to date if another rewrite comes */
 }

@@ -29,20 +29,27 @@ int cgm_parses_with_function(const char *src, size_t len);
  * Leaves cls unchanged when it does not parse (as patchgen does). */
 void cgm_replace_method(strbuf *cls, const char *method, const char *preserved, int *added);
 
-/* The parse a class's successive rewrites carry from one to the next: each one
- * re-parses the class incrementally from the last tree (py/reparse.h) instead of
- * from scratch. Zero it first; free with cgm_state_free.
+/* What a class's successive rewrites carry from one to the next: the class's body
+ * items (a private list), worked out after a rewrite without a parse where that
+ * can be shown, else from a parse that re-parses incrementally from the last tree
+ * (py/reparse.h). Zero it first; free with cgm_state_free.
  *
  * Before the first rewrite it may instead hold a view of the class in the tree of
  * the module it comes from (cgm_state_view), so that the first rewrite parses
  * nothing. */
+typedef struct cgm_model cgm_model;
 typedef struct cgm_state {
     py_tree t;
     int have;
+    cgm_model *md;         /* the class's items, when known */
     const py_tree *module; /* the view, until the first rewrite; NULL when none */
     TSNode cdef;
     size_t row0;
 } cgm_state;
+
+/* The class text was changed by other means (a memoised rewrite): what st knows
+ * of it no longer holds. */
+void cgm_state_forget(cgm_state *st);
 
 /* The class text the next rewrite starts from is the bytes of module's rows
  * row0.. up to the end of cdef's last line: the class_definition cdef, a

@@ -189,7 +189,7 @@ void cg_shared_replace_method(cg_shared *s, cgm_state *st, strbuf *cls, const ch
         strbuf_reset(cls);
         strbuf_add(cls, w->text, w->len);
         *added = w->added;
-        st->module = NULL; /* cls is no longer the text the view shows */
+        cgm_state_forget(st); /* cls is no longer the text st knows */
         return;
     }
     cgm_replace_method_in(st, cls, method, preserved, added);

@@ -3,12 +3,14 @@
  * on arbitrary upstream modules.
  *
  * The input is the text of an upstream module; the config is fixed (below): method
- * overrides of A and of three fixture llama classes (two on one class, so that a
- * rewrite follows another), a class and a function replacement. PGCI_VERIFY_REPARSE
+ * overrides of A and of three fixture llama classes (three on one class, so that
+ * rewrites follow one another, one of a method the class lacks), a class and a
+ * function replacement. PGCI_VERIFY_REPARSE
  * is set, so the generator aborts where a tree it derives instead of parsing (the
- * first rewrite of a class seen through the module's tree, an override's source
- * known to parse from the evaluator, an incremental re-parse) differs from a
- * fresh parse. The target aborts too when an invariant breaks:
+ * first rewrite of a class seen through the module's tree, a class's items
+ * worked out after a rewrite, an override's source known to parse from the
+ * evaluator, an incremental re-parse) differs from a fresh parse. The target aborts too when an
+ * invariant breaks:
  *  - a failure sets exactly one line of message;
  *  - a success gives output that starts with patchgen's header and holds no NUL
  *    the input did not hold.
@@ -57,6 +59,14 @@ static const char config_src[] =
     "@config.override_method('LlamaRMSNorm.extra_repr')\n"
     "def init(self, *a):\n"
     "    pass\n"
+    "\n\n"
+    "# added to the class, after the others\n"
+    "@config.override_method('A.added')\n"
+    "@config.override_method('LlamaAttention.added')\n"
+    "@torch.no_grad()\n"
+    "def added(self):\n"
+    "    return (1,\n"
+    "            2)\n"
     "\n\n"
     "@config.replace_class('B')\n"
     "class NewB:\n"

@@ -148,6 +148,48 @@ static void test_indentation_like_cpython(void **state)
     }
 }
 
+/* A class's rewrites in a row, carrying one state (the class's items worked out
+ * after each rewrite instead of a parse, where that can be shown) give what each
+ * rewrite on a fresh parse gives: replaced methods with comments and decorators,
+ * one added at the end, one replaced after that, and a tab-indented class (no
+ * working out). PGCI_VERIFY_REPARSE checks the items against a parse as well. */
+static void test_rewrites_in_a_row(void **state)
+{
+    (void)state;
+    setenv("PGCI_VERIFY_REPARSE", "1", 1);
+    const char *classes[] = {
+        "class A(B):\n    x = 1\n\n    @dec\n    def f(self):\n        return 1\n    # f's end\n"
+        "\n    def g(self):\n        return 2",
+        "class T:\n\tdef f(self):\n\t\treturn 1\n\n\tdef g(self):\n\t\tpass",
+        "class E:\n    \"\"\"doc\"\"\"",
+    };
+    const char *steps[][2] = {
+        {"f", "# why f\ndef f(self):\n    return 10"},
+        {"g", "@other(\n    1)\ndef g(self):\n    return (20,\n            21)"},
+        {"h", "# added\ndef h(self):\n    return 30\n    # trailing"},
+        {"f", "def f(self):\n    return 11"},
+        {"k", "async def k(self):\n    return 40"},
+        {"g", "def g(self):\n    pass"},
+    };
+    for (size_t c = 0; c < sizeof(classes) / sizeof(classes[0]); c++) {
+        strbuf carried = STRBUF_INIT, fresh = STRBUF_INIT;
+        strbuf_adds(&carried, classes[c]);
+        strbuf_adds(&fresh, classes[c]);
+        cgm_state st = {0};
+        for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+            int a1 = 0, a2 = 0;
+            cgm_replace_method_in(&st, &carried, steps[i][0], steps[i][1], &a1);
+            cgm_replace_method(&fresh, steps[i][0], steps[i][1], &a2);
+            assert_string_equal(carried.buf, fresh.buf);
+            assert_int_equal(a1, a2);
+        }
+        cgm_state_free(&st);
+        strbuf_free(&carried);
+        strbuf_free(&fresh);
+    }
+    unsetenv("PGCI_VERIFY_REPARSE");
+}
+
 /* patchgen leaves a class alone when the text after an override no longer parses
  * (here: the override's spaces next to upstream tabs), so a second override that
  * would be appended is dropped - as CPython's TabError makes patchgen do. */
@@ -385,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_generate_matches_patchgen),
         cmocka_unit_test(test_imports_everywhere),
         cmocka_unit_test(test_indentation_like_cpython),
+        cmocka_unit_test(test_rewrites_in_a_row),
         cmocka_unit_test(test_override_into_unparsable_class_is_skipped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
