@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,16 +39,27 @@ typedef struct binding {
     unsigned line;
 } binding;
 
-typedef struct canon {
+/* A module-level statement of a canon and the tokens it gave. */
+typedef struct top_stmt {
+    uint32_t start, end; /* its bytes */
+    unsigned row;
+    size_t tok_begin, tok_end;
+} top_stmt;
+
+typedef struct canon canon;
+struct canon {
     const py_tree *t;
     arena mem; /* the text of tokens that are not slices of the source */
     VEC(tok) toks;
     VEC(binding) imports;
     VEC(binding) nested; /* imports inside functions or blocks */
     unsigned depth;
-    int record_nested; /* 1 while recording a nested import: it goes to `nested` */
-    TSNode walking;    /* the node walk() is in: the parent of the one it walks next */
-} canon;
+    int record_nested;  /* 1 while recording a nested import: it goes to `nested` */
+    TSNode walking;     /* the node walk() is in: the parent of the one it walks next */
+    VEC(top_stmt) tops; /* its module-level statements, but imports */
+    hashmap by_text;    /* pgci_hash of a statement's bytes, in hex -> 1 + its index in tops */
+    const canon *donor; /* a canon whose statements of the same bytes give their tokens */
+};
 
 #define MAX_DEPTH 400
 
@@ -344,6 +356,42 @@ static int is_string_node(TSNode n)
  * the cursor back on the node after. */
 static int walk(canon *c, TSTreeCursor *cur, int module_level);
 
+/* A module-level statement: walked, or its tokens copied from the donor's
+ * statement of the same bytes (a statement's tokens depend on nothing but its
+ * bytes, which parse the same anywhere at module level; only the lines move).
+ * Imports are walked: they bind names rather than give tokens. */
+static int walk_top(canon *c, TSTreeCursor *cur)
+{
+    TSNode n = ts_tree_cursor_current_node(cur);
+    if (sym_of(n)->kind == K_IMPORT || sym_of(n)->kind == K_COMMENT)
+        return walk(c, cur, 1);
+    uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+    unsigned row = ts_node_start_point(n).row;
+    char key[2 * sizeof(unsigned long) + 1];
+    snprintf(key, sizeof(key), "%0*lx", (int)(2 * sizeof(unsigned long)),
+             pgci_hash(c->t->src + a, b - a));
+    const canon *d = c->donor;
+    size_t k = d ? (size_t)(uintptr_t)hashmap_get(&d->by_text, key) : 0;
+    const top_stmt *ds = k ? &d->tops.items[k - 1] : NULL;
+    if (ds && ds->end - ds->start == b - a &&
+        !memcmp(d->t->src + ds->start, c->t->src + a, b - a)) {
+        for (size_t i = ds->tok_begin; i < ds->tok_end; i++) {
+            tok t = d->toks.items[i];
+            t.line = t.line - ds->row + row;
+            VEC_PUSH(&c->toks, t);
+        }
+        return 0;
+    }
+    size_t begin = c->toks.len;
+    int r = walk(c, cur, 1);
+    if (r == 0 && !c->donor) {
+        top_stmt ts = {a, b, row, begin, c->toks.len};
+        VEC_PUSH(&c->tops, ts);
+        hashmap_put(&c->by_text, key, (void *)(uintptr_t)c->tops.len);
+    }
+    return r;
+}
+
 static int walk_children(canon *c, TSTreeCursor *cur, int named_only, int module_level)
 {
     if (!ts_tree_cursor_goto_first_child(cur))
@@ -352,7 +400,7 @@ static int walk_children(canon *c, TSTreeCursor *cur, int named_only, int module
     do {
         if (named_only && !ts_node_is_named(ts_tree_cursor_current_node(cur)))
             continue;
-        r = walk(c, cur, module_level);
+        r = module_level ? walk_top(c, cur) : walk(c, cur, module_level);
     } while (r == 0 && ts_tree_cursor_goto_next_sibling(cur));
     ts_tree_cursor_goto_parent(cur);
     return r;
@@ -492,6 +540,8 @@ static void canon_free(canon *c)
     VEC_FREE(&c->toks);
     VEC_FREE(&c->imports);
     VEC_FREE(&c->nested);
+    VEC_FREE(&c->tops);
+    hashmap_free(&c->by_text);
     arena_free(&c->mem);
 }
 
@@ -592,9 +642,11 @@ int structural_compare_in(py_parse_set *set, const char *a, size_t alen, const c
     memset(&ca, 0, sizeof(ca));
     memset(&cb, 0, sizeof(cb));
     int r = parse_pair(set, a, alen, b, blen, &ta, &tb);
-    /* the regenerated file's errors first */
+    /* the regenerated file's errors first; the checked-in file's statements that
+     * are the regenerated file's, byte for byte, take their tokens */
     if (r == 0)
         r = canon_walk(&ca, &ta);
+    cb.donor = &ca;
     if (r == 0)
         r = canon_walk(&cb, &tb);
     if (r < 0)
