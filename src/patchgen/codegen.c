@@ -269,8 +269,6 @@ static void string_value(strbuf *out, const py_tree *t, TSNode e)
 
 /* ---- source segments ------------------------------------------------------- */
 
-/* extract_source_segment(): lines[start-1 .. end) extended upwards over lines
- * that are blank or start (after stripping) with '#' or '@'; joined with "\n". */
 /* The first line (0-based) of segment(start, ..): the statement's, or above it
  * the run of blank, comment and decorator-looking lines. *plain is set to 1 when
  * that run holds no decorator-looking line. */
@@ -291,6 +289,8 @@ static size_t segment_first(const gen *g, unsigned start, int *plain)
     return a;
 }
 
+/* extract_source_segment(): lines[start-1 .. end) extended upwards over lines
+ * that are blank or start (after stripping) with '#' or '@'; joined with "\n". */
 static void segment(gen *g, strbuf *out, unsigned start, unsigned end)
 {
     int plain;
@@ -469,10 +469,8 @@ static int excluded(const gen *g, const char *name)
 }
 
 /* The cleaned replacement source (dedent, name_map, decorators stripped). With
- * `raw` also the text before decorator stripping (what patchgen parses). */
-/* The replacement's source: raw as patchgen parses it (dedented, names mapped),
- * clean as it is emitted (patch decorators stripped). *verbatim (when asked) is
- * set to 1 when raw is the object's source lines unchanged. */
+ * `raw` also the text before decorator stripping (what patchgen parses), and with
+ * `verbatim` whether raw is the object's source lines unchanged. */
 static void replacement_source(const pg_patch *p, strbuf *clean, strbuf *raw, int *verbatim)
 {
     strbuf src = STRBUF_INIT, ded = STRBUF_INIT;
@@ -673,7 +671,7 @@ static void class_source(gen *g, TSNode node, TSNode def, const char *name)
         strbuf_adds(&b, "\n" BAR70 "\n");
         strbuf cls = STRBUF_INIT;
         segment(g, &cls, s, e);
-        cgm_state st = {0}; /* each rewrite re-parses the class from the last parse */
+        cgm_state st = {0}; /* what each rewrite leaves the next one of the class */
         class_view(g, &st, node, def, s, &cls);
         for (size_t i = 0; i < sources.len; i++) {
             int added = 0;
