@@ -162,15 +162,13 @@ static char *survey(const char *src_a, const char *src_b, const tpatch *ps, size
         p.type = ps[i].type;
         p.target = ps[i].target;
         if (ps[i].body) {
-            objs[i] = (pg_object){"body",
-                                  "cfg",
-                                  "/x/cfg.py",
-                                  ps[i].body,
-                                  1,
-                                  count_lines(ps[i].body),
-                                  0,
-                                  strlen(ps[i].body),
-                                  0};
+            objs[i] = (pg_object){.name = "body",
+                                  .module = "cfg",
+                                  .file = "/x/cfg.py",
+                                  .text = ps[i].body,
+                                  .start_line = 1,
+                                  .end_line = count_lines(ps[i].body),
+                                  .text_len = strlen(ps[i].body)};
             p.replacement = &objs[i];
         }
         VEC_PUSH(&cfg.patches, p);

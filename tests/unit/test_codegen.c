@@ -315,10 +315,20 @@ static void test_generate_matches_patchgen(void **state)
     memset(&c, 0, sizeof(c));
     c.source_module = "pkg.mods.up";
     c.target_file = "out.py";
-    pg_object fast_f = {"fast_f", "cfg", "/x/cfg.py", config_src, 9, 11, 0, sizeof(config_src) - 1,
-                        0};
-    pg_object new_helper = {"new_helper",           "cfg", "/x/cfg.py", config_src, 14, 16, 0,
-                            sizeof(config_src) - 1, 0};
+    pg_object fast_f = {.name = "fast_f",
+                        .module = "cfg",
+                        .file = "/x/cfg.py",
+                        .text = config_src,
+                        .start_line = 9,
+                        .end_line = 11,
+                        .text_len = sizeof(config_src) - 1};
+    pg_object new_helper = {.name = "new_helper",
+                            .module = "cfg",
+                            .file = "/x/cfg.py",
+                            .text = config_src,
+                            .start_line = 14,
+                            .end_line = 16,
+                            .text_len = sizeof(config_src) - 1};
     pg_patch p1 = {PG_METHOD_OVERRIDE, "A.f", &fast_f, NULL, NULL, "cfg",
                    "fast f",           NULL,  0,       NULL, 0,    0};
     pg_patch p2 = {PG_FUNCTION_REPLACEMENT,          "helper", &new_helper, NULL, NULL, "cfg",

@@ -486,10 +486,34 @@ static void test_shared_headers(void **state)
     strbuf abs = STRBUF_INIT;
     fs_join(&abs, t.ws.root, "m/q/q_gpu_patch_gen_config.py");
     pg_object objs[4] = {
-        {"a", "m", abs.buf, src, 3, 5, 0, strlen(src), 0},
-        {"b", "m", abs.buf, src, 6, 8, 0, strlen(src), 0},
-        {"f", "m", abs.buf, src, 12, 14, 0, strlen(src), 0},
-        {"c", "m", abs.buf, src, 15, 17, 0, strlen(src), 0},
+        {.name = "a",
+         .module = "m",
+         .file = abs.buf,
+         .text = src,
+         .start_line = 3,
+         .end_line = 5,
+         .text_len = strlen(src)},
+        {.name = "b",
+         .module = "m",
+         .file = abs.buf,
+         .text = src,
+         .start_line = 6,
+         .end_line = 8,
+         .text_len = strlen(src)},
+        {.name = "f",
+         .module = "m",
+         .file = abs.buf,
+         .text = src,
+         .start_line = 12,
+         .end_line = 14,
+         .text_len = strlen(src)},
+        {.name = "c",
+         .module = "m",
+         .file = abs.buf,
+         .text = src,
+         .start_line = 15,
+         .end_line = 17,
+         .text_len = strlen(src)},
     };
     const char *targets[4] = {"M.get_a", "M.get_b", "M.forward", "M.get_c"};
     pg_config c;
@@ -539,8 +563,20 @@ static void test_copied_body(void **state)
     strbuf ga = STRBUF_INIT, na = STRBUF_INIT;
     fs_join(&ga, t.ws.root, "m/q/q_gpu_patch_gen_config.py");
     fs_join(&na, t.ws.root, "m/q/q_npu_patch_gen_config.py");
-    pg_object go = {"q_forward_patched", "m", ga.buf, gpu, 1, 3, 0, strlen(gpu), 0};
-    pg_object no = {"q_npu_forward_patched", "m", na.buf, npu, 2, 4, 0, strlen(npu), 0};
+    pg_object go = {.name = "q_forward_patched",
+                    .module = "m",
+                    .file = ga.buf,
+                    .text = gpu,
+                    .start_line = 1,
+                    .end_line = 3,
+                    .text_len = strlen(gpu)};
+    pg_object no = {.name = "q_npu_forward_patched",
+                    .module = "m",
+                    .file = na.buf,
+                    .text = npu,
+                    .start_line = 2,
+                    .end_line = 4,
+                    .text_len = strlen(npu)};
     pg_config gc, nc;
     memset(&gc, 0, sizeof(gc));
     memset(&nc, 0, sizeof(nc));

@@ -265,8 +265,13 @@ static void test_concurrent_writers(void **state)
     strbuf_free(&dir);
 }
 
-static const pg_object obj_a = {
-    "f", "pkg.sib_config", "/ws/sib_config.py", "def f():\n    pass\n", 1, 2, 0, 18, 0};
+static const pg_object obj_a = {.name = "f",
+                                .module = "pkg.sib_config",
+                                .file = "/ws/sib_config.py",
+                                .text = "def f():\n    pass\n",
+                                .start_line = 1,
+                                .end_line = 2,
+                                .text_len = 18};
 
 static void base_config(pg_config *c, pg_patch *p)
 {
