@@ -254,6 +254,18 @@ static const char config_src[] =
     "    return a * 2\n"
     "";
 
+/* The def `name` of config_src, lines first..last. */
+static pg_object config_def(const char *name, unsigned first, unsigned last)
+{
+    return (pg_object){.name = name,
+                       .module = "cfg",
+                       .file = "/x/cfg.py",
+                       .text = config_src,
+                       .start_line = first,
+                       .end_line = last,
+                       .text_len = sizeof(config_src) - 1};
+}
+
 static const char expected[] =
     "# ==============================================================================\n"
     "#  AUTO-GENERATED FILE - DO NOT EDIT DIRECTLY\n"
@@ -315,20 +327,8 @@ static void test_generate_matches_patchgen(void **state)
     memset(&c, 0, sizeof(c));
     c.source_module = "pkg.mods.up";
     c.target_file = "out.py";
-    pg_object fast_f = {.name = "fast_f",
-                        .module = "cfg",
-                        .file = "/x/cfg.py",
-                        .text = config_src,
-                        .start_line = 9,
-                        .end_line = 11,
-                        .text_len = sizeof(config_src) - 1};
-    pg_object new_helper = {.name = "new_helper",
-                            .module = "cfg",
-                            .file = "/x/cfg.py",
-                            .text = config_src,
-                            .start_line = 14,
-                            .end_line = 16,
-                            .text_len = sizeof(config_src) - 1};
+    pg_object fast_f = config_def("fast_f", 9, 11);
+    pg_object new_helper = config_def("new_helper", 14, 16);
     pg_patch p1 = {PG_METHOD_OVERRIDE, "A.f", &fast_f, NULL, NULL, "cfg",
                    "fast f",           NULL,  0,       NULL, 0,    0};
     pg_patch p2 = {PG_FUNCTION_REPLACEMENT,          "helper", &new_helper, NULL, NULL, "cfg",

@@ -24,6 +24,19 @@ typedef struct tws {
     toml_value *doc;
 } tws;
 
+/* The def `name` of a config file (its source text), lines first..last. */
+static pg_object def_in(const char *name, const char *file, const char *text, unsigned first,
+                        unsigned last)
+{
+    return (pg_object){.name = name,
+                       .module = "m",
+                       .file = file,
+                       .text = text,
+                       .start_line = first,
+                       .end_line = last,
+                       .text_len = strlen(text)};
+}
+
 static void put(const char *root, const char *rel, const char *content)
 {
     strbuf p = STRBUF_INIT;
@@ -486,34 +499,10 @@ static void test_shared_headers(void **state)
     strbuf abs = STRBUF_INIT;
     fs_join(&abs, t.ws.root, "m/q/q_gpu_patch_gen_config.py");
     pg_object objs[4] = {
-        {.name = "a",
-         .module = "m",
-         .file = abs.buf,
-         .text = src,
-         .start_line = 3,
-         .end_line = 5,
-         .text_len = strlen(src)},
-        {.name = "b",
-         .module = "m",
-         .file = abs.buf,
-         .text = src,
-         .start_line = 6,
-         .end_line = 8,
-         .text_len = strlen(src)},
-        {.name = "f",
-         .module = "m",
-         .file = abs.buf,
-         .text = src,
-         .start_line = 12,
-         .end_line = 14,
-         .text_len = strlen(src)},
-        {.name = "c",
-         .module = "m",
-         .file = abs.buf,
-         .text = src,
-         .start_line = 15,
-         .end_line = 17,
-         .text_len = strlen(src)},
+        def_in("a", abs.buf, src, 3, 5),
+        def_in("b", abs.buf, src, 6, 8),
+        def_in("f", abs.buf, src, 12, 14),
+        def_in("c", abs.buf, src, 15, 17),
     };
     const char *targets[4] = {"M.get_a", "M.get_b", "M.forward", "M.get_c"};
     pg_config c;
@@ -563,20 +552,8 @@ static void test_copied_body(void **state)
     strbuf ga = STRBUF_INIT, na = STRBUF_INIT;
     fs_join(&ga, t.ws.root, "m/q/q_gpu_patch_gen_config.py");
     fs_join(&na, t.ws.root, "m/q/q_npu_patch_gen_config.py");
-    pg_object go = {.name = "q_forward_patched",
-                    .module = "m",
-                    .file = ga.buf,
-                    .text = gpu,
-                    .start_line = 1,
-                    .end_line = 3,
-                    .text_len = strlen(gpu)};
-    pg_object no = {.name = "q_npu_forward_patched",
-                    .module = "m",
-                    .file = na.buf,
-                    .text = npu,
-                    .start_line = 2,
-                    .end_line = 4,
-                    .text_len = strlen(npu)};
+    pg_object go = def_in("q_forward_patched", ga.buf, gpu, 1, 3);
+    pg_object no = def_in("q_npu_forward_patched", na.buf, npu, 2, 4);
     pg_config gc, nc;
     memset(&gc, 0, sizeof(gc));
     memset(&nc, 0, sizeof(nc));

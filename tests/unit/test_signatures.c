@@ -175,6 +175,18 @@ static void test_default_changed(void **state)
     free(got);
 }
 
+/* The override `name` that makes up the whole of a config's three-line source. */
+static pg_object cfg_def(const char *name, const char *src)
+{
+    return (pg_object){.name = name,
+                       .module = "cfg",
+                       .file = "/x/cfg.py",
+                       .text = src,
+                       .start_line = 1,
+                       .end_line = 3,
+                       .text_len = strlen(src)};
+}
+
 static void test_init_attr_renamed_used_by_patch(void **state)
 {
     (void)state;
@@ -182,13 +194,7 @@ static void test_init_attr_renamed_used_by_patch(void **state)
                                   "def mlp_forward(self, x):\n"
                                   "    return self.down_proj(self.act_fn(self.gate_proj(x)) * "
                                   "self.up_proj(x))\n";
-    pg_object o = {.name = "mlp_forward",
-                   .module = "cfg",
-                   .file = "/x/cfg.py",
-                   .text = cfg_src,
-                   .start_line = 1,
-                   .end_line = 3,
-                   .text_len = sizeof(cfg_src) - 1};
+    pg_object o = cfg_def("mlp_forward", cfg_src);
     char *got = survey("llama", PG_METHOD_OVERRIDE, "LlamaMLP.forward", &o);
     assert_non_null(strstr(got, "error init-attr-renamed: `LlamaMLP.__init__`: `self.act_fn` "
                                 "renamed to `self.activation_fn` and the patch still uses it\n"));
@@ -201,13 +207,7 @@ static void test_removed_import_used_by_patch(void **state)
     static const char cfg_src[] = "@config.override_method(\"Qwen3Attention.forward\")\n"
                                   "def attn_forward(self, x, mask: Optional[int] = None):\n"
                                   "    return x\n";
-    pg_object o = {.name = "attn_forward",
-                   .module = "cfg",
-                   .file = "/x/cfg.py",
-                   .text = cfg_src,
-                   .start_line = 1,
-                   .end_line = 3,
-                   .text_len = sizeof(cfg_src) - 1};
+    pg_object o = cfg_def("attn_forward", cfg_src);
     char *got = survey("qwen3", PG_METHOD_OVERRIDE, "Qwen3Attention.forward", &o);
     assert_non_null(strstr(got, "error import-removed: `Qwen3Attention.forward` uses `Optional`, "
                                 "which upstream no longer imports at v1.1.0\n"));
