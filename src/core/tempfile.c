@@ -37,7 +37,7 @@
 static char paths[TEMPFILE_SLOTS][PATH_MAX];
 static atomic_int live[TEMPFILE_SLOTS];
 static atomic_int installed;
-static atomic_int dying;    /* a signal arrived: the handler is removing */
+static atomic_int dying;    /* 0, or the signal whose handler is removing */
 static atomic_int inflight; /* threads between creating a path and registering it */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -88,6 +88,9 @@ static void remove_path(char *path, size_t len, size_t cap)
 #define INFLIGHT_WAIT_MS 5000
 /* Passes over the registered paths at most (see on_signal). */
 #define REMOVE_PASSES 200
+/* How long a thread that came to create a path after the signal waits for the
+ * handler to end the process: well past the handler's own waits. */
+#define DYING_WAIT_MS 30000
 
 static void pause_ms(long ms)
 {
@@ -115,9 +118,28 @@ static int remove_registered(void)
     return found;
 }
 
+/* Ends the process by sig's default action, whatever this thread's mask. A
+ * handler that only restored the default and raised relied on returning to a mask
+ * that lets sig through: ThreadSanitizer runs a handler late, at the thread's next
+ * intercepted call, and one run inside pthread_sigmask(SIG_BLOCK) returns to a
+ * mask that blocks sig. The raise then stayed pending on that thread while every
+ * thread waited in tempfile_begin: the process never ended (a test_core that hung
+ * CI under make tsan, most likely so). _exit is the last resort, in case the
+ * raised signal is held back all the same. */
+static void die_by(int sig)
+{
+    sigset_t only;
+    signal(sig, SIG_DFL);
+    sigemptyset(&only);
+    sigaddset(&only, sig);
+    pthread_sigmask(SIG_UNBLOCK, &only, NULL);
+    raise(sig);
+    _exit(128 + sig);
+}
+
 static void on_signal(int sig)
 {
-    atomic_store(&dying, 1);
+    atomic_store(&dying, sig);
     for (int ms = 0; ms < INFLIGHT_WAIT_MS && atomic_load(&inflight) > 0; ms++)
         pause_ms(1);
     /* the other threads run on until they next come to create a path: one may
@@ -125,8 +147,7 @@ static void on_signal(int sig)
      * until one finds nothing left */
     for (int pass = 0; pass < REMOVE_PASSES && remove_registered(); pass++)
         pause_ms(1);
-    signal(sig, SIG_DFL);
-    raise(sig);
+    die_by(sig);
 }
 
 static void install(void)
@@ -201,12 +222,15 @@ void tempfile_begin(sigset_t *saved)
     install();
     block_signals(saved);
     atomic_fetch_add(&inflight, 1);
-    if (atomic_load(&dying)) {
+    int sig = atomic_load(&dying);
+    if (sig) {
         /* the handler is removing what was registered: create nothing more and
-         * wait, signals blocked, for the process to end */
+         * wait, signals blocked, for the process to end; should it not end (the
+         * handler's thread stopped), end it here rather than wait forever */
         atomic_fetch_sub(&inflight, 1);
-        for (;;)
-            pause();
+        for (int ms = 0; ms < DYING_WAIT_MS; ms += 10)
+            pause_ms(10);
+        die_by(sig);
     }
 }
 

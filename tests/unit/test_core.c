@@ -342,6 +342,23 @@ static void test_opts(void **state)
     strvec_free(&rest);
 }
 
+/* waitpid with a limit: a child that has not ended after limit_ms is killed and
+ * the test fails, naming what it waited for (a blocking waitpid on a child that
+ * never ended hung CI until its time ran out). */
+static void wait_child(pid_t pid, int *st, int limit_ms, const char *what)
+{
+    for (int ms = 0; ms < limit_ms; ms += 5) {
+        pid_t got = waitpid(pid, st, WNOHANG);
+        assert_true(got == 0 || got == pid);
+        if (got == pid)
+            return;
+        usleep(5000);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, st, 0);
+    fail_msg("%s: the child had not ended after %d ms", what, limit_ms);
+}
+
 /* Worker threads register and unregister at once (regeneration's ruff temp
  * directories): no thread compares a path another frees (ThreadSanitizer found
  * one in `make tsan`), and every slot comes back. */
@@ -382,7 +399,40 @@ static void test_tempfile_threads_and_signal(void **state)
         _exit(0);
     }
     int st = 0;
-    assert_int_equal(waitpid(pid, &st, 0), pid);
+    wait_child(pid, &st, 30000, "SIGTERM raised after 8000 registrations");
+    assert_true(WIFSIGNALED(st));
+    assert_int_equal(WTERMSIG(st), SIGTERM);
+    struct stat sb;
+    assert_int_equal(lstat(dir, &sb), -1);
+}
+
+/* The handler ends the process even when it runs on a thread whose mask blocks
+ * its signal, as ThreadSanitizer's late handlers do (one run inside
+ * pthread_sigmask returns to a mask that blocks the signal). Called here as such
+ * a late handler is: directly, with SIGTERM blocked. The old handler's raise
+ * stayed pending and the child went on to exit 0. */
+static void test_tempfile_handler_with_signal_blocked(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/pgci-tempfile-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        tempfile_register(dir);
+        struct sigaction sa;
+        sigaction(SIGTERM, NULL, &sa);
+        if (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN)
+            _exit(2);
+        sigset_t term;
+        sigemptyset(&term);
+        sigaddset(&term, SIGTERM);
+        pthread_sigmask(SIG_BLOCK, &term, NULL);
+        sa.sa_handler(SIGTERM);
+        _exit(0);
+    }
+    int st = 0;
+    wait_child(pid, &st, 30000, "the handler called with SIGTERM blocked");
     assert_true(WIFSIGNALED(st));
     assert_int_equal(WTERMSIG(st), SIGTERM);
     struct stat sb;
@@ -446,7 +496,7 @@ static void test_tempfile_signal_while_creating(void **state)
         nanosleep(&d, NULL);
         kill(pid, SIGTERM);
         int st = 0;
-        assert_int_equal(waitpid(pid, &st, 0), pid);
+        wait_child(pid, &st, 30000, "SIGTERM to threads making directories");
         assert_true(WIFSIGNALED(st));
         assert_int_equal(WTERMSIG(st), SIGTERM);
         strvec left = STRVEC_INIT;
@@ -544,6 +594,7 @@ int main(void)
         cmocka_unit_test(test_proc_env_and_group),
         cmocka_unit_test(test_opts),
         cmocka_unit_test(test_tempfile_threads_and_signal),
+        cmocka_unit_test(test_tempfile_handler_with_signal_blocked),
         cmocka_unit_test(test_sha256_empty_null),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
