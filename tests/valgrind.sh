@@ -14,12 +14,16 @@ vg() {
     local name=$1
     shift
     local rc=0
-    valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+    timeout -k 10 "${PGCI_TEST_TIMEOUT:-600}" valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
         --show-leak-kinds=definite --suppressions=tests/valgrind.supp \
         "$PGCI" "$@" > "$T/$name.out" 2> "$T/$name.err" || rc=$?
     if [ "$rc" = 99 ]; then
         echo "valgrind: $name: memory errors" >&2
         cat "$T/$name.err" >&2
+        fails=$((fails + 1))
+    elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+        echo "valgrind: $name: timed out after ${PGCI_TEST_TIMEOUT:-600}s" >&2
+        tail -n 20 "$T/$name.err" >&2
         fails=$((fails + 1))
     else
         echo "ok    valgrind $name (exit $rc)"
