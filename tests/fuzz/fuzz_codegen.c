@@ -29,15 +29,9 @@
 #include "py/py.h"
 #include "patchgen/config_eval.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz.h"
 
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "fuzz_codegen: invariant failed: %s (line %d)\n", #cond, __LINE__);    \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char config_src[] =
     "from veomni.patchgen.patch_spec import PatchConfig\n"

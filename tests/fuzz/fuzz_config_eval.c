@@ -27,16 +27,9 @@
 #include "patchgen/config_dump.h"
 #include "patchgen/config_eval.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz.h"
 
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "fuzz_config_eval: invariant failed: %s (line %d)\n", #cond,           \
-                    __LINE__);                                                                     \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static workspace ws;
 static int have_ws = -1;

@@ -21,15 +21,9 @@
 #include "core/strbuf.h"
 #include "patchgen/difflib.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz.h"
 
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "fuzz_difflib: invariant failed: %s (line %d)\n", #cond, __LINE__);    \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 typedef struct text {
     const char *s;

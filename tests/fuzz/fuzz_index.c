@@ -22,16 +22,9 @@
 #include "index/index.h"
 #include "tests/tools/names_cmp.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz.h"
 
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "fuzz_index: invariant failed: %s (line %d): %s\n", #cond, __LINE__,   \
-                    pgci_error_last());                                                            \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void check_def(const index_module *m, const index_def *d, const index_def *twin,
                       unsigned lines)

@@ -21,16 +21,9 @@
 #include "py/py.h"
 #include "py/pysrc.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz.h"
 
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "fuzz_pysrc: invariant failed: %s (line %d): %s\n", #cond, __LINE__,   \
-                    pgci_error_last());                                                            \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int one_line(void)
 {

@@ -20,16 +20,9 @@
 #include "py/py.h"
 #include "py/pystr.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz.h"
 
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "fuzz_pystr: invariant failed: %s (line %d): %s\n", #cond, __LINE__,   \
-                    pgci_error_last());                                                            \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* UTF-8 with surrogates allowed (WTF-8), decoded by code point arithmetic. */
 static int wtf8_ok(const unsigned char *s, size_t n)

@@ -19,15 +19,9 @@
 #include "py/py.h"
 #include "py/reparse.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz.h"
 
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "fuzz_reparse: invariant failed: %s (line %d)\n", #cond, __LINE__);    \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int same_tree(const py_tree *a, const py_tree *b)
 {

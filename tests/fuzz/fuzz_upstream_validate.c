@@ -19,16 +19,9 @@
 #include "core/error.h"
 #include "upstream/upstream.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz.h"
 
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "fuzz_upstream_validate: invariant failed: %s (line %d): %s\n", #cond, \
-                    __LINE__, pgci_error_last());                                                  \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* 1 when s is well-formed UTF-8: decode each sequence to its code point, then
  * refuse overlong forms, surrogates and anything past U+10FFFF. */
