@@ -45,7 +45,8 @@ typedef struct gen {
     py_tree tree;
     const char *src;
     size_t src_len;
-    cg_lines lines; /* self.source_lines */
+    cg_lines lines;     /* self.source_lines */
+    int rows_are_lines; /* lines broke at "\n" only: line k is tree row k (class_view) */
     target_map classes, methods, functions;
     unsigned char *applied; /* per patch */
     strvec emitted_names;   /* top-level names emitted (for missing-target notes) */
@@ -588,12 +589,30 @@ static int override_parses(gen *g, const pg_patch *p, const strbuf *raw, int ver
     return 1;
 }
 
+/* 1 when str.splitlines() broke src where "\n" does, and nowhere else: no form
+ * feed, vertical tab, \x1c-\x1e, NEL or Unicode line separator. Otherwise a line
+ * number (a tree row) picks a line of another row, as in patchgen, and the text a
+ * class's segment gets is not the text of its node: the class cannot be read
+ * through the module's tree (fuzz_codegen: a form feed in a comment above a
+ * second class). */
+static int rows_are_lines(const char *src, size_t len, const cg_lines *lines)
+{
+    size_t rows = len ? 1 : 0;
+    for (const char *p = src, *end = src + len; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+        rows++;
+    if (len && src[len - 1] == '\n')
+        rows--; /* splitlines has no empty last line */
+    return rows == lines->len;
+}
+
 /* The first rewrite of a class can use the module's tree (cgm_state_view) when
  * the class text is the module's own bytes from the top of its segment, and
  * nothing but blank and comment lines stand above its first decorator. */
 static void class_view(gen *g, cgm_state *st, TSNode node, TSNode def, unsigned s,
                        const strbuf *cls)
 {
+    if (!g->rows_are_lines)
+        return;
     int plain;
     size_t a = segment_first(g, s, &plain);
     if (!plain || a >= g->lines.len || ts_node_start_point(node).column != 0)
@@ -957,6 +976,7 @@ int codegen_generate_shared(const pg_config *cfg, const char *source, size_t len
         goto done;
     }
     cgtext_splitlines(&g.lines, source, len);
+    g.rows_are_lines = rows_are_lines(source, len, &g.lines);
     g.applied = pgci_calloc(cfg->patches.len + 1, 1);
     for (size_t i = 0; i < cfg->patches.len; i++) {
         const pg_patch *p = &cfg->patches.items[i];

@@ -105,6 +105,15 @@ CASES = {
     # continuation line starting with '@' makes that text fail to parse, and the
     # class stays as it is); a string whose last lines look like comments; a
     # decorated class with comments between its decorators and two overrides
+    # a form feed above a class moves every later class's text a line up (line
+    # numbers count "\n", lines come from splitlines): the class text the
+    # generator gets is the line above it and its body less the last line
+    "formfeed_second_class": (
+        "# c\x0c d\nclass Z:\n    pass\nclass A:\n    def f(self):\n        pass\n\n\n"
+        "# e\x0c\x0c f\nclass B:\n    def f(self):\n        return 1\n    # tail\n\n\nx = 1\n",
+        "\n\n@config.override_method('A.f')\n@config.override_method('B.f')\ndef f(self):\n"
+        "    return 2\n",
+    ),
     "above_class": (
         "y = (2\n@ 3)\nclass A:\n    def f(self):\n        return 1\n\n\n"
         "x = \"\"\"\n# a\n# b \"\"\"\n\n# lead\nclass B:\n    def f(self):\n        return 1\n\n\n"

@@ -1,0 +1,6 @@
+# c d
+class Z:
+    pass
+class A:
+    def f(self):
+        pass
