@@ -2,8 +2,12 @@
 # Runs every libFuzzer target tests/fuzz/fuzz_<name>.c (picked up by wildcard).
 #
 #   tests/fuzz/run.sh fuzz-smoke   each target a few seconds (~5 s; all within a
-#                                  minute however many there are): part of make test
-#   tests/fuzz/run.sh fuzz         each target FUZZ_SECONDS seconds (default 300)
+#                                  minute however many there are), from a fixed
+#                                  seed (FUZZ_SEED, default 1): part of make test,
+#                                  so a red run means a change broke something, not
+#                                  that this run's dice found something old
+#   tests/fuzz/run.sh fuzz         each target FUZZ_SECONDS seconds (default 300),
+#                                  from a random seed: the search for new bugs
 #   FUZZ_TARGETS="toml py"         only these targets
 #   FUZZ_JOBS=2                    parallel compile jobs for the fuzz build
 #
@@ -63,11 +67,13 @@ make -s -j"${FUZZ_JOBS:-2}" fuzz-build BUILD="$BUILD" FUZZ_CC="$FUZZ_CC" >"$prob
 }
 
 n=${#targets[@]}
+seed=()
 if [ "$mode" = fuzz-smoke ]; then
     # ~5 s each, but all of them within a minute
     secs=$((50 / n))
     [ "$secs" -gt 5 ] && secs=5
     [ "$secs" -lt 1 ] && secs=1
+    seed=(-seed="${FUZZ_SEED:-1}")
 else
     secs=${FUZZ_SECONDS:-300}
 fi
@@ -102,7 +108,7 @@ for name in "${targets[@]}"; do
     [ -f "tests/fuzz/fuzz_$name.dict" ] && dict=(-dict="tests/fuzz/fuzz_$name.dict")
     log=$out/fuzz_$name.log
     t0=$SECONDS
-    if "$bin" "${dict[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+    if "$bin" "${dict[@]}" "${seed[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
         -artifact_prefix="$out/artifacts/${name}-" -print_final_stats=1 "$corpus" >"$log" 2>&1; then
         runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
         printf 'fuzz_%-16s ok   %3ds  %s runs  corpus %s\n' "$name" $((SECONDS - t0)) "$runs" \
