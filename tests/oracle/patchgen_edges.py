@@ -114,6 +114,14 @@ CASES = {
         "\n\n@config.override_method('A.f')\n@config.override_method('B.f')\ndef f(self):\n"
         "    return 2\n",
     ),
+    # the same separators in a config: above and inside an override, and in the
+    # comment patchgen takes along with it
+    "formfeed_in_config": (
+        "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 1\n",
+        "\n\n# a\x0c b\x1c c\u2028 d\n@config.override_method('A.f')\ndef f(self):\n"
+        "    # in\x0c side\x1d\n    return 2\n\n\n\x0c\n@config.override_method('A.g')\n"
+        "def g(self):\n    return 3\n",
+    ),
     "above_class": (
         "y = (2\n@ 3)\nclass A:\n    def f(self):\n        return 1\n\n\n"
         "x = \"\"\"\n# a\n# b \"\"\"\n\n# lead\nclass B:\n    def f(self):\n        return 1\n\n\n"
