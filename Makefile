@@ -185,8 +185,10 @@ ifneq ($(CUDA_PLUGIN),)
 	install -m 0755 $(CUDA_PLUGIN) $(DESTDIR)$(PREFIX)/lib/pgci/pgci-cuda.so
 endif
 
+# format: the tracked files and the new ones git does not ignore (a file not yet
+# added is formatted too); check-format: what is committed.
 format:
-	clang-format -i $(shell git ls-files '*.c' '*.h')
+	clang-format -i $(shell git ls-files --cached --others --exclude-standard '*.c' '*.h')
 
 check-format:
 	clang-format --dry-run -Werror $(shell git ls-files '*.c' '*.h')
