@@ -597,10 +597,13 @@ static int override_parses(gen *g, const pg_patch *p, const strbuf *raw, int ver
  * second class). */
 static int rows_are_lines(const char *src, size_t len, const cg_lines *lines)
 {
-    size_t rows = len ? 1 : 0;
-    for (const char *p = src, *end = src + len; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+    if (!len) /* an empty module (its source may be NULL, which memchr must not get) */
+        return lines->len == 0;
+    size_t rows = 1;
+    for (const char *p = src, *end = src + len; p < end && (p = memchr(p, '\n', (size_t)(end - p)));
+         p++)
         rows++;
-    if (len && src[len - 1] == '\n')
+    if (src[len - 1] == '\n')
         rows--; /* splitlines has no empty last line */
     return rows == lines->len;
 }
