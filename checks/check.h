@@ -94,11 +94,31 @@ typedef int (*check_input_fn)(const check_ctx *ctx, const check_input *in, void 
  * Returns 0, or the first failure in input order (its message set). */
 int check_each_input(const check_ctx *ctx, check_input_fn fn, void *arg, findings *out);
 
+/* A gate check that is the same work for every config, done config by config.
+ * The gate runs the consecutive .each checks of check_registry[] as one group
+ * (check_run_group): a worker runs all of them on one config, in table order,
+ * then drops the config's regenerated tree, which they share (ruff-equivalence's
+ * structural mode makes it, names reads it), so the run's peak memory is not every
+ * config's trees at once. */
+typedef struct check_each_def {
+    /* Before any config: CHECK_RAN with *arg set for one() and end() (NULL is
+     * fine), or CHECK_NOT_RUN / CHECK_NOT_CONFIGURED with *why set and nothing
+     * allocated, or a negative error (message in the error slot). NULL: CHECK_RAN. */
+    int (*begin)(const check_ctx *ctx, void **arg, strbuf *why);
+    /* One config; on a worker thread, configs in any order, beside the other
+     * checks of the group (so arg is shared across threads). */
+    check_input_fn one;
+    /* After every config: frees arg; returns CHECK_RAN, or CHECK_NOT_RUN with
+     * *why set when there turned out to be nothing to check. NULL: CHECK_RAN. */
+    int (*end)(const check_ctx *ctx, void *arg, strbuf *why);
+} check_each_def;
+
 struct survey_pair; /* checks/signatures.h */
 
 /* One check: the record every check has, wherever it runs. A gate check sets
- * run, a survey contract check compare; a check recorded by a pipeline stage or
- * a command (regen, logits) sets neither. */
+ * run (one pass over every config) or each (config by config), a survey contract
+ * check compare; a check recorded by a pipeline stage or a command (regen,
+ * logits) sets none. */
 typedef struct check_def {
     const char *id;      /* "drift" */
     const char *summary; /* one line for --help and reports */
@@ -106,15 +126,35 @@ typedef struct check_def {
      * CHECK_NOT_CONFIGURED (with *why set), or a negative error (message in the
      * error slot). */
     int (*run)(const check_ctx *ctx, findings *out, strbuf *why);
+    const check_each_def *each;
     /* A survey contract check: compares one config's upstream at tag A with tag
      * B and appends findings. NULL on a survey check whose findings another
      * check's compare makes (auto-docstring's come from signatures'). */
     void (*compare)(findings *out, const struct survey_pair *p);
 } check_def;
 
+/* Runs one gate check alone (.run, or .each over every input): its findings to
+ * out; the status as .run's. */
+int check_run(const check_def *c, const check_ctx *ctx, findings *out, strbuf *why);
+
+/* One check's outcome in a group. */
+typedef struct check_outcome {
+    int status; /* CHECK_RAN, CHECK_NOT_RUN, CHECK_NOT_CONFIGURED, or a negative error */
+    strbuf why; /* why it did not run, or the error's message */
+    findings fs;
+    double ms; /* time spent in its one(), summed over the workers */
+} check_outcome;
+
+/* Runs the .each checks defs[0..k) as one group over every input of ctx: out[c]
+ * is check c's outcome (findings in input order, whatever -j; an error is the
+ * first in input order). Free each with check_outcome_free(). */
+void check_run_group(const check_ctx *ctx, const check_def *const *defs, size_t k,
+                     check_outcome *out);
+void check_outcome_free(check_outcome *o);
+
 /* Which pipeline runs a check. */
 typedef enum {
-    CHECK_IN_GATE,   /* pgci check: .run over every config, in table order */
+    CHECK_IN_GATE,   /* pgci check: .run or .each over every config, in table order */
     CHECK_IN_SURVEY, /* pgci survey: .compare over each config, in table order */
     CHECK_RECORDED,  /* a stage or a command records it itself (regen, logits) */
 } check_where;

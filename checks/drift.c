@@ -43,39 +43,45 @@ static void drift_finding(findings *out, const check_input *in, const char *path
     strbuf_free(&to);
 }
 
-static int run_drift(const check_ctx *ctx, findings *out, strbuf *why)
+static int begin_drift(const check_ctx *ctx, void **arg, strbuf *why)
 {
+    (void)arg;
     if (!ctx->ruff) {
         /* --no-ruff is a choice: ruff-equivalence compares structure instead */
         strbuf_adds(why, "--no-ruff: no byte comparison (ruff-equivalence compared structure)");
         return CHECK_NOT_CONFIGURED;
     }
-    for (size_t i = 0; i < ctx->n_inputs; i++) {
-        const check_input *in = &ctx->inputs[i];
-        if (!in->expected_py || !in->py_path)
-            continue; /* regeneration failed: reported by the pipeline */
-        if (!in->checked_py) {
-            findings_add(out, "drift", SEV_ERROR, in->module, in->py_path, 0, 0, NULL,
-                         "generated file %s is missing (run pgci check --fix)", in->py_path);
-        } else if (in->checked_py_len != in->expected_py_len ||
-                   memcmp(in->checked_py, in->expected_py, in->expected_py_len)) {
-            drift_finding(out, in, in->py_path, in->checked_py, in->checked_py_len, in->expected_py,
-                          in->expected_py_len, "py");
-        }
-        if (!in->diff_path || !in->expected_diff)
-            continue;
-        if (!in->checked_diff) {
-            findings_add(out, "drift", SEV_ERROR, in->module, in->diff_path, 0, 0, NULL,
-                         "generated file %s is missing (run pgci check --fix)", in->diff_path);
-        } else if (in->checked_diff_len != in->expected_diff_len ||
-                   memcmp(in->checked_diff, in->expected_diff, in->expected_diff_len)) {
-            drift_finding(out, in, in->diff_path, in->checked_diff, in->checked_diff_len,
-                          in->expected_diff, in->expected_diff_len, "diff");
-        }
-    }
     return CHECK_RAN;
 }
 
+static int one_drift(const check_ctx *ctx, const check_input *in, void *arg, findings *out)
+{
+    (void)ctx, (void)arg;
+    if (!in->expected_py || !in->py_path)
+        return 0; /* regeneration failed: reported by the pipeline */
+    if (!in->checked_py) {
+        findings_add(out, "drift", SEV_ERROR, in->module, in->py_path, 0, 0, NULL,
+                     "generated file %s is missing (run pgci check --fix)", in->py_path);
+    } else if (in->checked_py_len != in->expected_py_len ||
+               memcmp(in->checked_py, in->expected_py, in->expected_py_len)) {
+        drift_finding(out, in, in->py_path, in->checked_py, in->checked_py_len, in->expected_py,
+                      in->expected_py_len, "py");
+    }
+    if (!in->diff_path || !in->expected_diff)
+        return 0;
+    if (!in->checked_diff) {
+        findings_add(out, "drift", SEV_ERROR, in->module, in->diff_path, 0, 0, NULL,
+                     "generated file %s is missing (run pgci check --fix)", in->diff_path);
+    } else if (in->checked_diff_len != in->expected_diff_len ||
+               memcmp(in->checked_diff, in->expected_diff, in->expected_diff_len)) {
+        drift_finding(out, in, in->diff_path, in->checked_diff, in->checked_diff_len,
+                      in->expected_diff, in->expected_diff_len, "diff");
+    }
+    return 0;
+}
+
+static const check_each_def drift_each = {.begin = begin_drift, .one = one_drift};
+
 const check_def check_drift = {.id = "drift",
                                .summary = "checked-in .py and .diff against a fresh regeneration",
-                               .run = run_drift};
+                               .each = &drift_each};

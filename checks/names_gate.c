@@ -110,7 +110,7 @@ static int one_names(const check_ctx *ctx, const check_input *in, void *arg, fin
     return names_cached(ctx, in, src, len, &oi, out);
 }
 
-static int run_names_gate(const check_ctx *ctx, findings *out, strbuf *why)
+static int begin_names(const check_ctx *ctx, void **arg, strbuf *why)
 {
     names_opts o = NAMES_OPTS_INIT;
     const char *tv = ctx->ws && ctx->ws->doc
@@ -127,10 +127,21 @@ static int run_names_gate(const check_ctx *ctx, findings *out, strbuf *why)
         strbuf_adds(why, "no generated file to read");
         return CHECK_NOT_RUN;
     }
-    int r = check_each_input(ctx, one_names, &o, out);
-    return r < 0 ? r : CHECK_RAN;
+    names_opts *mine = pgci_calloc(1, sizeof(*mine));
+    *mine = o;
+    *arg = mine;
+    return CHECK_RAN;
 }
+
+static int end_names(const check_ctx *ctx, void *arg, strbuf *why)
+{
+    (void)ctx, (void)why;
+    free(arg);
+    return CHECK_RAN;
+}
+
+static const check_each_def names_each = {.begin = begin_names, .one = one_names, .end = end_names};
 
 const check_def check_names = {.id = "names",
                                .summary = "undefined and redefined names in generated files",
-                               .run = run_names_gate};
+                               .each = &names_each};

@@ -92,14 +92,15 @@ static int one_with_ruff(const check_ctx *ctx, const check_input *in, void *arg,
     return 0;
 }
 
-static int run_ruff_equivalence(const check_ctx *ctx, findings *out, strbuf *why)
+/* structural or ruff mode, as the run has ruff */
+static int one_equivalence(const check_ctx *ctx, const check_input *in, void *arg, findings *out)
 {
-    (void)why;
-    int r = check_each_input(ctx, ctx->normalize ? one_with_ruff : one_structural, NULL, out);
-    return r < 0 ? r : CHECK_RAN;
+    return (ctx->normalize ? one_with_ruff : one_structural)(ctx, in, arg, out);
 }
+
+static const check_each_def equivalence_each = {.one = one_equivalence};
 
 const check_def check_ruff_equivalence = {
     .id = "ruff-equivalence",
     .summary = "the checked-in file is what ruff makes of the regeneration",
-    .run = run_ruff_equivalence};
+    .each = &equivalence_each};

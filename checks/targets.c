@@ -359,21 +359,32 @@ static int one_targets(const check_ctx *ctx, const check_input *in, void *arg, f
     return 0;
 }
 
-static int run_targets(const check_ctx *ctx, findings *out, strbuf *why)
+static int begin_targets(const check_ctx *ctx, void **arg, strbuf *why)
 {
-    (void)why;
-    upstream_indexes seen = {.items = VEC_INIT};
-    pthread_mutex_init(&seen.lock, NULL);
-    int r = check_each_input(ctx, one_targets, &seen, out);
-    for (size_t i = 0; i < seen.items.len; i++)
-        if (seen.items.items[i].m)
-            index_module_free(seen.items.items[i].m);
-    VEC_FREE(&seen.items);
-    pthread_mutex_destroy(&seen.lock);
-    return r < 0 ? r : CHECK_RAN;
+    (void)ctx, (void)why;
+    upstream_indexes *seen = pgci_calloc(1, sizeof(*seen));
+    pthread_mutex_init(&seen->lock, NULL);
+    *arg = seen;
+    return CHECK_RAN;
 }
+
+static int end_targets(const check_ctx *ctx, void *arg, strbuf *why)
+{
+    (void)ctx, (void)why;
+    upstream_indexes *seen = arg;
+    for (size_t i = 0; i < seen->items.len; i++)
+        if (seen->items.items[i].m)
+            index_module_free(seen->items.items[i].m);
+    VEC_FREE(&seen->items);
+    pthread_mutex_destroy(&seen->lock);
+    free(seen);
+    return CHECK_RAN;
+}
+
+static const check_each_def targets_each = {
+    .begin = begin_targets, .one = one_targets, .end = end_targets};
 
 const check_def check_targets = {.id = "targets",
                                  .summary =
                                      "patch targets missing upstream, duplicated or never applied",
-                                 .run = run_targets};
+                                 .each = &targets_each};

@@ -317,8 +317,33 @@ static void gate_read_inputs(gate_state *s)
     }
 }
 
-/* The gate checks of check_registry[], in order, each over all configs at once; a check that
- * cannot run is recorded as not run with its reason. Stops at a check that fails. */
+/* The most config-by-config checks run as one group (the table has five). */
+#define GATE_GROUP_MAX 16
+
+/* One check's outcome into the result: its findings, status and time. A check that
+ * failed stops the gate (the error is returned, its message set). */
+static int gate_record_check(gate_result *out, const check_def *cd, check_outcome *o)
+{
+    run_doc_add_timing(&out->doc, cd->id, o->ms);
+    findings_move(&out->fs, &o->fs);
+    if (o->status == CHECK_NOT_RUN) {
+        run_doc_set_check(&out->doc, cd->id, "not-run", o->why.buf);
+        strvec_push_owned(&out->not_run, pgci_asprintf("%s: %s", cd->id, o->why.buf));
+    } else if (o->status == CHECK_NOT_CONFIGURED) {
+        run_doc_set_check(&out->doc, cd->id, "not-configured", o->why.buf);
+        strvec_push_owned(&out->not_configured, pgci_asprintf("%s: %s", cd->id, o->why.buf));
+    } else if (o->status < 0) {
+        run_doc_set_check(&out->doc, cd->id, "failed", o->why.buf);
+        return pgci_error_set(o->status, "%s", o->why.buf);
+    } else {
+        run_doc_set_check(&out->doc, cd->id, "ran", NULL);
+    }
+    return 0;
+}
+
+/* The gate checks of check_registry[], in order, each over all configs at once (the
+ * config-by-config ones as a group: check_run_group); a check that cannot run is
+ * recorded as not run with its reason. Stops at a check that fails. */
 static int gate_run_checks(gate_state *s)
 {
     gate_result *out = s->out;
@@ -344,27 +369,46 @@ static int gate_run_checks(gate_state *s)
         ctx->ruff_missing = "--no-ruff";
     }
     int err = 0;
-    for (const check_entry *e = check_registry; e->def && !err; e++) {
-        if (e->where != CHECK_IN_GATE)
+    for (const check_entry *e = check_registry; e->def && !err;) {
+        if (e->where != CHECK_IN_GATE) {
+            e++;
             continue;
-        const check_def *cd = e->def;
-        strbuf why = STRBUF_INIT;
-        double t0 = now_ms();
-        int cr = cd->run(ctx, &out->fs, &why);
-        run_doc_add_timing(&out->doc, cd->id, now_ms() - t0);
-        if (cr == CHECK_NOT_RUN) {
-            run_doc_set_check(&out->doc, cd->id, "not-run", why.buf);
-            strvec_push_owned(&out->not_run, pgci_asprintf("%s: %s", cd->id, why.buf));
-        } else if (cr == CHECK_NOT_CONFIGURED) {
-            run_doc_set_check(&out->doc, cd->id, "not-configured", why.buf);
-            strvec_push_owned(&out->not_configured, pgci_asprintf("%s: %s", cd->id, why.buf));
-        } else if (cr < 0) {
-            run_doc_set_check(&out->doc, cd->id, "failed", pgci_error_last());
-            err = cr;
-        } else {
-            run_doc_set_check(&out->doc, cd->id, "ran", NULL);
         }
-        strbuf_free(&why);
+        /* one check, or the consecutive config-by-config ones as a group (the rows
+         * of the other pipelines between them skipped) */
+        const check_def *group[GATE_GROUP_MAX];
+        size_t k = 0;
+        if (!e->def->each) {
+            group[k++] = (e++)->def;
+        } else {
+            for (; e->def && k < GATE_GROUP_MAX; e++) {
+                if (e->where != CHECK_IN_GATE)
+                    continue;
+                if (!e->def->each)
+                    break;
+                group[k++] = e->def;
+            }
+        }
+        check_outcome outs[GATE_GROUP_MAX];
+        if (group[0]->each) {
+            check_run_group(ctx, group, k, outs);
+        } else {
+            check_outcome *o = &outs[0];
+            memset(o, 0, sizeof(*o));
+            strbuf_init(&o->why, 0);
+            double t0 = now_ms();
+            o->status = group[0]->run(ctx, &o->fs, &o->why);
+            o->ms = now_ms() - t0;
+            if (o->status < 0) {
+                strbuf_adds(&o->why, pgci_error_last());
+                pgci_error_clear();
+            }
+        }
+        for (size_t c = 0; c < k; c++) {
+            if (!err)
+                err = gate_record_check(out, group[c], &outs[c]);
+            check_outcome_free(&outs[c]);
+        }
     }
     return err;
 }

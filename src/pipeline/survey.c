@@ -380,7 +380,7 @@ static void survey_regenerate(survey_state *s)
     ctx.inputs = in;
     ctx.n_inputs = n;
     strbuf why = STRBUF_INIT;
-    check_targets.run(&ctx, &s->targets, &why);
+    check_run(&check_targets, &ctx, &s->targets, &why);
     strbuf_free(&why);
     run_doc_set_check(&out->doc, "regen", "ran", NULL);
     run_doc_set_check(&out->doc, "targets", "ran", NULL);

@@ -17,8 +17,10 @@
 
 typedef struct parsed {
     pthread_mutex_t lock;
-    int done;
-    py_tree tree; /* owns the source and the tree */
+    int done;      /* tree holds the parse */
+    int forgotten; /* free the tree when the last copy is released */
+    size_t users;  /* copies handed out and not released */
+    py_tree tree;  /* owns the source and the tree */
 } parsed;
 
 struct py_parse_set {
@@ -102,6 +104,9 @@ int py_parse_set_get_near(py_parse_set *s, const char *src, size_t len, const ch
         t->src = e->tree.src;
         t->len = e->tree.len;
         t->path = pgci_strdup(path ? path : "<input>");
+        t->shared = e;
+        e->users++;
+        e->forgotten = 0;
     }
     pthread_mutex_unlock(&e->lock);
     pthread_mutex_lock(&s->lock);
@@ -111,12 +116,47 @@ int py_parse_set_get_near(py_parse_set *s, const char *src, size_t len, const ch
     return r;
 }
 
+/* Frees the entry's tree (the entry stays: a later request parses again).
+ * Called with e->lock held. */
+static void drop_tree(parsed *e)
+{
+    py_tree_free(&e->tree);
+    e->done = 0;
+    e->forgotten = 0;
+}
+
 void py_parse_set_release(py_tree *t)
 {
     if (t->tree)
         ts_tree_delete(t->tree);
+    parsed *e = t->shared;
+    if (e) {
+        pthread_mutex_lock(&e->lock);
+        if (--e->users == 0 && e->forgotten)
+            drop_tree(e);
+        pthread_mutex_unlock(&e->lock);
+    }
     free(t->path);
     memset(t, 0, sizeof(*t));
+}
+
+void py_parse_set_forget(py_parse_set *s, const char *src, size_t len)
+{
+    char key[SHA256_HEX_LEN + 1];
+    sha256_hex(src, len, key);
+    pthread_mutex_lock(&s->lock);
+    parsed *e = hashmap_get(&s->trees, key);
+    pthread_mutex_unlock(&s->lock);
+    if (!e)
+        return;
+    pthread_mutex_lock(&e->lock);
+    if (e->done) {
+        if (e->users == 0)
+            drop_tree(e);
+        else
+            e->forgotten = 1;
+    }
+    pthread_mutex_unlock(&e->lock);
 }
 
 void py_parse_set_counts(py_parse_set *s, size_t *parses, size_t *reused)

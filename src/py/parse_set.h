@@ -7,8 +7,9 @@
  * Thread-safe: two threads never parse the same bytes, different sources parse
  * in parallel. A tree is handed out as a copy (ts_tree_copy: a reference count,
  * as tree-sitter wants for use on several threads) over the set's one copy of
- * the source; release it with py_parse_set_release(). Everything lives until
- * py_parse_set_free().
+ * the source; release it with py_parse_set_release(). A tree lives until
+ * py_parse_set_free(), or until it is forgotten (py_parse_set_forget) and its
+ * last copy released.
  */
 #ifndef PGCI_PY_PARSE_SET_H
 #define PGCI_PY_PARSE_SET_H
@@ -33,6 +34,12 @@ void py_parse_set_release(py_tree *t);
  * `near`, a similar text (py_parse_near), not from nothing. */
 int py_parse_set_get_near(py_parse_set *s, const char *src, size_t len, const char *path,
                           const py_tree *near, py_tree *t);
+
+/* The set need not keep the tree of src[0..len) any longer: it is freed now, or
+ * when the last copy handed out is released. A later request parses again. For
+ * a run whose trees would otherwise all be alive at its end: on a machine where a
+ * fresh page costs microseconds, the peak memory is run time. */
+void py_parse_set_forget(py_parse_set *s, const char *src, size_t len);
 
 /* Parses made, and requests answered by an earlier parse. */
 void py_parse_set_counts(py_parse_set *s, size_t *parses, size_t *reused);

@@ -17,7 +17,8 @@ typedef struct py_tree {
     TSTree *tree;
     char *src; /* owned, NUL-terminated */
     size_t len;
-    char *path; /* for messages; owned */
+    char *path;   /* for messages; owned */
+    void *shared; /* a parse set's copy: the set's entry, which owns src (parse_set.c) */
 } py_tree;
 
 /* The grammar (from the tree-sitter-python sdist built by the Makefile). */

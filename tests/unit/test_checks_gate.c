@@ -60,7 +60,7 @@ static int run(const check_def *c, check_input *in, int with_ruff, findings *fs)
         ctx.normalize = fake_normalize;
     }
     strbuf why = STRBUF_INIT;
-    int r = c->run(&ctx, fs, &why);
+    int r = check_run(c, &ctx, fs, &why);
     strbuf_free(&why);
     return r;
 }

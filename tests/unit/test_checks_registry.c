@@ -30,7 +30,11 @@ static void test_rows_are_whole(void **state)
         assert_non_null(e->title);
         /* a gate row runs, a survey row compares (or is reported by one that does),
          * a recorded row does neither */
-        assert_true((e->def->run != NULL) == (e->where == CHECK_IN_GATE));
+        assert_true((e->def->run != NULL || e->def->each != NULL) == (e->where == CHECK_IN_GATE));
+        /* a check is one pass or config by config, never both */
+        assert_false(e->def->run && e->def->each);
+        if (e->def->each)
+            assert_non_null(e->def->each->one);
         if (e->where != CHECK_IN_SURVEY)
             assert_null(e->def->compare);
         assert_ptr_equal(check_find(e->def->id), e);

@@ -1,4 +1,5 @@
-/* Unit tests for src/py: the tree-sitter wrapper over the pinned Python grammar. */
+/* Unit tests for src/py: the tree-sitter wrapper over the pinned Python grammar,
+ * and the parse set that shares a run's trees. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "py/parse_set.h"
 #include "py/py.h"
 
 static void test_parse_function(void **state)
@@ -49,12 +51,57 @@ static void test_html_is_not_python(void **state)
     py_tree_free(&t);
 }
 
+static size_t parses_of(py_parse_set *s)
+{
+    size_t parses, reused;
+    py_parse_set_counts(s, &parses, &reused);
+    return parses;
+}
+
+/* A forgotten tree: a copy still out stays whole until released, the next
+ * request parses again; forgetting what the set never had does nothing. */
+static void test_parse_set_forget(void **state)
+{
+    (void)state;
+    const char *a = "def f(x):\n    return x\n", *b = "y = 2\n";
+    py_parse_set *s = py_parse_set_new();
+    py_parse_set_forget(s, b, strlen(b));
+    py_tree t1, t2;
+    assert_int_equal(py_parse_set_get(s, a, strlen(a), "a.py", &t1), 0);
+    assert_int_equal(py_parse_set_get(s, a, strlen(a), "a.py", &t2), 0);
+    assert_int_equal(parses_of(s), 1);
+    py_parse_set_forget(s, a, strlen(a));
+    py_parse_set_release(&t1);
+    /* t2 is still a whole tree over its source */
+    TSNode def = ts_node_named_child(py_root(&t2), 0);
+    assert_true(py_is(def, "function_definition"));
+    assert_true(py_text_eq(&t2, py_field(def, "name"), "f"));
+    py_parse_set_release(&t2);
+    assert_int_equal(py_parse_set_get(s, a, strlen(a), "a.py", &t1), 0);
+    assert_int_equal(parses_of(s), 2);
+    /* asked for again before its last copy went: forgetting is undone */
+    py_parse_set_forget(s, a, strlen(a));
+    assert_int_equal(py_parse_set_get(s, a, strlen(a), "a.py", &t2), 0);
+    py_parse_set_release(&t1);
+    py_parse_set_release(&t2);
+    assert_int_equal(py_parse_set_get(s, a, strlen(a), "a.py", &t1), 0);
+    assert_int_equal(parses_of(s), 2);
+    py_parse_set_release(&t1);
+    /* forgotten with no copy out: gone at once */
+    py_parse_set_forget(s, a, strlen(a));
+    assert_int_equal(py_parse_set_get(s, a, strlen(a), "a.py", &t1), 0);
+    assert_int_equal(parses_of(s), 3);
+    py_parse_set_release(&t1);
+    py_parse_set_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_function),
         cmocka_unit_test(test_syntax_error),
         cmocka_unit_test(test_html_is_not_python),
+        cmocka_unit_test(test_parse_set_forget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
