@@ -1174,11 +1174,12 @@ typedef struct eval_all {
     int *rcs;
     char **whys;
     double *ms;
+    size_t *order;  /* the configs, those of one package next to each other */
+    size_t *starts; /* batch b is order[starts[b] .. starts[b + 1]) */
 } eval_all;
 
-static void eval_all_one(void *arg, size_t worker, size_t i)
+static void eval_all_one(eval_all *a, size_t worker, size_t i)
 {
-    eval_all *a = arg;
     double t0 = now_ms();
     int r = a->evs[worker] ? 0 : config_eval_new(&a->evs[worker], a->ws);
     if (r == 0)
@@ -1193,15 +1194,66 @@ static void eval_all_one(void *arg, size_t worker, size_t i)
         a->ms[i] = now_ms() - t0;
 }
 
+static void eval_all_batch(void *arg, size_t worker, size_t b)
+{
+    eval_all *a = arg;
+    for (size_t k = a->starts[b]; k < a->starts[b + 1]; k++)
+        eval_all_one(a, worker, a->order[k]);
+}
+
+/* The configs in batches for the workers: those of one package together, in
+ * their order, at most `cap` to a batch. A config imports its package's other
+ * configs (an NPU config its GPU sibling), and an evaluator loads an import once:
+ * on two workers the sibling would be evaluated twice. Returns the batches. */
+static size_t eval_batches(const ws_config *const *configs, size_t n, size_t cap, size_t *order,
+                           size_t *starts)
+{
+    unsigned char *placed = pgci_calloc(n ? n : 1, 1);
+    size_t nb = 0, k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (placed[i])
+            continue;
+        starts[nb++] = k;
+        size_t in_batch = 0;
+        for (size_t j = i; j < n; j++) {
+            if (placed[j] || strcmp(configs[j]->dir ? configs[j]->dir : "",
+                                    configs[i]->dir ? configs[i]->dir : ""))
+                continue;
+            if (in_batch == cap) {
+                starts[nb++] = k;
+                in_batch = 0;
+            }
+            placed[j] = 1;
+            order[k++] = j;
+            in_batch++;
+        }
+    }
+    starts[nb] = k;
+    free(placed);
+    return nb;
+}
+
 void config_eval_all(const workspace *ws, const ws_config *const *configs, size_t n,
                      const char *var_name, int jobs, pg_config **cfgs, int *rcs, char **whys,
                      double *ms)
 {
     size_t nw = par_workers(n, jobs);
-    eval_all a = {ws,   configs, var_name, pgci_calloc(nw, sizeof(config_eval *)),
-                  cfgs, rcs,     whys,     ms};
-    par_for(n, jobs, eval_all_one, &a);
+    eval_all a = {.ws = ws,
+                  .configs = configs,
+                  .var_name = var_name,
+                  .evs = pgci_calloc(nw, sizeof(config_eval *)),
+                  .cfgs = cfgs,
+                  .rcs = rcs,
+                  .whys = whys,
+                  .ms = ms};
+    a.order = pgci_calloc(n ? n : 1, sizeof(*a.order));
+    a.starts = pgci_calloc(n + 1, sizeof(*a.starts));
+    /* no batch so large that one package keeps the other workers idle */
+    size_t nb = eval_batches(configs, n, (n + nw - 1) / nw, a.order, a.starts);
+    par_for(nb, jobs, eval_all_batch, &a);
     for (size_t w = 0; w < nw; w++)
         config_eval_free(a.evs[w]);
     free(a.evs);
+    free(a.order);
+    free(a.starts);
 }

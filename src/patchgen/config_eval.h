@@ -36,7 +36,9 @@ int config_eval_buffer(config_eval *ev, const char *path, const char *src, size_
  * depend on what else its evaluator loaded before. Each outcome lands in its slot:
  * cfgs[i], or NULL with rcs[i] the error code and whys[i] its message (the caller
  * frees the configs and the messages); ms[i] the time it took (ms may be NULL).
- * The configs are self-contained: the evaluators are gone when this returns. */
+ * The configs of one package (directory) go to one worker as far as the load
+ * allows, so that a config its siblings import is evaluated once. The configs are
+ * self-contained: the evaluators are gone when this returns. */
 void config_eval_all(const workspace *ws, const ws_config *const *configs, size_t n,
                      const char *var_name, int jobs, pg_config **cfgs, int *rcs, char **whys,
                      double *ms);

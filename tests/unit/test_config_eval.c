@@ -770,6 +770,74 @@ static void test_import_chain(void **state)
     strbuf_free(&src);
 }
 
+/* config_eval_all: the configs of a package go to one worker (an NPU config
+ * imports its GPU sibling), and whatever the jobs, each config evaluates to what
+ * it does in an evaluator of its own; a failure stays in its slot. */
+static void test_eval_all(void **state)
+{
+    (void)state;
+    /* two packages, and a config that fails, in an order that mixes them */
+    static const char *const rel[] = {
+        "cfgfix/basic/toy_npu_patch_gen_config.py",
+        "cfgfix/basic/everything_patch_gen_config.py",
+        "cfgfix/errors/syntax_error_patch_gen_config.py",
+        "cfgfix/basic/toy_omni_npu_patch_gen_config.py",
+        "cfgfix/basic/toy_gpu_patch_gen_config.py",
+        "cfgfix/basic/toy_moe_gpu_patch_gen_config.py",
+    };
+    enum { N = sizeof(rel) / sizeof(rel[0]) };
+    ws_config wc[N];
+    const ws_config *sel[N];
+    char *want[N];
+    for (size_t i = 0; i < N; i++) {
+        memset(&wc[i], 0, sizeof(wc[i]));
+        wc[i].path = (char *)rel[i];
+        wc[i].abs_path = (char *)rel[i];
+        wc[i].dir = fs_dirname(rel[i]);
+        sel[i] = &wc[i];
+        /* alone */
+        config_eval *ev;
+        config_eval_new(&ev, &fixture_ws);
+        pg_config *c = NULL;
+        strbuf d = STRBUF_INIT;
+        if (config_eval_file(ev, rel[i], NULL, &c) == 0)
+            config_dump_json(&d, c, fixture_root);
+        else
+            strbuf_addf(&d, "error: %s", pgci_error_last());
+        pgci_error_clear();
+        want[i] = strbuf_detach(&d, NULL);
+        pg_config_free(c);
+        config_eval_free(ev);
+    }
+    assert_non_null(strstr(want[2], "error: "));
+    for (int jobs = 1; jobs <= 8; jobs++) {
+        pg_config *cfgs[N];
+        int rcs[N];
+        char *whys[N] = {0};
+        double ms[N];
+        config_eval_all(&fixture_ws, sel, N, NULL, jobs, cfgs, rcs, whys, ms);
+        for (size_t i = 0; i < N; i++) {
+            strbuf d = STRBUF_INIT;
+            if (cfgs[i]) {
+                assert_int_equal(rcs[i], 0);
+                config_dump_json(&d, cfgs[i], fixture_root);
+            } else {
+                assert_true(rcs[i] < 0);
+                strbuf_addf(&d, "error: %s", whys[i]);
+            }
+            assert_string_equal(d.buf, want[i]);
+            assert_true(ms[i] >= 0);
+            strbuf_free(&d);
+            pg_config_free(cfgs[i]);
+            free(whys[i]);
+        }
+    }
+    for (size_t i = 0; i < N; i++) {
+        free(want[i]);
+        free(wc[i].dir);
+    }
+}
+
 /* The JSON dump of a config with empty lists (the fuzzer found memcpy from NULL
  * there and in extend() of an empty list; UBSan in make asan guards both). */
 static void test_dump_empty(void **state)
@@ -905,12 +973,19 @@ static void test_python_refusals(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_everything),       cmocka_unit_test(test_siblings),
-        cmocka_unit_test(test_inline),           cmocka_unit_test(test_parses_alone),
-        cmocka_unit_test(test_error_fixtures),   cmocka_unit_test(test_unsupported_fixtures),
-        cmocka_unit_test(test_hostile_fixtures), cmocka_unit_test(test_inline_errors),
-        cmocka_unit_test(test_limits),           cmocka_unit_test(test_dump_empty),
-        cmocka_unit_test(test_import_chain),     cmocka_unit_test(test_python_reading),
+        cmocka_unit_test(test_everything),
+        cmocka_unit_test(test_siblings),
+        cmocka_unit_test(test_eval_all),
+        cmocka_unit_test(test_inline),
+        cmocka_unit_test(test_parses_alone),
+        cmocka_unit_test(test_error_fixtures),
+        cmocka_unit_test(test_unsupported_fixtures),
+        cmocka_unit_test(test_hostile_fixtures),
+        cmocka_unit_test(test_inline_errors),
+        cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_dump_empty),
+        cmocka_unit_test(test_import_chain),
+        cmocka_unit_test(test_python_reading),
         cmocka_unit_test(test_python_refusals),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
