@@ -33,6 +33,11 @@ typedef struct normalize_opts {
     /* A batch's items that ruff must see alone run on up to this many threads
      * (0 or 1: one after another). */
     int jobs;
+    /* normalize_ruff_batch() for a verdict only (does ruff accept each file?):
+     * ruff's check runs as always, its format does not, an accepted item's out
+     * stays empty, a refused one is not run again alone to word its error, and
+     * nothing is put in the cache (what it holds is still read). */
+    int verdict_only;
 } normalize_opts;
 
 /* Normalises src[0..len) and appends the result to out (from the cache when it

@@ -19,6 +19,11 @@
  * and ruff's output - exactly as before; the others are formatted in one batch.
  * When a batched ruff fails in any other way (it cannot start, a hang, a report
  * that is not what it should be), every item is redone one at a time.
+ *
+ * A verdict-only batch (the survey asking whether configs failing at tag B fail
+ * at tag A too) runs the check alone: its JSON report is the verdict, and no
+ * item is formatted or redone. Its verdicts go to the cache under keys of their
+ * own, beside the full entries, which it reads as well.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +89,46 @@ static void entry_put(const normalize_opts *o, const uint8_t key[SHA256_DIGEST_L
     strbuf_add(&e, data, len);
     rcache_put(o->cache, "ruff", key, e.buf, e.len);
     strbuf_free(&e);
+}
+
+/* A verdict-only run's entries ("ruff-verdict", same keys): 'a' ruff accepts the
+ * item, 'r' it refuses it. Read only by verdict-only runs, which read the full
+ * entries above too. */
+enum { VERDICT_ACCEPTED = 'a', VERDICT_REFUSED = 'r' };
+
+/* The verdict-only error of an item ruff refuses (its words are not asked for). */
+static void refuse(normalize_item *it)
+{
+    it->status = PGCI_EIO;
+    it->refused = 1;
+    free(it->error);
+    it->error = pgci_asprintf("ruff check --fix leaves a violation in %s",
+                              it->file_name && it->file_name[0] ? it->file_name : "x.py");
+}
+
+/* The key of an item's verdict entry, from its full entry's key (an entry's file
+ * is named by its key alone: the two need different keys). */
+static void verdict_key(const uint8_t key[SHA256_DIGEST_LEN], uint8_t vkey[SHA256_DIGEST_LEN])
+{
+    sha256_ctx c;
+    rcache_key_begin(&c, "ruff-verdict");
+    rcache_key_add(&c, key, SHA256_DIGEST_LEN);
+    sha256_final(&c, vkey);
+}
+
+/* 1 and the item's verdict set when the cache holds it. */
+static int verdict_get(const normalize_opts *o, const uint8_t key[SHA256_DIGEST_LEN],
+                       normalize_item *it)
+{
+    uint8_t vkey[SHA256_DIGEST_LEN];
+    verdict_key(key, vkey);
+    strbuf e = STRBUF_INIT;
+    int hit = rcache_get(o->cache, "ruff-verdict", vkey, &e) && e.len == 1 &&
+              (e.buf[0] == VERDICT_ACCEPTED || e.buf[0] == VERDICT_REFUSED);
+    if (hit && e.buf[0] == VERDICT_REFUSED)
+        refuse(it);
+    strbuf_free(&e);
+    return hit;
 }
 
 int normalize_ruff(const normalize_opts *o, const char *src, size_t len, strbuf *out)
@@ -167,6 +212,8 @@ static int run_batch(const normalize_opts *o, normalize_item *items, const size_
         r = normalize_run_many(o, 0, &files, &report);
     if (r == 1)
         r = mark_reported(&report, &files, each) > 0 ? 0 : -1;
+    if (o->verdict_only) /* the check's verdict is all that is asked */
+        goto out;
     for (size_t k = 0; k < m && r == 0; k++)
         if (!each[k])
             strvec_push(&ok, files.items[k]);
@@ -178,6 +225,7 @@ static int run_batch(const normalize_opts *o, normalize_item *items, const size_
         if (!each[k])
             r = fs_read_file(&it->out, files.items[k], 0);
     }
+out:
     strvec_free(&files);
     strvec_free(&ok);
     strbuf_free(&report);
@@ -220,6 +268,15 @@ static void run_each(const normalize_opts *o, normalize_item *items, const size_
     free(which);
 }
 
+/* The verdict only: the items the batched check refused fail, unworded. */
+static void refuse_each(normalize_item *items, const size_t *todo, size_t m,
+                        const unsigned char *each)
+{
+    for (size_t k = 0; k < m; k++)
+        if (each[k])
+            refuse(&items[todo[k]]);
+}
+
 int normalize_ruff_batch(const normalize_opts *o, normalize_item *items, size_t n)
 {
     uint8_t settings[SHA256_DIGEST_LEN];
@@ -244,6 +301,10 @@ int normalize_ruff_batch(const normalize_opts *o, normalize_item *items, size_t 
                 }
                 continue;
             }
+            if (o->verdict_only && verdict_get(o, keys[i], &items[i])) {
+                items[i].cached = 1;
+                continue;
+            }
         }
         todo[m++] = i;
     }
@@ -257,10 +318,22 @@ int normalize_ruff_batch(const normalize_opts *o, normalize_item *items, size_t 
     pgci_error_clear();
     if (!batched)
         memset(each, 1, m ? m : 1);
-    run_each(o, items, todo, m, each);
+    if (batched && o->verdict_only)
+        refuse_each(items, todo, m, each);
+    else
+        run_each(o, items, todo, m, each);
     free(each);
     int rc = 0;
-    for (size_t k = 0; k < m; k++) {
+    for (size_t k = 0; k < m && cached && o->verdict_only; k++) {
+        const normalize_item *it = &items[todo[k]];
+        if (it->status == 0 || it->refused) {
+            char v = it->status == 0 ? VERDICT_ACCEPTED : VERDICT_REFUSED;
+            uint8_t vkey[SHA256_DIGEST_LEN];
+            verdict_key(keys[todo[k]], vkey);
+            rcache_put(o->cache, "ruff-verdict", vkey, &v, 1);
+        }
+    }
+    for (size_t k = 0; k < m && !o->verdict_only; k++) {
         normalize_item *it = &items[todo[k]];
         if (it->status == 0 && cached)
             entry_put(o, keys[todo[k]], ENTRY_OUTPUT, it->out.buf, it->out.len);

@@ -85,6 +85,11 @@ typedef struct regen_batch_opts {
     /* the run's parse set, shared with the upstream layer that validated the
      * modules (upstream_opts.parses); NULL: the batch keeps its own */
     py_parse_set *parses;
+    /* whether each config regenerates is all that is asked (the survey's second
+     * look, at tag A, at the configs failing at B): ruff's check decides as
+     * always, its format and the .diff are skipped, outs[i].py and .diff are
+     * empty, and a refusal's error is not ruff's own words (normalize_opts) */
+    int verdict_only;
 } regen_batch_opts;
 
 /* The whole pipeline for configs[0..n) of ws, in parallel (each worker thread has

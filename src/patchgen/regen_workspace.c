@@ -118,6 +118,7 @@ static void normalize_all(batch *b)
     if (!o->no_ruff) {
         normalize_opts ro = o->ruff;
         ro.jobs = b->o->jobs;
+        ro.verdict_only = b->o->verdict_only;
         normalize_ruff_batch(&ro, items, m);
     }
     double per = m ? (now_ms() - t0) / (double)m : 0;
@@ -131,7 +132,8 @@ static void normalize_all(batch *b)
             if (regen_normalized(b->cfgs[i], out, items[k].status, items[k].error) < 0)
                 continue;
         }
-        regen_finish(b->cfgs[i], out);
+        if (!b->o->verdict_only)
+            regen_finish(b->cfgs[i], out);
     }
     for (size_t k = 0; k < m; k++) {
         strbuf_free(&items[k].out);

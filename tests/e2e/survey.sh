@@ -124,6 +124,36 @@ assert chg(a) == chg(b), (chg(a), chg(b))
 assert len(a["configs"]) == 4
 PY
 
+# a config that fails at both tags (a patch body uses a name nothing defines): its
+# failure is not the bump's, so the survey leaves it to pgci check (which reports
+# it); the survey's second look at v1.0.0 asks ruff for its verdict only
+mkdir -p "$T/both"
+cp -r fixtures/workspace "$T/both/workspace"
+cp -r fixtures/upstream "$T/both/upstream"
+python3 - "$T/both/workspace/demo/models/qwen3_moe/qwen3_moe_gpu_patch_gen_config.py" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+old = "        return final_hidden_states, router_logits\n"
+assert s.count(old) == 1, "fixture changed: update the scenario"
+open(p, "w").write(s.replace(old, "        return final_hidden_states, router_logits_nowhere\n"))
+PY
+"$PGCI" check -C "$T/both/workspace" --ruff "$RUFF" --no-cache --format json > "$T/both.check.json" || true
+python3 - "$T/both.check.json" <<'PY'
+import json, sys
+f = [x for x in json.load(open(sys.argv[1])) if x["check"] == "regen"]
+assert [x["config"].split(".")[-1] for x in f] == ["qwen3_moe_gpu_patch_gen_config"], f
+assert "F821 Undefined name `router_logits_nowhere`" in f[0]["title"] + (f[0].get("detail") or ""), f
+PY
+for cache in --no-cache "" ""; do
+    "$PGCI" survey -C "$T/both/workspace" --ruff "$RUFF" $cache --cache-dir "$T/both.cache" \
+        --format json > "$T/both.json" || true
+    lines "$T/both.json" signatures callees inherited targets deprecations name-map-fields > "$T/both.txt"
+    # the bump's two failures, and not the standing one (cold, then from the cache)
+    grep -c 'fails to regenerate against v1.1.0' "$T/both.txt" | grep -qx 2
+    ! grep -q qwen3_moe "$T/both.txt"
+done
+
 # rope-compat: the model's configuration turns partial rotary on at v1.1.0
 mkdir -p "$T/rope"
 cp -r fixtures/workspace "$T/rope/workspace"

@@ -2,8 +2,10 @@
  * on a thread beside the regeneration. Four check threads asking at once, before
  * anyone waited for the batch, all get ruff's own answer (a second join of the
  * batch thread hung the gate once); a source the batch did not see goes to ruff
- * alone; a file ruff cannot fix gives the per-file error. Needs the pinned ruff
- * (PGCI_RUFF, default build/deps/ruff). */
+ * alone; a file ruff cannot fix gives the per-file error. And normalize_ruff_batch's
+ * verdict-only runs (the survey's look at tag A): the same verdicts as the full
+ * way, remembered apart from its outputs. Needs the pinned ruff (PGCI_RUFF,
+ * default build/deps/ruff). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/result_cache.h"
+#include "patchgen/normalize.h"
 #include "pipeline/gate_ruff.h"
 #include "core/error.h"
 #include "core/fs.h"
@@ -92,10 +96,81 @@ static void test_concurrent_askers(void **state)
     strbuf_free(&p);
 }
 
+/* One batch over the three sources: each item's status, cached flag and output. */
+static void batch(const normalize_opts *o, const char *const *srcs, size_t n, strbuf *summary)
+{
+    normalize_item items[8];
+    memset(items, 0, sizeof(items));
+    static const char *const names[] = {"a.py", "b.py", "c.py", "d.py"};
+    for (size_t i = 0; i < n; i++) {
+        items[i].file_name = names[i];
+        items[i].src = srcs[i];
+        items[i].len = strlen(srcs[i]);
+    }
+    normalize_ruff_batch(o, items, n);
+    pgci_error_clear();
+    strbuf_reset(summary);
+    for (size_t i = 0; i < n; i++) {
+        strbuf_addf(summary, "%s %s%s: %s|", names[i], items[i].status ? "refused" : "ok",
+                    items[i].cached ? " (cached)" : "", items[i].out.buf ? items[i].out.buf : "");
+        strbuf_free(&items[i].out);
+        free(items[i].error);
+    }
+}
+
+static void test_verdict_only(void **state)
+{
+    (void)state;
+    strbuf dir = STRBUF_INIT, cdir = STRBUF_INIT, got = STRBUF_INIT;
+    assert_int_equal(fs_mkdtemp(&dir, "pgci-test-verdict"), 0);
+    /* not under ruff's working directory: its listing is part of the settings */
+    assert_int_equal(fs_mkdtemp(&cdir, "pgci-test-verdict-cache"), 0);
+    const char *srcs[] = {"import os\nx = ( 1 )\n", "bad = nope\n", "z=[1,2]\n", "y = 'a'\n"};
+    normalize_opts o;
+    memset(&o, 0, sizeof(o));
+    char *r = ruff();
+    o.ruff = r;
+    o.isolated = 1;
+    o.cwd = dir.buf;
+    o.ruff_version = "ruff test";
+    o.jobs = 2;
+    /* the verdicts, without outputs, as the full way gives them */
+    o.verdict_only = 1;
+    batch(&o, srcs, 3, &got);
+    assert_string_equal(got.buf, "a.py ok: |b.py refused: |c.py ok: |");
+    /* remembered: a second verdict-only run asks the cache, not ruff */
+    rcache *c;
+    assert_int_equal(rcache_open(&c, cdir.buf, 0), 0);
+    o.cache = c;
+    batch(&o, srcs, 3, &got);
+    assert_string_equal(got.buf, "a.py ok: |b.py refused: |c.py ok: |");
+    batch(&o, srcs, 3, &got);
+    assert_string_equal(got.buf, "a.py ok (cached): |b.py refused (cached): |c.py ok (cached): |");
+    /* a verdict is no output: the full way still runs ruff, then remembers */
+    o.verdict_only = 0;
+    batch(&o, srcs, 3, &got);
+    assert_string_equal(got.buf, "a.py ok: x = 1\n|b.py refused: |c.py ok: z = [1, 2]\n|");
+    /* and a verdict-only run reads the full way's entries too (the one item left
+     * is no batch: it goes to ruff alone, the full way, output and all) */
+    o.verdict_only = 1;
+    const char *more[] = {srcs[0], srcs[1], srcs[2], srcs[3]};
+    batch(&o, more, 4, &got);
+    assert_string_equal(got.buf, "a.py ok (cached): x = 1\n|b.py refused (cached): |c.py ok "
+                                 "(cached): z = [1, 2]\n|d.py ok: y = \"a\"\n|");
+    rcache_free(c);
+    free(r);
+    fs_remove_tree(dir.buf);
+    fs_remove_tree(cdir.buf);
+    strbuf_free(&dir);
+    strbuf_free(&cdir);
+    strbuf_free(&got);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_concurrent_askers),
+        cmocka_unit_test(test_verdict_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
