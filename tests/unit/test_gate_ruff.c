@@ -32,6 +32,17 @@ static char *ruff(void)
     return abs;
 }
 
+/* ruff's settings for a test: that ruff, isolated, run in dir */
+static normalize_opts opts_in(const char *ruff_path, const char *dir)
+{
+    normalize_opts o;
+    memset(&o, 0, sizeof(o));
+    o.ruff = ruff_path;
+    o.isolated = 1;
+    o.cwd = dir;
+    return o;
+}
+
 typedef struct asker {
     gate_ruff *g;
     const char *name, *src;
@@ -62,12 +73,8 @@ static void test_concurrent_askers(void **state)
         free(d);
         assert_int_equal(fs_write_atomic(p.buf, srcs[i], strlen(srcs[i])), 0);
     }
-    normalize_opts o;
-    memset(&o, 0, sizeof(o));
     char *r = ruff();
-    o.ruff = r;
-    o.isolated = 1;
-    o.cwd = dir.buf;
+    normalize_opts o = opts_in(r, dir.buf);
     gate_ruff *g = gate_ruff_start(&o, dir.buf, rel, 4);
     pthread_t th[5];
     asker a[5];
@@ -126,12 +133,8 @@ static void test_verdict_only(void **state)
     /* not under ruff's working directory: its listing is part of the settings */
     assert_int_equal(fs_mkdtemp(&cdir, "pgci-test-verdict-cache"), 0);
     const char *srcs[] = {"import os\nx = ( 1 )\n", "bad = nope\n", "z=[1,2]\n", "y = 'a'\n"};
-    normalize_opts o;
-    memset(&o, 0, sizeof(o));
     char *r = ruff();
-    o.ruff = r;
-    o.isolated = 1;
-    o.cwd = dir.buf;
+    normalize_opts o = opts_in(r, dir.buf);
     o.ruff_version = "ruff test";
     o.jobs = 2;
     /* the verdicts, without outputs, as the full way gives them */
