@@ -28,6 +28,25 @@ for f in json.load(open(sys.argv[1])):
 ' "$@" | sort
 }
 
+# scenario NAME: a copy of the demo workspace and the fixture tags under $T/NAME
+scenario() {
+    mkdir -p "$T/$1"
+    cp -r fixtures/workspace "$T/$1/workspace"
+    cp -r fixtures/upstream "$T/$1/upstream"
+}
+
+# replace_once FILE OLD NEW: the one occurrence of OLD in FILE becomes NEW (ASCII, Python
+# string escapes); a fixture that no longer has it exactly once stops the test
+replace_once() {
+    python3 - "$@" <<'PY'
+import sys
+p, old, new = sys.argv[1], *(a.encode().decode("unicode_escape") for a in sys.argv[2:4])
+s = open(p).read()
+assert s.count(old) == 1, "fixture changed: update the scenario"
+open(p, "w").write(s.replace(old, new))
+PY
+}
+
 rc=0
 "$PGCI" survey -C fixtures/workspace --ruff "$RUFF" --format json --run-json "$T/run.json" \
     > "$T/s.json" || rc=$?
@@ -76,9 +95,7 @@ PY
 
 # the mini_vl config (fixtures/survey): one patch body per thing the survey follows
 # through bodies (DRIFT.md, module mini_vl); exactly the reviewed findings
-mkdir -p "$T/vl"
-cp -r fixtures/workspace "$T/vl/workspace"
-cp -r fixtures/upstream "$T/vl/upstream"
+scenario vl
 mkdir -p "$T/vl/workspace/demo/models/mini_vl"
 cp fixtures/survey/mini_vl/mini_vl_gpu_patch_gen_config.py "$T/vl/workspace/demo/models/mini_vl/"
 touch "$T/vl/workspace/demo/models/mini_vl/__init__.py"
@@ -127,17 +144,10 @@ PY
 # a config that fails at both tags (a patch body uses a name nothing defines): its
 # failure is not the bump's, so the survey leaves it to pgci check (which reports
 # it); the survey's second look at v1.0.0 asks ruff for its verdict only
-mkdir -p "$T/both"
-cp -r fixtures/workspace "$T/both/workspace"
-cp -r fixtures/upstream "$T/both/upstream"
-python3 - "$T/both/workspace/demo/models/qwen3_moe/qwen3_moe_gpu_patch_gen_config.py" <<'PY'
-import sys
-p = sys.argv[1]
-s = open(p).read()
-old = "        return final_hidden_states, router_logits\n"
-assert s.count(old) == 1, "fixture changed: update the scenario"
-open(p, "w").write(s.replace(old, "        return final_hidden_states, router_logits_nowhere\n"))
-PY
+scenario both
+replace_once "$T/both/workspace/demo/models/qwen3_moe/qwen3_moe_gpu_patch_gen_config.py" \
+    "        return final_hidden_states, router_logits\\n" \
+    "        return final_hidden_states, router_logits_nowhere\\n"
 "$PGCI" check -C "$T/both/workspace" --ruff "$RUFF" --no-cache --format json > "$T/both.check.json" || true
 python3 - "$T/both.check.json" <<'PY'
 import json, sys
@@ -155,9 +165,7 @@ for cache in --no-cache "" ""; do
 done
 
 # rope-compat: the model's configuration turns partial rotary on at v1.1.0
-mkdir -p "$T/rope"
-cp -r fixtures/workspace "$T/rope/workspace"
-cp -r fixtures/upstream "$T/rope/upstream"
+scenario rope
 conf=$T/rope/upstream/v1.1.0/transformers/models/llama/configuration_llama.py
 python3 - "$conf" <<'PY'
 import re, sys
@@ -175,18 +183,10 @@ EOF
 diff -u "$T/rope.want" "$T/rope.txt"
 
 # auto-docstring: an override of an @auto_docstring method adds an undocumented parameter
-mkdir -p "$T/doc"
-cp -r fixtures/workspace "$T/doc/workspace"
-cp -r fixtures/upstream "$T/doc/upstream"
+scenario doc
 cfg=$T/doc/workspace/demo/models/llama/llama_gpu_patch_gen_config.py
-python3 - "$cfg" <<'PY'
-import sys
-p = sys.argv[1]
-s = open(p).read()
-old = "    use_cache: Optional[bool] = None,\n    **kwargs,\n) -> CausalLMOutputWithPast:"
-assert s.count(old) == 1, "fixture changed: update the scenario"
-open(p, "w").write(s.replace(old, "    use_cache: Optional[bool] = None,\n    fused_loss_chunk: int = 0,\n    **kwargs,\n) -> CausalLMOutputWithPast:"))
-PY
+replace_once "$cfg" "    use_cache: Optional[bool] = None,\\n    **kwargs,\\n) -> CausalLMOutputWithPast:" \
+    "    use_cache: Optional[bool] = None,\\n    fused_loss_chunk: int = 0,\\n    **kwargs,\\n) -> CausalLMOutputWithPast:"
 # the argument is undocumented at both tags: a standing fact (pgci check's), no change
 "$PGCI" survey -C "$T/doc/workspace" --ruff "$RUFF" --format json > "$T/doc.json" || true
 lines "$T/doc.json" signatures callees inherited targets deprecations name-map-fields regen > "$T/doc.txt"
