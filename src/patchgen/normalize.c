@@ -85,6 +85,30 @@ static void cap_output(strbuf *why)
     strbuf_addf(why, "\n... (%zu more line%s of ruff output)", more, more == 1 ? "" : "s");
 }
 
+int normalize_ruff_failed(const char *const *argv, const char *tmpdir, int status, const char *err,
+                          size_t err_len, const char *out, size_t out_len)
+{
+    strbuf cmd = STRBUF_INIT, why = STRBUF_INIT;
+    proc_argv_string(&cmd, argv);
+    strbuf_add(&why, err, err_len);
+    if (out_len) {
+        if (why.len)
+            strbuf_addc(&why, '\n');
+        strbuf_add(&why, out, out_len);
+    }
+    strbuf_rtrim(&why);
+    /* the temporary directory's random name would make two runs' reports
+     * differ: it reads "<tmp>" */
+    replace_all(&why, tmpdir, "<tmp>");
+    replace_all(&cmd, tmpdir, "<tmp>");
+    cap_output(&why);
+    int r = pgci_error_set(PGCI_EIO, "ruff normalisation failed: '%s' exited with status %d%s%s",
+                           cmd.buf, status, why.len ? ": " : "", why.buf);
+    strbuf_free(&why);
+    strbuf_free(&cmd);
+    return r;
+}
+
 static int run_ruff(const normalize_opts *o, int which, const char *file, const char *tmpdir,
                     int *refused)
 {
@@ -97,8 +121,6 @@ static int run_ruff(const normalize_opts *o, int which, const char *file, const 
     po.cwd = o->cwd;
     po.timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 120000;
     proc_result res = {0};
-    strbuf cmd = STRBUF_INIT;
-    proc_argv_string(&cmd, po.argv);
     int r = proc_run(&po, &res);
     if (r < 0) {
         r = pgci_error_wrap(r, "ruff normalisation failed (use --ruff CMD to point at ruff, or "
@@ -106,43 +128,22 @@ static int run_ruff(const normalize_opts *o, int which, const char *file, const 
     } else if (res.status != 0) {
         if (which == 0 && res.status == 1 && refused)
             *refused = 1;
-        strbuf why = STRBUF_INIT;
-        strbuf_add(&why, res.err.buf, res.err.len);
-        if (res.out.len) {
-            if (why.len)
-                strbuf_addc(&why, '\n');
-            strbuf_add(&why, res.out.buf, res.out.len);
-        }
-        strbuf_rtrim(&why);
-        /* the temporary directory's random name would make two runs' reports
-         * differ: it reads "<tmp>" */
-        replace_all(&why, tmpdir, "<tmp>");
-        replace_all(&cmd, tmpdir, "<tmp>");
-        cap_output(&why);
-        r = pgci_error_set(PGCI_EIO, "ruff normalisation failed: '%s' exited with status %d%s%s",
-                           cmd.buf, res.status, why.len ? ": " : "", why.buf);
-        strbuf_free(&why);
+        r = normalize_ruff_failed(po.argv, tmpdir, res.status, res.err.buf, res.err.len,
+                                  res.out.buf, res.out.len);
     }
     proc_result_free(&res);
-    strbuf_free(&cmd);
     strvec_free(&argv);
     return r;
 }
 
-int normalize_run_many(const normalize_opts *o, int which, const strvec *files, strbuf *out)
+int normalize_run_many(const normalize_opts *o, int which, const strvec *files, strbuf *out,
+                       strbuf *err)
 {
     if (!files->len)
         return 0;
     strvec argv = STRVEC_INIT;
     normalize_argv(o, which, files->items[0], &argv);
-    argv.len--; /* the file goes after the report format */
-    free(argv.items[argv.len]);
-    if (which == 0) {
-        /* what --fix could not fix, per file, in a form meant for programs */
-        strvec_push(&argv, "--output-format");
-        strvec_push(&argv, "json");
-    }
-    for (size_t i = 0; i < files->len; i++)
+    for (size_t i = 1; i < files->len; i++)
         strvec_push(&argv, files->items[i]);
     strvec_push_owned(&argv, NULL);
     argv.len--;
@@ -154,6 +155,8 @@ int normalize_run_many(const normalize_opts *o, int which, const strvec *files, 
     int r = proc_run(&po, &res);
     if (r == 0 && res.status == 1 && which == 0 && out) {
         strbuf_add(out, res.out.buf, res.out.len);
+        if (err)
+            strbuf_add(err, res.err.buf, res.err.len);
         r = 1;
     } else if (r == 0 && res.status != 0) {
         r = pgci_error_set(PGCI_EIO, "ruff exited with status %d", res.status);

@@ -61,10 +61,11 @@ typedef struct normalize_item {
  * first; the rest with one `ruff check --fix` and one `ruff format` process over
  * a temporary tree holding them all (one directory per item, each file named on
  * the command line, the same settings and working directory). An item the
- * batched check leaves a violation in is redone alone, so that it gets exactly
- * normalize_ruff()'s message; when a batched ruff fails otherwise, every item is
- * redone alone. Returns 0 when every item succeeded, else the first failure's
- * code. */
+ * batched check leaves a violation in gets exactly normalize_ruff()'s message,
+ * worded from its part of the check's report (normalize_report.c), or, when the
+ * report cannot be cut that way, from ruff run on it alone; when a batched ruff
+ * fails otherwise, every item is redone alone. Returns 0 when every item
+ * succeeded, else the first failure's code. */
 int normalize_ruff_batch(const normalize_opts *o, normalize_item *items, size_t n);
 
 /* The digest of what normalize_ruff()'s output depends on besides the source and

@@ -13,12 +13,16 @@
  * configuration ruff discovers is the same. tests/corpus/56-ruff-batch.sh proves
  * it byte for byte on the real VeOmni tree.
  *
- * Errors are the per-file way's: the items the batched check leaves a violation
- * in (`--fix` cannot fix an undefined name; a syntax error), which its JSON report
- * names, are redone one at a time, which words the item's error - the command
- * and ruff's output - exactly as before; the others are formatted in one batch.
- * When a batched ruff fails in any other way (it cannot start, a hang, a report
- * that is not what it should be), every item is redone one at a time.
+ * Errors are the per-file way's: the batched check runs in the per-file way's
+ * report format, and ruff prints each file's diagnostics as that file's own run
+ * does, so the items it leaves a violation in (`--fix` cannot fix an undefined
+ * name; a syntax error) get their error - the command and ruff's output - from
+ * their part of its report (normalize_report.c cuts it), word for word, and
+ * without a second lint. When the report cannot be cut (a format it does not
+ * read) every item is redone one at a time; when ruff also wrote on stderr, which
+ * names no file, the refused items are. The others are formatted in one batch.
+ * When a batched ruff fails in any other way (it cannot start, a hang), every
+ * item is redone one at a time.
  *
  * A verdict-only batch (the survey asking whether configs failing at tag B fail
  * at tag A too) runs the check alone: its JSON report is the verdict, and no
@@ -163,39 +167,68 @@ static void item_fail(normalize_item *it, int code)
     it->error = pgci_strdup(pgci_error_last());
 }
 
-/* Marks in each[] the files ruff's JSON report names (the ones --fix left a
- * violation in). Returns how many it marked, or -1 when the report is not what
- * it should be. */
-static long mark_reported(const strbuf *report, const strvec *files, unsigned char *each)
+/* What the batched check says of each item (each[k]). */
+enum {
+    ITEM_ACCEPTED = 0, /* no violation left: on to the format */
+    ITEM_ALONE = 1,    /* to be redone alone, the per-file way (its error is worded there) */
+    ITEM_REFUSED = 2,  /* a violation left, the item's error worded from the batch's report */
+};
+
+/* Words the error of the item at files[k] from its part of the batch's report,
+ * as its own run would: the per-file way's command and ruff's output, with its
+ * directory dir/<k> read as "<tmp>". */
+static void word_refusal(const normalize_opts *o, normalize_item *it, const char *file,
+                         const char *dir, size_t k, const strbuf *part)
 {
-    json_error_t e;
-    json_t *arr = json_loadb(report->buf, report->len, 0, &e);
-    long n = 0;
-    if (!json_is_array(arr)) {
-        json_decref(arr);
-        return -1;
+    strvec argv = STRVEC_INIT;
+    normalize_argv(o, 0, file, &argv);
+    strvec_push_owned(&argv, NULL);
+    argv.len--;
+    char *sub = pgci_asprintf("%s/%zu", dir, k);
+    it->status =
+        normalize_ruff_failed((const char *const *)argv.items, sub, 1, "", 0, part->buf, part->len);
+    it->refused = 1;
+    free(it->error);
+    it->error = pgci_strdup(pgci_error_last());
+    pgci_error_clear();
+    free(sub);
+    strvec_free(&argv);
+}
+
+/* Marks in each[] what the batched check's report says of each file: a file it
+ * names is refused, worded from its part of the report when ruff wrote nothing on
+ * stderr (which names no file), else left to be redone alone. Returns 0, or -1
+ * when the report cannot be read (then every item is redone alone). */
+static int mark_reported(const normalize_opts *o, normalize_item *items, const size_t *todo,
+                         const strbuf *report, const strbuf *err, const strvec *files,
+                         const char *dir, unsigned char *each)
+{
+    strbuf *parts = pgci_calloc(files->len ? files->len : 1, sizeof(*parts));
+    for (size_t k = 0; k < files->len; k++)
+        strbuf_init(&parts[k], 0);
+    long n = normalize_report_split(report->buf, report->len, dir, files, parts);
+    for (size_t k = 0; k < files->len && n > 0; k++) {
+        if (!parts[k].len)
+            continue;
+        each[k] = err->len || o->verdict_only ? ITEM_ALONE : ITEM_REFUSED;
+        if (each[k] == ITEM_REFUSED)
+            word_refusal(o, &items[todo[k]], files->items[k], dir, k, &parts[k]);
     }
-    for (size_t i = 0; i < json_array_size(arr) && n >= 0; i++) {
-        const char *f = json_string_value(json_object_get(json_array_get(arr, i), "filename"));
-        long k = f ? strvec_find(files, f) : -1;
-        if (k < 0)
-            n = -1;
-        else
-            n += !each[k], each[k] = 1;
-    }
-    json_decref(arr);
-    return n;
+    for (size_t k = 0; k < files->len; k++)
+        strbuf_free(&parts[k]);
+    free(parts);
+    return n > 0 ? 0 : -1;
 }
 
 /* Writes the items listed in todo[0..m) under dir/<k>/, runs both ruffs, reads
- * them back. An item ruff's check leaves a violation in is marked in each[] (to
- * be redone alone, which words its error); the others go on to the format.
- * Returns 0, or negative when the batch as a whole failed. */
+ * them back. An item ruff's check leaves a violation in is marked in each[]
+ * (refused, or to be redone alone); the others go on to the format. Returns 0, or
+ * negative when the batch as a whole failed. */
 static int run_batch(const normalize_opts *o, normalize_item *items, const size_t *todo, size_t m,
                      const char *dir, unsigned char *each)
 {
     strvec files = STRVEC_INIT, ok = STRVEC_INIT;
-    strbuf report = STRBUF_INIT;
+    strbuf report = STRBUF_INIT, err = STRBUF_INIT;
     int r = 0;
     for (size_t k = 0; k < m && r == 0; k++) {
         const normalize_item *it = &items[todo[k]];
@@ -209,26 +242,27 @@ static int run_batch(const normalize_opts *o, normalize_item *items, const size_
         strbuf_free(&sub);
     }
     if (r == 0)
-        r = normalize_run_many(o, 0, &files, &report);
+        r = normalize_run_many(o, 0, &files, &report, &err);
     if (r == 1)
-        r = mark_reported(&report, &files, each) > 0 ? 0 : -1;
+        r = mark_reported(o, items, todo, &report, &err, &files, dir, each);
     if (o->verdict_only) /* the check's verdict is all that is asked */
         goto out;
     for (size_t k = 0; k < m && r == 0; k++)
-        if (!each[k])
+        if (each[k] == ITEM_ACCEPTED)
             strvec_push(&ok, files.items[k]);
     if (r == 0)
-        r = normalize_run_many(o, 1, &ok, NULL);
+        r = normalize_run_many(o, 1, &ok, NULL, NULL);
     for (size_t k = 0; k < m && r == 0; k++) {
         normalize_item *it = &items[todo[k]];
         strbuf_reset(&it->out);
-        if (!each[k])
+        if (each[k] == ITEM_ACCEPTED)
             r = fs_read_file(&it->out, files.items[k], 0);
     }
 out:
     strvec_free(&files);
     strvec_free(&ok);
     strbuf_free(&report);
+    strbuf_free(&err);
     return r;
 }
 
@@ -261,7 +295,7 @@ static void run_each(const normalize_opts *o, normalize_item *items, const size_
 {
     size_t *which = pgci_calloc(m ? m : 1, sizeof(*which)), n = 0;
     for (size_t k = 0; k < m; k++)
-        if (each[k])
+        if (each[k] == ITEM_ALONE)
             which[n++] = todo[k];
     each_job j = {o, items, which};
     par_for(n, o->jobs > 1 ? o->jobs : 1, run_one, &j);
@@ -317,7 +351,7 @@ int normalize_ruff_batch(const normalize_opts *o, normalize_item *items, size_t 
     }
     pgci_error_clear();
     if (!batched)
-        memset(each, 1, m ? m : 1);
+        memset(each, ITEM_ALONE, m ? m : 1);
     if (batched && o->verdict_only)
         refuse_each(items, todo, m, each);
     else

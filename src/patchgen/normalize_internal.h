@@ -16,9 +16,28 @@ int normalize_ruff_uncached(const normalize_opts *o, const char *src, size_t len
                             int *refused);
 
 /* Runs one batched ruff (`which` 0: check --fix, 1: format) over files with
- * the working directory and settings of o. Returns 0 when ruff exited 0; for the
- * check, 1 when it exited 1 (violations --fix left), with its JSON report of
- * them (--output-format json) in out; negative otherwise. */
-int normalize_run_many(const normalize_opts *o, int which, const strvec *files, strbuf *out);
+ * the working directory, settings and report format of the per-file way (so its
+ * report on each file reads as that file's alone would). Returns 0 when ruff
+ * exited 0; for the check, 1 when it exited 1 (violations --fix left), with its
+ * report in out and what it wrote on stderr in err (may be NULL); negative
+ * otherwise. */
+int normalize_run_many(const normalize_opts *o, int which, const strvec *files, strbuf *out,
+                       strbuf *err);
+
+/* Sets the error of a ruff process (argv) that exited with `status`: the command
+ * and ruff's stderr and stdout, with the temporary directory `tmpdir` read as
+ * "<tmp>", capped at a fixed budget. Returns PGCI_EIO. */
+int normalize_ruff_failed(const char *const *argv, const char *tmpdir, int status, const char *err,
+                          size_t err_len, const char *out, size_t out_len);
+
+/* Cuts the text report of a batched `ruff check --fix` over files (each
+ * dir/<k>/<name>, k its index) into each file's part: parts[k] (files->len of
+ * them, initialised) gets what ruff prints for files[k] when it runs on that file
+ * alone, with "dir/<k>" for that run's directory (empty: nothing to report).
+ * Reads ruff's "full" (its default), "concise" and "pylint" formats. Returns how
+ * many files have a part, or -1 when the report is not one it can cut
+ * (normalize_report.c says when). */
+long normalize_report_split(const char *rep, size_t len, const char *dir, const strvec *files,
+                            strbuf *parts);
 
 #endif

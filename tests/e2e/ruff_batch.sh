@@ -47,7 +47,8 @@ for cache in --no-cache "" ""; do
 done
 
 # the batch ran as a batch: one check over all four and one format over the two
-# that passed, then each failing one alone (its check fails again, no format)
+# that passed. The failing ones' errors are read from the check's report (each
+# file's part of it is what its own run prints), so no ruff runs again.
 cat >"$tmp/ruff-log" <<EOF2
 #!/bin/sh
 echo "\$1 \$#" >>"$tmp/ruff.calls"
@@ -57,12 +58,40 @@ chmod +x "$tmp/ruff-log"
 "$PGCI" regen -C "$ws" --ruff "$tmp/ruff-log" --no-cache -j 1 -o "$tmp/logged" --write >/dev/null 2>&1 || true
 diff -r "$tmp/alone" "$tmp/logged" >/dev/null || fail "logged run: outputs differ"
 calls=$(sort "$tmp/ruff.calls" | uniq -c | awk '{print $2 "/" $3 "x" $1}' | tr '\n' ' ')
-# "check" over 4 files: 6 arguments + 2 for the report format + 4 files; "format"
-# over 2 files: 3 + 2
-grep -q '^check 12$' "$tmp/ruff.calls" || fail "no batched check over 4 files: $calls"
+# "check" over 4 files: 6 arguments + 4 files; "format" over 2 files: 3 + 2
+grep -q '^check 10$' "$tmp/ruff.calls" || fail "no batched check over 4 files: $calls"
 grep -q '^format 5$' "$tmp/ruff.calls" || fail "no batched format over 2 files: $calls"
-[ "$(grep -c '^check' "$tmp/ruff.calls")" = 3 ] || fail "expected 1 batched + 2 single checks: $calls"
+[ "$(grep -c '^check' "$tmp/ruff.calls")" = 1 ] || fail "expected 1 batched check: $calls"
 [ "$(grep -c '^format' "$tmp/ruff.calls")" = 1 ] || fail "expected 1 format: $calls"
+
+# the report format the project sets is the per-file way's too: the batch cuts
+# ruff's concise, grouped and pylint reports as it cuts the full one; one it
+# cannot cut (github) sends every item back to the per-file way. Each time the
+# errors are the ones each config gets alone.
+for fmt in concise grouped pylint github; do
+    cp -r "$ws" "$tmp/ws-$fmt"
+    sed -i "s/^\[tool.ruff\]\$/&\noutput-format = \"$fmt\"/" "$tmp/ws-$fmt/pyproject.toml"
+    grep -q "^output-format = \"$fmt\"" "$tmp/ws-$fmt/pyproject.toml" || fail "$fmt: not set"
+    rm -f "$tmp/$fmt.alone"
+    for c in "${cfgs[@]}"; do
+        "$PGCI" regen -C "$tmp/ws-$fmt" --ruff "$RUFF" --no-cache -o "$tmp/alone-$fmt" --write "$c" \
+            >/dev/null 2>>"$tmp/$fmt.alone" || true
+    done
+    grep -h '^pgci: error' "$tmp/$fmt.alone" | sort >"$tmp/$fmt.alone.errors"
+    [ "$(wc -l <"$tmp/$fmt.alone.errors")" = 2 ] || fail "$fmt: expected two errors alone"
+    cmp -s "$tmp/$fmt.alone.errors" "$tmp/alone.errors" &&
+        fail "$fmt: the errors read as the full format's: the format was not applied"
+    rm -f "$tmp/ruff.calls"
+    "$PGCI" regen -C "$tmp/ws-$fmt" --ruff "$tmp/ruff-log" --no-cache -j 1 -o "$tmp/batch-$fmt" \
+        --write >/dev/null 2>"$tmp/$fmt.err" || true
+    diff -r "$tmp/alone-$fmt" "$tmp/batch-$fmt" >/dev/null || fail "$fmt: outputs differ from alone"
+    grep '^pgci: error' "$tmp/$fmt.err" | sed "s|$tmp/ruff-log|$RUFF|" | sort |
+        cmp -s - "$tmp/$fmt.alone.errors" ||
+        fail "$fmt: errors differ: $(grep '^pgci: error' "$tmp/$fmt.err")"
+    alone=$([ "$fmt" = github ] && echo 5 || echo 1)
+    [ "$(grep -c '^check' "$tmp/ruff.calls")" = "$alone" ] ||
+        fail "$fmt: expected $alone ruff checks: $(tr '\n' ' ' <"$tmp/ruff.calls")"
+done
 
 # warm: ruff's refusals are kept in the cache beside its results (the same key),
 # so a second run starts no ruff but for --version, with the same errors

@@ -14,6 +14,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -169,11 +170,84 @@ static void test_verdict_only(void **state)
     strbuf_free(&got);
 }
 
+/* A batch's refusals are worded from the batched check's report, as each file's
+ * own run words them: twelve items (so that one item's directory, <dir>/1, is a
+ * prefix of another's, <dir>/10), every other one refused (undefined names, a
+ * syntax error, several violations in one file, one that --fix half fixes), in
+ * ruff's default format and in its concise one. The oracle is normalize_ruff() on
+ * each item alone. */
+static void test_batch_words_as_alone(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {
+        "x = y\n",
+        "def f(:\n    pass\n",
+        "import os\na = b\nc = d\n",
+        "import sys\n\n\ndef g():\n    return undefined_here\n",
+        "z = (\n",
+        "if True:\n  q = nope\nelse:\n    q = 2\n",
+    };
+    for (int concise = 0; concise < 2; concise++) {
+        strbuf dir = STRBUF_INIT;
+        assert_int_equal(fs_mkdtemp(&dir, "pgci-test-batch-words"), 0);
+        if (concise) {
+            strbuf f = STRBUF_INIT;
+            strbuf_addf(&f, "%s/ruff.toml", dir.buf);
+            const char *cfg = "output-format = \"concise\"\n";
+            assert_int_equal(fs_write_atomic(f.buf, cfg, strlen(cfg)), 0);
+            strbuf_free(&f);
+        }
+        char *r = ruff();
+        normalize_opts o = opts_in(r, dir.buf);
+        o.isolated = 0; /* the configuration above applies */
+        o.jobs = 2;
+        normalize_item items[12];
+        char names[12][16];
+        memset(items, 0, sizeof(items));
+        for (int i = 0; i < 12; i++) {
+            snprintf(names[i], sizeof(names[i]), "m%d.py", i);
+            items[i].file_name = names[i];
+            items[i].src = i % 2 ? bad[i / 2] : "import os\nx = ( 1 )\n";
+            items[i].len = strlen(items[i].src);
+        }
+        assert_true(normalize_ruff_batch(&o, items, 12) < 0);
+        pgci_error_clear();
+        for (int i = 0; i < 12; i++) {
+            normalize_opts one = o;
+            one.file_name = names[i];
+            strbuf want = STRBUF_INIT;
+            int rc = normalize_ruff(&one, items[i].src, items[i].len, &want);
+            if (i % 2 == 0) {
+                assert_int_equal(rc, 0);
+                assert_int_equal(items[i].status, 0);
+                assert_string_equal(items[i].out.buf, "x = 1\n");
+            } else {
+                assert_true(rc < 0);
+                assert_true(items[i].status < 0);
+                assert_int_equal(items[i].refused, 1);
+                assert_non_null(items[i].error);
+                assert_string_equal(items[i].error, pgci_error_last());
+                /* the format applied: concise reports start with the path */
+                assert_non_null(strstr(items[i].error,
+                                       concise ? "exited with status 1: <tmp>/m" : "--> <tmp>/m"));
+            }
+            pgci_error_clear();
+            strbuf_free(&want);
+            strbuf_free(&items[i].out);
+            free(items[i].error);
+        }
+        free(r);
+        fs_remove_tree(dir.buf);
+        strbuf_free(&dir);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_concurrent_askers),
         cmocka_unit_test(test_verdict_only),
+        cmocka_unit_test(test_batch_words_as_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
