@@ -92,56 +92,66 @@ static char *configuration_module(const char *m)
     return pgci_asprintf("%.*s.configuration_%s", (int)(last - m), m, last + 10);
 }
 
-/* Indexing the fetched modules of one side on worker threads: each module writes
- * its own slot, so the result is the same with one thread or many. */
+/* Indexing the fetched modules of both sides on worker threads: item i is module
+ * i % n at side i / n; each writes its own slot, so the result is the same with one
+ * thread or many. */
 typedef struct index_jobs {
-    py_parse_set *parses;
+    py_parse_set *parses[2];
     module_pair *mods;
-    int side;
+    size_t n;
 } index_jobs;
 
 static void index_one(void *arg, size_t worker, size_t i)
 {
     (void)worker;
     const index_jobs *j = arg;
-    module_pair *m = &j->mods[i];
-    strbuf *src = j->side ? &m->src_b : &m->src_a;
-    char **err = j->side ? &m->err_b : &m->err_a;
-    index_module **ix = j->side ? &m->b : &m->a;
+    int side = i >= j->n;
+    module_pair *m = &j->mods[i % j->n];
+    strbuf *src = side ? &m->src_b : &m->src_a;
+    char **err = side ? &m->err_b : &m->err_a;
+    index_module **ix = side ? &m->b : &m->a;
     if (*err)
         return;
-    if (index_module_from_parse_set(ix, j->parses, src->buf, src->len, m->module, m->module) < 0) {
+    if (index_module_from_parse_set(ix, j->parses[side], src->buf, src->len, m->module, m->module) <
+        0) {
         *err = pgci_strdup(pgci_error_last());
         *ix = NULL;
         pgci_error_clear();
     }
 }
 
-static void fetch_and_index(upstream *up, py_parse_set *parses, const char *tag, module_pair *mods,
-                            size_t n, int side, int jobs)
+/* Fetches every module at both tags in one batch (one round of transfers; each
+ * module validated, which is its parse, into its side's parse set), then indexes
+ * them all: two waits for the slowest module, not four. */
+static void fetch_and_index(upstream *up, py_parse_set *const parses[2], const char *const tags[2],
+                            module_pair *mods, size_t n, int jobs)
 {
-    strvec names = STRVEC_INIT;
-    for (size_t i = 0; i < n; i++)
-        strvec_push(&names, mods[i].module);
-    strbuf *res = pgci_calloc(n ? n : 1, sizeof(strbuf));
-    char **errs = pgci_calloc(n ? n : 1, sizeof(char *));
-    for (size_t i = 0; i < n; i++)
+    upstream_item *items = pgci_calloc(2 * n + 1, sizeof(*items));
+    strbuf *res = pgci_calloc(2 * n + 1, sizeof(strbuf));
+    char **errs = pgci_calloc(2 * n + 1, sizeof(char *));
+    for (size_t i = 0; i < 2 * n; i++) {
+        items[i].tag = tags[i >= n];
+        items[i].module = mods[i % n].module;
+        items[i].parses = parses[i >= n];
         strbuf_init(&res[i], 0);
-    upstream_fetch_all(up, tag, &names, res, errs);
+    }
+    upstream_fetch_batch(up, items, 2 * n, res, errs);
     pgci_error_clear();
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < 2 * n; i++) {
+        int side = i >= n;
+        module_pair *m = &mods[i % n];
         if (errs[i]) {
-            *(side ? &mods[i].err_b : &mods[i].err_a) = errs[i];
+            *(side ? &m->err_b : &m->err_a) = errs[i];
             strbuf_free(&res[i]);
             continue;
         }
-        *(side ? &mods[i].src_b : &mods[i].src_a) = res[i];
+        *(side ? &m->src_b : &m->src_a) = res[i];
     }
-    index_jobs j = {parses, mods, side};
-    par_for(n, jobs, index_one, &j);
+    index_jobs j = {{parses[0], parses[1]}, mods, n};
+    par_for(2 * n, jobs, index_one, &j);
+    free(items);
     free(res);
     free(errs);
-    strvec_free(&names);
 }
 
 static int is_change(const finding *f)
@@ -273,10 +283,9 @@ static void survey_fetch_index(survey_state *s)
 {
     double t0 = now_ms();
     s->parses_a = py_parse_set_new();
-    upstream_set_parse_set(s->up, s->parses_a);
-    fetch_and_index(s->up, s->parses_a, s->out->from, s->mods, s->nmods, 0, s->o->jobs);
-    upstream_set_parse_set(s->up, s->parses);
-    fetch_and_index(s->up, s->parses, s->out->to, s->mods, s->nmods, 1, s->o->jobs);
+    py_parse_set *const parses[2] = {s->parses_a, s->parses};
+    const char *const tags[2] = {s->out->from, s->out->to};
+    fetch_and_index(s->up, parses, tags, s->mods, s->nmods, s->o->jobs);
     run_doc_add_timing(&s->out->doc, "fetch+index", now_ms() - t0);
 }
 

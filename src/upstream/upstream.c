@@ -354,7 +354,8 @@ static char *cache_key(const upstream *u, const char *tag, const char *path)
 
 /* upstream_validate_shared(), skipped for bytes an earlier run of this pgci build
  * validated (the result cache remembers them; a failure is never remembered). */
-static int validate_once(upstream *u, const char *data, size_t len, const char *name)
+static int validate_once(upstream *u, py_parse_set *parses, const char *data, size_t len,
+                         const char *name)
 {
     uint8_t key[SHA256_DIGEST_LEN];
     strbuf none = STRBUF_INIT;
@@ -366,17 +367,19 @@ static int validate_once(upstream *u, const char *data, size_t len, const char *
         if (rcache_get(u->results, "valid-python", key, &none))
             return 0;
     }
-    int r = upstream_validate_shared(data, len, name, u->parses);
+    int r = upstream_validate_shared(data, len, name, parses);
     if (r == 0 && u->results)
         rcache_put(u->results, "valid-python", key, "", 0);
     return r;
 }
 
-/* Validates a body that was read: Python, and not an error page served as it. */
-static int validate_body(upstream *u, const char *path, const strbuf *body)
+/* Validates a body that was read: Python, and not an error page served as it. Its
+ * tree goes to the item's parse set, or the upstream's. */
+static int validate_body(upstream *u, const upstream_item *it, const char *path, const strbuf *body)
 {
     const char *base = strrchr(path, '/');
-    return validate_once(u, body->buf, body->len, base ? base + 1 : path);
+    return validate_once(u, it->parses ? it->parses : u->parses, body->buf, body->len,
+                         base ? base + 1 : path);
 }
 
 /* Records the outcome of one module whose body was validated (code: the read's or
@@ -405,18 +408,19 @@ static int record(upstream *u, const char *tag, const char *name, const char *pa
 }
 
 /* Validates, then records the outcome of one module. */
-static int settle(upstream *u, const char *tag, const char *name, const char *path,
+static int settle(upstream *u, const upstream_item *it, const char *name, const char *path,
                   const char *where, int code, strbuf *body, char **error)
 {
     if (code == 0)
-        code = validate_body(u, path, body);
-    return record(u, tag, name, path, where, code, body, error);
+        code = validate_body(u, it, path, body);
+    return record(u, it->tag, name, path, where, code, body, error);
 }
 
 /* What a dir: or git: source read, validated on worker threads (each validation
  * is a parse) and then recorded in item order. */
 typedef struct local_reads {
     upstream *u;
+    const upstream_item *items;
     char **paths;
     strbuf *results;
     int *code;  /* per item: the read's result, then the validation's */
@@ -431,7 +435,7 @@ static void validate_local(void *arg, size_t worker, size_t i)
     local_reads *l = arg;
     if (!l->local[i] || l->code[i] < 0)
         return;
-    l->code[i] = validate_body(l->u, l->paths[i], &l->results[i]);
+    l->code[i] = validate_body(l->u, &l->items[i], l->paths[i], &l->results[i]);
     if (l->code[i] < 0) {
         l->why[i] = pgci_strdup(pgci_error_last());
         pgci_error_clear();
@@ -476,7 +480,7 @@ static void on_http_done(void *arg, size_t k)
     strbuf tmp = b->results[i];
     b->results[i] = j->body;
     j->body = tmp;
-    b->codes[i] = settle(b->u, b->items[i].tag, b->names[i], b->paths[i], j->url, j->code,
+    b->codes[i] = settle(b->u, &b->items[i], b->names[i], b->paths[i], j->url, j->code,
                          &b->results[i], &b->errors[i]);
 }
 
@@ -490,6 +494,7 @@ int upstream_fetch_batch(upstream *u, const upstream_item *items, size_t n, strb
     size_t *job_of = pgci_calloc(n ? n : 1, sizeof(size_t));
     size_t njobs = 0;
     local_reads lr = {u,
+                      items,
                       paths,
                       results,
                       pgci_calloc(n + 1, sizeof(int)),

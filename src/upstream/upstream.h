@@ -109,10 +109,12 @@ int upstream_fetch(upstream *u, const char *tag, const char *module, strbuf *out
 int upstream_fetch_all(upstream *u, const char *tag, const strvec *modules, strbuf *results,
                        char **errors);
 
-/* One (tag, module) pair of a batch. */
+/* One (tag, module) pair of a batch, and the parse set the tree its validation
+ * makes goes to (NULL: the upstream's, upstream_set_parse_set). */
 typedef struct upstream_item {
     const char *tag;
     const char *module;
+    py_parse_set *parses;
 } upstream_item;
 
 /* Like upstream_fetch_all, for pairs at any tags: everything missing from the cache
