@@ -45,6 +45,7 @@ typedef struct builder {
     unsigned depth; /* of walk_defs (index_module_build checks the whole tree's first) */
     int too_deep;   /* walk_defs went deeper than the tree may (names only) */
     index_fp_cache fp_cache;
+    VEC(index_fp_known) fps; /* the bodies fingerprinted so far (a class's read its members') */
 } builder;
 
 /* ---- small helpers ------------------------------------------------------------ */
@@ -410,6 +411,19 @@ static index_def *build_names(builder *b, index_def *d, TSNode def_node)
     return d;
 }
 
+/* The fingerprint of a def's body, reading the bodies fingerprinted since entry
+ * `since` of b->fps (a class's members), remembered for the class around it. */
+static uint64_t fingerprint(builder *b, TSNode body, TSNode doc, size_t since)
+{
+    uint64_t fp =
+        index_fingerprint(b->t, body, doc, &b->fp_cache, b->fps.items + since, b->fps.len - since);
+    if (!ts_node_is_null(body)) {
+        index_fp_known k = {ts_node_start_byte(body), fp};
+        VEC_PUSH(&b->fps, k);
+    }
+    return fp;
+}
+
 /* def_node is a function_definition or class_definition; outer is the
  * decorated_definition around it, or def_node itself. */
 static index_def *build_def(builder *b, TSNode def_node, TSNode outer, index_def *parent,
@@ -449,9 +463,8 @@ static index_def *build_def(builder *b, TSNode def_node, TSNode outer, index_def
     d->docstring = decode_docstring(b, doc);
     if (d->docstring)
         index_doc_args(b->a, d->docstring, &d->doc_args, &d->n_doc_args);
-    d->fingerprint = index_fingerprint(b->t, body, doc, &b->fp_cache);
-
     if (!is_class) {
+        d->fingerprint = fingerprint(b, body, doc, b->fps.len);
         build_params(b, d, py_field(def_node, "parameters"));
         d->returns = text_clean(b, py_field(def_node, "return_type"));
         register_def(b, d);
@@ -473,7 +486,9 @@ static index_def *build_def(builder *b, TSNode def_node, TSNode outer, index_def
     register_def(b, d);
 
     assign_vec attrs = VEC_INIT;
+    size_t known = b->fps.len;
     build_members(b, d, body, &attrs);
+    d->fingerprint = fingerprint(b, body, doc, known);
     d->attrs = arena_copy(b->a, attrs.items, attrs.len, sizeof(*attrs.items));
     d->n_attrs = attrs.len;
     VEC_FREE(&attrs);
@@ -555,7 +570,8 @@ static int build(index_module **out, const py_tree *t, const char *module_name, 
     if (r < 0)
         return r;
     index_module *m = pgci_calloc(1, sizeof(*m));
-    builder b = {.m = m, .t = t, .a = &m->arena, .tmp = STRBUF_INIT, .imports = VEC_INIT};
+    builder b = {
+        .m = m, .t = t, .a = &m->arena, .tmp = STRBUF_INIT, .imports = VEC_INIT, .fps = VEC_INIT};
     b.names_only = m->names_only = names_only;
     m->name = arena_strdup(&m->arena, module_name ? module_name : "");
     m->path = arena_strdup(&m->arena, t->path ? t->path : "<input>");
@@ -572,6 +588,7 @@ static int build(index_module **out, const py_tree *t, const char *module_name, 
     m->n_assigns = assigns.len;
     VEC_FREE(&defs);
     VEC_FREE(&assigns);
+    VEC_FREE(&b.fps);
     strbuf_free(&b.tmp);
     if (b.too_deep) {
         index_module_free(m);

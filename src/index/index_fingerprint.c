@@ -12,6 +12,12 @@
  * grouping it expresses is in the tree). String literals count by value, so
  * 'a' "a" and ("a" "") agree; the docstring counts dedented, as inspect.cleandoc
  * reads it. Number literals count lowercased (0XFF and 0xff agree).
+ *
+ * A class's body holds its methods' bodies, each fingerprinted on its own first.
+ * The class's walk does not walk them again: a method's body counts as one token,
+ * its fingerprint. Two classes still agree exactly when their bodies do, up to
+ * formatting: everything but the method bodies is walked, and each method body
+ * counts by a hash that agrees exactly when those bodies do.
  */
 #include <string.h>
 
@@ -94,6 +100,8 @@ typedef struct fp_state {
     TSNode doc;   /* the docstring of the innermost def whose body is being walked */
     TSNode splat; /* a misparsed star being hoisted (see splat_under) */
     index_fp_cache *cache;
+    const index_fp_known *known; /* bodies fingerprinted already */
+    size_t n_known;
     strbuf tmp, tmp2;
 } fp_state;
 
@@ -161,6 +169,16 @@ static void fp_walk(fp_state *st, TSTreeCursor *cur, int def_body)
     TSNode n = ts_tree_cursor_current_node(cur);
     enum fp_kind k = kind_of(st->cache, n);
     if (def_body && k == K_BLOCK) {
+        uint32_t at = ts_node_start_byte(n);
+        for (size_t i = 0; i < st->n_known; i++)
+            if (st->known[i].start_byte == at) {
+                uint64_t fp = st->known[i].fingerprint;
+                unsigned char v[8];
+                for (int b = 0; b < 8; b++)
+                    v[b] = (unsigned char)(fp >> (8 * b));
+                fp_token(st, 'F', (const char *)v, sizeof(v));
+                return;
+            }
         /* A nested def's docstring counts dedented too (re-indenting a class
          * re-indents the docstrings of its methods). */
         TSNode saved = st->doc;
@@ -254,12 +272,15 @@ static void fp_walk(fp_state *st, TSTreeCursor *cur, int def_body)
         fp_token(st, ')', "", 0);
 }
 
-uint64_t index_fingerprint(const py_tree *t, TSNode body, TSNode docstring, index_fp_cache *cache)
+uint64_t index_fingerprint(const py_tree *t, TSNode body, TSNode docstring, index_fp_cache *cache,
+                           const index_fp_known *known, size_t n_known)
 {
     fp_state st = {.h = 0xcbf29ce484222325ULL,
                    .t = t,
                    .doc = docstring,
                    .cache = cache,
+                   .known = known,
+                   .n_known = n_known,
                    .tmp = STRBUF_INIT,
                    .tmp2 = STRBUF_INIT};
     if (ts_node_is_null(body))

@@ -292,6 +292,72 @@ static void test_fingerprint(void **state)
         assert_int_not_equal(base, fingerprint_of(changed[i], "f"));
 }
 
+/* A class's fingerprint reads its methods' fingerprints instead of walking their
+ * bodies again: it still agrees exactly when the class's body does, up to
+ * formatting, methods of nested classes included. */
+static void test_class_fingerprint(void **state)
+{
+    (void)state;
+    const char *base_src = "class A(B):\n"
+                           "    '''Doc.'''\n"
+                           "    x = 1\n"
+                           "    @property\n"
+                           "    def f(self, a):\n"
+                           "        '''F.\n\n        More.\n        '''\n"
+                           "        return g(a, 'k')\n"
+                           "    class Inner:\n"
+                           "        def h(self):\n"
+                           "            return 2\n"
+                           "    def k(self):\n"
+                           "        def local():\n"
+                           "            return 3\n"
+                           "        return local()\n";
+    uint64_t base = fingerprint_of(base_src, "A");
+    /* formatting, in the class and in its methods' bodies: the same */
+    assert_int_equal(base, fingerprint_of("class A(B):\n"
+                                          "  \"\"\"Doc.\"\"\"\n"
+                                          "  x = (1)  # one\n"
+                                          "  @property\n"
+                                          "  def f(self, a):\n"
+                                          "    \"\"\"F.\n\n    More.\n    \"\"\"\n"
+                                          "    return g(\n      a,\n      \"k\",\n    )\n"
+                                          "  class Inner:\n"
+                                          "    def h(self):\n"
+                                          "      return (2)\n"
+                                          "  def k(self):\n"
+                                          "    def local():\n"
+                                          "      return 3\n"
+                                          "    return local()\n",
+                                          "A"));
+    /* each of these changes the class */
+    static const char *const from[] = {
+        "return g(a, 'k')",   /* a method's body */
+        "return 2",           /* a nested class's method's body */
+        "return 3",           /* a function inside a method */
+        "x = 1",              /* a class attribute */
+        "def f(self, a)",     /* a method's signature */
+        "@property",          /* a decorator */
+        "'''F.\n",            /* a method's docstring */
+        "    class Inner:\n", /* a nested class's name */
+    };
+    static const char *const to[] = {
+        "return g(a, 'K')", "return 4",      "return 5", "x = 2",
+        "def f(self, b)",   "@staticmethod", "'''G.\n",  "    class Other:\n",
+    };
+    for (size_t i = 0; i < sizeof(from) / sizeof(*from); i++) {
+        const char *at = strstr(base_src, from[i]);
+        assert_non_null(at);
+        char *src =
+            pgci_asprintf("%.*s%s%s", (int)(at - base_src), base_src, to[i], at + strlen(from[i]));
+        if (fingerprint_of(src, "A") == base)
+            fail_msg("the class's fingerprint did not change with: %s", to[i]);
+        free(src);
+    }
+    /* a method keeps its own fingerprint, the same as alone */
+    assert_int_equal(fingerprint_of(base_src, "A.Inner.h"),
+                     fingerprint_of("def h(self):\n    return 2\n", "h"));
+}
+
 static void test_conditional_and_duplicates(void **state)
 {
     (void)state;
@@ -428,6 +494,7 @@ int main(void)
         cmocka_unit_test(test_assignments),
         cmocka_unit_test(test_class),
         cmocka_unit_test(test_fingerprint),
+        cmocka_unit_test(test_class_fingerprint),
         cmocka_unit_test(test_conditional_and_duplicates),
         cmocka_unit_test(test_syntax_error_refused),
         cmocka_unit_test(test_depth_limit),
