@@ -338,7 +338,7 @@ static void test_dir_source(void **state)
     assert_int_equal(upstream_fetch(u, "v1", "transformers..x", &out), PGCI_EINVALID);
     assert_int_equal(upstream_fetch(u, "../v1", m, &out), PGCI_EINVALID);
     /* a batch mixes tags; each outcome lands in its own slot */
-    upstream_item items[] = {{"v2", m}, {"v1", m}, {"v3", m}, {"..", m}};
+    upstream_item items[] = {{"v2", m, NULL}, {"v1", m, NULL}, {"v3", m, NULL}, {"..", m, NULL}};
     strbuf bres[4] = {STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT};
     char *berr[4];
     assert_int_equal(upstream_fetch_batch(u, items, 4, bres, berr), PGCI_ENOTFOUND);
@@ -353,11 +353,39 @@ static void test_dir_source(void **state)
         free(berr[i]);
         strbuf_free(&bres[i]);
     }
+    /* each item's validation parses into its own parse set (the survey keeps tag
+     * A's trees apart from B's); an item without one, into the upstream's */
+    py_parse_set *sa = py_parse_set_new(), *sb = py_parse_set_new(), *su = py_parse_set_new();
+    upstream_set_parse_set(u, su);
+    upstream_item two[] = {{"v1", m, sa}, {"v2", m, sb}, {"v2", m, NULL}};
+    assert_int_equal(upstream_fetch_batch(u, two, 3, bres, berr), 0);
+    size_t parses, reused;
+    py_tree t;
+    py_parse_set_counts(sa, &parses, &reused);
+    assert_int_equal(parses, 1);
+    py_parse_set_counts(sb, &parses, &reused);
+    assert_int_equal(parses, 1);
+    py_parse_set_counts(su, &parses, &reused);
+    assert_int_equal(parses, 1);
+    /* A's text is in A's set: asking for it there parses nothing */
+    assert_int_equal(py_parse_set_get(sa, bres[0].buf, bres[0].len, "a", &t), 0);
+    py_parse_set_release(&t);
+    py_parse_set_counts(sa, &parses, &reused);
+    assert_int_equal(parses, 1);
+    assert_int_equal(reused, 1);
+    for (int i = 0; i < 3; i++) {
+        free(berr[i]);
+        strbuf_free(&bres[i]);
+    }
+    upstream_set_parse_set(u, NULL);
+    py_parse_set_free(sa);
+    py_parse_set_free(sb);
+    py_parse_set_free(su);
     upstream_stats st;
     upstream_get_stats(u, &st);
-    assert_int_equal(st.fetched, 4);
+    assert_int_equal(st.fetched, 7);
     assert_int_equal(st.cached, 0);
-    assert_int_equal(st.bytes, 24);
+    assert_int_equal(st.bytes, 42);
     assert_int_equal(st.requests, 0);
     /* its tags: the up-* directories, in version order; not a file, not another name */
     write_file(root.buf, "up-v10/x", "");
