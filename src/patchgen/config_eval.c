@@ -20,6 +20,7 @@
  *    evaluation independent of import order.
  */
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@
 #include "core/clock.h"
 #include "core/error.h"
 #include "core/fs.h"
+#include "core/hashmap.h"
 #include "core/par.h"
 #include "patchgen/codegen_syntax.h"
 #include "patchgen/config_internal.h"
@@ -1201,35 +1203,128 @@ static void eval_all_batch(void *arg, size_t worker, size_t b)
         eval_all_one(a, worker, a->order[k]);
 }
 
-/* The configs in batches for the workers: those of one package together, in
- * their order, at most `cap` to a batch. A config imports its package's other
- * configs (an NPU config its GPU sibling), and an evaluator loads an import once:
- * on two workers the sibling would be evaluated twice. Returns the batches. */
+/* Union-find over the configs: the root of i's group. */
+static size_t group_of(size_t *up, size_t i)
+{
+    while (up[i] != i)
+        i = up[i] = up[up[i]];
+    return i;
+}
+
+static void group_join(size_t *up, size_t i, size_t j)
+{
+    i = group_of(up, i);
+    j = group_of(up, j);
+    if (i != j)
+        up[i > j ? i : j] = i < j ? i : j; /* the earlier config is the root */
+}
+
+/* Joins config i with the configs its text names as modules: every dotted name in
+ * it that ends in a config's module name ("from pkg.qwen3_vl_gpu_patch_gen_config
+ * import ..."). Only a schedule hint: reading too much or too little changes which
+ * worker evaluates what, never the result. */
+static void join_imported(const ws_config *const *configs, size_t i, const hashmap *by_name,
+                          size_t *up, size_t *bytes)
+{
+    strbuf text = STRBUF_INIT;
+    if (fs_read_file(&text, configs[i]->abs_path, 0) < 0) {
+        pgci_error_clear();
+        strbuf_free(&text);
+        return;
+    }
+    bytes[i] = text.len;
+    const char *p = text.buf, *end = text.buf + text.len;
+    while (p < end) {
+        const char *hit = memmem(p, (size_t)(end - p), "_patch_gen_config", 17);
+        if (!hit)
+            break;
+        const char *a = hit, *z = hit + 17;
+        while (a > text.buf && (a[-1] == '_' || a[-1] == '.' || (a[-1] >= '0' && a[-1] <= '9') ||
+                                ((a[-1] | 0x20) >= 'a' && (a[-1] | 0x20) <= 'z')))
+            a--;
+        const char *stem = z;
+        while (stem > a && stem[-1] != '.')
+            stem--;
+        void *j = hashmap_getn(by_name, stem, (size_t)(z - stem));
+        if (j)
+            group_join(up, i, (size_t)(intptr_t)j - 1);
+        p = z;
+    }
+    strbuf_free(&text);
+}
+
+/* The configs in batches for the workers: those of one group together, in their
+ * order, at most `cap` to a batch, the largest batches first. A config imports its
+ * package's other configs (an NPU config its GPU sibling) and sometimes another
+ * package's (qwen3_vl_moe's the qwen3_vl one), and an evaluator loads an import
+ * once: on two workers the imported config would be evaluated twice. So a group is
+ * a package's configs and every config they import, transitively. Returns the
+ * batches. */
 static size_t eval_batches(const ws_config *const *configs, size_t n, size_t cap, size_t *order,
                            size_t *starts)
 {
-    unsigned char *placed = pgci_calloc(n ? n : 1, 1);
-    size_t nb = 0, k = 0;
+    size_t *up = pgci_calloc(n ? n : 1, sizeof(*up)), *bytes = pgci_calloc(n ? n : 1, sizeof(*up));
+    hashmap by_name = {0};
     for (size_t i = 0; i < n; i++) {
-        if (placed[i])
+        up[i] = i;
+        if (configs[i]->name && !hashmap_get(&by_name, configs[i]->name))
+            hashmap_put(&by_name, configs[i]->name, (void *)(intptr_t)(i + 1));
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(configs[j]->dir ? configs[j]->dir : "",
+                        configs[i]->dir ? configs[i]->dir : ""))
+                group_join(up, i, j);
+    for (size_t i = 0; i < n; i++)
+        join_imported(configs, i, &by_name, up, bytes);
+    hashmap_free(&by_name);
+    size_t *sorted = pgci_calloc(n ? n : 1, sizeof(*sorted)),
+           *cut = pgci_calloc(n + 1, sizeof(*cut));
+    size_t nb = 0, k = 0;
+    for (size_t g = 0; g < n; g++) { /* each group, in the order of its first config */
+        if (group_of(up, g) != g)
             continue;
-        starts[nb++] = k;
         size_t in_batch = 0;
-        for (size_t j = i; j < n; j++) {
-            if (placed[j] || strcmp(configs[j]->dir ? configs[j]->dir : "",
-                                    configs[i]->dir ? configs[i]->dir : ""))
+        cut[nb++] = k;
+        for (size_t i = g; i < n; i++) {
+            if (group_of(up, i) != g)
                 continue;
             if (in_batch == cap) {
-                starts[nb++] = k;
+                cut[nb++] = k;
                 in_batch = 0;
             }
-            placed[j] = 1;
-            order[k++] = j;
+            sorted[k++] = i;
             in_batch++;
         }
     }
+    cut[nb] = k;
+    /* the largest batches first, so that none starts last and keeps the others
+     * waiting (stable: equal ones keep their order) */
+    size_t *size = pgci_calloc(nb + 1, sizeof(*size)), *rank = pgci_calloc(nb + 1, sizeof(*rank));
+    for (size_t b = 0; b < nb; b++) {
+        rank[b] = b;
+        for (size_t x = cut[b]; x < cut[b + 1]; x++)
+            size[b] += bytes[sorted[x]];
+    }
+    for (size_t b = 1; b < nb; b++)
+        for (size_t x = b; x > 0 && size[rank[x - 1]] < size[rank[x]]; x--) {
+            size_t t = rank[x];
+            rank[x] = rank[x - 1];
+            rank[x - 1] = t;
+        }
+    k = 0;
+    for (size_t b = 0; b < nb; b++) {
+        starts[b] = k;
+        for (size_t x = cut[rank[b]]; x < cut[rank[b] + 1]; x++)
+            order[k++] = sorted[x];
+    }
     starts[nb] = k;
-    free(placed);
+    free(size);
+    free(rank);
+    free(sorted);
+    free(cut);
+    free(up);
+    free(bytes);
     return nb;
 }
 

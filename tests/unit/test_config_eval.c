@@ -776,13 +776,17 @@ static void test_import_chain(void **state)
 static void test_eval_all(void **state)
 {
     (void)state;
-    /* two packages, and a config that fails, in an order that mixes them */
+    /* two packages, configs that fail, in an order that mixes them; configs that
+     * import another package's (missing_name reads basic's toy_gpu): the
+     * scheduler puts those in one batch, which changes no result */
     static const char *const rel[] = {
         "cfgfix/basic/toy_npu_patch_gen_config.py",
         "cfgfix/basic/everything_patch_gen_config.py",
         "cfgfix/errors/syntax_error_patch_gen_config.py",
         "cfgfix/basic/toy_omni_npu_patch_gen_config.py",
+        "cfgfix/errors/missing_name_patch_gen_config.py",
         "cfgfix/basic/toy_gpu_patch_gen_config.py",
+        "cfgfix/errors/broken_sibling_patch_gen_config.py",
         "cfgfix/basic/toy_moe_gpu_patch_gen_config.py",
     };
     enum { N = sizeof(rel) / sizeof(rel[0]) };
@@ -794,6 +798,8 @@ static void test_eval_all(void **state)
         wc[i].path = (char *)rel[i];
         wc[i].abs_path = (char *)rel[i];
         wc[i].dir = fs_dirname(rel[i]);
+        const char *base = strrchr(rel[i], '/') + 1;
+        wc[i].name = pgci_strndup(base, strlen(base) - 3);
         sel[i] = &wc[i];
         /* alone */
         config_eval *ev;
@@ -810,6 +816,8 @@ static void test_eval_all(void **state)
         config_eval_free(ev);
     }
     assert_non_null(strstr(want[2], "error: "));
+    assert_non_null(strstr(want[4], "error: "));
+    assert_non_null(strstr(want[6], "error: "));
     for (int jobs = 1; jobs <= 8; jobs++) {
         pg_config *cfgs[N];
         int rcs[N];
@@ -835,6 +843,7 @@ static void test_eval_all(void **state)
     for (size_t i = 0; i < N; i++) {
         free(want[i]);
         free(wc[i].dir);
+        free(wc[i].name);
     }
 }
 
