@@ -868,13 +868,23 @@ char *signatures_object_text(const pg_object *o)
 {
     if (!o || !o->text)
         return NULL;
-    const char *p = o->text;
+    /* line by line with memchr: the text is the whole config file, and the checks
+     * ask for every patch's lines */
+    const char *p = o->text, *end = o->text + (o->text_len ? o->text_len : strlen(o->text)), *nl;
     unsigned line = 1;
-    while (*p && line < o->start_line)
-        line += *p++ == '\n';
+    while (line < o->start_line && (nl = memchr(p, '\n', (size_t)(end - p)))) {
+        p = nl + 1;
+        line++;
+    }
+    if (line < o->start_line)
+        p = end;
     const char *start = p;
-    while (*p && line <= o->end_line)
-        line += *p++ == '\n';
+    while (line <= o->end_line && (nl = memchr(p, '\n', (size_t)(end - p)))) {
+        p = nl + 1;
+        line++;
+    }
+    if (line <= o->end_line)
+        p = end;
     return pgci_strndup(start, (size_t)(p - start));
 }
 

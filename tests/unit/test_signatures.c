@@ -244,6 +244,43 @@ static void test_render(void **state)
     index_module_free(m);
 }
 
+/* signatures_object_text() against the byte-by-byte reading it replaced: every
+ * range of lines, in texts with and without a last newline, empty lines, a line
+ * range past the end; text_len given, or left 0 (strlen). */
+static char *lines_slow(const char *text, unsigned from, unsigned to)
+{
+    const char *p = text;
+    unsigned line = 1;
+    while (*p && line < from)
+        line += *p++ == '\n';
+    const char *start = p;
+    while (*p && line <= to)
+        line += *p++ == '\n';
+    return pgci_strndup(start, (size_t)(p - start));
+}
+
+static void test_object_text(void **state)
+{
+    (void)state;
+    static const char *const texts[] = {"",
+                                        "a",
+                                        "a\n",
+                                        "a\nb",
+                                        "\n\nx = 1\n\ndef f():\n    pass\n",
+                                        "@d\ndef f():\n    return 1\n# c\nz"};
+    for (size_t i = 0; i < sizeof(texts) / sizeof(*texts); i++)
+        for (unsigned from = 0; from <= 9; from++)
+            for (unsigned to = 0; to <= 9; to++)
+                for (int known = 0; known < 2; known++) {
+                    pg_object o = {.text = texts[i], .start_line = from, .end_line = to};
+                    o.text_len = known ? strlen(texts[i]) : 0;
+                    char *want = lines_slow(texts[i], from, to), *got = signatures_object_text(&o);
+                    assert_string_equal(got, want);
+                    free(got);
+                    free(want);
+                }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -260,6 +297,7 @@ int main(void)
         cmocka_unit_test(test_removed_import_used_by_patch),
         cmocka_unit_test(test_rename_candidates_scored),
         cmocka_unit_test(test_render),
+        cmocka_unit_test(test_object_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
