@@ -156,6 +156,7 @@ int *survey_failing_at_a(const workspace *ws, const ws_config *const *sel, size_
         regen_batch_opts o = *at_b;
         o.base.tag = tag_a;
         o.verdict_only = 1; /* standing or not is all that is read */
+        o.verdict_words = 0;
         /* the configs B had evaluated, if it had them */
         o.evaluated = at_b->evaluated ? cfgs : NULL;
         o.eval_errors = at_b->evaluated ? errs : NULL;

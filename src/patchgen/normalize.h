@@ -35,9 +35,14 @@ typedef struct normalize_opts {
     int jobs;
     /* normalize_ruff_batch() for a verdict only (does ruff accept each file?):
      * ruff's check runs as always, its format does not, an accepted item's out
-     * stays empty, a refused one is not run again alone to word its error, and
-     * nothing is put in the cache (what it holds is still read). */
+     * stays empty. Its verdicts go to the cache under keys of their own; the full
+     * way's entries are read too. */
     int verdict_only;
+    /* With verdict_only: a refused item's error is the full way's, word for word
+     * (cut from the check's report, or from ruff run on that item alone when the
+     * report cannot be cut), and is cached as the full way's refusal. Without: a
+     * refusal reads "ruff check --fix leaves a violation in FILE". */
+    int words;
 } normalize_opts;
 
 /* Normalises src[0..len) and appends the result to out (from the cache when it

@@ -120,7 +120,8 @@ static void verdict_key(const uint8_t key[SHA256_DIGEST_LEN], uint8_t vkey[SHA25
     sha256_final(&c, vkey);
 }
 
-/* 1 and the item's verdict set when the cache holds it. */
+/* 1 and the item's verdict set when the cache holds it. A refusal there has no
+ * words: a run that asks for them (o->words) reads it as a miss. */
 static int verdict_get(const normalize_opts *o, const uint8_t key[SHA256_DIGEST_LEN],
                        normalize_item *it)
 {
@@ -129,7 +130,9 @@ static int verdict_get(const normalize_opts *o, const uint8_t key[SHA256_DIGEST_
     strbuf e = STRBUF_INIT;
     int hit = rcache_get(o->cache, "ruff-verdict", vkey, &e) && e.len == 1 &&
               (e.buf[0] == VERDICT_ACCEPTED || e.buf[0] == VERDICT_REFUSED);
-    if (hit && e.buf[0] == VERDICT_REFUSED)
+    if (hit && e.buf[0] == VERDICT_REFUSED && o->words)
+        hit = 0;
+    else if (hit && e.buf[0] == VERDICT_REFUSED)
         refuse(it);
     strbuf_free(&e);
     return hit;
@@ -210,7 +213,7 @@ static int mark_reported(const normalize_opts *o, normalize_item *items, const s
     for (size_t k = 0; k < files->len && n > 0; k++) {
         if (!parts[k].len)
             continue;
-        each[k] = err->len || o->verdict_only ? ITEM_ALONE : ITEM_REFUSED;
+        each[k] = err->len || (o->verdict_only && !o->words) ? ITEM_ALONE : ITEM_REFUSED;
         if (each[k] == ITEM_REFUSED)
             word_refusal(o, &items[todo[k]], files->items[k], dir, k, &parts[k]);
     }
@@ -330,6 +333,7 @@ int normalize_ruff_batch(const normalize_opts *o, normalize_item *items, size_t 
                 items[i].cached = 1;
                 if (why) {
                     items[i].status = PGCI_EIO;
+                    items[i].refused = 1;
                     free(items[i].error);
                     items[i].error = why;
                 }
@@ -352,7 +356,7 @@ int normalize_ruff_batch(const normalize_opts *o, normalize_item *items, size_t 
     pgci_error_clear();
     if (!batched)
         memset(each, ITEM_ALONE, m ? m : 1);
-    if (batched && o->verdict_only)
+    if (batched && o->verdict_only && !o->words)
         refuse_each(items, todo, m, each);
     else
         run_each(o, items, todo, m, each);
@@ -367,9 +371,9 @@ int normalize_ruff_batch(const normalize_opts *o, normalize_item *items, size_t 
             rcache_put(o->cache, "ruff-verdict", vkey, &v, 1);
         }
     }
-    for (size_t k = 0; k < m && !o->verdict_only; k++) {
+    for (size_t k = 0; k < m && (!o->verdict_only || o->words); k++) {
         normalize_item *it = &items[todo[k]];
-        if (it->status == 0 && cached)
+        if (it->status == 0 && cached && !o->verdict_only)
             entry_put(o, keys[todo[k]], ENTRY_OUTPUT, it->out.buf, it->out.len);
         if (it->status < 0 && it->refused && cached && it->error)
             entry_put(o, keys[todo[k]], ENTRY_REFUSED, it->error, strlen(it->error));

@@ -85,11 +85,14 @@ typedef struct regen_batch_opts {
     /* the run's parse set, shared with the upstream layer that validated the
      * modules (upstream_opts.parses); NULL: the batch keeps its own */
     py_parse_set *parses;
-    /* whether each config regenerates is all that is asked (the survey's second
-     * look, at tag A, at the configs failing at B): ruff's check decides as
-     * always, its format and the .diff are skipped, outs[i].py and .diff are
-     * empty, and a refusal's error is not ruff's own words (normalize_opts) */
+    /* whether each config regenerates is all that is asked (the survey's look at
+     * tag B, and its second look, at tag A, at the configs failing at B): ruff's
+     * check decides as always, its format and the .diff are skipped, and
+     * outs[i].py and .diff are empty. A refusal's error is ruff's own words, as
+     * the full way's, with verdict_words (the look at B, which reports it), and
+     * not without (normalize_opts.words). */
     int verdict_only;
+    int verdict_words;
 } regen_batch_opts;
 
 /* The whole pipeline for configs[0..n) of ws, in parallel (each worker thread has

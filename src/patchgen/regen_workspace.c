@@ -119,6 +119,7 @@ static void normalize_all(batch *b)
         normalize_opts ro = o->ruff;
         ro.jobs = b->o->jobs;
         ro.verdict_only = b->o->verdict_only;
+        ro.words = b->o->verdict_words;
         normalize_ruff_batch(&ro, items, m);
     }
     double per = m ? (now_ms() - t0) / (double)m : 0;

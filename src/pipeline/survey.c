@@ -342,6 +342,11 @@ static void survey_regenerate(survey_state *s)
     bo.up = s->up;
     bo.evaluated = s->cfgs; /* evaluated above: not a second time */
     bo.eval_errors = (const char *const *)s->eval_errs;
+    /* what the survey reads of a regeneration against B is whether it fails, and
+     * why, in ruff's words, and the code generator's notes: not the normalised
+     * file or its .diff, so ruff's format is not run */
+    bo.verdict_only = 1;
+    bo.verdict_words = 1;
     /* one memo of the class rewrites for both regenerations: the configs' overrides
      * are the same at A and B, and so are most classes they go into */
     bo.base.shared = cg_shared_new(s->parses);

@@ -242,12 +242,89 @@ static void test_batch_words_as_alone(void **state)
     }
 }
 
+/* A verdict with words (the survey's look at tag B): no format, an accepted
+ * item's out empty, a refused item's error the full way's word for word; the
+ * refusal is cached as the full way's, and a verdict cached without words is not
+ * taken for one with them. */
+static void test_verdict_words(void **state)
+{
+    (void)state;
+    strbuf dir = STRBUF_INIT, cdir = STRBUF_INIT;
+    assert_int_equal(fs_mkdtemp(&dir, "pgci-test-words"), 0);
+    assert_int_equal(fs_mkdtemp(&cdir, "pgci-test-words-cache"), 0);
+    const char *srcs[] = {"import os\nx = ( 1 )\n", "bad = nope\n", "z=[1,2]\n"};
+    static const char *const names[] = {"a.py", "b.py", "c.py"};
+    char *r = ruff();
+    normalize_opts o = opts_in(r, dir.buf);
+    o.ruff_version = "ruff test";
+    o.jobs = 2;
+    /* the full way's error of the refused item, alone and uncached */
+    normalize_opts one = o;
+    one.file_name = names[1];
+    strbuf out = STRBUF_INIT;
+    assert_true(normalize_ruff(&one, srcs[1], strlen(srcs[1]), &out) < 0);
+    char *want = pgci_strdup(pgci_error_last());
+    pgci_error_clear();
+    rcache *c;
+    assert_int_equal(rcache_open(&c, cdir.buf, 0), 0);
+    o.cache = c;
+    /* first a verdict without words: cached as a bare refusal */
+    o.verdict_only = 1;
+    for (int words = 0; words < 2; words++) {
+        for (int round = 0; round < 2; round++) {
+            o.words = words;
+            normalize_item items[3];
+            memset(items, 0, sizeof(items));
+            for (int i = 0; i < 3; i++) {
+                items[i].file_name = names[i];
+                items[i].src = srcs[i];
+                items[i].len = strlen(srcs[i]);
+            }
+            assert_true(normalize_ruff_batch(&o, items, 3) < 0);
+            pgci_error_clear();
+            assert_int_equal(items[0].status, 0);
+            assert_int_equal(items[0].out.len, 0); /* no format */
+            assert_int_equal(items[2].status, 0);
+            assert_true(items[1].status < 0);
+            assert_int_equal(items[1].refused, 1);
+            if (words)
+                assert_string_equal(items[1].error, want);
+            else
+                assert_string_equal(items[1].error, "ruff check --fix leaves a violation in b.py");
+            /* the second round is the cache's; the bare refusal cached by the
+             * verdict without words was not taken by the first round with them */
+            assert_int_equal(items[1].cached, round);
+            for (int i = 0; i < 3; i++) {
+                strbuf_free(&items[i].out);
+                free(items[i].error);
+            }
+        }
+    }
+    /* the worded refusal is the full way's cache entry: the full way reads it */
+    o.verdict_only = 0;
+    o.words = 0;
+    o.file_name = names[1];
+    strbuf_reset(&out);
+    assert_true(normalize_ruff(&o, srcs[1], strlen(srcs[1]), &out) < 0);
+    assert_string_equal(pgci_error_last(), want);
+    pgci_error_clear();
+    rcache_free(c);
+    free(want);
+    free(r);
+    strbuf_free(&out);
+    fs_remove_tree(dir.buf);
+    fs_remove_tree(cdir.buf);
+    strbuf_free(&dir);
+    strbuf_free(&cdir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_concurrent_askers),
         cmocka_unit_test(test_verdict_only),
         cmocka_unit_test(test_batch_words_as_alone),
+        cmocka_unit_test(test_verdict_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
