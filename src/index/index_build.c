@@ -415,8 +415,9 @@ static index_def *build_names(builder *b, index_def *d, TSNode def_node)
  * `since` of b->fps (a class's members), remembered for the class around it. */
 static uint64_t fingerprint(builder *b, TSNode body, TSNode doc, size_t since)
 {
+    size_t n = b->fps.len - since;
     uint64_t fp =
-        index_fingerprint(b->t, body, doc, &b->fp_cache, b->fps.items + since, b->fps.len - since);
+        index_fingerprint(b->t, body, doc, &b->fp_cache, n ? b->fps.items + since : NULL, n);
     if (!ts_node_is_null(body)) {
         index_fp_known k = {ts_node_start_byte(body), fp};
         VEC_PUSH(&b->fps, k);
