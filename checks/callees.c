@@ -287,16 +287,9 @@ static void callee_returns(cctx *c, const body_call *call, const index_def *a, c
 
 static int same_body(const cctx *c, const index_def *a, const index_def *b)
 {
-    const survey_pair *p = c->p;
     if (a->fingerprint == b->fingerprint)
         return 1;
-    if (!p->src_a || !p->src_b || a->end_byte > p->src_a_len || b->end_byte > p->src_b_len)
-        return 0;
-    int eq = structural_bodies_equal(p->src_a + a->start_byte, a->end_byte - a->start_byte,
-                                     p->src_b + b->start_byte, b->end_byte - b->start_byte);
-    if (eq < 0)
-        pgci_error_clear();
-    return eq == 1;
+    return survey_same_def_body(c->p, a, b);
 }
 
 static void callee_changed(cctx *c, const body_call *call, const index_def *a, const index_def *b)

@@ -755,14 +755,7 @@ static void compare_class_attrs(sig_ctx *c, const char *target, const index_def 
  * doc line dropped with the parameter) is not a body change. */
 static int same_body(sig_ctx *c, const index_def *a, const index_def *b)
 {
-    const survey_pair *p = c->p;
-    if (!p->src_a || !p->src_b || a->end_byte > p->src_a_len || b->end_byte > p->src_b_len)
-        return 0;
-    int eq = survey_same_body(p, p->src_a + a->start_byte, a->end_byte - a->start_byte,
-                              p->src_b + b->start_byte, b->end_byte - b->start_byte);
-    if (eq < 0)
-        pgci_error_clear();
-    return eq == 1;
+    return survey_same_def_body(c->p, a, b);
 }
 
 /* The upstream change under an override as a unified diff of the two bodies, cut

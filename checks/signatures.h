@@ -49,6 +49,9 @@ typedef struct survey_pair {
     /* the run's parse set: the checks' trees of patch bodies come from it, one
      * parse per distinct text (checks/survey_trees.h); NULL: parse each time */
     py_parse_set *parses;
+    /* the parse set holding the trees of the modules at A (the survey keeps them
+     * apart); NULL: parses */
+    py_parse_set *parses_a;
     /* what each patch body uses, read once a run (checks/survey_trees.h); NULL:
      * read where needed */
     survey_bodies *bodies;

@@ -75,25 +75,61 @@ void survey_bodies_free(survey_bodies *b)
     free(b);
 }
 
-int survey_same_body(const survey_pair *p, const char *a, size_t alen, const char *b, size_t blen)
+/* The comparison of two stretches, asked once a run (p->bodies); `def` when they
+ * are definitions a and b of p->src_a and p->src_b, read from the modules' trees. */
+static int same_body(const survey_pair *p, const char *a, size_t alen, const char *b, size_t blen,
+                     const index_def *da, const index_def *db)
 {
-    if (!p->bodies)
-        return structural_bodies_equal(a, alen, b, blen);
     char key[96];
     snprintf(key, sizeof(key), "%p %zu %p %zu", (const void *)a, alen, (const void *)b, blen);
     survey_bodies *m = p->bodies;
-    pthread_mutex_lock(&m->lock);
-    intptr_t got = (intptr_t)hashmap_get(&m->same, key);
-    pthread_mutex_unlock(&m->lock);
-    if (got)
-        return (int)(got - 1);
-    int eq = structural_bodies_equal(a, alen, b, blen);
-    if (eq < 0)
-        return eq; /* the error is the caller's; not remembered */
+    if (m) {
+        pthread_mutex_lock(&m->lock);
+        intptr_t got = (intptr_t)hashmap_get(&m->same, key);
+        pthread_mutex_unlock(&m->lock);
+        if (got)
+            return (int)(got - 1);
+    }
+    int eq = -1;
+    py_tree ta, tb;
+    if (da && p->parses &&
+        py_parse_set_get(p->parses_a ? p->parses_a : p->parses, p->src_a, p->src_a_len,
+                         "<upstream at A>", &ta) == 0) {
+        /* B := A (the standing facts): A's source on both sides, and its tree */
+        py_parse_set *set_b = p->src_b == p->src_a && p->parses_a ? p->parses_a : p->parses;
+        if (py_parse_set_get(set_b, p->src_b, p->src_b_len, "<upstream at B>", &tb) == 0) {
+            eq = structural_def_bodies_equal(&ta, da->start_byte, &tb, db->start_byte);
+            py_parse_set_release(&tb);
+        }
+        py_parse_set_release(&ta);
+    }
+    if (eq < 0) {
+        pgci_error_clear();
+        eq = structural_bodies_equal(a, alen, b, blen);
+    }
+    if (eq < 0 || !m)
+        return eq; /* an error is the caller's; not remembered */
     pthread_mutex_lock(&m->lock);
     hashmap_put(&m->same, key, (void *)(intptr_t)(eq + 1));
     pthread_mutex_unlock(&m->lock);
     return eq;
+}
+
+int survey_same_body(const survey_pair *p, const char *a, size_t alen, const char *b, size_t blen)
+{
+    return same_body(p, a, alen, b, blen, NULL, NULL);
+}
+
+int survey_same_def_body(const survey_pair *p, const index_def *a, const index_def *b)
+{
+    if (!p->src_a || !p->src_b || a->end_byte > p->src_a_len || b->end_byte > p->src_b_len ||
+        a->start_byte > a->end_byte || b->start_byte > b->end_byte)
+        return 0;
+    int eq = same_body(p, p->src_a + a->start_byte, a->end_byte - a->start_byte,
+                       p->src_b + b->start_byte, b->end_byte - b->start_byte, a, b);
+    if (eq < 0)
+        pgci_error_clear();
+    return eq == 1;
 }
 
 const body_uses *survey_body_uses(const survey_pair *p, const char *text, size_t len,

@@ -30,6 +30,12 @@ void survey_bodies_free(survey_bodies *b);
  * without p->bodies. */
 int survey_same_body(const survey_pair *p, const char *a, size_t alen, const char *b, size_t blen);
 
+/* 1 when the bodies of definition a of p->src_a and b of p->src_b are the same
+ * (survey_same_body of their stretches, the same answer), read from the two
+ * modules' trees in the run's parse sets, where both already are, instead of a
+ * parse of each stretch; 0 when not, or when a stretch is outside its source. */
+int survey_same_def_body(const survey_pair *p, const index_def *a, const index_def *b);
+
 /* body_uses_read() of text, through the run's tree of it: the run's reading when
  * p->bodies is set, else one made in *own. NULL when the text does not parse.
  * Call body_uses_free(own) when done, either way. */

@@ -363,8 +363,6 @@ static void survey_regenerate(survey_state *s)
     s->standing = survey_failing_at_a(ws, sel, n, &at_a, outs, out->from);
     cg_shared_free(bo.base.shared);
     upstream_set_parse_set(s->up, s->parses);
-    py_parse_set_free_jobs(s->parses_a, s->o->jobs);
-    s->parses_a = NULL;
     strbuf_free(&ruff_version); /* bo's ruff settings are used up to here */
     check_input *in = s->in = pgci_calloc(n ? n : 1, sizeof(*in));
     for (size_t i = 0; i < n; i++) {
@@ -435,6 +433,7 @@ static void survey_pairs(survey_state *s)
             .src_a_len = mp->src_a.len,
             .config_b = ci >= 0 ? mods[ci].b : NULL,
             .parses = s->parses,
+            .parses_a = s->parses_a,
             .bodies = s->bodies,
         };
         if (ui >= 0 && mods[ui].a && mods[ui].b) {
@@ -516,6 +515,9 @@ static void survey_run_checks(survey_state *s)
                      out->to, why_not ? why_not : "not available");
     }
     run_doc_add_timing(&out->doc, "compare", s->cmp_ms + now_ms() - t0);
+    /* A's trees: the comparison read the bodies under overrides from them */
+    py_parse_set_free_jobs(s->parses_a, s->o->jobs);
+    s->parses_a = NULL;
     for (const check_entry *e = check_registry; e->def; e++)
         if (e->where == CHECK_IN_SURVEY)
             run_doc_set_check(&out->doc, e->def->id, missing_a || missing_b ? "failed" : "ran",

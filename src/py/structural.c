@@ -723,17 +723,15 @@ static TSNode first_body(TSNode root)
     return (TSNode){0};
 }
 
-static int canon_body(canon *c, py_tree *t, const char *src, size_t len)
+/* The tokens of a definition's body (its docstring left out) into c. */
+static int canon_def_body(canon *c, const py_tree *t, TSNode body)
 {
     memset(c, 0, sizeof(*c));
-    int r = py_parse(t, src, len, "<definition>");
-    if (r < 0)
-        return r;
     pthread_once(&table.once, table_init);
     c->t = t;
-    TSNode body = first_body(py_root(t));
     if (ts_node_is_null(body))
         return 0;
+    int r = 0;
     uint32_t k = ts_node_named_child_count(body);
     c->walking = body;
     for (uint32_t i = 0; i < k && r == 0; i++) {
@@ -746,6 +744,58 @@ static int canon_body(canon *c, py_tree *t, const char *src, size_t len)
     return r;
 }
 
+static int canon_body(canon *c, py_tree *t, const char *src, size_t len)
+{
+    memset(c, 0, sizeof(*c));
+    int r = py_parse(t, src, len, "<definition>");
+    if (r < 0)
+        return r;
+    return canon_def_body(c, t, first_body(py_root(t)));
+}
+
+/* The tokens of both bodies compared: 1 equal, 0 not. */
+static int canon_equal(const canon *ca, const canon *cb)
+{
+    int eq = ca->toks.len == cb->toks.len;
+    for (size_t i = 0; eq && i < ca->toks.len; i++)
+        eq = tok_eq(&ca->toks.items[i], &cb->toks.items[i]);
+    return eq;
+}
+
+/* The body of the definition that starts at byte `at` of t (decorated or not). */
+static int def_body_at(const py_tree *t, uint32_t at, TSNode *body)
+{
+    TSNode n = ts_node_descendant_for_byte_range(py_root(t), at, at);
+    for (; !ts_node_is_null(n) && ts_node_start_byte(n) == at; n = ts_node_parent(n)) {
+        TSNode def = py_is(n, "decorated_definition") ? py_field(n, "definition") : n;
+        if (py_is(def, "function_definition") || py_is(def, "class_definition")) {
+            *body = py_field(def, "body");
+            return 0;
+        }
+    }
+    return pgci_error_set(PGCI_ENOTFOUND, "%s: no definition at byte %u", t->path, at);
+}
+
+int structural_def_bodies_equal(const py_tree *ta, uint32_t a_start, const py_tree *tb,
+                                uint32_t b_start)
+{
+    TSNode ba, bb;
+    int r = def_body_at(ta, a_start, &ba);
+    if (r == 0)
+        r = def_body_at(tb, b_start, &bb);
+    if (r < 0)
+        return r;
+    canon ca, cb;
+    memset(&cb, 0, sizeof(cb));
+    r = canon_def_body(&ca, ta, ba);
+    if (r == 0)
+        r = canon_def_body(&cb, tb, bb);
+    int eq = r < 0 ? r : canon_equal(&ca, &cb);
+    canon_free(&ca);
+    canon_free(&cb);
+    return eq;
+}
+
 int structural_bodies_equal(const char *a, size_t alen, const char *b, size_t blen)
 {
     py_tree ta, tb;
@@ -755,12 +805,7 @@ int structural_bodies_equal(const char *a, size_t alen, const char *b, size_t bl
     int r = canon_body(&ca, &ta, a, alen);
     if (r == 0)
         r = canon_body(&cb, &tb, b, blen);
-    int eq = -1;
-    if (r == 0) {
-        eq = ca.toks.len == cb.toks.len;
-        for (size_t i = 0; eq && i < ca.toks.len; i++)
-            eq = tok_eq(&ca.toks.items[i], &cb.toks.items[i]);
-    }
+    int eq = r == 0 ? canon_equal(&ca, &cb) : -1;
     canon_free(&ca);
     canon_free(&cb);
     if (ta.tree)

@@ -49,4 +49,11 @@ void structural_result_free(structural_result *res);
  * when a source does not parse. Signatures are not compared: the caller does. */
 int structural_bodies_equal(const char *a, size_t alen, const char *b, size_t blen);
 
+/* The same answer for two definitions inside parsed modules, read from their
+ * trees instead of a parse of their text: the function or class (decorated or
+ * not) that starts at byte a_start of ta, and the one at b_start of tb. Negative
+ * when either tree has no definition starting there. */
+int structural_def_bodies_equal(const py_tree *ta, uint32_t a_start, const py_tree *tb,
+                                uint32_t b_start);
+
 #endif

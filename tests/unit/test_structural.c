@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "index/index.h"
 #include "py/structural.h"
 #include "core/error.h"
 #include "core/fs.h"
@@ -199,12 +200,90 @@ static void test_ruff_oracle(void **state)
     strbuf_free(&tmp);
 }
 
+/* structural_def_bodies_equal() from the modules' trees gives the answer of
+ * structural_bodies_equal() on the definitions' text, for every pair of
+ * definitions of two versions of a module (decorated, async, nested, a docstring
+ * changed, a body reformatted, a body changed); and refuses a byte where no
+ * definition starts. */
+static void test_def_bodies_from_trees(void **state)
+{
+    (void)state;
+    const char *va = "import os\n\n\n"
+                     "class A:\n"
+                     "    '''A.'''\n\n"
+                     "    @property\n"
+                     "    def f(self):\n"
+                     "        '''Doc.'''\n"
+                     "        return g(1, 2)\n\n"
+                     "    async def h(self, x):\n"
+                     "        return await x\n\n"
+                     "    class Inner:\n"
+                     "        def k(self):\n"
+                     "            return [1, 2]\n\n\n"
+                     "def top(a):\n"
+                     "    # c\n"
+                     "    return a + 1\n";
+    const char *vb = "import os\n\n\n"
+                     "class A:\n"
+                     "    '''A, changed.'''\n\n"
+                     "    @property\n"
+                     "    def f(self):\n"
+                     "        '''Doc, changed.'''\n"
+                     "        return g(\n            1,\n            2,\n        )\n\n"
+                     "    async def h(self, x):\n"
+                     "        return await y\n\n"
+                     "    class Inner:\n"
+                     "        def k(self):\n"
+                     "            return [1, 2]\n\n\n"
+                     "@decorated\n"
+                     "def top(a):\n"
+                     "    return a + 2\n";
+    py_tree ta, tb;
+    assert_int_equal(py_parse(&ta, va, strlen(va), "a.py"), 0);
+    assert_int_equal(py_parse(&tb, vb, strlen(vb), "b.py"), 0);
+    index_module *ma, *mb;
+    assert_int_equal(index_module_build(&ma, &ta, "a"), 0);
+    assert_int_equal(index_module_build(&mb, &tb, "b"), 0);
+    const char *names[] = {"A", "A.f", "A.h", "A.Inner", "A.Inner.k", "top"};
+    size_t n = sizeof(names) / sizeof(*names), equal = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++) {
+            const index_def *a = index_find(ma, names[i]), *b = index_find(mb, names[j]);
+            assert_non_null(a);
+            assert_non_null(b);
+            int want = structural_bodies_equal(va + a->start_byte, a->end_byte - a->start_byte,
+                                               vb + b->start_byte, b->end_byte - b->start_byte);
+            int got = structural_def_bodies_equal(&ta, a->start_byte, &tb, b->start_byte);
+            assert_true(want >= 0);
+            if (got != want)
+                fail_msg("%s against %s: %d from the trees, %d from the text", names[i], names[j],
+                         got, want);
+            equal += got == 1;
+        }
+    /* f (its docstring and formatting changed) and Inner.k are the same bodies;
+     * A (a method's body changed), h and top are not */
+    assert_int_equal(structural_def_bodies_equal(&ta, index_find(ma, "A.f")->start_byte, &tb,
+                                                 index_find(mb, "A.f")->start_byte),
+                     1);
+    assert_int_equal(structural_def_bodies_equal(&ta, index_find(ma, "A")->start_byte, &tb,
+                                                 index_find(mb, "A")->start_byte),
+                     0);
+    assert_true(equal >= 2);
+    /* no definition starts at byte 1 ("mport os") */
+    assert_true(structural_def_bodies_equal(&ta, 1, &tb, 0) < 0);
+    pgci_error_clear();
+    index_module_free(ma);
+    index_module_free(mb);
+    py_tree_free(&ta);
+    py_tree_free(&tb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_formatting_ignored), cmocka_unit_test(test_imports),
         cmocka_unit_test(test_real_differences),   cmocka_unit_test(test_syntax_error),
-        cmocka_unit_test(test_ruff_oracle),
+        cmocka_unit_test(test_ruff_oracle),        cmocka_unit_test(test_def_bodies_from_trees),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
