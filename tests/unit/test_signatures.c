@@ -65,6 +65,7 @@ static char *survey(const char *model, pg_patch_type type, const char *target,
                      0,
                      0,
                      NULL,
+                     NULL,
                      NULL};
     findings fs = FINDINGS_INIT;
     signatures_compare(&fs, &p);
