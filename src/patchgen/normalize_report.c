@@ -13,7 +13,8 @@
  *  - "full" (ruff's default): a diagnostic is a header line ("F821 Undefined
  *    name `x`") followed by an arrow line "  --> PATH:ROW:COL" naming its file;
  *    the part starts at the header;
- *  - "concise" and "pylint": a diagnostic is a line starting with "PATH:".
+ *  - "concise" and "pylint": a diagnostic is a line starting with "PATH:";
+ *    "grouped": a file's diagnostics follow a line "PATH:" of their own.
  * A part runs to the next part's start. The cut is refused (and the caller asks
  * each refused file again, alone) when the report is anything else: text before
  * the first part, or a line naming one of the batch's files inside another
