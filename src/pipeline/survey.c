@@ -121,10 +121,9 @@ static void index_one(void *arg, size_t worker, size_t i)
 }
 
 /* Fetches every module at both tags in one batch (one round of transfers; each
- * module validated, which is its parse, into its side's parse set), then indexes
- * them all: two waits for the slowest module, not four. */
-static void fetch_and_index(upstream *up, py_parse_set *const parses[2], const char *const tags[2],
-                            module_pair *mods, size_t n, int jobs)
+ * module validated, which is its parse, into its side's parse set). */
+static void fetch_both(upstream *up, py_parse_set *const parses[2], const char *const tags[2],
+                       module_pair *mods, size_t n)
 {
     upstream_item *items = pgci_calloc(2 * n + 1, sizeof(*items));
     strbuf *res = pgci_calloc(2 * n + 1, sizeof(strbuf));
@@ -147,8 +146,6 @@ static void fetch_and_index(upstream *up, py_parse_set *const parses[2], const c
         }
         *(side ? &m->src_b : &m->src_a) = res[i];
     }
-    index_jobs j = {{parses[0], parses[1]}, mods, n};
-    par_for(2 * n, jobs, index_one, &j);
     free(items);
     free(res);
     free(errs);
@@ -196,7 +193,9 @@ typedef struct survey_state {
     survey_cmp *cmps;       /* one per config: the comparison, beside the regeneration */
     pthread_t cmp_thread;
     int cmp_started, cmp_joined;
-    double cmp_ms; /* the comparison's own time on its thread */
+    double cmp_ms;  /* the comparison's own time on its thread */
+    int index_jobs; /* the index's threads: 1 beside the regeneration */
+    double index_ms;
 } survey_state;
 
 /* The upstream and the two tags, recorded as the run's inputs. */
@@ -276,17 +275,27 @@ static int survey_evaluate(survey_state *s)
     return 0;
 }
 
-/* Fetch and index both tags. Each module is parsed once per tag: A's trees, in a
- * parse set of their own, stay until the configs that fail against B are
- * regenerated against A; B's stay for the regeneration. */
-static void survey_fetch_index(survey_state *s)
+/* Fetch both tags. Each module is parsed once per tag: A's trees, in a parse set
+ * of their own, stay until the comparison is done and the configs that fail
+ * against B are regenerated against A; B's stay for the regeneration. The
+ * modules are indexed on the comparison's thread (survey_index). */
+static void survey_fetch(survey_state *s)
 {
     double t0 = now_ms();
     s->parses_a = py_parse_set_new();
     py_parse_set *const parses[2] = {s->parses_a, s->parses};
     const char *const tags[2] = {s->out->from, s->out->to};
-    fetch_and_index(s->up, parses, tags, s->mods, s->nmods, s->o->jobs);
+    fetch_both(s->up, parses, tags, s->mods, s->nmods);
     run_doc_add_timing(&s->out->doc, "fetch+index", now_ms() - t0);
+}
+
+/* Index both tags' modules on `jobs` threads. */
+static void survey_index(survey_state *s, int jobs)
+{
+    double t0 = now_ms();
+    index_jobs j = {{s->parses_a, s->parses}, s->mods, s->nmods};
+    par_for(2 * s->nmods, jobs, index_one, &j);
+    s->index_ms = now_ms() - t0;
 }
 
 /* When not one module could be read at a tag, the tag or the source is what failed
@@ -447,12 +456,15 @@ static void survey_pairs(survey_state *s)
     }
 }
 
-/* The two-tag checks of every config (checks/survey_compare.h). They read the
- * indexes and sources of both tags, the evaluated configs and the run's parse
- * set, all of which the regeneration only reads too. */
+/* The modules of both tags indexed, then the two-tag checks of every config
+ * (checks/survey_compare.h). They read the indexes and sources of both tags, the
+ * evaluated configs and the run's parse sets, all of which the regeneration only
+ * reads too (the trees the index reads are the upstream layer's, made before). */
 static void *compare_main(void *arg)
 {
     survey_state *s = arg;
+    survey_index(s, s->index_jobs);
+    survey_pairs(s);
     double t0 = now_ms();
     for (size_t i = 0; i < s->n; i++) {
         survey_cmp *c = &s->cmps[i];
@@ -466,14 +478,17 @@ static void *compare_main(void *arg)
     return NULL;
 }
 
-/* With more than one job, the comparison runs on a thread of its own while the
- * configs are regenerated against B; with -j 1 (or no thread), here and now. */
+/* With more than one job, the index and the comparison run on a thread of their
+ * own while the configs are regenerated against B; with -j 1 (or no thread), here
+ * and now. */
 static void survey_compare_start(survey_state *s)
 {
-    survey_pairs(s);
+    s->index_jobs = 1;
     s->cmp_started = s->o->jobs > 1 && pthread_create(&s->cmp_thread, NULL, compare_main, s) == 0;
-    if (!s->cmp_started)
+    if (!s->cmp_started) {
+        s->index_jobs = s->o->jobs;
         compare_main(s);
+    }
 }
 
 static void survey_compare_wait(survey_state *s)
@@ -645,11 +660,16 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
     int r;
     if ((r = survey_resolve(&s)) < 0 || (r = survey_evaluate(&s)) < 0)
         goto out;
-    survey_fetch_index(&s);
+    survey_fetch(&s);
     if ((r = survey_tags_readable(&s)) < 0)
         goto out;
     survey_compare_start(&s);
     survey_regenerate(&s);
+    /* a module fetched but not indexed counts as unread, as a fetch failure does */
+    survey_compare_wait(&s);
+    run_doc_add_timing(&s.out->doc, "fetch+index", s.index_ms);
+    if ((r = survey_tags_readable(&s)) < 0)
+        goto out;
     survey_run_checks(&s);
     survey_config_status(&s);
     survey_record(&s);
