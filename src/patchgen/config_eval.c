@@ -1238,12 +1238,10 @@ static void join_imported(const ws_config *const *configs, size_t i, const hashm
         const char *hit = memmem(p, (size_t)(end - p), "_patch_gen_config", 17);
         if (!hit)
             break;
-        const char *a = hit, *z = hit + 17;
-        while (a > text.buf && (a[-1] == '_' || a[-1] == '.' || (a[-1] >= '0' && a[-1] <= '9') ||
-                                ((a[-1] | 0x20) >= 'a' && (a[-1] | 0x20) <= 'z')))
-            a--;
-        const char *stem = z;
-        while (stem > a && stem[-1] != '.')
+        /* the identifier that ends there: the module's last dotted part */
+        const char *z = hit + 17, *stem = hit;
+        while (stem > text.buf && (stem[-1] == '_' || (stem[-1] >= '0' && stem[-1] <= '9') ||
+                                   ((stem[-1] | 0x20) >= 'a' && (stem[-1] | 0x20) <= 'z')))
             stem--;
         void *j = hashmap_getn(by_name, stem, (size_t)(z - stem));
         if (j)
