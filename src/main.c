@@ -4,6 +4,7 @@
  * main() only dispatches: the command table below maps each subcommand to its
  * cmd_<name>() in src/cmd/. Everything else lives in the library under src/.
  */
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -52,6 +53,12 @@ int main(int argc, char **argv)
     /* a write past `ulimit -f` must fail with EFBIG (and leave the old file in
      * place), not kill pgci half way through */
     signal(SIGXFSZ, SIG_IGN);
+    /* glibc grows a heap by what one request needs and gives the top back as soon
+     * as it is free: a run that builds and frees parse trees all along (tree-sitter
+     * allocates each node) then spends its time in brk/mprotect and in faulting the
+     * same pages in again. Address space is cheap; a wide pad keeps each heap grown
+     * (docs/performance.md, eighth round). */
+    mallopt(M_TOP_PAD, 64 << 20);
     if (argc < 2) {
         usage(stderr);
         return EXIT_ERROR;
