@@ -52,12 +52,9 @@ static int mentions_deprecation(const char *t, size_t n)
 {
     static const char *const words[] = {"FutureWarning",   "DeprecationWarning", "deprecate_kwarg",
                                         "will be removed", "is deprecated",      NULL};
-    for (size_t k = 0; words[k]; k++) {
-        size_t wl = strlen(words[k]);
-        for (size_t i = 0; i + wl <= n; i++)
-            if (!memcmp(t + i, words[k], wl))
-                return 1;
-    }
+    for (size_t k = 0; words[k]; k++)
+        if (n && memmem(t, n, words[k], strlen(words[k])))
+            return 1;
     return 0;
 }
 
