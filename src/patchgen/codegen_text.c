@@ -31,10 +31,21 @@ static size_t linebreak_len(const char *p, size_t n)
     }
 }
 
+/* The bytes that may start a line break (linebreak_len() decides): a table, so
+ * that the scan steps over the rest of a line without a test per kind. */
+static const unsigned char may_break[256] = {
+    ['\n'] = 1, [0x0b] = 1, [0x0c] = 1, ['\r'] = 1, [0x1c] = 1,
+    [0x1d] = 1, [0x1e] = 1, [0xc2] = 1, [0xe2] = 1};
+
 void cgtext_splitlines(cg_lines *out, const char *s, size_t n)
 {
+    const unsigned char *u = (const unsigned char *)s;
     size_t start = 0, i = 0;
     while (i < n) {
+        while (i < n && !may_break[u[i]])
+            i++;
+        if (i == n)
+            break;
         size_t bl = linebreak_len(s + i, n - i);
         if (bl) {
             cg_span sp = {s + start, i - start};

@@ -43,6 +43,64 @@ static void test_splitlines_python_boundaries(void **state)
     VEC_FREE(&l);
 }
 
+/* str.splitlines()'s boundaries one byte at a time, as the table-driven scan
+ * must find them: the reference for the randomised comparison below. */
+static size_t ref_break(const unsigned char *u, size_t n)
+{
+    if (u[0] == '\n' || u[0] == 0x0b || u[0] == 0x0c || (u[0] >= 0x1c && u[0] <= 0x1e))
+        return 1;
+    if (u[0] == '\r')
+        return n > 1 && u[1] == '\n' ? 2 : 1;
+    if (u[0] == 0xc2 && n > 1 && u[1] == 0x85)
+        return 2;
+    if (u[0] == 0xe2 && n > 2 && u[1] == 0x80 && (u[2] == 0xa8 || u[2] == 0xa9))
+        return 3;
+    return 0;
+}
+
+static void test_splitlines_random_against_reference(void **state)
+{
+    (void)state;
+    /* bytes drawn from the break candidates and their near misses (0xc2 0x84,
+     * 0xe2 0x80 0xa7, a lone 0xe2 at the end) among ordinary text */
+    static const unsigned char alphabet[] = {'a',  ' ',  '\n', '\r', 0x0b, 0x0c, 0x1c, 0x1d, 0x1e,
+                                             0x1f, 0xc2, 0x85, 0x84, 0xe2, 0x80, 0xa8, 0xa9, 0xa7};
+    unsigned seed = 12345;
+    for (int round = 0; round < 2000; round++) {
+        unsigned char buf[64];
+        seed = seed * 1103515245u + 12345u;
+        size_t n = (seed >> 16) % sizeof(buf);
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            buf[i] = alphabet[(seed >> 16) % sizeof(alphabet)];
+        }
+        cg_lines got = VEC_INIT;
+        cgtext_splitlines(&got, (const char *)buf, n);
+        size_t k = 0, start = 0, i = 0;
+        while (i < n) {
+            size_t bl = ref_break(buf + i, n - i);
+            if (!bl) {
+                i++;
+                continue;
+            }
+            assert_true(k < got.len);
+            assert_ptr_equal(got.items[k].p, (const char *)buf + start);
+            assert_int_equal(got.items[k].n, i - start);
+            k++;
+            i += bl;
+            start = i;
+        }
+        if (start < n) {
+            assert_true(k < got.len);
+            assert_ptr_equal(got.items[k].p, (const char *)buf + start);
+            assert_int_equal(got.items[k].n, n - start);
+            k++;
+        }
+        assert_int_equal(got.len, k);
+        VEC_FREE(&got);
+    }
+}
+
 static void test_dedent_like_textwrap(void **state)
 {
     (void)state;
@@ -429,6 +487,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_splitlines_python_boundaries),
+        cmocka_unit_test(test_splitlines_random_against_reference),
         cmocka_unit_test(test_dedent_like_textwrap),
         cmocka_unit_test(test_strip_unicode_and_replace),
         cmocka_unit_test(test_name_map_longest_first),
