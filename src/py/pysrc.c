@@ -148,14 +148,16 @@ int pysrc_prepare(strbuf *out, const char *src, size_t len, const char *path)
                               path);
     size_t start = out->len;
     strbuf_grow(out, len);
-    for (size_t i = 0; i < len; i++) {
-        if (src[i] != '\r') {
-            strbuf_addc(out, src[i]);
-            continue;
+    /* universal newlines: each \r\n or lone \r becomes \n, the runs between copied whole */
+    for (size_t i = 0; i < len;) {
+        const char *cr = memchr(src + i, '\r', len - i);
+        size_t run = cr ? (size_t)(cr - (src + i)) : len - i;
+        strbuf_add(out, src + i, run);
+        i += run;
+        if (i < len) {
+            strbuf_addc(out, '\n');
+            i += i + 1 < len && src[i + 1] == '\n' ? 2 : 1;
         }
-        strbuf_addc(out, '\n');
-        if (i + 1 < len && src[i + 1] == '\n')
-            i++;
     }
     return check_encoding(out->buf + start, out->len - start, path);
 }

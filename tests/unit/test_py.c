@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "py/parse_set.h"
 #include "py/py.h"
+#include "py/pysrc.h"
 
 static void test_parse_function(void **state)
 {
@@ -60,6 +61,29 @@ static size_t parses_of(py_parse_set *s)
 
 /* A forgotten tree: a copy still out stays whole until released, the next
  * request parses again; forgetting what the set never had does nothing. */
+/* universal newlines as Python reads a source: \r\n and a lone \r become \n, at
+ * the start, the end and side by side; text without \r is copied as it is */
+static void test_prepare_newlines(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *out;
+    } cases[] = {{"a = 1\nb = 2\n", "a = 1\nb = 2\n"},
+                 {"a\r\nb\rc\n", "a\nb\nc\n"},
+                 {"\r\r\n\n\r", "\n\n\n\n"},
+                 {"x\r", "x\n"},
+                 {"\r\nx", "\nx"},
+                 {"", ""}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        strbuf b = STRBUF_INIT;
+        strbuf_adds(&b, "#");
+        assert_int_equal(pysrc_prepare(&b, cases[i].in, strlen(cases[i].in), "t.py"), 0);
+        assert_int_equal(b.len, 1 + strlen(cases[i].out));
+        assert_memory_equal(b.buf + 1, cases[i].out, b.len - 1);
+        strbuf_free(&b);
+    }
+}
+
 static void test_parse_set_forget(void **state)
 {
     (void)state;
@@ -98,10 +122,9 @@ static void test_parse_set_forget(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_function),
-        cmocka_unit_test(test_syntax_error),
-        cmocka_unit_test(test_html_is_not_python),
-        cmocka_unit_test(test_parse_set_forget),
+        cmocka_unit_test(test_parse_function),     cmocka_unit_test(test_syntax_error),
+        cmocka_unit_test(test_html_is_not_python), cmocka_unit_test(test_parse_set_forget),
+        cmocka_unit_test(test_prepare_newlines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
