@@ -6,55 +6,15 @@
 
 #include <string.h>
 
-/* Length of the line break at p (0 if none), following str.splitlines(). */
-static size_t linebreak_len(const char *p, size_t n)
-{
-    const unsigned char *u = (const unsigned char *)p;
-    if (n == 0)
-        return 0;
-    switch (u[0]) {
-    case '\n':
-    case 0x0b:
-    case 0x0c:
-    case 0x1c:
-    case 0x1d:
-    case 0x1e:
-        return 1;
-    case '\r':
-        return (n > 1 && u[1] == '\n') ? 2 : 1;
-    case 0xc2:
-        return (n > 1 && u[1] == 0x85) ? 2 : 0;
-    case 0xe2:
-        return (n > 2 && u[1] == 0x80 && (u[2] == 0xa8 || u[2] == 0xa9)) ? 3 : 0;
-    default:
-        return 0;
-    }
-}
-
-/* The bytes that may start a line break (linebreak_len() decides): a table, so
- * that the scan steps over the rest of a line without a test per kind. */
-static const unsigned char may_break[256] = {
-    ['\n'] = 1, [0x0b] = 1, [0x0c] = 1, ['\r'] = 1, [0x1c] = 1,
-    [0x1d] = 1, [0x1e] = 1, [0xc2] = 1, [0xe2] = 1};
+#include "patchgen/difflib.h"
 
 void cgtext_splitlines(cg_lines *out, const char *s, size_t n)
 {
-    const unsigned char *u = (const unsigned char *)s;
-    size_t start = 0, i = 0;
-    while (i < n) {
-        while (i < n && !may_break[u[i]])
-            i++;
-        if (i == n)
-            break;
-        size_t bl = linebreak_len(s + i, n - i);
-        if (bl) {
-            cg_span sp = {s + start, i - start};
-            VEC_PUSH(out, sp);
-            i += bl;
-            start = i;
-        } else {
-            i++;
-        }
+    size_t start = 0, i, bl;
+    while ((i = difflib_next_boundary(s, n, start, &bl)) < n) {
+        cg_span sp = {s + start, i - start};
+        VEC_PUSH(out, sp);
+        start = i + bl;
     }
     if (start < n) {
         cg_span sp = {s + start, n - start};

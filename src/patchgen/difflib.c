@@ -79,10 +79,8 @@ static int word_may_end_line(uint64_t w)
     return (below | ((lead - ONES) & ~lead & HIGHS)) != 0;
 }
 
-size_t difflib_splitlines(const char *s, size_t len, size_t **starts)
+size_t difflib_next_boundary(const char *s, size_t len, size_t i, size_t *blen)
 {
-    VEC(size_t) v = VEC_INIT;
-    size_t i = 0, line = 0;
     while (i < len) {
         uint64_t w;
         for (; i + 8 <= len; i += 8) {
@@ -97,12 +95,23 @@ size_t difflib_splitlines(const char *s, size_t len, size_t **starts)
             continue;
         size_t b = boundary_at(s, len, i);
         if (b) {
-            VEC_PUSH(&v, line);
-            i += b;
-            line = i;
-        } else {
-            i++;
+            *blen = b;
+            return i;
         }
+        i++;
+    }
+    *blen = 0;
+    return len;
+}
+
+size_t difflib_splitlines(const char *s, size_t len, size_t **starts)
+{
+    VEC(size_t) v = VEC_INIT;
+    size_t line = 0;
+    for (size_t i = 0, b; (i = difflib_next_boundary(s, len, i, &b)) < len;) {
+        VEC_PUSH(&v, line);
+        i += b;
+        line = i;
     }
     if (line < len)
         VEC_PUSH(&v, line);

@@ -40,6 +40,10 @@ void difflib_patchgen_form(strbuf *out, const char *diff, size_t len);
  * line without a terminator counts; an empty text has no lines. */
 size_t difflib_splitlines(const char *s, size_t len, size_t **starts);
 
+/* The offset of the first of those line boundaries at or after s[i] (len when
+ * there is none) and, in *blen, its length (1 to 3; 0 at len). */
+size_t difflib_next_boundary(const char *s, size_t len, size_t i, size_t *blen);
+
 /* Length in bytes (0 to 3) of the line terminator that ends s[0..len). */
 size_t difflib_eol_len(const char *s, size_t len);
 
