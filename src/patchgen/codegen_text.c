@@ -11,10 +11,18 @@
 void cgtext_splitlines(cg_lines *out, const char *s, size_t n)
 {
     size_t start = 0, i, bl;
-    while ((i = difflib_next_boundary(s, n, start, &bl)) < n) {
-        cg_span sp = {s + start, i - start};
-        VEC_PUSH(out, sp);
-        start = i + bl;
+    if (difflib_newlines_only(s, n)) {
+        for (const char *nl; start < n && (nl = memchr(s + start, '\n', n - start));) {
+            cg_span sp = {s + start, (size_t)(nl - s) - start};
+            VEC_PUSH(out, sp);
+            start = (size_t)(nl - s) + 1;
+        }
+    } else {
+        while ((i = difflib_next_boundary(s, n, start, &bl)) < n) {
+            cg_span sp = {s + start, i - start};
+            VEC_PUSH(out, sp);
+            start = i + bl;
+        }
     }
     if (start < n) {
         cg_span sp = {s + start, n - start};

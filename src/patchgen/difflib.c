@@ -79,6 +79,15 @@ static int word_may_end_line(uint64_t w)
     return (below | ((lead - ONES) & ~lead & HIGHS)) != 0;
 }
 
+int difflib_newlines_only(const char *s, size_t len)
+{
+    static const char others[] = {'\r', '\v', '\f', 0x1c, 0x1d, 0x1e, (char)0xc2, (char)0xe2};
+    for (size_t k = 0; k < sizeof(others); k++)
+        if (len && memchr(s, others[k], len))
+            return 0;
+    return 1;
+}
+
 size_t difflib_next_boundary(const char *s, size_t len, size_t i, size_t *blen)
 {
     while (i < len) {
@@ -108,10 +117,17 @@ size_t difflib_splitlines(const char *s, size_t len, size_t **starts)
 {
     VEC(size_t) v = VEC_INIT;
     size_t line = 0;
-    for (size_t i = 0, b; (i = difflib_next_boundary(s, len, i, &b)) < len;) {
-        VEC_PUSH(&v, line);
-        i += b;
-        line = i;
+    if (difflib_newlines_only(s, len)) {
+        for (const char *nl; line < len && (nl = memchr(s + line, '\n', len - line));) {
+            VEC_PUSH(&v, line);
+            line = (size_t)(nl - s) + 1;
+        }
+    } else {
+        for (size_t i = 0, b; (i = difflib_next_boundary(s, len, i, &b)) < len;) {
+            VEC_PUSH(&v, line);
+            i += b;
+            line = i;
+        }
     }
     if (line < len)
         VEC_PUSH(&v, line);

@@ -44,6 +44,10 @@ size_t difflib_splitlines(const char *s, size_t len, size_t **starts);
  * there is none) and, in *blen, its length (1 to 3; 0 at len). */
 size_t difflib_next_boundary(const char *s, size_t len, size_t i, size_t *blen);
 
+/* 1 when '\n' is the only line boundary s[0..len) can hold (none of the other
+ * bytes that start one occurs): a text the callers may split with memchr. */
+int difflib_newlines_only(const char *s, size_t len);
+
 /* Length in bytes (0 to 3) of the line terminator that ends s[0..len). */
 size_t difflib_eol_len(const char *s, size_t len);
 
