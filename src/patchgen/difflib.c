@@ -81,9 +81,18 @@ static int word_may_end_line(uint64_t w)
 
 int difflib_newlines_only(const char *s, size_t len)
 {
-    static const char others[] = {'\r', '\v', '\f', 0x1c, 0x1d, 0x1e, (char)0xc2, (char)0xe2};
+    static const char others[] = {'\r', '\v', '\f', 0x1c, 0x1d, 0x1e};
     for (size_t k = 0; k < sizeof(others); k++)
         if (len && memchr(s, others[k], len))
+            return 0;
+    /* U+0085, U+2028, U+2029 in UTF-8: each 0xc2 and 0xe2 looked at (they are
+     * few, and most start another character: é, —) */
+    const unsigned char *u = (const unsigned char *)s, *end = u + len;
+    for (const unsigned char *p = u; p < end && (p = memchr(p, 0xc2, (size_t)(end - p))); p++)
+        if (end - p >= 2 && p[1] == 0x85)
+            return 0;
+    for (const unsigned char *p = u; p < end && (p = memchr(p, 0xe2, (size_t)(end - p))); p++)
+        if (end - p >= 3 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9))
             return 0;
     return 1;
 }
