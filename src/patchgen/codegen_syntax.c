@@ -95,8 +95,9 @@ typedef enum leaf_class {
 static struct {
     pthread_once_t once;
     unsigned char *cls;
+    unsigned char *holder; /* a node of this symbol may hold statements (see skippable) */
     uint32_t n;
-} leaves = {PTHREAD_ONCE_INIT, NULL, 0};
+} leaves = {PTHREAD_ONCE_INIT, NULL, NULL, 0};
 
 static leaf_class class_of(const char *type)
 {
@@ -120,13 +121,33 @@ static leaf_class class_of(const char *type)
     return L_OTHER;
 }
 
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && !strcmp(s + n - k, suffix);
+}
+
+/* Statements live in blocks, and blocks in compound statements, their clauses and
+ * definitions: by name, with room to spare (a simple statement or a
+ * comprehension's for_in_clause counts too, which only costs a walk into it). */
+static int may_hold_statements(const char *type)
+{
+    return !type || !strcmp(type, "module") || !strcmp(type, "block") || !strcmp(type, "ERROR") ||
+           ends_with(type, "_statement") || ends_with(type, "_clause") ||
+           ends_with(type, "_definition");
+}
+
 static void leaves_init(void)
 {
     const TSLanguage *lang = tree_sitter_python();
     leaves.n = ts_language_symbol_count(lang);
     leaves.cls = pgci_calloc(leaves.n ? leaves.n : 1, 1);
-    for (uint32_t i = 0; i < leaves.n; i++)
-        leaves.cls[i] = (unsigned char)class_of(ts_language_symbol_name(lang, (TSSymbol)i));
+    leaves.holder = pgci_calloc(leaves.n ? leaves.n : 1, 1);
+    for (uint32_t i = 0; i < leaves.n; i++) {
+        const char *name = ts_language_symbol_name(lang, (TSSymbol)i);
+        leaves.cls[i] = (unsigned char)class_of(name);
+        leaves.holder[i] = (unsigned char)may_hold_statements(name);
+    }
 }
 
 static leaf_class leaf_of(TSNode n)
@@ -139,6 +160,7 @@ static leaf_class leaf_of(TSNode n)
 typedef struct leaf_walk {
     int brackets, strings, continued, have_last, last_colon;
     long last_row;
+    int clean; /* the tree has no error anywhere (see skippable) */
 } leaf_walk;
 
 /* One leaf (not a comment); -1 when its row starts a logical line that breaks a
@@ -175,21 +197,30 @@ static int visit_leaf(leaf_walk *w, indent_state *s, const py_tree *t, TSNode n,
     return 0;
 }
 
-/* Whether the walk may step over n without visiting its leaves: n lies on the row
- * the walk is on (so none of its leaves starts a line), has no error, and its last
- * leaf is neither a comment, empty nor a colon. A node without error holds both
- * brackets of a pair or neither, and both ends of a string or neither, so the
- * counts come out as they were; the last leaf leaves what it would have. */
+/* Whether the walk may step over n without visiting its leaves: n starts on the
+ * row the walk is on (whose line was checked), has no error, and either lies on
+ * that row or, in a tree without any error, holds no statement (an expression over
+ * several rows: in Python that parses, every row after its first is inside its
+ * brackets or a string, or continued by a backslash, and starts no logical line;
+ * around an error tree-sitter may leave rows to a string or a bracket that CPython
+ * would read otherwise); and its last leaf is neither a comment, a backslash,
+ * empty nor a colon. A node without error holds both brackets of a pair or
+ * neither, and both ends of a string or neither, so the counts come out as they
+ * were; the last leaf leaves what it would have. */
 static int skippable(const leaf_walk *w, TSNode n)
 {
-    if (w->last_row < 0 || (long)ts_node_start_point(n).row != w->last_row ||
-        (long)ts_node_end_point(n).row != w->last_row || ts_node_has_error(n))
+    if (w->last_row < 0 || (long)ts_node_start_point(n).row != w->last_row || ts_node_has_error(n))
+        return 0;
+    TSSymbol sym = ts_node_symbol(n);
+    if ((long)ts_node_end_point(n).row != w->last_row &&
+        (!w->clean || sym >= leaves.n || leaves.holder[sym]))
         return 0;
     TSNode k = n;
     for (uint32_t c; (c = ts_node_child_count(k)) > 0;)
         k = ts_node_child(k, c - 1);
     leaf_class c = leaf_of(k);
-    return c != L_COMMENT && c != L_COLON && ts_node_end_byte(k) > ts_node_start_byte(k);
+    return c != L_COMMENT && c != L_COLON && c != L_CONTINUATION &&
+           ts_node_end_byte(k) > ts_node_start_byte(k);
 }
 
 static unsigned indent_error_line(const py_tree *t, const char **why, int skip)
@@ -197,7 +228,7 @@ static unsigned indent_error_line(const py_tree *t, const char **why, int skip)
     pthread_once(&leaves.once, leaves_init);
     indent_state s;
     memset(&s, 0, sizeof(s));
-    leaf_walk w = {0, 0, 0, 0, 0, -1};
+    leaf_walk w = {0, 0, 0, 0, 0, -1, !ts_node_has_error(py_root(t))};
     TSTreeCursor cur = ts_tree_cursor_new(py_root(t));
     /* pre-order walk over leaves */
     int down;
@@ -213,6 +244,7 @@ static unsigned indent_error_line(const py_tree *t, const char **why, int skip)
         } else if (skip && skippable(&w, n)) {
             w.have_last = 1;
             w.last_colon = 0;
+            w.last_row = (long)ts_node_end_point(n).row;
             down = 0;
         }
     } while (py_cursor_next(&cur, down));
