@@ -108,6 +108,9 @@ static void check_copies(const proto_settings *s, const check_input *npu, const 
     const pg_config *nc = npu->cfg, *gc = gpu->cfg;
     if (!nc || !gc)
         return;
+    /* the GPU side's bodies, each made once when first compared (NULL: not yet) */
+    char **bodies = pgci_calloc(gc->patches.len ? gc->patches.len : 1, sizeof(*bodies));
+    static char none[1]; /* body_of() gave nothing */
     for (size_t i = 0; i < nc->patches.len; i++) {
         const pg_object *o = nc->patches.items[i].replacement;
         if (!o || !o->file || strcmp(o->file, nc->file))
@@ -122,10 +125,12 @@ static void check_copies(const proto_settings *s, const check_input *npu, const 
             const pg_object *g = gc->patches.items[k].replacement;
             if (!g || !g->file || strcmp(g->file, gc->file))
                 continue;
-            char *theirs = body_of(g);
-            int same = theirs && !strcmp(mine, theirs);
-            free(theirs);
-            if (same) {
+            if (!bodies[k]) {
+                bodies[k] = body_of(g);
+                if (!bodies[k])
+                    bodies[k] = none;
+            }
+            if (bodies[k] != none && !strcmp(mine, bodies[k])) {
                 proto_add(out, s, "siblings.copied-body", npu->module, npu->config_path,
                           o->start_line,
                           "%s copies the GPU patch %s (%s:%u) verbatim: import it from the GPU "
@@ -136,6 +141,10 @@ static void check_copies(const proto_settings *s, const check_input *npu, const 
         }
         free(mine);
     }
+    for (size_t k = 0; k < gc->patches.len; k++)
+        if (bodies[k] != none)
+            free(bodies[k]);
+    free(bodies);
 }
 
 /* name-map-fields over one config against the upstream at the pin, each of its
