@@ -954,8 +954,9 @@ static void auto_docstring(sig_ctx *c, const char *target, const index_def *upst
     if (!text || !upstream ||
         !(has_auto_docstring(upstream) || has_auto_docstring(upstream->parent)))
         return;
-    index_module *m;
-    if (index_module_from_parse_set(&m, c->p->parses, text, strlen(text), "<patch>", NULL) < 0) {
+    index_module *own;
+    const index_module *m = survey_patch_index(c->p, text, strlen(text), &own);
+    if (!m) {
         pgci_error_clear();
         return;
     }
@@ -978,7 +979,8 @@ static void auto_docstring(sig_ctx *c, const char *target, const index_def *upst
                 target, missing.buf);
         strbuf_free(&missing);
     }
-    index_module_free(m);
+    if (own)
+        index_module_free(own);
 }
 
 /* ---- per target ----------------------------------------------------------------------- */

@@ -49,7 +49,12 @@ struct survey_bodies {
     pthread_mutex_t lock;
     hashmap by_text; /* body text -> body_entry */
     hashmap same;    /* "a-pointer a-length b-pointer b-length" -> 1 + the answer */
+    hashmap indexes; /* patch text -> index_entry */
 };
+
+typedef struct index_entry {
+    index_module *m; /* NULL: the text does not parse */
+} index_entry;
 
 survey_bodies *survey_bodies_new(void)
 {
@@ -65,11 +70,20 @@ static void entry_free(void *v)
     free(e);
 }
 
+static void index_entry_free(void *v)
+{
+    index_entry *e = v;
+    if (e->m)
+        index_module_free(e->m);
+    free(e);
+}
+
 void survey_bodies_free(survey_bodies *b)
 {
     if (!b)
         return;
     hashmap_free_with(&b->by_text, entry_free);
+    hashmap_free_with(&b->indexes, index_entry_free);
     hashmap_free(&b->same);
     pthread_mutex_destroy(&b->lock);
     free(b);
@@ -152,4 +166,28 @@ const body_uses *survey_body_uses(const survey_pair *p, const char *text, size_t
         return &e->uses;
     pgci_error_set(PGCI_EINVALID, "a patch body does not parse");
     return NULL;
+}
+
+const index_module *survey_patch_index(const survey_pair *p, const char *text, size_t len,
+                                       index_module **own)
+{
+    *own = NULL;
+    if (!p->bodies) {
+        if (index_module_from_parse_set(own, p->parses, text, len, "<patch>", NULL) < 0)
+            return NULL;
+        return *own;
+    }
+    survey_bodies *b = p->bodies;
+    pthread_mutex_lock(&b->lock);
+    index_entry *e = hashmap_getn(&b->indexes, text, len);
+    if (!e) {
+        e = pgci_calloc(1, sizeof(*e));
+        if (index_module_from_parse_set(&e->m, p->parses, text, len, "<patch>", NULL) < 0)
+            e->m = NULL;
+        hashmap_putn(&b->indexes, text, len, e);
+    }
+    pthread_mutex_unlock(&b->lock);
+    if (!e->m)
+        pgci_error_set(PGCI_EINVALID, "a patch body does not parse");
+    return e->m;
 }

@@ -42,4 +42,11 @@ int survey_same_def_body(const survey_pair *p, const index_def *a, const index_d
 const body_uses *survey_body_uses(const survey_pair *p, const char *text, size_t len,
                                   body_uses *own);
 
+/* index_module_from_parse_set() of a patch text: the run's index of it when
+ * p->bodies is set (built once a run, owned by p->bodies), else one built into
+ * *own (free it with index_module_free; *own is NULL otherwise). NULL when the
+ * text does not parse. */
+const index_module *survey_patch_index(const survey_pair *p, const char *text, size_t len,
+                                       index_module **own);
+
 #endif
