@@ -6,6 +6,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,10 @@ typedef struct parsed {
 struct py_parse_set {
     pthread_mutex_t lock;
     hashmap trees; /* digest -> parsed */
+    /* "address:length" of a buffer asked for before -> its entry: callers ask for
+     * the same buffer again and again (a module at every config and check), and a
+     * comparison with the entry's bytes is much cheaper than a digest of them */
+    hashmap seen;
     size_t parses, reused;
 };
 
@@ -66,6 +71,7 @@ void py_parse_set_free_jobs(py_parse_set *s, int jobs)
     /* a run's trees are many and large: their freeing is work like any other */
     par_for(s->trees.len, jobs, free_one, &s->trees);
     hashmap_free(&s->trees);
+    hashmap_free(&s->seen);
     pthread_mutex_destroy(&s->lock);
     free(s);
 }
@@ -88,16 +94,48 @@ int py_parse_set_get(py_parse_set *s, const char *src, size_t len, const char *p
     return py_parse_set_get_near(s, src, len, path, NULL, t);
 }
 
+static void seen_key(char *k, size_t size, const char *src, size_t len)
+{
+    snprintf(k, size, "%p:%zu", (const void *)src, len);
+}
+
+/* The entry of the bytes at src[0..len), locked, when the buffer was asked for
+ * before and its entry still holds those very bytes parsed; NULL otherwise. */
+static parsed *seen_entry(py_parse_set *s, const char *src, size_t len)
+{
+    char k[64];
+    seen_key(k, sizeof(k), src, len);
+    pthread_mutex_lock(&s->lock);
+    parsed *e = hashmap_get(&s->seen, k);
+    pthread_mutex_unlock(&s->lock);
+    if (!e)
+        return NULL;
+    pthread_mutex_lock(&e->lock);
+    if (e->done && e->tree.len == len && (len == 0 || !memcmp(e->tree.src, src, len)))
+        return e;
+    pthread_mutex_unlock(&e->lock);
+    return NULL;
+}
+
 int py_parse_set_get_near(py_parse_set *s, const char *src, size_t len, const char *path,
                           const py_tree *near, py_tree *t)
 {
-    char key[SHA256_HEX_LEN + 1];
-    sha256_hex(src, len, key);
-    parsed *e = entry(s, key);
-    pthread_mutex_lock(&e->lock);
-    int r = 0, fresh = !e->done;
-    if (fresh && (r = py_parse_near(&e->tree, src, len, path, near)) == 0)
-        e->done = 1;
+    int r = 0, fresh = 0;
+    parsed *e = seen_entry(s, src, len);
+    if (!e) {
+        char key[SHA256_HEX_LEN + 1];
+        sha256_hex(src, len, key);
+        e = entry(s, key);
+        char k[64];
+        seen_key(k, sizeof(k), src, len);
+        pthread_mutex_lock(&s->lock);
+        hashmap_put(&s->seen, k, e);
+        pthread_mutex_unlock(&s->lock);
+        pthread_mutex_lock(&e->lock);
+        fresh = !e->done;
+        if (fresh && (r = py_parse_near(&e->tree, src, len, path, near)) == 0)
+            e->done = 1;
+    }
     if (r == 0) {
         memset(t, 0, sizeof(*t));
         t->tree = ts_tree_copy(e->tree.tree);
@@ -142,14 +180,17 @@ void py_parse_set_release(py_tree *t)
 
 void py_parse_set_forget(py_parse_set *s, const char *src, size_t len)
 {
-    char key[SHA256_HEX_LEN + 1];
-    sha256_hex(src, len, key);
-    pthread_mutex_lock(&s->lock);
-    parsed *e = hashmap_get(&s->trees, key);
-    pthread_mutex_unlock(&s->lock);
-    if (!e)
-        return;
-    pthread_mutex_lock(&e->lock);
+    parsed *e = seen_entry(s, src, len); /* locked */
+    if (!e) {
+        char key[SHA256_HEX_LEN + 1];
+        sha256_hex(src, len, key);
+        pthread_mutex_lock(&s->lock);
+        e = hashmap_get(&s->trees, key);
+        pthread_mutex_unlock(&s->lock);
+        if (!e)
+            return;
+        pthread_mutex_lock(&e->lock);
+    }
     if (e->done) {
         if (e->users == 0)
             drop_tree(e);

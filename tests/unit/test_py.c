@@ -63,6 +63,39 @@ static size_t parses_of(py_parse_set *s)
  * request parses again; forgetting what the set never had does nothing. */
 /* universal newlines as Python reads a source: \r\n and a lone \r become \n, at
  * the start, the end and side by side; text without \r is copied as it is */
+/* A buffer asked for again is found by its address, its bytes compared: the same
+ * buffer rewritten in place with other bytes of the same length is another text,
+ * and a copy of the bytes elsewhere is the same one */
+static void test_parse_set_same_buffer_new_bytes(void **state)
+{
+    (void)state;
+    char buf[] = "x = 1\n";
+    py_parse_set *s = py_parse_set_new();
+    py_tree t;
+    assert_int_equal(py_parse_set_get(s, buf, strlen(buf), "a.py", &t), 0);
+    py_parse_set_release(&t);
+    assert_int_equal(py_parse_set_get(s, buf, strlen(buf), "a.py", &t), 0);
+    py_parse_set_release(&t);
+    assert_int_equal(parses_of(s), 1);
+    buf[0] = 'y';
+    assert_int_equal(py_parse_set_get(s, buf, strlen(buf), "a.py", &t), 0);
+    TSNode stmt = ts_node_named_child(py_root(&t), 0);
+    TSNode assign = ts_node_named_child(stmt, 0);
+    assert_true(py_text_eq(&t, py_field(assign, "left"), "y"));
+    py_parse_set_release(&t);
+    assert_int_equal(parses_of(s), 2);
+    char copy[] = "y = 1\n";
+    assert_int_equal(py_parse_set_get(s, copy, strlen(copy), "b.py", &t), 0);
+    py_parse_set_release(&t);
+    assert_int_equal(parses_of(s), 2);
+    /* forgetting through the rewritten buffer forgets the text it now holds */
+    py_parse_set_forget(s, buf, strlen(buf));
+    assert_int_equal(py_parse_set_get(s, copy, strlen(copy), "b.py", &t), 0);
+    py_parse_set_release(&t);
+    assert_int_equal(parses_of(s), 3);
+    py_parse_set_free(s);
+}
+
 static void test_prepare_newlines(void **state)
 {
     (void)state;
@@ -122,9 +155,12 @@ static void test_parse_set_forget(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_function),     cmocka_unit_test(test_syntax_error),
-        cmocka_unit_test(test_html_is_not_python), cmocka_unit_test(test_parse_set_forget),
+        cmocka_unit_test(test_parse_function),
+        cmocka_unit_test(test_syntax_error),
+        cmocka_unit_test(test_html_is_not_python),
+        cmocka_unit_test(test_parse_set_forget),
         cmocka_unit_test(test_prepare_newlines),
+        cmocka_unit_test(test_parse_set_same_buffer_new_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
