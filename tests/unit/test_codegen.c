@@ -195,6 +195,13 @@ static void test_indentation_like_cpython(void **state)
         {"def f(): return {1: 2}\nclass C: x = f(a, [b, (c)])\n", 1},
         {"s = f'{a:>{w}}' + \"\"\"t\nu\"\"\"[1:]\n  z = 1\n", 0},
         {"for a in b[c:d]: e(f); g[h:]\n", 1},
+        /* what spans rows but holds no statement, stepped over in a tree without
+         * error: its inner rows start no line, the row after it does */
+        {"x = f(a,\n      b)\ny = [\n 1,\n]\n  z = 1\n", 0},
+        {"if x:\n    y = g(1,\n  2)\n    z = 3\n", 1},
+        {"def f():\n    return (a +\n b)\n  x = 1\n", 0},
+        /* around an error tree-sitter's string rows are not CPython's: no stepping */
+        {"\"\"\"\"\"\"ensors.\n d", 0},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         py_tree t;
