@@ -33,10 +33,10 @@ static char *body_of(const pg_object *o)
         return NULL;
     const char *p = o->text;
     unsigned line = 1;
-    while (line < o->start_line && *p) {
-        if (*p++ == '\n')
-            line++;
-    }
+    for (const char *nl; line < o->start_line && (nl = strchr(p, '\n')); line++)
+        p = nl + 1;
+    if (line < o->start_line)
+        p += strlen(p); /* the text ends before the definition's line */
     strbuf out = STRBUF_INIT;
     int started = 0;
     while (*p && line <= o->end_line) {
