@@ -3,6 +3,8 @@
  * inputs, keyed by the SHA-256 of their bytes, made on first request and then
  * shared by whoever asks for the same bytes again (the upstream layer validating
  * a module it fetched, the code generator of every config generated from it).
+ * A buffer asked for again (the same address and length, the same bytes, as a
+ * comparison with the entry's copy finds) is found without a digest.
  *
  * Thread-safe: two threads never parse the same bytes, different sources parse
  * in parallel. A tree is handed out as a copy (ts_tree_copy: a reference count,
