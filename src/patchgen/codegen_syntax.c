@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/strbuf.h"
 
 #define MAX_DEPTH 512
 
@@ -121,20 +122,14 @@ static leaf_class class_of(const char *type)
     return L_OTHER;
 }
 
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && !strcmp(s + n - k, suffix);
-}
-
 /* Statements live in blocks, and blocks in compound statements, their clauses and
  * definitions: by name, with room to spare (a simple statement or a
  * comprehension's for_in_clause counts too, which only costs a walk into it). */
 static int may_hold_statements(const char *type)
 {
     return !type || !strcmp(type, "module") || !strcmp(type, "block") || !strcmp(type, "ERROR") ||
-           ends_with(type, "_statement") || ends_with(type, "_clause") ||
-           ends_with(type, "_definition");
+           pgci_ends_with(type, "_statement") || pgci_ends_with(type, "_clause") ||
+           pgci_ends_with(type, "_definition");
 }
 
 static void leaves_init(void)
