@@ -1,0 +1,35 @@
+/*
+ * pytop.h - where a module's top-level statements start, read from its tokens
+ * without a parse: a line at column 0, outside any string, bracket or backslash
+ * continuation, that is not blank, a comment, a decorated definition's next line
+ * or a clause of the statement before (else, elif, except, finally).
+ *
+ * The structural comparison uses it to parse only the statements of a checked-in
+ * file that are not the regenerated file's byte for byte. It must therefore be
+ * right or say it cannot tell: on a text whose tree has no error, the starts are
+ * exactly those of the module node's children that are not comments (the unit
+ * tests check it on the real corpus, fuzz_pytop on anything). It declines a text
+ * it cannot read with certainty: an unterminated string or bracket, a carriage
+ * return, a form feed or other control byte at a line's start, a byte order mark,
+ * a NUL, an f-string whose fields hold a quote, comment or backslash (read
+ * differently before and after Python 3.12), a t-string.
+ */
+#ifndef PGCI_PY_PYTOP_H
+#define PGCI_PY_PYTOP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct py_top {
+    uint32_t start;    /* its first byte, at column 0 (a decorator's '@', a keyword) */
+    uint32_t code_end; /* one past its last byte that is neither a comment nor blank */
+    uint32_t row;      /* the 0-based row of start */
+} py_top;
+
+/* 0 and the statements in order in *tops (*n of them; free() the array), or
+ * PGCI_EUNSUPPORTED when the text is one of those above. Each statement runs to
+ * the next one's start (or the text's end); what comes before the first is
+ * blank lines and comments. */
+int py_top_split(const char *src, size_t len, py_top **tops, size_t *n);
+
+#endif

@@ -1,0 +1,75 @@
+/*
+ * fuzz_pytop - libFuzzer target for the module-level statement scan
+ * (src/py/pytop.c: py_top_split) and the structural comparison by pieces it
+ * serves (src/py/structural.c). Aborts when an invariant breaks:
+ *  - on a text whose tree has no error, the scan either declines or finds the
+ *    starts of the module node's children that are not comments, in order, each
+ *    code_end at or before the next start;
+ *  - split at the first "\n#--\n" into a regenerated and a checked-in text (the
+ *    input and itself without one), the comparison by pieces, when it does not
+ *    decline, says what the whole comparison says, to the lines and the message.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "py/py.h"
+#include "py/pytop.h"
+#include "py/structural.h"
+
+#include "fuzz.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void scan_like_tree(const char *s, size_t n)
+{
+    py_tree t;
+    CHECK(py_parse(&t, s, n, "<fuzz>") == 0);
+    py_top *tops;
+    size_t k;
+    if (!ts_node_has_error(py_root(&t)) && py_top_split(s, n, &tops, &k) == 0) {
+        TSNode root = py_root(&t);
+        size_t j = 0;
+        for (uint32_t i = 0; i < ts_node_named_child_count(root); i++) {
+            TSNode ch = ts_node_named_child(root, i);
+            if (py_is(ch, "comment"))
+                continue;
+            CHECK(j < k && tops[j].start == ts_node_start_byte(ch));
+            CHECK(tops[j].code_end >= tops[j].start &&
+                  (j + 1 == k || tops[j].code_end <= tops[j + 1].start));
+            j++;
+        }
+        CHECK(j == k);
+        free(tops);
+    }
+    py_tree_free(&t);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size > 1 << 16)
+        return 0;
+    const char *s = (const char *)data;
+    const char *sep = memmem(s, size, "\n#--\n", 5);
+    size_t alen = sep ? (size_t)(sep - s) + 1 : size;
+    const char *b = sep ? sep + 5 : s;
+    size_t blen = sep ? size - alen - 4 : size;
+    scan_like_tree(s, alen);
+    if (sep)
+        scan_like_tree(b, blen);
+    structural_result whole, pieces;
+    int rw = structural_compare_whole(s, alen, b, blen, &whole);
+    pgci_error_clear();
+    if (structural_compare_pieces(s, alen, b, blen, &pieces) == 0) {
+        CHECK(rw == 0);
+        CHECK(whole.equal == pieces.equal && whole.line_a == pieces.line_a &&
+              whole.line_b == pieces.line_b && !strcmp(whole.what.buf, pieces.what.buf));
+        structural_result_free(&pieces);
+    }
+    if (rw == 0)
+        structural_result_free(&whole);
+    pgci_error_clear();
+    return 0;
+}

@@ -1,0 +1,3 @@
+""""""
+ try:imports
+except :

@@ -1,0 +1,161 @@
+/* Unit tests for py/pytop: module-level statement starts without a parse. The
+ * oracle is tree-sitter: on every fixture module, the starts are those of the
+ * module node's children that are not comments (tests/tools/pytop_cmp does the
+ * same over the real corpus, fuzz_pytop over anything). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/strbuf.h"
+#include "py/py.h"
+#include "py/pytop.h"
+
+/* The 0-based rows the scan starts statements at, as "0,3,7" ("-" declined). */
+static void rows(const char *src, char *out, size_t cap)
+{
+    py_top *t;
+    size_t n;
+    out[0] = '\0';
+    if (py_top_split(src, strlen(src), &t, &n) < 0) {
+        snprintf(out, cap, "-");
+        return;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += (size_t)snprintf(out + k, cap - k, "%s%u", i ? "," : "", t[i].row);
+    free(t);
+}
+
+#define ROWS(src, want)                                                                            \
+    do {                                                                                           \
+        char got_[256];                                                                            \
+        rows(src, got_, sizeof(got_));                                                             \
+        assert_string_equal(got_, want);                                                           \
+    } while (0)
+
+static void test_statements(void **state)
+{
+    (void)state;
+    ROWS("x = 1\ny = 2\n", "0,1");
+    ROWS("# c\n\nx = 1\n  # indented comment\n\ny = 2", "2,5");
+    /* a block, its clauses, decorators (comments and blank lines between) */
+    ROWS("if a:\n    b\nelif c:\n    d\nelse:\n    e\nz = 1\n", "0,6");
+    ROWS("try:\n    a\nexcept E:\n    b\nfinally:\n    c\nelsewhere = 1\n", "0,6");
+    ROWS("@d\n# c\n\n@e(1)\ndef f():\n    pass\nclass A:\n    x = 1\n", "0,6");
+    /* brackets and backslashes join lines */
+    ROWS("x = (\n1,\n2)\ny = [\n]\nz = 1 + \\\n2\nw = 0\n", "0,3,5,7");
+    /* strings: quotes inside, triple quotes over lines, prefixes, escapes */
+    ROWS("s = '''\nclass A:\n'''\nt = 1\n", "0,3");
+    ROWS("s = \"a\\\"b\"\nt = r'\\''\nu = b\"\"\"x\n\"\"\"\nv = 1\n", "0,1,2,4");
+    ROWS("s = 'a\\\nb'\nt = 1\n", "0,2");
+    /* f-strings: fields with strings of the other quote, format specs, braces */
+    ROWS("s = f\"{d['k']:>{w}} {{x}}\"\nt = f'''{\nx\n}'''\nu = 1\n", "0,1,4");
+    ROWS("s = f'\\N{BULLET} {x!r}'\nt = 1\n", "0,1");
+    /* an identifier's tail is no prefix */
+    ROWS("herb = 1\nx = herb\ny = 'f'\n", "0,1,2");
+    /* a header's colon before a comment, over lines, after decorators */
+    ROWS("def f():  # c\n    x = 1\nif (a and\n    b):\n    c\n@d\nclass A:\n  y\n", "0,2,5");
+    ROWS("", "");
+    ROWS("# only a comment\n", "");
+}
+
+static void test_declines(void **state)
+{
+    (void)state;
+    ROWS("x = 'unterminated\ny = 1\n", "-");
+    ROWS("x = '''never closed\n", "-");
+    ROWS("x = (1,\n", "-");
+    ROWS("x = 1)\n", "-");
+    ROWS("x = 1\r\ny = 2\r\n", "-");
+    ROWS("\xef\xbb\xbfx = 1\n", "-");
+    ROWS("\fx = 1\n", "-");
+    ROWS("x = 1 \\\n", "-");
+    ROWS("\\\nx = 1\n", "-");
+    ROWS("  x = 1\n", "-");
+    /* an indented line after a simple statement: CPython refuses it, tree-sitter
+     * reads a statement of its own (the fuzzer's first find) */
+    ROWS("\"\"\"\"\"\"\n try:imports\nexcept :", "-");
+    ROWS("def f(): pass\n    x = 1\n", "-");
+    ROWS("e:\n 1\n b=2", "-"); /* a colon, but no compound statement's */
+    /* fields read differently before and after Python 3.12 */
+    ROWS("x = f'{d['k']}'\n", "-");
+    ROWS("x = f'{a # c\n}'\n", "-");
+    ROWS("x = f'{a \\\n+ b}'\n", "-");
+    ROWS("x = f'\\{a}'\n", "-");
+    ROWS("x = t'{a}'\n", "-");
+}
+
+static int compare_with_tree(const char *path, const char *src, size_t len, size_t *stmts)
+{
+    py_tree t;
+    assert_int_equal(py_parse(&t, src, len, path), 0);
+    if (ts_node_has_error(py_root(&t))) {
+        py_tree_free(&t);
+        return 0;
+    }
+    py_top *tops;
+    size_t n;
+    assert_int_equal(py_top_split(src, len, &tops, &n), 0);
+    TSNode root = py_root(&t);
+    size_t j = 0;
+    for (uint32_t i = 0; i < ts_node_named_child_count(root); i++) {
+        TSNode ch = ts_node_named_child(root, i);
+        if (py_is(ch, "comment"))
+            continue;
+        if (j >= n || tops[j].start != ts_node_start_byte(ch))
+            fail_msg("%s:%u: tree-sitter starts a statement the scan does not", path, py_line(ch));
+        j++;
+    }
+    assert_int_equal(j, n);
+    *stmts += n;
+    free(tops);
+    py_tree_free(&t);
+    return 1;
+}
+
+static void walk_fixtures(const char *dir, size_t *files, size_t *stmts)
+{
+    strvec names = STRVEC_INIT;
+    assert_int_equal(fs_list_dir(&names, dir), 0);
+    for (size_t i = 0; i < names.len; i++) {
+        strbuf p = STRBUF_INIT;
+        fs_join(&p, dir, names.items[i]);
+        if (fs_is_dir(p.buf)) {
+            walk_fixtures(p.buf, files, stmts);
+        } else if (pgci_ends_with(p.buf, ".py")) {
+            strbuf src = STRBUF_INIT;
+            assert_int_equal(fs_read_file(&src, p.buf, 0), 0);
+            *files += (size_t)compare_with_tree(p.buf, src.buf, src.len, stmts);
+            strbuf_free(&src);
+        }
+        strbuf_free(&p);
+    }
+    strvec_free(&names);
+}
+
+static void test_fixtures_like_tree_sitter(void **state)
+{
+    (void)state;
+    size_t files = 0, stmts = 0;
+    walk_fixtures("fixtures", &files, &stmts);
+    assert_true(files >= 80);
+    assert_true(stmts >= 1000);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_statements),
+        cmocka_unit_test(test_declines),
+        cmocka_unit_test(test_fixtures_like_tree_sitter),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
