@@ -21,6 +21,7 @@
 #include "core/vec.h"
 #include "py/py.h"
 #include "py/pystr.h"
+#include "py/pytop.h"
 #include "py/reparse.h"
 
 /* A token: a slice of the source (identifiers, operators), a type name from the
@@ -46,6 +47,16 @@ typedef struct top_stmt {
     size_t tok_begin, tok_end;
 } top_stmt;
 
+/* A module-level statement of the checked-in file compared by pieces: found in
+ * the donor (its tokens copied) or among the statements parsed on their own. */
+typedef struct piece {
+    long donor;                  /* 1 + its index in the donor's tops; 0: parsed */
+    uint32_t row;                /* its first row in the file */
+    uint32_t cat_start, cat_end; /* parsed: its bytes in the text of those parsed */
+    uint32_t cat_row;            /* parsed: the row it starts at there */
+} piece;
+typedef VEC(piece) piece_vec;
+
 typedef struct canon canon;
 struct canon {
     const py_tree *t;
@@ -59,6 +70,8 @@ struct canon {
     VEC(top_stmt) tops; /* its module-level statements, but imports */
     hashmap by_text;    /* pgci_hash of a statement's bytes, in hex -> 1 + its index in tops */
     const canon *donor; /* a canon whose statements of the same bytes give their tokens */
+    const piece *plan;  /* by pieces: the file's statements, t the tree of those parsed */
+    size_t plan_len, plan_at;
 };
 
 #define MAX_DEPTH 400
@@ -360,7 +373,18 @@ static int walk(canon *c, TSTreeCursor *cur, int module_level);
  * statement of the same bytes (a statement's tokens depend on nothing but its
  * bytes, which parse the same anywhere at module level; only the lines move).
  * Imports are walked: they bind names rather than give tokens. */
-static int walk_top(canon *c, TSTreeCursor *cur)
+static void copy_donated(canon *c, const top_stmt *ds, unsigned row)
+{
+    const canon *d = c->donor;
+    VEC_RESERVE(&c->toks, ds->tok_end - ds->tok_begin);
+    for (size_t i = ds->tok_begin; i < ds->tok_end; i++) {
+        tok t = d->toks.items[i];
+        t.line = t.line - ds->row + row;
+        c->toks.items[c->toks.len++] = t;
+    }
+}
+
+static int walk_top_here(canon *c, TSTreeCursor *cur)
 {
     TSNode n = ts_tree_cursor_current_node(cur);
     if (sym_of(n)->kind == K_IMPORT || sym_of(n)->kind == K_COMMENT)
@@ -375,11 +399,7 @@ static int walk_top(canon *c, TSTreeCursor *cur)
     const top_stmt *ds = k ? &d->tops.items[k - 1] : NULL;
     if (ds && ds->end - ds->start == b - a &&
         !memcmp(d->t->src + ds->start, c->t->src + a, b - a)) {
-        for (size_t i = ds->tok_begin; i < ds->tok_end; i++) {
-            tok t = d->toks.items[i];
-            t.line = t.line - ds->row + row;
-            VEC_PUSH(&c->toks, t);
-        }
+        copy_donated(c, ds, row);
         return 0;
     }
     size_t begin = c->toks.len;
@@ -389,6 +409,45 @@ static int walk_top(canon *c, TSTreeCursor *cur)
         VEC_PUSH(&c->tops, ts);
         hashmap_put(&c->by_text, key, (void *)(uintptr_t)c->tops.len);
     }
+    return r;
+}
+
+/* By pieces: the donated statements of the plan up to `upto` bytes of the parsed
+ * text (all that are left when upto is UINT32_MAX). */
+static void flush_donated(canon *c, uint32_t upto)
+{
+    while (c->plan_at < c->plan_len) {
+        const piece *p = &c->plan[c->plan_at];
+        if (!p->donor && p->cat_end > upto)
+            return;
+        if (p->donor)
+            copy_donated(c, &c->donor->tops.items[p->donor - 1], p->row);
+        c->plan_at++;
+    }
+}
+
+/* A module-level statement: walked, or its tokens copied from the donor's
+ * statement of the same bytes (a statement's tokens depend on nothing but its
+ * bytes, which parse the same anywhere at module level; only the lines move).
+ * Imports are walked: they bind names rather than give tokens. By pieces, the
+ * statement is one of those parsed on their own: the donated ones before it go
+ * first, and its lines are moved from the parsed text's to the file's. */
+static int walk_top(canon *c, TSTreeCursor *cur)
+{
+    if (!c->plan)
+        return walk_top_here(c, cur);
+    uint32_t at = ts_node_start_byte(ts_tree_cursor_current_node(cur));
+    flush_donated(c, at);
+    const piece *p = c->plan_at < c->plan_len ? &c->plan[c->plan_at] : NULL;
+    unsigned delta = p ? p->row - p->cat_row : 0;
+    size_t toks = c->toks.len, imports = c->imports.len, nested = c->nested.len;
+    int r = walk_top_here(c, cur);
+    for (size_t i = toks; i < c->toks.len; i++)
+        c->toks.items[i].line += delta;
+    for (size_t i = imports; i < c->imports.len; i++)
+        c->imports.items[i].line += delta;
+    for (size_t i = nested; i < c->nested.len; i++)
+        c->nested.items[i].line += delta;
     return r;
 }
 
@@ -498,6 +557,8 @@ static int walk_node(canon *c, TSTreeCursor *cur, TSNode n, const sym_info *si, 
     }
     emits(c, si->name, line);
     int r = walk_children(c, cur, 0, si->kind == K_MODULE);
+    if (si->kind == K_MODULE && c->plan)
+        flush_donated(c, UINT32_MAX);
     emits(c, "/", line);
     return r;
 }
@@ -626,14 +687,55 @@ static int parse_pair(py_parse_set *set, const char *a, size_t alen, const char 
 /* At most 60 bytes of a token, for messages. */
 #define TOK_SHOW(t) (int)((t)->len < 60 ? (t)->len : 60), (t)->text
 
-int structural_compare(const char *a, size_t alen, const char *b, size_t blen,
-                       structural_result *res)
+/* The verdict on two canons (ca the regenerated file's). */
+static void compare_canons(const canon *ca, const canon *cb, structural_result *res)
 {
-    return structural_compare_in(NULL, a, alen, b, blen, res);
+    res->equal = 1;
+    /* imports: every binding of b must exist in a; a binding of a missing from b
+     * must be unused in a */
+    for (size_t i = 0; i < cb->imports.len && res->equal; i++) {
+        if (find_binding(ca, cb->imports.items[i].key) < 0) {
+            res->equal = 0;
+            res->line_b = cb->imports.items[i].line;
+            strbuf_addf(&res->what, "import '%s' is not in the regenerated file",
+                        cb->imports.items[i].key);
+        }
+    }
+    for (size_t i = 0; i < ca->imports.len && res->equal; i++) {
+        const binding *bi = &ca->imports.items[i];
+        if (find_binding(cb, bi->key) < 0 && name_used(ca, bi->name) &&
+            !nested_binds(ca, bi->name) && !rebound(ca, i, cb)) {
+            res->equal = 0;
+            res->line_a = bi->line;
+            strbuf_addf(&res->what, "import '%s' is missing from the checked-in file", bi->key);
+        }
+    }
+    size_t n = ca->toks.len < cb->toks.len ? ca->toks.len : cb->toks.len;
+    for (size_t i = 0; i < n && res->equal; i++) {
+        const tok *x = &ca->toks.items[i], *y = &cb->toks.items[i];
+        if (!tok_eq(x, y)) {
+            res->equal = 0;
+            res->line_a = x->line;
+            res->line_b = y->line;
+            strbuf_addf(&res->what,
+                        "regenerated line %u has '%.*s' where the checked-in line "
+                        "%u has '%.*s'",
+                        res->line_a, TOK_SHOW(x), res->line_b, TOK_SHOW(y));
+        }
+    }
+    if (res->equal && ca->toks.len != cb->toks.len) {
+        res->equal = 0;
+        const tok *extra = ca->toks.len > n ? &ca->toks.items[n] : &cb->toks.items[n];
+        res->line_a = ca->toks.len > n ? extra->line : 0;
+        res->line_b = cb->toks.len > n ? extra->line : 0;
+        strbuf_addf(&res->what, "the %s file goes on at line %u ('%.*s')",
+                    ca->toks.len > n ? "regenerated" : "checked-in", extra->line, TOK_SHOW(extra));
+    }
 }
 
-int structural_compare_in(py_parse_set *set, const char *a, size_t alen, const char *b, size_t blen,
-                          structural_result *res)
+/* Both files whole: the checked-in file parsed, the regenerated one near it. */
+static int compare_whole(py_parse_set *set, const char *a, size_t alen, const char *b, size_t blen,
+                         structural_result *res)
 {
     memset(res, 0, sizeof(*res));
     strbuf_init(&res->what, 0);
@@ -649,50 +751,8 @@ int structural_compare_in(py_parse_set *set, const char *a, size_t alen, const c
     cb.donor = &ca;
     if (r == 0)
         r = canon_walk(&cb, &tb);
-    if (r < 0)
-        goto out;
-    res->equal = 1;
-    /* imports: every binding of b must exist in a; a binding of a missing from b
-     * must be unused in a */
-    for (size_t i = 0; i < cb.imports.len && res->equal; i++) {
-        if (find_binding(&ca, cb.imports.items[i].key) < 0) {
-            res->equal = 0;
-            res->line_b = cb.imports.items[i].line;
-            strbuf_addf(&res->what, "import '%s' is not in the regenerated file",
-                        cb.imports.items[i].key);
-        }
-    }
-    for (size_t i = 0; i < ca.imports.len && res->equal; i++) {
-        const binding *bi = &ca.imports.items[i];
-        if (find_binding(&cb, bi->key) < 0 && name_used(&ca, bi->name) &&
-            !nested_binds(&ca, bi->name) && !rebound(&ca, i, &cb)) {
-            res->equal = 0;
-            res->line_a = bi->line;
-            strbuf_addf(&res->what, "import '%s' is missing from the checked-in file", bi->key);
-        }
-    }
-    size_t n = ca.toks.len < cb.toks.len ? ca.toks.len : cb.toks.len;
-    for (size_t i = 0; i < n && res->equal; i++) {
-        const tok *x = &ca.toks.items[i], *y = &cb.toks.items[i];
-        if (!tok_eq(x, y)) {
-            res->equal = 0;
-            res->line_a = x->line;
-            res->line_b = y->line;
-            strbuf_addf(&res->what,
-                        "regenerated line %u has '%.*s' where the checked-in line "
-                        "%u has '%.*s'",
-                        res->line_a, TOK_SHOW(x), res->line_b, TOK_SHOW(y));
-        }
-    }
-    if (res->equal && ca.toks.len != cb.toks.len) {
-        res->equal = 0;
-        const tok *extra = ca.toks.len > n ? &ca.toks.items[n] : &cb.toks.items[n];
-        res->line_a = ca.toks.len > n ? extra->line : 0;
-        res->line_b = cb.toks.len > n ? extra->line : 0;
-        strbuf_addf(&res->what, "the %s file goes on at line %u ('%.*s')",
-                    ca.toks.len > n ? "regenerated" : "checked-in", extra->line, TOK_SHOW(extra));
-    }
-out:
+    if (r == 0)
+        compare_canons(&ca, &cb, res);
     canon_free(&ca);
     canon_free(&cb);
     if (ta.tree && set)
@@ -701,6 +761,174 @@ out:
         py_tree_free(&ta);
     if (tb.tree)
         py_tree_free(&tb);
+    return r;
+}
+
+/* The row of the first byte of src that is neither blank nor a line break: where
+ * a module's node starts (its first comment or statement). */
+static unsigned module_row(const char *src, size_t len)
+{
+    unsigned row = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (src[i] == '\n')
+            row++;
+        else if (src[i] != ' ' && src[i] != '\t' && src[i] != '\f')
+            break;
+    }
+    return row;
+}
+
+/* The checked-in file's statements that are the regenerated file's, byte for
+ * byte, found by their bytes; the others, in order, as one text to parse. 0 and
+ * the plan, or negative to compare whole. */
+static int plan_pieces(const canon *ca, const char *b, size_t blen, piece_vec *plan, strbuf *cat)
+{
+    py_top *tops;
+    size_t n;
+    if (py_top_split(b, blen, &tops, &n) < 0 || n == 0) {
+        free(tops);
+        return PGCI_EUNSUPPORTED;
+    }
+    size_t parsed = 0;
+    uint32_t cat_rows = 0;
+    for (size_t i = 0; i < n; i++) {
+        const py_top *t = &tops[i];
+        uint32_t len = t->code_end - t->start;
+        char key[2 * sizeof(unsigned long) + 1];
+        snprintf(key, sizeof(key), "%0*lx", (int)(2 * sizeof(unsigned long)),
+                 pgci_hash(b + t->start, len));
+        size_t k = (size_t)(uintptr_t)hashmap_get(&ca->by_text, key);
+        const top_stmt *ds = k ? &ca->tops.items[k - 1] : NULL;
+        /* the last statement is parsed when every other is found: the module's
+         * node comes from a parse */
+        if (!ds || ds->end - ds->start != len ||
+            memcmp(ca->t->src + ds->start, b + t->start, len) || (i == n - 1 && !parsed))
+            k = 0;
+        piece p = {(long)k, t->row, 0, 0, 0};
+        if (!k) {
+            uint32_t end = i + 1 < n ? tops[i + 1].start : (uint32_t)blen;
+            p.cat_start = (uint32_t)cat->len;
+            p.cat_row = cat_rows;
+            strbuf_add(cat, b + t->start, end - t->start);
+            /* the next statement's row: the rows this one spans */
+            cat_rows += (i + 1 < n ? tops[i + 1].row : t->row) - t->row;
+            p.cat_end = (uint32_t)cat->len;
+            parsed++;
+        }
+        VEC_PUSH(plan, p);
+    }
+    free(tops);
+    return 0;
+}
+
+/* By pieces: the regenerated file's tree whole (the names check wants it too),
+ * and of the checked-in file only the statements that are not the regenerated
+ * file's byte for byte (most of them are: ruff changes little of what codegen
+ * writes), parsed together as one text. Their tokens are the same as in a parse
+ * of the whole file: a module-level statement parses the same wherever it is,
+ * and py_top_split() finds the statements as tree-sitter does. Declines
+ * (PGCI_EUNSUPPORTED) when the scan cannot tell the statements, or either file
+ * has an error to report: the whole comparison says it. */
+static int compare_pieces(py_parse_set *set, const char *a, size_t alen, const char *b, size_t blen,
+                          structural_result *res)
+{
+    memset(res, 0, sizeof(*res));
+    strbuf_init(&res->what, 0);
+    py_tree ta, tc;
+    canon ca, cb;
+    memset(&ta, 0, sizeof(ta));
+    memset(&tc, 0, sizeof(tc));
+    memset(&ca, 0, sizeof(ca));
+    memset(&cb, 0, sizeof(cb));
+    piece_vec plan = VEC_INIT;
+    strbuf cat = STRBUF_INIT;
+    int r = set ? py_parse_set_get(set, a, alen, "<regenerated>", &ta)
+                : py_parse(&ta, a, alen, "<regenerated>");
+    if (r == 0)
+        r = canon_walk(&ca, &ta);
+    if (r == 0)
+        r = plan_pieces(&ca, b, blen, &plan, &cat);
+    if (r == 0)
+        r = py_parse(&tc, cat.buf, cat.len, "<checked-in>");
+    if (r == 0) {
+        cb.donor = &ca;
+        cb.plan = plan.items;
+        cb.plan_len = plan.len;
+        r = canon_walk(&cb, &tc);
+    }
+    if (r == 0) {
+        /* the module's own tokens, at its row in the whole file */
+        unsigned line = module_row(b, blen) + 1;
+        cb.toks.items[0].line = line;
+        cb.toks.items[cb.toks.len - 1].line = line;
+        compare_canons(&ca, &cb, res);
+    } else {
+        pgci_error_clear();
+        r = PGCI_EUNSUPPORTED;
+    }
+    canon_free(&ca);
+    canon_free(&cb);
+    if (ta.tree && set)
+        py_parse_set_release(&ta);
+    else if (ta.tree)
+        py_tree_free(&ta);
+    if (tc.tree)
+        py_tree_free(&tc);
+    VEC_FREE(&plan);
+    strbuf_free(&cat);
+    return r;
+}
+
+/* Aborts when the comparison by pieces does not say what the whole one does
+ * (PGCI_VERIFY_STRUCTURAL; tests set it). */
+static void verify_pieces(py_parse_set *set, const char *a, size_t alen, const char *b, size_t blen,
+                          const structural_result *got)
+{
+    structural_result want;
+    if (compare_whole(set, a, alen, b, blen, &want) < 0 || want.equal != got->equal ||
+        want.line_a != got->line_a || want.line_b != got->line_b ||
+        strcmp(want.what.buf, got->what.buf)) {
+        fprintf(stderr,
+                "pgci: the structural comparison by pieces says %d %u %u '%s', whole %d %u %u "
+                "'%s'\n",
+                got->equal, got->line_a, got->line_b, got->what.buf, want.equal, want.line_a,
+                want.line_b, want.what.buf);
+        abort();
+    }
+    structural_result_free(&want);
+}
+
+int structural_compare(const char *a, size_t alen, const char *b, size_t blen,
+                       structural_result *res)
+{
+    return structural_compare_in(NULL, a, alen, b, blen, res);
+}
+
+int structural_compare_in(py_parse_set *set, const char *a, size_t alen, const char *b, size_t blen,
+                          structural_result *res)
+{
+    int r = compare_pieces(set, a, alen, b, blen, res);
+    if (r == 0) {
+        if (getenv("PGCI_VERIFY_STRUCTURAL"))
+            verify_pieces(set, a, alen, b, blen, res);
+        return 0;
+    }
+    structural_result_free(res);
+    return compare_whole(set, a, alen, b, blen, res);
+}
+
+int structural_compare_whole(const char *a, size_t alen, const char *b, size_t blen,
+                             structural_result *res)
+{
+    return compare_whole(NULL, a, alen, b, blen, res);
+}
+
+int structural_compare_pieces(const char *a, size_t alen, const char *b, size_t blen,
+                              structural_result *res)
+{
+    int r = compare_pieces(NULL, a, alen, b, blen, res);
+    if (r < 0)
+        structural_result_free(res);
     return r;
 }
 

@@ -42,6 +42,17 @@ int structural_compare(const char *a, size_t alen, const char *b, size_t blen,
 int structural_compare_in(py_parse_set *set, const char *a, size_t alen, const char *b, size_t blen,
                           structural_result *res);
 
+/* The two ways structural_compare() may take, for tests: the checked-in file
+ * parsed whole; or by pieces (only its module-level statements that are not the
+ * regenerated file's byte for byte are parsed; PGCI_EUNSUPPORTED, res empty, when
+ * its statements cannot be told without a parse or either file has an error: the
+ * whole comparison then runs). Both give the same result, to the message
+ * (PGCI_VERIFY_STRUCTURAL in the environment makes every comparison check it). */
+int structural_compare_whole(const char *a, size_t alen, const char *b, size_t blen,
+                             structural_result *res);
+int structural_compare_pieces(const char *a, size_t alen, const char *b, size_t blen,
+                              structural_result *res);
+
 void structural_result_free(structural_result *res);
 
 /* 1 when the bodies of the first function (or class) defined in a and in b are the

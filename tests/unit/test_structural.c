@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "index/index.h"
+#include "py/pytop.h"
 #include "py/structural.h"
 #include "core/error.h"
 #include "core/fs.h"
@@ -278,12 +279,203 @@ static void test_def_bodies_from_trees(void **state)
     py_tree_free(&tb);
 }
 
+/* One mutation of a module, at its module-level statements (those py_top_split
+ * finds): the edits a checked-in file can have against its regeneration, and the
+ * traps for a comparison that parses only some statements (a statement's text
+ * inside a string, an error, a clause or decorator separated from its statement). */
+static void mutate(strbuf *out, const char *a, size_t alen, unsigned *seed)
+{
+    py_top *t;
+    size_t n;
+    strbuf_reset(out);
+    if (py_top_split(a, alen, &t, &n) < 0 || n < 2) {
+        strbuf_add(out, a, alen);
+        return;
+    }
+    size_t i = (size_t)rand_r(seed) % n, j = (size_t)rand_r(seed) % n;
+    uint32_t si = t[i].start, ei = i + 1 < n ? t[i + 1].start : (uint32_t)alen;
+    switch (rand_r(seed) % 11) {
+    case 0: /* the same */
+        strbuf_add(out, a, alen);
+        break;
+    case 1: { /* one identifier byte changed in one statement */
+        strbuf_add(out, a, alen);
+        for (uint32_t k = si + (uint32_t)rand_r(seed) % (ei - si); k < ei; k++)
+            if (out->buf[k] >= 'a' && out->buf[k] <= 'y') {
+                out->buf[k]++;
+                break;
+            }
+        break;
+    }
+    case 2: /* a statement dropped */
+        strbuf_add(out, a, si);
+        strbuf_add(out, a + ei, alen - ei);
+        break;
+    case 3: /* a statement twice */
+        strbuf_add(out, a, ei);
+        strbuf_add(out, a + si, alen - si);
+        break;
+    case 4: /* an import, a comment and blank lines before a statement */
+        strbuf_add(out, a, si);
+        strbuf_adds(out, rand_r(seed) % 2 ? "import os\n" : "# moved\n\n\n");
+        strbuf_add(out, a + si, alen - si);
+        break;
+    case 5: /* a statement inside a string: never the statement */
+        strbuf_add(out, a, si);
+        strbuf_adds(out, "s = \"\"\"\n");
+        strbuf_add(out, a + si, ei - si);
+        strbuf_adds(out, "\"\"\"\n");
+        strbuf_add(out, a + ei, alen - ei);
+        break;
+    case 6: /* a syntax error */
+        strbuf_add(out, a, si);
+        strbuf_adds(out, "def (:\n");
+        strbuf_add(out, a + si, alen - si);
+        break;
+    case 7: /* a statement re-indented into the one before */
+        strbuf_add(out, a, si);
+        strbuf_adds(out, "    ");
+        strbuf_add(out, a + si, alen - si);
+        break;
+    case 8: /* two statements swapped */
+        if (i > j) {
+            size_t x = i;
+            i = j;
+            j = x;
+        }
+        if (i == j) {
+            strbuf_add(out, a, alen);
+            break;
+        }
+        {
+            uint32_t sj = t[j].start, ej = j + 1 < n ? t[j + 1].start : (uint32_t)alen;
+            si = t[i].start;
+            ei = t[i + 1].start;
+            strbuf_add(out, a, si);
+            strbuf_add(out, a + sj, ej - sj);
+            strbuf_add(out, a + ei, sj - ei);
+            strbuf_add(out, a + si, ei - si);
+            strbuf_add(out, a + ej, alen - ej);
+        }
+        break;
+    case 9: /* a clause and a decorator with nothing to belong to */
+        strbuf_add(out, a, si);
+        strbuf_adds(out, rand_r(seed) % 2 ? "else:\n    pass\n" : "@decorator\n");
+        strbuf_add(out, a + si, alen - si);
+        break;
+    default: /* a blank line inside a statement and one quote style changed */
+        strbuf_add(out, a, alen);
+        for (uint32_t k = si; k < ei; k++)
+            if (out->buf[k] == '"' && k + 2 < ei && out->buf[k + 1] != '"' &&
+                memchr(out->buf + k + 1, '"', ei - k - 1)) {
+                char *q = memchr(out->buf + k + 1, '"', ei - k - 1);
+                if (!memchr(out->buf + k + 1, '\'', (size_t)(q - out->buf) - k - 1) &&
+                    !memchr(out->buf + k + 1, '\n', (size_t)(q - out->buf) - k - 1)) {
+                    out->buf[k] = *q = '\'';
+                    break;
+                }
+            }
+        break;
+    }
+    free(t);
+}
+
+/* The comparison by pieces (only the checked-in file's statements that are not
+ * the regenerated file's byte for byte parsed) says what the whole one says, to
+ * the lines and the message, on every fixture module against ruff's rewrite of it
+ * and against mutations of both; it declines only what it must. */
+static void test_pieces_like_whole(void **state)
+{
+    (void)state;
+    const char *ruff = getenv("PGCI_RUFF") ? getenv("PGCI_RUFF") : "build/deps/ruff";
+    const char *dirs[] = {"fixtures/upstream/v1.0.0/transformers/models/llama",
+                          "fixtures/upstream/v1.0.0/transformers/models/qwen3",
+                          "fixtures/upstream/v1.1.0/transformers/models/qwen3_moe"};
+    strbuf tmp = STRBUF_INIT;
+    assert_int_equal(fs_mkdtemp(&tmp, "pgci-pieces"), 0);
+    /* the module's own tokens carry its row: after blank lines, the file's */
+    const char *pairs[][2] = {{"\n\nx = 1\ny = 2\n", "\n\n\n# c\nx = 1\n"},
+                              {"\n\nx = 1\n", "\n\n\n\nx = 1\ny = 2\n"}};
+    for (size_t k = 0; k < 2; k++) {
+        structural_result whole, pieces;
+        const char *x = pairs[k][0], *y = pairs[k][1];
+        assert_int_equal(structural_compare_whole(x, strlen(x), y, strlen(y), &whole), 0);
+        assert_int_equal(structural_compare_pieces(x, strlen(x), y, strlen(y), &pieces), 0);
+        assert_string_equal(pieces.what.buf, whole.what.buf);
+        assert_int_equal(pieces.line_a, whole.line_a);
+        assert_int_equal(pieces.line_b, whole.line_b);
+        structural_result_free(&whole);
+        structural_result_free(&pieces);
+    }
+    unsigned seed = 18;
+    size_t cases = 0, by_pieces = 0, unequal = 0;
+    for (size_t d = 0; d < 3; d++) {
+        strvec names = STRVEC_INIT;
+        assert_int_equal(fs_list_dir(&names, dirs[d]), 0);
+        for (size_t f = 0; f < names.len; f++) {
+            if (!pgci_ends_with(names.items[f], ".py"))
+                continue;
+            strbuf src = STRBUF_INIT, p = STRBUF_INIT, a = STRBUF_INIT, b = STRBUF_INIT,
+                   m = STRBUF_INIT;
+            fs_join(&src, dirs[d], names.items[f]);
+            fs_join(&p, tmp.buf, names.items[f]);
+            assert_int_equal(fs_read_file(&a, src.buf, 0), 0);
+            assert_int_equal(fs_write_atomic(p.buf, a.buf, a.len), 0);
+            ruff_run(ruff, "check", p.buf);
+            ruff_run(ruff, "format", p.buf);
+            assert_int_equal(fs_read_file(&b, p.buf, 0), 0);
+            for (int k = 0; k < 60; k++) {
+                /* the checked-in side mutated, or the regenerated side */
+                int side = k % 2;
+                mutate(&m, side ? a.buf : b.buf, side ? a.len : b.len, &seed);
+                const char *x = side ? m.buf : a.buf, *y = side ? b.buf : m.buf;
+                size_t xl = side ? m.len : a.len, yl = side ? b.len : m.len;
+                structural_result whole, pieces;
+                int rw = structural_compare_whole(x, xl, y, yl, &whole);
+                if (rw < 0)
+                    pgci_error_clear();
+                int rp = structural_compare_pieces(x, xl, y, yl, &pieces);
+                cases++;
+                if (rp == 0) {
+                    by_pieces++;
+                    assert_int_equal(rw, 0);
+                    if (whole.equal != pieces.equal || whole.line_a != pieces.line_a ||
+                        whole.line_b != pieces.line_b || strcmp(whole.what.buf, pieces.what.buf))
+                        fail_msg("%s, case %d: whole %d %u %u '%s', pieces %d %u %u '%s'", src.buf,
+                                 k, whole.equal, whole.line_a, whole.line_b, whole.what.buf,
+                                 pieces.equal, pieces.line_a, pieces.line_b, pieces.what.buf);
+                    unequal += !pieces.equal;
+                    structural_result_free(&pieces);
+                } else {
+                    assert_int_equal(rp, PGCI_EUNSUPPORTED);
+                }
+                if (rw == 0)
+                    structural_result_free(&whole);
+            }
+            strbuf_free(&src);
+            strbuf_free(&p);
+            strbuf_free(&a);
+            strbuf_free(&b);
+            strbuf_free(&m);
+        }
+        strvec_free(&names);
+    }
+    fs_remove_tree(tmp.buf);
+    strbuf_free(&tmp);
+
+    /* the pieces were taken, and on differences as well as on equal files */
+    assert_true(cases >= 300);
+    assert_true(by_pieces >= cases / 2);
+    assert_true(unequal >= by_pieces / 4);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_formatting_ignored), cmocka_unit_test(test_imports),
         cmocka_unit_test(test_real_differences),   cmocka_unit_test(test_syntax_error),
         cmocka_unit_test(test_ruff_oracle),        cmocka_unit_test(test_def_bodies_from_trees),
+        cmocka_unit_test(test_pieces_like_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
