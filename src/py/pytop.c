@@ -202,13 +202,39 @@ static bool word_at(const scan *sc, size_t i, const char *const *words, size_t n
     return false;
 }
 
-static const char *const clauses[] = {"else", "elif", "except", "finally"};
+/* in the order of the C_* bits below */
+static const char *const clauses[] = {"elif", "else", "except", "finally"};
 #define N_CLAUSES (sizeof(clauses) / sizeof(clauses[0]))
 
-/* A word at s[i..] that continues the statement before at column 0. */
-static bool clause_at(const scan *sc, size_t i)
+/* The clauses a statement may go on with, after its keyword (or its last
+ * clause's) at s[i..]; (CPython refuses `def f(): pass` then `else:`, where
+ * tree-sitter may read an else of its own). */
+enum { C_ELIF = 1, C_ELSE = 2, C_EXCEPT = 4, C_FINALLY = 8 };
+
+static unsigned clauses_after(const scan *sc, size_t i)
 {
-    return word_at(sc, i, clauses, N_CLAUSES);
+    static const struct {
+        const char *word;
+        unsigned next;
+    } t[] = {{"if", C_ELIF | C_ELSE},
+             {"elif", C_ELIF | C_ELSE},
+             {"for", C_ELSE},
+             {"while", C_ELSE},
+             {"try", C_EXCEPT | C_FINALLY},
+             {"except", C_EXCEPT | C_ELSE | C_FINALLY}};
+    for (size_t k = 0; k < sizeof(t) / sizeof(t[0]); k++)
+        if (word_at(sc, i, &t[k].word, 1))
+            return t[k].next;
+    return 0;
+}
+
+/* The clause at s[i..] (one of C_*), 0 for none. */
+static unsigned clause_kind(const scan *sc, size_t i)
+{
+    for (size_t k = 0; k < N_CLAUSES; k++)
+        if (word_at(sc, i, &clauses[k], 1))
+            return 1u << k;
+    return 0;
 }
 
 /* A compound statement's header starts at s[i..] (or a clause's): its body may
@@ -221,63 +247,115 @@ static bool compound_at(const scan *sc, size_t i)
     return word_at(sc, i, words, sizeof(words) / sizeof(words[0]));
 }
 
-int py_top_split(const char *src, size_t len, py_top **tops, size_t *n)
+/* The deepest indentation this scan follows. */
+#define MAX_INDENT 100
+
+/* The statements of src[from..to) at one indentation: column 0 (body false), or
+ * the indentation of its first line of code, which must be deeper (a class's
+ * body). row is from's row. Every logical line's indentation is checked as
+ * CPython's tokenizer checks it (an indented block only after a header's colon,
+ * a dedent only to a column of an enclosing block): where Python refuses the
+ * text, tree-sitter may still read it, and not always as statements of their own
+ * where this scan would see them. */
+static int split(const char *src, size_t from, size_t to, uint32_t row, bool body, py_top **tops,
+                 size_t *n)
 {
     *tops = NULL;
     *n = 0;
-    if (len > UINT32_MAX / 2 || memchr(src, '\r', len) || memchr(src, '\0', len) ||
-        (len >= 3 && !memcmp(src, "\xef\xbb\xbf", 3)))
-        return PGCI_EUNSUPPORTED;
     VEC(py_top) out = VEC_INIT;
-    scan sc = {src, len, 0};
+    scan sc = {src, to, row};
+    size_t base = body ? SIZE_MAX : 0; /* the statements' column */
+    size_t cols[MAX_INDENT + 1] = {0}; /* the open blocks' columns, base's first */
+    int open = 0;
     int depth = 0;
     bool line_start = true, continued = false, decorator = false;
-    /* header: in the first logical line of a compound statement (or a clause of
-     * it); compound: that line ended with ':' (a body may follow, indented) */
-    bool header = false, compound = false;
-    char last = 0; /* the last byte of code of the logical line */
-    size_t i = 0;
-    while (i < len) {
-        char c = src[i];
+    /* in a logical line: stmt, at the statements' column; header, that starts
+     * a compound statement or a clause (the keyword), class a class */
+    bool stmt = false, header = false, class = false;
+    bool opens = false;  /* the logical line before ended a header: a block opens */
+    unsigned may = 0;    /* the clauses the statement may go on with (C_*) */
+    char last = 0;       /* the last byte of code of the logical line */
+    unsigned colons = 0; /* its colons outside brackets (not :=) */
+    size_t i = from;
+    while (i < to) {
         if (line_start) {
             line_start = false;
             if (depth == 0 && !continued) {
-                if (((unsigned char)c < 0x20 && c != '\t' && c != '\n') || c == '\\')
-                    goto decline; /* a control byte, or a line joined to the next */
-                if (c == ' ' || c == '\t') {
-                    /* an indented line of code belongs to a compound statement's
-                     * body: after a simple one, CPython refuses it and
-                     * tree-sitter reads a statement of its own */
-                    size_t k = i;
-                    while (k < len && (src[k] == ' ' || src[k] == '\t' || src[k] == '\f'))
-                        k++;
-                    if (k < len && src[k] != '\n' && src[k] != '#' && !compound)
-                        goto decline;
-                }
-                if (c != '\n' && c != ' ' && c != '\t' && c != '#') {
-                    /* code at column 0 */
-                    if (!(out.len && (decorator || clause_at(&sc, i)))) {
-                        py_top t = {(uint32_t)i, (uint32_t)i, sc.row};
-                        VEC_PUSH(&out, t);
+                size_t k = i;
+                while (k < to && src[k] == ' ')
+                    k++;
+                char c = k < to ? src[k] : '\n';
+                if (c == '\t' || c == '\f' || c == '\v')
+                    goto decline; /* tabs and form feeds: other columns for CPython */
+                if (c != '\n' && c != '#') {
+                    if ((unsigned char)c < 0x20 || c == '\\')
+                        goto decline; /* a control byte, or a line joined to the next */
+                    size_t w = k - i;
+                    if (base == SIZE_MAX) {
+                        /* a body's first line of code: its column */
+                        if (!w)
+                            goto decline;
+                        base = cols[0] = w;
+                    } else if (opens) {
+                        if (w <= cols[open] || open == MAX_INDENT)
+                            goto decline; /* "expected an indented block" */
+                        cols[++open] = w;
+                    } else if (w > cols[open]) {
+                        goto decline; /* "unexpected indent" */
+                    } else {
+                        while (open > 0 && w < cols[open])
+                            open--;
+                        if (w != cols[open])
+                            goto decline; /* "unindent does not match" */
                     }
-                    decorator = c == '@';
-                    header = compound_at(&sc, i);
-                    compound = false;
+                    stmt = w == base;
+                    header = compound_at(&sc, k);
                     last = 0;
+                    colons = 0;
+                    if (stmt) {
+                        unsigned cl = clause_kind(&sc, k);
+                        if (cl && !decorator) {
+                            if (!(may & cl))
+                                goto decline;
+                            /* else after a try's except: only finally may follow */
+                            may = cl == C_ELSE && (may & C_EXCEPT) ? C_FINALLY
+                                                                   : clauses_after(&sc, k);
+                        } else if (!decorator) {
+                            may = clauses_after(&sc, k);
+                        }
+                        if (!(out.len && (decorator || cl))) {
+                            py_top t = {(uint32_t)k, (uint32_t)k, sc.row, 0, 0};
+                            VEC_PUSH(&out, t);
+                        }
+                        decorator = c == '@';
+                        class = header && word_at(&sc, k, (const char *const[]){"class"}, 1);
+                    }
                 }
+                i = k;
+                continue;
             }
             continued = false;
         }
+        char c = src[i];
         switch (c) {
         case '\n':
-            if (header && depth == 0) {
-                /* the end of a header's logical line */
-                compound = last == ':';
-                header = false;
-            }
             sc.row++;
             line_start = true;
             i++;
+            if (depth == 0 && last) {
+                /* the end of a logical line. A colon ends a compound statement's
+                 * header, once: after its first it is an inline body's, and on
+                 * a simple statement nothing's (CPython refuses `class A: x:`
+                 * and `x = e:`, where tree-sitter reads on) */
+                if (colons > 1 || (!header && last == ':'))
+                    goto decline;
+                opens = header && last == ':';
+                if (opens && stmt && class && !out.items[out.len - 1].body) {
+                    out.items[out.len - 1].body = (uint32_t)i;
+                    out.items[out.len - 1].body_row = sc.row;
+                }
+                last = 0;
+            }
             continue;
         case ' ':
         case '\t':
@@ -285,12 +363,12 @@ int py_top_split(const char *src, size_t len, py_top **tops, size_t *n)
             i++;
             continue;
         case '#': {
-            const char *nl = memchr(src + i, '\n', len - i);
-            i = nl ? (size_t)(nl - src) : len;
+            const char *nl = memchr(src + i, '\n', to - i);
+            i = nl ? (size_t)(nl - src) : to;
             continue;
         }
         case '\\':
-            if (i + 1 < len && src[i + 1] == '\n') {
+            if (i + 1 < to && src[i + 1] == '\n') {
                 continued = true;
                 sc.row++;
                 line_start = true;
@@ -319,17 +397,23 @@ int py_top_split(const char *src, size_t len, py_top **tops, size_t *n)
                 goto decline;
             i++;
             break;
+        case ':':
+            colons += depth == 0 && !(i + 1 < to && src[i + 1] == '=');
+            i++;
+            break;
         default:
             i++;
             break;
         }
         /* a byte of code: the statement's so far */
         if (!out.len)
-            goto decline; /* code before the first statement: an indented line */
+            goto decline; /* code before the first statement */
         out.items[out.len - 1].code_end = (uint32_t)i;
         last = src[i - 1];
     }
-    if (depth || continued)
+    /* an open bracket or backslash; a header with no body (or the last line's
+     * colon, read as at a line's end) */
+    if (depth || continued || opens || (last && (colons > 1 || last == ':')))
         goto decline;
     *tops = out.items;
     *n = out.len;
@@ -337,4 +421,29 @@ int py_top_split(const char *src, size_t len, py_top **tops, size_t *n)
 decline:
     VEC_FREE(&out);
     return PGCI_EUNSUPPORTED;
+}
+
+static bool readable(const char *src, size_t len)
+{
+    return len <= UINT32_MAX / 2 && !memchr(src, '\r', len) && !memchr(src, '\0', len) &&
+           !(len >= 3 && !memcmp(src, "\xef\xbb\xbf", 3));
+}
+
+int py_top_split(const char *src, size_t len, py_top **tops, size_t *n)
+{
+    *tops = NULL;
+    *n = 0;
+    if (!readable(src, len))
+        return PGCI_EUNSUPPORTED;
+    return split(src, 0, len, 0, false, tops, n);
+}
+
+int py_top_split_body(const char *src, size_t len, const py_top *t, size_t end, py_top **members,
+                      size_t *n)
+{
+    *members = NULL;
+    *n = 0;
+    if (!t->body || t->body > end || end > len || !readable(src, len))
+        return PGCI_EUNSUPPORTED;
+    return split(src, t->body, end, t->body_row, true, members, n);
 }

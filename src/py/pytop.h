@@ -24,6 +24,9 @@ typedef struct py_top {
     uint32_t start;    /* its first byte, at column 0 (a decorator's '@', a keyword) */
     uint32_t code_end; /* one past its last byte that is neither a comment nor blank */
     uint32_t row;      /* the 0-based row of start */
+    /* a class whose header ends its line (its body on the lines after): the
+     * offset and row of the line after the header; 0 for anything else */
+    uint32_t body, body_row;
 } py_top;
 
 /* 0 and the statements in order in *tops (*n of them; free() the array), or
@@ -31,5 +34,12 @@ typedef struct py_top {
  * the next one's start (or the text's end); what comes before the first is
  * blank lines and comments. */
 int py_top_split(const char *src, size_t len, py_top **tops, size_t *n);
+
+/* The same for the statements of a class's body (t one of py_top_split()'s, with
+ * a body; end where the class ends, the next statement's start or len): those at
+ * the indentation of the body's first line of code, each from its first byte
+ * after that indentation. */
+int py_top_split_body(const char *src, size_t len, const py_top *t, size_t end, py_top **members,
+                      size_t *n);
 
 #endif

@@ -4,7 +4,8 @@
  * serves (src/py/structural.c). Aborts when an invariant breaks:
  *  - on a text whose tree has no error, the scan either declines or finds the
  *    starts of the module node's children that are not comments, in order, each
- *    code_end at or before the next start;
+ *    code_end at or before the next start; a class's body, split, is its block's
+ *    children that are not comments;
  *  - split at the first "\n#--\n" into a regenerated and a checked-in text (the
  *    input and itself without one), the comparison by pieces, when it does not
  *    decline, says what the whole comparison says, to the lines and the message.
@@ -23,6 +24,30 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static void body_like_tree(const char *s, size_t n, const py_top *tops, size_t k, size_t j,
+                           TSNode ch)
+{
+    TSNode def = py_is(ch, "decorated_definition") ? py_field(ch, "definition") : ch;
+    TSNode body = py_is(def, "class_definition") ? py_field(def, "body") : (TSNode){0};
+    if (!tops[j].body)
+        return;
+    CHECK(!ts_node_is_null(body));
+    py_top *m;
+    size_t km;
+    if (py_top_split_body(s, n, &tops[j], j + 1 < k ? tops[j + 1].start : n, &m, &km) < 0)
+        return;
+    size_t i = 0;
+    for (uint32_t c = 0; c < ts_node_named_child_count(body); c++) {
+        TSNode st = ts_node_named_child(body, c);
+        if (py_is(st, "comment"))
+            continue;
+        CHECK(i < km && m[i].start == ts_node_start_byte(st));
+        i++;
+    }
+    CHECK(i == km);
+    free(m);
+}
+
 static void scan_like_tree(const char *s, size_t n)
 {
     py_tree t;
@@ -39,6 +64,7 @@ static void scan_like_tree(const char *s, size_t n)
             CHECK(j < k && tops[j].start == ts_node_start_byte(ch));
             CHECK(tops[j].code_end >= tops[j].start &&
                   (j + 1 == k || tops[j].code_end <= tops[j + 1].start));
+            body_like_tree(s, n, tops, k, j, ch);
             j++;
         }
         CHECK(j == k);

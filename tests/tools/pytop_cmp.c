@@ -16,9 +16,56 @@
 #include "py/py.h"
 #include "py/pytop.h"
 
+/* The statements of a class's body: those of its block that are not comments. */
+static int body_like_tree(const char *path, const char *src, size_t len, const py_top *tops,
+                          size_t n, size_t j, TSNode ch, size_t *count)
+{
+    TSNode def = py_is(ch, "decorated_definition") ? py_field(ch, "definition") : ch;
+    TSNode body = py_is(def, "class_definition") ? py_field(def, "body") : (TSNode){0};
+    size_t end = j + 1 < n ? tops[j + 1].start : len;
+    py_top *m;
+    size_t k;
+    if (!tops[j].body) {
+        /* no body on the lines after a header: no class, or `class A: pass` */
+        if (!ts_node_is_null(body) &&
+            ts_node_start_point(body).row > ts_node_start_point(def).row) {
+            printf("%s:%u: the scan finds no class body\n", path, py_line(ch));
+            return 1;
+        }
+        return 0;
+    }
+    if (ts_node_is_null(body)) {
+        printf("%s:%u: the scan finds a class body, tree-sitter no class\n", path, py_line(ch));
+        return 1;
+    }
+    if (py_top_split_body(src, len, &tops[j], end, &m, &k) < 0)
+        return 0; /* declined */
+    size_t i = 0;
+    for (uint32_t c = 0; c < ts_node_named_child_count(body); c++) {
+        TSNode st = ts_node_named_child(body, c);
+        if (py_is(st, "comment"))
+            continue;
+        if (i >= k || m[i].start != ts_node_start_byte(st)) {
+            printf("%s:%u: tree-sitter starts a class body statement the scan does not\n", path,
+                   py_line(st));
+            free(m);
+            return 1;
+        }
+        i++;
+    }
+    free(m);
+    if (i != k) {
+        printf("%s:%u: the scan finds %zu class body statements, tree-sitter %zu\n", path,
+               py_line(ch), k, i);
+        return 1;
+    }
+    *count += k;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    size_t files = 0, declined = 0, errors = 0, bad = 0, stmts = 0, ends = 0;
+    size_t files = 0, declined = 0, errors = 0, bad = 0, stmts = 0, ends = 0, members = 0;
     for (int a = 1; a < argc; a++) {
         strbuf sb = STRBUF_INIT;
         if (fs_read_file(&sb, argv[a], 64u << 20) < 0) {
@@ -61,6 +108,7 @@ int main(int argc, char **argv)
                 children++;
                 stmts++;
                 ends += tops[j].code_end == ts_node_end_byte(ch);
+                bad += body_like_tree(argv[a], src, len, tops, n, j, ch, &members);
                 j++;
             }
             if (!broke && n != children) {
@@ -74,7 +122,8 @@ int main(int argc, char **argv)
         free(src);
     }
     printf("pytop_cmp: %zu files, %zu with a syntax error (skipped), %zu declined, %zu "
-           "statements, %zu ending where the node does, %zu disagreements\n",
-           files, errors, declined, stmts, ends, bad);
+           "statements, %zu ending where the node does, %zu class body statements, %zu "
+           "disagreements\n",
+           files, errors, declined, stmts, ends, members, bad);
     return bad ? 1 : 0;
 }

@@ -49,6 +49,9 @@ static void test_statements(void **state)
     /* a block, its clauses, decorators (comments and blank lines between) */
     ROWS("if a:\n    b\nelif c:\n    d\nelse:\n    e\nz = 1\n", "0,6");
     ROWS("try:\n    a\nexcept E:\n    b\nfinally:\n    c\nelsewhere = 1\n", "0,6");
+    ROWS("try:\n    a\nexcept E:\n    b\nexcept F:\n    b\nelse:\n    c\nfinally:\n    d\nx\n",
+         "0,10");
+    ROWS("while a:\n    b\nelse:\n    c\nif a:\n    b\nelif c:\n    d\nelif e:\n    f\n", "0,4");
     ROWS("@d\n# c\n\n@e(1)\ndef f():\n    pass\nclass A:\n    x = 1\n", "0,6");
     /* brackets and backslashes join lines */
     ROWS("x = (\n1,\n2)\ny = [\n]\nz = 1 + \\\n2\nw = 0\n", "0,3,5,7");
@@ -63,7 +66,29 @@ static void test_statements(void **state)
     ROWS("herb = 1\nx = herb\ny = 'f'\n", "0,1,2");
     /* a header's colon before a comment, over lines, after decorators */
     ROWS("def f():  # c\n    x = 1\nif (a and\n    b):\n    c\n@d\nclass A:\n  y\n", "0,2,5");
+    ROWS("if x := f(a[1:2]):\n    pass\nclass A: y = 1\nz = 1\n", "0,2,3");
+    ROWS("def f():\n    if a:\n            b\n    c\nd\n", "0,4");
     ROWS("", "");
+    /* a class's body on the lines after its header */
+    {
+        const char *src =
+            "@d\nclass A(B):  # c\n    # c\n    \"\"\"Doc.\"\"\"\n\n    @p\n    def f(self):\n"
+            "        return 1\n    x = 1\nclass C: pass\n";
+        py_top *t, *m;
+        size_t n, k;
+        assert_int_equal(py_top_split(src, strlen(src), &t, &n), 0);
+        assert_int_equal(n, 2);
+        assert_int_equal(t[0].body_row, 2);
+        assert_int_equal(t[1].body, 0);
+        assert_int_equal(py_top_split_body(src, strlen(src), &t[0], t[1].start, &m, &k), 0);
+        assert_int_equal(k, 3);
+        assert_int_equal(m[0].row, 3);
+        assert_int_equal(m[1].row, 5);
+        assert_int_equal(m[2].row, 8);
+        assert_int_equal(src[m[1].start], '@');
+        free(m);
+        free(t);
+    }
     ROWS("# only a comment\n", "");
 }
 
@@ -84,7 +109,19 @@ static void test_declines(void **state)
      * reads a statement of its own (the fuzzer's first find) */
     ROWS("\"\"\"\"\"\"\n try:imports\nexcept :", "-");
     ROWS("def f(): pass\n    x = 1\n", "-");
-    ROWS("e:\n 1\n b=2", "-"); /* a colon, but no compound statement's */
+    ROWS("e:\n 1\n b=2", "-");    /* a colon, but no compound statement's */
+    ROWS("class A:x:\nb=2", "-"); /* an inline body's colon */
+    ROWS("x =e:\nb = 2\n", "-");  /* a simple statement's */
+    /* indentation CPython refuses: a dedent to no enclosing block's column, a
+     * header without a body, tabs */
+    ROWS("class A:\n     s\n s", "-");
+    ROWS("def f():\n        a\n    b\n", "-");
+    ROWS("if a:\nx = 1\n", "-");
+    ROWS("if a:\n\tx = 1\n", "-");
+    /* a clause its statement cannot take */
+    ROWS("def g():s\nelse:s\n", "-");
+    ROWS("try:\n    a\nfinally:\n    b\nelse:\n    c\n", "-");
+    ROWS("for x in y:\n    a\nelse:\n    b\nelse:\n    c\n", "-");
     /* fields read differently before and after Python 3.12 */
     ROWS("x = f'{d['k']}'\n", "-");
     ROWS("x = f'{a # c\n}'\n", "-");
@@ -93,7 +130,8 @@ static void test_declines(void **state)
     ROWS("x = t'{a}'\n", "-");
 }
 
-static int compare_with_tree(const char *path, const char *src, size_t len, size_t *stmts)
+static int compare_with_tree(const char *path, const char *src, size_t len, size_t *stmts,
+                             size_t *members)
 {
     py_tree t;
     assert_int_equal(py_parse(&t, src, len, path), 0);
@@ -112,6 +150,27 @@ static int compare_with_tree(const char *path, const char *src, size_t len, size
             continue;
         if (j >= n || tops[j].start != ts_node_start_byte(ch))
             fail_msg("%s:%u: tree-sitter starts a statement the scan does not", path, py_line(ch));
+        /* a class's body: its block's statements */
+        TSNode def = py_is(ch, "decorated_definition") ? py_field(ch, "definition") : ch;
+        py_top *m;
+        size_t k;
+        if (tops[j].body && py_top_split_body(src, len, &tops[j],
+                                              j + 1 < n ? tops[j + 1].start : len, &m, &k) == 0) {
+            TSNode body = py_field(def, "body");
+            size_t mi = 0;
+            for (uint32_t c = 0; c < ts_node_named_child_count(body); c++) {
+                TSNode st = ts_node_named_child(body, c);
+                if (py_is(st, "comment"))
+                    continue;
+                if (mi >= k || m[mi].start != ts_node_start_byte(st))
+                    fail_msg("%s:%u: tree-sitter starts a class body statement the scan does not",
+                             path, py_line(st));
+                mi++;
+            }
+            assert_int_equal(mi, k);
+            *members += k;
+            free(m);
+        }
         j++;
     }
     assert_int_equal(j, n);
@@ -121,7 +180,7 @@ static int compare_with_tree(const char *path, const char *src, size_t len, size
     return 1;
 }
 
-static void walk_fixtures(const char *dir, size_t *files, size_t *stmts)
+static void walk_fixtures(const char *dir, size_t *files, size_t *stmts, size_t *members)
 {
     strvec names = STRVEC_INIT;
     assert_int_equal(fs_list_dir(&names, dir), 0);
@@ -129,11 +188,11 @@ static void walk_fixtures(const char *dir, size_t *files, size_t *stmts)
         strbuf p = STRBUF_INIT;
         fs_join(&p, dir, names.items[i]);
         if (fs_is_dir(p.buf)) {
-            walk_fixtures(p.buf, files, stmts);
+            walk_fixtures(p.buf, files, stmts, members);
         } else if (pgci_ends_with(p.buf, ".py")) {
             strbuf src = STRBUF_INIT;
             assert_int_equal(fs_read_file(&src, p.buf, 0), 0);
-            *files += (size_t)compare_with_tree(p.buf, src.buf, src.len, stmts);
+            *files += (size_t)compare_with_tree(p.buf, src.buf, src.len, stmts, members);
             strbuf_free(&src);
         }
         strbuf_free(&p);
@@ -144,10 +203,11 @@ static void walk_fixtures(const char *dir, size_t *files, size_t *stmts)
 static void test_fixtures_like_tree_sitter(void **state)
 {
     (void)state;
-    size_t files = 0, stmts = 0;
-    walk_fixtures("fixtures", &files, &stmts);
+    size_t files = 0, stmts = 0, members = 0;
+    walk_fixtures("fixtures", &files, &stmts, &members);
     assert_true(files >= 80);
     assert_true(stmts >= 1000);
+    assert_true(members >= 500);
 }
 
 int main(void)

@@ -1,0 +1,3 @@
+class B():
+  def g():s
+  else:s
