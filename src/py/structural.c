@@ -50,10 +50,10 @@ typedef struct top_stmt {
 /* A module-level statement of the checked-in file compared by pieces: found in
  * the donor (its tokens copied) or among the statements parsed on their own. */
 typedef struct piece {
-    long donor;                  /* 1 + its index in the donor's tops; 0: parsed */
+    long donor;                  /* 1 + its index in the donor's tops (or members); 0: parsed */
     uint32_t row;                /* its first row in the file */
     uint32_t cat_start, cat_end; /* parsed: its bytes in the text of those parsed */
-    uint32_t cat_row;            /* parsed: the row it starts at there */
+    size_t sub_begin, sub_end; /* a class parsed in part: its body's pieces in the members' plan */
 } piece;
 typedef VEC(piece) piece_vec;
 
@@ -65,13 +65,20 @@ struct canon {
     VEC(binding) imports;
     VEC(binding) nested; /* imports inside functions or blocks */
     unsigned depth;
-    int record_nested;  /* 1 while recording a nested import: it goes to `nested` */
-    TSNode walking;     /* the node walk() is in: the parent of the one it walks next */
-    VEC(top_stmt) tops; /* its module-level statements, but imports */
-    hashmap by_text;    /* pgci_hash of a statement's bytes, in hex -> 1 + its index in tops */
-    const canon *donor; /* a canon whose statements of the same bytes give their tokens */
-    const piece *plan;  /* by pieces: the file's statements, t the tree of those parsed */
+    int record_nested;     /* 1 while recording a nested import: it goes to `nested` */
+    TSNode walking;        /* the node walk() is in: the parent of the one it walks next */
+    VEC(top_stmt) tops;    /* its module-level statements, but imports */
+    hashmap by_text;       /* pgci_hash of a statement's bytes, in hex -> 1 + its index in tops */
+    VEC(top_stmt) members; /* the statements of its module-level classes' bodies */
+    hashmap by_member;     /* as by_text, for members */
+    TSNode record_body;    /* the body whose statements go to members (walking a class) */
+    const canon *donor;    /* a canon whose statements of the same bytes give their tokens */
+    const piece *plan;     /* by pieces: the file's statements, t the tree of those parsed */
     size_t plan_len, plan_at;
+    const piece *mplan; /* the statements of class bodies parsed in part */
+    size_t mplan_at, mplan_end;
+    TSNode plan_body;       /* the body of the class parsed in part being walked */
+    const uint32_t *rowmap; /* a row of t -> the row in the file */
 };
 
 #define MAX_DEPTH 400
@@ -190,9 +197,15 @@ static const sym_info *sym_of(TSNode n)
     return s < table.n ? &table.syms[s] : &none;
 }
 
+/* By pieces, t's line -> the file's. */
+static unsigned file_line(const canon *c, unsigned line)
+{
+    return c->rowmap ? c->rowmap[line - 1] + 1 : line;
+}
+
 static void emit(canon *c, const char *s, size_t n, unsigned line)
 {
-    tok t = {s, (uint32_t)n, line, 0};
+    tok t = {s, (uint32_t)n, file_line(c, line), 0};
     VEC_PUSH(&c->toks, t);
 }
 
@@ -291,7 +304,7 @@ static void emit_docstring(canon *c, TSNode n)
 
 static void add_binding(canon *c, const char *key, const char *name, unsigned line)
 {
-    binding b = {pgci_strdup(key), pgci_strdup(name), line};
+    binding b = {pgci_strdup(key), pgci_strdup(name), file_line(c, line)};
     if (c->record_nested)
         VEC_PUSH(&c->nested, b);
     else
@@ -391,6 +404,8 @@ static int walk_top_here(canon *c, TSTreeCursor *cur)
         return walk(c, cur, 1);
     uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
     unsigned row = ts_node_start_point(n).row;
+    if (c->rowmap)
+        row = c->rowmap[row]; /* by pieces: the file's */
     char key[2 * sizeof(unsigned long) + 1];
     snprintf(key, sizeof(key), "%0*lx", (int)(2 * sizeof(unsigned long)),
              pgci_hash(c->t->src + a, b - a));
@@ -403,7 +418,13 @@ static int walk_top_here(canon *c, TSTreeCursor *cur)
         return 0;
     }
     size_t begin = c->toks.len;
+    if (!c->donor) {
+        TSNode def = py_is(n, "decorated_definition") ? py_field(n, "definition") : n;
+        c->record_body =
+            ts_node_symbol(def) == table.class_definition ? py_field(def, "body") : (TSNode){0};
+    }
     int r = walk(c, cur, 1);
+    c->record_body = (TSNode){0};
     if (r == 0 && !c->donor) {
         top_stmt ts = {a, b, row, begin, c->toks.len};
         VEC_PUSH(&c->tops, ts);
@@ -412,17 +433,18 @@ static int walk_top_here(canon *c, TSTreeCursor *cur)
     return r;
 }
 
-/* By pieces: the donated statements of the plan up to `upto` bytes of the parsed
+/* By pieces: the donated statements of a plan up to `upto` bytes of the parsed
  * text (all that are left when upto is UINT32_MAX). */
-static void flush_donated(canon *c, uint32_t upto)
+static void flush_donated(canon *c, const piece *plan, size_t *at, size_t end, const canon *d,
+                          int members, uint32_t upto)
 {
-    while (c->plan_at < c->plan_len) {
-        const piece *p = &c->plan[c->plan_at];
+    while (*at < end) {
+        const piece *p = &plan[*at];
         if (!p->donor && p->cat_end > upto)
             return;
         if (p->donor)
-            copy_donated(c, &c->donor->tops.items[p->donor - 1], p->row);
-        c->plan_at++;
+            copy_donated(c, &(members ? d->members.items : d->tops.items)[p->donor - 1], p->row);
+        (*at)++;
     }
 }
 
@@ -430,32 +452,75 @@ static void flush_donated(canon *c, uint32_t upto)
  * statement of the same bytes (a statement's tokens depend on nothing but its
  * bytes, which parse the same anywhere at module level; only the lines move).
  * Imports are walked: they bind names rather than give tokens. By pieces, the
- * statement is one of those parsed on their own: the donated ones before it go
- * first, and its lines are moved from the parsed text's to the file's. */
+ * statement is one of those parsed: the donated ones before it go first; a class
+ * parsed in part (only the statements of its body that the donor does not have)
+ * takes the donated ones of its body as its block is walked. */
 static int walk_top(canon *c, TSTreeCursor *cur)
 {
     if (!c->plan)
         return walk_top_here(c, cur);
-    uint32_t at = ts_node_start_byte(ts_tree_cursor_current_node(cur));
-    flush_donated(c, at);
+    TSNode n = ts_tree_cursor_current_node(cur);
+    flush_donated(c, c->plan, &c->plan_at, c->plan_len, c->donor, 0, ts_node_start_byte(n));
     const piece *p = c->plan_at < c->plan_len ? &c->plan[c->plan_at] : NULL;
-    unsigned delta = p ? p->row - p->cat_row : 0;
-    size_t toks = c->toks.len, imports = c->imports.len, nested = c->nested.len;
-    int r = walk_top_here(c, cur);
-    for (size_t i = toks; i < c->toks.len; i++)
-        c->toks.items[i].line += delta;
-    for (size_t i = imports; i < c->imports.len; i++)
-        c->imports.items[i].line += delta;
-    for (size_t i = nested; i < c->nested.len; i++)
-        c->nested.items[i].line += delta;
+    if (!p || p->sub_end == p->sub_begin)
+        return walk_top_here(c, cur);
+    TSNode def = py_is(n, "decorated_definition") ? py_field(n, "definition") : n;
+    c->plan_body = py_field(def, "body");
+    c->mplan_at = p->sub_begin;
+    c->mplan_end = p->sub_end;
+    int r = walk(c, cur, 1);
+    c->plan_body = (TSNode){0};
+    return r;
+}
+
+/* The statements of a module-level class's body: the donor's recorded (their
+ * bytes and tokens, as for module-level statements), or by pieces the donated
+ * ones put in between those walked. */
+static int walk_body(canon *c, TSTreeCursor *cur, TSNode body)
+{
+    int recording =
+        !c->plan && !ts_node_is_null(c->record_body) && ts_node_eq(body, c->record_body);
+    c->record_body = (TSNode){0}; /* nested classes are not recorded */
+    int r = 0;
+    do {
+        TSNode st = ts_tree_cursor_current_node(cur);
+        if (!recording) {
+            flush_donated(c, c->mplan, &c->mplan_at, c->mplan_end, c->donor, 1,
+                          ts_node_start_byte(st));
+            r = walk(c, cur, 0);
+            continue;
+        }
+        size_t begin = c->toks.len;
+        r = walk(c, cur, 0);
+        if (r == 0 && sym_of(st)->kind != K_COMMENT) {
+            uint32_t a = ts_node_start_byte(st), b = ts_node_end_byte(st);
+            top_stmt ts = {a, b, ts_node_start_point(st).row, begin, c->toks.len};
+            VEC_PUSH(&c->members, ts);
+            char key[2 * sizeof(unsigned long) + 1];
+            snprintf(key, sizeof(key), "%0*lx", (int)(2 * sizeof(unsigned long)),
+                     pgci_hash(c->t->src + a, b - a));
+            hashmap_put(&c->by_member, key, (void *)(uintptr_t)c->members.len);
+        }
+    } while (r == 0 && ts_tree_cursor_goto_next_sibling(cur));
+    if (r == 0 && !recording)
+        flush_donated(c, c->mplan, &c->mplan_at, c->mplan_end, c->donor, 1, UINT32_MAX);
     return r;
 }
 
 static int walk_children(canon *c, TSTreeCursor *cur, int named_only, int module_level)
 {
+    TSNode n = ts_tree_cursor_current_node(cur);
+    int body = (!ts_node_is_null(c->record_body) && ts_node_eq(n, c->record_body)) ||
+               (!ts_node_is_null(c->plan_body) && ts_node_eq(n, c->plan_body));
     if (!ts_tree_cursor_goto_first_child(cur))
         return 0;
     int r = 0;
+    if (body) {
+        c->plan_body = (TSNode){0};
+        r = walk_body(c, cur, n);
+        ts_tree_cursor_goto_parent(cur);
+        return r;
+    }
     do {
         if (named_only && !ts_node_is_named(ts_tree_cursor_current_node(cur)))
             continue;
@@ -558,7 +623,7 @@ static int walk_node(canon *c, TSTreeCursor *cur, TSNode n, const sym_info *si, 
     emits(c, si->name, line);
     int r = walk_children(c, cur, 0, si->kind == K_MODULE);
     if (si->kind == K_MODULE && c->plan)
-        flush_donated(c, UINT32_MAX);
+        flush_donated(c, c->plan, &c->plan_at, c->plan_len, c->donor, 0, UINT32_MAX);
     emits(c, "/", line);
     return r;
 }
@@ -603,6 +668,8 @@ static void canon_free(canon *c)
     VEC_FREE(&c->nested);
     VEC_FREE(&c->tops);
     hashmap_free(&c->by_text);
+    VEC_FREE(&c->members);
+    hashmap_free(&c->by_member);
     arena_free(&c->mem);
 }
 
@@ -778,10 +845,84 @@ static unsigned module_row(const char *src, size_t len)
     return row;
 }
 
+/* What the comparison by pieces parses of the checked-in file: one text, and the
+ * file's row of each of its rows. */
+typedef struct pieces {
+    piece_vec plan, mplan;
+    strbuf cat;
+    VEC(uint32_t) rows;
+} pieces;
+
+/* b[from..to) (whole lines, the first at row `row` of b) goes into the text. */
+static void add_text(pieces *ps, const char *b, uint32_t from, uint32_t to, uint32_t row)
+{
+    strbuf_add(&ps->cat, b + from, to - from);
+    VEC_PUSH(&ps->rows, row);
+    for (const char *q = b + from, *e = b + to; (q = memchr(q, '\n', (size_t)(e - q))) && ++q < e;)
+        VEC_PUSH(&ps->rows, ++row);
+}
+
+/* 1 + the index of the donor's statement (module-level, or of a class's body) of
+ * the bytes s[0..len), or 0. */
+static long find_donated(const canon *d, int members, const char *s, size_t len)
+{
+    char key[2 * sizeof(unsigned long) + 1];
+    snprintf(key, sizeof(key), "%0*lx", (int)(2 * sizeof(unsigned long)), pgci_hash(s, len));
+    size_t k = (size_t)(uintptr_t)hashmap_get(members ? &d->by_member : &d->by_text, key);
+    const top_stmt *ds = k ? &(members ? d->members.items : d->tops.items)[k - 1] : NULL;
+    if (!ds || ds->end - ds->start != len || memcmp(d->t->src + ds->start, s, len))
+        return 0;
+    return (long)k;
+}
+
+/* The first byte of the line of byte at. */
+static uint32_t line_start(const char *s, uint32_t at)
+{
+    while (at > 0 && s[at - 1] != '\n')
+        at--;
+    return at;
+}
+
+/* A class of b that the donor does not have whole (t, up to `end`): its header
+ * and the statements of its body that the donor does not have go into the text,
+ * the others are donated in between. 0, or negative when its body cannot be
+ * split (the class goes in whole). */
+static int plan_class(const canon *ca, const char *b, size_t blen, const py_top *t, uint32_t end,
+                      pieces *ps, piece *p)
+{
+    py_top *m;
+    size_t n;
+    if (py_top_split_body(b, blen, t, end, &m, &n) < 0 || n == 0) {
+        free(m);
+        return PGCI_EUNSUPPORTED;
+    }
+    p->cat_start = (uint32_t)ps->cat.len;
+    p->sub_begin = ps->mplan.len;
+    add_text(ps, b, t->start, line_start(b, m[0].start), t->row);
+    for (size_t i = 0; i < n; i++) {
+        /* the first is parsed: the block's node starts where it does in the file
+         * (its tokens carry its row), and a body keeps a statement of its own */
+        long k = i ? find_donated(ca, 1, b + m[i].start, m[i].code_end - m[i].start) : 0;
+        piece q = {k, m[i].row, 0, 0, 0, 0};
+        if (!k) {
+            uint32_t from = line_start(b, m[i].start);
+            uint32_t to = i + 1 < n ? line_start(b, m[i + 1].start) : end;
+            q.cat_start = (uint32_t)ps->cat.len;
+            add_text(ps, b, from, to, m[i].row);
+            q.cat_end = (uint32_t)ps->cat.len;
+        }
+        VEC_PUSH(&ps->mplan, q);
+    }
+    p->sub_end = ps->mplan.len;
+    p->cat_end = (uint32_t)ps->cat.len;
+    free(m);
+    return 0;
+}
+
 /* The checked-in file's statements that are the regenerated file's, byte for
- * byte, found by their bytes; the others, in order, as one text to parse. 0 and
- * the plan, or negative to compare whole. */
-static int plan_pieces(const canon *ca, const char *b, size_t blen, piece_vec *plan, strbuf *cat)
+ * byte, found by their bytes, and those of its classes' bodies; the others, in
+ * order, as one text to parse. 0, or negative to compare whole. */
+static int plan_pieces(const canon *ca, const char *b, size_t blen, pieces *ps)
 {
     py_top *tops;
     size_t n;
@@ -790,32 +931,24 @@ static int plan_pieces(const canon *ca, const char *b, size_t blen, piece_vec *p
         return PGCI_EUNSUPPORTED;
     }
     size_t parsed = 0;
-    uint32_t cat_rows = 0;
     for (size_t i = 0; i < n; i++) {
         const py_top *t = &tops[i];
-        uint32_t len = t->code_end - t->start;
-        char key[2 * sizeof(unsigned long) + 1];
-        snprintf(key, sizeof(key), "%0*lx", (int)(2 * sizeof(unsigned long)),
-                 pgci_hash(b + t->start, len));
-        size_t k = (size_t)(uintptr_t)hashmap_get(&ca->by_text, key);
-        const top_stmt *ds = k ? &ca->tops.items[k - 1] : NULL;
+        long k = find_donated(ca, 0, b + t->start, t->code_end - t->start);
         /* the last statement is parsed when every other is found: the module's
          * node comes from a parse */
-        if (!ds || ds->end - ds->start != len ||
-            memcmp(ca->t->src + ds->start, b + t->start, len) || (i == n - 1 && !parsed))
+        if (i == n - 1 && !parsed)
             k = 0;
-        piece p = {(long)k, t->row, 0, 0, 0};
+        piece p = {k, t->row, 0, 0, 0, 0};
         if (!k) {
             uint32_t end = i + 1 < n ? tops[i + 1].start : (uint32_t)blen;
-            p.cat_start = (uint32_t)cat->len;
-            p.cat_row = cat_rows;
-            strbuf_add(cat, b + t->start, end - t->start);
-            /* the next statement's row: the rows this one spans */
-            cat_rows += (i + 1 < n ? tops[i + 1].row : t->row) - t->row;
-            p.cat_end = (uint32_t)cat->len;
+            if (!t->body || plan_class(ca, b, blen, t, end, ps, &p) < 0) {
+                p.cat_start = (uint32_t)ps->cat.len;
+                add_text(ps, b, t->start, end, t->row);
+                p.cat_end = (uint32_t)ps->cat.len;
+            }
             parsed++;
         }
-        VEC_PUSH(plan, p);
+        VEC_PUSH(&ps->plan, p);
     }
     free(tops);
     return 0;
@@ -840,20 +973,23 @@ static int compare_pieces(py_parse_set *set, const char *a, size_t alen, const c
     memset(&tc, 0, sizeof(tc));
     memset(&ca, 0, sizeof(ca));
     memset(&cb, 0, sizeof(cb));
-    piece_vec plan = VEC_INIT;
-    strbuf cat = STRBUF_INIT;
+    pieces ps;
+    memset(&ps, 0, sizeof(ps));
+    strbuf_init(&ps.cat, 0);
     int r = set ? py_parse_set_get(set, a, alen, "<regenerated>", &ta)
                 : py_parse(&ta, a, alen, "<regenerated>");
     if (r == 0)
         r = canon_walk(&ca, &ta);
     if (r == 0)
-        r = plan_pieces(&ca, b, blen, &plan, &cat);
+        r = plan_pieces(&ca, b, blen, &ps);
     if (r == 0)
-        r = py_parse(&tc, cat.buf, cat.len, "<checked-in>");
+        r = py_parse(&tc, ps.cat.buf, ps.cat.len, "<checked-in>");
     if (r == 0) {
         cb.donor = &ca;
-        cb.plan = plan.items;
-        cb.plan_len = plan.len;
+        cb.plan = ps.plan.items;
+        cb.plan_len = ps.plan.len;
+        cb.mplan = ps.mplan.items;
+        cb.rowmap = ps.rows.items;
         r = canon_walk(&cb, &tc);
     }
     if (r == 0) {
@@ -874,8 +1010,10 @@ static int compare_pieces(py_parse_set *set, const char *a, size_t alen, const c
         py_tree_free(&ta);
     if (tc.tree)
         py_tree_free(&tc);
-    VEC_FREE(&plan);
-    strbuf_free(&cat);
+    VEC_FREE(&ps.plan);
+    VEC_FREE(&ps.mplan);
+    VEC_FREE(&ps.rows);
+    strbuf_free(&ps.cat);
     return r;
 }
 

@@ -29,8 +29,8 @@ trap 'rm -rf "$tmp"' EXIT
 rc=0
 find "$tf" "$tf16" "$ws" -name '*.py' -print0 | xargs -0 "$CMP" >"$tmp/cmp" || rc=1
 grep -v ': declined$' "$tmp/cmp" | grep -v '^pytop_cmp: ' | head -20
-awk '/^pytop_cmp: / {f += $2; d += $10; s += $12; e += $14; x += $(NF-1)}
-     END {printf "scan against tree-sitter: %d files, %d declined, %d statements (%d end where the node does), %d disagreements\n", f, d, s, e, x}' "$tmp/cmp"
+awk '/^pytop_cmp: / {f += $2; d += $10; s += $12; e += $14; m += $20; x += $(NF-1)}
+     END {printf "scan against tree-sitter: %d files, %d declined, %d statements (%d end where the node does) and %d in class bodies, %d disagreements\n", f, d, s, e, m, x}' "$tmp/cmp"
 for t in "5.9.0:$tf" "5.16.1:$tf16" "5.24.0:$tf24"; do
     v=${t%%:*}
     st=0

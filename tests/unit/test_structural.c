@@ -294,7 +294,41 @@ static void mutate(strbuf *out, const char *a, size_t alen, unsigned *seed)
     }
     size_t i = (size_t)rand_r(seed) % n, j = (size_t)rand_r(seed) % n;
     uint32_t si = t[i].start, ei = i + 1 < n ? t[i + 1].start : (uint32_t)alen;
-    switch (rand_r(seed) % 11) {
+    int op = rand_r(seed) % 14;
+    if (op >= 11) {
+        /* in a class's body: a statement dropped, put in a string, re-indented */
+        size_t c = i;
+        while (c < n && !t[c].body)
+            c++;
+        py_top *m;
+        size_t k;
+        uint32_t end = c + 1 < n ? t[c + 1].start : (uint32_t)alen;
+        if (c == n || py_top_split_body(a, alen, &t[c], end, &m, &k) < 0 || k < 2) {
+            strbuf_add(out, a, alen);
+            free(t);
+            return;
+        }
+        size_t mj = 1 + (size_t)rand_r(seed) % (k - 1);
+        uint32_t ls = m[mj].start, le = mj + 1 < k ? m[mj + 1].start : end;
+        while (ls > 0 && a[ls - 1] != '\n')
+            ls--;
+        while (le < end && a[le - 1] != '\n')
+            le--;
+        strbuf_add(out, a, ls);
+        if (op == 12) {
+            strbuf_adds(out, "    s = '''\n");
+            strbuf_add(out, a + ls, le - ls);
+            strbuf_adds(out, "'''\n");
+        } else if (op == 13) {
+            strbuf_adds(out, "  ");
+            strbuf_add(out, a + ls, le - ls);
+        }
+        strbuf_add(out, a + le, alen - le);
+        free(m);
+        free(t);
+        return;
+    }
+    switch (op) {
     case 0: /* the same */
         strbuf_add(out, a, alen);
         break;
