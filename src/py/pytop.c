@@ -250,176 +250,206 @@ static bool compound_at(const scan *sc, size_t i)
 /* The deepest indentation this scan follows. */
 #define MAX_INDENT 100
 
+/* The scan of one split: where it is, and what it has found. */
+typedef struct splitter {
+    scan sc;
+    VEC(py_top) out;
+    size_t base;                 /* the statements' column (SIZE_MAX: the first line's) */
+    size_t cols[MAX_INDENT + 1]; /* the open blocks' columns, base's first */
+    int open;
+    int depth; /* brackets */
+    bool decorator;
+    /* in a logical line: stmt, at the statements' column; header, that starts
+     * a compound statement or a clause (the keyword), class a class */
+    bool stmt, header, class;
+    bool opens;      /* the logical line before ended a header: a block opens */
+    unsigned may;    /* the clauses the statement may go on with (C_*) */
+    char last;       /* the last byte of code of the logical line */
+    unsigned colons; /* its colons outside brackets (not :=) */
+} splitter;
+
+/* A logical line's indentation, as CPython's tokenizer takes it: an indented
+ * block only after a header's colon, a dedent only to an enclosing block's
+ * column. w is its width; 0, or -1 to decline. */
+static int indent_line(splitter *p, size_t w)
+{
+    if (p->base == SIZE_MAX) {
+        /* a body's first line of code: its column */
+        if (!w)
+            return -1;
+        p->base = p->cols[0] = w;
+    } else if (p->opens) {
+        if (w <= p->cols[p->open] || p->open == MAX_INDENT)
+            return -1; /* "expected an indented block" */
+        p->cols[++p->open] = w;
+    } else if (w > p->cols[p->open]) {
+        return -1; /* "unexpected indent" */
+    } else {
+        while (p->open > 0 && w < p->cols[p->open])
+            p->open--;
+        if (w != p->cols[p->open])
+            return -1; /* "unindent does not match" */
+    }
+    return 0;
+}
+
+/* The start of a logical line of code at k (its indentation from i): a
+ * statement at the statements' column, a clause or a decorated definition's
+ * next line, or a line inside one. 0, or -1 to decline. */
+static int begin_line(splitter *p, size_t i, size_t k)
+{
+    const char *src = p->sc.s;
+    char c = src[k];
+    if ((unsigned char)c < 0x20 || c == '\\')
+        return -1; /* a control byte, or a line joined to the next */
+    if (indent_line(p, k - i) < 0)
+        return -1;
+    p->stmt = k - i == p->base;
+    p->header = compound_at(&p->sc, k);
+    p->last = 0;
+    p->colons = 0;
+    if (!p->stmt)
+        return 0;
+    unsigned cl = clause_kind(&p->sc, k);
+    if (cl && !p->decorator) {
+        if (!(p->may & cl))
+            return -1;
+        /* else after a try's except: only finally may follow */
+        p->may = cl == C_ELSE && (p->may & C_EXCEPT) ? C_FINALLY : clauses_after(&p->sc, k);
+    } else if (!p->decorator) {
+        p->may = clauses_after(&p->sc, k);
+    }
+    if (!(p->out.len && (p->decorator || cl))) {
+        py_top t = {(uint32_t)k, (uint32_t)k, p->sc.row, 0, 0};
+        VEC_PUSH(&p->out, t);
+    }
+    p->decorator = c == '@';
+    p->class = p->header && word_at(&p->sc, k, (const char *const[]){"class"}, 1);
+    return 0;
+}
+
+/* The end of a logical line, its newline just read (i after it). A colon ends a
+ * compound statement's header, once: after its first it is an inline body's, and
+ * on a simple statement nothing's (CPython refuses `class A: x:` and `x = e:`,
+ * where tree-sitter reads on). 0, or -1 to decline. */
+static int end_line(splitter *p, size_t i)
+{
+    if (p->colons > 1 || (!p->header && p->last == ':'))
+        return -1;
+    p->opens = p->header && p->last == ':';
+    py_top *t = &p->out.items[p->out.len - 1];
+    if (p->opens && p->stmt && p->class && !t->body) {
+        t->body = (uint32_t)i;
+        t->body_row = p->sc.row;
+    }
+    p->last = 0;
+    return 0;
+}
+
+/* One byte (or string, or comment) of a logical line at i: the offset after it,
+ * or -1 to decline. */
+static long step(splitter *p, size_t i, bool *line_start, bool *continued)
+{
+    const char *src = p->sc.s;
+    size_t to = p->sc.len;
+    switch (src[i]) {
+    case '\n':
+        p->sc.row++;
+        *line_start = true;
+        if (p->depth == 0 && p->last && end_line(p, i + 1) < 0)
+            return -1;
+        return (long)i + 1;
+    case ' ':
+    case '\t':
+    case '\f':
+        return (long)i + 1;
+    case '#': {
+        const char *nl = memchr(src + i, '\n', to - i);
+        return nl ? nl - src : (long)to;
+    }
+    case '\\':
+        if (i + 1 < to && src[i + 1] == '\n') {
+            *continued = true;
+            p->sc.row++;
+            *line_start = true;
+            return (long)i + 2;
+        }
+        return -1; /* a backslash outside a string ends no line */
+    case '\'':
+    case '"':
+        return string_at(&p->sc, i, 0, 0);
+    case '(':
+    case '[':
+    case '{':
+        p->depth++;
+        return (long)i + 1;
+    case ')':
+    case ']':
+    case '}':
+        return --p->depth < 0 ? -1 : (long)i + 1;
+    case ':':
+        p->colons += p->depth == 0 && !(i + 1 < to && src[i + 1] == '=');
+        return (long)i + 1;
+    default:
+        return (long)i + 1;
+    }
+}
+
 /* The statements of src[from..to) at one indentation: column 0 (body false), or
  * the indentation of its first line of code, which must be deeper (a class's
  * body). row is from's row. Every logical line's indentation is checked as
- * CPython's tokenizer checks it (an indented block only after a header's colon,
- * a dedent only to a column of an enclosing block): where Python refuses the
- * text, tree-sitter may still read it, and not always as statements of their own
- * where this scan would see them. */
+ * CPython's tokenizer checks it: where Python refuses the text, tree-sitter may
+ * still read it, and not always as statements of their own where this scan would
+ * see them. */
 static int split(const char *src, size_t from, size_t to, uint32_t row, bool body, py_top **tops,
                  size_t *n)
 {
     *tops = NULL;
     *n = 0;
-    VEC(py_top) out = VEC_INIT;
-    scan sc = {src, to, row};
-    size_t base = body ? SIZE_MAX : 0; /* the statements' column */
-    size_t cols[MAX_INDENT + 1] = {0}; /* the open blocks' columns, base's first */
-    int open = 0;
-    int depth = 0;
-    bool line_start = true, continued = false, decorator = false;
-    /* in a logical line: stmt, at the statements' column; header, that starts
-     * a compound statement or a clause (the keyword), class a class */
-    bool stmt = false, header = false, class = false;
-    bool opens = false;  /* the logical line before ended a header: a block opens */
-    unsigned may = 0;    /* the clauses the statement may go on with (C_*) */
-    char last = 0;       /* the last byte of code of the logical line */
-    unsigned colons = 0; /* its colons outside brackets (not :=) */
+    splitter *p = pgci_calloc(1, sizeof(*p));
+    p->sc = (scan){src, to, row};
+    p->base = body ? SIZE_MAX : 0;
+    bool line_start = true, continued = false;
     size_t i = from;
     while (i < to) {
-        if (line_start) {
+        if (line_start && p->depth == 0 && !continued) {
             line_start = false;
-            if (depth == 0 && !continued) {
-                size_t k = i;
-                while (k < to && src[k] == ' ')
-                    k++;
-                char c = k < to ? src[k] : '\n';
-                if (c == '\t' || c == '\f' || c == '\v')
-                    goto decline; /* tabs and form feeds: other columns for CPython */
-                if (c != '\n' && c != '#') {
-                    if ((unsigned char)c < 0x20 || c == '\\')
-                        goto decline; /* a control byte, or a line joined to the next */
-                    size_t w = k - i;
-                    if (base == SIZE_MAX) {
-                        /* a body's first line of code: its column */
-                        if (!w)
-                            goto decline;
-                        base = cols[0] = w;
-                    } else if (opens) {
-                        if (w <= cols[open] || open == MAX_INDENT)
-                            goto decline; /* "expected an indented block" */
-                        cols[++open] = w;
-                    } else if (w > cols[open]) {
-                        goto decline; /* "unexpected indent" */
-                    } else {
-                        while (open > 0 && w < cols[open])
-                            open--;
-                        if (w != cols[open])
-                            goto decline; /* "unindent does not match" */
-                    }
-                    stmt = w == base;
-                    header = compound_at(&sc, k);
-                    last = 0;
-                    colons = 0;
-                    if (stmt) {
-                        unsigned cl = clause_kind(&sc, k);
-                        if (cl && !decorator) {
-                            if (!(may & cl))
-                                goto decline;
-                            /* else after a try's except: only finally may follow */
-                            may = cl == C_ELSE && (may & C_EXCEPT) ? C_FINALLY
-                                                                   : clauses_after(&sc, k);
-                        } else if (!decorator) {
-                            may = clauses_after(&sc, k);
-                        }
-                        if (!(out.len && (decorator || cl))) {
-                            py_top t = {(uint32_t)k, (uint32_t)k, sc.row, 0, 0};
-                            VEC_PUSH(&out, t);
-                        }
-                        decorator = c == '@';
-                        class = header && word_at(&sc, k, (const char *const[]){"class"}, 1);
-                    }
-                }
-                i = k;
-                continue;
-            }
-            continued = false;
+            size_t k = i;
+            while (k < to && src[k] == ' ')
+                k++;
+            char c = k < to ? src[k] : '\n';
+            if (c == '\t' || c == '\f' || c == '\v')
+                goto decline; /* tabs and form feeds: other columns for CPython */
+            if (c != '\n' && c != '#' && begin_line(p, i, k) < 0)
+                goto decline;
+            i = k;
+            continue;
         }
+        line_start = continued = false;
         char c = src[i];
-        switch (c) {
-        case '\n':
-            sc.row++;
-            line_start = true;
-            i++;
-            if (depth == 0 && last) {
-                /* the end of a logical line. A colon ends a compound statement's
-                 * header, once: after its first it is an inline body's, and on
-                 * a simple statement nothing's (CPython refuses `class A: x:`
-                 * and `x = e:`, where tree-sitter reads on) */
-                if (colons > 1 || (!header && last == ':'))
-                    goto decline;
-                opens = header && last == ':';
-                if (opens && stmt && class && !out.items[out.len - 1].body) {
-                    out.items[out.len - 1].body = (uint32_t)i;
-                    out.items[out.len - 1].body_row = sc.row;
-                }
-                last = 0;
-            }
+        long e = step(p, i, &line_start, &continued);
+        if (e < 0)
+            goto decline;
+        i = (size_t)e;
+        if (c == '\n' || c == ' ' || c == '\t' || c == '\f' || c == '#' || line_start)
             continue;
-        case ' ':
-        case '\t':
-        case '\f':
-            i++;
-            continue;
-        case '#': {
-            const char *nl = memchr(src + i, '\n', to - i);
-            i = nl ? (size_t)(nl - src) : to;
-            continue;
-        }
-        case '\\':
-            if (i + 1 < to && src[i + 1] == '\n') {
-                continued = true;
-                sc.row++;
-                line_start = true;
-                i += 2;
-                continue;
-            }
-            goto decline; /* a backslash outside a string ends no line */
-        case '\'':
-        case '"': {
-            long e = string_at(&sc, i, 0, 0);
-            if (e < 0)
-                goto decline;
-            i = (size_t)e;
-            break;
-        }
-        case '(':
-        case '[':
-        case '{':
-            depth++;
-            i++;
-            break;
-        case ')':
-        case ']':
-        case '}':
-            if (--depth < 0)
-                goto decline;
-            i++;
-            break;
-        case ':':
-            colons += depth == 0 && !(i + 1 < to && src[i + 1] == '=');
-            i++;
-            break;
-        default:
-            i++;
-            break;
-        }
         /* a byte of code: the statement's so far */
-        if (!out.len)
+        if (!p->out.len)
             goto decline; /* code before the first statement */
-        out.items[out.len - 1].code_end = (uint32_t)i;
-        last = src[i - 1];
+        p->out.items[p->out.len - 1].code_end = (uint32_t)i;
+        p->last = src[i - 1];
     }
     /* an open bracket or backslash; a header with no body (or the last line's
      * colon, read as at a line's end) */
-    if (depth || continued || opens || (last && (colons > 1 || last == ':')))
+    if (p->depth || continued || p->opens || (p->last && (p->colons > 1 || p->last == ':')))
         goto decline;
-    *tops = out.items;
-    *n = out.len;
+    *tops = p->out.items;
+    *n = p->out.len;
+    free(p);
     return 0;
 decline:
-    VEC_FREE(&out);
+    VEC_FREE(&p->out);
+    free(p);
     return PGCI_EUNSUPPORTED;
 }
 
