@@ -875,6 +875,26 @@ static long find_donated(const canon *d, int members, const char *s, size_t len)
     return (long)k;
 }
 
+/* The same for the statement of b at [start, code_end) and what follows it up to
+ * `until` (the next statement's line): blank lines and comments only. tree-sitter
+ * ends a statement's node after a comment on its last line, and a block's after
+ * the comment lines indented inside it, so each end of a comment there is tried
+ * too: the bytes found are the donor's whatever the node would span, and comments
+ * give no tokens. */
+static long find_donated_upto(const canon *d, int members, const char *b, uint32_t start,
+                              uint32_t code_end, uint32_t until)
+{
+    long k = find_donated(d, members, b + start, code_end - start);
+    for (uint32_t i = code_end; !k && i < until; i++) {
+        if (b[i] != '#')
+            continue;
+        const char *nl = memchr(b + i, '\n', until - i);
+        i = nl ? (uint32_t)(nl - b) : until;
+        k = find_donated(d, members, b + start, i - start);
+    }
+    return k;
+}
+
 /* The first byte of the line of byte at. */
 static uint32_t line_start(const char *s, uint32_t at)
 {
@@ -902,7 +922,8 @@ static int plan_class(const canon *ca, const char *b, size_t blen, const py_top 
     for (size_t i = 0; i < n; i++) {
         /* the first is parsed: the block's node starts where it does in the file
          * (its tokens carry its row), and a body keeps a statement of its own */
-        long k = i ? find_donated(ca, 1, b + m[i].start, m[i].code_end - m[i].start) : 0;
+        uint32_t next = i + 1 < n ? line_start(b, m[i + 1].start) : end;
+        long k = i ? find_donated_upto(ca, 1, b, m[i].start, m[i].code_end, next) : 0;
         piece q = {k, m[i].row, 0, 0, 0, 0};
         if (!k) {
             uint32_t from = line_start(b, m[i].start);
@@ -933,7 +954,8 @@ static int plan_pieces(const canon *ca, const char *b, size_t blen, pieces *ps)
     size_t parsed = 0;
     for (size_t i = 0; i < n; i++) {
         const py_top *t = &tops[i];
-        long k = find_donated(ca, 0, b + t->start, t->code_end - t->start);
+        long k = find_donated_upto(ca, 0, b, t->start, t->code_end,
+                                   i + 1 < n ? tops[i + 1].start : (uint32_t)blen);
         /* the last statement is parsed when every other is found: the module's
          * node comes from a parse */
         if (i == n - 1 && !parsed)

@@ -428,9 +428,16 @@ static void test_pieces_like_whole(void **state)
     strbuf tmp = STRBUF_INIT;
     assert_int_equal(fs_mkdtemp(&tmp, "pgci-pieces"), 0);
     /* the module's own tokens carry its row: after blank lines, the file's */
-    const char *pairs[][2] = {{"\n\nx = 1\ny = 2\n", "\n\n\n# c\nx = 1\n"},
-                              {"\n\nx = 1\n", "\n\n\n\nx = 1\ny = 2\n"}};
-    for (size_t k = 0; k < 2; k++) {
+    const char *pairs[][2] = {
+        {"\n\nx = 1\ny = 2\n", "\n\n\n# c\nx = 1\n"},
+        {"\n\nx = 1\n", "\n\n\n\nx = 1\ny = 2\n"},
+        /* statements found with the comments after them (tree-sitter's node ends) */
+        {"class A:\n    x = 1  # c\n    # d\n\n\ny = 2\n",
+         "class A:\n    x = 1  # c\n    # d\n\n\ny = 3\n"},
+        {"class A:\n    x = 1\n\n    def f(self):\n        return g  # noqa\n\n    z = 1\nq = 1\n",
+         "class A:\n    x = 2\n\n    def f(self):\n        return g  # noqa\n\n    z = 1\nq = "
+         "1\n"}};
+    for (size_t k = 0; k < sizeof(pairs) / sizeof(pairs[0]); k++) {
         structural_result whole, pieces;
         const char *x = pairs[k][0], *y = pairs[k][1];
         assert_int_equal(structural_compare_whole(x, strlen(x), y, strlen(y), &whole), 0);
