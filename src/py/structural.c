@@ -77,8 +77,9 @@ struct canon {
     size_t plan_len, plan_at;
     const piece *mplan; /* the statements of class bodies parsed in part */
     size_t mplan_at, mplan_end;
-    TSNode plan_body;       /* the body of the class parsed in part being walked */
-    const uint32_t *rowmap; /* a row of t -> the row in the file */
+    TSNode plan_body;        /* the body of the class parsed in part being walked */
+    unsigned plan_body_line; /* its line in the file (its first statement's) */
+    const uint32_t *rowmap;  /* a row of t -> the row in the file */
 };
 
 #define MAX_DEPTH 400
@@ -466,6 +467,7 @@ static int walk_top(canon *c, TSTreeCursor *cur)
         return walk_top_here(c, cur);
     TSNode def = py_is(n, "decorated_definition") ? py_field(n, "definition") : n;
     c->plan_body = py_field(def, "body");
+    c->plan_body_line = c->mplan[p->sub_begin].row + 1;
     c->mplan_at = p->sub_begin;
     c->mplan_end = p->sub_end;
     int r = walk(c, cur, 1);
@@ -620,11 +622,18 @@ static int walk_node(canon *c, TSTreeCursor *cur, TSNode n, const sym_info *si, 
         emit_leaf(c, n, si, parent, line);
         return 0;
     }
+    /* a body parsed in part starts at its first statement in the file, which
+     * may be a donated one: its own tokens take that line */
+    int body = !ts_node_is_null(c->plan_body) && ts_node_eq(n, c->plan_body);
     emits(c, si->name, line);
+    if (body)
+        c->toks.items[c->toks.len - 1].line = c->plan_body_line;
     int r = walk_children(c, cur, 0, si->kind == K_MODULE);
     if (si->kind == K_MODULE && c->plan)
         flush_donated(c, c->plan, &c->plan_at, c->plan_len, c->donor, 0, UINT32_MAX);
     emits(c, "/", line);
+    if (body)
+        c->toks.items[c->toks.len - 1].line = c->plan_body_line;
     return r;
 }
 
@@ -919,11 +928,21 @@ static int plan_class(const canon *ca, const char *b, size_t blen, const py_top 
     p->cat_start = (uint32_t)ps->cat.len;
     p->sub_begin = ps->mplan.len;
     add_text(ps, b, t->start, line_start(b, m[0].start), t->row);
+    /* the statements found; a body keeps one of its own, the shortest */
+    long *found = pgci_calloc(n, sizeof(*found));
+    size_t shortest = 0;
+    int any = 0;
     for (size_t i = 0; i < n; i++) {
-        /* the first is parsed: the block's node starts where it does in the file
-         * (its tokens carry its row), and a body keeps a statement of its own */
         uint32_t next = i + 1 < n ? line_start(b, m[i + 1].start) : end;
-        long k = i ? find_donated_upto(ca, 1, b, m[i].start, m[i].code_end, next) : 0;
+        found[i] = find_donated_upto(ca, 1, b, m[i].start, m[i].code_end, next);
+        any |= !found[i];
+        if (m[i].code_end - m[i].start < m[shortest].code_end - m[shortest].start)
+            shortest = i;
+    }
+    if (!any)
+        found[shortest] = 0;
+    for (size_t i = 0; i < n; i++) {
+        long k = found[i];
         piece q = {k, m[i].row, 0, 0, 0, 0};
         if (!k) {
             uint32_t from = line_start(b, m[i].start);
@@ -936,6 +955,7 @@ static int plan_class(const canon *ca, const char *b, size_t blen, const py_top 
     }
     p->sub_end = ps->mplan.len;
     p->cat_end = (uint32_t)ps->cat.len;
+    free(found);
     free(m);
     return 0;
 }

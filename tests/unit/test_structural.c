@@ -434,6 +434,8 @@ static void test_pieces_like_whole(void **state)
         /* statements found with the comments after them (tree-sitter's node ends) */
         {"class A:\n    x = 1  # c\n    # d\n\n\ny = 2\n",
          "class A:\n    x = 1  # c\n    # d\n\n\ny = 3\n"},
+        /* a body whose first statement is donated: the block's tokens keep its line */
+        {"class A:\n    xx = 1\n    y = 2\n    z = 3\n", "class A:\n\n    xx = 1\n    y = 2\n"},
         {"class A:\n    x = 1\n\n    def f(self):\n        return g  # noqa\n\n    z = 1\nq = 1\n",
          "class A:\n    x = 2\n\n    def f(self):\n        return g  # noqa\n\n    z = 1\nq = "
          "1\n"}};
