@@ -387,6 +387,13 @@ static int walk(canon *c, TSTreeCursor *cur, int module_level);
  * statement of the same bytes (a statement's tokens depend on nothing but its
  * bytes, which parse the same anywhere at module level; only the lines move).
  * Imports are walked: they bind names rather than give tokens. */
+/* The key of a statement's bytes in by_text and by_member. */
+#define KEY_LEN (2 * sizeof(unsigned long) + 1)
+static void text_key(char key[KEY_LEN], const char *s, size_t n)
+{
+    snprintf(key, KEY_LEN, "%0*lx", (int)(2 * sizeof(unsigned long)), pgci_hash(s, n));
+}
+
 static void copy_donated(canon *c, const top_stmt *ds, unsigned row)
 {
     const canon *d = c->donor;
@@ -407,9 +414,8 @@ static int walk_top_here(canon *c, TSTreeCursor *cur)
     unsigned row = ts_node_start_point(n).row;
     if (c->rowmap)
         row = c->rowmap[row]; /* by pieces: the file's */
-    char key[2 * sizeof(unsigned long) + 1];
-    snprintf(key, sizeof(key), "%0*lx", (int)(2 * sizeof(unsigned long)),
-             pgci_hash(c->t->src + a, b - a));
+    char key[KEY_LEN];
+    text_key(key, c->t->src + a, b - a);
     const canon *d = c->donor;
     size_t k = d ? (size_t)(uintptr_t)hashmap_get(&d->by_text, key) : 0;
     const top_stmt *ds = k ? &d->tops.items[k - 1] : NULL;
@@ -498,9 +504,8 @@ static int walk_body(canon *c, TSTreeCursor *cur, TSNode body)
             uint32_t a = ts_node_start_byte(st), b = ts_node_end_byte(st);
             top_stmt ts = {a, b, ts_node_start_point(st).row, begin, c->toks.len};
             VEC_PUSH(&c->members, ts);
-            char key[2 * sizeof(unsigned long) + 1];
-            snprintf(key, sizeof(key), "%0*lx", (int)(2 * sizeof(unsigned long)),
-                     pgci_hash(c->t->src + a, b - a));
+            char key[KEY_LEN];
+            text_key(key, c->t->src + a, b - a);
             hashmap_put(&c->by_member, key, (void *)(uintptr_t)c->members.len);
         }
     } while (r == 0 && ts_tree_cursor_goto_next_sibling(cur));
@@ -875,8 +880,8 @@ static void add_text(pieces *ps, const char *b, uint32_t from, uint32_t to, uint
  * the bytes s[0..len), or 0. */
 static long find_donated(const canon *d, int members, const char *s, size_t len)
 {
-    char key[2 * sizeof(unsigned long) + 1];
-    snprintf(key, sizeof(key), "%0*lx", (int)(2 * sizeof(unsigned long)), pgci_hash(s, len));
+    char key[KEY_LEN];
+    text_key(key, s, len);
     size_t k = (size_t)(uintptr_t)hashmap_get(members ? &d->by_member : &d->by_text, key);
     const top_stmt *ds = k ? &(members ? d->members.items : d->tops.items)[k - 1] : NULL;
     if (!ds || ds->end - ds->start != len || memcmp(d->t->src + ds->start, s, len))
