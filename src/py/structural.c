@@ -21,7 +21,7 @@
 #include "core/vec.h"
 #include "py/py.h"
 #include "py/pystr.h"
-#include "py/pytop.h"
+#include "py/pieces.h"
 #include "py/reparse.h"
 
 /* A token: a slice of the source (identifiers, operators), a type name from the
@@ -47,16 +47,6 @@ typedef struct top_stmt {
     size_t tok_begin, tok_end;
 } top_stmt;
 
-/* A module-level statement of the checked-in file compared by pieces: found in
- * the donor (its tokens copied) or among the statements parsed on their own. */
-typedef struct piece {
-    long donor;                  /* 1 + its index in the donor's tops (or members); 0: parsed */
-    uint32_t row;                /* its first row in the file */
-    uint32_t cat_start, cat_end; /* parsed: its bytes in the text of those parsed */
-    size_t sub_begin, sub_end; /* a class parsed in part: its body's pieces in the members' plan */
-} piece;
-typedef VEC(piece) piece_vec;
-
 typedef struct canon canon;
 struct canon {
     const py_tree *t;
@@ -68,14 +58,13 @@ struct canon {
     int record_nested;     /* 1 while recording a nested import: it goes to `nested` */
     TSNode walking;        /* the node walk() is in: the parent of the one it walks next */
     VEC(top_stmt) tops;    /* its module-level statements, but imports */
-    hashmap by_text;       /* pgci_hash of a statement's bytes, in hex -> 1 + its index in tops */
     VEC(top_stmt) members; /* the statements of its module-level classes' bodies */
-    hashmap by_member;     /* as by_text, for members */
+    py_keys keys;          /* the bytes of both, numbered as they are */
     TSNode record_body;    /* the body whose statements go to members (walking a class) */
     const canon *donor;    /* a canon whose statements of the same bytes give their tokens */
-    const piece *plan;     /* by pieces: the file's statements, t the tree of those parsed */
+    const py_piece *plan;  /* by pieces: the file's statements, t the tree of those parsed */
     size_t plan_len, plan_at;
-    const piece *mplan; /* the statements of class bodies parsed in part */
+    const py_piece *mplan; /* the statements of class bodies parsed in part */
     size_t mplan_at, mplan_end;
     TSNode plan_body;        /* the body of the class parsed in part being walked */
     unsigned plan_body_line; /* its line in the file (its first statement's) */
@@ -383,17 +372,6 @@ static int is_string_node(TSNode n)
  * the cursor back on the node after. */
 static int walk(canon *c, TSTreeCursor *cur, int module_level);
 
-/* A module-level statement: walked, or its tokens copied from the donor's
- * statement of the same bytes (a statement's tokens depend on nothing but its
- * bytes, which parse the same anywhere at module level; only the lines move).
- * Imports are walked: they bind names rather than give tokens. */
-/* The key of a statement's bytes in by_text and by_member. */
-#define KEY_LEN (2 * sizeof(unsigned long) + 1)
-static void text_key(char key[KEY_LEN], const char *s, size_t n)
-{
-    snprintf(key, KEY_LEN, "%0*lx", (int)(2 * sizeof(unsigned long)), pgci_hash(s, n));
-}
-
 static void copy_donated(canon *c, const top_stmt *ds, unsigned row)
 {
     const canon *d = c->donor;
@@ -414,14 +392,10 @@ static int walk_top_here(canon *c, TSTreeCursor *cur)
     unsigned row = ts_node_start_point(n).row;
     if (c->rowmap)
         row = c->rowmap[row]; /* by pieces: the file's */
-    char key[KEY_LEN];
-    text_key(key, c->t->src + a, b - a);
     const canon *d = c->donor;
-    size_t k = d ? (size_t)(uintptr_t)hashmap_get(&d->by_text, key) : 0;
-    const top_stmt *ds = k ? &d->tops.items[k - 1] : NULL;
-    if (ds && ds->end - ds->start == b - a &&
-        !memcmp(d->t->src + ds->start, c->t->src + a, b - a)) {
-        copy_donated(c, ds, row);
+    long k = d ? py_keys_find(&d->keys, 0, c->t->src + a, b - a) : 0;
+    if (k) {
+        copy_donated(c, &d->tops.items[k - 1], row);
         return 0;
     }
     size_t begin = c->toks.len;
@@ -435,18 +409,18 @@ static int walk_top_here(canon *c, TSTreeCursor *cur)
     if (r == 0 && !c->donor) {
         top_stmt ts = {a, b, row, begin, c->toks.len};
         VEC_PUSH(&c->tops, ts);
-        hashmap_put(&c->by_text, key, (void *)(uintptr_t)c->tops.len);
+        py_keys_add(&c->keys, 0, a, b);
     }
     return r;
 }
 
 /* By pieces: the donated statements of a plan up to `upto` bytes of the parsed
  * text (all that are left when upto is UINT32_MAX). */
-static void flush_donated(canon *c, const piece *plan, size_t *at, size_t end, const canon *d,
+static void flush_donated(canon *c, const py_piece *plan, size_t *at, size_t end, const canon *d,
                           int members, uint32_t upto)
 {
     while (*at < end) {
-        const piece *p = &plan[*at];
+        const py_piece *p = &plan[*at];
         if (!p->donor && p->cat_end > upto)
             return;
         if (p->donor)
@@ -468,7 +442,7 @@ static int walk_top(canon *c, TSTreeCursor *cur)
         return walk_top_here(c, cur);
     TSNode n = ts_tree_cursor_current_node(cur);
     flush_donated(c, c->plan, &c->plan_at, c->plan_len, c->donor, 0, ts_node_start_byte(n));
-    const piece *p = c->plan_at < c->plan_len ? &c->plan[c->plan_at] : NULL;
+    const py_piece *p = c->plan_at < c->plan_len ? &c->plan[c->plan_at] : NULL;
     if (!p || p->sub_end == p->sub_begin)
         return walk_top_here(c, cur);
     TSNode def = py_is(n, "decorated_definition") ? py_field(n, "definition") : n;
@@ -504,9 +478,7 @@ static int walk_body(canon *c, TSTreeCursor *cur, TSNode body)
             uint32_t a = ts_node_start_byte(st), b = ts_node_end_byte(st);
             top_stmt ts = {a, b, ts_node_start_point(st).row, begin, c->toks.len};
             VEC_PUSH(&c->members, ts);
-            char key[KEY_LEN];
-            text_key(key, c->t->src + a, b - a);
-            hashmap_put(&c->by_member, key, (void *)(uintptr_t)c->members.len);
+            py_keys_add(&c->keys, 1, a, b);
         }
     } while (r == 0 && ts_tree_cursor_goto_next_sibling(cur));
     if (r == 0 && !recording)
@@ -681,9 +653,8 @@ static void canon_free(canon *c)
     VEC_FREE(&c->imports);
     VEC_FREE(&c->nested);
     VEC_FREE(&c->tops);
-    hashmap_free(&c->by_text);
     VEC_FREE(&c->members);
-    hashmap_free(&c->by_member);
+    py_keys_free(&c->keys);
     arena_free(&c->mem);
 }
 
@@ -694,6 +665,7 @@ static int canon_walk(canon *c, const py_tree *t)
     if (r < 0)
         return r;
     c->t = t;
+    c->keys.src = t->src;
     return walk_from(c, py_root(t));
 }
 
@@ -859,148 +831,6 @@ static unsigned module_row(const char *src, size_t len)
     return row;
 }
 
-/* What the comparison by pieces parses of the checked-in file: one text, and the
- * file's row of each of its rows. */
-typedef struct pieces {
-    piece_vec plan, mplan;
-    strbuf cat;
-    VEC(uint32_t) rows;
-} pieces;
-
-/* b[from..to) (whole lines, the first at row `row` of b) goes into the text. */
-static void add_text(pieces *ps, const char *b, uint32_t from, uint32_t to, uint32_t row)
-{
-    strbuf_add(&ps->cat, b + from, to - from);
-    VEC_PUSH(&ps->rows, row);
-    for (const char *q = b + from, *e = b + to; (q = memchr(q, '\n', (size_t)(e - q))) && ++q < e;)
-        VEC_PUSH(&ps->rows, ++row);
-}
-
-/* 1 + the index of the donor's statement (module-level, or of a class's body) of
- * the bytes s[0..len), or 0. */
-static long find_donated(const canon *d, int members, const char *s, size_t len)
-{
-    char key[KEY_LEN];
-    text_key(key, s, len);
-    size_t k = (size_t)(uintptr_t)hashmap_get(members ? &d->by_member : &d->by_text, key);
-    const top_stmt *ds = k ? &(members ? d->members.items : d->tops.items)[k - 1] : NULL;
-    if (!ds || ds->end - ds->start != len || memcmp(d->t->src + ds->start, s, len))
-        return 0;
-    return (long)k;
-}
-
-/* The same for the statement of b at [start, code_end) and what follows it up to
- * `until` (the next statement's line): blank lines and comments only. tree-sitter
- * ends a statement's node after a comment on its last line, and a block's after
- * the comment lines indented inside it, so each end of a comment there is tried
- * too: the bytes found are the donor's whatever the node would span, and comments
- * give no tokens. */
-static long find_donated_upto(const canon *d, int members, const char *b, uint32_t start,
-                              uint32_t code_end, uint32_t until)
-{
-    long k = find_donated(d, members, b + start, code_end - start);
-    for (uint32_t i = code_end; !k && i < until; i++) {
-        if (b[i] != '#')
-            continue;
-        const char *nl = memchr(b + i, '\n', until - i);
-        i = nl ? (uint32_t)(nl - b) : until;
-        k = find_donated(d, members, b + start, i - start);
-    }
-    return k;
-}
-
-/* The first byte of the line of byte at. */
-static uint32_t line_start(const char *s, uint32_t at)
-{
-    while (at > 0 && s[at - 1] != '\n')
-        at--;
-    return at;
-}
-
-/* A class of b that the donor does not have whole (t, up to `end`): its header
- * and the statements of its body that the donor does not have go into the text,
- * the others are donated in between. 0, or negative when its body cannot be
- * split (the class goes in whole). */
-static int plan_class(const canon *ca, const char *b, size_t blen, const py_top *t, uint32_t end,
-                      pieces *ps, piece *p)
-{
-    py_top *m;
-    size_t n;
-    if (py_top_split_body(b, blen, t, end, &m, &n) < 0 || n == 0) {
-        free(m);
-        return PGCI_EUNSUPPORTED;
-    }
-    p->cat_start = (uint32_t)ps->cat.len;
-    p->sub_begin = ps->mplan.len;
-    add_text(ps, b, t->start, line_start(b, m[0].start), t->row);
-    /* the statements found; a body keeps one of its own, the shortest */
-    long *found = pgci_calloc(n, sizeof(*found));
-    size_t shortest = 0;
-    int any = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t next = i + 1 < n ? line_start(b, m[i + 1].start) : end;
-        found[i] = find_donated_upto(ca, 1, b, m[i].start, m[i].code_end, next);
-        any |= !found[i];
-        if (m[i].code_end - m[i].start < m[shortest].code_end - m[shortest].start)
-            shortest = i;
-    }
-    if (!any)
-        found[shortest] = 0;
-    for (size_t i = 0; i < n; i++) {
-        long k = found[i];
-        piece q = {k, m[i].row, 0, 0, 0, 0};
-        if (!k) {
-            uint32_t from = line_start(b, m[i].start);
-            uint32_t to = i + 1 < n ? line_start(b, m[i + 1].start) : end;
-            q.cat_start = (uint32_t)ps->cat.len;
-            add_text(ps, b, from, to, m[i].row);
-            q.cat_end = (uint32_t)ps->cat.len;
-        }
-        VEC_PUSH(&ps->mplan, q);
-    }
-    p->sub_end = ps->mplan.len;
-    p->cat_end = (uint32_t)ps->cat.len;
-    free(found);
-    free(m);
-    return 0;
-}
-
-/* The checked-in file's statements that are the regenerated file's, byte for
- * byte, found by their bytes, and those of its classes' bodies; the others, in
- * order, as one text to parse. 0, or negative to compare whole. */
-static int plan_pieces(const canon *ca, const char *b, size_t blen, pieces *ps)
-{
-    py_top *tops;
-    size_t n;
-    if (py_top_split(b, blen, &tops, &n) < 0 || n == 0) {
-        free(tops);
-        return PGCI_EUNSUPPORTED;
-    }
-    size_t parsed = 0;
-    for (size_t i = 0; i < n; i++) {
-        const py_top *t = &tops[i];
-        long k = find_donated_upto(ca, 0, b, t->start, t->code_end,
-                                   i + 1 < n ? tops[i + 1].start : (uint32_t)blen);
-        /* the last statement is parsed when every other is found: the module's
-         * node comes from a parse */
-        if (i == n - 1 && !parsed)
-            k = 0;
-        piece p = {k, t->row, 0, 0, 0, 0};
-        if (!k) {
-            uint32_t end = i + 1 < n ? tops[i + 1].start : (uint32_t)blen;
-            if (!t->body || plan_class(ca, b, blen, t, end, ps, &p) < 0) {
-                p.cat_start = (uint32_t)ps->cat.len;
-                add_text(ps, b, t->start, end, t->row);
-                p.cat_end = (uint32_t)ps->cat.len;
-            }
-            parsed++;
-        }
-        VEC_PUSH(&ps->plan, p);
-    }
-    free(tops);
-    return 0;
-}
-
 /* By pieces: the regenerated file's tree whole (the names check wants it too),
  * and of the checked-in file only the statements that are not the regenerated
  * file's byte for byte (most of them are: ruff changes little of what codegen
@@ -1020,15 +850,14 @@ static int compare_pieces(py_parse_set *set, const char *a, size_t alen, const c
     memset(&tc, 0, sizeof(tc));
     memset(&ca, 0, sizeof(ca));
     memset(&cb, 0, sizeof(cb));
-    pieces ps;
+    py_pieces ps;
     memset(&ps, 0, sizeof(ps));
-    strbuf_init(&ps.cat, 0);
     int r = set ? py_parse_set_get(set, a, alen, "<regenerated>", &ta)
                 : py_parse(&ta, a, alen, "<regenerated>");
     if (r == 0)
         r = canon_walk(&ca, &ta);
     if (r == 0)
-        r = plan_pieces(&ca, b, blen, &ps);
+        r = py_pieces_plan(&ca.keys, b, blen, &ps);
     if (r == 0)
         r = py_parse(&tc, ps.cat.buf, ps.cat.len, "<checked-in>");
     if (r == 0) {
@@ -1057,10 +886,7 @@ static int compare_pieces(py_parse_set *set, const char *a, size_t alen, const c
         py_tree_free(&ta);
     if (tc.tree)
         py_tree_free(&tc);
-    VEC_FREE(&ps.plan);
-    VEC_FREE(&ps.mplan);
-    VEC_FREE(&ps.rows);
-    strbuf_free(&ps.cat);
+    py_pieces_free(&ps);
     return r;
 }
 
