@@ -646,14 +646,14 @@ static void ctx_free(ctx *c)
     arena_free(&c->ar);
 }
 
-int scope_analyze(const py_tree *t, const scope_opts *o, scope_diags *out)
+/* The module t (a forest's source when f is not NULL) analysed. */
+static int analyze(const py_tree *t, const py_forest *f, const scope_opts *o, scope_diags *out)
 {
     static const scope_opts defaults = SCOPE_OPTS_INIT;
-    if (py_check_syntax(t) < 0)
-        return pgci_error_code();
     ctx c;
     memset(&c, 0, sizeof(c));
     c.t = t;
+    c.forest = f;
     c.o = o ? o : &defaults;
     nm_src main_src = {t->src, 0, 0, 0, 0};
     VEC_PUSH(&c.lines, 0);
@@ -682,6 +682,18 @@ int scope_analyze(const py_tree *t, const scope_opts *o, scope_diags *out)
     }
     ctx_free(&c);
     return r;
+}
+
+int scope_analyze(const py_tree *t, const scope_opts *o, scope_diags *out)
+{
+    if (py_check_syntax(t) < 0)
+        return pgci_error_code();
+    return analyze(t, NULL, o, out);
+}
+
+int scope_analyze_forest(const py_forest *f, const scope_opts *o, scope_diags *out)
+{
+    return analyze(&f->file, f, o, out);
 }
 
 static int diag_cmp(const void *a, const void *b)

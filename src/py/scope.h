@@ -22,6 +22,7 @@
 
 #include <stddef.h>
 
+#include "py/forest.h"
 #include "py/py.h"
 
 /* One pyflakes diagnostic. */
@@ -59,6 +60,10 @@ typedef struct scope_opts {
  * sorted by position. The tree must be free of syntax errors (py_check_syntax).
  * Returns 0, or a negative PGCI_E* code with the message set. */
 int scope_analyze(const py_tree *t, const scope_opts *o, scope_diags *out);
+
+/* The same for a module read as a forest (py/forest.h): the same diagnostics as
+ * scope_analyze() of the source's tree. */
+int scope_analyze_forest(const py_forest *f, const scope_opts *o, scope_diags *out);
 
 /* Sorts diagnostics by line, column, code. */
 void scope_diags_sort(scope_diags *d);

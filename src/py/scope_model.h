@@ -14,6 +14,7 @@
 #include "core/arena.h"
 #include "core/hashmap.h"
 #include "core/vec.h"
+#include "py/forest.h"
 #include "py/scope.h"
 
 enum scope_kind {
@@ -132,7 +133,9 @@ typedef struct unresolved {
 } unresolved;
 
 typedef struct scope_ctx {
-    const py_tree *t;
+    const py_tree *t;            /* the module (a forest's: its source, no tree) */
+    const py_forest *forest;     /* the module read as a forest, or NULL */
+    const py_forest_stmt *split; /* the forest's class parsed in part being visited */
     const scope_opts *o;
     arena ar;
     VEC(binding) b;

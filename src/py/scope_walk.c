@@ -1599,65 +1599,82 @@ static void visit_import_from(ctx *c, TSNode n, int future)
     kit_done(&it);
 }
 
+static void collect_globals(ctx *c, TSNode n, name_vec *names, node_vec *nodes);
+
+/* The names of the `global` statements of statement k of a body, not looking
+ * into nested defs. */
+static void collect_global_stmt(ctx *c, TSNode k, name_vec *names, node_vec *nodes)
+{
+    switch (nt_of(k)) {
+    case NT_GLOBAL: {
+        kid_it it2;
+        TSNode id;
+        kit_init(&it2, k);
+        while (kit_next(&it2, &id, NULL))
+            if (nt_of(id) == NT_IDENTIFIER) {
+                VEC_PUSH(names, ndup(c, id));
+                VEC_PUSH(nodes, id);
+            }
+        kit_done(&it2);
+        break;
+    }
+    case NT_BLOCK:
+    case NT_IF:
+    case NT_ELIF:
+    case NT_ELSE:
+    case NT_FOR:
+    case NT_WHILE:
+    case NT_TRY:
+    case NT_EXCEPT:
+    case NT_EXCEPT_GROUP:
+    case NT_FINALLY:
+    case NT_WITH:
+    case NT_MATCH:
+    case NT_CASE_CLAUSE:
+        collect_globals(c, k, names, nodes);
+        break;
+    default:
+        break;
+    }
+}
+
 /* The names of the `global` statements of a body, not looking into nested defs. */
 static void collect_globals(ctx *c, TSNode n, name_vec *names, node_vec *nodes)
 {
     kid_it it;
     TSNode k;
     kit_init(&it, n);
-    while (kit_next(&it, &k, NULL)) {
-        switch (nt_of(k)) {
-        case NT_GLOBAL: {
-            kid_it it2;
-            TSNode id;
-            kit_init(&it2, k);
-            while (kit_next(&it2, &id, NULL))
-                if (nt_of(id) == NT_IDENTIFIER) {
-                    VEC_PUSH(names, ndup(c, id));
-                    VEC_PUSH(nodes, id);
-                }
-            kit_done(&it2);
-            break;
-        }
-        case NT_BLOCK:
-        case NT_IF:
-        case NT_ELIF:
-        case NT_ELSE:
-        case NT_FOR:
-        case NT_WHILE:
-        case NT_TRY:
-        case NT_EXCEPT:
-        case NT_EXCEPT_GROUP:
-        case NT_FINALLY:
-        case NT_WITH:
-        case NT_MATCH:
-        case NT_CASE_CLAUSE:
-            collect_globals(c, k, names, nodes);
-            break;
-        default:
-            break;
-        }
-    }
+    while (kit_next(&it, &k, NULL))
+        collect_global_stmt(c, k, names, nodes);
     kit_done(&it);
 }
 
 /* ruff's set_globals: a `global x` in a def or class body binds x in the module when
  * the def or class is executed, so later module code may read it. */
+static void bind_globals(ctx *c, const name_vec *names, const node_vec *nodes);
+
 static void set_globals(ctx *c, TSNode body)
 {
     name_vec names = VEC_INIT;
     node_vec nodes = VEC_INIT;
     collect_globals(c, body, &names, &nodes);
-    for (size_t i = 0; i < names.len; i++) {
-        int e = scope_get(c, 0, names.items[i]);
-        if (e >= 0 && !scope_is_unbound(&c->b.items[e]))
-            continue;
-        int id = scope_binding_new(c, BK_ASSIGNMENT, names.items[i], abs_start(c, nodes.items[i]),
-                                   abs_end(c, nodes.items[i]), 0, c->cur.branch);
-        scope_add(c, 0, names.items[i], id);
-    }
+    bind_globals(c, &names, &nodes);
     VEC_FREE(&names);
     VEC_FREE(&nodes);
+}
+
+/* The module bindings of the names of `global` statements (nodes: where, in the
+ * text of the current source). */
+static void bind_globals(ctx *c, const name_vec *names, const node_vec *nodes)
+{
+    for (size_t i = 0; i < names->len; i++) {
+        int e = scope_get(c, 0, names->items[i]);
+        if (e >= 0 && !scope_is_unbound(&c->b.items[e]))
+            continue;
+        int id = scope_binding_new(c, BK_ASSIGNMENT, names->items[i], abs_start(c, nodes->items[i]),
+                                   abs_end(c, nodes->items[i]), 0, c->cur.branch);
+        scope_add(c, 0, names->items[i], id);
+    }
 }
 
 /* Visits the decorators of a decorated_definition; returns 1 when one is
@@ -1725,6 +1742,41 @@ static void visit_funcdef(ctx *c, TSNode n, TSNode decorated)
                overload ? BF_OVERLOAD : 0, c->cur.branch);
 }
 
+/* The source map of a forest's statement: its tree's text, its delta. */
+static const nm_src *stmt_src(ctx *c, const py_forest_stmt *st)
+{
+    nm_src *s = arena_alloc(&c->ar, sizeof(*s));
+    memset(s, 0, sizeof(*s));
+    s->text = st->t->src;
+    s->delta = st->delta;
+    return s;
+}
+
+/* The body of a forest's class parsed in part: its statements, each from its
+ * own tree, as visit_body() and set_globals() would visit the body whole (a
+ * `global` binds its names as soon as it is found: the same bindings as when
+ * all are found first). */
+static void visit_split_body(ctx *c, const py_forest_stmt *split)
+{
+    const nm_src *header = c->cur.src;
+    size_t n = split->mem_end - split->mem_begin;
+    const py_forest_stmt *m = c->forest->members + split->mem_begin;
+    for (size_t i = 0; i < n; i++) {
+        name_vec names = VEC_INIT;
+        node_vec nodes = VEC_INIT;
+        c->cur.src = stmt_src(c, &m[i]);
+        collect_global_stmt(c, m[i].node, &names, &nodes);
+        bind_globals(c, &names, &nodes);
+        VEC_FREE(&names);
+        VEC_FREE(&nodes);
+    }
+    for (size_t i = 0; i < n; i++) {
+        c->cur.src = stmt_src(c, &m[i]);
+        visit_stmt(c, m[i].node);
+    }
+    c->cur.src = header;
+}
+
 static void visit_classdef(ctx *c, TSNode n, TSNode decorated)
 {
     visit_decorators(c, decorated);
@@ -1744,8 +1796,14 @@ static void visit_classdef(ctx *c, TSNode n, TSNode decorated)
     }
     scope_push(c, SK_CLASS);
     TSNode body = fld(n, F_BODY);
-    set_globals(c, body);
-    visit_body(c, body);
+    const py_forest_stmt *split = c->split;
+    c->split = NULL;
+    if (split && ts_node_eq(body, split->body)) {
+        visit_split_body(c, split);
+    } else {
+        set_globals(c, body);
+        visit_body(c, body);
+    }
     scope_pop(c);
     scope_pop(c);
     TSNode name = fld(n, F_NAME);
@@ -2394,10 +2452,27 @@ static void visit_exports(ctx *c)
 
 /* ---- entry ---------------------------------------------------------------------------- */
 
+/* The module-level statements of a forest, each from its own tree. */
+static void visit_forest(ctx *c)
+{
+    const nm_src *module = c->cur.src;
+    for (size_t i = 0; i < c->forest->ntops; i++) {
+        const py_forest_stmt *st = &c->forest->tops[i];
+        c->cur.src = stmt_src(c, st);
+        c->split = st->mem_end > st->mem_begin ? st : NULL;
+        visit_stmt(c, st->node);
+        c->split = NULL;
+    }
+    c->cur.src = module;
+}
+
 void scope_walk(ctx *c)
 {
     pthread_once(&tables_once, tables_build);
-    visit_body(c, py_root(c->t));
+    if (c->forest)
+        visit_forest(c);
+    else
+        visit_body(c, py_root(c->t));
     visit_deferred(c);
     c->cur.scope = 0;
     visit_exports(c);
