@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "core/strbuf.h"
+#include "py/forest.h"
 #include "py/scope.h"
 
 static unsigned code_bit(const char *code)
@@ -132,14 +133,15 @@ static unsigned char *noqa_rows(const char *src, size_t len, size_t *lines)
 /* Fills nm from the comments and from the strings and continued lines that span
  * rows. A node on one row holds none of the latter, and its comments matter only
  * when its row holds "noqa" (rows): the walk steps over the others. */
-static void noqa_walk(const py_tree *t, TSNode n, noqa_map *nm, const unsigned char *rows)
+static void noqa_walk(const py_tree *t, TSNode n, long dr, noqa_map *nm, const unsigned char *rows)
 {
     TSTreeCursor c = ts_tree_cursor_new(n);
     int down;
     do {
         TSNode k = ts_tree_cursor_current_node(&c);
         down = 1;
-        unsigned a = ts_node_start_point(k).row, z = ts_node_end_point(k).row;
+        unsigned a = (unsigned)((long)ts_node_start_point(k).row + dr);
+        unsigned z = (unsigned)((long)ts_node_end_point(k).row + dr);
         if (z == a && (a >= nm->lines || !rows[a])) {
             down = 0;
             continue;
@@ -169,6 +171,89 @@ static void noqa_walk(const py_tree *t, TSNode n, noqa_map *nm, const unsigned c
     ts_tree_cursor_delete(&c);
 }
 
+/* A forest's comments: those in its statements' nodes, walked in their trees (n
+ * and what is under it, or for a class parsed in part its header's nodes and its
+ * body's statements), and those between statements, read from the text: outside
+ * every statement there is nothing else, so each '#' there starts a comment that
+ * runs to the line's end, on a line of its own when only blanks come before. */
+typedef VEC(py_span) span_vec;
+
+static void noqa_stmt(const py_forest_stmt *st, TSNode n, noqa_map *nm, const unsigned char *rows,
+                      span_vec *done)
+{
+    noqa_walk(st->t, n, st->row_delta, nm, rows);
+    py_span sp = {(uint32_t)((long)ts_node_start_byte(n) + st->delta),
+                  (uint32_t)((long)ts_node_end_byte(n) + st->delta)};
+    VEC_PUSH(done, sp);
+}
+
+/* The nodes of a class parsed in part but its body: its decorators, keyword,
+ * name, bases. */
+static void noqa_header(const py_forest_stmt *st, TSNode n, noqa_map *nm, const unsigned char *rows,
+                        span_vec *done)
+{
+    uint32_t k = ts_node_child_count(n);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode ch = ts_node_child(n, i);
+        if (ts_node_eq(ch, st->body))
+            continue;
+        if (py_is(ch, "class_definition") && ts_node_eq(py_field(ch, "body"), st->body))
+            noqa_header(st, ch, nm, rows, done);
+        else
+            noqa_stmt(st, ch, nm, rows, done);
+    }
+}
+
+static void noqa_between(const py_forest *f, const span_vec *done, noqa_map *nm,
+                         const unsigned char *rows)
+{
+    const char *src = f->file.src;
+    size_t len = f->file.len, at = 0;
+    unsigned row = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (src[i] == '\n') {
+            row++;
+            continue;
+        }
+        if (src[i] != '#' || row >= nm->lines || !rows[row])
+            continue;
+        while (at < done->len && done->items[at].end <= i)
+            at++;
+        if (at < done->len && done->items[at].start <= i)
+            continue;
+        size_t e = i;
+        while (e < len && src[e] != '\n')
+            e++;
+        int fw;
+        unsigned m = noqa_comment(src + i, e - i, &fw);
+        size_t b = i;
+        while (b > 0 && (src[b - 1] == ' ' || src[b - 1] == '\t'))
+            b--;
+        if (fw && (b == 0 || src[b - 1] == '\n'))
+            nm->file_mask |= m;
+        else if (!fw)
+            nm->mask[row] |= m;
+        i = e - 1;
+    }
+}
+
+static void noqa_forest(const py_forest *f, noqa_map *nm, const unsigned char *rows)
+{
+    span_vec done = VEC_INIT;
+    for (size_t i = 0; i < f->ntops; i++) {
+        const py_forest_stmt *st = &f->tops[i];
+        if (st->mem_end == st->mem_begin) {
+            noqa_stmt(st, st->node, nm, rows, &done);
+            continue;
+        }
+        noqa_header(st, st->node, nm, rows, &done);
+        for (size_t m = st->mem_begin; m < st->mem_end; m++)
+            noqa_stmt(&f->members[m], f->members[m].node, nm, rows, &done);
+    }
+    noqa_between(f, &done, nm, rows);
+    VEC_FREE(&done);
+}
+
 static int noqa_suppressed(const noqa_map *nm, unsigned line, unsigned bit)
 {
     if (nm->file_mask & bit)
@@ -181,8 +266,9 @@ static int noqa_suppressed(const noqa_map *nm, unsigned line, unsigned bit)
     return (nm->mask[l] & bit) != 0;
 }
 
-int check_names_tree(findings *out, const py_tree *t, const char *config, const char *path,
-                     const names_opts *o)
+/* The names findings of a module read whole (t) or as a forest (f). */
+static int check_names(findings *out, const py_tree *t, const py_forest *f, const char *config,
+                       const char *path, const names_opts *o)
 {
     names_opts defaults = NAMES_OPTS_INIT;
     if (!o)
@@ -191,11 +277,13 @@ int check_names_tree(findings *out, const py_tree *t, const char *config, const 
     so.py_minor = o->py_minor;
     so.is_init = path && (!strcmp(path, "__init__.py") || pgci_ends_with(path, "/__init__.py"));
     scope_diags d = SCOPE_DIAGS_INIT;
-    int r = scope_analyze(t, &so, &d);
+    int r = f ? scope_analyze_forest(f, &so, &d) : scope_analyze(t, &so, &d);
     if (r < 0) {
         scope_diags_free(&d);
         return r;
     }
+    if (f)
+        t = &f->file;
     noqa_map nm = {NULL, NULL, 0, 0};
     unsigned char *rows = !o->ignore_noqa && d.len ? noqa_rows(t->src, t->len, &nm.lines) : NULL;
     if (rows) {
@@ -203,7 +291,10 @@ int check_names_tree(findings *out, const py_tree *t, const char *config, const 
         nm.target = pgci_calloc(nm.lines, sizeof(unsigned));
         for (size_t l = 0; l < nm.lines; l++)
             nm.target[l] = (unsigned)l;
-        noqa_walk(t, py_root(t), &nm, rows);
+        if (f)
+            noqa_forest(f, &nm, rows);
+        else
+            noqa_walk(t, py_root(t), 0, &nm, rows);
         free(rows);
     }
     for (size_t i = 0; i < d.len; i++) {
@@ -229,6 +320,18 @@ int check_names_tree(findings *out, const py_tree *t, const char *config, const 
     free(nm.target);
     scope_diags_free(&d);
     return 0;
+}
+
+int check_names_tree(findings *out, const py_tree *t, const char *config, const char *path,
+                     const names_opts *o)
+{
+    return check_names(out, t, NULL, config, path, o);
+}
+
+int check_names_forest(findings *out, const py_forest *f, const char *config, const char *path,
+                       const names_opts *o)
+{
+    return check_names(out, NULL, f, config, path, o);
 }
 
 int check_names_file(findings *out, const char *path, const char *config, const names_opts *o)

@@ -11,6 +11,7 @@
 #define PGCI_CHECKS_NAMES_H
 
 #include "checks/finding.h"
+#include "py/forest.h"
 #include "py/py.h"
 
 enum { NAMES_F821 = 1, NAMES_F811 = 2, NAMES_F401 = 4, NAMES_ALL = 7 };
@@ -31,6 +32,10 @@ typedef struct names_opts {
  * PGCI_EINVALID with "PATH:LINE:COL: syntax error near '...'". */
 int check_names_tree(findings *out, const py_tree *t, const char *config, const char *path,
                      const names_opts *o);
+
+/* The same for a module read as a forest (py/forest.h): the same findings. */
+int check_names_forest(findings *out, const py_forest *f, const char *config, const char *path,
+                       const names_opts *o);
 
 /* Reads, parses and checks one file. */
 int check_names_file(findings *out, const char *path, const char *config, const names_opts *o);

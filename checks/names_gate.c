@@ -7,6 +7,7 @@
  * stopped importing it. The target Python comes from the workspace's
  * [tool.ruff] target-version (ruff's default, 3.9, when unset).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,8 +20,59 @@
 
 /* The names findings of src under o, computed. A raw output comes from the run's
  * parse set (ruff-equivalence's structural mode parses it too). */
+static int names_whole(const check_ctx *ctx, const check_input *in, const char *src, size_t len,
+                       const names_opts *o, findings *out);
+
+/* Aborts when the findings of a forest are not those of the whole tree
+ * (PGCI_VERIFY_FOREST; tests set it). */
+static void verify_forest(const check_input *in, const char *src, size_t len, const names_opts *o,
+                          const findings *got)
+{
+    findings want = FINDINGS_INIT;
+    check_ctx none;
+    memset(&none, 0, sizeof(none));
+    names_whole(&none, in, src, len, o, &want);
+    json_t *a = findings_to_json(got), *b = findings_to_json(&want);
+    if (!json_equal(a, b)) {
+        char *x = json_dumps(a, JSON_COMPACT), *y = json_dumps(b, JSON_COMPACT);
+        fprintf(stderr, "pgci: %s: the names check reads as a forest %s, whole %s\n", in->py_path,
+                x, y);
+        abort();
+    }
+    json_decref(a);
+    json_decref(b);
+    findings_free(&want);
+}
+
+/* The names findings of src under o, computed (out empty). A raw output is read as a forest
+ * against its upstream module, or else parsed whole, through the run's parse set
+ * (ruff-equivalence's structural mode reads it too). */
 static int names_of(const check_ctx *ctx, const check_input *in, const char *src, size_t len,
                     const names_opts *o, findings *out)
+{
+    const py_forest *f = ctx->parses && src == in->raw && in->upstream
+                             ? py_parse_set_get_forest(ctx->parses, src, len, in->py_path,
+                                                       in->upstream, in->upstream_len)
+                             : NULL;
+    if (!f)
+        return names_whole(ctx, in, src, len, o, out);
+    if (check_names_forest(out, f, in->module, in->py_path, o) < 0) {
+        /* whatever fails reading a forest, the whole tree says (out is empty) */
+        pgci_error_clear();
+        findings_free(out);
+        findings empty = FINDINGS_INIT;
+        *out = empty;
+        py_parse_set_release_forest(ctx->parses, f);
+        return names_whole(ctx, in, src, len, o, out);
+    }
+    py_parse_set_release_forest(ctx->parses, f);
+    if (getenv("PGCI_VERIFY_FOREST"))
+        verify_forest(in, src, len, o, out);
+    return 0;
+}
+
+static int names_whole(const check_ctx *ctx, const check_input *in, const char *src, size_t len,
+                       const names_opts *o, findings *out)
 {
     py_tree t;
     py_parse_set *set = src == in->raw ? ctx->parses : NULL;

@@ -32,8 +32,8 @@ static int one_structural(const check_ctx *ctx, const check_input *in, void *arg
     if (!in->raw || in->error || !in->checked_py || !in->py_path)
         return 0;
     structural_result r;
-    if (structural_compare_in(ctx->parses, in->raw, in->raw_len, in->checked_py, in->checked_py_len,
-                              &r) < 0) {
+    if (structural_compare_in(ctx->parses, in->upstream, in->upstream_len, in->raw, in->raw_len,
+                              in->checked_py, in->checked_py_len, &r) < 0) {
         findings_add(out, "ruff-equivalence", SEV_ERROR, in->module, in->py_path, 0, 0, NULL,
                      "cannot compare %s structurally: %s", in->py_path, pgci_error_last());
         pgci_error_clear();
@@ -74,8 +74,8 @@ static int one_with_ruff(const check_ctx *ctx, const check_input *in, void *arg,
         (in->expected_py_len != in->checked_py_len ||
          memcmp(in->expected_py, in->checked_py, in->checked_py_len))) {
         structural_result r;
-        if (structural_compare_in(ctx->parses, in->raw, in->raw_len, in->checked_py,
-                                  in->checked_py_len, &r) == 0) {
+        if (structural_compare_in(ctx->parses, in->upstream, in->upstream_len, in->raw, in->raw_len,
+                                  in->checked_py, in->checked_py_len, &r) == 0) {
             if (r.equal) {
                 json_t *data = json_object();
                 json_object_set_new(data, "mode", json_string("ruff"));

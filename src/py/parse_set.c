@@ -5,6 +5,7 @@
 #include "py/parse_set.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,9 +25,20 @@ typedef struct parsed {
     py_tree tree;  /* owns the source and the tree */
 } parsed;
 
+/* A source's forest against a donor (forest.h), by the source's address. */
+typedef struct forested {
+    pthread_mutex_t lock;
+    int state;     /* 0: none, 1: f made, -1: the forest declined these bytes */
+    py_tree donor; /* the set's copy of the donor's tree, while f is made */
+    py_forest f;
+    size_t users;
+    int forgotten;
+} forested;
+
 struct py_parse_set {
     pthread_mutex_t lock;
-    hashmap trees; /* digest -> parsed */
+    hashmap trees;   /* digest -> parsed */
+    hashmap forests; /* "address:length" of a source -> forested */
     /* "address:length" of a buffer asked for before -> its entry: callers ask for
      * the same buffer again and again (a module at every config and check), and a
      * comparison with the entry's bytes is much cheaper than a digest of them */
@@ -64,10 +76,29 @@ static void free_one(void *arg, size_t worker, size_t i)
     }
 }
 
+static void forest_drop(forested *e)
+{
+    if (e->state == 1) {
+        py_forest_free(&e->f);
+        py_parse_set_release(&e->donor);
+    }
+    e->state = 0;
+    e->forgotten = 0;
+}
+
+static void forested_free(void *p)
+{
+    forested *e = p;
+    forest_drop(e);
+    pthread_mutex_destroy(&e->lock);
+    free(e);
+}
+
 void py_parse_set_free_jobs(py_parse_set *s, int jobs)
 {
     if (!s)
         return;
+    hashmap_free_with(&s->forests, forested_free); /* they hold copies of trees */
     /* a run's trees are many and large: their freeing is work like any other */
     par_for(s->trees.len, jobs, free_one, &s->trees);
     hashmap_free(&s->trees);
@@ -178,8 +209,83 @@ void py_parse_set_release(py_tree *t)
     memset(t, 0, sizeof(*t));
 }
 
+/* The forest entry of the buffer src[0..len), made when absent. */
+static forested *forest_entry(py_parse_set *s, const char *src, size_t len)
+{
+    char k[64];
+    seen_key(k, sizeof(k), src, len);
+    pthread_mutex_lock(&s->lock);
+    forested *e = hashmap_get(&s->forests, k);
+    if (!e) {
+        e = pgci_calloc(1, sizeof(*e));
+        pthread_mutex_init(&e->lock, NULL);
+        hashmap_put(&s->forests, k, e);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return e;
+}
+
+const py_forest *py_parse_set_get_forest(py_parse_set *s, const char *src, size_t len,
+                                         const char *path, const char *donor, size_t donor_len)
+{
+    forested *e = forest_entry(s, src, len);
+    pthread_mutex_lock(&e->lock);
+    /* a buffer rewritten in place is another source */
+    if (e->state == 1 && !e->users &&
+        (e->f.file.len != len || (len && memcmp(e->f.file.src, src, len))))
+        forest_drop(e);
+    if (e->state == 0) {
+        e->state = -1;
+        if (py_parse_set_get(s, donor, donor_len, "<upstream>", &e->donor) == 0) {
+            if (py_check_syntax(&e->donor) == 0 &&
+                py_forest_build(&e->f, src, len, path, &e->donor) == 0)
+                e->state = 1;
+            else
+                py_parse_set_release(&e->donor);
+        }
+        pgci_error_clear();
+    }
+    const py_forest *f = NULL;
+    if (e->state == 1 && e->f.file.len == len && (!len || !memcmp(e->f.file.src, src, len))) {
+        f = &e->f;
+        e->users++;
+        e->forgotten = 0;
+    }
+    pthread_mutex_unlock(&e->lock);
+    return f;
+}
+
+void py_parse_set_release_forest(py_parse_set *s, const py_forest *f)
+{
+    (void)s;
+    forested *e = (forested *)(void *)((char *)(uintptr_t)f - offsetof(forested, f));
+    pthread_mutex_lock(&e->lock);
+    if (--e->users == 0 && e->forgotten)
+        forest_drop(e);
+    pthread_mutex_unlock(&e->lock);
+}
+
+/* Forgets the forest of the buffer src[0..len), if any. */
+static void forget_forest(py_parse_set *s, const char *src, size_t len)
+{
+    char k[64];
+    seen_key(k, sizeof(k), src, len);
+    pthread_mutex_lock(&s->lock);
+    forested *e = hashmap_get(&s->forests, k);
+    pthread_mutex_unlock(&s->lock);
+    if (!e)
+        return;
+    pthread_mutex_lock(&e->lock);
+    if (e->users)
+        e->forgotten = 1;
+    else
+        forest_drop(e);
+    pthread_mutex_unlock(&e->lock);
+}
+
 void py_parse_set_forget(py_parse_set *s, const char *src, size_t len)
 {
+    forget_forest(s, src, len);
     parsed *e = seen_entry(s, src, len); /* locked */
     if (!e) {
         char key[SHA256_HEX_LEN + 1];

@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 
+#include "py/forest.h"
 #include "py/py.h"
 
 typedef struct py_parse_set py_parse_set;
@@ -36,6 +37,14 @@ void py_parse_set_release(py_tree *t);
  * `near`, a similar text (py_parse_near), not from nothing. */
 int py_parse_set_get_near(py_parse_set *s, const char *src, size_t len, const char *path,
                           const py_tree *near, py_tree *t);
+
+/* The forest of src[0..len) against the source `donor` (py/forest.h; the donor's
+ * tree from the set), made once per source like a tree; NULL when the forest
+ * declines, and the caller then asks for the tree. Release it with
+ * py_parse_set_release_forest(); py_parse_set_forget() forgets it too. */
+const py_forest *py_parse_set_get_forest(py_parse_set *s, const char *src, size_t len,
+                                         const char *path, const char *donor, size_t donor_len);
+void py_parse_set_release_forest(py_parse_set *s, const py_forest *f);
 
 /* The set need not keep the tree of src[0..len) any longer: it is freed now, or
  * when the last copy handed out is released. A later request parses again. For

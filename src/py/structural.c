@@ -21,6 +21,7 @@
 #include "core/vec.h"
 #include "py/py.h"
 #include "py/pystr.h"
+#include "py/forest.h"
 #include "py/pieces.h"
 #include "py/reparse.h"
 
@@ -69,6 +70,10 @@ struct canon {
     TSNode plan_body;        /* the body of the class parsed in part being walked */
     unsigned plan_body_line; /* its line in the file (its first statement's) */
     const uint32_t *rowmap;  /* a row of t -> the row in the file */
+    /* a forest's statement being walked: the file's byte and row of t's */
+    long delta, row_delta;
+    const py_forest *forest;
+    const py_forest_stmt *split; /* the forest's class parsed in part being walked */
 };
 
 #define MAX_DEPTH 400
@@ -190,7 +195,7 @@ static const sym_info *sym_of(TSNode n)
 /* By pieces, t's line -> the file's. */
 static unsigned file_line(const canon *c, unsigned line)
 {
-    return c->rowmap ? c->rowmap[line - 1] + 1 : line;
+    return c->rowmap ? c->rowmap[line - 1] + 1 : (unsigned)((long)line + c->row_delta);
 }
 
 static void emit(canon *c, const char *s, size_t n, unsigned line)
@@ -475,8 +480,10 @@ static int walk_body(canon *c, TSTreeCursor *cur, TSNode body)
         size_t begin = c->toks.len;
         r = walk(c, cur, 0);
         if (r == 0 && sym_of(st)->kind != K_COMMENT) {
-            uint32_t a = ts_node_start_byte(st), b = ts_node_end_byte(st);
-            top_stmt ts = {a, b, ts_node_start_point(st).row, begin, c->toks.len};
+            uint32_t a = (uint32_t)((long)ts_node_start_byte(st) + c->delta);
+            uint32_t b = (uint32_t)((long)ts_node_end_byte(st) + c->delta);
+            unsigned row = (unsigned)((long)ts_node_start_point(st).row + c->row_delta);
+            top_stmt ts = {a, b, row, begin, c->toks.len};
             VEC_PUSH(&c->members, ts);
             py_keys_add(&c->keys, 1, a, b);
         }
@@ -486,11 +493,51 @@ static int walk_body(canon *c, TSTreeCursor *cur, TSNode body)
     return r;
 }
 
+static int walk_from(canon *c, TSNode n);
+
+/* A forest's statement: walked in its own tree, at its place in the file. */
+static int walk_stmt(canon *c, const py_forest_stmt *st, int module_level)
+{
+    const py_tree *t = c->t;
+    long delta = c->delta, row_delta = c->row_delta;
+    c->t = st->t;
+    c->delta = st->delta;
+    c->row_delta = st->row_delta;
+    TSTreeCursor cur = ts_tree_cursor_new(st->node);
+    int r = walk(c, &cur, module_level);
+    ts_tree_cursor_delete(&cur);
+    c->t = t;
+    c->delta = delta;
+    c->row_delta = row_delta;
+    return r;
+}
+
+/* The body of a forest's class parsed in part: its statements, each walked in
+ * its own tree and recorded as walk_body() records those of a body whole. */
+static int walk_split(canon *c, const py_forest_stmt *split)
+{
+    int r = 0;
+    for (size_t i = split->mem_begin; r == 0 && i < split->mem_end; i++) {
+        const py_forest_stmt *m = &c->forest->members[i];
+        size_t begin = c->toks.len;
+        r = walk_stmt(c, m, 0);
+        top_stmt ts = {m->start, m->end, py_forest_row(m, m->node), begin, c->toks.len};
+        VEC_PUSH(&c->members, ts);
+        py_keys_add(&c->keys, 1, m->start, m->end);
+    }
+    return r;
+}
+
 static int walk_children(canon *c, TSTreeCursor *cur, int named_only, int module_level)
 {
     TSNode n = ts_tree_cursor_current_node(cur);
     int body = (!ts_node_is_null(c->record_body) && ts_node_eq(n, c->record_body)) ||
                (!ts_node_is_null(c->plan_body) && ts_node_eq(n, c->plan_body));
+    if (c->split && ts_node_eq(n, c->split->body)) {
+        const py_forest_stmt *split = c->split;
+        c->split = NULL;
+        return walk_split(c, split);
+    }
     if (!ts_tree_cursor_goto_first_child(cur))
         return 0;
     int r = 0;
@@ -669,6 +716,49 @@ static int canon_walk(canon *c, const py_tree *t)
     return walk_from(c, py_root(t));
 }
 
+static unsigned module_row(const char *src, size_t len);
+
+/* A forest's canon: as canon_walk() of the tree of its whole source. */
+static int canon_walk_forest(canon *c, const py_forest *f)
+{
+    pthread_once(&table.once, table_init);
+    c->depth = 1; /* its statements are the module's children */
+    c->forest = f;
+    c->keys.src = f->file.src;
+    c->t = &f->parsed;
+    unsigned line = module_row(f->file.src, f->file.len) + 1;
+    emits(c, sym_of(py_root(&f->parsed))->name, line);
+    int r = 0;
+    for (size_t i = 0; r == 0 && i < f->ntops; i++) {
+        const py_forest_stmt *st = &f->tops[i];
+        if (sym_of(st->node)->kind == K_IMPORT) {
+            r = walk_stmt(c, st, 1);
+            continue;
+        }
+        size_t begin = c->toks.len;
+        TSNode def =
+            py_is(st->node, "decorated_definition") ? py_field(st->node, "definition") : st->node;
+        int is_class = ts_node_symbol(def) == table.class_definition;
+        c->split = st->mem_end > st->mem_begin ? st : NULL;
+        if (c->split) {
+            c->plan_body = st->body;
+            c->plan_body_line =
+                py_forest_row(&f->members[st->mem_begin], f->members[st->mem_begin].node) + 1;
+        }
+        c->record_body = is_class && !c->split ? py_field(def, "body") : (TSNode){0};
+        r = walk_stmt(c, st, 1);
+        c->record_body = (TSNode){0};
+        c->split = NULL;
+        c->plan_body = (TSNode){0};
+        top_stmt ts = {st->start, st->end, py_forest_row(st, st->node), begin, c->toks.len};
+        VEC_PUSH(&c->tops, ts);
+        py_keys_add(&c->keys, 0, st->start, st->end);
+    }
+    emits(c, "/", line);
+    c->depth = 0;
+    return r;
+}
+
 static int tok_eq(const tok *a, const tok *b)
 {
     return a->len == b->len && !memcmp(a->text, b->text, a->len);
@@ -839,8 +929,8 @@ static unsigned module_row(const char *src, size_t len)
  * and py_top_split() finds the statements as tree-sitter does. Declines
  * (PGCI_EUNSUPPORTED) when the scan cannot tell the statements, or either file
  * has an error to report: the whole comparison says it. */
-static int compare_pieces(py_parse_set *set, const char *a, size_t alen, const char *b, size_t blen,
-                          structural_result *res)
+static int compare_pieces(py_parse_set *set, const py_forest *fa, const char *a, size_t alen,
+                          const char *b, size_t blen, structural_result *res)
 {
     memset(res, 0, sizeof(*res));
     strbuf_init(&res->what, 0);
@@ -852,9 +942,11 @@ static int compare_pieces(py_parse_set *set, const char *a, size_t alen, const c
     memset(&cb, 0, sizeof(cb));
     py_pieces ps;
     memset(&ps, 0, sizeof(ps));
-    int r = set ? py_parse_set_get(set, a, alen, "<regenerated>", &ta)
-                : py_parse(&ta, a, alen, "<regenerated>");
-    if (r == 0)
+    int r = 0;
+    if (fa)
+        r = canon_walk_forest(&ca, fa);
+    else if ((r = set ? py_parse_set_get(set, a, alen, "<regenerated>", &ta)
+                      : py_parse(&ta, a, alen, "<regenerated>")) == 0)
         r = canon_walk(&ca, &ta);
     if (r == 0)
         r = py_pieces_plan(&ca.keys, b, blen, &ps);
@@ -912,13 +1004,18 @@ static void verify_pieces(py_parse_set *set, const char *a, size_t alen, const c
 int structural_compare(const char *a, size_t alen, const char *b, size_t blen,
                        structural_result *res)
 {
-    return structural_compare_in(NULL, a, alen, b, blen, res);
+    return structural_compare_in(NULL, NULL, 0, a, alen, b, blen, res);
 }
 
-int structural_compare_in(py_parse_set *set, const char *a, size_t alen, const char *b, size_t blen,
-                          structural_result *res)
+int structural_compare_in(py_parse_set *set, const char *donor, size_t donor_len, const char *a,
+                          size_t alen, const char *b, size_t blen, structural_result *res)
 {
-    int r = compare_pieces(set, a, alen, b, blen, res);
+    const py_forest *fa =
+        set && donor ? py_parse_set_get_forest(set, a, alen, "<regenerated>", donor, donor_len)
+                     : NULL;
+    int r = compare_pieces(set, fa, a, alen, b, blen, res);
+    if (fa)
+        py_parse_set_release_forest(set, fa);
     if (r == 0) {
         if (getenv("PGCI_VERIFY_STRUCTURAL"))
             verify_pieces(set, a, alen, b, blen, res);
@@ -937,9 +1034,30 @@ int structural_compare_whole(const char *a, size_t alen, const char *b, size_t b
 int structural_compare_pieces(const char *a, size_t alen, const char *b, size_t blen,
                               structural_result *res)
 {
-    int r = compare_pieces(NULL, a, alen, b, blen, res);
+    int r = compare_pieces(NULL, NULL, a, alen, b, blen, res);
     if (r < 0)
         structural_result_free(res);
+    return r;
+}
+
+int structural_compare_forest(const char *donor, size_t donor_len, const char *a, size_t alen,
+                              const char *b, size_t blen, structural_result *res)
+{
+    py_tree td;
+    py_forest f;
+    int r = py_parse(&td, donor, donor_len, "<upstream>");
+    if (r == 0 && (r = py_check_syntax(&td)) == 0)
+        r = py_forest_build(&f, a, alen, "<regenerated>", &td);
+    if (r == 0) {
+        r = compare_pieces(NULL, &f, a, alen, b, blen, res);
+        py_forest_free(&f);
+        if (r < 0)
+            structural_result_free(res);
+    } else {
+        pgci_error_clear();
+        r = PGCI_EUNSUPPORTED;
+    }
+    py_tree_free(&td);
     return r;
 }
 

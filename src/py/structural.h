@@ -37,10 +37,11 @@ typedef struct structural_result {
 int structural_compare(const char *a, size_t alen, const char *b, size_t blen,
                        structural_result *res);
 
-/* The same, with `a`'s tree from (or into) a run's parse set, where the names check
- * finds it too (set may be NULL). */
-int structural_compare_in(py_parse_set *set, const char *a, size_t alen, const char *b, size_t blen,
-                          structural_result *res);
+/* The same, with `a` read from (or into) a run's parse set, where the names check
+ * finds it too (set may be NULL): as a forest against `donor` (the upstream module
+ * it was generated from; NULL: none) when it can be read so, else as its tree. */
+int structural_compare_in(py_parse_set *set, const char *donor, size_t donor_len, const char *a,
+                          size_t alen, const char *b, size_t blen, structural_result *res);
 
 /* The two ways structural_compare() may take, for tests: the checked-in file
  * parsed whole; or by pieces (only its module-level statements that are not the
@@ -52,6 +53,10 @@ int structural_compare_whole(const char *a, size_t alen, const char *b, size_t b
                              structural_result *res);
 int structural_compare_pieces(const char *a, size_t alen, const char *b, size_t blen,
                               structural_result *res);
+/* By pieces, the regenerated file read as a forest against donor
+ * (PGCI_EUNSUPPORTED, res empty, when either declines). */
+int structural_compare_forest(const char *donor, size_t donor_len, const char *a, size_t alen,
+                              const char *b, size_t blen, structural_result *res);
 
 void structural_result_free(structural_result *res);
 
