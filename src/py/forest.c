@@ -177,8 +177,11 @@ int py_forest_build(py_forest *f, const char *src, size_t len, const char *path,
     if (r == 0)
         r = py_parse(&f->parsed, ps.cat.buf, ps.cat.len, path);
     TSNode err;
-    if (r == 0 && (py_first_error(&f->parsed, &err) || assemble(f, &ps, dn) < 0))
-        r = PGCI_EUNSUPPORTED;
+    if (r == 0 && py_first_error(&f->parsed, &err))
+        r = pgci_error_set(PGCI_EUNSUPPORTED, "%s: a syntax error in what is parsed", path);
+    else if (r == 0 && assemble(f, &ps, dn) < 0)
+        r = pgci_error_set(PGCI_EUNSUPPORTED, "%s: the parse does not read the plan's statements",
+                           path);
     if (r == 0)
         f->file.path = pgci_strdup(path ? path : "<input>");
     py_pieces_free(&ps);

@@ -1054,8 +1054,7 @@ int structural_compare_forest(const char *donor, size_t donor_len, const char *a
         if (r < 0)
             structural_result_free(res);
     } else {
-        pgci_error_clear();
-        r = PGCI_EUNSUPPORTED;
+        r = PGCI_EUNSUPPORTED; /* the message says why */
     }
     py_tree_free(&td);
     return r;

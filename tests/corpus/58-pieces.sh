@@ -34,7 +34,7 @@ awk '/^pytop_cmp: / {f += $2; d += $10; s += $12; e += $14; m += $20; x += $(NF-
 for t in "5.9.0:$tf" "5.16.1:$tf16" "5.24.0:$tf24"; do
     v=${t%%:*}
     st=0
-    PGCI_VERIFY_STRUCTURAL=1 "$PGCI" check -C "$ws" --tag "v$v" --source "dir:${t#*:}" --no-ruff \
+    PGCI_VERIFY_STRUCTURAL=1 PGCI_VERIFY_FOREST=1 "$PGCI" check -C "$ws" --tag "v$v" --source "dir:${t#*:}" --no-ruff \
         --no-cache --no-diff --format json -q >"$tmp/f.json" 2>"$tmp/err" || st=$?
     # exit 1 is the gate's verdict (findings); anything else is pgci failing
     if [ "$st" -gt 1 ]; then

@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks/names.h"
 #include "index/index.h"
+#include "py/forest.h"
 #include "py/pytop.h"
 #include "py/structural.h"
 #include "core/error.h"
@@ -512,13 +514,174 @@ static void test_pieces_like_whole(void **state)
     assert_true(unequal >= by_pieces / 4);
 }
 
+/* The names findings of a read whole and as a forest against u, as JSON text;
+ * NULL for the forest when it declines, and for both when a does not parse. */
+static void names_both(const char *u, size_t ulen, const char *a, size_t alen, char **whole,
+                       char **forest)
+{
+    *whole = *forest = NULL;
+    py_tree ta, tu;
+    assert_int_equal(py_parse(&ta, a, alen, "a.py"), 0);
+    assert_int_equal(py_parse(&tu, u, ulen, "u.py"), 0);
+    findings fw = FINDINGS_INIT, ff = FINDINGS_INIT;
+    if (check_names_tree(&fw, &ta, "m", "a.py", NULL) < 0) {
+        pgci_error_clear();
+        findings_free(&fw);
+        py_tree_free(&ta);
+        py_tree_free(&tu);
+        return;
+    }
+    json_t *j = findings_to_json(&fw);
+    *whole = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    py_forest f;
+    if (py_check_syntax(&tu) == 0 && py_forest_build(&f, a, alen, "a.py", &tu) == 0) {
+        assert_int_equal(check_names_forest(&ff, &f, "m", "a.py", NULL), 0);
+        j = findings_to_json(&ff);
+        *forest = json_dumps(j, JSON_COMPACT);
+        json_decref(j);
+        py_forest_free(&f);
+    }
+    pgci_error_clear();
+    findings_free(&fw);
+    findings_free(&ff);
+    py_tree_free(&ta);
+    py_tree_free(&tu);
+}
+
+/* One case of test_forest_like_whole: the regenerated a read as a forest against
+ * u must give what a read whole gives, to the structural comparison with b and
+ * to the names check. The forest is read whenever a parses without error and its
+ * statements can be told without a parse; returns 1 when it was. */
+static int forest_case(const char *u, size_t ul, const char *a, size_t al, const char *b, size_t bl,
+                       const char *what, int k)
+{
+    structural_result whole, forest;
+    int rw = structural_compare_whole(a, al, b, bl, &whole);
+    if (rw < 0)
+        pgci_error_clear();
+    int rf = structural_compare_forest(u, ul, a, al, b, bl, &forest);
+    if (rf == 0) {
+        assert_int_equal(rw, 0);
+        if (whole.equal != forest.equal || whole.line_a != forest.line_a ||
+            whole.line_b != forest.line_b || strcmp(whole.what.buf, forest.what.buf))
+            fail_msg("%s, case %d: whole %d %u %u '%s', forest %d %u %u '%s'", what, k, whole.equal,
+                     whole.line_a, whole.line_b, whole.what.buf, forest.equal, forest.line_a,
+                     forest.line_b, forest.what.buf);
+        structural_result_free(&forest);
+    } else {
+        assert_int_equal(rf, PGCI_EUNSUPPORTED);
+    }
+    if (rw == 0)
+        structural_result_free(&whole);
+    char *nw, *nf;
+    names_both(u, ul, a, al, &nw, &nf);
+    if (nf && strcmp(nw, nf))
+        fail_msg("%s, case %d: names whole %s, forest %s", what, k, nw, nf);
+    py_top *t = NULL;
+    size_t n;
+    int readable = nw && py_top_split(a, al, &t, &n) == 0 && n > 0;
+    free(t);
+    if (readable && !nf)
+        fail_msg("%s, case %d: the forest declined a clean text", what, k);
+    int taken = nf != NULL;
+    free(nw);
+    free(nf);
+    return taken;
+}
+
+static void test_forest_like_whole(void **state)
+{
+    (void)state;
+    /* classes parsed in part, with what the names check reads around their
+     * statements: noqa comments between them, after the header, file-wide;
+     * `global` in a class body; a decorated class; a nested class */
+    const char *u = "import os\n\n\n@dec\nclass A(B):\n    x = 1\n\n    def f(self):\n"
+                    "        return os\n\n    def g(self):\n        return 2\n\n\n"
+                    "class C:\n    class D:\n        y = 1\n\n    z = 2\n";
+    const char *as[] = {
+        "import os\n\n\n@dec\nclass A(B):  # noqa: F821\n    x = 1\n    # noqa\n\n"
+        "    def f(self):\n        return os\n\n    def h(self):\n        return q  # noqa: "
+        "F821\n\n    def g(self):\n        return r\n\n\nclass C:\n    class D:\n        y = "
+        "1\n\n    z = 2\n",
+        "# ruff: noqa: F821\nimport os\nimport sys\n\n\n@dec\nclass A(B):\n    x = 1\n\n"
+        "    def f(self):\n        return os\n\n    def g(self):\n        return w\n",
+        "import os\n\n\n@dec\nclass A(B):\n    global G\n    x = 1\n\n    def f(self):\n"
+        "        return os\n\n    def g(self):\n        return 2\n\n\nG = G + 1\n\n\n"
+        "class C:\n    class D:\n        y = 1\n\n    z = 3\n    v = '''\n# noqa\n'''\n",
+        "import os\n\n\n@dec\nclass A(B):\n    x = 1\n\n    def f(self):\n"
+        "        return os\n\n    def g(self):\n        return 2\n\n\n"
+        "class C:\n    class D:\n        y = 1\n\n    z = 2\n"};
+    size_t taken = 0;
+    for (size_t i = 0; i < sizeof(as) / sizeof(as[0]); i++)
+        taken +=
+            (size_t)forest_case(u, strlen(u), as[i], strlen(as[i]), u, strlen(u), "fixed", (int)i);
+    assert_int_equal(taken, sizeof(as) / sizeof(as[0]));
+
+    /* the fixture modules as upstream, their mutations as the regenerated file,
+     * compared with ruff's rewrite of the module, the regenerated file itself or
+     * a mutation of it */
+    const char *ruff = getenv("PGCI_RUFF") ? getenv("PGCI_RUFF") : "build/deps/ruff";
+    const char *dirs[] = {"fixtures/upstream/v1.0.0/transformers/models/llama",
+                          "fixtures/upstream/v1.1.0/transformers/models/qwen3_moe"};
+    strbuf tmp = STRBUF_INIT;
+    assert_int_equal(fs_mkdtemp(&tmp, "pgci-forest"), 0);
+    unsigned seed = 25;
+    size_t cases = 0;
+    taken = 0;
+    for (size_t d = 0; d < 2; d++) {
+        strvec names = STRVEC_INIT;
+        assert_int_equal(fs_list_dir(&names, dirs[d]), 0);
+        for (size_t f = 0; f < names.len; f++) {
+            if (!pgci_ends_with(names.items[f], ".py"))
+                continue;
+            strbuf src = STRBUF_INIT, p = STRBUF_INIT, up = STRBUF_INIT, b = STRBUF_INIT,
+                   a = STRBUF_INIT, m = STRBUF_INIT;
+            fs_join(&src, dirs[d], names.items[f]);
+            fs_join(&p, tmp.buf, names.items[f]);
+            assert_int_equal(fs_read_file(&up, src.buf, 0), 0);
+            assert_int_equal(fs_write_atomic(p.buf, up.buf, up.len), 0);
+            ruff_run(ruff, "check", p.buf);
+            ruff_run(ruff, "format", p.buf);
+            assert_int_equal(fs_read_file(&b, p.buf, 0), 0);
+            for (int k = 0; k < 60; k++) {
+                /* one to three mutations of the module */
+                mutate(&a, up.buf, up.len, &seed);
+                for (int r = rand_r(&seed) % 3; r > 0; r--) {
+                    mutate(&m, a.buf, a.len, &seed);
+                    strbuf_reset(&a);
+                    strbuf_add(&a, m.buf, m.len);
+                }
+                int side = k % 3;
+                if (side == 2)
+                    mutate(&m, a.buf, a.len, &seed);
+                const char *y = side == 0 ? b.buf : side == 1 ? a.buf : m.buf;
+                size_t yl = side == 0 ? b.len : side == 1 ? a.len : m.len;
+                cases++;
+                taken += (size_t)forest_case(up.buf, up.len, a.buf, a.len, y, yl, src.buf, k);
+            }
+            strbuf_free(&src);
+            strbuf_free(&p);
+            strbuf_free(&up);
+            strbuf_free(&b);
+            strbuf_free(&a);
+            strbuf_free(&m);
+        }
+        strvec_free(&names);
+    }
+    fs_remove_tree(tmp.buf);
+    strbuf_free(&tmp);
+    assert_true(cases >= 300);
+    assert_true(taken >= cases / 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_formatting_ignored), cmocka_unit_test(test_imports),
         cmocka_unit_test(test_real_differences),   cmocka_unit_test(test_syntax_error),
         cmocka_unit_test(test_ruff_oracle),        cmocka_unit_test(test_def_bodies_from_trees),
-        cmocka_unit_test(test_pieces_like_whole),
+        cmocka_unit_test(test_pieces_like_whole),  cmocka_unit_test(test_forest_like_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
