@@ -97,6 +97,19 @@ static void generate_one(batch *b, size_t i)
     regen_codegen(b->cfgs[i], b->sources[m].buf, b->sources[m].len, &b->base, out);
 }
 
+typedef struct finish_set {
+    batch *b;
+    const size_t *of;
+} finish_set;
+
+static void finish_item(void *arg, size_t worker, size_t k)
+{
+    (void)worker;
+    finish_set *fs = arg;
+    size_t i = fs->of[k];
+    regen_finish(fs->b->cfgs[i], &fs->b->outs[i]);
+}
+
 /* Every output codegen made, through one ruff batch, then its .diff. */
 static void normalize_all(batch *b)
 {
@@ -123,6 +136,7 @@ static void normalize_all(batch *b)
         normalize_ruff_batch(&ro, items, m);
     }
     double per = m ? (now_ms() - t0) / (double)m : 0;
+    size_t done = 0; /* of[0..done): the outputs whose .diff is made (done <= k) */
     for (size_t k = 0; k < m; k++) {
         size_t i = of[k];
         regen_output *out = &b->outs[i];
@@ -134,8 +148,11 @@ static void normalize_all(batch *b)
                 continue;
         }
         if (!b->o->verdict_only)
-            regen_finish(b->cfgs[i], out);
+            of[done++] = i;
     }
+    /* the .diff of each, on the workers (a difflib run per file) */
+    finish_set fs = {b, of};
+    par_for(done, b->o->jobs, finish_item, &fs);
     for (size_t k = 0; k < m; k++) {
         strbuf_free(&items[k].out);
         free(items[k].error);
