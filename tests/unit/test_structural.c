@@ -302,11 +302,12 @@ static void mutate(strbuf *out, const char *a, size_t alen, unsigned *seed)
         size_t c = i;
         while (c < n && !t[c].body)
             c++;
-        py_top *m;
+        py_top *m = NULL;
         size_t k;
         uint32_t end = c + 1 < n ? t[c + 1].start : (uint32_t)alen;
         if (c == n || py_top_split_body(a, alen, &t[c], end, &m, &k) < 0 || k < 2) {
             strbuf_add(out, a, alen);
+            free(m);
             free(t);
             return;
         }
