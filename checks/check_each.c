@@ -96,9 +96,11 @@ static void group_one(void *p, size_t worker, size_t i)
             pgci_error_clear();
         }
     }
-    /* no check of the group needs this config's regenerated tree any more */
+    /* no check of the group needs this config's regenerated trees any more */
     if (g->ctx->parses && in->raw)
         py_parse_set_forget(g->ctx->parses, in->raw, in->raw_len);
+    if (g->ctx->parses && in->expected_py && in->expected_py != in->raw)
+        py_parse_set_forget(g->ctx->parses, in->expected_py, in->expected_py_len);
 }
 
 /* Check c's outcome from its slots and end(). */

@@ -18,8 +18,6 @@
 #include "core/error.h"
 #include "workspace/toml.h"
 
-/* The names findings of src under o, computed. A raw output comes from the run's
- * parse set (ruff-equivalence's structural mode parses it too). */
 static int names_whole(const check_ctx *ctx, const check_input *in, const char *src, size_t len,
                        const names_opts *o, findings *out);
 
@@ -44,13 +42,14 @@ static void verify_forest(const check_input *in, const char *src, size_t len, co
     findings_free(&want);
 }
 
-/* The names findings of src under o, computed (out empty). A raw output is read as a forest
- * against its upstream module, or else parsed whole, through the run's parse set
- * (ruff-equivalence's structural mode reads it too). */
+/* The names findings of src under o, computed (out empty). A regenerated file
+ * (raw or normalised) is read as a forest against its upstream module, or else
+ * parsed whole, through the run's parse set (ruff-equivalence's structural mode
+ * reads the raw one too). */
 static int names_of(const check_ctx *ctx, const check_input *in, const char *src, size_t len,
                     const names_opts *o, findings *out)
 {
-    const py_forest *f = ctx->parses && src == in->raw && in->upstream
+    const py_forest *f = ctx->parses && (src == in->raw || src == in->expected_py) && in->upstream
                              ? py_parse_set_get_forest(ctx->parses, src, len, in->py_path,
                                                        in->upstream, in->upstream_len)
                              : NULL;
@@ -71,6 +70,8 @@ static int names_of(const check_ctx *ctx, const check_input *in, const char *src
     return 0;
 }
 
+/* The names findings of src's whole tree. A raw output's comes from the run's
+ * parse set (ruff-equivalence's structural mode parses it too). */
 static int names_whole(const check_ctx *ctx, const check_input *in, const char *src, size_t len,
                        const names_opts *o, findings *out)
 {

@@ -9,7 +9,7 @@
 #     upstream modules at the pin and, so that more of them is parsed, at two
 #     later releases; and for every module of the transformers 5.16.1 wheel
 #     against the same module of 5.9.0;
-#   - `pgci check --no-ruff` on the real tree with PGCI_VERIFY_FOREST and
+#   - `pgci check` in both modes on the real tree with PGCI_VERIFY_FOREST and
 #     PGCI_VERIFY_STRUCTURAL set (tests/corpus/58-pieces.sh also sets both):
 #     every names finding and structural verdict is also made from the whole
 #     tree, and any difference aborts pgci.
@@ -47,15 +47,21 @@ done
 done | tr '\n' '\0' | xargs -0 -n 400 "$CMP" >"$tmp/cmp" || rc=1
 grep -v "^forest_cmp: " "$tmp/cmp" | head -20
 awk '/^forest_cmp: / {f += $2; r += $4; x += $(NF-1)} END {printf "transformers 5.16.1 against 5.9.0: %d modules, %d read as forests, %d different\n", f, r, x}' "$tmp/cmp"
-st=0
-PGCI_VERIFY_FOREST=1 PGCI_VERIFY_STRUCTURAL=1 "$PGCI" check -C "$ws" --tag v5.16.1 \
-    --source "dir:$tf16" --no-ruff --no-cache --no-diff --format json -q >"$tmp/f.json" \
-    2>"$tmp/err" || st=$?
-if [ "$st" -gt 1 ]; then
-    echo "FAIL: check --no-ruff at 5.16.1 exited $st"
-    head -5 "$tmp/err"
-    rc=1
-else
-    echo "check --no-ruff at transformers 5.16.1: forest = whole for the names check and the structural comparison"
-fi
+# the gate in both modes: with ruff, the names check reads the normalised file as
+# a forest, and the structural look at a drift the raw one
+RUFF=${PGCI_RUFF:-$repo/${PGCI_BUILD:-build}/deps/ruff}
+for mode in --no-ruff "--ruff $RUFF"; do
+    st=0
+    # shellcheck disable=SC2086
+    PGCI_VERIFY_FOREST=1 PGCI_VERIFY_STRUCTURAL=1 "$PGCI" check -C "$ws" --tag v5.16.1 \
+        --source "dir:$tf16" $mode --no-cache --no-diff --format json -q >"$tmp/f.json" \
+        2>"$tmp/err" || st=$?
+    if [ "$st" -gt 1 ]; then
+        echo "FAIL: check ${mode%% *} at 5.16.1 exited $st"
+        head -5 "$tmp/err"
+        rc=1
+    else
+        echo "check ${mode%% *} at transformers 5.16.1: forest = whole for the names check and the structural comparison"
+    fi
+done
 exit $rc
