@@ -193,7 +193,11 @@ static long string_at(scan *sc, size_t i, char forbid, int nest)
 /* One of words[0..n) at s[i..], a whole word. */
 static bool word_at(const scan *sc, size_t i, const char *const *words, size_t n)
 {
+    if (i >= sc->len || sc->s[i] < 'a' || sc->s[i] > 'z')
+        return false; /* every keyword is lowercase */
     for (size_t w = 0; w < n; w++) {
+        if (words[w][0] != sc->s[i])
+            continue;
         size_t k = strlen(words[w]);
         if (i + k <= sc->len && !memcmp(sc->s + i, words[w], k) &&
             (i + k == sc->len || !ident_byte((unsigned char)sc->s[i + k])))
@@ -346,6 +350,17 @@ static int end_line(splitter *p, size_t i)
     return 0;
 }
 
+/* A byte of code that step() only steps over: not a blank, line break, comment,
+ * backslash, quote, bracket or colon. */
+static bool plain_byte(char c)
+{
+    static const bool special[256] = {
+        ['\0'] = 1, ['\n'] = 1, [' '] = 1, ['\t'] = 1, ['\f'] = 1, ['#'] = 1,
+        ['\\'] = 1, ['\''] = 1, ['"'] = 1, ['('] = 1,  ['['] = 1,  ['{'] = 1,
+        [')'] = 1,  [']'] = 1,  ['}'] = 1, [':'] = 1};
+    return !special[(unsigned char)c];
+}
+
 /* One byte (or string, or comment) of a logical line at i: the offset after it,
  * or -1 to decline. */
 static long step(splitter *p, size_t i, bool *line_start, bool *continued)
@@ -427,6 +442,18 @@ static int split(const char *src, size_t from, size_t to, uint32_t row, bool bod
         }
         line_start = continued = false;
         char c = src[i];
+        if (plain_byte(c)) {
+            /* a run of code bytes and blanks that step() would take one by one */
+            if (!p->out.len)
+                goto decline; /* code before the first statement */
+            size_t code = i++;
+            while (i < to && (plain_byte(src[i]) || src[i] == ' '))
+                if (src[i++] != ' ')
+                    code = i - 1;
+            p->out.items[p->out.len - 1].code_end = (uint32_t)code + 1;
+            p->last = src[code];
+            continue;
+        }
         long e = step(p, i, &line_start, &continued);
         if (e < 0)
             goto decline;
