@@ -332,13 +332,52 @@ static int begin_line(splitter *p, size_t i, size_t k)
     return 0;
 }
 
+/* 1 when the logical line ends where Python wants more: after an operator, a
+ * comma (`import a,`) or a keyword that takes an operand. Python refuses the
+ * text; tree-sitter reads on into the next line, which is no statement of its own
+ * there. */
+static bool incomplete(const splitter *p)
+{
+    static const char *const words[] = {"and",    "as",       "assert", "async",  "await",  "class",
+                                        "def",    "del",      "elif",   "else",   "except", "for",
+                                        "from",   "global",   "if",     "import", "in",     "is",
+                                        "lambda", "nonlocal", "not",    "or",     "while",  "with"};
+    const char *src = p->sc.s;
+    size_t e = p->out.items[p->out.len - 1].code_end, b;
+    if (p->last == '*' || p->last == '.') {
+        /* `from m import *`, an ellipsis, a float such as `1.` */
+        b = e - 1;
+        if (p->last == '.' && b > 0 && src[b - 1] == '.')
+            return false;
+        while (p->last == '*' && b > 0 && src[b - 1] == ' ')
+            b--;
+        size_t w = b;
+        while (w > 0 && ident_byte((unsigned char)src[w - 1]))
+            w--;
+        if (p->last == '*')
+            return !(b - w == 6 && !memcmp(src + w, "import", 6));
+        return !(w < b && src[w] >= '0' && src[w] <= '9');
+    }
+    if (p->last && strchr("=+-/%@&|^~<>!,", p->last))
+        return true;
+    if (!ident_byte((unsigned char)p->last))
+        return false;
+    b = e;
+    while (b > 0 && ident_byte((unsigned char)src[b - 1]))
+        b--;
+    for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++)
+        if (strlen(words[w]) == e - b && !memcmp(src + b, words[w], e - b))
+            return true;
+    return false;
+}
+
 /* The end of a logical line, its newline just read (i after it). A colon ends a
  * compound statement's header, once: after its first it is an inline body's, and
  * on a simple statement nothing's (CPython refuses `class A: x:` and `x = e:`,
  * where tree-sitter reads on). 0, or -1 to decline. */
 static int end_line(splitter *p, size_t i)
 {
-    if (p->colons > 1 || (!p->header && p->last == ':'))
+    if (p->colons > 1 || (!p->header && p->last == ':') || incomplete(p))
         return -1;
     p->opens = p->header && p->last == ':';
     py_top *t = &p->out.items[p->out.len - 1];

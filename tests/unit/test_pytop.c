@@ -128,6 +128,24 @@ static void test_declines(void **state)
     ROWS("x = f'{a \\\n+ b}'\n", "-");
     ROWS("x = f'\\{a}'\n", "-");
     ROWS("x = t'{a}'\n", "-");
+    /* a logical line that wants more: CPython refuses it, tree-sitter reads on
+     * into the next line (fuzz_pytop's find: "#\nb=\nb") */
+    ROWS("#\nb=\nb", "-");
+    ROWS("import a,\nb\n", "-");
+    ROWS("x = a and\nb\n", "-");
+    ROWS("x = a.\nb\n", "-");
+    ROWS("x = a *\nb\n", "-");
+    ROWS("x = a1.\nb\n", "-");
+    ROWS("z = 1,\n", "-"); /* a tuple's comma, as an import's: declined alike */
+}
+
+/* what ends a logical line without wanting more */
+static void test_complete_lines(void **state)
+{
+    (void)state;
+    ROWS("from m import *\nx = 1\n", "0,1");
+    ROWS("x = ...\ndef f(): ...\ny = 1.\n", "0,1,2");
+    ROWS("return_ = a.b\nimported = None\nx = yield\n", "0,1,2");
 }
 
 static int compare_with_tree(const char *path, const char *src, size_t len, size_t *stmts,
@@ -215,6 +233,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_statements),
         cmocka_unit_test(test_declines),
+        cmocka_unit_test(test_complete_lines),
         cmocka_unit_test(test_fixtures_like_tree_sitter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
