@@ -161,6 +161,7 @@ int cmd_check(int argc, const char **argv)
     }
     go.only = &rest;
     go.jobs = cmd_jobs(&common);
+    go.exits_after = 1;
     go.ruff_timeout_ms = ruff_timeout * 1000;
     workspace *ws;
     if (workspace_open(&ws, common.workspace ? common.workspace : ".") < 0) {

@@ -490,7 +490,10 @@ static void gate_state_free(gate_state *s)
     config_eval_free(s->ev);
     upstream_free(s->up);
     gate_ruff_free(s->gr);
-    py_parse_set_free_jobs(s->parses, s->o->jobs);
+    if (s->o->exits_after)
+        py_parse_set_leave(s->parses);
+    else
+        py_parse_set_free_jobs(s->parses, s->o->jobs);
     if (s->results) {
         rcache_get_stats(s->results, &s->out->cache);
         s->out->cache_used = 1;

@@ -28,6 +28,7 @@ typedef struct gate_opts {
     int no_cache;          /* neither read nor write the result cache */
     int timestamp;
     const char *base; /* --base REV for the change-set checks; NULL: none */
+    int exits_after;  /* the process exits after the run: its trees are left to the exit */
 } gate_opts;
 
 typedef struct gate_result {

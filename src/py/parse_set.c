@@ -107,6 +107,26 @@ void py_parse_set_free_jobs(py_parse_set *s, int jobs)
     free(s);
 }
 
+/* The sets left to the process's exit (py_parse_set_leave). */
+static struct {
+    pthread_mutex_t lock;
+    py_parse_set *sets[8];
+    size_t n;
+} left = {PTHREAD_MUTEX_INITIALIZER, {NULL}, 0};
+
+void py_parse_set_leave(py_parse_set *s)
+{
+    if (!s)
+        return;
+    pthread_mutex_lock(&left.lock);
+    int kept = left.n < sizeof(left.sets) / sizeof(left.sets[0]);
+    if (kept)
+        left.sets[left.n++] = s;
+    pthread_mutex_unlock(&left.lock);
+    if (!kept)
+        py_parse_set_free(s);
+}
+
 static parsed *entry(py_parse_set *s, const char *key)
 {
     pthread_mutex_lock(&s->lock);

@@ -28,6 +28,13 @@ void py_parse_set_free(py_parse_set *s);
 /* The same, the trees freed on up to `jobs` threads. */
 void py_parse_set_free_jobs(py_parse_set *s, int jobs);
 
+/* Leaves the set to the process's exit, for a command that exits next: its trees
+ * are not freed (freeing a run's trees is a fiftieth of its work, and the
+ * process is about to give all of its memory back at once, as compilers leave
+ * their trees: clang's -disable-free). The set stays reachable from a static
+ * list, so leak checkers see memory in use, not lost. Nothing may use it after. */
+void py_parse_set_leave(py_parse_set *s);
+
 /* The tree of src[0..len) in *t (as py_parse() would make it; `path` names it in
  * messages). Release with py_parse_set_release(), never py_tree_free(). */
 int py_parse_set_get(py_parse_set *s, const char *src, size_t len, const char *path, py_tree *t);
