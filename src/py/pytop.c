@@ -390,13 +390,13 @@ static int end_line(splitter *p, size_t i)
 }
 
 /* A byte of code that step() only steps over: not a blank, line break, comment,
- * backslash, quote, bracket or colon. */
+ * backslash, quote, bracket, colon or semicolon. */
 static bool plain_byte(char c)
 {
     static const bool special[256] = {
         ['\0'] = 1, ['\n'] = 1, [' '] = 1, ['\t'] = 1, ['\f'] = 1, ['#'] = 1,
         ['\\'] = 1, ['\''] = 1, ['"'] = 1, ['('] = 1,  ['['] = 1,  ['{'] = 1,
-        [')'] = 1,  [']'] = 1,  ['}'] = 1, [':'] = 1};
+        [')'] = 1,  [']'] = 1,  ['}'] = 1, [':'] = 1,  [';'] = 1};
     return !special[(unsigned char)c];
 }
 
@@ -444,6 +444,9 @@ static long step(splitter *p, size_t i, bool *line_start, bool *continued)
     case ':':
         p->colons += p->depth == 0 && !(i + 1 < to && src[i + 1] == '=');
         return (long)i + 1;
+    case ';':
+        /* `a; b`: tree-sitter's statements, one line (fuzz_pytop's find) */
+        return p->depth == 0 ? -1 : (long)i + 1;
     default:
         return (long)i + 1;
     }

@@ -12,7 +12,10 @@
  * it cannot read with certainty: an unterminated string or bracket, a carriage
  * return, a form feed or other control byte at a line's start, a byte order mark,
  * a NUL, an f-string whose fields hold a quote, comment or backslash (read
- * differently before and after Python 3.12), a t-string.
+ * differently before and after Python 3.12), a t-string, statements joined by a
+ * semicolon (tree-sitter's statements, on one line), a logical line that wants
+ * more (an operator, comma or keyword at its end: tree-sitter reads on into the
+ * next line, Python refuses it), and indentation or clauses Python refuses.
  */
 #ifndef PGCI_PY_PYTOP_H
 #define PGCI_PY_PYTOP_H

@@ -137,6 +137,9 @@ static void test_declines(void **state)
     ROWS("x = a *\nb\n", "-");
     ROWS("x = a1.\nb\n", "-");
     ROWS("z = 1,\n", "-"); /* a tuple's comma, as an import's: declined alike */
+    /* statements of one line: tree-sitter's, but no line of their own */
+    ROWS("ez;cept\n2", "-");
+    ROWS("class A:\n    x = 1; y = 2\n", "-");
 }
 
 /* what ends a logical line without wanting more */
