@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/error.h"
 
@@ -21,5 +22,16 @@
             abort();                                                                               \
         }                                                                                          \
     } while (0)
+
+/* An input of two texts: split at its first "\n#--\n" into s[0..*alen) (with
+ * the line break) and *b[0..*blen); without one, the input is both. */
+static inline void fuzz_two_texts(const char *s, size_t size, size_t *alen, const char **b,
+                                  size_t *blen)
+{
+    const char *sep = memmem(s, size, "\n#--\n", 5);
+    *alen = sep ? (size_t)(sep - s) + 1 : size;
+    *b = sep ? sep + 5 : s;
+    *blen = sep ? size - *alen - 4 : size;
+}
 
 #endif

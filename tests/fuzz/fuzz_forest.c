@@ -67,11 +67,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size > 1 << 16)
         return 0;
-    const char *s = (const char *)data;
-    const char *sep = memmem(s, size, "\n#--\n", 5);
-    size_t ulen = sep ? (size_t)(sep - s) + 1 : size;
-    const char *a = sep ? sep + 5 : s;
-    size_t alen = sep ? size - ulen - 4 : size;
+    const char *s = (const char *)data, *a;
+    size_t ulen, alen;
+    fuzz_two_texts(s, size, &ulen, &a, &alen);
     py_tree tu;
     CHECK(py_parse(&tu, s, ulen, "u.py") == 0);
     if (py_check_syntax(&tu) == 0) {

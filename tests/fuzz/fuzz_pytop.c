@@ -77,13 +77,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size > 1 << 16)
         return 0;
-    const char *s = (const char *)data;
-    const char *sep = memmem(s, size, "\n#--\n", 5);
-    size_t alen = sep ? (size_t)(sep - s) + 1 : size;
-    const char *b = sep ? sep + 5 : s;
-    size_t blen = sep ? size - alen - 4 : size;
+    const char *s = (const char *)data, *b;
+    size_t alen, blen;
+    fuzz_two_texts(s, size, &alen, &b, &blen);
     scan_like_tree(s, alen);
-    if (sep)
+    if (b != s)
         scan_like_tree(b, blen);
     structural_result whole, pieces;
     int rw = structural_compare_whole(s, alen, b, blen, &whole);

@@ -190,7 +190,6 @@ static void test_ruff_oracle(void **state)
             }
             compared++;
             strbuf_free(&src);
-            strbuf_free(&p);
             strbuf_free(&out);
             strbuf_free(&back);
         }
@@ -421,6 +420,22 @@ static void mutate(strbuf *out, const char *a, size_t alen, unsigned *seed)
  * the regenerated file's byte for byte parsed) says what the whole one says, to
  * the lines and the message, on every fixture module against ruff's rewrite of it
  * and against mutations of both; it declines only what it must. */
+/* dir/name read into *mod (its path in *path), and ruff's rewrite of it (check
+ * --fix, format, on a copy in tmp) into *fmt. */
+static void module_and_ruff(const char *ruff, const char *tmp, const char *dir, const char *name,
+                            strbuf *path, strbuf *mod, strbuf *fmt)
+{
+    strbuf p = STRBUF_INIT;
+    fs_join(path, dir, name);
+    fs_join(&p, tmp, name);
+    assert_int_equal(fs_read_file(mod, path->buf, 0), 0);
+    assert_int_equal(fs_write_atomic(p.buf, mod->buf, mod->len), 0);
+    ruff_run(ruff, "check", p.buf);
+    ruff_run(ruff, "format", p.buf);
+    assert_int_equal(fs_read_file(fmt, p.buf, 0), 0);
+    strbuf_free(&p);
+}
+
 static void test_pieces_like_whole(void **state)
 {
     (void)state;
@@ -461,15 +476,8 @@ static void test_pieces_like_whole(void **state)
         for (size_t f = 0; f < names.len; f++) {
             if (!pgci_ends_with(names.items[f], ".py"))
                 continue;
-            strbuf src = STRBUF_INIT, p = STRBUF_INIT, a = STRBUF_INIT, b = STRBUF_INIT,
-                   m = STRBUF_INIT;
-            fs_join(&src, dirs[d], names.items[f]);
-            fs_join(&p, tmp.buf, names.items[f]);
-            assert_int_equal(fs_read_file(&a, src.buf, 0), 0);
-            assert_int_equal(fs_write_atomic(p.buf, a.buf, a.len), 0);
-            ruff_run(ruff, "check", p.buf);
-            ruff_run(ruff, "format", p.buf);
-            assert_int_equal(fs_read_file(&b, p.buf, 0), 0);
+            strbuf src = STRBUF_INIT, a = STRBUF_INIT, b = STRBUF_INIT, m = STRBUF_INIT;
+            module_and_ruff(ruff, tmp.buf, dirs[d], names.items[f], &src, &a, &b);
             for (int k = 0; k < 60; k++) {
                 /* the checked-in side mutated, or the regenerated side */
                 int side = k % 2;
@@ -499,7 +507,6 @@ static void test_pieces_like_whole(void **state)
                     structural_result_free(&whole);
             }
             strbuf_free(&src);
-            strbuf_free(&p);
             strbuf_free(&a);
             strbuf_free(&b);
             strbuf_free(&m);
@@ -636,15 +643,9 @@ static void test_forest_like_whole(void **state)
         for (size_t f = 0; f < names.len; f++) {
             if (!pgci_ends_with(names.items[f], ".py"))
                 continue;
-            strbuf src = STRBUF_INIT, p = STRBUF_INIT, up = STRBUF_INIT, b = STRBUF_INIT,
-                   a = STRBUF_INIT, m = STRBUF_INIT;
-            fs_join(&src, dirs[d], names.items[f]);
-            fs_join(&p, tmp.buf, names.items[f]);
-            assert_int_equal(fs_read_file(&up, src.buf, 0), 0);
-            assert_int_equal(fs_write_atomic(p.buf, up.buf, up.len), 0);
-            ruff_run(ruff, "check", p.buf);
-            ruff_run(ruff, "format", p.buf);
-            assert_int_equal(fs_read_file(&b, p.buf, 0), 0);
+            strbuf src = STRBUF_INIT, up = STRBUF_INIT, b = STRBUF_INIT, a = STRBUF_INIT,
+                   m = STRBUF_INIT;
+            module_and_ruff(ruff, tmp.buf, dirs[d], names.items[f], &src, &up, &b);
             for (int k = 0; k < 60; k++) {
                 /* one to three mutations of the module */
                 mutate(&a, up.buf, up.len, &seed);
@@ -662,7 +663,6 @@ static void test_forest_like_whole(void **state)
                 taken += (size_t)forest_case(up.buf, up.len, a.buf, a.len, y, yl, src.buf, k);
             }
             strbuf_free(&src);
-            strbuf_free(&p);
             strbuf_free(&up);
             strbuf_free(&b);
             strbuf_free(&a);
