@@ -148,6 +148,22 @@ static void ruff_run(const char *ruff, const char *sub, const char *path)
     proc_result_free(&res);
 }
 
+/* dir/name read into *mod (its path in *path), and ruff's rewrite of it (check
+ * --fix, format, on a copy in tmp) into *fmt. */
+static void module_and_ruff(const char *ruff, const char *tmp, const char *dir, const char *name,
+                            strbuf *path, strbuf *mod, strbuf *fmt)
+{
+    strbuf p = STRBUF_INIT;
+    fs_join(path, dir, name);
+    fs_join(&p, tmp, name);
+    assert_int_equal(fs_read_file(mod, path->buf, 0), 0);
+    assert_int_equal(fs_write_atomic(p.buf, mod->buf, mod->len), 0);
+    ruff_run(ruff, "check", p.buf);
+    ruff_run(ruff, "format", p.buf);
+    assert_int_equal(fs_read_file(fmt, p.buf, 0), 0);
+    strbuf_free(&p);
+}
+
 static void test_ruff_oracle(void **state)
 {
     (void)state;
@@ -165,14 +181,8 @@ static void test_ruff_oracle(void **state)
         for (size_t i = 0; i < names.len; i++) {
             if (!pgci_ends_with(names.items[i], ".py"))
                 continue;
-            strbuf src = STRBUF_INIT, p = STRBUF_INIT, out = STRBUF_INIT, back = STRBUF_INIT;
-            fs_join(&src, dirs[d], names.items[i]);
-            fs_join(&p, tmp.buf, names.items[i]);
-            assert_int_equal(fs_read_file(&out, src.buf, 0), 0);
-            assert_int_equal(fs_write_atomic(p.buf, out.buf, out.len), 0);
-            ruff_run(ruff, "check", p.buf);
-            ruff_run(ruff, "format", p.buf);
-            assert_int_equal(fs_read_file(&back, p.buf, 0), 0);
+            strbuf src = STRBUF_INIT, out = STRBUF_INIT, back = STRBUF_INIT;
+            module_and_ruff(ruff, tmp.buf, dirs[d], names.items[i], &src, &out, &back);
             changed += out.len != back.len || memcmp(out.buf, back.buf, out.len) != 0;
             structural_result r;
             assert_int_equal(structural_compare(out.buf, out.len, back.buf, back.len, &r), 0);
@@ -420,22 +430,6 @@ static void mutate(strbuf *out, const char *a, size_t alen, unsigned *seed)
  * the regenerated file's byte for byte parsed) says what the whole one says, to
  * the lines and the message, on every fixture module against ruff's rewrite of it
  * and against mutations of both; it declines only what it must. */
-/* dir/name read into *mod (its path in *path), and ruff's rewrite of it (check
- * --fix, format, on a copy in tmp) into *fmt. */
-static void module_and_ruff(const char *ruff, const char *tmp, const char *dir, const char *name,
-                            strbuf *path, strbuf *mod, strbuf *fmt)
-{
-    strbuf p = STRBUF_INIT;
-    fs_join(path, dir, name);
-    fs_join(&p, tmp, name);
-    assert_int_equal(fs_read_file(mod, path->buf, 0), 0);
-    assert_int_equal(fs_write_atomic(p.buf, mod->buf, mod->len), 0);
-    ruff_run(ruff, "check", p.buf);
-    ruff_run(ruff, "format", p.buf);
-    assert_int_equal(fs_read_file(fmt, p.buf, 0), 0);
-    strbuf_free(&p);
-}
-
 static void test_pieces_like_whole(void **state)
 {
     (void)state;
