@@ -41,7 +41,8 @@ int py_parse(py_tree *t, const char *src, size_t len, const char *path)
     if (len > UINT32_MAX / 2)
         return pgci_error_set(PGCI_ELIMIT, "%s: %zu bytes is too large to parse", path, len);
     t->src = pgci_malloc(len + 1);
-    memcpy(t->src, src, len);
+    if (len) /* an empty text may come as NULL: memcpy wants a pointer even for 0 */
+        memcpy(t->src, src, len);
     t->src[len] = '\0';
     t->len = len;
     t->path = pgci_strdup(path ? path : "<input>");
