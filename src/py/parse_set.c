@@ -17,6 +17,7 @@
 #include "core/sha256.h"
 #include "py/reparse.h"
 
+/* Both kinds of entry start with their mutex (entry_in() initialises it). */
 typedef struct parsed {
     pthread_mutex_t lock;
     int done;      /* tree holds the parse */
@@ -127,17 +128,24 @@ void py_parse_set_leave(py_parse_set *s)
         py_parse_set_free(s);
 }
 
-static parsed *entry(py_parse_set *s, const char *key)
+/* The entry of key in m (a table of the set's, of entries of `size` bytes whose
+ * first member is their mutex), made zeroed when absent. */
+static void *entry_in(py_parse_set *s, hashmap *m, const char *key, size_t size)
 {
     pthread_mutex_lock(&s->lock);
-    parsed *e = hashmap_get(&s->trees, key);
+    void *e = hashmap_get(m, key);
     if (!e) {
-        e = pgci_calloc(1, sizeof(*e));
-        pthread_mutex_init(&e->lock, NULL);
-        hashmap_put(&s->trees, key, e);
+        e = pgci_calloc(1, size);
+        pthread_mutex_init((pthread_mutex_t *)e, NULL);
+        hashmap_put(m, key, e);
     }
     pthread_mutex_unlock(&s->lock);
     return e;
+}
+
+static parsed *entry(py_parse_set *s, const char *key)
+{
+    return entry_in(s, &s->trees, key, sizeof(parsed));
 }
 
 int py_parse_set_get(py_parse_set *s, const char *src, size_t len, const char *path, py_tree *t)
@@ -234,15 +242,7 @@ static forested *forest_entry(py_parse_set *s, const char *src, size_t len)
 {
     char k[64];
     seen_key(k, sizeof(k), src, len);
-    pthread_mutex_lock(&s->lock);
-    forested *e = hashmap_get(&s->forests, k);
-    if (!e) {
-        e = pgci_calloc(1, sizeof(*e));
-        pthread_mutex_init(&e->lock, NULL);
-        hashmap_put(&s->forests, k, e);
-    }
-    pthread_mutex_unlock(&s->lock);
-    return e;
+    return entry_in(s, &s->forests, k, sizeof(forested));
 }
 
 const py_forest *py_parse_set_get_forest(py_parse_set *s, const char *src, size_t len,
