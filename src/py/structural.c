@@ -988,9 +988,7 @@ static void verify_pieces(py_parse_set *set, const char *a, size_t alen, const c
                           const structural_result *got)
 {
     structural_result want;
-    if (compare_whole(set, a, alen, b, blen, &want) < 0 || want.equal != got->equal ||
-        want.line_a != got->line_a || want.line_b != got->line_b ||
-        strcmp(want.what.buf, got->what.buf)) {
+    if (compare_whole(set, a, alen, b, blen, &want) < 0 || !structural_result_same(&want, got)) {
         fprintf(stderr,
                 "pgci: the structural comparison by pieces says %d %u %u '%s', whole %d %u %u "
                 "'%s'\n",
@@ -1058,6 +1056,12 @@ int structural_compare_forest(const char *donor, size_t donor_len, const char *a
     }
     py_tree_free(&td);
     return r;
+}
+
+int structural_result_same(const structural_result *x, const structural_result *y)
+{
+    return x->equal == y->equal && x->line_a == y->line_a && x->line_b == y->line_b &&
+           !strcmp(x->what.buf ? x->what.buf : "", y->what.buf ? y->what.buf : "");
 }
 
 void structural_result_free(structural_result *res)

@@ -58,6 +58,9 @@ int structural_compare_pieces(const char *a, size_t alen, const char *b, size_t 
 int structural_compare_forest(const char *donor, size_t donor_len, const char *a, size_t alen,
                               const char *b, size_t blen, structural_result *res);
 
+/* 1 when two results say the same: the verdict, both lines, the message. */
+int structural_result_same(const structural_result *x, const structural_result *y);
+
 void structural_result_free(structural_result *res);
 
 /* 1 when the bodies of the first function (or class) defined in a and in b are the

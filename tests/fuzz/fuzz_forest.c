@@ -79,8 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         pgci_error_clear();
         if (structural_compare_forest(s, ulen, a, alen, s, ulen, &forest) == 0) {
             CHECK(rw == 0);
-            CHECK(whole.equal == forest.equal && whole.line_a == forest.line_a &&
-                  whole.line_b == forest.line_b && !strcmp(whole.what.buf, forest.what.buf));
+            CHECK(structural_result_same(&whole, &forest));
             structural_result_free(&forest);
         }
         if (rw == 0)

@@ -88,8 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pgci_error_clear();
     if (structural_compare_pieces(s, alen, b, blen, &pieces) == 0) {
         CHECK(rw == 0);
-        CHECK(whole.equal == pieces.equal && whole.line_a == pieces.line_a &&
-              whole.line_b == pieces.line_b && !strcmp(whole.what.buf, pieces.what.buf));
+        CHECK(structural_result_same(&whole, &pieces));
         structural_result_free(&pieces);
     }
     if (rw == 0)

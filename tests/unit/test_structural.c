@@ -487,8 +487,7 @@ static void test_pieces_like_whole(void **state)
                 if (rp == 0) {
                     by_pieces++;
                     assert_int_equal(rw, 0);
-                    if (whole.equal != pieces.equal || whole.line_a != pieces.line_a ||
-                        whole.line_b != pieces.line_b || strcmp(whole.what.buf, pieces.what.buf))
+                    if (!structural_result_same(&whole, &pieces))
                         fail_msg("%s, case %d: whole %d %u %u '%s', pieces %d %u %u '%s'", src.buf,
                                  k, whole.equal, whole.line_a, whole.line_b, whole.what.buf,
                                  pieces.equal, pieces.line_a, pieces.line_b, pieces.what.buf);
@@ -565,8 +564,7 @@ static int forest_case(const char *u, size_t ul, const char *a, size_t al, const
     int rf = structural_compare_forest(u, ul, a, al, b, bl, &forest);
     if (rf == 0) {
         assert_int_equal(rw, 0);
-        if (whole.equal != forest.equal || whole.line_a != forest.line_a ||
-            whole.line_b != forest.line_b || strcmp(whole.what.buf, forest.what.buf))
+        if (!structural_result_same(&whole, &forest))
             fail_msg("%s, case %d: whole %d %u %u '%s', forest %d %u %u '%s'", what, k, whole.equal,
                      whole.line_a, whole.line_b, whole.what.buf, forest.equal, forest.line_a,
                      forest.line_b, forest.what.buf);
