@@ -19,7 +19,15 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototyp
 XML_CFLAGS := $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2)
 CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -g $(OPT) $(SAN) $(WARN) -Isrc -I. $(XML_CFLAGS) $(CFLAGS) \
               -DPGCI_DEMO_DIR='"$(abspath fixtures/workspace)"'
-LDLIBS_ALL := -lcurl -lgit2 -lcmark -ljansson -lxml2 -ltree-sitter -lutf8proc -lcrypto -lpthread -ldl -lm $(LDLIBS)
+# pgci itself does not link libcurl, libgit2 or libxml2: it dlopen()s each on first
+# use (src/core/lazylib.h says why), by the SONAME of the library whose headers it
+# compiles against: scripts/sonames.sh writes them into $(SONAMES_H) once the
+# -dev packages are installed. Test programs link the three as before (dlopen
+# then finds the library already loaded).
+SONAMES_H  := $(BUILD)/gen/pgci_sonames.h
+CFLAGS_ALL += -I$(BUILD)/gen
+LDLIBS_BIN := -lcmark -ljansson -ltree-sitter -lutf8proc -lcrypto -lpthread -ldl -lm $(LDLIBS)
+LDLIBS_ALL := -lcurl -lgit2 -lxml2 $(LDLIBS_BIN)
 
 # CUDA kernels: when nvcc exists (and no sanitizer is on), nvcc builds them (sm_90)
 # into a plugin, $(CUDA_PLUGIN), which pgci dlopen()s only when the GPU path is
@@ -59,7 +67,7 @@ endif
 # differ from the ones it holds, so changing CFLAGS, OPT, SAN, the libraries or
 # nvcc rebuilds, and an unchanged line rebuilds nothing.
 FLAGS_STAMP := $(BUILD)/.flags
-FLAGS_LINE  := $(strip CC=$(CC) CFLAGS=$(CFLAGS_ALL) LDLIBS=$(LDLIBS_ALL) SAN=$(SAN) \
+FLAGS_LINE  := $(strip CC=$(CC) CFLAGS=$(CFLAGS_ALL) LDLIBS=$(LDLIBS_ALL) LDLIBS_BIN=$(LDLIBS_BIN) SAN=$(SAN) \
                NVCC=$(if $(CUDA_PLUGIN),$(NVCC) $(NVCC_FLAGS)))
 ifneq ($(filter-out clean format check-format asan tsan,$(or $(MAKECMDGOALS),all)),)
 ifneq ($(FLAGS_LINE),$(file <$(FLAGS_STAMP)))
@@ -97,6 +105,14 @@ $(FIXTURE_STAMP): scripts/fixture-tags.sh fixtures/upstream/v1.0.0-to-v1.1.0.pat
 	@touch $@
 FORCE:
 
+$(SONAMES_H): scripts/sonames.sh $(BUILD)/deps/.stamp $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	@echo "  GEN     $@"
+	@CC="$(CC)" bash scripts/sonames.sh >$@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/src/upstream/curl_api.o $(BUILD)/obj/src/upstream/git_api.o \
+$(BUILD)/obj/src/verify/xml_api.o: $(SONAMES_H)
+
 $(BUILD)/obj/ts/%.o: $(BUILD)/deps/.stamp $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
@@ -121,7 +137,7 @@ $(LIB): $(LIB_OBJS) $(TS_OBJS) $(FLAGS_STAMP)
 $(BIN): $(MAIN_OBJ) $(LIB) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
-	@$(CC) $(SAN) -o $@ $(MAIN_OBJ) $(LIB) $(LDLIBS_ALL)
+	@$(CC) $(SAN) -o $@ $(MAIN_OBJ) $(LIB) $(LDLIBS_BIN)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)

@@ -14,7 +14,6 @@
  *     is not committed yet. A hand edit of generated code is exactly what the
  *     drift check catches later; this names it at review time.
  */
-#include <git2.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +22,7 @@
 #include "checks/protocol.h"
 #include "core/error.h"
 #include "core/fs.h"
+#include "upstream/git_api.h"
 
 static void check_files(const check_ctx *ctx, const proto_settings *s, const proto_package *p,
                         findings *out)
@@ -72,29 +72,29 @@ static int on_delta(const git_diff_delta *d, float progress, void *arg)
     return 0;
 }
 
-static int git_fail(const char *what, const char *base)
+static int git_fail(const git_api *G, const char *what, const char *base)
 {
-    const git_error *e = git_error_last();
-    return pgci_error_set(PGCI_EINVALID, "--base %s: %s: %s", base, what,
-                          e && e->message ? e->message : "libgit2 error");
+    return pgci_error_set(PGCI_EINVALID, "--base %s: %s: %s", base, what, git_api_why(G));
 }
 
 /* The paths changed between base and the working tree (with the index). */
 static int changed_paths(const workspace *ws, const char *base, changes *c)
 {
+    const git_api *G = git_api_get();
+    if (!G)
+        return pgci_error_code();
     git_repository *repo = NULL;
     git_object *obj = NULL;
     git_tree *tree = NULL;
     git_diff *diff = NULL;
     int r = 0;
     char real_root[PATH_MAX], real_wd[PATH_MAX];
-    git_libgit2_init();
-    if (git_repository_open_ext(&repo, ws->root, 0, NULL) < 0) {
+    if (G->repository_open_ext(&repo, ws->root, 0, NULL) < 0) {
         r = pgci_error_set(PGCI_EINVALID, "--base %s: %s is not inside a git repository", base,
                            ws->root);
         goto out;
     }
-    const char *wd = git_repository_workdir(repo);
+    const char *wd = G->repository_workdir(repo);
     if (!wd || !realpath(wd, real_wd) || !realpath(ws->root, real_root)) {
         r = pgci_error_set(PGCI_EINVALID, "--base %s: the repository of %s has no working tree",
                            base, ws->root);
@@ -107,29 +107,28 @@ static int changed_paths(const workspace *ws, const char *base, changes *c)
         strbuf_addc(&prefix, '/');
     }
     c->prefix = strbuf_detach(&prefix, NULL);
-    if (git_revparse_single(&obj, repo, base) < 0) {
-        r = git_fail("no such revision", base);
+    if (G->revparse_single(&obj, repo, base) < 0) {
+        r = git_fail(G, "no such revision", base);
         goto out;
     }
-    if (git_object_peel((git_object **)&tree, obj, GIT_OBJECT_TREE) < 0) {
-        r = git_fail("not a commit or tree", base);
+    if (G->object_peel((git_object **)&tree, obj, GIT_OBJECT_TREE) < 0) {
+        r = git_fail(G, "not a commit or tree", base);
         goto out;
     }
     git_diff_options o;
-    git_diff_options_init(&o, GIT_DIFF_OPTIONS_VERSION);
+    G->diff_options_init(&o, GIT_DIFF_OPTIONS_VERSION);
     o.flags |= GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS;
-    if (git_diff_tree_to_workdir_with_index(&diff, repo, tree, &o) < 0) {
-        r = git_fail("cannot diff against the working tree", base);
+    if (G->diff_tree_to_workdir_with_index(&diff, repo, tree, &o) < 0) {
+        r = git_fail(G, "cannot diff against the working tree", base);
         goto out;
     }
-    if (git_diff_foreach(diff, on_delta, NULL, NULL, NULL, c) < 0)
-        r = git_fail("cannot read the diff", base);
+    if (G->diff_foreach(diff, on_delta, NULL, NULL, NULL, c) < 0)
+        r = git_fail(G, "cannot read the diff", base);
 out:
-    git_diff_free(diff);
-    git_tree_free(tree);
-    git_object_free(obj);
-    git_repository_free(repo);
-    git_libgit2_shutdown();
+    G->diff_free(diff);
+    G->tree_free(tree);
+    G->object_free(obj);
+    G->repository_free(repo);
     return r;
 }
 

@@ -14,7 +14,7 @@ FUZZ_SAN    := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno
 # Library objects get coverage instrumentation but no main(); warnings are shown,
 # not fatal: the gcc build is the -Werror gate, this one looks for memory bugs.
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
-               -Wall -Wextra -Wno-unused-parameter -Isrc -I. $(XML_CFLAGS) $(CFLAGS)
+               -Wall -Wextra -Wno-unused-parameter -Isrc -I. -I$(BUILD)/gen $(XML_CFLAGS) $(CFLAGS)
 FUZZ_LIB_SRCS := $(sort $(wildcard src/*/*.c) $(wildcard checks/*.c) $(wildcard reports/*.c) \
                         $(wildcard kernels/*.c))
 FUZZ_LIB_OBJS := $(FUZZ_LIB_SRCS:%.c=$(FUZZ_DIR)/obj/%.o) \
@@ -35,6 +35,9 @@ $(FUZZ_DIR)/obj/%.o: %.c $(BUILD)/deps/.stamp
 	@mkdir -p $(dir $@)
 	@echo "  FUZZCC  $<"
 	@$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+
+$(FUZZ_DIR)/obj/src/upstream/curl_api.o $(FUZZ_DIR)/obj/src/upstream/git_api.o \
+$(FUZZ_DIR)/obj/src/verify/xml_api.o: $(SONAMES_H)
 
 $(FUZZ_DIR)/lib.a: $(FUZZ_LIB_OBJS)
 	@rm -f $@

@@ -7,21 +7,19 @@
  * does not have (fetch it, or pass --git-fetch) and a path the tag does not have
  * (the module moved or was renamed upstream).
  */
-#include <git2.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
 #include "core/version.h"
+#include "upstream/git_api.h"
 #include "upstream/source.h"
 
 struct git_src {
+    const git_api *api;
     git_repository *repo;
     char *path;
 };
-
-static pthread_once_t git_once = PTHREAD_ONCE_INIT;
 
 /* libgit2 1.5 (Debian 12) does not free the PCRE2 match data it creates while
  * matching refspecs in git_remote_fetch(); LeakSanitizer would fail every ASan run
@@ -33,46 +31,39 @@ const char *__lsan_default_suppressions(void)
     return "leak:libpcre2-8.so\n";
 }
 
-static void git_init_once(void)
-{
-    git_libgit2_init();
-}
-
-static const char *git_why(void)
-{
-    const git_error *e = git_error_last();
-    return e && e->message ? e->message : "unknown libgit2 error";
-}
-
 static int fetch_tags(git_src *g)
 {
+    const git_api *G = g->api;
     git_remote *remote = NULL;
-    if (git_remote_lookup(&remote, g->repo, "origin") < 0)
+    if (G->remote_lookup(&remote, g->repo, "origin") < 0)
         return pgci_error_set(PGCI_ENET, "cannot fetch tags into %s: no remote 'origin': %s",
-                              g->path, git_why());
+                              g->path, git_api_why(G));
     char *refspec = "+refs/tags/*:refs/tags/*";
     git_strarray specs = {&refspec, 1};
     git_fetch_options fo;
-    git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
+    G->fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
     fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_ALL;
-    int r = git_remote_fetch(remote, &specs, &fo, "pgci: fetch tags");
+    int r = G->remote_fetch(remote, &specs, &fo, "pgci: fetch tags");
     int out = 0;
     if (r < 0)
         out = pgci_error_set(PGCI_ENET, "cannot fetch tags from %s into %s: %s",
-                             git_remote_url(remote) ? git_remote_url(remote) : "origin", g->path,
-                             git_why());
-    git_remote_free(remote);
+                             G->remote_url(remote) ? G->remote_url(remote) : "origin", g->path,
+                             git_api_why(G));
+    G->remote_free(remote);
     return out;
 }
 
 int git_src_open(git_src **out, const char *repo_path, int want_fetch)
 {
-    pthread_once(&git_once, git_init_once);
+    const git_api *G = git_api_get();
+    if (!G)
+        return pgci_error_code();
     git_src *g = pgci_calloc(1, sizeof(*g));
+    g->api = G;
     g->path = pgci_strdup(repo_path);
-    if (git_repository_open_ext(&g->repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
+    if (G->repository_open_ext(&g->repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
         int r = pgci_error_set(PGCI_ENOTFOUND, "cannot open git repository %s: %s", repo_path,
-                               git_why());
+                               git_api_why(G));
         git_src_free(g);
         return r;
     }
@@ -91,7 +82,7 @@ void git_src_free(git_src *g)
 {
     if (!g)
         return;
-    git_repository_free(g->repo);
+    g->api->repository_free(g->repo);
     free(g->path);
     free(g);
 }
@@ -99,12 +90,13 @@ void git_src_free(git_src *g)
 /* The tree of the commit a tag points at (peeling annotated tags). */
 static int tag_tree(git_src *g, const char *tag, git_tree **tree)
 {
+    const git_api *G = g->api;
     /* the ref first: "no such tag" and "a tag whose objects are gone or damaged"
      * need different advice */
     strbuf ref = STRBUF_INIT;
     strbuf_addf(&ref, "refs/tags/%s", tag);
     git_reference *rf = NULL;
-    int r = git_reference_lookup(&rf, g->repo, ref.buf);
+    int r = G->reference_lookup(&rf, g->repo, ref.buf);
     if (r == GIT_ENOTFOUND) {
         strbuf_free(&ref);
         return pgci_error_set(PGCI_ENOTFOUND,
@@ -112,17 +104,17 @@ static int tag_tree(git_src *g, const char *tag, git_tree **tree)
     }
     if (r < 0) {
         strbuf_free(&ref);
-        return pgci_error_set(PGCI_EIO, "cannot read tag %s: %s", tag, git_why());
+        return pgci_error_set(PGCI_EIO, "cannot read tag %s: %s", tag, git_api_why(G));
     }
     git_object *obj = NULL;
-    r = git_reference_peel(&obj, rf, GIT_OBJECT_TREE);
-    git_reference_free(rf);
+    r = G->reference_peel(&obj, rf, GIT_OBJECT_TREE);
+    G->reference_free(rf);
     strbuf_free(&ref);
     if (r < 0)
         return pgci_error_set(PGCI_EIO,
                               "tag %s is there but its commit cannot be read (a corrupt or "
                               "shallow repository?): %s",
-                              tag, git_why());
+                              tag, git_api_why(G));
     *tree = (git_tree *)obj;
     return 0;
 }
@@ -130,6 +122,7 @@ static int tag_tree(git_src *g, const char *tag, git_tree **tree)
 int git_src_read(git_src *g, const char *tag, const char *path, size_t max_bytes, strbuf *out,
                  strbuf *where)
 {
+    const git_api *G = g->api;
     strbuf_addf(where, "git repository %s (refs/tags/%s:src/%s)", g->path, tag, path);
     git_tree *tree = NULL;
     int r = tag_tree(g, tag, &tree);
@@ -138,50 +131,51 @@ int git_src_read(git_src *g, const char *tag, const char *path, size_t max_bytes
     strbuf src_path = STRBUF_INIT;
     strbuf_addf(&src_path, "src/%s", path);
     git_tree_entry *entry = NULL;
-    int gr = git_tree_entry_bypath(&entry, tree, src_path.buf);
+    int gr = G->tree_entry_bypath(&entry, tree, src_path.buf);
     if (gr == GIT_ENOTFOUND)
-        gr = git_tree_entry_bypath(&entry, tree, path);
+        gr = G->tree_entry_bypath(&entry, tree, path);
     strbuf_free(&src_path);
     if (gr == GIT_ENOTFOUND) {
         r = pgci_error_set(PGCI_ENOTFOUND, "tag %s has neither src/%s nor %s", tag, path, path);
         goto out;
     }
     if (gr < 0) {
-        r = pgci_error_set(PGCI_EIO, "cannot read the tree of tag %s: %s", tag, git_why());
+        r = pgci_error_set(PGCI_EIO, "cannot read the tree of tag %s: %s", tag, git_api_why(G));
         goto out;
     }
-    if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB) {
+    if (G->tree_entry_type(entry) != GIT_OBJECT_BLOB) {
         r = pgci_error_set(PGCI_EINVALID, "%s at tag %s is not a file", path, tag);
         goto out;
     }
     git_blob *blob = NULL;
-    if (git_blob_lookup(&blob, g->repo, git_tree_entry_id(entry)) < 0) {
+    if (G->blob_lookup(&blob, g->repo, G->tree_entry_id(entry)) < 0) {
         r = pgci_error_set(PGCI_EIO, "cannot read the blob of %s at tag %s: %s", path, tag,
-                           git_why());
+                           git_api_why(G));
         goto out;
     }
-    git_object_size_t size = git_blob_rawsize(blob);
+    git_object_size_t size = G->blob_rawsize(blob);
     if (size > max_bytes)
         r = pgci_error_set(PGCI_ELIMIT, "the file is over the %zu-byte size cap (%llu bytes)",
                            max_bytes, (unsigned long long)size);
     else
-        strbuf_add(out, git_blob_rawcontent(blob), (size_t)size);
-    git_blob_free(blob);
+        strbuf_add(out, G->blob_rawcontent(blob), (size_t)size);
+    G->blob_free(blob);
 out:
-    git_tree_entry_free(entry);
-    git_tree_free(tree);
+    G->tree_entry_free(entry);
+    G->tree_free(tree);
     return r;
 }
 
 int git_src_tags(git_src *g, strvec *out)
 {
+    const git_api *G = g->api;
     git_strarray tags = {0};
-    if (git_tag_list(&tags, g->repo) < 0)
-        return pgci_error_set(PGCI_EIO, "cannot list the tags of %s: %s", g->path, git_why());
+    if (G->tag_list(&tags, g->repo) < 0)
+        return pgci_error_set(PGCI_EIO, "cannot list the tags of %s: %s", g->path, git_api_why(G));
     size_t start = out->len;
     for (size_t i = 0; i < tags.count; i++)
         strvec_push(out, tags.strings[i]);
-    git_strarray_dispose(&tags);
+    G->strarray_dispose(&tags);
     version_sort(out->items + start, out->len - start);
     return 0;
 }
@@ -190,22 +184,24 @@ int git_src_tags(git_src *g, strvec *out)
  * transports, without a clone. Peeled entries ("v1.0^{}") are the same tag. */
 int git_remote_tags(const char *url, strvec *out)
 {
-    pthread_once(&git_once, git_init_once);
+    const git_api *G = git_api_get();
+    if (!G)
+        return pgci_error_code();
     git_remote *remote = NULL;
-    if (git_remote_create_detached(&remote, url) < 0)
-        return pgci_error_set(PGCI_EUSAGE, "cannot list the tags of %s: %s", url, git_why());
+    if (G->remote_create_detached(&remote, url) < 0)
+        return pgci_error_set(PGCI_EUSAGE, "cannot list the tags of %s: %s", url, git_api_why(G));
     git_remote_callbacks cb;
-    git_remote_init_callbacks(&cb, GIT_REMOTE_CALLBACKS_VERSION);
+    G->remote_init_callbacks(&cb, GIT_REMOTE_CALLBACKS_VERSION);
     int r = 0;
-    if (git_remote_connect(remote, GIT_DIRECTION_FETCH, &cb, NULL, NULL) < 0) {
-        r = pgci_error_set(PGCI_ENET, "cannot list the tags of %s: %s", url, git_why());
-        git_remote_free(remote);
+    if (G->remote_connect(remote, GIT_DIRECTION_FETCH, &cb, NULL, NULL) < 0) {
+        r = pgci_error_set(PGCI_ENET, "cannot list the tags of %s: %s", url, git_api_why(G));
+        G->remote_free(remote);
         return r;
     }
     const git_remote_head **heads = NULL;
     size_t n = 0;
-    if (git_remote_ls(&heads, &n, remote) < 0) {
-        r = pgci_error_set(PGCI_ENET, "cannot list the tags of %s: %s", url, git_why());
+    if (G->remote_ls(&heads, &n, remote) < 0) {
+        r = pgci_error_set(PGCI_ENET, "cannot list the tags of %s: %s", url, git_api_why(G));
     } else {
         size_t start = out->len;
         static const char prefix[] = "refs/tags/";
@@ -221,7 +217,7 @@ int git_remote_tags(const char *url, strvec *out)
         }
         version_sort(out->items + start, out->len - start);
     }
-    git_remote_disconnect(remote);
-    git_remote_free(remote);
+    G->remote_disconnect(remote);
+    G->remote_free(remote);
     return r;
 }

@@ -18,8 +18,6 @@
  * size cap is checked on the decoded bytes as they arrive, so neither a lying
  * Content-Length nor a compression bomb gets past it.
  */
-#include <curl/curl.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -27,11 +25,13 @@
 #include "core/clock.h"
 #include "core/error.h"
 #include "core/pgci_version.h"
+#include "upstream/curl_api.h"
 #include "upstream/source.h"
 
 enum { X_WAITING, X_RUNNING, X_DONE };
 
 typedef struct xfer {
+    const curl_api *api;
     http_job *job;
     CURL *h;
     int state;
@@ -45,13 +45,6 @@ typedef struct xfer {
     size_t max_bytes;
     char errbuf[CURL_ERROR_SIZE];
 } xfer;
-
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-
-static void curl_init_once(void)
-{
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-}
 
 void http_url(strbuf *out, const char *tmpl, const char *tag, const char *path)
 {
@@ -71,9 +64,10 @@ void http_url(strbuf *out, const char *tmpl, const char *tag, const char *path)
 static size_t on_body(char *data, size_t size, size_t n, void *arg)
 {
     xfer *x = arg;
+    const curl_api *C = x->api;
     size_t len = size * n;
     long status = 0;
-    curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &status);
+    C->easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &status);
     if (status >= 300 && status < 400)
         return len; /* the body of a redirect being followed: not ours */
     if (status >= 400 || status < 200) {
@@ -113,7 +107,8 @@ static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off
 
 static int start(CURLM *m, xfer *x, const http_params *p)
 {
-    CURL *h = curl_easy_init();
+    const curl_api *C = x->api;
+    CURL *h = C->easy_init();
     if (!h)
         return pgci_error_set(PGCI_ENET, "cannot start a transfer (curl_easy_init failed)");
     x->h = h;
@@ -124,30 +119,30 @@ static int start(CURLM *m, xfer *x, const http_params *p)
     x->errbuf[0] = '\0';
     x->max_bytes = p->max_bytes;
     strbuf_reset(&x->job->body);
-    curl_easy_setopt(h, CURLOPT_URL, x->job->url);
-    curl_easy_setopt(h, CURLOPT_PRIVATE, x);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, x->errbuf);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(h, CURLOPT_MAXREDIRS, 10L);
-    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
-    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
+    C->easy_setopt(h, CURLOPT_URL, x->job->url);
+    C->easy_setopt(h, CURLOPT_PRIVATE, x);
+    C->easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+    C->easy_setopt(h, CURLOPT_WRITEDATA, x);
+    C->easy_setopt(h, CURLOPT_ERRORBUFFER, x->errbuf);
+    C->easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    C->easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+    C->easy_setopt(h, CURLOPT_MAXREDIRS, 10L);
+    C->easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    C->easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    C->easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
+    C->easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
     if (p->ca_file)
-        curl_easy_setopt(h, CURLOPT_CAINFO, p->ca_file);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, p->connect_timeout_ms);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, p->total_timeout_ms);
-    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
-    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
-    curl_easy_setopt(h, CURLOPT_XFERINFODATA, x);
-    curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)p->max_bytes);
-    curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
-    curl_easy_setopt(h, CURLOPT_USERAGENT, "pgci/" PGCI_VERSION);
-    if (curl_multi_add_handle(m, h) != CURLM_OK) {
-        curl_easy_cleanup(h);
+        C->easy_setopt(h, CURLOPT_CAINFO, p->ca_file);
+    C->easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, p->connect_timeout_ms);
+    C->easy_setopt(h, CURLOPT_TIMEOUT_MS, p->total_timeout_ms);
+    C->easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+    C->easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+    C->easy_setopt(h, CURLOPT_XFERINFODATA, x);
+    C->easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)p->max_bytes);
+    C->easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
+    C->easy_setopt(h, CURLOPT_USERAGENT, "pgci/" PGCI_VERSION);
+    if (C->multi_add_handle(m, h) != CURLM_OK) {
+        C->easy_cleanup(h);
         x->h = NULL;
         return pgci_error_set(PGCI_ENET, "cannot start a transfer (curl_multi_add_handle)");
     }
@@ -191,10 +186,11 @@ static void finish(xfer *x, int code, char *why)
 /* Sorts out a finished attempt: done (success or final failure) or back to waiting. */
 static void settle(xfer *x, CURLcode rc, const http_params *p)
 {
+    const curl_api *C = x->api;
     long status = 0;
-    curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &status);
+    C->easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &status);
     curl_off_t retry_after = -1;
-    curl_easy_getinfo(x->h, CURLINFO_RETRY_AFTER, &retry_after);
+    C->easy_getinfo(x->h, CURLINFO_RETRY_AFTER, &retry_after);
     int transient = 0, code = PGCI_ENET;
     char *why;
     if (x->over_cap || rc == CURLE_FILESIZE_EXCEEDED) {
@@ -212,7 +208,7 @@ static void settle(xfer *x, CURLcode rc, const http_params *p)
             why = pgci_asprintf("HTTP %ld", status);
     } else if (rc != CURLE_OK) {
         transient = transient_curl_error(rc);
-        why = pgci_asprintf("%s (curl error %d)", x->errbuf[0] ? x->errbuf : curl_easy_strerror(rc),
+        why = pgci_asprintf("%s (curl error %d)", x->errbuf[0] ? x->errbuf : C->easy_strerror(rc),
                             (int)rc);
     } else {
         finish(x, 0, NULL);
@@ -252,29 +248,33 @@ static void settle(xfer *x, CURLcode rc, const http_params *p)
 size_t http_fetch_jobs(const http_params *p, http_job *jobs, size_t n, http_done_fn done_fn,
                        void *arg)
 {
-    pthread_once(&curl_once, curl_init_once);
     size_t requests = 0;
     if (n == 0)
         return 0;
+    const curl_api *C = curl_api_get();
     xfer *xs = pgci_calloc(n, sizeof(*xs));
     for (size_t i = 0; i < n; i++) {
+        xs[i].api = C;
         xs[i].job = &jobs[i];
         xs[i].state = X_WAITING;
         jobs[i].code = 0;
         jobs[i].attempts = 0;
     }
-    CURLM *m = curl_multi_init();
+    CURLM *m = C ? C->multi_init() : NULL;
     if (!m) {
+        /* no libcurl (the error says why) or no multi handle: every job fails */
+        char *why = pgci_strdup(C ? "curl_multi_init failed" : pgci_error_last());
         for (size_t i = 0; i < n; i++) {
-            finish(&xs[i], PGCI_ENET, pgci_strdup("curl_multi_init failed"));
+            finish(&xs[i], C ? PGCI_ENET : PGCI_EIO, pgci_strdup(why));
             if (done_fn)
                 done_fn(arg, i);
         }
+        free(why);
         free(xs);
         return 0;
     }
     int max_running = p->jobs > 0 ? p->jobs : 1;
-    curl_multi_setopt(m, CURLMOPT_MAX_HOST_CONNECTIONS, (long)max_running);
+    C->multi_setopt(m, CURLMOPT_MAX_HOST_CONNECTIONS, (long)max_running);
     size_t done = 0;
     while (done < n) {
         long long now = (long long)now_ms();
@@ -297,19 +297,19 @@ size_t http_fetch_jobs(const http_params *p, http_job *jobs, size_t n, http_done
             running++;
         }
         int still = 0;
-        curl_multi_perform(m, &still);
+        C->multi_perform(m, &still);
         CURLMsg *msg;
         int left;
-        while ((msg = curl_multi_info_read(m, &left))) {
+        while ((msg = C->multi_info_read(m, &left))) {
             if (msg->msg != CURLMSG_DONE)
                 continue;
             char *priv = NULL;
-            curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &priv);
+            C->easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &priv);
             xfer *x = (xfer *)priv;
             CURLcode rc = msg->data.result;
-            curl_multi_remove_handle(m, x->h);
+            C->multi_remove_handle(m, x->h);
             settle(x, rc, p);
-            curl_easy_cleanup(x->h);
+            C->easy_cleanup(x->h);
             x->h = NULL;
             if (x->state == X_DONE) {
                 done++;
@@ -332,9 +332,9 @@ size_t http_fetch_jobs(const http_params *p, http_job *jobs, size_t n, http_done
             d = d < 0 ? 0 : d;
             wait = d < wait ? d : wait;
         }
-        curl_multi_poll(m, NULL, 0, (int)wait, NULL);
+        C->multi_poll(m, NULL, 0, (int)wait, NULL);
     }
-    curl_multi_cleanup(m);
+    C->multi_cleanup(m);
     free(xs);
     return requests;
 }

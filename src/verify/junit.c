@@ -7,24 +7,15 @@
  */
 #include "verify/junit.h"
 
-#include <libxml/parser.h>
-#include <libxml/tree.h>
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
+#include "verify/xml_api.h"
 
 #define JUNIT_MAX_NESTING 64
-
-static pthread_once_t init_once = PTHREAD_ONCE_INIT;
-
-static void init_libxml(void)
-{
-    xmlInitParser();
-}
 
 const char *junit_status_name(junit_status s)
 {
@@ -61,25 +52,25 @@ static char *clip(const char *s, int max_lines)
 }
 
 /* An attribute clipped to one line's worth of text, or NULL. */
-static char *prop(const xmlNode *n, const char *name, int max_lines)
+static char *prop(const xml_api *X, const xmlNode *n, const char *name, int max_lines)
 {
-    xmlChar *v = xmlGetProp(n, (const xmlChar *)name);
+    xmlChar *v = X->fn.GetProp(n, (const xmlChar *)name);
     char *out = clip((const char *)v, max_lines);
-    xmlFree(v);
+    X->dealloc(v);
     return out;
 }
 
-static char *text_of(const xmlNode *n, int max_lines)
+static char *text_of(const xml_api *X, const xmlNode *n, int max_lines)
 {
-    xmlChar *v = xmlNodeGetContent(n);
+    xmlChar *v = X->fn.NodeGetContent(n);
     char *out = clip((const char *)v, max_lines);
-    xmlFree(v);
+    X->dealloc(v);
     return out;
 }
 
-static double seconds_of(const xmlNode *n)
+static double seconds_of(const xml_api *X, const xmlNode *n)
 {
-    xmlChar *v = xmlGetProp(n, (const xmlChar *)"time");
+    xmlChar *v = X->fn.GetProp(n, (const xmlChar *)"time");
     double t = 0;
     if (v) {
         char *end;
@@ -87,33 +78,33 @@ static double seconds_of(const xmlNode *n)
         if (end == (char *)v || !isfinite(t) || t < 0)
             t = 0;
     }
-    xmlFree(v);
+    X->dealloc(v);
     return t;
 }
 
-static void read_case(junit_result *r, const xmlNode *n)
+static void read_case(const xml_api *X, junit_result *r, const xmlNode *n)
 {
     junit_case c;
     memset(&c, 0, sizeof(c));
-    c.classname = prop(n, "classname", 1);
+    c.classname = prop(X, n, "classname", 1);
     if (!c.classname)
         c.classname = pgci_strdup("");
-    c.name = prop(n, "name", 1);
+    c.name = prop(X, n, "name", 1);
     if (!c.name)
         c.name = pgci_strdup("");
-    c.seconds = seconds_of(n);
+    c.seconds = seconds_of(X, n);
     c.status = JUNIT_PASSED;
     for (const xmlNode *k = n->children; k; k = k->next) {
         int failed = is_element(k, "failure"), error = is_element(k, "error");
         if (!failed && !error && !is_element(k, "skipped"))
             continue;
         c.status = failed ? JUNIT_FAILED : error ? JUNIT_ERROR : JUNIT_SKIPPED;
-        c.message = prop(k, "message", JUNIT_TRACE_LINES);
+        c.message = prop(X, k, "message", JUNIT_TRACE_LINES);
         if (c.status == JUNIT_SKIPPED) {
             if (!c.message)
-                c.message = text_of(k, 1);
+                c.message = text_of(X, k, 1);
         } else {
-            c.trace = text_of(k, JUNIT_TRACE_LINES);
+            c.trace = text_of(X, k, JUNIT_TRACE_LINES);
         }
         break;
     }
@@ -122,23 +113,24 @@ static void read_case(junit_result *r, const xmlNode *n)
     VEC_PUSH(&r->cases, c);
 }
 
-static int walk(junit_result *r, const xmlNode *suite, int depth, const char *name)
+static int walk(const xml_api *X, junit_result *r, const xmlNode *suite, int depth,
+                const char *name)
 {
     if (depth > JUNIT_MAX_NESTING)
         return pgci_error_set(PGCI_ELIMIT, "%s:%d: <testsuite> nested more than %d deep", name,
                               suite->line, JUNIT_MAX_NESTING);
     for (const xmlNode *k = suite->children; k; k = k->next) {
         if (is_element(k, "testcase"))
-            read_case(r, k);
-        else if (is_element(k, "testsuite") && walk(r, k, depth + 1, name) < 0)
+            read_case(X, r, k);
+        else if (is_element(k, "testsuite") && walk(X, r, k, depth + 1, name) < 0)
             return PGCI_ELIMIT;
     }
     return 0;
 }
 
-static int parse_error(xmlParserCtxtPtr ctxt, const char *name)
+static int parse_error(const xml_api *X, xmlParserCtxtPtr ctxt, const char *name)
 {
-    const xmlError *e = xmlCtxtGetLastError(ctxt);
+    const xmlError *e = X->fn.CtxtGetLastError(ctxt);
     if (!e || !e->message)
         return pgci_error_set(PGCI_EINVALID, "%s: malformed XML", name);
     char *m = clip(e->message, 1); /* one line, as every pgci error */
@@ -154,18 +146,20 @@ int junit_parse(junit_result *out, const char *xml, size_t len, const char *name
     if (len > INT_MAX)
         return pgci_error_set(PGCI_ELIMIT, "%s: %zu bytes is too large for a JUnit file", name,
                               len);
-    pthread_once(&init_once, init_libxml);
-    xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
+    const xml_api *X = xml_api_get();
+    if (!X)
+        return pgci_error_wrap(pgci_error_code(), "%s", name);
+    xmlParserCtxtPtr ctxt = X->fn.NewParserCtxt();
     if (!ctxt)
         return pgci_error_set(PGCI_EIO, "%s: cannot start the XML parser", name);
-    xmlDocPtr doc = xmlCtxtReadMemory(ctxt, xml, (int)len, name, NULL,
-                                      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    xmlDocPtr doc = X->fn.CtxtReadMemory(ctxt, xml, (int)len, name, NULL,
+                                         XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
     int rc = 0;
     if (!doc) {
-        rc = parse_error(ctxt, name);
+        rc = parse_error(X, ctxt, name);
         goto done;
     }
-    const xmlNode *root = xmlDocGetRootElement(doc);
+    const xmlNode *root = X->fn.DocGetRootElement(doc);
     if (doc->intSubset || doc->extSubset) {
         rc = pgci_error_set(PGCI_EINVALID, "%s: has a <!DOCTYPE>; JUnit XML has none", name);
     } else if (!root || (!is_element(root, "testsuites") && !is_element(root, "testsuite"))) {
@@ -173,13 +167,13 @@ int junit_parse(junit_result *out, const char *xml, size_t len, const char *name
                             "%s: the root element is <%s>, not <testsuites> or <testsuite>", name,
                             root ? (const char *)root->name : "");
     } else {
-        rc = walk(out, root, 0, name);
+        rc = walk(X, out, root, 0, name);
     }
     if (rc < 0)
         junit_result_free(out);
 done:
-    xmlFreeDoc(doc);
-    xmlFreeParserCtxt(ctxt);
+    X->fn.FreeDoc(doc);
+    X->fn.FreeParserCtxt(ctxt);
     return rc;
 }
 

@@ -14,7 +14,6 @@
  * demo's ../upstream). Outside a repository the workspace is copied as it is.
  */
 #include <errno.h>
-#include <git2.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -23,6 +22,7 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "patchgen/regen.h"
+#include "upstream/git_api.h"
 #include "verify/verify.h"
 
 static int copy_file(const char *src, const char *dst)
@@ -83,27 +83,27 @@ static int copy_tree(const char *src, const char *dst, int depth)
     return rc;
 }
 
-static int git_fail(const char *what)
+static int git_fail(const git_api *G, const char *what)
 {
-    const git_error *e = git_error_last();
-    return pgci_error_set(PGCI_EIO, "%s: %s", what, e && e->message ? e->message : "libgit2 error");
+    return pgci_error_set(PGCI_EIO, "%s: %s", what, git_api_why(G));
 }
 
 /* The working tree's changes (modified, added, untracked; deleted) over the
  * checkout in dst. */
-static int overlay_status(git_repository *repo, const char *workdir, const char *dst)
+static int overlay_status(const git_api *G, git_repository *repo, const char *workdir,
+                          const char *dst)
 {
     git_status_options so;
-    git_status_options_init(&so, GIT_STATUS_OPTIONS_VERSION);
+    G->status_options_init(&so, GIT_STATUS_OPTIONS_VERSION);
     so.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
     so.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS;
     git_status_list *list = NULL;
-    if (git_status_list_new(&list, repo, &so) < 0)
-        return git_fail("cannot read the working tree's status");
+    if (G->status_list_new(&list, repo, &so) < 0)
+        return git_fail(G, "cannot read the working tree's status");
     int rc = 0;
     strbuf s = STRBUF_INIT, d = STRBUF_INIT;
-    for (size_t i = 0; rc == 0 && i < git_status_list_entrycount(list); i++) {
-        const git_status_entry *e = git_status_byindex(list, i);
+    for (size_t i = 0; rc == 0 && i < G->status_list_entrycount(list); i++) {
+        const git_status_entry *e = G->status_byindex(list, i);
         const git_diff_delta *dd = e->index_to_workdir ? e->index_to_workdir : e->head_to_index;
         if (!dd || (e->status & GIT_STATUS_IGNORED))
             continue;
@@ -120,35 +120,37 @@ static int overlay_status(git_repository *repo, const char *workdir, const char 
     }
     strbuf_free(&s);
     strbuf_free(&d);
-    git_status_list_free(list);
+    G->status_list_free(list);
     return rc;
 }
 
 /* HEAD's tree checked out into dst, plus the working tree's changes. */
-static int git_copy(git_repository *repo, const char *dst)
+static int git_copy(const git_api *G, git_repository *repo, const char *dst)
 {
     git_object *head = NULL;
-    if (git_revparse_single(&head, repo, "HEAD^{tree}") < 0)
-        return git_fail("cannot read HEAD");
+    if (G->revparse_single(&head, repo, "HEAD^{tree}") < 0)
+        return git_fail(G, "cannot read HEAD");
     git_checkout_options co;
-    git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
+    G->checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
     co.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DONT_UPDATE_INDEX;
     co.target_directory = dst;
-    int rc = git_checkout_tree(repo, head, &co) < 0 ? git_fail("cannot check out HEAD") : 0;
-    git_object_free(head);
+    int rc = G->checkout_tree(repo, head, &co) < 0 ? git_fail(G, "cannot check out HEAD") : 0;
+    G->object_free(head);
     if (rc == 0)
-        rc = overlay_status(repo, git_repository_workdir(repo), dst);
+        rc = overlay_status(G, repo, G->repository_workdir(repo), dst);
     return rc;
 }
 
 /* Copies the workspace into t->dir; t->root is the workspace root in it. */
 static int make_copy(verify_tree *t, const workspace *ws)
 {
-    git_libgit2_init();
+    const git_api *G = git_api_get();
+    if (!G)
+        return pgci_error_code();
     git_repository *repo = NULL;
     int rc;
-    if (git_repository_open_ext(&repo, ws->root, 0, NULL) == 0 && !git_repository_is_bare(repo)) {
-        char *wd = realpath(git_repository_workdir(repo), NULL);
+    if (G->repository_open_ext(&repo, ws->root, 0, NULL) == 0 && !G->repository_is_bare(repo)) {
+        char *wd = realpath(G->repository_workdir(repo), NULL);
         char *root = realpath(ws->root, NULL);
         size_t n = wd ? strlen(wd) : 0;
         const char *rel = wd && root && !strncmp(root, wd, n) ? root + n : NULL;
@@ -160,7 +162,7 @@ static int make_copy(verify_tree *t, const workspace *ws)
             fs_join(&r, t->dir, *rel ? rel : ".");
             t->root = strbuf_detach(&r, NULL);
             t->how = pgci_strdup("git");
-            rc = git_copy(repo, t->dir);
+            rc = git_copy(G, repo, t->dir);
         }
         free(wd);
         free(root);
@@ -171,8 +173,7 @@ static int make_copy(verify_tree *t, const workspace *ws)
         t->how = pgci_strdup("copy");
         rc = copy_tree(ws->root, t->root, 0);
     }
-    git_repository_free(repo);
-    git_libgit2_shutdown();
+    G->repository_free(repo);
     return rc;
 }
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -20,6 +21,7 @@
 #include "core/fs.h"
 #include "core/fs_safe.h"
 #include "core/hashmap.h"
+#include "core/lazylib.h"
 #include "core/opts.h"
 #include "core/proc.h"
 #include "core/par.h"
@@ -582,6 +584,50 @@ static void test_par_for(void **state)
         }
 }
 
+/* core/lazylib: a library opened on first use, its functions found by name; a
+ * library that cannot be opened and one without a function named each fail with
+ * one message naming the library, what it is for and why, and keep failing the
+ * same way. */
+typedef struct maths {
+    __typeof__(cos) *c;
+    __typeof__(sqrt) *s;
+} maths;
+
+static void test_lazylib(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"cos", "sqrt"};
+    maths m = {0};
+    lazylib ok = {"libm.so.6", "to test", "", names, 2, &m, 0, ""};
+    assert_int_equal(lazylib_load(&ok), 0);
+    assert_true(m.c(0.0) == 1.0);
+    assert_true(m.s(16.0) == 4.0);
+    assert_int_equal(lazylib_load(&ok), 0); /* once: the same table */
+
+    maths none = {0};
+    lazylib absent = {"libpgci-no-such-library.so.0", "to test", "", names, 2, &none, 0, ""};
+    for (int i = 0; i < 2; i++) {
+        pgci_error_clear();
+        assert_int_equal(lazylib_load(&absent), PGCI_EIO);
+        const char *want = "cannot load libpgci-no-such-library.so.0 (to test): ";
+        assert_memory_equal(pgci_error_last(), want, strlen(want));
+        assert_non_null(strstr(pgci_error_last(), "libpgci-no-such-library.so.0: cannot open"));
+        assert_null(strchr(pgci_error_last(), '\n'));
+        assert_null(none.c);
+    }
+
+    static const char *const missing_names[] = {"cos", "no_such_function"};
+    maths part = {0};
+    lazylib missing = {"libm.so.6", "to test", "pgci_", missing_names, 2, &part, 0, ""};
+    assert_int_equal(lazylib_load(&missing), PGCI_EIO);
+    assert_string_equal(pgci_error_last(), "cannot load libm.so.6 (to test): it has no pgci_cos");
+    static const char *const second_names[] = {"cos", "pgci_no_such_function"};
+    lazylib second = {"libm.so.6", "to test", "", second_names, 2, &part, 0, ""};
+    assert_int_equal(lazylib_load(&second), PGCI_EIO);
+    assert_string_equal(pgci_error_last(),
+                        "cannot load libm.so.6 (to test): it has no pgci_no_such_function");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -602,6 +648,7 @@ int main(void)
         cmocka_unit_test(test_tempfile_threads_and_signal),
         cmocka_unit_test(test_tempfile_handler_with_signal_blocked),
         cmocka_unit_test(test_sha256_empty_null),
+        cmocka_unit_test(test_lazylib),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
