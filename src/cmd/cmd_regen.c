@@ -329,6 +329,7 @@ static void regenerate(const workspace *ws, const regen_cli *cli, int jobs, cons
     bo.base.ruff.cwd = ws->root;
     bo.var_name = cli->var_name;
     bo.out_dir = cli->out_dir;
+    bo.no_diff = !cli->diff;
     bo.jobs = jobs;
     bo.up = up;
     regen_workspace(ws, sel->items, sel->len, &bo, outs);

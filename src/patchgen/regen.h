@@ -93,6 +93,9 @@ typedef struct regen_batch_opts {
      * not without (normalize_opts.words). */
     int verdict_only;
     int verdict_words;
+    /* nobody reads the .diff (pgci regen without --diff): it is not made, and
+     * outs[i].diff stays empty */
+    int no_diff;
 } regen_batch_opts;
 
 /* The whole pipeline for configs[0..n) of ws, in parallel (each worker thread has

@@ -147,7 +147,7 @@ static void normalize_all(batch *b)
             if (regen_normalized(b->cfgs[i], out, items[k].status, items[k].error) < 0)
                 continue;
         }
-        if (!b->o->verdict_only)
+        if (!b->o->verdict_only && !b->o->no_diff)
             of[done++] = i;
     }
     /* the .diff of each, on the workers (a difflib run per file) */

@@ -6,7 +6,6 @@
 #include "core/lazylib.h"
 #include "pgci_sonames.h" /* generated: scripts/sonames.sh */
 
-
 static const char *const g_names[] = {
 #define CURL_API_NAME(f) #f,
     CURL_API_FUNCTIONS(CURL_API_NAME)

@@ -6,7 +6,6 @@
 #include "core/lazylib.h"
 #include "pgci_sonames.h" /* generated: scripts/sonames.sh */
 
-
 static const char *const g_names[] = {
 #define GIT_API_NAME(f) #f,
     GIT_API_FUNCTIONS(GIT_API_NAME)
