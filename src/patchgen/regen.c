@@ -122,8 +122,10 @@ int regen_codegen(const pg_config *cfg, const char *upstream_raw, size_t len, co
         pgci_error_wrap(r, "%s", out->config_path ? out->config_path : cfg->module);
         return fail(out, r);
     }
-    strbuf_reset(&out->raw);
-    strbuf_add(&out->raw, out->cg.output.buf, out->cg.output.len);
+    /* the raw output is codegen's, moved (nothing reads cg.output after this) */
+    strbuf_free(&out->raw);
+    out->raw = out->cg.output;
+    out->cg.output = (strbuf)STRBUF_INIT;
     strbuf_reset(&out->py);
     if (o->no_ruff)
         strbuf_add(&out->py, out->raw.buf, out->raw.len);
