@@ -130,6 +130,7 @@ int cmd_survey(int argc, const char **argv)
     }
     so.only = &rest;
     so.jobs = cmd_jobs(&common);
+    so.exits_after = 1;
     workspace *ws;
     if (workspace_open(&ws, common.workspace ? common.workspace : ".") < 0) {
         code = cmd_error_run_json(NULL, "survey", run_json, so.timestamp);

@@ -642,7 +642,10 @@ static void survey_state_free(survey_state *s)
     free(s->cfgs);
     free(s->sel);
     upstream_free(s->up);
-    py_parse_set_free_jobs(s->parses, s->o->jobs);
+    if (s->o->exits_after)
+        py_parse_set_leave(s->parses);
+    else
+        py_parse_set_free_jobs(s->parses, s->o->jobs);
     py_parse_set_free_jobs(s->parses_a, s->o->jobs);
     rcache_free(s->results);
     free(s->ruff);
