@@ -44,8 +44,11 @@ static int open_and_bind(lazylib *l)
 int lazylib_load(lazylib *l)
 {
     pthread_mutex_lock(&g_lock);
-    if (l->state == 0)
+    if (l->state == 0) {
         l->state = open_and_bind(l) == 0 ? 1 : PGCI_EIO;
+        if (l->state == 1 && l->init)
+            l->init(l->table);
+    }
     int state = l->state;
     pthread_mutex_unlock(&g_lock);
     if (state == 1)

@@ -24,14 +24,24 @@ typedef struct lazylib {
     const char *prefix;       /* of every function's name: "curl_" */
     const char *const *names; /* the functions' names less the prefix, in table order */
     size_t n;
-    void *table;   /* a struct of n function pointers, filled by lazylib_load */
-    int state;     /* 0 not tried, 1 loaded, <0 the error it failed with */
-    char why[384]; /* the failure's message */
+    void *table;               /* a struct of n function pointers, filled by lazylib_load */
+    void (*init)(void *table); /* run once after the table is filled (NULL: none) */
+    int state;                 /* 0 not tried, 1 loaded, <0 the error it failed with */
+    char why[384];             /* the failure's message */
 } lazylib;
 
-/* Opens l->soname and fills l->table, once per process (later calls give the
- * first outcome; thread-safe): 0, or PGCI_EIO with "cannot load <soname>
- * (<purpose>): <why>" as the error. A loaded library stays loaded. */
+/* Opens l->soname, fills l->table and runs l->init, once per process (later
+ * calls give the first outcome; thread-safe, and no caller sees the table before
+ * init has run): 0, or PGCI_EIO with "cannot load <soname> (<purpose>): <why>"
+ * as the error. A loaded library stays loaded. init must not load a library. */
 int lazylib_load(lazylib *l);
+
+/* A table's names from its X-macro list: {LIST(LAZYLIB_NAME)}; its length; and
+ * the compile-time check that table type T is one function pointer per name. */
+#define LAZYLIB_NAME(f) #f,
+#define LAZYLIB_LEN(names) (sizeof(names) / sizeof((names)[0]))
+#define LAZYLIB_CHECK(T, names)                                                                    \
+    _Static_assert(sizeof(T) == LAZYLIB_LEN(names) * sizeof(void *),                               \
+                   #T " is one function pointer per name")
 
 #endif

@@ -1,43 +1,31 @@
 /* git_api.c - see git_api.h. */
 #include "upstream/git_api.h"
 
-#include <pthread.h>
-
 #include "core/lazylib.h"
 #include "pgci_sonames.h" /* generated: scripts/sonames.sh */
 
-static const char *const g_names[] = {
-#define GIT_API_NAME(f) #f,
-    GIT_API_FUNCTIONS(GIT_API_NAME)
-#undef GIT_API_NAME
-};
+static const char *const g_names[] = {GIT_API_FUNCTIONS(LAZYLIB_NAME)};
+LAZYLIB_CHECK(git_api, g_names);
+
+static void init(void *table)
+{
+    ((git_api *)table)->libgit2_init();
+}
 
 static git_api g_api;
-_Static_assert(sizeof(g_api) == sizeof(g_names) / sizeof(g_names[0]) * sizeof(void *),
-               "git_api is one function pointer per name");
-
 static lazylib g_lib = {PGCI_SONAME_GIT2,
                         "to read git: sources and check trees out",
                         "git_",
                         g_names,
-                        sizeof(g_names) / sizeof(g_names[0]),
+                        LAZYLIB_LEN(g_names),
                         &g_api,
+                        init,
                         0,
                         ""};
 
-static pthread_once_t g_once = PTHREAD_ONCE_INIT;
-
-static void init_once(void)
-{
-    g_api.libgit2_init();
-}
-
 const git_api *git_api_get(void)
 {
-    if (lazylib_load(&g_lib) < 0)
-        return NULL;
-    pthread_once(&g_once, init_once);
-    return &g_api;
+    return lazylib_load(&g_lib) < 0 ? NULL : &g_api;
 }
 
 const char *git_api_why(const git_api *G)

@@ -1,26 +1,10 @@
 /* xml_api.c - see xml_api.h. */
 #include "verify/xml_api.h"
 
-#include <pthread.h>
-
 #include "core/lazylib.h"
 #include "pgci_sonames.h" /* generated: scripts/sonames.sh */
 
 #define PURPOSE "to read JUnit XML"
-
-static const char *const g_names[] = {
-#define XML_API_NAME(f) #f,
-    XML_API_FUNCTIONS(XML_API_NAME)
-#undef XML_API_NAME
-};
-
-static xml_api g_api;
-_Static_assert(sizeof(g_api.fn) == sizeof(g_names) / sizeof(g_names[0]) * sizeof(void *),
-               "xml_functions is one function pointer per name");
-
-static lazylib g_lib = {
-    PGCI_SONAME_XML2, PURPOSE, "xml", g_names, sizeof(g_names) / sizeof(g_names[0]),
-    &g_api.fn,        0,       ""};
 
 /* xmlFree is not a function: a variable holding the deallocator or, in a
  * libxml2 built for threads, a macro over __xmlFree(), which says where the
@@ -38,20 +22,26 @@ static struct {
 static const char *const g_free_names[] = {"xmlFree"};
 #define FREE_FUNCTION (*g_free.where)
 #endif
-static lazylib g_free_lib = {PGCI_SONAME_XML2, PURPOSE, "", g_free_names, 1, &g_free, 0, ""};
+static lazylib g_free_lib = {PGCI_SONAME_XML2, PURPOSE, "", g_free_names, 1, &g_free, NULL, 0, ""};
 
-static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static const char *const g_names[] = {XML_API_FUNCTIONS(LAZYLIB_NAME)};
+LAZYLIB_CHECK(xml_functions, g_names);
 
-static void init_once(void)
+static xml_api g_api;
+
+/* after g_free_lib (xml_api_get loads it first) */
+static void init(void *table)
 {
-    g_api.fn.InitParser();
+    ((xml_functions *)table)->InitParser();
     g_api.dealloc = FREE_FUNCTION;
 }
 
+static lazylib g_lib = {PGCI_SONAME_XML2, PURPOSE, "xml", g_names, LAZYLIB_LEN(g_names),
+                        &g_api.fn,        init,    0,     ""};
+
 const xml_api *xml_api_get(void)
 {
-    if (lazylib_load(&g_lib) < 0 || lazylib_load(&g_free_lib) < 0)
+    if (lazylib_load(&g_free_lib) < 0 || lazylib_load(&g_lib) < 0)
         return NULL;
-    pthread_once(&g_once, init_once);
     return &g_api;
 }

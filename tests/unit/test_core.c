@@ -624,19 +624,27 @@ typedef struct maths {
     __typeof__(sqrt) *s;
 } maths;
 
+static int g_inits;
+static void count_init(void *table)
+{
+    assert_true(((maths *)table)->c(0.0) == 1.0); /* filled before init runs */
+    g_inits++;
+}
+
 static void test_lazylib(void **state)
 {
     (void)state;
     static const char *const names[] = {"cos", "sqrt"};
     maths m = {0};
-    lazylib ok = {"libm.so.6", "to test", "", names, 2, &m, 0, ""};
+    lazylib ok = {"libm.so.6", "to test", "", names, 2, &m, count_init, 0, ""};
     assert_int_equal(lazylib_load(&ok), 0);
     assert_true(m.c(0.0) == 1.0);
     assert_true(m.s(16.0) == 4.0);
-    assert_int_equal(lazylib_load(&ok), 0); /* once: the same table */
+    assert_int_equal(lazylib_load(&ok), 0); /* once: the same table, init run once */
+    assert_int_equal(g_inits, 1);
 
     maths none = {0};
-    lazylib absent = {"libpgci-no-such-library.so.0", "to test", "", names, 2, &none, 0, ""};
+    lazylib absent = {"libpgci-no-such-library.so.0", "to test", "", names, 2, &none, NULL, 0, ""};
     for (int i = 0; i < 2; i++) {
         pgci_error_clear();
         assert_int_equal(lazylib_load(&absent), PGCI_EIO);
@@ -649,11 +657,11 @@ static void test_lazylib(void **state)
 
     static const char *const missing_names[] = {"cos", "no_such_function"};
     maths part = {0};
-    lazylib missing = {"libm.so.6", "to test", "pgci_", missing_names, 2, &part, 0, ""};
+    lazylib missing = {"libm.so.6", "to test", "pgci_", missing_names, 2, &part, NULL, 0, ""};
     assert_int_equal(lazylib_load(&missing), PGCI_EIO);
     assert_string_equal(pgci_error_last(), "cannot load libm.so.6 (to test): it has no pgci_cos");
     static const char *const second_names[] = {"cos", "pgci_no_such_function"};
-    lazylib second = {"libm.so.6", "to test", "", second_names, 2, &part, 0, ""};
+    lazylib second = {"libm.so.6", "to test", "", second_names, 2, &part, NULL, 0, ""};
     assert_int_equal(lazylib_load(&second), PGCI_EIO);
     assert_string_equal(pgci_error_last(),
                         "cannot load libm.so.6 (to test): it has no pgci_no_such_function");
