@@ -198,23 +198,39 @@ static void add_summary(strbuf *sb, const run_doc *d)
         strbuf_addf(sb, "%ld of %ld logits %s passed. ", passed, total,
                     plural(total, "case", "cases"));
     } else if (!strcmp(run_doc_command(d), "survey")) {
-        long vanished = 0, sigs = 0;
+        /* targets, not findings: one upstream change under two configs is one, as
+         * `pgci survey` counts them on the terminal */
+        strvec gone = STRVEC_INIT, changed = STRVEC_INIT;
         size_t i;
         json_t *f;
         json_array_foreach(fs, i, f)
         {
             const char *kind = str(json_object_get(f, "data"), "kind");
+            const char *target = str(json_object_get(f, "data"), "target");
+            strvec *into = NULL;
             if (!strcmp(kind, "vanished") || !strcmp(kind, "missing-target"))
-                vanished++;
-            else if (!strcmp(str(f, "check"), "signatures") && strcmp(kind, "body-changed"))
-                sigs++;
+                into = &gone;
+            else if (!strcmp(str(f, "check"), "signatures") && *kind &&
+                     strcmp(kind, "body-changed") && strcmp(kind, "appeared") &&
+                     strcmp(kind, "import-removed"))
+                into = &changed;
+            if (into && *target && strvec_find(into, target) < 0)
+                strvec_push(into, target);
         }
+        long vanished = (long)gone.len, sigs = (long)changed.len;
+        strvec_free(&gone);
+        strvec_free(&changed);
         long nch = (long)json_array_size(json_object_get(d->root, "changes"));
-        strbuf_addf(sb,
-                    "pgci surveyed %ld %s from %s to %s: %ld fail to regenerate against %s, "
-                    "%ld patch %s vanished, %ld signature %s under the patches",
+        long standing = 0;
+        json_t *c;
+        json_array_foreach(cs, i, c) standing += json_is_true(json_object_get(c, "standing"));
+        strbuf_addf(sb, "pgci surveyed %ld %s from %s to %s: %ld fail to regenerate against %s",
                     ncfg, plural(ncfg, "config", "configs"), run_doc_input(d, "from"),
-                    run_doc_input(d, "to"), failed, run_doc_input(d, "to"), vanished,
+                    run_doc_input(d, "to"), failed, run_doc_input(d, "to"));
+        if (standing) /* no finding says so: the count must */
+            strbuf_addf(sb, " (%ld of them against %s too: not the bump's, see `pgci check`)",
+                        standing, run_doc_input(d, "from"));
+        strbuf_addf(sb, ", %ld patch %s vanished, %ld signature %s under the patches", vanished,
                     plural(vanished, "target", "targets"), sigs, plural(sigs, "change", "changes"));
         if (nch)
             strbuf_addf(sb, ", from %ld upstream %s", nch, plural(nch, "change", "changes"));

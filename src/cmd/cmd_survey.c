@@ -52,9 +52,11 @@ static void print_text(const survey_result *r, int color)
     }
     size_t e = findings_count_at_least(&r->fs, SEV_ERROR);
     size_t w = findings_count_at_least(&r->fs, SEV_WARNING) - e;
-    printf("%s%zu of %zu config%s fail to regenerate against %s; %zu target%s vanished, %zu "
-           "changed; %zu error%s, %zu warning%s, %zu note%s.\n",
-           r->fs.len ? "\n" : "", r->n_failed, r->n_configs, r->n_configs == 1 ? "" : "s", r->to,
+    printf("%s%zu of %zu config%s fail to regenerate against %s", r->fs.len ? "\n" : "",
+           r->n_failed, r->n_configs, r->n_configs == 1 ? "" : "s", r->to);
+    if (r->n_standing) /* no finding says so: the count must */
+        printf(", %zu of them against %s too (not the bump's)", r->n_standing, r->from);
+    printf("; %zu target%s vanished, %zu changed; %zu error%s, %zu warning%s, %zu note%s.\n",
            r->n_vanished, r->n_vanished == 1 ? "" : "s", r->n_changed, e, e == 1 ? "" : "s", w,
            w == 1 ? "" : "s", r->fs.len - e - w, r->fs.len - e - w == 1 ? "" : "s");
 }

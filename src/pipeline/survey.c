@@ -378,13 +378,15 @@ static void survey_regenerate(survey_state *s)
         in[i].module = sel[i]->module;
         in[i].config_path = sel[i]->path;
         in[i].cfg = s->cfgs[i];
+        out->n_failed += !s->cfgs[i] || outs[i].status < 0;
         if (!s->cfgs[i])
             continue;
         in[i].source_module = s->cfgs[i]->source_module;
-        if (outs[i].status < 0 && s->standing[i])
+        if (outs[i].status < 0 && s->standing[i]) {
+            out->n_standing++;
             continue; /* fails at A too: not the bump's (pgci check) */
+        }
         if (outs[i].status < 0) {
-            out->n_failed++;
             char *what = pgci_asprintf("fails to regenerate against %s", out->to);
             regen_finding(&out->fs, sel[i]->module, sel[i]->path, what,
                           outs[i].error ? outs[i].error : "error");
@@ -570,11 +572,14 @@ static void survey_config_status(survey_state *s)
             errors |= out->fs.items[k]->config &&
                       !strcmp(out->fs.items[k]->config, sel[i]->module) &&
                       out->fs.items[k]->sev == SEV_ERROR;
-        run_doc_set_config(&out->doc, sel[i]->module, sel[i]->path,
-                           failed   ? "failed"
-                           : errors ? "drift"
-                                    : "ok",
-                           failed && outs[i].error ? outs[i].error : NULL);
+        json_t *c = run_doc_set_config(&out->doc, sel[i]->module, sel[i]->path,
+                                       failed   ? "failed"
+                                       : errors ? "drift"
+                                                : "ok",
+                                       failed && outs[i].error ? outs[i].error : NULL);
+        /* fails against `from` as well: in the count, not among the findings */
+        if (failed && s->cfgs[i] && s->standing[i])
+            json_object_set_new(c, "standing", json_true());
     }
 }
 

@@ -37,7 +37,8 @@ typedef struct survey_result {
     run_doc doc;
     char *from, *to; /* resolved tags */
     size_t n_configs;
-    size_t n_failed;   /* configs that fail to regenerate against `to` */
+    size_t n_failed;   /* configs that fail to evaluate or regenerate against `to` */
+    size_t n_standing; /* of those, configs that fail to regenerate against `from` too */
     size_t n_vanished; /* targets that vanished */
     size_t n_changed;  /* targets whose signature, decorators, bases or attributes changed */
     strvec not_run;
