@@ -35,6 +35,7 @@ typedef struct sig_ctx {
     const pg_patch *patch;  /* the patch the current target came from */
     const char *patch_text; /* the replacement's source, when it has one */
     strvec *emitted;        /* keys of the facts reported so far (see first_time) */
+    const strvec *renames;  /* the owning class's __init__ renames (old, new), for a method */
 } sig_ctx;
 
 static finding *add(sig_ctx *c, severity sev, json_t *data, const char *kind, const char *target,
@@ -649,65 +650,96 @@ static int first_time(sig_ctx *c, const char *kind, const char *target, const ch
     return 1;
 }
 
-static void compare_init_attrs(sig_ctx *c, const char *target, const index_def *a,
-                               const index_def *b)
+/* The __init__ attributes of class a renamed at b, as pairs (old, new) in `out`:
+ * only with evidence, a new attribute assigned the very value the old one was
+ * (self.gate = Router(config) -> self.router = Router(config)); names alone prove
+ * nothing (self.next_skip_topk vs self.hidden_size). */
+static void init_renames(const sig_ctx *c, const index_def *a, const index_def *b, strvec *out)
 {
-    if (config_owns_init(c->p->cfg, target))
-        return;
     const index_def *ia = index_member(a, "__init__"), *ib = index_member(b, "__init__");
     int *used_b = pgci_calloc(b->n_init_attrs + 1, sizeof(int));
     for (size_t i = 0; i < a->n_init_attrs; i++) {
         const char *old = a->init_attrs[i];
         if (find_str(b->init_attrs, b->n_init_attrs, old) >= 0)
             continue;
-        /* a rename only with evidence: a new attribute assigned the very value the
-         * old one was (self.gate = Router(config) -> self.router = Router(config));
-         * names alone prove nothing (self.next_skip_topk vs self.hidden_size) */
         char *va = source_attr_value(c->p->src_a, c->p->src_a_len, ia, old);
-        long best = -1;
-        for (size_t j = 0; va && j < b->n_init_attrs && best < 0; j++) {
+        for (size_t j = 0; va && j < b->n_init_attrs; j++) {
             if (used_b[j] || find_str(a->init_attrs, a->n_init_attrs, b->init_attrs[j]) >= 0)
                 continue;
             char *vb = source_attr_value(c->p->src_b, c->p->src_b_len, ib, b->init_attrs[j]);
-            if (vb && !strcmp(va, vb))
-                best = (long)j;
+            int same = vb && !strcmp(va, vb);
             free(vb);
+            if (same) {
+                used_b[j] = 1;
+                strvec_push(out, old);
+                strvec_push(out, b->init_attrs[j]);
+                break;
+            }
         }
+        free(va);
+    }
+    free(used_b);
+}
+
+/* The new name of `old` in renames (pairs old, new), or NULL. */
+static const char *renamed_to(const strvec *renames, const char *old)
+{
+    for (size_t k = 0; renames && k + 1 < renames->len; k += 2)
+        if (!strcmp(renames->items[k], old))
+            return renames->items[k + 1];
+    return NULL;
+}
+
+static void compare_init_attrs(sig_ctx *c, const char *target, const index_def *a,
+                               const index_def *b)
+{
+    if (config_owns_init(c->p->cfg, target))
+        return;
+    strvec renames = STRVEC_INIT;
+    init_renames(c, a, b, &renames);
+    const index_def *ia = index_member(a, "__init__");
+    for (size_t i = 0; i < a->n_init_attrs; i++) {
+        const char *old = a->init_attrs[i];
+        if (find_str(b->init_attrs, b->n_init_attrs, old) >= 0)
+            continue;
+        const char *to = renamed_to(&renames, old);
         int uses = text_mentions_attr(c->patch_text, old);
         severity sev = uses ? SEV_ERROR : SEV_WARNING;
         const char *why = uses ? " and the patch still uses it" : "";
-        const char *kind = best >= 0 ? "init-attr-renamed" : "init-attr-removed";
-        if (!first_time(c, kind, target, old)) {
-            free(va);
+        const char *kind = to ? "init-attr-renamed" : "init-attr-removed";
+        if (!first_time(c, kind, target, old))
             continue;
-        }
         json_t *data = json_object();
         json_object_set_new(data, "attribute", json_string(old));
-        if (best >= 0) {
-            used_b[best] = 1;
-            json_object_set_new(data, "new_attribute", json_string(b->init_attrs[best]));
+        if (to) {
+            char *va = source_attr_value(c->p->src_a, c->p->src_a_len, ia, old);
+            json_object_set_new(data, "new_attribute", json_string(to));
             json_object_set_new(data, "evidence", json_string(va));
             finding *f =
                 add(c, sev, data, kind, target, "`%s.__init__`: `self.%s` renamed to `self.%s`%s",
-                    target, old, b->init_attrs[best], why);
+                    target, old, to, why);
             strbuf ev = STRBUF_INIT;
             strbuf_addf(&ev, "evidence: both are assigned `%s`\n", va);
             finding_set_detail(f, ev.buf);
             strbuf_free(&ev);
+            free(va);
         } else {
             add(c, sev, data, kind, target, "`%s.__init__`: `self.%s` no longer set%s", target, old,
                 why);
         }
-        free(va);
     }
     for (size_t j = 0; j < b->n_init_attrs; j++) {
-        if (used_b[j] || find_str(a->init_attrs, a->n_init_attrs, b->init_attrs[j]) >= 0)
+        const char *name = b->init_attrs[j];
+        int renamed = 0;
+        for (size_t k = 1; k < renames.len && !renamed; k += 2)
+            renamed = !strcmp(renames.items[k], name);
+        if (renamed || find_str(a->init_attrs, a->n_init_attrs, name) >= 0)
             continue;
-        if (first_time(c, "init-attr-added", target, b->init_attrs[j]))
+        if (first_time(c, "init-attr-added", target, name))
             add(c, SEV_INFO, NULL, "init-attr-added", target, "`%s.__init__`: `self.%s` added",
-                target, b->init_attrs[j]);
+                target, name);
     }
-    free(used_b);
+    strvec_free(&renames);
 }
 
 static void compare_bases(sig_ctx *c, const char *target, const index_def *a, const index_def *b)
@@ -781,12 +813,53 @@ static void body_diff(finding *f, const sig_ctx *c, const index_def *a, const in
     strbuf_free(&d);
 }
 
+static int ident_char(char ch)
+{
+    return isalnum((unsigned char)ch) || ch == '_';
+}
+
+/* Whether b's text is a's with each renamed `self.<old>` written `self.<new>`:
+ * the body change is the class's attribute rename, which compare_init_attrs
+ * reports (with what to do) - one fact, one finding. */
+static int only_renames(const sig_ctx *c, const index_def *a, const index_def *b)
+{
+    const survey_pair *p = c->p;
+    if (!c->renames || !c->renames->len || !p->src_a || !p->src_b || a->end_byte > p->src_a_len ||
+        b->end_byte > p->src_b_len)
+        return 0;
+    const char *s = p->src_a + a->start_byte, *end = p->src_a + a->end_byte;
+    strbuf t = STRBUF_INIT;
+    while (s < end) {
+        const char *at = s;
+        if ((size_t)(end - s) > 5 && !memcmp(s, "self.", 5) &&
+            (s == p->src_a + a->start_byte || !ident_char(s[-1]))) {
+            const char *w = s + 5, *e = w;
+            while (e < end && ident_char(*e))
+                e++;
+            char *word = pgci_strndup(w, (size_t)(e - w));
+            const char *to = renamed_to(c->renames, word);
+            free(word);
+            if (to) {
+                strbuf_addf(&t, "self.%s", to);
+                s = e;
+            }
+        }
+        if (s == at)
+            strbuf_addc(&t, *s++);
+    }
+    int same =
+        t.len == b->end_byte - b->start_byte && !memcmp(t.buf, p->src_b + b->start_byte, t.len);
+    strbuf_free(&t);
+    return same;
+}
+
 static void compare_function(sig_ctx *c, const char *target, const index_def *a, const index_def *b,
                              int body_matters)
 {
     compare_params(c, target, a, b);
     compare_decorators(c, target, a, b);
-    if (body_matters && a->fingerprint != b->fingerprint && !same_body(c, a, b)) {
+    if (body_matters && a->fingerprint != b->fingerprint && !same_body(c, a, b) &&
+        !only_renames(c, a, b)) {
         finding *f = add(c, SEV_WARNING, NULL, "body-changed", target,
                          "`%s`: the upstream body changed under the patch (written against %s)",
                          target, c->p->tag_a);
@@ -1052,6 +1125,17 @@ static void compare_target(sig_ctx *c, const pg_patch *patch, const char *target
             target, c->p->tag_b, c->p->tag_a);
         return;
     }
+    /* the renames compare_init_attrs reports: a body changed by them alone is
+     * that finding; when the config owns __init__ none is reported, and a rename
+     * there is what the override must now set for upstream's other methods */
+    strvec renames = STRVEC_INIT;
+    if (patch->type == PG_METHOD_OVERRIDE && da->parent && db->parent &&
+        !config_owns_init(c->p->cfg, da->parent->qualname))
+        init_renames(c, da->parent, db->parent, &renames);
+    else if (patch->type == PG_INIT_MODIFICATION && da->kind == INDEX_CLASS &&
+             !config_owns_init(c->p->cfg, target))
+        init_renames(c, da, db, &renames);
+    c->renames = &renames;
     switch (patch->type) {
     case PG_METHOD_OVERRIDE:
         if (da->kind == INDEX_FUNCTION) {
@@ -1085,6 +1169,8 @@ static void compare_target(sig_ctx *c, const pg_patch *patch, const char *target
         break;
     }
     }
+    c->renames = NULL;
+    strvec_free(&renames);
     /* an override of a method: the class's __init__ attributes the patch uses */
     if (patch->type == PG_METHOD_OVERRIDE && da->parent && db->parent)
         compare_init_attrs(c, da->parent->qualname, da->parent, db->parent);
@@ -1093,7 +1179,7 @@ static void compare_target(sig_ctx *c, const pg_patch *patch, const char *target
 void signatures_compare(findings *out, const survey_pair *p)
 {
     strvec seen = STRVEC_INIT, emitted = STRVEC_INIT;
-    sig_ctx c = {out, p, NULL, NULL, &emitted};
+    sig_ctx c = {out, p, NULL, NULL, &emitted, NULL};
     const pg_config *cfg = p->cfg;
     for (size_t i = 0; i < cfg->patches.len; i++) {
         const pg_patch *patch = &cfg->patches.items[i];

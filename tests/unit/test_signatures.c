@@ -31,12 +31,11 @@ static index_module *load(const char *tag, const char *model)
     return m;
 }
 
-/* Runs the survey for one patch on one model; returns the findings as
- * "severity kind: title" lines. */
-static char *survey(const char *model, pg_patch_type type, const char *target,
-                    const pg_object *replacement)
+/* Runs the survey for one patch between two indexed modules (the sources in
+ * last_src); returns the findings as "severity kind: title" lines. */
+static char *survey_modules(index_module *a, index_module *b, pg_patch_type type,
+                            const char *target, const pg_object *replacement)
 {
-    index_module *a = load("v1.0.0", model), *b = load("v1.1.0", model);
     pg_config cfg;
     memset(&cfg, 0, sizeof(cfg));
     cfg.source_module = "transformers.models.x";
@@ -82,6 +81,29 @@ static char *survey(const char *model, pg_patch_type type, const char *target,
     return strbuf_detach(&out, NULL);
 }
 
+/* The same for one model of the fixture tags. */
+static char *survey(const char *model, pg_patch_type type, const char *target,
+                    const pg_object *replacement)
+{
+    index_module *a = load("v1.0.0", model), *b = load("v1.1.0", model);
+    return survey_modules(a, b, type, target, replacement);
+}
+
+/* The same for two sources written here. */
+static char *survey_text(const char *src_a, const char *src_b, pg_patch_type type,
+                         const char *target)
+{
+    index_module *m[2];
+    const char *src[2] = {src_a, src_b};
+    for (int i = 0; i < 2; i++) {
+        strbuf_free(&last_src[i]);
+        strbuf_adds(&last_src[i], src[i]);
+        assert_int_equal(
+            index_module_from_source(&m[i], last_src[i].buf, last_src[i].len, "m.py", "m"), 0);
+    }
+    return survey_modules(m[0], m[1], type, target, NULL);
+}
+
 static void expect(const char *model, pg_patch_type type, const char *target,
                    const pg_object *replacement, const char *want)
 {
@@ -116,6 +138,56 @@ static void test_init_attr_rename_needs_evidence(void **state)
     char *got = survey("qwen3_moe", PG_METHOD_OVERRIDE, "Qwen3MoeSparseMoeBlock.forward", NULL);
     assert_non_null(strstr(got, "warning init-attr-renamed: `Qwen3MoeSparseMoeBlock.__init__`: "
                                 "`self.gate` renamed to `self.router`\n"));
+    free(got);
+}
+
+/* LlamaMLP.forward changed only by the rename of self.act_fn: one fact, the
+ * rename (with its action); no body finding beside it. A body changed by a rename
+ * and by something else still is one. */
+static void test_body_change_that_is_only_a_rename(void **state)
+{
+    (void)state;
+    expect("llama", PG_METHOD_OVERRIDE, "LlamaMLP.forward", NULL,
+           "warning init-attr-renamed: `LlamaMLP.__init__`: `self.act_fn` renamed to "
+           "`self.activation_fn`\n");
+    static const char a[] = "class Norm:\n"
+                            "    def __init__(self, eps):\n"
+                            "        self.eps = eps\n"
+                            "        self.myself = 1\n"
+                            "    def forward(self, x):\n"
+                            "        return x + self.eps + self.myself.eps\n";
+    static const char b_rename[] = "class Norm:\n"
+                                   "    def __init__(self, eps):\n"
+                                   "        self.variance_epsilon = eps\n"
+                                   "        self.myself = 1\n"
+                                   "    def forward(self, x):\n"
+                                   "        return x + self.variance_epsilon + self.myself.eps\n";
+    static const char b_more[] = "class Norm:\n"
+                                 "    def __init__(self, eps):\n"
+                                 "        self.variance_epsilon = eps\n"
+                                 "        self.myself = 1\n"
+                                 "    def forward(self, x):\n"
+                                 "        return x - self.variance_epsilon + self.myself.eps\n";
+    static const char rename[] = "warning init-attr-renamed: `Norm.__init__`: `self.eps` renamed "
+                                 "to `self.variance_epsilon`\n";
+    char *got = survey_text(a, b_rename, PG_METHOD_OVERRIDE, "Norm.forward");
+    assert_string_equal(got, rename);
+    free(got);
+    got = survey_text(a, b_more, PG_METHOD_OVERRIDE, "Norm.forward");
+    assert_non_null(strstr(got, rename));
+    assert_non_null(
+        strstr(got, "warning body-changed: `Norm.forward`: the upstream body changed "));
+    free(got);
+    /* `myself.eps` is not `self.eps`: renaming it too is not b_rename */
+    static const char b_wrong[] =
+        "class Norm:\n"
+        "    def __init__(self, eps):\n"
+        "        self.variance_epsilon = eps\n"
+        "        self.myself = 1\n"
+        "    def forward(self, x):\n"
+        "        return x + self.variance_epsilon + self.myself.variance_epsilon\n";
+    got = survey_text(a, b_wrong, PG_METHOD_OVERRIDE, "Norm.forward");
+    assert_non_null(strstr(got, "warning body-changed: `Norm.forward`"));
     free(got);
 }
 
@@ -295,6 +367,7 @@ int main(void)
         cmocka_unit_test(test_reordered),
         cmocka_unit_test(test_default_changed),
         cmocka_unit_test(test_init_attr_renamed_used_by_patch),
+        cmocka_unit_test(test_body_change_that_is_only_a_rename),
         cmocka_unit_test(test_removed_import_used_by_patch),
         cmocka_unit_test(test_rename_candidates_scored),
         cmocka_unit_test(test_render),
