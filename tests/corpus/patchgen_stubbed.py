@@ -1,6 +1,6 @@
 """The real patchgen's raw codegen over a real VeOmni tree (tests/corpus/57-patchgen-raw.sh, make bench).
 
-usage: patchgen_stubbed.py PATCHGEN_PARENT WORKSPACE TRANSFORMERS_DIR OUT_DIR
+usage: patchgen_stubbed.py PATCHGEN_PARENT WORKSPACE TRANSFORMERS_DIR OUT_DIR [FAILED]
 
 VeOmni's configs import torch, transformers and VeOmni's runtime, none of which a
 benchmark machine needs to have: those imports resolve to stubs (any attribute,
@@ -11,6 +11,8 @@ config module is imported from the workspace as patchgen would, and each upstrea
 module is registered with its file so that patchgen reads the real source. Only
 generate() is patchgen; this script is the harness. Writes each raw output to
 OUT_DIR/<target_file> (so a caller can compare them with pgci's); prints the count.
+With FAILED, a config patchgen refuses (it raises) is one line there - the config
+and patchgen's error - and the others go on; without it the first refusal stops.
 """
 import importlib
 import importlib.abc
@@ -20,6 +22,7 @@ import sys
 import types
 
 pg_parent, ws, tf, out = sys.argv[1:5]
+failed = sys.argv[5] if len(sys.argv) > 5 else None
 
 
 class Stub:
@@ -109,9 +112,16 @@ for d, _, files in sorted(os.walk(root)):
         if not f.endswith("_patch_gen_config.py"):
             continue
         rel = os.path.relpath(os.path.join(d, f), ws)[:-3]
-        c = importlib.import_module(rel.replace(os.sep, ".")).config
-        importlib.import_module(c.source_module)
-        text = ModelingCodeGenerator(c).generate()
+        try:
+            c = importlib.import_module(rel.replace(os.sep, ".")).config
+            importlib.import_module(c.source_module)
+            text = ModelingCodeGenerator(c).generate()
+        except Exception as e:
+            if failed is None:
+                raise
+            with open(failed, "a") as g:
+                g.write(f"{rel}.py\t{type(e).__name__}: {e}\n")
+            continue
         with open(os.path.join(out, os.path.basename(c.target_file)), "w") as g:
             g.write(text)
         n += 1
