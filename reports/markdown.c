@@ -445,9 +445,14 @@ static void add_configs(strbuf *sb, const run_doc *d)
         html_escape(sb, str(c, "module"));
         strbuf_adds(sb, "</code></td><td>");
         html_escape(sb, str(c, "status"));
+        if (json_is_true(json_object_get(c, "standing"))) {
+            strbuf_adds(sb, " at ");
+            html_escape(sb, run_doc_input(d, "from") ? run_doc_input(d, "from") : "the old tag");
+            strbuf_adds(sb, " too (not the bump's)");
+        }
         if (json_is_string(json_object_get(c, "message"))) {
             /* the table fits the page: the message's end (ruff's verdict), the whole
-             * message is in the findings */
+             * message is in the findings (a standing failure's only here) */
             const char *msg = str(c, "message");
             size_t len = strcspn(msg, "\n");
             const char *tail = len > 90 ? msg + len - 90 : msg;

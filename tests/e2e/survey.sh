@@ -181,6 +181,9 @@ assert st == {"llama_gpu_patch_gen_config": ("drift", False),
 PY
 "$PGCI" report --in "$T/both.run.json" > "$T/both.md"
 expect_grep "^pgci surveyed 4 configs from v1.0.0 to v1.1.0: 3 fail to regenerate against v1.1.0 \(1 of them against v1.0.0 too: not the bump's, see \`pgci check\`\), 1 patch target vanished, 5 signature changes under the patches," "$T/both.md"
+# and its row in the configs table, the one place its error is written
+expect_grep "^<tr><td><code>demo.models.qwen3_moe.qwen3_moe_gpu_patch_gen_config</code></td><td>failed at v1.0.0 too \(not the bump's\): .*F821 Undefined name \`router_logits_nowhere\`" "$T/both.md"
+[ "$(grep -c "too (not the bump's)" "$T/both.md")" = 1 ]
 
 # rope-compat: the model's configuration turns partial rotary on at v1.1.0
 scenario rope
