@@ -36,6 +36,7 @@ typedef struct sig_ctx {
     const char *patch_text; /* the replacement's source, when it has one */
     strvec *emitted;        /* keys of the facts reported so far (see first_time) */
     const strvec *renames;  /* the owning class's __init__ renames (old, new), for a method */
+    int replaced; /* the target is replaced (class, function, import): the config's source */
 } sig_ctx;
 
 static finding *add(sig_ctx *c, severity sev, json_t *data, const char *kind, const char *target,
@@ -542,6 +543,11 @@ static void compare_params(sig_ctx *c, const char *target, const index_def *a, c
 /* ---- decorators, bases, attributes ----------------------------------------------- */
 
 /* "deprecate_kwarg(...)" -> "deprecate_kwarg" */
+static int ident_char(char ch)
+{
+    return isalnum((unsigned char)ch) || ch == '_';
+}
+
 static char *decorator_name(const char *d)
 {
     size_t n = strcspn(d, "(");
@@ -568,6 +574,33 @@ static int is_kwarg_shim(const char *decorator_name)
     return n >= 15 && !strcmp(decorator_name + n - 15, "deprecate_kwarg");
 }
 
+/* Whether the replacement's source has a decorator `@name` (a line starting with
+ * it); without the source, assumed so. */
+static int replacement_carries(const sig_ctx *c, const char *name)
+{
+    const char *t = c->patch_text;
+    if (!t)
+        return 1;
+    size_t n = strlen(name);
+    for (const char *p = t; (p = strchr(p, '@')); p++) {
+        const char *q = p;
+        while (q > t && (q[-1] == ' ' || q[-1] == '\t'))
+            q--;
+        if ((q == t || q[-1] == '\n') && !strncmp(p + 1, name, n) && !ident_char(p[1 + n]) &&
+            p[1 + n] != '.')
+            return 1;
+    }
+    return 0;
+}
+
+/* A decorator upstream dropped or changed on a replaced class or function (or a
+ * replaced class's method) does not reach the generated code, which is the
+ * replacement's source, unless the replacement carries it too: then a note. */
+static severity dropped_decorator_severity(const sig_ctx *c, const char *name)
+{
+    return c->replaced && !replacement_carries(c, name) ? SEV_INFO : SEV_WARNING;
+}
+
 static void compare_decorators(sig_ctx *c, const char *target, const index_def *a,
                                const index_def *b)
 {
@@ -582,16 +615,22 @@ static void compare_decorators(sig_ctx *c, const char *target, const index_def *
             add(c, SEV_WARNING, NULL, "decorator-added", target, "`%s`: decorator `@%s` added",
                 target, b->decorators[i]);
         else if (strcmp(a->decorators[j], b->decorators[i]))
-            add(c, SEV_WARNING, NULL, "decorator-changed", target,
-                "`%s`: decorator changed: `@%s` → `@%s`", target, a->decorators[j],
-                b->decorators[i]);
+            add(c, dropped_decorator_severity(c, n), NULL, "decorator-changed", target,
+                "`%s`: decorator changed: `@%s` → `@%s`%s", target, a->decorators[j],
+                b->decorators[i],
+                dropped_decorator_severity(c, n) == SEV_INFO
+                    ? " (the replacement does not carry it)"
+                    : "");
         free(n);
     }
     for (size_t i = 0; i < a->n_decorators; i++) {
         char *n = decorator_name(a->decorators[i]);
-        if (!is_kwarg_shim(n) && find_decorator(b, n) < 0)
-            add(c, SEV_WARNING, NULL, "decorator-removed", target, "`%s`: decorator `@%s` removed",
-                target, a->decorators[i]);
+        if (!is_kwarg_shim(n) && find_decorator(b, n) < 0) {
+            severity sev = dropped_decorator_severity(c, n);
+            add(c, sev, NULL, "decorator-removed", target, "`%s`: decorator `@%s` removed%s",
+                target, a->decorators[i],
+                sev == SEV_INFO ? " (the replacement does not carry it)" : "");
+        }
         free(n);
     }
 }
@@ -811,11 +850,6 @@ static void body_diff(finding *f, const sig_ctx *c, const index_def *a, const in
     if (d.len)
         finding_set_detail(f, d.buf);
     strbuf_free(&d);
-}
-
-static int ident_char(char ch)
-{
-    return isalnum((unsigned char)ch) || ch == '_';
 }
 
 /* Whether b's text is a's with each renamed `self.<old>` written `self.<new>`:
@@ -1136,6 +1170,8 @@ static void compare_target(sig_ctx *c, const pg_patch *patch, const char *target
              !config_owns_init(c->p->cfg, target))
         init_renames(c, da, db, &renames);
     c->renames = &renames;
+    c->replaced = patch->type == PG_FUNCTION_REPLACEMENT || patch->type == PG_ADDITIONAL_IMPORT ||
+                  patch->type == PG_CLASS_REPLACEMENT;
     switch (patch->type) {
     case PG_METHOD_OVERRIDE:
         if (da->kind == INDEX_FUNCTION) {
@@ -1170,6 +1206,7 @@ static void compare_target(sig_ctx *c, const pg_patch *patch, const char *target
     }
     }
     c->renames = NULL;
+    c->replaced = 0;
     strvec_free(&renames);
     /* an override of a method: the class's __init__ attributes the patch uses */
     if (patch->type == PG_METHOD_OVERRIDE && da->parent && db->parent)
@@ -1179,7 +1216,7 @@ static void compare_target(sig_ctx *c, const pg_patch *patch, const char *target
 void signatures_compare(findings *out, const survey_pair *p)
 {
     strvec seen = STRVEC_INIT, emitted = STRVEC_INIT;
-    sig_ctx c = {out, p, NULL, NULL, &emitted, NULL};
+    sig_ctx c = {out, p, NULL, NULL, &emitted, NULL, 0};
     const pg_config *cfg = p->cfg;
     for (size_t i = 0; i < cfg->patches.len; i++) {
         const pg_patch *patch = &cfg->patches.items[i];

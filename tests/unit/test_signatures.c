@@ -91,7 +91,7 @@ static char *survey(const char *model, pg_patch_type type, const char *target,
 
 /* The same for two sources written here. */
 static char *survey_text(const char *src_a, const char *src_b, pg_patch_type type,
-                         const char *target)
+                         const char *target, const pg_object *replacement)
 {
     index_module *m[2];
     const char *src[2] = {src_a, src_b};
@@ -101,7 +101,7 @@ static char *survey_text(const char *src_a, const char *src_b, pg_patch_type typ
         assert_int_equal(
             index_module_from_source(&m[i], last_src[i].buf, last_src[i].len, "m.py", "m"), 0);
     }
-    return survey_modules(m[0], m[1], type, target, NULL);
+    return survey_modules(m[0], m[1], type, target, replacement);
 }
 
 static void expect(const char *model, pg_patch_type type, const char *target,
@@ -170,10 +170,10 @@ static void test_body_change_that_is_only_a_rename(void **state)
                                  "        return x - self.variance_epsilon + self.myself.eps\n";
     static const char rename[] = "warning init-attr-renamed: `Norm.__init__`: `self.eps` renamed "
                                  "to `self.variance_epsilon`\n";
-    char *got = survey_text(a, b_rename, PG_METHOD_OVERRIDE, "Norm.forward");
+    char *got = survey_text(a, b_rename, PG_METHOD_OVERRIDE, "Norm.forward", NULL);
     assert_string_equal(got, rename);
     free(got);
-    got = survey_text(a, b_more, PG_METHOD_OVERRIDE, "Norm.forward");
+    got = survey_text(a, b_more, PG_METHOD_OVERRIDE, "Norm.forward", NULL);
     assert_non_null(strstr(got, rename));
     assert_non_null(
         strstr(got, "warning body-changed: `Norm.forward`: the upstream body changed "));
@@ -186,7 +186,7 @@ static void test_body_change_that_is_only_a_rename(void **state)
         "        self.myself = 1\n"
         "    def forward(self, x):\n"
         "        return x + self.variance_epsilon + self.myself.variance_epsilon\n";
-    got = survey_text(a, b_wrong, PG_METHOD_OVERRIDE, "Norm.forward");
+    got = survey_text(a, b_wrong, PG_METHOD_OVERRIDE, "Norm.forward", NULL);
     assert_non_null(strstr(got, "warning body-changed: `Norm.forward`"));
     free(got);
 }
@@ -271,6 +271,44 @@ static void test_init_attr_renamed_used_by_patch(void **state)
     char *got = survey("llama", PG_METHOD_OVERRIDE, "LlamaMLP.forward", &o);
     assert_non_null(strstr(got, "error init-attr-renamed: `LlamaMLP.__init__`: `self.act_fn` "
                                 "renamed to `self.activation_fn` and the patch still uses it\n"));
+    free(got);
+}
+
+/* A replaced function is the config's source: a decorator upstream dropped does not
+ * reach the generated code unless the replacement carries it (then a warning, as
+ * for an override, which keeps upstream's decorators); one upstream added stays a
+ * warning (the replacement may want it). */
+static void test_decorator_dropped_under_a_replacement(void **state)
+{
+    (void)state;
+    static const char a[] = "@hub_kernel(\"rope\")\n"
+                            "@functools.cache\n"
+                            "def rope(x):\n"
+                            "    return x\n";
+    static const char b[] = "@new_hub(\"rope\")\n"
+                            "def rope(x):\n"
+                            "    return x\n";
+    static const char plain[] = "def my_rope(x):\n    return -x\n";
+    static const char carries[] = "@hub_kernel(\"rope\")\ndef my_rope(x):\n    return -x\n";
+    pg_object o = cfg_def("my_rope", plain);
+    char *got = survey_text(a, b, PG_FUNCTION_REPLACEMENT, "rope", &o);
+    assert_string_equal(got,
+                        "warning decorator-added: `rope`: decorator `@new_hub(\"rope\")` added\n"
+                        "info decorator-removed: `rope`: decorator `@hub_kernel(\"rope\")` "
+                        "removed (the replacement does not carry it)\n"
+                        "info decorator-removed: `rope`: decorator `@functools.cache` removed "
+                        "(the replacement does not carry it)\n");
+    free(got);
+    o = cfg_def("my_rope", carries);
+    got = survey_text(a, b, PG_FUNCTION_REPLACEMENT, "rope", &o);
+    assert_non_null(strstr(got,
+                           "warning decorator-removed: `rope`: decorator `@hub_kernel(\"rope\")` "
+                           "removed\n"));
+    assert_non_null(strstr(got, "info decorator-removed: `rope`: decorator `@functools.cache`"));
+    free(got);
+    /* an override keeps upstream's decorators: every drop is a warning */
+    got = survey_text(a, b, PG_METHOD_OVERRIDE, "rope", NULL);
+    assert_null(strstr(got, "info "));
     free(got);
 }
 
@@ -368,6 +406,7 @@ int main(void)
         cmocka_unit_test(test_default_changed),
         cmocka_unit_test(test_init_attr_renamed_used_by_patch),
         cmocka_unit_test(test_body_change_that_is_only_a_rename),
+        cmocka_unit_test(test_decorator_dropped_under_a_replacement),
         cmocka_unit_test(test_removed_import_used_by_patch),
         cmocka_unit_test(test_rename_candidates_scored),
         cmocka_unit_test(test_render),
