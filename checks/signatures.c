@@ -601,31 +601,69 @@ static severity dropped_decorator_severity(const sig_ctx *c, const char *name)
     return c->replaced && !replacement_carries(c, name) ? SEV_INFO : SEV_WARNING;
 }
 
+/* The argument list of a decorator, "(...)", or "" when it has none. */
+static const char *decorator_args(const char *d)
+{
+    const char *p = strchr(d, '(');
+    return p ? p : "";
+}
+
+/* An upstream decorator dropped for another of a new name with the same non-empty
+ * arguments (`@use_kernel_func_from_hub("rotary_pos_emb")` →
+ * `@use_kernel_forward_from_hub("rotary_pos_emb")`): the index in a of the one
+ * dropped, not yet paired, or -1. */
+static long renamed_decorator(const index_def *a, const index_def *b, const char *added,
+                              const int *paired)
+{
+    const char *args = decorator_args(added);
+    if (strlen(args) <= 2)
+        return -1;
+    for (size_t i = 0; i < a->n_decorators; i++) {
+        if (paired[i] || strcmp(decorator_args(a->decorators[i]), args))
+            continue;
+        char *n = decorator_name(a->decorators[i]);
+        int dropped = !is_kwarg_shim(n) && find_decorator(b, n) < 0;
+        free(n);
+        if (dropped)
+            return (long)i;
+    }
+    return -1;
+}
+
+static void decorator_changed(sig_ctx *c, const char *target, const char *old, const char *new)
+{
+    char *n = decorator_name(old);
+    severity sev = dropped_decorator_severity(c, n);
+    add(c, sev, NULL, "decorator-changed", target, "`%s`: decorator changed: `@%s` → `@%s`%s",
+        target, old, new, sev == SEV_INFO ? " (the replacement does not carry it)" : "");
+    free(n);
+}
+
 static void compare_decorators(sig_ctx *c, const char *target, const index_def *a,
                                const index_def *b)
 {
+    int *paired = pgci_calloc(a->n_decorators + 1, sizeof(int));
     for (size_t i = 0; i < b->n_decorators; i++) {
         char *n = decorator_name(b->decorators[i]);
         if (is_kwarg_shim(n)) { /* an argument's deprecation: see check_deprecations */
             free(n);
             continue;
         }
-        long j = find_decorator(a, n);
-        if (j < 0)
+        long j = find_decorator(a, n), k;
+        if (j < 0 && (k = renamed_decorator(a, b, b->decorators[i], paired)) >= 0) {
+            paired[k] = 1;
+            decorator_changed(c, target, a->decorators[k], b->decorators[i]);
+        } else if (j < 0) {
             add(c, SEV_WARNING, NULL, "decorator-added", target, "`%s`: decorator `@%s` added",
                 target, b->decorators[i]);
-        else if (strcmp(a->decorators[j], b->decorators[i]))
-            add(c, dropped_decorator_severity(c, n), NULL, "decorator-changed", target,
-                "`%s`: decorator changed: `@%s` → `@%s`%s", target, a->decorators[j],
-                b->decorators[i],
-                dropped_decorator_severity(c, n) == SEV_INFO
-                    ? " (the replacement does not carry it)"
-                    : "");
+        } else if (strcmp(a->decorators[j], b->decorators[i])) {
+            decorator_changed(c, target, a->decorators[j], b->decorators[i]);
+        }
         free(n);
     }
     for (size_t i = 0; i < a->n_decorators; i++) {
         char *n = decorator_name(a->decorators[i]);
-        if (!is_kwarg_shim(n) && find_decorator(b, n) < 0) {
+        if (!paired[i] && !is_kwarg_shim(n) && find_decorator(b, n) < 0) {
             severity sev = dropped_decorator_severity(c, n);
             add(c, sev, NULL, "decorator-removed", target, "`%s`: decorator `@%s` removed%s",
                 target, a->decorators[i],
@@ -633,6 +671,7 @@ static void compare_decorators(sig_ctx *c, const char *target, const index_def *
         }
         free(n);
     }
+    free(paired);
 }
 
 static int text_mentions_attr(const char *text, const char *attr)
