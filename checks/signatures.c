@@ -1094,6 +1094,23 @@ static int has_auto_docstring(const index_def *d)
     return d && find_decorator(d, "auto_docstring") >= 0;
 }
 
+/* Whether @auto_docstring documents an argument by its name alone: a class-level
+ * assignment of that name in one of auto_docstring.py's `*Args` classes
+ * (ModelArgs.output_attentions, ...) at the tag the generated code runs against. */
+static int documented_by_name(const index_module *docs, const char *param)
+{
+    for (size_t i = 0; docs && i < docs->n_defs; i++) {
+        const index_def *d = docs->defs[i];
+        size_t n = strlen(d->name);
+        if (d->kind != INDEX_CLASS || n < 4 || strcmp(d->name + n - 4, "Args"))
+            continue;
+        for (size_t k = 0; k < d->n_attrs; k++)
+            if (!strcmp(d->attrs[k].name, param))
+                return 1;
+    }
+    return 0;
+}
+
 static void auto_docstring(sig_ctx *c, const char *target, const index_def *upstream,
                            const char *text)
 {
@@ -1114,7 +1131,8 @@ static void auto_docstring(sig_ctx *c, const char *target, const index_def *upst
             if (!strcmp(p, "self") || fn->params[i].kind == INDEX_PARAM_VAR_KEYWORD ||
                 fn->params[i].kind == INDEX_PARAM_VAR_POSITIONAL || param_index(upstream, p) >= 0 ||
                 find_str(fn->doc_args, fn->n_doc_args, p) >= 0 ||
-                find_str(upstream->doc_args, upstream->n_doc_args, p) >= 0)
+                find_str(upstream->doc_args, upstream->n_doc_args, p) >= 0 ||
+                documented_by_name(c->p->docs_b, p))
                 continue;
             strbuf_addf(&missing, "%s`%s`", missing.len ? ", " : "", p);
         }

@@ -55,6 +55,9 @@ typedef struct survey_pair {
     /* what each patch body uses, read once a run (checks/survey_trees.h); NULL:
      * read where needed */
     survey_bodies *bodies;
+    /* transformers.utils.auto_docstring at A and B: the argument docs @auto_docstring
+     * fills in by name (its *Args classes); NULL when not fetched or absent */
+    const index_module *docs_a, *docs_b;
 } survey_pair;
 
 /* Compares every target of one config; appends findings. */

@@ -77,6 +77,7 @@ void survey_compare_checks(survey_checked *c, const survey_pair *p, const index_
     same.base_b = p->base_a;
     same.base_src_b = p->base_src_a;
     same.base_src_b_len = p->base_src_a_len;
+    same.docs_b = p->docs_a;
     if (p->a && p->src_a)
         run_checks(&c->standing, &same);
 }

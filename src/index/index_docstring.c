@@ -1,8 +1,8 @@
 /*
  * index_docstring.c - docstrings as Python tools read them: cleaned like
- * inspect.cleandoc, and the parameter names of a Google-style `Args:` section (the
- * layout transformers' @auto_docstring reads and the auto-docstring check compares
- * with a signature).
+ * inspect.cleandoc, and the parameter names of a Google-style `Args:` section or,
+ * without one, the entries @auto_docstring reads from the whole docstring (the
+ * auto-docstring check compares them with a signature).
  */
 #include <string.h>
 
@@ -128,15 +128,62 @@ static size_t entry_name(const char *s, size_t n, size_t *start)
     return 0;
 }
 
+/* Whether a line's text opens what @auto_docstring cuts the argument docs at
+ * ("Example", "Return", a code fence). */
+static int ends_args(const char *s, size_t n)
+{
+    static const char *const heads[] = {"Example", "Return", "```"};
+    for (size_t i = 0; i < sizeof(heads) / sizeof(*heads); i++)
+        if (n >= strlen(heads[i]) && !memcmp(s, heads[i], strlen(heads[i])))
+            return 1;
+    return 0;
+}
+
+/* A docstring without an `Args:` header: @auto_docstring reads the whole of it,
+ * up to a line that opens an example or the returns, as the argument docs, an
+ * entry being a line at the text's least indent that starts `name (`
+ * (transformers' parse_docstring: `cache_position (`torch.LongTensor`):`). */
+typedef VEC(const char *) name_vec;
+
+static void headerless_args(arena *a, const char *clean, size_t len, name_vec *out)
+{
+    size_t least = (size_t)-1, cut = len;
+    for (const char *p = clean, *end = clean + len; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        size_t ind = indent_of(p, n);
+        if (ind < n && ends_args(p + ind, n - ind)) {
+            cut = (size_t)(p - clean);
+            break;
+        }
+        if (ind < n && ind < least)
+            least = ind;
+        p += n + 1;
+    }
+    for (const char *p = clean, *end = clean + cut; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        size_t ind = indent_of(p, n), j = ind;
+        while (j < n && is_ident_char(p[j]))
+            j++;
+        size_t k = j;
+        while (k < n && p[k] == ' ')
+            k++;
+        if (ind == least && j > ind && !(p[ind] >= '0' && p[ind] <= '9') && k < n && p[k] == '(')
+            VEC_PUSH(out, arena_strndup(a, p + ind, j - ind));
+        p += n + 1;
+    }
+}
+
 void index_doc_args(arena *a, const char *doc, const char ***names, size_t *n)
 {
     strbuf clean = STRBUF_INIT;
     index_cleandoc(&clean, doc);
-    VEC(const char *) out = VEC_INIT;
+    name_vec out = VEC_INIT;
     for (size_t i = 0; i < *n; i++)
         VEC_PUSH(&out, (*names)[i]);
 
-    int in_section = 0;
+    int in_section = 0, headed = 0;
     size_t head_indent = 0, entry_indent = 0;
     const char *p = clean.buf, *end = clean.buf + clean.len;
     while (p < end) {
@@ -148,7 +195,7 @@ void index_doc_args(arena *a, const char *doc, const char ***names, size_t *n)
             if (in_section && ind <= head_indent)
                 in_section = 0;
             if (!in_section && is_section_header(p + ind, len - ind)) {
-                in_section = 1;
+                in_section = headed = 1;
                 head_indent = ind;
                 entry_indent = 0;
             } else if (in_section) {
@@ -162,6 +209,8 @@ void index_doc_args(arena *a, const char *doc, const char ***names, size_t *n)
         }
         p += len + 1;
     }
+    if (!headed)
+        headerless_args(a, clean.buf, clean.len, &out);
     strbuf_free(&clean);
     if (out.len) {
         const char **arr = arena_alloc(a, out.len * sizeof(*arr));

@@ -251,7 +251,7 @@ static int survey_evaluate(survey_state *s)
     pg_config **cfgs = s->cfgs = pgci_calloc(n ? n : 1, sizeof(*cfgs));
     s->eval_errs = pgci_calloc(n ? n : 1, sizeof(*s->eval_errs));
     evaluate_all(s);
-    module_pair *mods = s->mods = pgci_calloc(2 * n + 2, sizeof(*mods));
+    module_pair *mods = s->mods = pgci_calloc(2 * n + 3, sizeof(*mods));
     size_t nmods = 0;
     for (size_t i = 0; i < n; i++) {
         if (!cfgs[i]) {
@@ -271,6 +271,9 @@ static int survey_evaluate(survey_state *s)
     /* the base classes every model inherits (checks/inherited.h) */
     if (nmods && find_module(mods, nmods, "transformers.modeling_utils") < 0)
         mods[nmods++].module = pgci_strdup("transformers.modeling_utils");
+    /* the argument docs @auto_docstring fills in by name (checks/signatures.c) */
+    if (nmods && find_module(mods, nmods, "transformers.utils.auto_docstring") < 0)
+        mods[nmods++].module = pgci_strdup("transformers.utils.auto_docstring");
     s->nmods = nmods;
     return 0;
 }
@@ -416,6 +419,7 @@ static void survey_pairs(survey_state *s)
     module_pair *mods = s->mods;
     size_t nmods = s->nmods;
     long ui = find_module(mods, nmods, "transformers.modeling_utils");
+    long di = find_module(mods, nmods, "transformers.utils.auto_docstring");
     s->cmps = pgci_calloc(s->n ? s->n : 1, sizeof(*s->cmps));
     s->bodies = survey_bodies_new();
     for (size_t i = 0; i < s->n; i++) {
@@ -446,6 +450,8 @@ static void survey_pairs(survey_state *s)
             .parses = s->parses,
             .parses_a = s->parses_a,
             .bodies = s->bodies,
+            .docs_a = di >= 0 ? mods[di].a : NULL,
+            .docs_b = di >= 0 ? mods[di].b : NULL,
         };
         if (ui >= 0 && mods[ui].a && mods[ui].b) {
             c->sp.base_a = mods[ui].a;

@@ -175,7 +175,7 @@ static char *survey(const char *src_a, const char *src_b, const tpatch *ps, size
     }
     survey_pair p = {"cfg", "cfg.py",      &cfg, a,    b,    "v1.0", "v2.0", src_b, strlen(src_b),
                      src_a, strlen(src_a), NULL, NULL, NULL, NULL,   NULL,   0,     0,
-                     NULL,  NULL,          NULL};
+                     NULL,  NULL,          NULL, NULL, NULL};
     /* once parsing every body where a check reads it, once through a parse set and
      * a memo of body uses as the survey runs: the same findings, each body parsed
      * once for B and A */

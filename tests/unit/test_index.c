@@ -441,6 +441,33 @@ static void test_docstring_helpers(void **state)
     assert_string_equal(names[0], "args");
     assert_string_equal(names[1], "input_ids");
     assert_string_equal(names[2], "beta");
+
+    /* no Args: header: the whole docstring up to an example or the returns, as
+     * @auto_docstring reads it (transformers' parse_docstring), entries `name (`
+     * at the least indent; `name: text` is not one there */
+    names = NULL;
+    n = 0;
+    index_doc_args(&a,
+                   "\n    cache_position (`torch.LongTensor`, *optional*):\n"
+                   "        Indices (in the cache).\n"
+                   "    rope_deltas(`torch.LongTensor`):\n"
+                   "        The deltas.\n"
+                   "    plain: not read without a header.\n"
+                   "    Returns:\n"
+                   "    out (`torch.Tensor`): after the returns.\n",
+                   &names, &n);
+    assert_int_equal(n, 2);
+    assert_string_equal(names[0], "cache_position");
+    assert_string_equal(names[1], "rope_deltas");
+    names = NULL;
+    n = 0;
+    index_doc_args(&a, "Summary (a sentence).\n\n    Example:\n    x (`int`): no.\n", &names, &n);
+    /* a line at the least indent that opens `name (` is an entry for pgci even
+     * without the `):` transformers also wants: reading a name too many only
+     * makes the auto-docstring check say less (tests/corpus/81-docstring-args.sh
+     * holds pgci to never reading fewer than transformers) */
+    assert_int_equal(n, 1);
+    assert_string_equal(names[0], "Summary");
     arena_free(&a);
 }
 

@@ -15,6 +15,8 @@
 #include "core/fs.h"
 
 static strbuf last_src[2];
+/* transformers.utils.auto_docstring at B for the next survey, when a test sets it */
+static const index_module *docs_b;
 
 static index_module *load(const char *tag, const char *model)
 {
@@ -65,7 +67,10 @@ static char *survey_modules(index_module *a, index_module *b, pg_patch_type type
                      0,
                      NULL,
                      NULL,
+                     NULL,
+                     NULL,
                      NULL};
+    p.docs_b = docs_b;
     findings fs = FINDINGS_INIT;
     signatures_compare(&fs, &p);
     strbuf out = STRBUF_INIT;
@@ -315,6 +320,54 @@ static void test_decorator_dropped_under_a_replacement(void **state)
     free(got);
 }
 
+/* @auto_docstring documents an argument by name from auto_docstring.py's *Args
+ * classes (transformers 5.24.0 prints "[ERROR] `cache_position` is part of ...'s
+ * signature, but not documented" and nothing for `output_attentions`, which
+ * ModelArgs has): only an argument neither upstream, the docstring nor those
+ * classes document is missing. */
+static void test_auto_docstring_common_args(void **state)
+{
+    (void)state;
+    static const char a[] = "class M:\n"
+                            "    @auto_docstring\n"
+                            "    def forward(self, x, cache_position=None):\n"
+                            "        return x\n";
+    static const char b[] = "class M:\n"
+                            "    @auto_docstring\n"
+                            "    def forward(self, x):\n"
+                            "        return x\n";
+    static const char override[] =
+        "def fwd(self, x, cache_position=None, output_attentions=None, rope_deltas=None):\n"
+        "    r\"\"\"\n"
+        "    rope_deltas (`torch.Tensor`, *optional*):\n"
+        "        the deltas.\n"
+        "    \"\"\"\n"
+        "    return x\n";
+    static const char docs[] = "class ModelArgs:\n"
+                               "    output_attentions = {\"description\": \"...\"}\n"
+                               "    cache = {\"description\": \"...\"}\n"
+                               "\n"
+                               "class ModelOutputArgs:\n"
+                               "    last_hidden_state = {}\n";
+    pg_object o = cfg_def("fwd", override);
+    o.end_line = 6;
+    char *got = survey_text(a, b, PG_METHOD_OVERRIDE, "M.forward", &o);
+    assert_non_null(strstr(got, "`M.forward` is @auto_docstring upstream; the override adds "
+                                "`cache_position`, `output_attentions`, missing"));
+    free(got);
+    index_module *d;
+    assert_int_equal(index_module_from_source(&d, docs, strlen(docs), "auto_docstring.py",
+                                              "transformers.utils.auto_docstring"),
+                     0);
+    docs_b = d;
+    got = survey_text(a, b, PG_METHOD_OVERRIDE, "M.forward", &o);
+    docs_b = NULL;
+    assert_non_null(strstr(got, "`M.forward` is @auto_docstring upstream; the override adds "
+                                "`cache_position`, missing"));
+    free(got);
+    index_module_free(d);
+}
+
 static void test_removed_import_used_by_patch(void **state)
 {
     (void)state;
@@ -410,6 +463,7 @@ int main(void)
         cmocka_unit_test(test_init_attr_renamed_used_by_patch),
         cmocka_unit_test(test_body_change_that_is_only_a_rename),
         cmocka_unit_test(test_decorator_dropped_under_a_replacement),
+        cmocka_unit_test(test_auto_docstring_common_args),
         cmocka_unit_test(test_removed_import_used_by_patch),
         cmocka_unit_test(test_rename_candidates_scored),
         cmocka_unit_test(test_render),
