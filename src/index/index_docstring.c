@@ -183,7 +183,7 @@ void index_doc_args(arena *a, const char *doc, const char ***names, size_t *n)
     for (size_t i = 0; i < *n; i++)
         VEC_PUSH(&out, (*names)[i]);
 
-    int in_section = 0, headed = 0;
+    int in_section = 0, headed = 0, flush = 0; /* flush: entries at the header's indent */
     size_t head_indent = 0, entry_indent = 0;
     const char *p = clean.buf, *end = clean.buf + clean.len;
     while (p < end) {
@@ -192,16 +192,26 @@ void index_doc_args(arena *a, const char *doc, const char ***names, size_t *n)
         size_t ind = indent_of(p, len);
         int blank = ind == len;
         if (!blank) {
-            if (in_section && ind <= head_indent)
+            size_t st;
+            /* `Args:` then entries at its own indent: transformers reads all that
+             * follows the header, up to the returns or an example */
+            if (in_section && ind <= head_indent &&
+                !(ind == head_indent && (flush || !entry_indent) &&
+                  !ends_args(p + ind, len - ind) && !is_section_header(p + ind, len - ind) &&
+                  entry_name(p + ind, len - ind, &st)))
                 in_section = 0;
+            else if (in_section && ind == head_indent)
+                flush = 1;
             if (!in_section && is_section_header(p + ind, len - ind)) {
                 in_section = headed = 1;
                 head_indent = ind;
                 entry_indent = 0;
+                flush = 0;
             } else if (in_section) {
-                if (!entry_indent)
+                if (flush)
+                    entry_indent = head_indent;
+                else if (!entry_indent)
                     entry_indent = ind;
-                size_t st;
                 size_t nl_len = ind == entry_indent ? entry_name(p + ind, len - ind, &st) : 0;
                 if (nl_len)
                     VEC_PUSH(&out, arena_strndup(a, p + ind + st, nl_len));

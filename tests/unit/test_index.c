@@ -459,6 +459,18 @@ static void test_docstring_helpers(void **state)
     assert_int_equal(n, 2);
     assert_string_equal(names[0], "cache_position");
     assert_string_equal(names[1], "rope_deltas");
+    /* an `Args:` header whose entries sit at its own indent: transformers reads
+     * every entry after the header, up to the returns */
+    names = NULL;
+    n = 0;
+    index_doc_args(&a,
+                   "Replace symbols.\n\n    Args:\n    input_ids (`torch.LongTensor`):\n"
+                   "           Indices.\n    mask (`torch.Tensor`): the mask.\n\n"
+                   "    Returns: torch.Tensor\n    out (`int`): no.\n",
+                   &names, &n);
+    assert_int_equal(n, 2);
+    assert_string_equal(names[0], "input_ids");
+    assert_string_equal(names[1], "mask");
     names = NULL;
     n = 0;
     index_doc_args(&a, "Summary (a sentence).\n\n    Example:\n    x (`int`): no.\n", &names, &n);
