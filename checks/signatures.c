@@ -542,12 +542,12 @@ static void compare_params(sig_ctx *c, const char *target, const index_def *a, c
 
 /* ---- decorators, bases, attributes ----------------------------------------------- */
 
-/* "deprecate_kwarg(...)" -> "deprecate_kwarg" */
 static int ident_char(char ch)
 {
     return isalnum((unsigned char)ch) || ch == '_';
 }
 
+/* "deprecate_kwarg(...)" -> "deprecate_kwarg" */
 static char *decorator_name(const char *d)
 {
     size_t n = strcspn(d, "(");
