@@ -480,6 +480,18 @@ static json_t *change_json(const change *c, const char *id)
     return o;
 }
 
+int changes_target_count_kind(const char *check, const char *kind)
+{
+    if (!kind || !check)
+        return 0;
+    if (!strcmp(kind, "vanished") || !strcmp(kind, "missing-target"))
+        return 1;
+    return !strcmp(check, "signatures") && strcmp(kind, "appeared") &&
+                   strcmp(kind, "import-removed") && strcmp(kind, "body-changed")
+               ? 2
+               : 0;
+}
+
 json_t *changes_group(json_t *fs)
 {
     size_t nf = json_array_size(fs), n = 0;

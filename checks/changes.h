@@ -27,6 +27,13 @@ typedef enum change_how {
 /* "fails-to-regenerate", "silently-dropped", ... */
 const char *change_how_name(change_how h);
 
+/* What the survey's summaries count for one finding's target (check and
+ * data.kind): 1 a target vanished, 2 a target's signature, decorators, bases or
+ * attributes changed, 0 neither (a body change, a name no longer imported, ...).
+ * The terminal line (pgci survey) and the report's first sentence both count
+ * distinct targets by it. */
+int changes_target_count_kind(const char *check, const char *kind);
+
 /* Groups findings (a run.json findings array): sets data.change (the change id)
  * on each finding, creating data when null, and returns the changes, ordered for
  * the note: [{id, title, kind, how, severity, symbol, configs: [...], findings: n,

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks/changes.h"
 #include "checks/check.h"
 #include "core/vec.h"
 #include "pipeline/run_shard.h"
@@ -205,15 +206,11 @@ static void add_summary(strbuf *sb, const run_doc *d)
         json_t *f;
         json_array_foreach(fs, i, f)
         {
-            const char *kind = str(json_object_get(f, "data"), "kind");
             const char *target = str(json_object_get(f, "data"), "target");
-            strvec *into = NULL;
-            if (!strcmp(kind, "vanished") || !strcmp(kind, "missing-target"))
-                into = &gone;
-            else if (!strcmp(str(f, "check"), "signatures") && *kind &&
-                     strcmp(kind, "body-changed") && strcmp(kind, "appeared") &&
-                     strcmp(kind, "import-removed"))
-                into = &changed;
+            int counted = changes_target_count_kind(
+                str(f, "check"),
+                json_string_value(json_object_get(json_object_get(f, "data"), "kind")));
+            strvec *into = counted == 1 ? &gone : counted == 2 ? &changed : NULL;
             if (into && *target && strvec_find(into, target) < 0)
                 strvec_push(into, target);
         }

@@ -151,13 +151,6 @@ static void fetch_both(upstream *up, py_parse_set *const parses[2], const char *
     free(errs);
 }
 
-static int is_change(const finding *f)
-{
-    const char *k = json_string_value(json_object_get(f->data, "kind"));
-    return k && strcmp(k, "vanished") && strcmp(k, "appeared") && strcmp(k, "import-removed") &&
-           strcmp(k, "body-changed") && strcmp(f->check, "signatures") == 0;
-}
-
 /* One config's comparison: its pair of modules at A and B, and what the two-tag
  * checks found, made while the configs are regenerated against B. */
 typedef struct survey_cmp {
@@ -558,12 +551,10 @@ static void survey_config_status(survey_state *s)
         const char *target = json_string_value(json_object_get(f->data, "target"));
         if (!target)
             continue;
-        if (kind && (!strcmp(kind, "vanished") || !strcmp(kind, "missing-target"))) {
-            if (strvec_find(&vanished, target) < 0)
-                strvec_push(&vanished, target);
-        } else if (is_change(f) && strvec_find(&changed, target) < 0) {
-            strvec_push(&changed, target);
-        }
+        int counted = changes_target_count_kind(f->check, kind);
+        strvec *into = counted == 1 ? &vanished : counted == 2 ? &changed : NULL;
+        if (into && strvec_find(into, target) < 0)
+            strvec_push(into, target);
     }
     out->n_vanished = vanished.len;
     out->n_changed = changed.len;

@@ -458,6 +458,22 @@ static json_t *jfinding(const char *check, const char *sev, const char *config, 
                      config, "title", title, "detail", detail, "data", data);
 }
 
+/* What the survey's summaries count: vanished targets, changed ones, and neither
+ * for body changes, names no longer imported, targets that appeared, other checks. */
+static void test_target_count_kind(void **state)
+{
+    (void)state;
+    assert_int_equal(changes_target_count_kind("signatures", "vanished"), 1);
+    assert_int_equal(changes_target_count_kind("targets", "missing-target"), 1);
+    assert_int_equal(changes_target_count_kind("signatures", "param-renamed"), 2);
+    assert_int_equal(changes_target_count_kind("signatures", "decorator-removed"), 2);
+    assert_int_equal(changes_target_count_kind("signatures", "body-changed"), 0);
+    assert_int_equal(changes_target_count_kind("signatures", "import-removed"), 0);
+    assert_int_equal(changes_target_count_kind("signatures", "appeared"), 0);
+    assert_int_equal(changes_target_count_kind("callees", "callee-vanished"), 0);
+    assert_int_equal(changes_target_count_kind("signatures", NULL), 0);
+}
+
 static void test_changes_group(void **state)
 {
     (void)state;
@@ -520,6 +536,7 @@ int main(void)
         cmocka_unit_test(test_self_call_deprecated),
         cmocka_unit_test(test_same_tag_reports_nothing),
         cmocka_unit_test(test_inherited_module_keyed),
+        cmocka_unit_test(test_target_count_kind),
         cmocka_unit_test(test_changes_group),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
