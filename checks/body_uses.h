@@ -25,11 +25,26 @@ typedef struct body_call {
     int unpacked;        /* names a tuple unpacking of the result binds; 0 when none */
     int result_used;     /* the result is assigned, unpacked, indexed or read from */
     unsigned line;       /* 1-based, in the body */
+    int via_dict;        /* while reading: 1 + the dict local a `**kw` splats */
 } body_call;
 
 typedef struct body_uses {
     body_call *calls;
     size_t n_calls;
+    /* calls of a free name, `f(...)` (method: the name): a module-level function,
+     * or one the module imports. A local bound once to a free name or to a
+     * conditional choice of free names (`fn = a if c else b`) calls each of them;
+     * a `**kw` of a local bound once to a dict literal with string keys, and used
+     * nowhere else, passes those keys */
+    body_call *name_calls;
+    size_t n_name_calls;
+    /* what a loop over a container of submodules does with each element: `for
+     * layer in self.layers[...]:` (or `enumerate(self.layers)`), then
+     * `layer.attention_type` (elem_attrs: pairs container, attribute; unique) or
+     * `layer(...)` (elem_calls, method: the container) */
+    strvec elem_attrs;
+    body_call *elem_calls;
+    size_t n_elem_calls;
     strvec loads; /* free names, in order of first use, unique */
 } body_uses;
 

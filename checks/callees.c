@@ -16,6 +16,7 @@
 
 #include <ctype.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -257,14 +258,29 @@ static void sig_detail(strbuf *d, const cctx *c, const index_def *a, const index
     strbuf_addc(d, '\n');
 }
 
+/* A callee at A and B as one call reaches it, with the sources their spans index. */
+typedef struct callee {
+    const char *how;  /* the call as the messages name it: "self.m()", "f()" */
+    const char *from; /* the module it is imported from; NULL: the model's own */
+    const char *note; /* after the call in the message: " (a `Cls`)"; "" for none */
+    int quiet;        /* a library's or a submodule's contract: a changed signature only when the
+                       * call no longer binds or a positional argument lands elsewhere, no body */
+    const index_def *a, *b;
+    const char *src_a, *src_b; /* NULL: not read */
+    size_t src_a_len, src_b_len;
+} callee;
+
 /* What a body does with a callee's result, against what the callee returns now. */
-static void callee_returns(cctx *c, const body_call *call, const index_def *a, const index_def *b)
+static void callee_returns(cctx *c, const body_call *call, const callee *k)
 {
+    const index_def *a = k->a, *b = k->b;
     if (!call->result_used)
         return;
-    int ra = source_return_arity(c->p->src_a, c->p->src_a_len, a);
-    int rb = source_return_arity(c->p->src_b, c->p->src_b_len, b);
-    int ann = !signatures_annotation_eq(a->returns, b->returns);
+    int ra = k->src_a ? source_return_arity(k->src_a, k->src_a_len, a) : 0;
+    int rb = k->src_b ? source_return_arity(k->src_b, k->src_b_len, b) : 0;
+    /* a library's or a submodule's annotation moves with its releases: only the
+     * number of values it returns is followed there */
+    int ann = !k->quiet && !signatures_annotation_eq(a->returns, b->returns);
     if ((!ra || !rb || ra == rb) && !ann)
         return;
     json_t *data = json_object();
@@ -273,16 +289,15 @@ static void callee_returns(cctx *c, const body_call *call, const index_def *a, c
         json_object_set_new(data, "new_arity", json_integer(rb));
         int breaks = call->unpacked && call->unpacked != rb;
         add(c, breaks ? SEV_ERROR : SEV_WARNING, data, "callee-return-changed", b->qualname,
-            "`%s` uses what `self.%s()` returns, which now returns %d values instead of %d%s",
-            c->where, call->method, rb, ra, breaks ? " (the body unpacks the old number)" : "");
+            "`%s` uses what `%s` returns, which now returns %d values instead of %d%s", c->where,
+            k->how, rb, ra, breaks ? " (the body unpacks the old number)" : "");
         return;
     }
     json_object_set_new(data, "old_returns", a->returns ? json_string(a->returns) : json_null());
     json_object_set_new(data, "new_returns", b->returns ? json_string(b->returns) : json_null());
     add(c, SEV_WARNING, data, "callee-return-changed", b->qualname,
-        "`%s` uses what `self.%s()` returns, annotated `%s` at %s (was `%s`)", c->where,
-        call->method, b->returns ? b->returns : "(none)", c->p->tag_b,
-        a->returns ? a->returns : "(none)");
+        "`%s` uses what `%s` returns, annotated `%s` at %s (was `%s`)", c->where, k->how,
+        b->returns ? b->returns : "(none)", c->p->tag_b, a->returns ? a->returns : "(none)");
 }
 
 static int same_body(const cctx *c, const index_def *a, const index_def *b)
@@ -292,10 +307,31 @@ static int same_body(const cctx *c, const index_def *a, const index_def *b)
     return survey_same_def_body(c->p, a, b);
 }
 
-static void callee_changed(cctx *c, const body_call *call, const index_def *a, const index_def *b)
+/* The first positional argument the call passes that binds a parameter of another
+ * name at B than at A: what the call passes means something else now. */
+static char *positional_moved(const body_call *call, const index_def *a, const index_def *b)
 {
-    if (!same_params(a, b)) {
-        char *why = call_breaks(call, b);
+    size_t fa = a->parent && a->n_params ? 1 : 0, fb = b->parent && b->n_params ? 1 : 0;
+    for (size_t i = 0; !call->star_args && i < call->n_positional; i++) {
+        if (fa + i >= a->n_params || fb + i >= b->n_params)
+            return NULL;
+        const index_param *pa = &a->params[fa + i], *pb = &b->params[fb + i];
+        if (pa->kind == INDEX_PARAM_VAR_POSITIONAL || pb->kind == INDEX_PARAM_VAR_POSITIONAL ||
+            pa->kind == INDEX_PARAM_KEYWORD_ONLY || pb->kind == INDEX_PARAM_KEYWORD_ONLY)
+            return NULL;
+        if (strcmp(pa->name, pb->name))
+            return pgci_asprintf("its positional argument %zu now binds `%s` (was `%s`)", i + 1,
+                                 pb->name, pa->name);
+    }
+    return NULL;
+}
+
+static void callee_changed(cctx *c, const body_call *call, const callee *k)
+{
+    const index_def *a = k->a, *b = k->b;
+    char *why = same_params(a, b) ? NULL : call_breaks(call, b);
+    char *moved = !why && k->quiet && !same_params(a, b) ? positional_moved(call, a, b) : NULL;
+    if (!same_params(a, b) && (!k->quiet || why || moved)) {
         json_t *data = json_object();
         strbuf d = STRBUF_INIT;
         sig_detail(&d, c, a, b);
@@ -306,40 +342,367 @@ static void callee_changed(cctx *c, const body_call *call, const index_def *a, c
         signatures_render(&x, b);
         json_object_set_new(data, "new_signature", json_string(x.buf));
         strbuf_free(&x);
-        finding *f = add(c, why ? SEV_ERROR : SEV_WARNING, data, "callee-signature-changed",
-                         b->qualname, "`%s` calls `self.%s()`, whose signature changed at %s%s%s",
-                         c->where, call->method, c->p->tag_b, why ? ": " : "", why ? why : "");
+        if (k->from)
+            json_object_set_new(data, "defined_in", json_string(k->from));
+        const char *because = why ? why : moved;
+        finding *f =
+            add(c, why ? SEV_ERROR : SEV_WARNING, data, "callee-signature-changed", b->qualname,
+                "`%s` calls `%s`%s, whose signature changed at %s%s%s", c->where, k->how, k->note,
+                c->p->tag_b, because ? ": " : "", because ? because : "");
         if (f)
             finding_set_detail(f, d.buf);
         strbuf_free(&d);
-        free(why);
     }
-    callee_returns(c, call, a, b);
-    if (!same_body(c, a, b))
+    free(why);
+    free(moved);
+    callee_returns(c, call, k);
+    if (!k->quiet && !same_body(c, a, b))
         add(c, SEV_INFO, NULL, "callee-body-changed", b->qualname,
-            "`%s` calls `self.%s()`, whose upstream body changed (%s → %s)", c->where, call->method,
+            "`%s` calls `%s`%s, whose upstream body changed (%s → %s)", c->where, k->how, k->note,
             c->p->tag_a, c->p->tag_b);
+}
+
+/* The class `self.<attr> = Cls(...)` makes in cls's `__init__` in module m (src):
+ * Cls when m defines it; NULL otherwise. */
+static char *submodule_class(const index_module *m, const char *src, size_t len, const char *cls,
+                             const char *attr)
+{
+    const index_def *init = src ? callees_resolve(m, cls, "__init__") : NULL;
+    char *v = init ? source_attr_value(src, len, init, attr) : NULL;
+    char *name = NULL;
+    if (v) {
+        size_t n = strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+        const index_def *d;
+        if (n && v[n] == '(' && (name = pgci_strndup(v, n)) &&
+            (!(d = index_find(m, name)) || d->kind != INDEX_CLASS || d->parent)) {
+            free(name);
+            name = NULL;
+        }
+    }
+    free(v);
+    return name;
+}
+
+/* `self.attr(...)` where upstream's `__init__` makes self.attr an instance of a class
+ * the module defines: nn.Module's call runs that class's forward. */
+static void submodule_call(cctx *c, const char *cls, const body_call *call)
+{
+    const survey_pair *p = c->p;
+    if (config_defines(p->cfg, cls, "__init__"))
+        return; /* the config's __init__ makes what it calls */
+    char *ca = submodule_class(p->a, p->src_a, p->src_a_len, cls, call->method);
+    char *cb = ca ? submodule_class(p->b, p->src_b, p->src_b_len, cls, call->method) : NULL;
+    const index_def *fa = ca ? callees_resolve(p->a, ca, "forward") : NULL;
+    const index_def *fb = cb ? callees_resolve(p->b, cb, "forward") : NULL;
+    if (fa && fb && fa->kind == INDEX_FUNCTION && fb->kind == INDEX_FUNCTION &&
+        !config_defines(p->cfg, cb, "forward")) {
+        char *how = pgci_asprintf("self.%s()", call->method);
+        char *note = pgci_asprintf(" (a `%s`)", cb);
+        callee k = {how, NULL, note, 1, fa, fb, p->src_a, p->src_b, p->src_a_len, p->src_b_len};
+        callee_changed(c, call, &k);
+        free(how);
+        free(note);
+    }
+    free(ca);
+    free(cb);
+}
+
+/* The class of the submodules `self.<container> = nn.ModuleList([Cls(...) for ...])`
+ * makes in cls's `__init__` in module m (src): the first `Name(` of the value that
+ * m defines as a class; NULL when none. */
+static char *element_class(const index_module *m, const char *src, size_t len, const char *cls,
+                           const char *container)
+{
+    const index_def *init = src ? callees_resolve(m, cls, "__init__") : NULL;
+    char *v = init ? source_attr_value(src, len, init, container) : NULL;
+    char *found = NULL;
+    for (const char *p = v; p && *p && !found;) {
+        if (!isalpha((unsigned char)*p) && *p != '_') {
+            p++;
+            continue;
+        }
+        const char *q = p;
+        while (isalnum((unsigned char)*q) || *q == '_')
+            q++;
+        const index_def *d;
+        if (*q == '(' && (p == v || p[-1] != '.')) {
+            char *name = pgci_strndup(p, (size_t)(q - p));
+            if ((d = index_find(m, name)) && d->kind == INDEX_CLASS && !d->parent)
+                found = name;
+            else
+                free(name);
+        }
+        p = q;
+    }
+    free(v);
+    return found;
+}
+
+/* cls (or a base the module defines) sets self.attr in its __init__, or has attr as
+ * a method or class attribute. */
+static int provides_attr(const index_module *m, const char *cls, const char *attr, int depth)
+{
+    const index_def *c = depth < 12 ? index_find(m, cls) : NULL;
+    if (!c || c->kind != INDEX_CLASS)
+        return 0;
+    for (size_t i = 0; i < c->n_init_attrs; i++)
+        if (!strcmp(c->init_attrs[i], attr))
+            return 1;
+    for (size_t i = 0; i < c->n_attrs; i++)
+        if (!strcmp(c->attrs[i].name, attr))
+            return 1;
+    if (index_member(c, attr))
+        return 1;
+    for (size_t i = 0; i < c->n_bases; i++) {
+        char *b = base_name(c->bases[i]);
+        int has = b && strcmp(b, cls) && provides_attr(m, b, attr, depth + 1);
+        free(b);
+        if (has)
+            return 1;
+    }
+    return 0;
+}
+
+/* What a loop over self.<container> does with each element: an attribute of it the
+ * element's class no longer provides, a call of it (its forward). */
+static void element_uses(cctx *c, const char *cls, const body_uses *u)
+{
+    const survey_pair *p = c->p;
+    for (size_t i = 0; i + 1 < u->elem_attrs.len; i += 2) {
+        const char *container = u->elem_attrs.items[i], *attr = u->elem_attrs.items[i + 1];
+        char *ca = element_class(p->a, p->src_a, p->src_a_len, cls, container);
+        char *cb = ca ? element_class(p->b, p->src_b, p->src_b_len, cls, container) : NULL;
+        if (cb && !config_defines(p->cfg, cb, "__init__") && !signatures_config_binds(p->cfg, cb) &&
+            provides_attr(p->a, ca, attr, 0) && !provides_attr(p->b, cb, attr, 0)) {
+            int ext = has_external_base(p->b, cb, 0);
+            json_t *data = json_object();
+            json_object_set_new(data, "attribute", json_string(attr));
+            json_object_set_new(data, "container", json_string(container));
+            char *target = pgci_asprintf("%s.__init__", cb);
+            add(c, ext ? SEV_WARNING : SEV_ERROR, data, "element-attr-removed", target,
+                "`%s` reads `.%s` of each `%s` in `self.%s`, which `%s` no longer sets at %s%s",
+                c->where, attr, cb, container, cb, p->tag_b,
+                ext ? " (an external base class may set it)" : "");
+            free(target);
+        }
+        free(ca);
+        free(cb);
+    }
+    for (size_t i = 0; i < u->n_elem_calls; i++) {
+        const body_call *call = &u->elem_calls[i];
+        char *ca = element_class(p->a, p->src_a, p->src_a_len, cls, call->method);
+        char *cb = ca ? element_class(p->b, p->src_b, p->src_b_len, cls, call->method) : NULL;
+        const index_def *fa = ca ? callees_resolve(p->a, ca, "forward") : NULL;
+        const index_def *fb = cb ? callees_resolve(p->b, cb, "forward") : NULL;
+        if (fa && fb && fa->kind == INDEX_FUNCTION && fb->kind == INDEX_FUNCTION &&
+            !config_defines(p->cfg, cb, "forward")) {
+            char *how = pgci_asprintf("self.%s[i]()", call->method);
+            char *note = pgci_asprintf(" (a `%s`)", cb);
+            callee k = {how, NULL, note, 1, fa, fb, p->src_a, p->src_b, p->src_a_len, p->src_b_len};
+            callee_changed(c, call, &k);
+            free(how);
+            free(note);
+        }
+        free(ca);
+        free(cb);
+    }
 }
 
 static void self_calls(cctx *c, const char *cls, const body_uses *u)
 {
+    const survey_pair *p = c->p;
     strvec seen = STRVEC_INIT;
     for (size_t i = 0; i < u->n_calls; i++) {
         const body_call *call = &u->calls[i];
         if (strvec_find(&seen, call->method) >= 0)
             continue;
         strvec_push(&seen, call->method);
-        const index_def *da = callees_resolve(c->p->a, cls, call->method);
-        if (!da || da->kind != INDEX_FUNCTION || config_defines(c->p->cfg, cls, call->method) ||
-            !index_find(c->p->b, cls))
+        const index_def *da = callees_resolve(p->a, cls, call->method);
+        if (config_defines(p->cfg, cls, call->method) || !index_find(p->b, cls))
             continue;
-        const index_def *db = callees_resolve(c->p->b, cls, call->method);
+        if (!da) {
+            submodule_call(c, cls, call);
+            continue;
+        }
+        if (da->kind != INDEX_FUNCTION)
+            continue;
+        const index_def *db = callees_resolve(p->b, cls, call->method);
+        char *how = pgci_asprintf("self.%s()", call->method);
+        callee k = {how, NULL, "", 0, da, db, p->src_a, p->src_b, p->src_a_len, p->src_b_len};
         if (!db)
             callee_vanished(c, cls, call, da);
         else if (db->kind == INDEX_FUNCTION)
-            callee_changed(c, call, da, db);
+            callee_changed(c, call, &k);
+        free(how);
     }
     strvec_free(&seen);
+}
+
+/* ---- calls of module-level and imported functions ---------------------------------- */
+
+static const index_def *module_function(const index_module *m, const char *name)
+{
+    const index_def *d = m ? index_find(m, name) : NULL;
+    return d && !d->parent && d->kind == INDEX_FUNCTION ? d : NULL;
+}
+
+char *callees_import_source(const index_module *m, const char *name)
+{
+    for (size_t i = 0; m && i < m->n_imports; i++) {
+        const index_import *im = &m->imports[i];
+        const char *bound = im->alias ? im->alias : im->name;
+        if (im->scope || im->in_if || !im->name || !bound || strcmp(bound, name) || !*im->module)
+            continue;
+        if (!im->level)
+            return !strncmp(im->module, "transformers.", 13) ? pgci_strdup(im->module) : NULL;
+        /* relative: the package of m, less level - 1 trailing parts */
+        const char *end = m->name ? strrchr(m->name, '.') : NULL;
+        for (int up = 1; end && up < im->level; up++) {
+            const char *q = end;
+            while (q > m->name && q[-1] != '.')
+                q--;
+            end = q > m->name ? q - 1 : NULL;
+        }
+        if (!end || strncmp(m->name, "transformers", 12))
+            return NULL;
+        return pgci_asprintf("%.*s.%s", (int)(end - m->name), m->name, im->module);
+    }
+    return NULL;
+}
+
+static const survey_ext *find_ext(const survey_pair *p, const char *module)
+{
+    for (size_t i = 0; i < p->n_ext; i++)
+        if (!strcmp(p->ext[i].module, module))
+            return &p->ext[i];
+    return NULL;
+}
+
+/* Of the calls of one name, the first that no longer binds to fn, else the first. */
+static const body_call *telling_call(const body_uses *u, const char *name, const index_def *fn)
+{
+    const body_call *first = NULL;
+    for (size_t i = 0; i < u->n_name_calls; i++) {
+        const body_call *call = &u->name_calls[i];
+        if (strcmp(call->method, name))
+            continue;
+        char *why = call_breaks(call, fn);
+        free(why);
+        if (why)
+            return call;
+        if (!first)
+            first = call;
+    }
+    return first;
+}
+
+/* A function of the module, or one it imports from another transformers module at
+ * both tags from the same place: the callee the call reaches, in k. */
+static int name_callee(const cctx *c, const char *name, callee *k)
+{
+    const survey_pair *p = c->p;
+    k->a = module_function(p->a, name);
+    if (k->a) {
+        k->b = module_function(p->b, name); /* gone: name-removed's */
+        k->src_a = p->src_a, k->src_a_len = p->src_a_len;
+        k->src_b = p->src_b, k->src_b_len = p->src_b_len;
+        return k->b != NULL;
+    }
+    char *ma = callees_import_source(p->a, name), *mb = callees_import_source(p->b, name);
+    const survey_ext *e = ma && mb && !strcmp(ma, mb) ? find_ext(p, ma) : NULL;
+    free(ma);
+    free(mb);
+    if (!e || !(k->a = module_function(e->a, name)) || !(k->b = module_function(e->b, name)))
+        return 0;
+    k->from = e->module;
+    k->quiet = 1;
+    k->src_a = e->src_a, k->src_a_len = e->src_a_len;
+    k->src_b = e->src_b, k->src_b_len = e->src_b_len;
+    return 1;
+}
+
+static void name_calls(cctx *c, const body_uses *u)
+{
+    strvec seen = STRVEC_INIT;
+    for (size_t i = 0; i < u->n_name_calls; i++) {
+        const char *name = u->name_calls[i].method;
+        if (strvec_find(&seen, name) >= 0)
+            continue;
+        strvec_push(&seen, name);
+        callee k;
+        memset(&k, 0, sizeof(k));
+        if (signatures_config_binds(c->p->cfg, name) || !name_callee(c, name, &k))
+            continue;
+        char *how = pgci_asprintf("%s()", name);
+        char *note = k.from ? pgci_asprintf(" (imported from `%s`)", k.from) : pgci_strdup("");
+        k.how = how;
+        k.note = note;
+        callee_changed(c, telling_call(u, name, k.b), &k);
+        free(how);
+        free(note);
+    }
+    strvec_free(&seen);
+}
+
+/* Every name followed by `(` in text, into names (a set): what a body may call. An
+ * over-approximation (strings and comments count), for choosing what to fetch. */
+static void called_names(hashmap *names, const char *text)
+{
+    for (const char *p = text; *p;) {
+        if (!isalpha((unsigned char)*p) && *p != '_') {
+            p++;
+            continue;
+        }
+        const char *q = p;
+        while (isalnum((unsigned char)*q) || *q == '_')
+            q++;
+        const char *r = q;
+        while (*r == ' ')
+            r++;
+        if (*r == '(' && (p == text || p[-1] != '.'))
+            hashmap_putn(names, p, (size_t)(q - p), names);
+        p = q;
+    }
+}
+
+/* The file of o scanned by called_names, once per file (texts: those scanned). */
+static void scan_object(hashmap *names, strvec *texts, const pg_object *o)
+{
+    char key[32];
+    if (!o || !o->text)
+        return;
+    snprintf(key, sizeof(key), "%p", (const void *)o->text);
+    if (strvec_find(texts, key) >= 0)
+        return;
+    strvec_push(texts, key);
+    called_names(names, o->text);
+}
+
+void callees_imported_modules(strvec *mods, const pg_config *cfg, const index_module *a)
+{
+    hashmap names = HASHMAP_INIT;
+    strvec texts = STRVEC_INIT;
+    for (size_t i = 0; i < cfg->patches.len; i++)
+        scan_object(&names, &texts, cfg->patches.items[i].replacement);
+    for (size_t i = 0; i < cfg->helpers.len; i++)
+        scan_object(&names, &texts, cfg->helpers.items[i]);
+    for (size_t i = 0; i < cfg->positioned_helpers.len; i++)
+        scan_object(&names, &texts, cfg->positioned_helpers.items[i].helper);
+    strvec_free(&texts);
+    for (size_t i = 0; i < a->n_imports; i++) {
+        const index_import *im = &a->imports[i];
+        const char *bound = im->alias ? im->alias : im->name;
+        /* only functions are followed: a CapWords name is a class (PEP 8), and its
+         * module is not worth fetching for it */
+        if (!bound || isupper((unsigned char)bound[0]) || !hashmap_get(&names, bound))
+            continue;
+        char *m = callees_import_source(a, bound);
+        if (m && strvec_find(mods, m) < 0)
+            strvec_push_owned(mods, m);
+        else
+            free(m);
+    }
+    hashmap_free(&names);
 }
 
 /* ---- module-level names ----------------------------------------------------------- */
@@ -487,8 +850,11 @@ static void follow(cctx *c, const pg_object *o, const char *cls)
     body_uses own;
     const body_uses *u = text ? survey_body_uses(c->p, text, strlen(text), &own) : NULL;
     if (u) {
-        if (cls)
+        if (cls) {
             self_calls(c, cls, u);
+            element_uses(c, cls, u);
+        }
+        name_calls(c, u);
         module_names(c, u);
         body_uses_free(&own);
     }

@@ -13,6 +13,14 @@
  *  - module-level names the body reads (functions, classes, constants) that the
  *    module defined at A and no longer defines at B, every distinct name, with a
  *    successor candidate when one is likely (imports: signatures.h);
+ *  - calls of module-level functions and of functions the module imports from
+ *    another transformers module (`create_causal_mask(...)`, through a local
+ *    `fn = a if c else b` or a `**kw` dict literal too): their signature changed
+ *    (error when the call no longer binds), their body changed (a note; not for
+ *    imported ones, whose contract is their signature);
+ *  - calls of a submodule, `self.attr(...)` where upstream's `__init__` sets
+ *    `self.attr = Cls(...)` with Cls defined in the module: Cls.forward as a
+ *    method called through self;
  *  - reachability: a replaced or patched class that the module instantiated by
  *    name at A and no longer references at all at B (a factory builds its
  *    replacement): the patch silently stops applying, an error.
@@ -30,5 +38,16 @@ void check_callees(findings *out, const survey_pair *p);
 /* The method `name` as instances of class `cls` find it in m: on cls, then on its
  * bases that m defines, depth first in base order; NULL when none. */
 const index_def *callees_resolve(const index_module *m, const char *cls, const char *name);
+
+/* The transformers module m imports `name` from at module level, absolute
+ * ("transformers.masking_utils" for `from ...masking_utils import name` in
+ * transformers.models.x.modeling_x), malloc'ed; NULL when m does not import it so. */
+char *callees_import_source(const index_module *m, const char *name);
+
+/* Appends to mods (unique) the transformers modules module a (the model's module
+ * at A) imports a function from that a patch body of cfg may call (its name
+ * followed by `(` anywhere in a body's text): what the survey fetches at both tags
+ * for survey_pair.ext. */
+void callees_imported_modules(strvec *mods, const pg_config *cfg, const index_module *a);
 
 #endif

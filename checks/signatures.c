@@ -403,16 +403,28 @@ static int is_required(const index_param *p)
            p->kind != INDEX_PARAM_VAR_KEYWORD;
 }
 
-/* Same position and kind is a rename when the lists kept their length (one name
- * swapped for another) or the names share a token (past_key_value ->
- * past_key_values); otherwise it is a removal plus an addition. */
-static int likely_rename(const index_def *a, const index_def *b, const char *x, const char *y)
+/* Same position and kind is a rename when the names share a token (past_key_value
+ * -> past_key_values), or when the lists kept their length and the two parameters
+ * have one annotation and one default (one name swapped for another, the contract
+ * kept), or when upstream's `@deprecate_kwarg` shim names the new one. Otherwise it is a removal
+ * plus an addition: `cache_position: torch.LongTensor | None` dropped where `mm_token_type_ids:
+ * torch.IntTensor | None` came (5.2.0 -> 5.9.0) is not a rename. */
+static int likely_rename(const index_def *a, const index_def *b, const index_param *pa,
+                         const index_param *pb)
 {
-    if (a->n_params == b->n_params)
+    deprecated_kwarg k;
+    int shim =
+        deprecated_kwarg_find(&k, b, pa->name) && k.new_name && !strcmp(k.new_name, pb->name);
+    deprecated_kwarg_free(&k);
+    if (shim) /* upstream says so: `@deprecate_kwarg("old", new_name="new")` */
+        return 1;
+    if (a->n_params == b->n_params && pa->annotation && pb->annotation &&
+        signatures_annotation_eq(pa->annotation, pb->annotation) &&
+        str_eq(pa->default_value, pb->default_value))
         return 1;
     strvec tx = STRVEC_INIT, ty = STRVEC_INIT;
-    name_tokens(&tx, x);
-    name_tokens(&ty, y);
+    name_tokens(&tx, pa->name);
+    name_tokens(&ty, pb->name);
     double s = jaccard(&tx, &ty);
     strvec_free(&tx);
     strvec_free(&ty);
@@ -458,7 +470,7 @@ static void compare_params(sig_ctx *c, const char *target, const index_def *a, c
     for (size_t i = 0; i < n; i++) {
         const index_param *pa = &a->params[i], *pb = &b->params[i];
         if (strcmp(pa->name, pb->name) && pa->kind == pb->kind && param_index(b, pa->name) < 0 &&
-            param_index(a, pb->name) < 0 && likely_rename(a, b, pa->name, pb->name)) {
+            param_index(a, pb->name) < 0 && likely_rename(a, b, pa, pb)) {
             renamed_a[i] = renamed_b[i] = 1;
             param_renamed(c, target, a, b, pa->name, pb->name);
         }

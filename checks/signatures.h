@@ -29,6 +29,16 @@
 
 typedef struct survey_bodies survey_bodies;
 
+/* A module outside the model's own that patch bodies call functions from, as the
+ * model's module imports them (`from ...masking_utils import create_causal_mask`),
+ * at A and B; NULL where it could not be read. */
+typedef struct survey_ext {
+    const char *module; /* "transformers.masking_utils" */
+    const index_module *a, *b;
+    const char *src_a, *src_b; /* their sources */
+    size_t src_a_len, src_b_len;
+} survey_ext;
+
 typedef struct survey_pair {
     const char *config;      /* config module name */
     const char *config_path; /* workspace-relative config file */
@@ -58,6 +68,9 @@ typedef struct survey_pair {
     /* transformers.utils.auto_docstring at A and B: the argument docs @auto_docstring
      * fills in by name (its *Args classes); NULL when not fetched or absent */
     const index_module *docs_a, *docs_b;
+    /* the modules the functions patch bodies call are imported from (callees.h) */
+    const survey_ext *ext;
+    size_t n_ext;
 } survey_pair;
 
 /* Compares every target of one config; appends findings. */

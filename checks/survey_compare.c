@@ -78,8 +78,17 @@ void survey_compare_checks(survey_checked *c, const survey_pair *p, const index_
     same.base_src_b = p->base_src_a;
     same.base_src_b_len = p->base_src_a_len;
     same.docs_b = p->docs_a;
+    survey_ext *ext = pgci_calloc(p->n_ext + 1, sizeof(*ext));
+    for (size_t i = 0; i < p->n_ext; i++) {
+        ext[i] = p->ext[i];
+        ext[i].b = ext[i].a;
+        ext[i].src_b = ext[i].src_a;
+        ext[i].src_b_len = ext[i].src_a_len;
+    }
+    same.ext = ext;
     if (p->a && p->src_a)
         run_checks(&c->standing, &same);
+    free(ext);
 }
 
 void survey_compare_finish(findings *out, const survey_pair *p, survey_checked *c,

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks/callees.h"
 #include "checks/changes.h"
 #include "checks/checks.h"
 #include "checks/contracts.h"
@@ -110,7 +111,7 @@ static void index_one(void *arg, size_t worker, size_t i)
     strbuf *src = side ? &m->src_b : &m->src_a;
     char **err = side ? &m->err_b : &m->err_a;
     index_module **ix = side ? &m->b : &m->a;
-    if (*err)
+    if (*err || *ix) /* unread, or indexed before (survey_fetch_callees) */
         return;
     if (index_module_from_parse_set(ix, j->parses[side], src->buf, src->len, m->module, m->module) <
         0) {
@@ -189,6 +190,8 @@ typedef struct survey_state {
     double cmp_ms;  /* the comparison's own time on its thread */
     int index_jobs; /* the index's threads: 1 beside the regeneration */
     double index_ms;
+    strvec ext;       /* the modules patch bodies call functions from (checks/callees.h) */
+    survey_ext *exts; /* ext's modules at both tags, for every config's pair */
 } survey_state;
 
 /* The upstream and the two tags, recorded as the run's inputs. */
@@ -283,6 +286,36 @@ static void survey_fetch(survey_state *s)
     const char *const tags[2] = {s->out->from, s->out->to};
     fetch_both(s->up, parses, tags, s->mods, s->nmods);
     run_doc_add_timing(&s->out->doc, "fetch+index", now_ms() - t0);
+}
+
+/* The modules patch bodies call functions from, as each model's module imports them
+ * at A (checks/callees.h), fetched at both tags in one more batch. The model's
+ * modules at A are indexed here for their imports; the comparison keeps those. */
+static void survey_fetch_callees(survey_state *s)
+{
+    double t0 = now_ms();
+    index_jobs j = {{s->parses_a, s->parses}, s->mods, s->nmods};
+    par_for(s->nmods, s->o->jobs, index_one, &j); /* items below nmods: side A */
+    for (size_t i = 0; i < s->n; i++) {
+        if (!s->cfgs[i])
+            continue;
+        const module_pair *mp = &s->mods[find_module(s->mods, s->nmods, s->cfgs[i]->source_module)];
+        if (mp->a)
+            callees_imported_modules(&s->ext, s->cfgs[i], mp->a);
+    }
+    size_t first = s->nmods;
+    s->mods = pgci_realloc(s->mods, (s->nmods + s->ext.len + 1) * sizeof(*s->mods));
+    for (size_t i = 0; i < s->ext.len; i++)
+        if (find_module(s->mods, s->nmods, s->ext.items[i]) < 0) {
+            memset(&s->mods[s->nmods], 0, sizeof(*s->mods));
+            s->mods[s->nmods++].module = pgci_strdup(s->ext.items[i]);
+        }
+    if (s->nmods > first) {
+        py_parse_set *const parses[2] = {s->parses_a, s->parses};
+        const char *const tags[2] = {s->out->from, s->out->to};
+        fetch_both(s->up, parses, tags, s->mods + first, s->nmods - first);
+    }
+    run_doc_add_timing(&s->out->doc, "callees", now_ms() - t0);
 }
 
 /* Index both tags' modules on `jobs` threads. */
@@ -414,7 +447,14 @@ static void survey_pairs(survey_state *s)
     long ui = find_module(mods, nmods, "transformers.modeling_utils");
     long di = find_module(mods, nmods, "transformers.utils.auto_docstring");
     s->cmps = pgci_calloc(s->n ? s->n : 1, sizeof(*s->cmps));
-    s->bodies = survey_bodies_new();
+    if (!s->bodies)
+        s->bodies = survey_bodies_new();
+    s->exts = pgci_calloc(s->ext.len + 1, sizeof(*s->exts));
+    for (size_t i = 0; i < s->ext.len; i++) {
+        const module_pair *m = &mods[find_module(mods, nmods, s->ext.items[i])];
+        s->exts[i] = (survey_ext){m->module,    m->a,         m->b,        m->src_a.buf,
+                                  m->src_b.buf, m->src_a.len, m->src_b.len};
+    }
     for (size_t i = 0; i < s->n; i++) {
         if (!s->cfgs[i])
             continue;
@@ -445,6 +485,8 @@ static void survey_pairs(survey_state *s)
             .bodies = s->bodies,
             .docs_a = di >= 0 ? mods[di].a : NULL,
             .docs_b = di >= 0 ? mods[di].b : NULL,
+            .ext = s->exts,
+            .n_ext = s->ext.len,
         };
         if (ui >= 0 && mods[ui].a && mods[ui].b) {
             c->sp.base_a = mods[ui].a;
@@ -615,6 +657,8 @@ static void survey_state_free(survey_state *s)
             survey_checked_free(&s->cmps[i].checked);
     free(s->cmps);
     survey_bodies_free(s->bodies);
+    strvec_free(&s->ext);
+    free(s->exts);
     module_pair *mods = s->mods;
     for (size_t i = 0; i < s->nmods; i++) {
         free(mods[i].module);
@@ -668,6 +712,7 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
     survey_fetch(&s);
     if ((r = survey_tags_readable(&s)) < 0)
         goto out;
+    survey_fetch_callees(&s);
     survey_compare_start(&s);
     survey_regenerate(&s);
     /* a module fetched but not indexed counts as unread, as a fetch failure does */

@@ -58,6 +58,57 @@ static void test_body_uses(void **state)
     strvec_free(&want);
 }
 
+/* Calls of free names, through a local alias or with a `**kw` dict literal, and what
+ * a loop over a container of submodules does with each element. */
+static void test_body_uses_calls(void **state)
+{
+    (void)state;
+    static const char body[] = "def forward(self, x, flag):\n"
+                               "    fn = make_mask if flag else make_window_mask\n"
+                               "    m = fn(config=self.config, cache_position=x)\n"
+                               "    kw = {\"config\": self.config, 'cache_position': x}\n"
+                               "    full = make_mask(**kw)\n"
+                               "    other = {\"config\": 1}\n"
+                               "    other[\"extra\"] = 2\n"
+                               "    make_window_mask(x, **other)\n"
+                               "    for i, layer in enumerate(self.layers[: self.n]):\n"
+                               "        x = layer(x, mask=m[layer.attention_type])\n"
+                               "    for block in self.blocks:\n"
+                               "        x = block.norm(x) + block.scale\n"
+                               "    return x\n";
+    body_uses u;
+    assert_int_equal(body_uses_read(&u, body, sizeof(body) - 1), 0);
+    /* fn(...) is a call of each name it may hold; the dict literal splatted and named
+     * nowhere else passes its keys; the one changed in between passes unknown ones */
+    assert_int_equal(u.n_name_calls, 5);
+    assert_string_equal(u.name_calls[0].method, "make_mask");
+    assert_string_equal(u.name_calls[1].method, "make_window_mask");
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(u.name_calls[i].keywords.len, 2);
+        assert_string_equal(u.name_calls[i].keywords.items[1], "cache_position");
+        assert_int_equal(u.name_calls[i].star_args, 0);
+    }
+    assert_string_equal(u.name_calls[2].method, "make_mask");
+    assert_int_equal(u.name_calls[2].star_args, 0);
+    assert_int_equal(u.name_calls[2].keywords.len, 2);
+    assert_string_equal(u.name_calls[2].keywords.items[0], "config");
+    assert_string_equal(u.name_calls[2].keywords.items[1], "cache_position");
+    assert_string_equal(u.name_calls[3].method, "make_window_mask");
+    assert_int_equal(u.name_calls[3].star_args, 1);
+    assert_string_equal(u.name_calls[4].method, "enumerate");
+    /* the elements of self.layers and self.blocks: their attributes read, their calls */
+    assert_int_equal(u.elem_attrs.len, 4);
+    assert_string_equal(u.elem_attrs.items[0], "layers");
+    assert_string_equal(u.elem_attrs.items[1], "attention_type");
+    assert_string_equal(u.elem_attrs.items[2], "blocks");
+    assert_string_equal(u.elem_attrs.items[3], "scale");
+    assert_int_equal(u.n_elem_calls, 1);
+    assert_string_equal(u.elem_calls[0].method, "layers");
+    assert_int_equal(u.elem_calls[0].n_positional, 1);
+    assert_string_equal(u.elem_calls[0].keywords.items[0], "mask");
+    body_uses_free(&u);
+}
+
 /* ---- source_text -------------------------------------------------------------------- */
 
 static index_module *index_of(const char *src)
@@ -148,11 +199,25 @@ static unsigned count_lines(const char *s)
     return n;
 }
 
-/* The survey of one config (patches ps) between modules a and b, as
- * "severity kind: title" lines, in order. */
-static char *survey(const char *src_a, const char *src_b, const tpatch *ps, size_t n)
+static index_module *index_named(const char *src, const char *name)
 {
-    index_module *a = index_of(src_a), *b = index_of(src_b);
+    index_module *m;
+    assert_int_equal(index_module_from_source(&m, src, strlen(src), "m.py", name), 0);
+    return m;
+}
+
+/* The survey of one config (patches ps) between modules a and b (the model's
+ * module, transformers.models.toy.modeling_toy), as "severity kind: title" lines,
+ * in order; ext_a/ext_b: transformers.masking_utils at A and B, or NULL. */
+static char *survey_with(const char *src_a, const char *src_b, const tpatch *ps, size_t n,
+                         const char *ext_a, const char *ext_b)
+{
+    const char *model = "transformers.models.toy.modeling_toy";
+    index_module *a = index_named(src_a, model), *b = index_named(src_b, model);
+    index_module *ea = ext_a ? index_named(ext_a, "transformers.masking_utils") : NULL;
+    index_module *eb = ext_b ? index_named(ext_b, "transformers.masking_utils") : NULL;
+    survey_ext ext = {"transformers.masking_utils", ea, eb, ext_a, ext_b, ext_a ? strlen(ext_a) : 0,
+                      ext_b ? strlen(ext_b) : 0};
     pg_config cfg;
     memset(&cfg, 0, sizeof(cfg));
     cfg.source_module = "transformers.models.toy.modeling_toy";
@@ -173,9 +238,31 @@ static char *survey(const char *src_a, const char *src_b, const tpatch *ps, size
         }
         VEC_PUSH(&cfg.patches, p);
     }
-    survey_pair p = {"cfg", "cfg.py",      &cfg, a,    b,    "v1.0", "v2.0", src_b, strlen(src_b),
-                     src_a, strlen(src_a), NULL, NULL, NULL, NULL,   NULL,   0,     0,
-                     NULL,  NULL,          NULL, NULL, NULL};
+    survey_pair p = {"cfg",
+                     "cfg.py",
+                     &cfg,
+                     a,
+                     b,
+                     "v1.0",
+                     "v2.0",
+                     src_b,
+                     strlen(src_b),
+                     src_a,
+                     strlen(src_a),
+                     NULL,
+                     NULL,
+                     NULL,
+                     NULL,
+                     NULL,
+                     0,
+                     0,
+                     NULL,
+                     NULL,
+                     NULL,
+                     NULL,
+                     NULL,
+                     ea ? &ext : NULL,
+                     ea ? 1 : 0};
     /* once parsing every body where a check reads it, once through a parse set and
      * a memo of body uses as the survey runs: the same findings, each body parsed
      * once for B and A */
@@ -220,7 +307,16 @@ static char *survey(const char *src_a, const char *src_b, const tpatch *ps, size
     free(objs);
     index_module_free(a);
     index_module_free(b);
+    if (ea)
+        index_module_free(ea);
+    if (eb)
+        index_module_free(eb);
     return strbuf_detach(&out, NULL);
+}
+
+static char *survey(const char *src_a, const char *src_b, const tpatch *ps, size_t n)
+{
+    return survey_with(src_a, src_b, ps, n, NULL, NULL);
 }
 
 static void expect(const char *got, const char *want)
@@ -306,6 +402,140 @@ static void test_self_calls(void **state)
                 "longer defines at v2.0 (an external base class may provide it now)\n"
                 "error callee-signature-changed: `Net.forward` calls `self.mix()`, whose "
                 "signature changed at v2.0: it passes `mode=`, which the new signature lacks\n");
+    free(got);
+}
+
+/* A function the module imports from another transformers module (the 5.2.0 ->
+ * 5.9.0 bump's create_causal_mask, which dropped cache_position): a call that no
+ * longer binds is an error, through a `**kw` dict literal and a local alias too; a
+ * call that still binds says nothing (an optional parameter added is the library's
+ * business); the same tag against itself says nothing. */
+static void test_imported_function_call(void **state)
+{
+    (void)state;
+    static const char mod[] = "from ...masking_utils import create_causal_mask, window_mask\n"
+                              "class Net(nn.Module):\n"
+                              "    def forward(self, x):\n"
+                              "        return x\n";
+    static const char ext_a[] = "def create_causal_mask(config, embeds, cache_position, kv):\n"
+                                "    return None\n"
+                                "def window_mask(config, embeds):\n"
+                                "    return None\n";
+    static const char ext_b[] = "def create_causal_mask(config, embeds, kv, ids=None):\n"
+                                "    return None\n"
+                                "def window_mask(config, embeds, block_ids=None):\n"
+                                "    return None\n";
+    tpatch ps[] = {{PG_METHOD_OVERRIDE, "Net.forward",
+                    "def forward(self, x):\n"
+                    "    kw = {\"config\": 1, \"embeds\": x, \"cache_position\": 0, \"kv\": None}\n"
+                    "    fn = create_causal_mask if x else window_mask\n"
+                    "    return create_causal_mask(**kw), fn(1, x)\n"}};
+    char *got = survey_with(mod, mod, ps, 1, ext_a, ext_b);
+    expect(got, "error callee-signature-changed: `Net.forward` calls `create_causal_mask()` "
+                "(imported from `transformers.masking_utils`), whose signature changed at v2.0: "
+                "it passes `cache_position=`, which the new signature lacks\n");
+    free(got);
+    got = survey_with(mod, mod, ps, 1, ext_a, ext_a);
+    expect(got, "");
+    free(got);
+}
+
+/* A submodule called through self: its class's forward, as upstream's __init__
+ * makes it. A positional argument that now binds a parameter of another name is a
+ * warning (transformers 5.9's vision rotary embedding: seqlen -> position_ids); one
+ * more optional parameter is not. */
+static void test_submodule_call(void **state)
+{
+    (void)state;
+    static const char a[] = "class Rope(nn.Module):\n"
+                            "    def forward(self, seqlen: int):\n"
+                            "        return seqlen\n"
+                            "class Norm(nn.Module):\n"
+                            "    def forward(self, x):\n"
+                            "        return x\n"
+                            "class Vision(nn.Module):\n"
+                            "    def __init__(self, config):\n"
+                            "        self.rotary = Rope(config.dim // 2)\n"
+                            "        self.norm = Norm()\n"
+                            "    def rot(self, grid):\n"
+                            "        return grid\n";
+    static const char b[] = "class Rope(nn.Module):\n"
+                            "    def forward(self, position_ids: torch.Tensor):\n"
+                            "        return position_ids\n"
+                            "class Norm(nn.Module):\n"
+                            "    def forward(self, x, eps=None):\n"
+                            "        return x\n"
+                            "class Vision(nn.Module):\n"
+                            "    def __init__(self, config):\n"
+                            "        self.rotary = Rope(config.dim // 2)\n"
+                            "        self.norm = Norm()\n"
+                            "    def rot(self, grid):\n"
+                            "        return grid\n";
+    tpatch ps[] = {{PG_METHOD_OVERRIDE, "Vision.rot",
+                    "def rot(self, grid):\n    return self.norm(self.rotary(grid.max()))\n"}};
+    char *got = survey(a, b, ps, 1);
+    expect(got, "warning callee-signature-changed: `Vision.rot` calls `self.rotary()` (a `Rope`), "
+                "whose signature changed at v2.0: its positional argument 1 now binds "
+                "`position_ids` (was `seqlen`)\n");
+    free(got);
+}
+
+/* An attribute read off each element of a container of submodules that the
+ * element's class no longer sets (transformers 5.9's Qwen2DecoderLayer and
+ * `attention_type`): an error, a warning when an external base may set it. */
+static void test_element_attr_removed(void **state)
+{
+    (void)state;
+    static const char a[] = "class Layer(nn.Module):\n"
+                            "    def __init__(self, config, i):\n"
+                            "        self.attention_type = config.layer_types[i]\n"
+                            "class Model(nn.Module):\n"
+                            "    def __init__(self, config):\n"
+                            "        self.layers = nn.ModuleList([Layer(config, i) for i in "
+                            "range(config.n)])\n"
+                            "    def forward(self, x):\n"
+                            "        return x\n";
+    static const char b[] = "class Layer(nn.Module):\n"
+                            "    def __init__(self, config, i):\n"
+                            "        self.mlp = None\n"
+                            "class Model(nn.Module):\n"
+                            "    def __init__(self, config):\n"
+                            "        self.layers = nn.ModuleList([Layer(config, i) for i in "
+                            "range(config.n)])\n"
+                            "    def forward(self, x):\n"
+                            "        return x\n";
+    tpatch ps[] = {{PG_METHOD_OVERRIDE, "Model.forward",
+                    "def forward(self, x, masks):\n"
+                    "    for layer in self.layers:\n"
+                    "        x = layer(x, masks[layer.attention_type])\n"
+                    "    return x\n"}};
+    char *got = survey(a, b, ps, 1);
+    expect(got, "error element-attr-removed: `Model.forward` reads `.attention_type` of each "
+                "`Layer` in `self.layers`, which `Layer` no longer sets at v2.0\n");
+    free(got);
+}
+
+/* A parameter dropped where another of another type came, at the same position and
+ * with the list's length kept, is a removal and an addition, not a rename
+ * (transformers 5.9: cache_position -> mm_token_type_ids in the VL models). */
+static void test_param_swapped_not_renamed(void **state)
+{
+    (void)state;
+    static const char a[] = "class M(nn.Module):\n"
+                            "    def forward(self, x, cache_position: torch.LongTensor | None = "
+                            "None, **kwargs):\n"
+                            "        return x\n";
+    static const char b[] = "class M(nn.Module):\n"
+                            "    def forward(self, x, mm_token_type_ids: torch.IntTensor | None = "
+                            "None, **kwargs):\n"
+                            "        return x\n";
+    tpatch ps[] = {{PG_METHOD_OVERRIDE, "M.forward",
+                    "def forward(self, x, cache_position=None, **kwargs):\n    return x\n"}};
+    char *got = survey(a, b, ps, 1);
+    expect(got, "warning param-removed: `M.forward`: parameter `cache_position` removed (v1.0 → "
+                "v2.0)\n"
+                "warning param-added-optional: `M.forward`: optional parameter "
+                "`mm_token_type_ids` added (v1.0 → v2.0)\n");
     free(got);
 }
 
@@ -527,6 +757,11 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_body_uses),
+        cmocka_unit_test(test_body_uses_calls),
+        cmocka_unit_test(test_imported_function_call),
+        cmocka_unit_test(test_submodule_call),
+        cmocka_unit_test(test_element_attr_removed),
+        cmocka_unit_test(test_param_swapped_not_renamed),
         cmocka_unit_test(test_source_text),
         cmocka_unit_test(test_deprecate_kwarg),
         cmocka_unit_test(test_attr_removed_no_guess),

@@ -69,7 +69,9 @@ static char *survey_modules(index_module *a, index_module *b, pg_patch_type type
                      NULL,
                      NULL,
                      NULL,
-                     NULL};
+                     NULL,
+                     NULL,
+                     0};
     p.docs_b = docs_b;
     findings fs = FINDINGS_INIT;
     signatures_compare(&fs, &p);
