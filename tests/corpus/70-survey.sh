@@ -10,6 +10,9 @@
 #  - 5.24.0 -> 5.25.0 (the newest release when it was added): the reviewed error in
 #    70-survey-5.25.0.expected, and the 24 configs that fail against both tags are
 #    counted as such in both summaries (not the bump's, no finding);
+#  - 5.2.0 -> 5.9.0 on veomni 0.1.11's configs (pinned 5.2.0), the real bump VeOmni
+#    made in commit 2d36580b: the reviewed errors in 70-survey-5.9.0.expected, and
+#    recall against the upstream facts its maintainers acted on, 70-survey-5.9.0.recall;
 #  - a survey of a tag against itself reports nothing at all.
 # Prints the counts (errors, warnings, changes) the README quotes.
 set -u
@@ -23,20 +26,30 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ws=$(veomni_sdist 0.1.12) || exit 1
 mkdir -p "$tmp/tags"
-for v in 5.9.0 5.16.1 5.24.0 5.25.0; do
+for v in 5.2.0 5.9.0 5.16.1 5.24.0 5.25.0; do
     d=$(corpus_wheel transformers $v) || exit 1
     ln -s "$d" "$tmp/tags/v$v"
 done
+# veomni 0.1.11 (its configs are those of 2d36580b^), with the [tool.patchgen] table
+# that release did not have yet
+src11=$(veomni_sdist 0.1.11) || exit 1
+ws11="$tmp/veomni-0.1.11"
+mkdir -p "$ws11/veomni/models"
+cp "$src11/pyproject.toml" "$ws11/"
+cp -r "$src11/veomni/models/transformers" "$ws11/veomni/models/"
+printf '\n[tool.patchgen]\nsearch_root = "veomni/models/transformers"\npackage_prefix = "veomni.models.transformers"\n' \
+    >>"$ws11/pyproject.toml"
 rc=0
 
-# survey FROM TO NAME: runs the survey, renders the note, prints the counts
+# survey FROM TO NAME: runs the survey (on $sws, veomni 0.1.12 unless set), renders
+# the note, prints the counts
 survey() {
     local t0 t1 st=0
     t0=$(date +%s.%N)
-    "$PGCI" survey -C "$ws" --from "$1" --to "$2" --source "dir:$tmp/tags/{tag}" --ruff "$RUFF" \
+    "$PGCI" survey -C "${sws:-$ws}" --from "$1" --to "$2" --source "dir:$tmp/tags/{tag}" --ruff "$RUFF" \
         --format json --run-json "$tmp/$3.json" > "$tmp/$3.findings.json" 2> "$tmp/$3.err" || st=$?
     t1=$(date +%s.%N)
-    echo "pgci survey veomni 0.1.12 configs, transformers $1 -> $2: exit $st in $(echo "$t1 - $t0" | bc)s"
+    echo "pgci survey veomni ${sver:-0.1.12} configs, transformers $1 -> $2: exit $st in $(echo "$t1 - $t0" | bc)s"
     [ "$st" -le 1 ] || { cat "$tmp/$3.err"; return 1; }
     "$PGCI" report --in "$tmp/$3.json" --format md,html -o "$tmp/$3.report" || return 1
 }
@@ -79,6 +92,32 @@ if got != want:
 PY
 }
 
+# check_recall NAME RECALL: every fact the maintainers acted on that the list says the
+# survey names or points at has its finding (kind and target); prints the recall
+check_recall() {
+    python3 - "$tmp/$1.json" "$2" <<'PY'
+import collections, json, sys
+run = json.load(open(sys.argv[1]))
+have = {(f["data"].get("kind"), f["data"].get("target")) for f in run["findings"] if f.get("data")}
+counts, bad = collections.Counter(), []
+for line in open(sys.argv[2]).read().splitlines():
+    if not line or line.startswith("#"):
+        continue
+    fact, how, kind, target = line.split("\t")
+    counts[how] += 1
+    if how != "missed" and (kind, target) not in have:
+        bad.append(f"{fact}: no {kind} finding on {target}")
+total = sum(counts.values())
+print(f"  recall against the maintainers' bump: {counts['named']} of {total} facts named, "
+      f"{counts['pointed']} pointed at (the override's upstream body changed), {counts['missed']} missed")
+for b in bad:
+    print("  not found: " + b)
+sys.exit(1 if bad else 0)
+PY
+}
+
+sws=$ws11 sver=0.1.11 survey v5.2.0 v5.9.0 d && check_changes d tests/corpus/70-survey-5.9.0.expected &&
+    check_recall d tests/corpus/70-survey-5.9.0.recall || rc=1
 survey v5.9.0 v5.16.1 a && check_changes a tests/corpus/70-survey-5.16.1.expected || rc=1
 survey v5.16.1 v5.24.0 b && check_changes b tests/corpus/70-survey-5.24.0.expected || rc=1
 if survey v5.24.0 v5.25.0 c && check_changes c tests/corpus/70-survey-5.25.0.expected; then
@@ -90,8 +129,9 @@ if survey v5.24.0 v5.25.0 c && check_changes c tests/corpus/70-survey-5.25.0.exp
 else
     rc=1
 fi
-for v in v5.9.0 v5.16.1; do
-    survey $v $v same || { rc=1; continue; }
+for v in v5.2.0 v5.9.0 v5.16.1; do
+    if [ $v = v5.2.0 ]; then sws=$ws11 sver=0.1.11 survey $v $v same || { rc=1; continue; }
+    else survey $v $v same || { rc=1; continue; }; fi
     n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["findings"]))' "$tmp/same.json")
     echo "  a survey of $v against itself: $n findings"
     [ "$n" = 0 ] || rc=1
