@@ -345,6 +345,9 @@ static void collect_uses(walk *w, TSNode n, TSNode parent)
 {
     const py_tree *t = w->t;
     body_uses *u = w->u;
+    /* what tree-sitter's recovery put in for a body that does not parse: no name */
+    if (ts_node_is_missing(n) || ts_node_start_byte(n) == ts_node_end_byte(n))
+        return;
     if (py_is(n, "identifier")) {
         local_ref *r = find_ref(w, t, n);
         if (r)
@@ -360,9 +363,9 @@ static void collect_uses(walk *w, TSNode n, TSNode parent)
     }
     if (py_is(n, "attribute") &&
         !(py_is(parent, "call") && ts_node_eq(py_field(parent, "function"), n))) {
-        TSNode obj = py_field(n, "object");
+        TSNode obj = py_field(n, "object"), name = py_field(n, "attribute");
         const local_ref *r = py_is(obj, "identifier") ? find_ref(w, t, obj) : NULL;
-        if (r && r->container) {
+        if (r && r->container && !ts_node_is_null(name) && !ts_node_is_missing(name)) {
             char *attr = py_text_dup(t, py_field(n, "attribute"));
             size_t i = 0;
             while (i + 1 < u->elem_attrs.len && (strcmp(u->elem_attrs.items[i], r->container) ||
@@ -380,7 +383,8 @@ static void collect_uses(walk *w, TSNode n, TSNode parent)
         TSNode fn = py_field(n, "function");
         if (py_is(fn, "attribute")) {
             TSNode obj = py_field(fn, "object");
-            if (py_is(obj, "identifier") &&
+            TSNode m = py_field(fn, "attribute");
+            if (py_is(obj, "identifier") && !ts_node_is_null(m) && !ts_node_is_missing(m) &&
                 (py_text_eq(t, obj, "self") || py_text_eq(t, obj, "cls"))) {
                 body_call c;
                 memset(&c, 0, sizeof(c));
@@ -388,7 +392,7 @@ static void collect_uses(walk *w, TSNode n, TSNode parent)
                 read_call(w, &c, n, parent);
                 push_call(&u->calls, &u->n_calls, &c);
             }
-        } else if (py_is(fn, "identifier")) {
+        } else if (py_is(fn, "identifier") && !ts_node_is_missing(fn)) {
             read_name_call(w, n, parent, fn);
         }
     }

@@ -109,6 +109,32 @@ static void test_body_uses_calls(void **state)
     body_uses_free(&u);
 }
 
+/* A body tree-sitter recovers from (the fuzzer's find: an `if&` and two bytes that
+ * are not UTF-8 where a name was): the zero-width names its recovery put in are no
+ * names, no call, no attribute. */
+static void test_body_uses_broken(void **state)
+{
+    (void)state;
+    static const char body[] = "def forward(self, x, flag, **kwargs):\n"
+                               "    fn = make_mask if&flag else make_window_mask\n"
+                               "    kw = {\"config\": self.config, 'cache_position': x}\n"
+                               "    \x91\x84her = {\"a\": 1}\n"
+                               "    other[\"b\"] = 2\n"
+                               "    m = fn(x, **kw) + make_mask(**other)\n"
+                               "    return m\n";
+    body_uses u;
+    assert_int_equal(body_uses_read(&u, body, sizeof(body) - 1), 0);
+    for (size_t i = 0; i < u.loads.len; i++)
+        assert_true(u.loads.items[i][0] != '\0');
+    for (size_t i = 0; i < u.n_calls; i++)
+        assert_true(u.calls[i].method[0] != '\0');
+    for (size_t i = 0; i < u.n_name_calls; i++)
+        assert_true(u.name_calls[i].method[0] != '\0');
+    for (size_t i = 0; i < u.elem_attrs.len; i++)
+        assert_true(u.elem_attrs.items[i][0] != '\0');
+    body_uses_free(&u);
+}
+
 /* ---- source_text -------------------------------------------------------------------- */
 
 static index_module *index_of(const char *src)
@@ -758,6 +784,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_body_uses),
         cmocka_unit_test(test_body_uses_calls),
+        cmocka_unit_test(test_body_uses_broken),
         cmocka_unit_test(test_imported_function_call),
         cmocka_unit_test(test_submodule_call),
         cmocka_unit_test(test_element_attr_removed),

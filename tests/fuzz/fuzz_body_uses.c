@@ -1,0 +1,92 @@
+/*
+ * Fuzzes the reader of patch bodies (checks/body_uses.c): what a body calls through
+ * `self`, which free names it calls (through a local alias or with a `**kw` dict
+ * literal), what a loop over a container of submodules does with each element,
+ * and the free names it reads.
+ *
+ * Beyond memory safety (ASan, UBSan) and termination, it checks what the survey
+ * relies on: every name it reports (a method, a called name, a container, an
+ * attribute, a keyword, a free name) is a non-empty identifier that occurs in the
+ * input; the element attributes come in pairs; a call unpacks only when its result
+ * is used; a second reading gives the same uses.
+ */
+#include <ctype.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/body_uses.h"
+#include "core/error.h"
+#include "core/strbuf.h"
+#include "fuzz.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int identifier_in(const char *name, const char *src, size_t len)
+{
+    size_t n = strlen(name);
+    if (!n ||
+        (!isalpha((unsigned char)name[0]) && name[0] != '_' && !((unsigned char)name[0] & 0x80)))
+        return 0;
+    return memmem(src, len, name, n) != NULL;
+}
+
+static void calls_ok(const body_call *calls, size_t n, const char *src, size_t len)
+{
+    for (size_t i = 0; i < n; i++) {
+        CHECK(calls[i].method && identifier_in(calls[i].method, src, len));
+        CHECK(!calls[i].unpacked || calls[i].result_used);
+        CHECK(calls[i].via_dict == 0);
+        for (size_t k = 0; k < calls[i].keywords.len; k++)
+            CHECK(strlen(calls[i].keywords.items[k]) > 0);
+    }
+}
+
+/* The uses as one text, for comparing two readings. */
+static void render(strbuf *out, const body_uses *u)
+{
+    const body_call *lists[3] = {u->calls, u->name_calls, u->elem_calls};
+    size_t lens[3] = {u->n_calls, u->n_name_calls, u->n_elem_calls};
+    for (int l = 0; l < 3; l++)
+        for (size_t i = 0; i < lens[l]; i++) {
+            const body_call *c = &lists[l][i];
+            strbuf_addf(out, "%d %s %zu %d %d %d %u", l, c->method, c->n_positional, c->star_args,
+                        c->unpacked, c->result_used, c->line);
+            for (size_t k = 0; k < c->keywords.len; k++)
+                strbuf_addf(out, " %s=", c->keywords.items[k]);
+            strbuf_addc(out, '\n');
+        }
+    for (size_t i = 0; i < u->elem_attrs.len; i++)
+        strbuf_addf(out, "e %s\n", u->elem_attrs.items[i]);
+    for (size_t i = 0; i < u->loads.len; i++)
+        strbuf_addf(out, "l %s\n", u->loads.items[i]);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *src = (const char *)data;
+    body_uses u;
+    if (body_uses_read(&u, src, size) < 0) {
+        pgci_error_clear();
+        return 0;
+    }
+    calls_ok(u.calls, u.n_calls, src, size);
+    calls_ok(u.name_calls, u.n_name_calls, src, size);
+    calls_ok(u.elem_calls, u.n_elem_calls, src, size);
+    CHECK(u.elem_attrs.len % 2 == 0);
+    for (size_t i = 0; i < u.elem_attrs.len; i++)
+        CHECK(identifier_in(u.elem_attrs.items[i], src, size));
+    for (size_t i = 0; i < u.loads.len; i++)
+        CHECK(identifier_in(u.loads.items[i], src, size));
+    body_uses again;
+    CHECK(body_uses_read(&again, src, size) == 0);
+    strbuf x = STRBUF_INIT, y = STRBUF_INIT;
+    render(&x, &u);
+    render(&y, &again);
+    CHECK(x.len == y.len && (!x.len || !memcmp(x.buf, y.buf, x.len)));
+    strbuf_free(&x);
+    strbuf_free(&y);
+    body_uses_free(&again);
+    body_uses_free(&u);
+    return 0;
+}
