@@ -478,12 +478,10 @@ static void element_uses(cctx *c, const char *cls, const body_uses *u)
             json_t *data = json_object();
             json_object_set_new(data, "attribute", json_string(attr));
             json_object_set_new(data, "container", json_string(container));
-            char *target = pgci_asprintf("%s.__init__", cb);
-            add(c, ext ? SEV_WARNING : SEV_ERROR, data, "element-attr-removed", target,
+            add(c, ext ? SEV_WARNING : SEV_ERROR, data, "element-attr-removed", cb,
                 "`%s` reads `.%s` of each `%s` in `self.%s`, which `%s` no longer sets at %s%s",
                 c->where, attr, cb, container, cb, p->tag_b,
                 ext ? " (an external base class may set it)" : "");
-            free(target);
         }
         free(ca);
         free(cb);

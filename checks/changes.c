@@ -134,6 +134,7 @@ static const struct {
     {"callee-vanished", "callee-vanished", CHANGE_BREAKS},
     {"init-attr-renamed", "attr", CHANGE_CONTRACT},
     {"init-attr-removed", "attrs-removed", CHANGE_CONTRACT},
+    {"element-attr-removed", "attrs-removed", CHANGE_CONTRACT},
     {"init-attr-added", "attrs-added", CHANGE_OTHER},
     {"body-changed", "body", CHANGE_CONTRACT},
     {"callee-signature-changed", "callee-signature", CHANGE_CONTRACT},
@@ -237,7 +238,8 @@ static void add_phrase(change *c, json_t *f)
         ph = pgci_strdup("changed base classes");
     else if (!strncmp(kind, "class-attr-", 11))
         ph = pgci_strdup("changed class attributes");
-    else if (!strcmp(kind, "init-attr-removed") && str(d, "attribute"))
+    else if ((!strcmp(kind, "init-attr-removed") || !strcmp(kind, "element-attr-removed")) &&
+             str(d, "attribute"))
         ph = pgci_asprintf("`self.%s`", str(d, "attribute"));
     else if (!strncmp(kind, "method-", 7))
         ph = pgci_asprintf("%s methods", !strcmp(kind, "method-added") ? "added" : "removed");
