@@ -362,62 +362,20 @@ static void callee_changed(cctx *c, const body_call *call, const callee *k)
             c->p->tag_a, c->p->tag_b);
 }
 
-/* The class `self.<attr> = Cls(...)` makes in cls's `__init__` in module m (src):
- * Cls when m defines it; NULL otherwise. */
-static char *submodule_class(const index_module *m, const char *src, size_t len, const char *cls,
-                             const char *attr)
+/* The class of what cls's `__init__` in module m (src) assigns to self.<attr>, a
+ * class m defines: the value's call `Cls(...)` (`self.rotary = Rope(dim)`), or with
+ * `anywhere` the first such call in it (`self.layers = nn.ModuleList([Layer(c, i)
+ * for i in ...])`: each element's class); NULL when none. */
+static char *class_made(const index_module *m, const char *src, size_t len, const char *cls,
+                        const char *attr, int anywhere)
 {
     const index_def *init = src ? callees_resolve(m, cls, "__init__") : NULL;
     char *v = init ? source_attr_value(src, len, init, attr) : NULL;
-    char *name = NULL;
-    if (v) {
-        size_t n = strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
-        const index_def *d;
-        if (n && v[n] == '(' && (name = pgci_strndup(v, n)) &&
-            (!(d = index_find(m, name)) || d->kind != INDEX_CLASS || d->parent)) {
-            free(name);
-            name = NULL;
-        }
-    }
-    free(v);
-    return name;
-}
-
-/* `self.attr(...)` where upstream's `__init__` makes self.attr an instance of a class
- * the module defines: nn.Module's call runs that class's forward. */
-static void submodule_call(cctx *c, const char *cls, const body_call *call)
-{
-    const survey_pair *p = c->p;
-    if (config_defines(p->cfg, cls, "__init__"))
-        return; /* the config's __init__ makes what it calls */
-    char *ca = submodule_class(p->a, p->src_a, p->src_a_len, cls, call->method);
-    char *cb = ca ? submodule_class(p->b, p->src_b, p->src_b_len, cls, call->method) : NULL;
-    const index_def *fa = ca ? callees_resolve(p->a, ca, "forward") : NULL;
-    const index_def *fb = cb ? callees_resolve(p->b, cb, "forward") : NULL;
-    if (fa && fb && fa->kind == INDEX_FUNCTION && fb->kind == INDEX_FUNCTION &&
-        !config_defines(p->cfg, cb, "forward")) {
-        char *how = pgci_asprintf("self.%s()", call->method);
-        char *note = pgci_asprintf(" (a `%s`)", cb);
-        callee k = {how, NULL, note, 1, fa, fb, p->src_a, p->src_b, p->src_a_len, p->src_b_len};
-        callee_changed(c, call, &k);
-        free(how);
-        free(note);
-    }
-    free(ca);
-    free(cb);
-}
-
-/* The class of the submodules `self.<container> = nn.ModuleList([Cls(...) for ...])`
- * makes in cls's `__init__` in module m (src): the first `Name(` of the value that
- * m defines as a class; NULL when none. */
-static char *element_class(const index_module *m, const char *src, size_t len, const char *cls,
-                           const char *container)
-{
-    const index_def *init = src ? callees_resolve(m, cls, "__init__") : NULL;
-    char *v = init ? source_attr_value(src, len, init, container) : NULL;
     char *found = NULL;
     for (const char *p = v; p && *p && !found;) {
         if (!isalpha((unsigned char)*p) && *p != '_') {
+            if (!anywhere)
+                break;
             p++;
             continue;
         }
@@ -432,10 +390,45 @@ static char *element_class(const index_module *m, const char *src, size_t len, c
             else
                 free(name);
         }
+        if (!anywhere)
+            break;
         p = q;
     }
     free(v);
     return found;
+}
+
+/* A call of an instance of class ca at A, cb at B (`how`: how the body calls it):
+ * nn.Module's call runs the class's forward, followed as quietly as a library's. */
+static void forward_call(cctx *c, const body_call *call, const char *how, const char *ca,
+                         const char *cb)
+{
+    const survey_pair *p = c->p;
+    const index_def *fa = ca ? callees_resolve(p->a, ca, "forward") : NULL;
+    const index_def *fb = cb ? callees_resolve(p->b, cb, "forward") : NULL;
+    if (!fa || !fb || fa->kind != INDEX_FUNCTION || fb->kind != INDEX_FUNCTION ||
+        config_defines(p->cfg, cb, "forward"))
+        return;
+    char *note = pgci_asprintf(" (a `%s`)", cb);
+    callee k = {how, NULL, note, 1, fa, fb, p->src_a, p->src_b, p->src_a_len, p->src_b_len};
+    callee_changed(c, call, &k);
+    free(note);
+}
+
+/* `self.attr(...)` where upstream's `__init__` makes self.attr an instance of a class
+ * the module defines. */
+static void submodule_call(cctx *c, const char *cls, const body_call *call)
+{
+    const survey_pair *p = c->p;
+    if (config_defines(p->cfg, cls, "__init__"))
+        return; /* the config's __init__ makes what it calls */
+    char *ca = class_made(p->a, p->src_a, p->src_a_len, cls, call->method, 0);
+    char *cb = ca ? class_made(p->b, p->src_b, p->src_b_len, cls, call->method, 0) : NULL;
+    char *how = pgci_asprintf("self.%s()", call->method);
+    forward_call(c, call, how, ca, cb);
+    free(how);
+    free(ca);
+    free(cb);
 }
 
 /* cls (or a base the module defines) sets self.attr in its __init__, or has attr as
@@ -470,8 +463,8 @@ static void element_uses(cctx *c, const char *cls, const body_uses *u)
     const survey_pair *p = c->p;
     for (size_t i = 0; i + 1 < u->elem_attrs.len; i += 2) {
         const char *container = u->elem_attrs.items[i], *attr = u->elem_attrs.items[i + 1];
-        char *ca = element_class(p->a, p->src_a, p->src_a_len, cls, container);
-        char *cb = ca ? element_class(p->b, p->src_b, p->src_b_len, cls, container) : NULL;
+        char *ca = class_made(p->a, p->src_a, p->src_a_len, cls, container, 1);
+        char *cb = ca ? class_made(p->b, p->src_b, p->src_b_len, cls, container, 1) : NULL;
         if (cb && !config_defines(p->cfg, cb, "__init__") && !signatures_config_binds(p->cfg, cb) &&
             provides_attr(p->a, ca, attr, 0) && !provides_attr(p->b, cb, attr, 0)) {
             int ext = has_external_base(p->b, cb, 0);
@@ -488,19 +481,11 @@ static void element_uses(cctx *c, const char *cls, const body_uses *u)
     }
     for (size_t i = 0; i < u->n_elem_calls; i++) {
         const body_call *call = &u->elem_calls[i];
-        char *ca = element_class(p->a, p->src_a, p->src_a_len, cls, call->method);
-        char *cb = ca ? element_class(p->b, p->src_b, p->src_b_len, cls, call->method) : NULL;
-        const index_def *fa = ca ? callees_resolve(p->a, ca, "forward") : NULL;
-        const index_def *fb = cb ? callees_resolve(p->b, cb, "forward") : NULL;
-        if (fa && fb && fa->kind == INDEX_FUNCTION && fb->kind == INDEX_FUNCTION &&
-            !config_defines(p->cfg, cb, "forward")) {
-            char *how = pgci_asprintf("self.%s[i]()", call->method);
-            char *note = pgci_asprintf(" (a `%s`)", cb);
-            callee k = {how, NULL, note, 1, fa, fb, p->src_a, p->src_b, p->src_a_len, p->src_b_len};
-            callee_changed(c, call, &k);
-            free(how);
-            free(note);
-        }
+        char *ca = class_made(p->a, p->src_a, p->src_a_len, cls, call->method, 1);
+        char *cb = ca ? class_made(p->b, p->src_b, p->src_b_len, cls, call->method, 1) : NULL;
+        char *how = pgci_asprintf("self.%s[i]()", call->method);
+        forward_call(c, call, how, ca, cb);
+        free(how);
         free(ca);
         free(cb);
     }
@@ -585,8 +570,9 @@ static const body_call *telling_call(const body_uses *u, const char *name, const
         if (strcmp(call->method, name))
             continue;
         char *why = call_breaks(call, fn);
+        int breaks = why != NULL;
         free(why);
-        if (why)
+        if (breaks)
             return call;
         if (!first)
             first = call;
