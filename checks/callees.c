@@ -398,35 +398,25 @@ static char *class_made(const index_module *m, const char *src, size_t len, cons
     return found;
 }
 
-/* A call of an instance of class ca at A, cb at B (`how`: how the body calls it):
- * nn.Module's call runs the class's forward, followed as quietly as a library's. */
-static void forward_call(cctx *c, const body_call *call, const char *how, const char *ca,
-                         const char *cb)
+/* `self.<attr>(...)` (or, for an element, a call of each element of self.<attr>):
+ * an instance of the class cls's `__init__` makes there, whose forward nn.Module's
+ * call runs, followed as quietly as a library's function. */
+static void forward_call(cctx *c, const char *cls, const body_call *call, int element)
 {
     const survey_pair *p = c->p;
+    char *ca = class_made(p->a, p->src_a, p->src_a_len, cls, call->method, element);
+    char *cb = ca ? class_made(p->b, p->src_b, p->src_b_len, cls, call->method, element) : NULL;
     const index_def *fa = ca ? callees_resolve(p->a, ca, "forward") : NULL;
     const index_def *fb = cb ? callees_resolve(p->b, cb, "forward") : NULL;
-    if (!fa || !fb || fa->kind != INDEX_FUNCTION || fb->kind != INDEX_FUNCTION ||
-        config_defines(p->cfg, cb, "forward"))
-        return;
-    char *note = pgci_asprintf(" (a `%s`)", cb);
-    callee k = {how, NULL, note, 1, fa, fb, p->src_a, p->src_b, p->src_a_len, p->src_b_len};
-    callee_changed(c, call, &k);
-    free(note);
-}
-
-/* `self.attr(...)` where upstream's `__init__` makes self.attr an instance of a class
- * the module defines. */
-static void submodule_call(cctx *c, const char *cls, const body_call *call)
-{
-    const survey_pair *p = c->p;
-    if (config_defines(p->cfg, cls, "__init__"))
-        return; /* the config's __init__ makes what it calls */
-    char *ca = class_made(p->a, p->src_a, p->src_a_len, cls, call->method, 0);
-    char *cb = ca ? class_made(p->b, p->src_b, p->src_b_len, cls, call->method, 0) : NULL;
-    char *how = pgci_asprintf("self.%s()", call->method);
-    forward_call(c, call, how, ca, cb);
-    free(how);
+    if (fa && fb && fa->kind == INDEX_FUNCTION && fb->kind == INDEX_FUNCTION &&
+        !config_defines(p->cfg, cb, "forward")) {
+        char *how = pgci_asprintf(element ? "self.%s[i]()" : "self.%s()", call->method);
+        char *note = pgci_asprintf(" (a `%s`)", cb);
+        callee k = {how, NULL, note, 1, fa, fb, p->src_a, p->src_b, p->src_a_len, p->src_b_len};
+        callee_changed(c, call, &k);
+        free(how);
+        free(note);
+    }
     free(ca);
     free(cb);
 }
@@ -479,16 +469,8 @@ static void element_uses(cctx *c, const char *cls, const body_uses *u)
         free(ca);
         free(cb);
     }
-    for (size_t i = 0; i < u->n_elem_calls; i++) {
-        const body_call *call = &u->elem_calls[i];
-        char *ca = class_made(p->a, p->src_a, p->src_a_len, cls, call->method, 1);
-        char *cb = ca ? class_made(p->b, p->src_b, p->src_b_len, cls, call->method, 1) : NULL;
-        char *how = pgci_asprintf("self.%s[i]()", call->method);
-        forward_call(c, call, how, ca, cb);
-        free(how);
-        free(ca);
-        free(cb);
-    }
+    for (size_t i = 0; i < u->n_elem_calls; i++)
+        forward_call(c, cls, &u->elem_calls[i], 1);
 }
 
 static void self_calls(cctx *c, const char *cls, const body_uses *u)
@@ -503,8 +485,9 @@ static void self_calls(cctx *c, const char *cls, const body_uses *u)
         const index_def *da = callees_resolve(p->a, cls, call->method);
         if (config_defines(p->cfg, cls, call->method) || !index_find(p->b, cls))
             continue;
-        if (!da) {
-            submodule_call(c, cls, call);
+        if (!da) { /* a submodule, unless the config's __init__ makes what it calls */
+            if (!config_defines(p->cfg, cls, "__init__"))
+                forward_call(c, cls, call, 0);
             continue;
         }
         if (da->kind != INDEX_FUNCTION)
