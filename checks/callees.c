@@ -611,8 +611,23 @@ static void name_calls(cctx *c, const body_uses *u)
     strvec_free(&seen);
 }
 
-/* Every name followed by `(` in text, into names (a set): what a body may call. An
- * over-approximation (strings and comments count), for choosing what to fetch. */
+/* 1 when the name at p (in text) is what a local a body calls may hold: the value
+ * of an assignment (`fn = name`, `fn = name if c else other`) or the choice after
+ * `else`. */
+static int assigned_name(const char *text, const char *p)
+{
+    const char *b = p;
+    while (b > text && b[-1] == ' ')
+        b--;
+    if (b > text && b[-1] == '=')
+        return b - 1 == text || !strchr("=!<>", b[-2]);
+    return b - text >= 5 && !strncmp(b - 4, "else", 4) && !isalnum((unsigned char)b[-5]) &&
+           b[-5] != '_';
+}
+
+/* Every name followed by `(`, or assigned to a local (assigned_name), in text, into
+ * names (a set): what a body may call. An over-approximation (strings and comments
+ * count), for choosing what to fetch. */
 static void called_names(hashmap *names, const char *text)
 {
     for (const char *p = text; *p;) {
@@ -626,7 +641,7 @@ static void called_names(hashmap *names, const char *text)
         const char *r = q;
         while (*r == ' ')
             r++;
-        if (*r == '(' && (p == text || p[-1] != '.'))
+        if ((p == text || p[-1] != '.') && (*r == '(' || assigned_name(text, p)))
             hashmap_putn(names, p, (size_t)(q - p), names);
         p = q;
     }

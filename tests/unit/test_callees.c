@@ -466,6 +466,53 @@ static void test_imported_function_call(void **state)
     free(got);
 }
 
+/* Which modules the survey fetches for a config's calls: those the model's module
+ * imports a function from that a body calls, directly or through a local alias
+ * (qwen3_moe's `mask_function = create_causal_mask if ... else ...`, the one
+ * config that calls the mask functions only so); not for a class, not for an
+ * import the bodies never call. */
+static void test_imported_modules(void **state)
+{
+    (void)state;
+    static const char mod[] = "from ...masking_utils import create_causal_mask, window_mask\n"
+                              "from ...cache_utils import DynamicCache, cache_helper\n"
+                              "from ...integrations import sdpa\n"
+                              "class Net(nn.Module):\n"
+                              "    pass\n";
+    static const char alias[] = "def forward(self, x):\n"
+                                "    fn = create_causal_mask if x else window_mask\n"
+                                "    return fn(x), DynamicCache(), sdpa\n";
+    static const char none[] = "def forward(self, x):\n"
+                               "    return x == cache_helper\n";
+    const char *bodies[] = {alias, none};
+    const char *want[] = {"transformers.masking_utils", NULL};
+    for (int i = 0; i < 2; i++) {
+        index_module *a = index_named(mod, "transformers.models.toy.modeling_toy");
+        pg_config cfg;
+        memset(&cfg, 0, sizeof(cfg));
+        pg_object o = {.name = "forward",
+                       .module = "cfg",
+                       .file = "/x/cfg.py",
+                       .text = bodies[i],
+                       .start_line = 1,
+                       .end_line = 3,
+                       .text_len = strlen(bodies[i])};
+        pg_patch p = {0};
+        p.type = PG_METHOD_OVERRIDE;
+        p.target = "Net.forward";
+        p.replacement = &o;
+        VEC_PUSH(&cfg.patches, p);
+        strvec mods = STRVEC_INIT;
+        callees_imported_modules(&mods, &cfg, a);
+        assert_int_equal(mods.len, want[i] ? 1 : 0);
+        if (want[i])
+            assert_string_equal(mods.items[0], want[i]);
+        strvec_free(&mods);
+        VEC_FREE(&cfg.patches);
+        index_module_free(a);
+    }
+}
+
 /* A submodule called through self: its class's forward, as upstream's __init__
  * makes it. A positional argument that now binds a parameter of another name is a
  * warning (transformers 5.9's vision rotary embedding: seqlen -> position_ids); one
@@ -786,6 +833,7 @@ int main(void)
         cmocka_unit_test(test_body_uses_calls),
         cmocka_unit_test(test_body_uses_broken),
         cmocka_unit_test(test_imported_function_call),
+        cmocka_unit_test(test_imported_modules),
         cmocka_unit_test(test_submodule_call),
         cmocka_unit_test(test_element_attr_removed),
         cmocka_unit_test(test_param_swapped_not_renamed),
