@@ -67,13 +67,7 @@ run_corpus "veomni 0.1.12 (registry sdist) .py" "$ws" v5.9.0 "$tf" || status=1
 # B. veomni 0.1.11 and 0.1.10 from the registry, at their pin
 tf52=$(corpus_wheel transformers 5.2.0) || exit 1
 for v in 0.1.11 0.1.10; do
-    src=$(veomni_sdist "$v") || exit 1
-    ws="$tmp/veomni-$v"
-    mkdir -p "$ws/veomni/models"
-    cp "$src/pyproject.toml" "$ws/"
-    cp -r "$src/veomni/models/transformers" "$ws/veomni/models/"
-    printf '\n[tool.patchgen]\nsearch_root = "veomni/models/transformers"\npackage_prefix = "veomni.models.transformers"\n' \
-        >>"$ws/pyproject.toml"
+    ws=$(veomni_models_ws "$v" "$tmp/veomni-$v") || exit 1
     run_corpus "veomni $v (registry sdist) .py" "$ws" v5.2.0 "$tf52" || status=1
 done
 
@@ -111,8 +105,7 @@ if [ -n "${PGCI_VEOMNI_HISTORY:-}" ] && git --git-dir="$VEOMNI_REPO" rev-parse -
         gen=$(find "$ws" -path '*generated/*.py' ! -name __init__.py | head -1)
         v=$(grep -m1 'Based on: transformers==' "$gen" | sed 's/.*==//')
         sed -i "s/transformers==[0-9.]*/transformers==$v/g" "$ws/pyproject.toml"
-        grep -q 'tool.patchgen' "$ws/pyproject.toml" ||
-            printf '\n[tool.patchgen]\nsearch_root = "veomni/models/transformers"\npackage_prefix = "veomni.models.transformers"\n' >>"$ws/pyproject.toml"
+        veomni_add_patchgen_table "$ws/pyproject.toml"
         up=$(corpus_wheel transformers "$v") || exit 1
         "$PGCI" regen -C "$ws" --tag "v$v" --upstream "dir:$up" --ruff "$RUFF" -j "$JOBS" --diff >"$tmp/out" 2>/dev/null
         n=$(grep -c '' "$tmp/out")

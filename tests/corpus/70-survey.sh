@@ -32,13 +32,7 @@ for v in 5.2.0 5.9.0 5.16.1 5.24.0 5.25.0; do
 done
 # veomni 0.1.11 (its configs are those of 2d36580b^), with the [tool.patchgen] table
 # that release did not have yet
-src11=$(veomni_sdist 0.1.11) || exit 1
-ws11="$tmp/veomni-0.1.11"
-mkdir -p "$ws11/veomni/models"
-cp "$src11/pyproject.toml" "$ws11/"
-cp -r "$src11/veomni/models/transformers" "$ws11/veomni/models/"
-printf '\n[tool.patchgen]\nsearch_root = "veomni/models/transformers"\npackage_prefix = "veomni.models.transformers"\n' \
-    >>"$ws11/pyproject.toml"
+ws11=$(veomni_models_ws 0.1.11 "$tmp/veomni-0.1.11") || exit 1
 rc=0
 
 # survey FROM TO NAME: runs the survey (on $sws, veomni 0.1.12 unless set), renders

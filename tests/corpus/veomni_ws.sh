@@ -20,3 +20,24 @@ veomni_sdist() {
     fi
     echo "$dir/veomni-$v"
 }
+
+# veomni_add_patchgen_table PYPROJECT: VeOmni's [tool.patchgen] table appended to a
+# pyproject.toml that predates it (veomni 0.1.10 and 0.1.11, repository commits
+# before it was added); one that has it is left as it is.
+veomni_add_patchgen_table() {
+    grep -q '^\[tool\.patchgen\]' "$1" ||
+        printf '\n[tool.patchgen]\nsearch_root = "veomni/models/transformers"\npackage_prefix = "veomni.models.transformers"\n' >>"$1"
+}
+
+# veomni_models_ws VERSION DIR: a workspace in DIR with the models and the
+# pyproject.toml of the veomni VERSION source distribution (with [tool.patchgen]);
+# prints DIR.
+veomni_models_ws() {
+    local src
+    src=$(veomni_sdist "$1") || return 1
+    mkdir -p "$2/veomni/models"
+    cp "$src/pyproject.toml" "$2/"
+    cp -r "$src/veomni/models/transformers" "$2/veomni/models/"
+    veomni_add_patchgen_table "$2/pyproject.toml"
+    echo "$2"
+}
