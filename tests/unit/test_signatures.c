@@ -47,31 +47,17 @@ static char *survey_modules(index_module *a, index_module *b, pg_patch_type type
     patch.replacement = replacement;
     patch.reg_line = 7;
     VEC_PUSH(&cfg.patches, patch);
-    survey_pair p = {"cfg",
-                     "cfg.py",
-                     &cfg,
-                     a,
-                     b,
-                     "v1.0.0",
-                     "v1.1.0",
-                     last_src[1].buf,
-                     last_src[1].len,
-                     last_src[0].buf,
-                     last_src[0].len,
-                     NULL,
-                     NULL,
-                     NULL,
-                     NULL,
-                     NULL,
-                     0,
-                     0,
-                     NULL,
-                     NULL,
-                     NULL,
-                     NULL,
-                     NULL,
-                     NULL,
-                     0};
+    survey_pair p = {.config = "cfg",
+                     .config_path = "cfg.py",
+                     .cfg = &cfg,
+                     .a = a,
+                     .b = b,
+                     .tag_a = "v1.0.0",
+                     .tag_b = "v1.1.0",
+                     .src_b = last_src[1].buf,
+                     .src_b_len = last_src[1].len,
+                     .src_a = last_src[0].buf,
+                     .src_a_len = last_src[0].len};
     p.docs_b = docs_b;
     findings fs = FINDINGS_INIT;
     signatures_compare(&fs, &p);
