@@ -814,6 +814,36 @@ static void test_changes_group(void **state)
     json_decref(fs);
 }
 
+/* An attribute read off each element of a container that the element's class no
+ * longer sets is the same fact as the class's own attribute removal: one change,
+ * titled by the class's __init__ (it was a generic "`X.__init__` changed"). */
+static void test_changes_element_attr(void **state)
+{
+    (void)state;
+    json_t *fs = json_array();
+    const char *m = "transformers.models.qwen2.modeling_qwen2";
+    json_array_append_new(
+        fs, jfinding("callees", "warning", "c.qwen2", "t1",
+                     json_pack("{s:s, s:s, s:s, s:s}", "kind", "element-attr-removed", "target",
+                               "Qwen2DecoderLayer", "module", m, "attribute", "attention_type"),
+                     NULL));
+    json_array_append_new(
+        fs, jfinding("signatures", "error", "c.qwen2", "t2",
+                     json_pack("{s:s, s:s, s:s, s:s}", "kind", "init-attr-removed", "target",
+                               "Qwen2DecoderLayer", "module", m, "attribute", "sliding_window"),
+                     NULL));
+    json_t *cs = changes_group(fs);
+    assert_int_equal(json_array_size(cs), 1);
+    json_t *c = json_array_get(cs, 0);
+    assert_string_equal(json_string_value(json_object_get(c, "title")),
+                        "`Qwen2DecoderLayer.__init__` no longer sets `self.attention_type` and "
+                        "`self.sliding_window`");
+    assert_string_equal(json_string_value(json_object_get(c, "kind")), "attrs-removed");
+    assert_int_equal(json_integer_value(json_object_get(c, "findings")), 2);
+    json_decref(cs);
+    json_decref(fs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -836,6 +866,7 @@ int main(void)
         cmocka_unit_test(test_inherited_module_keyed),
         cmocka_unit_test(test_target_count_kind),
         cmocka_unit_test(test_changes_group),
+        cmocka_unit_test(test_changes_element_attr),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
