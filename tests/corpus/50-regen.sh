@@ -16,12 +16,7 @@
 # commit that touched generated/ since 2026-04-16 (D). Prints "N/N configs
 # byte-identical" per corpus and every exception with its cause.
 set -u
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$repo"
-. tests/corpus/lib.sh
-. tests/corpus/veomni_ws.sh
-PGCI=${PGCI:-$repo/bin/pgci}
-RUFF=${PGCI_RUFF:-$repo/${PGCI_BUILD:-build}/deps/ruff}
+cd "$(dirname "$0")/../.." && . tests/corpus/setup.sh
 JOBS=${PGCI_JOBS:-$(nproc)}
 tf=$(corpus_wheel transformers 5.9.0) || exit 1
 tmp=$(mktemp -d)

@@ -4,12 +4,7 @@
 # from the Python package registry) reports no drift and no false error. Prints
 # the findings per check and severity, and every error in full.
 set -u
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$repo"
-. tests/corpus/lib.sh
-. tests/corpus/veomni_ws.sh
-PGCI=${PGCI:-$repo/bin/pgci}
-RUFF=${PGCI_RUFF:-$repo/${PGCI_BUILD:-build}/deps/ruff}
+cd "$(dirname "$0")/../.." && . tests/corpus/setup.sh
 tf=$(corpus_wheel transformers 5.9.0) || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

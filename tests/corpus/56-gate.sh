@@ -15,12 +15,7 @@
 #   7. an unknown tag exits 2 with one line and still writes run.json;
 #   8. --fix keeps the mode (0664) of the file it rewrites, and exits 0.
 set -u
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$repo"
-. tests/corpus/lib.sh
-. tests/corpus/veomni_ws.sh
-PGCI=${PGCI:-$repo/bin/pgci}
-RUFF=${PGCI_RUFF:-$repo/${PGCI_BUILD:-build}/deps/ruff}
+cd "$(dirname "$0")/../.." && . tests/corpus/setup.sh
 tf=$(corpus_wheel transformers 5.9.0) || exit 1
 src=$(veomni_sdist 0.1.12) || exit 1
 tmp=$(mktemp -d)

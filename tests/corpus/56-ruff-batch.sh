@@ -11,12 +11,7 @@
 # same way by `pgci check` (ruff-equivalence): each must be a fixed point file by
 # file exactly when pgci check says so.
 set -u
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$repo"
-. tests/corpus/lib.sh
-. tests/corpus/veomni_ws.sh
-PGCI=${PGCI:-$repo/bin/pgci}
-RUFF=${PGCI_RUFF:-$repo/${PGCI_BUILD:-build}/deps/ruff}
+cd "$(dirname "$0")/../.." && . tests/corpus/setup.sh
 JOBS=${PGCI_JOBS:-$(nproc)}
 tf=$(corpus_wheel transformers 5.9.0) || exit 1
 ws=$(veomni_sdist 0.1.12) || exit 1

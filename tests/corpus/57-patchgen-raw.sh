@@ -9,11 +9,7 @@
 # anchor is gone): pgci refuses exactly the configs patchgen refuses, and writes
 # the same bytes for every other.
 set -u
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$repo"
-. tests/corpus/lib.sh
-. tests/corpus/veomni_ws.sh
-PGCI=${PGCI:-$repo/bin/pgci}
+cd "$(dirname "$0")/../.." && . tests/corpus/setup.sh
 export PYTHONDONTWRITEBYTECODE=1
 # every incremental re-parse of a class (src/py/reparse.c) is checked against a fresh parse
 export PGCI_VERIFY_REPARSE=1

@@ -13,11 +13,7 @@
 #     comparison by pieces is also made whole and a different verdict, line or
 #     message aborts pgci.
 set -u
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$repo"
-. tests/corpus/lib.sh
-. tests/corpus/veomni_ws.sh
-PGCI=${PGCI:-$repo/bin/pgci}
+cd "$(dirname "$0")/../.." && . tests/corpus/setup.sh
 CMP=$repo/${PGCI_BUILD:-build}/tests/tools/pytop_cmp
 [ -x "$CMP" ] || { echo "58-pieces: $CMP not built (make corpus-test builds it)" >&2; exit 1; }
 tf=$(corpus_wheel transformers 5.9.0) || exit 1

@@ -14,11 +14,7 @@
 #     every names finding and structural verdict is also made from the whole
 #     tree, and any difference aborts pgci.
 set -u
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$repo"
-. tests/corpus/lib.sh
-. tests/corpus/veomni_ws.sh
-PGCI=${PGCI:-$repo/bin/pgci}
+cd "$(dirname "$0")/../.." && . tests/corpus/setup.sh
 CMP=$repo/${PGCI_BUILD:-build}/tests/tools/forest_cmp
 [ -x "$CMP" ] || { echo "59-forest: $CMP not built (make corpus-test builds it)" >&2; exit 1; }
 tf=$(corpus_wheel transformers 5.9.0) || exit 1
@@ -49,7 +45,6 @@ grep -v "^forest_cmp: " "$tmp/cmp" | head -20
 awk '/^forest_cmp: / {f += $2; r += $4; x += $(NF-1)} END {printf "transformers 5.16.1 against 5.9.0: %d modules, %d read as forests, %d different\n", f, r, x}' "$tmp/cmp"
 # the gate in both modes: with ruff, the names check reads the normalised file as
 # a forest, and the structural look at a drift the raw one
-RUFF=${PGCI_RUFF:-$repo/${PGCI_BUILD:-build}/deps/ruff}
 for mode in --no-ruff "--ruff $RUFF"; do
     st=0
     # shellcheck disable=SC2086

@@ -16,12 +16,7 @@
 #  - a survey of a tag against itself reports nothing at all.
 # Prints the counts (errors, warnings, changes) the README quotes.
 set -u
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$repo"
-. tests/corpus/lib.sh
-. tests/corpus/veomni_ws.sh
-PGCI=${PGCI:-$repo/bin/pgci}
-RUFF=${PGCI_RUFF:-$repo/${PGCI_BUILD:-build}/deps/ruff}
+cd "$(dirname "$0")/../.." && . tests/corpus/setup.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ws=$(veomni_sdist 0.1.12) || exit 1

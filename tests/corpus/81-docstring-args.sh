@@ -7,11 +7,7 @@
 # pgci may read more names (it then says less), never fewer, but for the reviewed
 # exceptions in 81-docstring-args.expected.
 set -u
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$repo"
-. tests/corpus/lib.sh
-. tests/corpus/veomni_ws.sh
-PGCI=${PGCI:-$repo/bin/pgci}
+cd "$(dirname "$0")/../.." && . tests/corpus/setup.sh
 PY=$(corpus_hf_venv) || exit 1
 ws=$(veomni_sdist 0.1.12) || exit 1
 tf=$("$PY" -c 'import os, transformers; print(os.path.dirname(transformers.__file__))') || exit 1
