@@ -295,8 +295,16 @@ static void read_call(walk *w, body_call *c, TSNode call, TSNode p)
     if (!ts_node_is_null(p) && py_is(p, "assignment") && ts_node_eq(py_field(p, "right"), call)) {
         TSNode left = py_field(p, "left");
         c->result_used = 1;
-        if (py_is(left, "pattern_list") || py_is(left, "tuple_pattern"))
+        if (py_is(left, "pattern_list") || py_is(left, "tuple_pattern")) {
             c->unpacked = (int)ts_node_named_child_count(left);
+            for (int i = 0; i < c->unpacked && i < 64; i++) {
+                TSNode e = ts_node_named_child(left, (uint32_t)i);
+                size_t len;
+                const char *s = py_is(e, "identifier") ? py_text(w->t, e, &len) : NULL;
+                if (s && len && s[0] != '_')
+                    c->kept |= (uint64_t)1 << i;
+            }
+        }
     }
 }
 

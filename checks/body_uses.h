@@ -13,6 +13,7 @@
 #define PGCI_CHECKS_BODY_USES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/vec.h"
 #include "py/py.h"
@@ -23,6 +24,8 @@ typedef struct body_call {
     int star_args;       /* the call passes *args or **kwargs */
     strvec keywords;     /* keyword argument names passed */
     int unpacked;        /* names a tuple unpacking of the result binds; 0 when none */
+    uint64_t kept;       /* of an unpacking: bit i when value i is bound to a name the
+                          * body reads by it (not `_`, not `_`-led); the first 64 */
     int result_used;     /* the result is assigned, unpacked, indexed or read from */
     unsigned line;       /* 1-based, in the body */
     int via_dict;        /* while reading: 1 + the dict local a `**kw` splats */

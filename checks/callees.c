@@ -326,6 +326,60 @@ static char *positional_moved(const body_call *call, const index_def *a, const i
     return NULL;
 }
 
+/* Whether the body reads value i of what the call returns (n values). */
+static int reads_value(const body_call *call, size_t i, size_t n)
+{
+    if (!call->result_used)
+        return 0;
+    if (!call->unpacked)
+        return 1; /* the whole result, or its only value */
+    return (size_t)call->unpacked == n && i < 64 && (call->kept >> i & 1);
+}
+
+/* A value the body reads of what the callee returns, computed by other steps at B
+ * (returned.h): the callee's body changed what the body gets. 1 when reported. */
+static int callee_values(cctx *c, const body_call *call, const callee *k)
+{
+    returned ra, rb;
+    if (!call->result_used || survey_returned(c->p, k->src_a, k->src_a_len, k->a, &ra) < 0) {
+        pgci_error_clear();
+        return 0;
+    }
+    if (survey_returned(c->p, k->src_b, k->src_b_len, k->b, &rb) < 0) {
+        pgci_error_clear();
+        returned_free(&ra);
+        return 0;
+    }
+    strbuf names = STRBUF_INIT, d = STRBUF_INIT;
+    json_t *values = json_array();
+    for (size_t i = 0; ra.n == rb.n && i < ra.n; i++) {
+        if (!reads_value(call, i, ra.n) || !returned_value_changed(&ra, &rb, i))
+            continue;
+        strbuf_addf(&names, "%s`%s`", json_array_size(values) ? ", " : "", ra.values[i].name);
+        json_array_append_new(values, json_string(ra.values[i].name));
+        returned_describe(&d, &ra, &rb, i, c->p->tag_a, c->p->tag_b);
+    }
+    size_t changed = json_array_size(values);
+    if (!changed) {
+        json_decref(values);
+    } else {
+        json_t *data = json_object();
+        json_object_set_new(data, "values", values);
+        if (k->from)
+            json_object_set_new(data, "defined_in", json_string(k->from));
+        finding *f = add(c, SEV_WARNING, data, "callee-value-changed", k->b->qualname,
+                         "`%s` uses %s of what `%s`%s returns, computed by other steps at %s",
+                         c->where, names.buf, k->how, k->note, c->p->tag_b);
+        if (f)
+            finding_set_detail(f, d.buf);
+    }
+    strbuf_free(&names);
+    strbuf_free(&d);
+    returned_free(&ra);
+    returned_free(&rb);
+    return changed > 0;
+}
+
 static void callee_changed(cctx *c, const body_call *call, const callee *k)
 {
     const index_def *a = k->a, *b = k->b;
@@ -356,7 +410,9 @@ static void callee_changed(cctx *c, const body_call *call, const callee *k)
     free(why);
     free(moved);
     callee_returns(c, call, k);
-    if (!k->quiet && !same_body(c, a, b))
+    if (same_body(c, a, b) || callee_values(c, call, k))
+        return;
+    if (!k->quiet)
         add(c, SEV_INFO, NULL, "callee-body-changed", b->qualname,
             "`%s` calls `%s`%s, whose upstream body changed (%s → %s)", c->where, k->how, k->note,
             c->p->tag_a, c->p->tag_b);

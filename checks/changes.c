@@ -140,6 +140,8 @@ static const struct {
     {"callee-signature-changed", "callee-signature", CHANGE_CONTRACT},
     {"callee-return-changed", "callee-return", CHANGE_CONTRACT},
     {"callee-body-changed", "callee-body", CHANGE_OTHER},
+    {"return-value-changed", "return-value", CHANGE_CONTRACT},
+    {"callee-value-changed", "callee-value", CHANGE_CONTRACT},
     {"deprecation", "deprecation", CHANGE_DEPRECATION},
     {"kwarg-deprecated", "deprecation", CHANGE_DEPRECATION},
     {"auto-docstring", "auto-docstring", CHANGE_CONTRACT},
@@ -353,6 +355,18 @@ static int title_of_removal(strbuf *t, strbuf *act, const change *c)
     return 1;
 }
 
+/* "what it returns as `a`" / "... as `a` and `b`" of a ["a", "b"] array. */
+static void values_named(strbuf *t, json_t *values)
+{
+    size_t n = json_array_size(values);
+    strbuf_adds(t, "what it returns as ");
+    for (size_t i = 0; i < n; i++)
+        strbuf_addf(t, "%s`%s`", i ? (i + 1 == n ? " and " : ", ") : "",
+                    json_string_value(json_array_get(values, i)));
+    if (!n)
+        strbuf_adds(t, "a value");
+}
+
 /* Titles of contract changes, deprecations and notes. */
 static void title_of_contract(strbuf *t, strbuf *act, const change *c)
 {
@@ -369,6 +383,15 @@ static void title_of_contract(strbuf *t, strbuf *act, const change *c)
     } else if (!strcmp(fam, "body")) {
         strbuf_addf(t, "`%s`: the upstream body changed under the override", s);
         strbuf_adds(act, "read the upstream diff and port what applies into the override");
+    } else if (!strcmp(fam, "return-value") || !strcmp(fam, "callee-value")) {
+        strbuf_addf(t, "`%s`%s computes ", s,
+                    !strcmp(fam, "callee-value") ? " (called by patch bodies)" : "");
+        values_named(t, json_object_get(d, "values"));
+        strbuf_adds(t, " by other steps");
+        strbuf_adds(act, !strcmp(fam, "return-value")
+                             ? "read the steps: the override returns what upstream's callers "
+                               "took before; port the change into it, or keep it on purpose"
+                             : "read the steps: check what the bodies do with that value now");
     } else if (!strcmp(fam, "callee-signature")) {
         strbuf_addf(t, "`%s` (called by patch bodies) changed its signature", s);
         strbuf_adds(act, "update the calls to the new signature");

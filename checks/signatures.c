@@ -882,17 +882,19 @@ static int same_body(sig_ctx *c, const index_def *a, const index_def *b)
 
 /* The upstream change under an override as a unified diff of the two bodies, cut
  * to its first 40 lines (the note folds it). */
-static void body_diff(finding *f, const sig_ctx *c, const index_def *a, const index_def *b)
+static void body_diff(finding *f, const sig_ctx *c, const index_def *a, const index_def *b,
+                      const char *lead)
 {
     const survey_pair *p = c->p;
     if (!f || !p->src_a || !p->src_b || a->end_byte > p->src_a_len || b->end_byte > p->src_b_len)
         return;
     strbuf d = STRBUF_INIT;
+    strbuf_adds(&d, lead ? lead : "");
     difflib_unified_diff(&d, p->src_a + a->start_byte, a->end_byte - a->start_byte,
                          p->src_b + b->start_byte, b->end_byte - b->start_byte, p->tag_a, p->tag_b,
                          1);
     size_t lines = 0, at = 0;
-    while (at < d.len && lines < 40)
+    while (at < d.len && lines < 40 + (lead ? 10 : 0))
         lines += d.buf[at++] == '\n';
     if (at < d.len) {
         strbuf_setlen(&d, at);
@@ -938,18 +940,64 @@ static int only_renames(const sig_ctx *c, const index_def *a, const index_def *b
     return same;
 }
 
+/* The values upstream's function returns whose steps changed in place (returned.h):
+ * what its callers at B take from it is not what the patch, written against A,
+ * returns. The names, "`a`, `b`", into *names and their steps into *d; 0 when none. */
+static size_t values_changed(const sig_ctx *c, const index_def *a, const index_def *b,
+                             strbuf *names, json_t *values, strbuf *d)
+{
+    const survey_pair *p = c->p;
+    returned ra, rb;
+    if (survey_returned(p, p->src_a, p->src_a_len, a, &ra) < 0) {
+        pgci_error_clear();
+        return 0;
+    }
+    if (survey_returned(p, p->src_b, p->src_b_len, b, &rb) < 0) {
+        pgci_error_clear();
+        returned_free(&ra);
+        return 0;
+    }
+    size_t changed = 0;
+    for (size_t i = 0; ra.n == rb.n && i < ra.n; i++) {
+        if (!returned_value_changed(&ra, &rb, i))
+            continue;
+        strbuf_addf(names, "%s`%s`", changed++ ? ", " : "", ra.values[i].name);
+        json_array_append_new(values, json_string(ra.values[i].name));
+        returned_describe(d, &ra, &rb, i, p->tag_a, p->tag_b);
+    }
+    returned_free(&ra);
+    returned_free(&rb);
+    return changed;
+}
+
 static void compare_function(sig_ctx *c, const char *target, const index_def *a, const index_def *b,
                              int body_matters)
 {
     compare_params(c, target, a, b);
     compare_decorators(c, target, a, b);
-    if (body_matters && a->fingerprint != b->fingerprint && !same_body(c, a, b) &&
-        !only_renames(c, a, b)) {
-        finding *f = add(c, SEV_WARNING, NULL, "body-changed", target,
-                         "`%s`: the upstream body changed under the patch (written against %s)",
-                         target, c->p->tag_a);
-        body_diff(f, c, a, b);
+    if (!body_matters || a->fingerprint == b->fingerprint || same_body(c, a, b) ||
+        only_renames(c, a, b))
+        return;
+    strbuf names = STRBUF_INIT, d = STRBUF_INIT;
+    finding *f;
+    json_t *values = json_array();
+    if (values_changed(c, a, b, &names, values, &d)) {
+        strbuf_addc(&d, '\n');
+        json_t *data = json_object();
+        json_object_set_new(data, "values", values);
+        f = add(c, SEV_WARNING, data, "return-value-changed", target,
+                "`%s`: upstream now computes what it returns as %s by other steps (the patch was "
+                "written against %s)",
+                target, names.buf, c->p->tag_a);
+    } else {
+        json_decref(values);
+        f = add(c, SEV_WARNING, NULL, "body-changed", target,
+                "`%s`: the upstream body changed under the patch (written against %s)", target,
+                c->p->tag_a);
     }
+    body_diff(f, c, a, b, d.len ? d.buf : NULL);
+    strbuf_free(&names);
+    strbuf_free(&d);
 }
 
 static void compare_class(sig_ctx *c, const char *target, const index_def *a, const index_def *b,

@@ -191,3 +191,17 @@ const index_module *survey_patch_index(const survey_pair *p, const char *text, s
         pgci_error_set(PGCI_EINVALID, "a patch body does not parse");
     return e->m;
 }
+
+int survey_returned(const survey_pair *p, const char *src, size_t len, const index_def *d,
+                    returned *r)
+{
+    memset(r, 0, sizeof(*r));
+    if (!src || d->end_byte > len || d->start_byte > d->end_byte)
+        return pgci_error_set(PGCI_EINVALID, "a definition outside its source");
+    py_tree t;
+    if (survey_tree_get(p, &t, src, len, "<upstream>") < 0)
+        return -1;
+    int rc = returned_read(r, &t, d->start_byte);
+    survey_tree_release(p, &t);
+    return rc;
+}

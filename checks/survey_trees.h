@@ -11,6 +11,7 @@
 #define PGCI_CHECKS_SURVEY_TREES_H
 
 #include "checks/body_uses.h"
+#include "checks/returned.h"
 #include "checks/signatures.h"
 #include "py/py.h"
 
@@ -48,5 +49,11 @@ const body_uses *survey_body_uses(const survey_pair *p, const char *text, size_t
  * text does not parse. */
 const index_module *survey_patch_index(const survey_pair *p, const char *text, size_t len,
                                        index_module **own);
+
+/* returned_read() of definition d of src[0..len) (the module at A or B, or a
+ * module a body's call leads to), through the run's tree of that source. Fails
+ * when d is outside src or is not a function. */
+int survey_returned(const survey_pair *p, const char *src, size_t len, const index_def *d,
+                    returned *r);
 
 #endif

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/error.h"
 #include "core/vec.h"
 
 int pynode_is_comment(TSNode n)
@@ -216,4 +217,17 @@ int pynode_holds_statements(TSNode n)
         if (!strcmp(t, types[i]))
             return 1;
     return 0;
+}
+
+int pynode_function_at(const py_tree *t, uint32_t at, TSNode *def)
+{
+    TSNode n = ts_node_descendant_for_byte_range(py_root(t), at, at);
+    for (; !ts_node_is_null(n) && ts_node_start_byte(n) == at; n = ts_node_parent(n)) {
+        TSNode d = py_is(n, "decorated_definition") ? py_field(n, "definition") : n;
+        if (py_is(d, "function_definition")) {
+            *def = d;
+            return 0;
+        }
+    }
+    return pgci_error_set(PGCI_ENOTFOUND, "%s: no function at byte %u", t->path, at);
 }

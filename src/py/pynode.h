@@ -11,6 +11,10 @@
 #include "core/strbuf.h"
 #include "py/py.h"
 
+/* The function definition (decorated or not) that starts at byte `at` of t in *def;
+ * fails (PGCI_ENOTFOUND) when none starts there. */
+int pynode_function_at(const py_tree *t, uint32_t at, TSNode *def);
+
 /* 1 when the node is an import statement (plain, from, or from __future__). */
 int pynode_is_import(TSNode n);
 

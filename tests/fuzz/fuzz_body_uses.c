@@ -8,7 +8,12 @@
  * relies on: every name it reports (a method, a called name, a container, an
  * attribute, a keyword, a free name) is a non-empty identifier that occurs in the
  * input; the element attributes come in pairs; a call unpacks only when its result
- * is used; a second reading gives the same uses.
+ * is used, and keeps only values it unpacks; a second reading gives the same uses.
+ *
+ * The same input is read as upstream definitions too (checks/returned.c): for each
+ * function in it, what its last return returns and the steps binding each value;
+ * each named value is an identifier of the input, with one written line per step,
+ * and a reading compared with itself or with a second reading changes nothing.
  */
 #include <ctype.h>
 #include <stdint.h>
@@ -16,6 +21,7 @@
 #include <string.h>
 
 #include "checks/body_uses.h"
+#include "checks/returned.h"
 #include "core/error.h"
 #include "core/strbuf.h"
 #include "fuzz.h"
@@ -36,6 +42,7 @@ static void calls_ok(const body_call *calls, size_t n, const char *src, size_t l
     for (size_t i = 0; i < n; i++) {
         CHECK(calls[i].method && identifier_in(calls[i].method, src, len));
         CHECK(!calls[i].unpacked || calls[i].result_used);
+        CHECK(calls[i].unpacked >= 64 || !(calls[i].kept >> calls[i].unpacked));
         CHECK(calls[i].via_dict == 0);
         for (size_t k = 0; k < calls[i].keywords.len; k++)
             CHECK(strlen(calls[i].keywords.items[k]) > 0);
@@ -60,6 +67,34 @@ static void render(strbuf *out, const body_uses *u)
         strbuf_addf(out, "e %s\n", u->elem_attrs.items[i]);
     for (size_t i = 0; i < u->loads.len; i++)
         strbuf_addf(out, "l %s\n", u->loads.items[i]);
+}
+
+/* returned_read of every function in t, each checked and read twice. */
+static void returns_ok(const py_tree *t, TSNode n, int depth)
+{
+    if (depth > 64)
+        return;
+    if (py_is(n, "function_definition")) {
+        returned r, again;
+        CHECK(returned_read(&r, t, ts_node_start_byte(n)) == 0);
+        CHECK(returned_read(&again, t, ts_node_start_byte(n)) == 0);
+        CHECK(r.n == again.n);
+        for (size_t i = 0; i < r.n; i++) {
+            const returned_value *v = &r.values[i];
+            CHECK(!v->name || identifier_in(v->name, t->src, t->len));
+            CHECK(v->steps.len == v->texts.len);
+            CHECK(!v->name == !again.values[i].name);
+            CHECK(!returned_value_changed(&r, &again, i));
+            CHECK(!returned_value_changed(&r, &r, i));
+            for (size_t k = 0; k < v->texts.len; k++)
+                CHECK(!strchr(v->texts.items[k], '\n'));
+        }
+        returned_free(&again);
+        returned_free(&r);
+    }
+    uint32_t k = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < k; i++)
+        returns_ok(t, ts_node_named_child(n, i), depth + 1);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -88,5 +123,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     strbuf_free(&y);
     body_uses_free(&again);
     body_uses_free(&u);
+    py_tree t;
+    if (py_parse(&t, src, size, "<fuzz>") == 0) {
+        returns_ok(&t, py_root(&t), 0);
+        py_tree_free(&t);
+    }
+    pgci_error_clear();
     return 0;
 }

@@ -18,6 +18,7 @@
 #include "checks/changes.h"
 #include "checks/deprecate_kwarg.h"
 #include "checks/inherited.h"
+#include "checks/returned.h"
 #include "checks/source_text.h"
 #include "checks/survey_compare.h"
 #include "checks/survey_trees.h"
@@ -180,6 +181,101 @@ static void test_source_text(void **state)
     assert_false(source_references(src, strlen(src), "B"));
     assert_true(source_references(src, strlen(src), "Router"));
     index_module_free(m);
+}
+
+/* returned_read of the definition of `qualname` in src */
+static void returned_of(returned *r, py_tree *t, const char *src, const char *qualname)
+{
+    index_module *m = index_of(src);
+    assert_int_equal(py_parse(t, src, strlen(src), "m.py"), 0);
+    assert_int_equal(returned_read(r, t, index_find(m, qualname)->start_byte), 0);
+    index_module_free(m);
+}
+
+/* The steps that bind each returned value, and when two releases' differ. */
+static void test_returned(void **state)
+{
+    (void)state;
+    static const char a[] = "class Router(nn.Module):\n"
+                            "    @torch.no_grad()\n"
+                            "    def forward(self, h):\n"
+                            "        logits = F.linear(h, self.weight)  # (seq, experts)\n"
+                            "        logits = torch.softmax(logits, dim=-1)\n"
+                            "        top, idx = torch.topk(logits, self.k)\n"
+                            "        if self.norm:\n"
+                            "            top /= top.sum(dim=-1)\n"
+                            "        def inner():\n"
+                            "            top = 0\n"
+                            "        out = top\n"
+                            "        out += idx\n"
+                            "        if h is None:\n"
+                            "            return None\n"
+                            "        return logits, top, idx, self.k\n";
+    /* the softmax is no longer what `logits` holds; `top` is divided by another
+     * argument; `out += idx` is written out of place; self.k returned as is */
+    static const char b[] = "class Router(nn.Module):\n"
+                            "    @torch.no_grad()\n"
+                            "    def forward(self, h):\n"
+                            "        logits = F.linear(h, self.weight)\n"
+                            "        probs = torch.softmax(logits, dim=-1)\n"
+                            "        top, idx = torch.topk(probs, self.k)\n"
+                            "        if self.norm:\n"
+                            "            top /= top.sum(dim=-2)\n"
+                            "        out = top\n"
+                            "        out = out + idx\n"
+                            "        return logits, top, idx, self.k\n";
+    returned ra, rb;
+    py_tree ta, tb;
+    returned_of(&ra, &ta, a, "Router.forward");
+    returned_of(&rb, &tb, b, "Router.forward");
+    assert_int_equal(ra.n, 4);
+    assert_string_equal(ra.values[0].name, "logits");
+    assert_null(ra.values[3].name); /* self.k: not a plain name */
+    assert_int_equal(ra.values[0].steps.len, 2);
+    assert_string_equal(ra.values[0].steps.items[0], "F . linear ()");
+    assert_string_equal(ra.values[0].texts.items[0], "logits = F.linear(h, self.weight)");
+    /* the tuple target's position, the augmented step, not the nested def's */
+    assert_int_equal(ra.values[1].steps.len, 2);
+    assert_string_equal(ra.values[1].steps.items[0], "[1 of 2] torch . topk ()");
+    assert_string_equal(ra.values[1].steps.items[1], "top / top . sum ()");
+    assert_true(returned_value_changed(&ra, &rb, 0));  /* a step dropped */
+    assert_false(returned_value_changed(&ra, &rb, 1)); /* arguments only */
+    assert_false(returned_value_changed(&ra, &rb, 2));
+    assert_false(returned_value_changed(&ra, &rb, 3)); /* not a name */
+    assert_false(returned_value_changed(&ra, &ra, 0));
+    strbuf d = STRBUF_INIT;
+    returned_describe(&d, &ra, &rb, 0, "v1.0", "v2.0");
+    assert_string_equal(d.buf, "the value it returns as `logits` (value 1 of 4), bound by:\n"
+                               "  v1.0:  logits = F.linear(h, self.weight)\n"
+                               "         logits = torch.softmax(logits, dim=-1)\n"
+                               "  v2.0:  logits = F.linear(h, self.weight)\n");
+    strbuf_free(&d);
+    /* x += y and x = x + y are one step; a rewrite that shares no step with the
+     * old one says nothing of the value */
+    static const char c[] = "class Router(nn.Module):\n"
+                            "    def forward(self, h):\n"
+                            "        out = top\n"
+                            "        out += idx\n"
+                            "        return out\n";
+    static const char e[] = "class Router(nn.Module):\n"
+                            "    def forward(self, h):\n"
+                            "        out = route(h, self.weight)\n"
+                            "        return out\n";
+    returned rc, re;
+    py_tree tc, te;
+    returned_of(&rc, &tc, c, "Router.forward");
+    returned_of(&re, &te, e, "Router.forward");
+    assert_string_equal(rc.values[0].steps.items[1], "out + idx");
+    assert_string_equal(rb.values[1].steps.items[1], "top / top . sum ()");
+    assert_false(returned_value_changed(&rc, &re, 0));
+    returned_free(&ra);
+    returned_free(&rb);
+    returned_free(&rc);
+    returned_free(&re);
+    py_tree_free(&ta);
+    py_tree_free(&tb);
+    py_tree_free(&tc);
+    py_tree_free(&te);
 }
 
 static void test_deprecate_kwarg(void **state)
@@ -541,6 +637,71 @@ static void test_submodule_call(void **state)
     free(got);
 }
 
+/* A router that stops rebinding its logits to their softmax (transformers 5.9's
+ * Qwen3-MoE routers): the block override that reads the logits from `self.gate()`
+ * gets logits where it took probabilities, and a router override returns
+ * probabilities where upstream's callers now take logits. A body that discards
+ * that value (`_`) is not told; `x += y` written `x = x + y` is a body change. */
+static void test_value_changed(void **state)
+{
+    (void)state;
+    static const char a[] = "class Router(nn.Module):\n"
+                            "    def forward(self, h):\n"
+                            "        logits = F.linear(h, self.weight)\n"
+                            "        logits = torch.softmax(logits, dim=-1)\n"
+                            "        top, idx = torch.topk(logits, self.k)\n"
+                            "        return logits, top, idx\n"
+                            "class Block(nn.Module):\n"
+                            "    def __init__(self, config):\n"
+                            "        self.gate = Router(config)\n"
+                            "    def forward(self, h):\n"
+                            "        out = self.experts(h)\n"
+                            "        out += h\n"
+                            "        return out\n";
+    static const char b[] = "class Router(nn.Module):\n"
+                            "    def forward(self, h):\n"
+                            "        logits = F.linear(h, self.weight)\n"
+                            "        probs = torch.softmax(logits, dim=-1)\n"
+                            "        top, idx = torch.topk(probs, self.k)\n"
+                            "        return logits, top, idx\n"
+                            "class Block(nn.Module):\n"
+                            "    def __init__(self, config):\n"
+                            "        self.gate = Router(config)\n"
+                            "    def forward(self, h):\n"
+                            "        out = self.experts(h)\n"
+                            "        out = out + h\n"
+                            "        return out\n";
+    tpatch reads[] = {{PG_METHOD_OVERRIDE, "Block.forward",
+                       "def forward(self, h):\n"
+                       "    logits, top, idx = self.gate(h)\n"
+                       "    return self.experts(h, logits.gather(1, idx))\n"}};
+    char *got = survey(a, b, reads, 1);
+    expect(got, "warning body-changed: `Block.forward`: the upstream body changed under the patch "
+                "(written against v1.0)\n"
+                "warning callee-value-changed: `Block.forward` uses `logits` of what `self.gate()` "
+                "(a `Router`) returns, computed by other steps at v2.0\n");
+    free(got);
+    /* with the router patched too, the block's call runs the patch: nothing to tell */
+    tpatch both[] = {reads[0],
+                     {PG_METHOD_OVERRIDE, "Router.forward",
+                      "def forward(self, h):\n"
+                      "    return self.route(h)\n"}};
+    got = survey(a, b, both, 2);
+    expect(got, "warning body-changed: `Block.forward`: the upstream body changed under the patch "
+                "(written against v1.0)\n"
+                "warning return-value-changed: `Router.forward`: upstream now computes what it "
+                "returns as `logits` by other steps (the patch was written against v1.0)\n");
+    free(got);
+    tpatch discards[] = {{PG_METHOD_OVERRIDE, "Block.forward",
+                          "def forward(self, h):\n"
+                          "    _, top, idx = self.gate(h)\n"
+                          "    return self.experts(h, top, idx)\n"}};
+    got = survey(a, b, discards, 1);
+    expect(got, "warning body-changed: `Block.forward`: the upstream body changed under the patch "
+                "(written against v1.0)\n");
+    free(got);
+}
+
 /* An attribute read off each element of a container of submodules that the
  * element's class no longer sets (transformers 5.9's Qwen2DecoderLayer and
  * `attention_type`): an error, a warning when an external base may set it. */
@@ -853,9 +1014,11 @@ int main(void)
         cmocka_unit_test(test_imported_function_call),
         cmocka_unit_test(test_imported_modules),
         cmocka_unit_test(test_submodule_call),
+        cmocka_unit_test(test_value_changed),
         cmocka_unit_test(test_element_attr_removed),
         cmocka_unit_test(test_param_swapped_not_renamed),
         cmocka_unit_test(test_source_text),
+        cmocka_unit_test(test_returned),
         cmocka_unit_test(test_deprecate_kwarg),
         cmocka_unit_test(test_attr_removed_no_guess),
         cmocka_unit_test(test_patched_init_sets_attr),
