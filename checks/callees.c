@@ -23,6 +23,7 @@
 #include "checks/body_uses.h"
 #include "checks/survey_trees.h"
 #include "checks/deprecate_kwarg.h"
+#include "checks/kwargs_flow.h"
 #include "checks/source_text.h"
 #include "py/structural.h"
 #include "core/error.h"
@@ -380,10 +381,14 @@ static int callee_values(cctx *c, const body_call *call, const callee *k)
     return changed > 0;
 }
 
+static char *kwarg_collision(cctx *c, const body_call *call, const callee *k);
+
 static void callee_changed(cctx *c, const body_call *call, const callee *k)
 {
     const index_def *a = k->a, *b = k->b;
     char *why = same_params(a, b) ? NULL : call_breaks(call, b);
+    if (!why && !same_params(a, b))
+        why = kwarg_collision(c, call, k);
     char *moved = !why && k->quiet && !same_params(a, b) ? positional_moved(call, a, b) : NULL;
     if (!same_params(a, b) && (!k->quiet || why || moved)) {
         json_t *data = json_object();
@@ -475,6 +480,85 @@ static void forward_call(cctx *c, const char *cls, const body_call *call, int el
     }
     free(ca);
     free(cb);
+}
+
+/* ---- a keyword passed on through **kwargs ----------------------------------------- */
+
+static int identifier(const char *s)
+{
+    if (!*s || isdigit((unsigned char)*s))
+        return 0;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_')
+            return 0;
+    return 1;
+}
+
+/* Where keyword kw, taken by the `**kwargs` of fn (a method of module B), is passed
+ * by name a second time: "`attention_interface()` (in `Cls.forward`, line N)"; NULL
+ * when nowhere or when where it goes cannot be told (kwargs_flow.h). Follows the
+ * calls that pass `**kwargs` on to a method of the class or to a submodule's
+ * forward, four deep; one the config provides runs the config's code, not B's. */
+static char *kw_second(cctx *c, const index_def *fn, const char *kw, int depth)
+{
+    const survey_pair *p = c->p;
+    if (depth > 3 || !fn->parent || fn->kind != INDEX_FUNCTION || index_param_find(fn, kw))
+        return NULL;
+    py_tree t;
+    kw_flow f;
+    int rc = survey_tree_get(p, &t, p->src_b, p->src_b_len, "<upstream at B>");
+    if (rc == 0) {
+        rc = kw_flow_read(&f, &t, fn->start_byte);
+        survey_tree_release(p, &t);
+    }
+    if (rc < 0) {
+        pgci_error_clear();
+        return NULL;
+    }
+    const char *cls = fn->parent->qualname;
+    char *at = NULL;
+    for (size_t i = 0; !f.other_use && !at && i < f.n; i++) {
+        const kw_splat *s = &f.splats[i];
+        if (strvec_find(&s->keywords, kw) >= 0) {
+            at = pgci_asprintf("`%s()` (in `%s`, line %u)", s->callee, fn->qualname, s->line);
+            break;
+        }
+        if (strncmp(s->callee, "self.", 5) || !identifier(s->callee + 5))
+            continue;
+        const index_def *g = callees_resolve(p->b, cls, s->callee + 5);
+        char *sub = g ? NULL : class_made(p->b, p->src_b, p->src_b_len, cls, s->callee + 5, 0);
+        if (sub)
+            g = callees_resolve(p->b, sub, "forward");
+        if (g && g->parent && !config_defines(p->cfg, g->parent->qualname, g->name))
+            at = kw_second(c, g, kw, depth + 1);
+        free(sub);
+    }
+    kw_flow_free(&f);
+    return at;
+}
+
+/* A keyword the call passes that the callee took by name at A and takes through its
+ * `**kwargs` at B, which pass it on to a call that names it too: a TypeError there
+ * ("got multiple values for keyword argument"). Why, or NULL. */
+static char *kwarg_collision(cctx *c, const body_call *call, const callee *k)
+{
+    if (k->from || k->src_b != c->p->src_b)
+        return NULL; /* another module's function: its body is its own */
+    for (size_t i = 0; i < call->keywords.len; i++) {
+        const char *kw = call->keywords.items[i];
+        if (!index_param_find(k->a, kw) || index_param_find(k->b, kw))
+            continue;
+        char *at = kw_second(c, k->b, kw, 0);
+        if (at) {
+            char *why = pgci_asprintf("`%s=` now goes into its `**kwargs` and on to %s, which "
+                                      "passes `%s=` too: a TypeError (multiple values for one "
+                                      "keyword)",
+                                      kw, at, kw);
+            free(at);
+            return why;
+        }
+    }
+    return NULL;
 }
 
 /* cls (or a base the module defines) sets self.attr in its __init__, or has attr as

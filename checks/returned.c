@@ -100,7 +100,7 @@ static void read_binding(returned *r, const py_tree *t, TSNode n)
         right = py_field(right, "right");
     if (ts_node_is_null(right))
         return;
-    if (py_is(left, "identifier")) {
+    if (py_is(left, "identifier") && pynode_is_real(left)) {
         char *name = py_text_dup(t, left), *how = NULL;
         if (aug) { /* x += y is the step x = x + y */
             TSNode op = py_field(n, "operator");
@@ -119,7 +119,7 @@ static void read_binding(returned *r, const py_tree *t, TSNode n)
     uint32_t m = ts_node_named_child_count(left);
     for (uint32_t i = 0; i < m; i++) {
         TSNode e = ts_node_named_child(left, i);
-        if (!py_is(e, "identifier"))
+        if (!py_is(e, "identifier") || !pynode_is_real(e))
             continue;
         char *name = py_text_dup(t, e);
         char *how = pgci_asprintf("%s[%u of %u] ", loop ? "for in " : "", i + 1, m);
@@ -167,7 +167,7 @@ int returned_read(returned *r, const py_tree *t, unsigned at)
     r->values = pgci_calloc(r->n ? r->n : 1, sizeof(*r->values));
     for (size_t i = 0; i < r->n; i++) {
         TSNode e = many ? ts_node_named_child(value, (uint32_t)i) : value;
-        if (py_is(e, "identifier"))
+        if (py_is(e, "identifier") && pynode_is_real(e))
             r->values[i].name = py_text_dup(t, e);
     }
     read_bindings(r, t, body, ts_node_start_byte(ret));

@@ -231,3 +231,9 @@ int pynode_function_at(const py_tree *t, uint32_t at, TSNode *def)
     }
     return pgci_error_set(PGCI_ENOTFOUND, "%s: no function at byte %u", t->path, at);
 }
+
+int pynode_is_real(TSNode n)
+{
+    return !ts_node_is_null(n) && !ts_node_is_missing(n) &&
+           ts_node_end_byte(n) > ts_node_start_byte(n);
+}

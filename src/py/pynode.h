@@ -11,6 +11,10 @@
 #include "core/strbuf.h"
 #include "py/py.h"
 
+/* 1 for a node the source really holds: not null, and not one tree-sitter's error
+ * recovery made up (a MISSING node, or one of zero width). */
+int pynode_is_real(TSNode n);
+
 /* The function definition (decorated or not) that starts at byte `at` of t in *def;
  * fails (PGCI_ENOTFOUND) when none starts there. */
 int pynode_function_at(const py_tree *t, uint32_t at, TSNode *def);

@@ -13,7 +13,10 @@
  * The same input is read as upstream definitions too (checks/returned.c): for each
  * function in it, what its last return returns and the steps binding each value;
  * each named value is an identifier of the input, with one written line per step,
- * and a reading compared with itself or with a second reading changes nothing.
+ * and a reading compared with itself or with a second reading changes nothing; and
+ * where its `**kwargs` goes (checks/kwargs_flow.c): the parameter and every keyword
+ * an identifier of the input, each call that passes it on named, a second reading
+ * the same.
  */
 #include <ctype.h>
 #include <stdint.h>
@@ -21,6 +24,7 @@
 #include <string.h>
 
 #include "checks/body_uses.h"
+#include "checks/kwargs_flow.h"
 #include "checks/returned.h"
 #include "core/error.h"
 #include "core/strbuf.h"
@@ -91,6 +95,20 @@ static void returns_ok(const py_tree *t, TSNode n, int depth)
         }
         returned_free(&again);
         returned_free(&r);
+        kw_flow f, g;
+        CHECK(kw_flow_read(&f, t, ts_node_start_byte(n)) == 0);
+        CHECK(kw_flow_read(&g, t, ts_node_start_byte(n)) == 0);
+        CHECK(!f.param || identifier_in(f.param, t->src, t->len));
+        CHECK(f.param || (!f.n && !f.other_use));
+        CHECK(f.n == g.n && f.other_use == g.other_use);
+        for (size_t i = 0; i < f.n; i++) {
+            CHECK(f.splats[i].callee && *f.splats[i].callee);
+            CHECK(f.splats[i].keywords.len == g.splats[i].keywords.len);
+            for (size_t k = 0; k < f.splats[i].keywords.len; k++)
+                CHECK(identifier_in(f.splats[i].keywords.items[k], t->src, t->len));
+        }
+        kw_flow_free(&g);
+        kw_flow_free(&f);
     }
     uint32_t k = ts_node_named_child_count(n);
     for (uint32_t i = 0; i < k; i++)

@@ -702,6 +702,77 @@ static void test_value_changed(void **state)
     free(got);
 }
 
+/* A keyword the body passes by name that the callee no longer names: it goes into
+ * the callee's **kwargs and on, through a submodule, to a call that passes it by
+ * name too (transformers 5.9's audio encoder layers and `attention_mask`): a
+ * TypeError there. Not when a call on the way takes it, or reads kwargs itself. */
+static void test_kwarg_collision(void **state)
+{
+    (void)state;
+    static const char a[] =
+        "class Attn(nn.Module):\n"
+        "    def forward(self, h, mask=None, **kwargs):\n"
+        "        return attention(h, mask=mask, **kwargs)\n"
+        "class Layer(nn.Module):\n"
+        "    def __init__(self, config):\n"
+        "        self.attn = Attn(config)\n"
+        "    def forward(self, h, mask=None, **kwargs):\n"
+        "        return self.attn(h, mask=mask, **kwargs)\n"
+        "class Encoder(nn.Module):\n"
+        "    def __init__(self, config):\n"
+        "        self.layers = nn.ModuleList([Layer(config) for _ in range(2)])\n"
+        "    def forward(self, h, **kwargs):\n"
+        "        return h\n";
+    static const char b[] =
+        "class Attn(nn.Module):\n"
+        "    def forward(self, h, **kwargs):\n"
+        "        out = self.inner(h, **kwargs)\n"
+        "        return out\n"
+        "    def inner(self, h, **kwargs):\n"
+        "        return attention(h, mask=None, **kwargs)\n"
+        "class Layer(nn.Module):\n"
+        "    def __init__(self, config):\n"
+        "        self.attn = Attn(config)\n"
+        "    def forward(self, h, **kwargs):\n"
+        "        return self.attn(h, **kwargs)\n"
+        "class Encoder(nn.Module):\n"
+        "    def __init__(self, config):\n"
+        "        self.layers = nn.ModuleList([Layer(config) for _ in range(2)])\n"
+        "    def forward(self, h, **kwargs):\n"
+        "        return h\n";
+    tpatch ps[] = {{PG_METHOD_OVERRIDE, "Encoder.forward",
+                    "def forward(self, h, **kwargs):\n"
+                    "    for layer in self.layers:\n"
+                    "        h = layer(h, mask=None, **kwargs)\n"
+                    "    return h\n"}};
+    char *got = survey(a, b, ps, 1);
+    expect(got, "error callee-signature-changed: `Encoder.forward` calls `self.layers[i]()` (a "
+                "`Layer`), whose signature changed at v2.0: `mask=` now goes into its `**kwargs` "
+                "and on to `attention()` (in `Attn.inner`, line 6), which passes `mask=` too: a "
+                "TypeError (multiple values for one keyword)\n");
+    free(got);
+    /* kwargs read on the way: where `mask` goes is not known, only the signature
+     * is told (quietly: nothing) */
+    const char *call = "        out = self.inner(h, **kwargs)\n";
+    const char *at = strstr(b, call);
+    char *b2 = NULL;
+    assert_true(asprintf(&b2, "%.*s        kwargs.pop('mask', None)\n%s", (int)(at - b), b, at) >
+                0);
+    got = survey(a, b2, ps, 1);
+    expect(got, "");
+    free(got);
+    free(b2);
+    /* a call that passes `mask` only inside its own **kwargs: not told */
+    tpatch named[] = {{PG_METHOD_OVERRIDE, "Encoder.forward",
+                       "def forward(self, h, **kwargs):\n"
+                       "    for layer in self.layers:\n"
+                       "        h = layer(h, **kwargs)\n"
+                       "    return h\n"}};
+    got = survey(a, b, named, 1);
+    expect(got, "");
+    free(got);
+}
+
 /* An attribute read off each element of a container of submodules that the
  * element's class no longer sets (transformers 5.9's Qwen2DecoderLayer and
  * `attention_type`): an error, a warning when an external base may set it. */
@@ -1015,6 +1086,7 @@ int main(void)
         cmocka_unit_test(test_imported_modules),
         cmocka_unit_test(test_submodule_call),
         cmocka_unit_test(test_value_changed),
+        cmocka_unit_test(test_kwarg_collision),
         cmocka_unit_test(test_element_attr_removed),
         cmocka_unit_test(test_param_swapped_not_renamed),
         cmocka_unit_test(test_source_text),
