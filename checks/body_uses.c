@@ -14,6 +14,7 @@
 
 #include "core/error.h"
 #include "py/py.h"
+#include "py/pynode.h"
 
 /* The names a body binds, and those it binds more than once. */
 typedef struct binds {
@@ -115,6 +116,7 @@ typedef struct local_ref {
     strvec keys;     /* what `**kw` passes; dict when is_dict */
     char *container; /* a loop variable over self.<container>: the attribute */
     int is_dict;
+    int is_ns; /* bound to SimpleNamespace(...): keys holds its keywords */
     unsigned uses, splats;
 } local_ref;
 
@@ -165,6 +167,24 @@ static int dict_keys(strvec *keys, const py_tree *t, TSNode dict)
     return 0;
 }
 
+/* `SimpleNamespace(a=..., b=...)` (or `types.SimpleNamespace`): its keywords. */
+static int namespace_keys(strvec *keys, const py_tree *t, TSNode call)
+{
+    TSNode fn = py_field(call, "function"), args = py_field(call, "arguments");
+    if (!py_text_eq(t, fn, "SimpleNamespace") && !py_text_eq(t, fn, "types.SimpleNamespace"))
+        return -1;
+    uint32_t k = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode a = ts_node_named_child(args, i);
+        if (py_is(a, "comment"))
+            continue;
+        if (!py_is(a, "keyword_argument") || !pynode_is_real(py_field(a, "name")))
+            return -1;
+        strvec_push_owned(keys, py_text_dup(t, py_field(a, "name")));
+    }
+    return 0;
+}
+
 /* `name = value` where name is bound once and value is a free name, a conditional
  * choice of two free names, or a dict literal of plain-string keys. */
 static void read_local(walk *w, TSNode n)
@@ -174,11 +194,14 @@ static void read_local(walk *w, TSNode n)
         !ts_node_is_null(py_field(n, "type")))
         return;
     char *name = py_text_dup(w->t, left);
-    local_ref r = {name, STRVEC_INIT, STRVEC_INIT, NULL, 0, 0, 0};
+    local_ref r = {name, STRVEC_INIT, STRVEC_INIT, NULL, 0, 0, 0, 0};
     int ok = strvec_find(&w->bound->twice, name) < 0;
     if (ok && py_is(right, "dictionary")) {
         r.is_dict = 1;
         ok = dict_keys(&r.keys, w->t, right) == 0;
+    } else if (ok && py_is(right, "call")) {
+        r.is_ns = 1;
+        ok = namespace_keys(&r.keys, w->t, right) == 0;
     } else if (ok && py_is(right, "identifier")) {
         strvec_push_owned(&r.names, py_text_dup(w->t, right));
     } else if (ok && py_is(right, "conditional_expression") &&
@@ -239,7 +262,7 @@ static void read_loop(walk *w, TSNode n)
         return;
     }
     w->refs = pgci_realloc(w->refs, (w->n_refs + 1) * sizeof(*w->refs));
-    w->refs[w->n_refs++] = (local_ref){name, STRVEC_INIT, STRVEC_INIT, container, 0, 0, 0};
+    w->refs[w->n_refs++] = (local_ref){name, STRVEC_INIT, STRVEC_INIT, container, 0, 0, 0, 0};
 }
 
 static void collect_locals(walk *w, TSNode n)
@@ -349,6 +372,62 @@ static void read_name_call(walk *w, TSNode call, TSNode p, TSNode fn)
     free(name);
 }
 
+/* `Cls.method` with Cls a free name: the two names, malloc'ed; 0 when n is not. */
+static int class_method(const walk *w, TSNode n, char **cls, char **method)
+{
+    TSNode obj = py_field(n, "object"), m = py_field(n, "attribute");
+    if (!py_is(n, "attribute") || !py_is(obj, "identifier") || !pynode_is_real(obj) ||
+        !pynode_is_real(m) || py_text_eq(w->t, obj, "self") || py_text_eq(w->t, obj, "cls"))
+        return 0;
+    char *c = py_text_dup(w->t, obj);
+    if (strvec_find(&w->bound->names, c) >= 0) {
+        free(c);
+        return 0;
+    }
+    *cls = c;
+    *method = py_text_dup(w->t, m);
+    return 1;
+}
+
+/* A call that runs `Cls.method` on a stand-in (body_stand_in): `Cls.method(ns, ...)`,
+ * or `Cls.method` and then ns among its arguments. */
+static void read_stand_in(walk *w, TSNode call)
+{
+    TSNode fn = py_field(call, "function"), args = py_field(call, "arguments");
+    uint32_t k = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
+    char *cls = NULL, *method = NULL;
+    uint32_t from = 0;
+    int direct = class_method(w, fn, &cls, &method);
+    if (!direct) {
+        while (from < k && !class_method(w, ts_node_named_child(args, from), &cls, &method))
+            from++;
+        if (from++ >= k)
+            return;
+    }
+    const local_ref *r = NULL;
+    for (uint32_t i = from; !r && i < k; i++) {
+        TSNode a = ts_node_named_child(args, i);
+        if (py_is(a, "comment"))
+            continue;
+        const local_ref *x = py_is(a, "identifier") ? find_ref(w, w->t, a) : NULL;
+        if (x && x->is_ns)
+            r = x;
+        else if (direct)
+            break; /* Cls.method(...): its first argument is self */
+    }
+    if (r) {
+        body_uses *u = w->u;
+        u->stand_ins = pgci_realloc(u->stand_ins, (u->n_stand_ins + 1) * sizeof(*u->stand_ins));
+        body_stand_in *s = &u->stand_ins[u->n_stand_ins++];
+        *s = (body_stand_in){cls, method, STRVEC_INIT, (int)(r - w->refs) + 1};
+        for (size_t i = 0; i < r->keys.len; i++)
+            strvec_push(&s->attrs, r->keys.items[i]);
+        return;
+    }
+    free(cls);
+    free(method);
+}
+
 static void collect_uses(walk *w, TSNode n, TSNode parent)
 {
     const py_tree *t = w->t;
@@ -389,6 +468,7 @@ static void collect_uses(walk *w, TSNode n, TSNode parent)
     }
     if (py_is(n, "call")) {
         TSNode fn = py_field(n, "function");
+        read_stand_in(w, n);
         if (py_is(fn, "attribute")) {
             TSNode obj = py_field(fn, "object");
             TSNode m = py_field(fn, "attribute");
@@ -424,6 +504,31 @@ static void settle_dict_calls(walk *w, body_call *calls, size_t n)
     }
 }
 
+static void stand_in_free(body_stand_in *s)
+{
+    free(s->cls);
+    free(s->method);
+    strvec_free(&s->attrs);
+}
+
+/* A stand-in named anywhere but its assignment and the one call may have been given
+ * more attributes (`ns.x = ...`) or be run elsewhere: not one any more. */
+static void settle_stand_ins(walk *w)
+{
+    body_uses *u = w->u;
+    size_t kept = 0;
+    for (size_t i = 0; i < u->n_stand_ins; i++) {
+        body_stand_in *s = &u->stand_ins[i];
+        if (w->refs[s->ref - 1].uses == 2) {
+            s->ref = 0;
+            u->stand_ins[kept++] = *s;
+        } else {
+            stand_in_free(s);
+        }
+    }
+    u->n_stand_ins = kept;
+}
+
 void body_uses_of_tree(body_uses *out, const py_tree *t)
 {
     memset(out, 0, sizeof(*out));
@@ -447,6 +552,7 @@ void body_uses_of_tree(body_uses *out, const py_tree *t)
     settle_dict_calls(&w, out->calls, out->n_calls);
     settle_dict_calls(&w, out->name_calls, out->n_name_calls);
     settle_dict_calls(&w, out->elem_calls, out->n_elem_calls);
+    settle_stand_ins(&w);
     for (size_t i = 0; i < w.n_refs; i++) {
         free(w.refs[i].name);
         free(w.refs[i].container);
@@ -486,5 +592,8 @@ void body_uses_free(body_uses *u)
     free_calls(u->elem_calls, u->n_elem_calls);
     strvec_free(&u->elem_attrs);
     strvec_free(&u->loads);
+    for (size_t i = 0; i < u->n_stand_ins; i++)
+        stand_in_free(&u->stand_ins[i]);
+    free(u->stand_ins);
     memset(u, 0, sizeof(*u));
 }

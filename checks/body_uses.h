@@ -31,6 +31,16 @@ typedef struct body_call {
     int via_dict;        /* while reading: 1 + the dict local a `**kw` splats */
 } body_call;
 
+/* `Cls.method` run with a stand-in for `self`: a local bound once to
+ * `SimpleNamespace(k=..., ...)` passed as the first argument of `Cls.method(...)`,
+ * or after `Cls.method` in one call's arguments (`partial(f, Cls.method, fake)`);
+ * the stand-in has the attributes its keywords name and nothing else. */
+typedef struct body_stand_in {
+    char *cls, *method;
+    strvec attrs;
+    int ref; /* while reading: 1 + the local */
+} body_stand_in;
+
 typedef struct body_uses {
     body_call *calls;
     size_t n_calls;
@@ -49,6 +59,9 @@ typedef struct body_uses {
     body_call *elem_calls;
     size_t n_elem_calls;
     strvec loads; /* free names, in order of first use, unique */
+    /* the stand-ins the body runs a class's method on (named nowhere else) */
+    body_stand_in *stand_ins;
+    size_t n_stand_ins;
 } body_uses;
 
 /* Reads the uses of one body (a def or a class, as the config file writes it).

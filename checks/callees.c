@@ -415,7 +415,8 @@ static void callee_changed(cctx *c, const body_call *call, const callee *k)
     free(why);
     free(moved);
     callee_returns(c, call, k);
-    if (same_body(c, a, b) || callee_values(c, call, k))
+    /* a quiet callee's body is its own unless the body reads what it returns */
+    if ((k->quiet && !call->result_used) || same_body(c, a, b) || callee_values(c, call, k))
         return;
     if (!k->quiet)
         add(c, SEV_INFO, NULL, "callee-body-changed", b->qualname,
@@ -506,7 +507,7 @@ static char *kw_second(cctx *c, const index_def *fn, const char *kw, int depth)
         return NULL;
     py_tree t;
     kw_flow f;
-    int rc = survey_tree_get(p, &t, p->src_b, p->src_b_len, "<upstream at B>");
+    int rc = survey_module_tree(p, &t, p->src_b, p->src_b_len);
     if (rc == 0) {
         rc = kw_flow_read(&f, &t, fn->start_byte);
         survey_tree_release(p, &t);
@@ -966,6 +967,54 @@ static int superseded(const pg_config *cfg, size_t i)
     return 0;
 }
 
+/* What upstream's Cls.method at side (a or b) reads off self; 0 when read. */
+static int method_reads(const cctx *c, int side_b, const index_def *d, strvec *out)
+{
+    const char *src = side_b ? c->p->src_b : c->p->src_a;
+    size_t len = side_b ? c->p->src_b_len : c->p->src_a_len;
+    py_tree t;
+    if (!src || d->end_byte > len || survey_module_tree(c->p, &t, src, len) < 0)
+        return -1;
+    int rc = self_reads(out, &t, d->start_byte);
+    survey_tree_release(c->p, &t);
+    return rc;
+}
+
+/* A method the body runs on a stand-in for self (body_stand_in) that reads, at B, an
+ * attribute it did not read at A and the stand-in lacks: an AttributeError there. */
+static void stand_ins(cctx *c, const body_uses *u)
+{
+    const survey_pair *p = c->p;
+    for (size_t i = 0; i < u->n_stand_ins; i++) {
+        const body_stand_in *s = &u->stand_ins[i];
+        const index_def *a = callees_resolve(p->a, s->cls, s->method);
+        const index_def *b = callees_resolve(p->b, s->cls, s->method);
+        strvec ra = STRVEC_INIT, rb = STRVEC_INIT;
+        if (a && b && a->kind == INDEX_FUNCTION && b->kind == INDEX_FUNCTION &&
+            !config_defines(p->cfg, s->cls, s->method) && !same_body(c, a, b) &&
+            method_reads(c, 0, a, &ra) == 0 && method_reads(c, 1, b, &rb) == 0) {
+            for (size_t j = 0; j < rb.len; j++) {
+                const char *x = rb.items[j];
+                if (strvec_find(&ra, x) >= 0 || strvec_find(&s->attrs, x) >= 0)
+                    continue;
+                json_t *data = json_object();
+                json_object_set_new(data, "attribute", json_string(x));
+                json_t *has = json_array();
+                for (size_t k = 0; k < s->attrs.len; k++)
+                    json_array_append_new(has, json_string(s->attrs.items[k]));
+                json_object_set_new(data, "stand_in", has);
+                add(c, SEV_ERROR, data, "stand-in-attr-missing", b->qualname,
+                    "`%s` runs `%s.%s` on a `SimpleNamespace` standing in for `self`, and at %s "
+                    "that method reads `self.%s`, which the stand-in lacks: an AttributeError",
+                    c->where, s->cls, s->method, p->tag_b, x);
+            }
+        }
+        pgci_error_clear();
+        strvec_free(&ra);
+        strvec_free(&rb);
+    }
+}
+
 static void follow(cctx *c, const pg_object *o, const char *cls)
 {
     char *text = signatures_object_text(o);
@@ -978,6 +1027,7 @@ static void follow(cctx *c, const pg_object *o, const char *cls)
         }
         name_calls(c, u);
         module_names(c, u);
+        stand_ins(c, u);
         body_uses_free(&own);
     }
     pgci_error_clear();

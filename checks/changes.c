@@ -132,6 +132,7 @@ static const struct {
     {"import-removed", "name", CHANGE_BREAKS},
     {"name-removed", "name", CHANGE_BREAKS},
     {"callee-vanished", "callee-vanished", CHANGE_BREAKS},
+    {"stand-in-attr-missing", "stand-in", CHANGE_BREAKS},
     {"init-attr-renamed", "attr", CHANGE_CONTRACT},
     {"init-attr-removed", "attrs-removed", CHANGE_CONTRACT},
     {"element-attr-removed", "attrs-removed", CHANGE_CONTRACT},
@@ -335,6 +336,14 @@ static int title_of_removal(strbuf *t, strbuf *act, const change *c)
         strbuf_addf(t, "`%s` is no longer instantiated by name upstream", s);
         strbuf_adds(act, "patch what upstream builds now (the factory's class), or the "
                          "composite model's construction");
+    } else if (!strcmp(fam, "stand-in")) {
+        const char *a = str(d, "attribute");
+        strbuf_addf(t, "`%s` now reads `self.%s`, which the patches' stand-in for `self` lacks", s,
+                    a ? a : "?");
+        strbuf_addf(act,
+                    "give the stand-in `%s` (a module-level class, to stay picklable), or stop "
+                    "running the method on a stand-in",
+                    a ? a : "?");
     } else if (!strcmp(fam, "callee-vanished")) {
         strbuf_addf(t, "`%s` is gone, and patch bodies call it", s);
         if (succ)

@@ -99,3 +99,41 @@ void kw_flow_free(kw_flow *f)
     free(f->param);
     memset(f, 0, sizeof(*f));
 }
+
+static void reads_of(strvec *out, const py_tree *t, TSNode n, const char *self, int depth)
+{
+    if (depth > 200 || py_is(n, "function_definition") || py_is(n, "lambda") ||
+        py_is(n, "class_definition"))
+        return;
+    if (py_is(n, "attribute")) {
+        TSNode obj = py_field(n, "object"), attr = py_field(n, "attribute");
+        if (py_is(obj, "identifier") && py_text_eq(t, obj, self) && pynode_is_real(attr)) {
+            char *a = py_text_dup(t, attr);
+            if (strvec_find(out, a) < 0)
+                strvec_push_owned(out, a);
+            else
+                free(a);
+        }
+    }
+    uint32_t k = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < k; i++)
+        reads_of(out, t, ts_node_named_child(n, i), self, depth + 1);
+}
+
+int self_reads(strvec *out, const py_tree *t, unsigned at)
+{
+    TSNode def;
+    if (pynode_function_at(t, at, &def) < 0)
+        return -1;
+    TSNode params = py_field(def, "parameters"), body = py_field(def, "body");
+    TSNode first = ts_node_is_null(params) || !ts_node_named_child_count(params)
+                       ? (TSNode){0}
+                       : ts_node_named_child(params, 0);
+    if (ts_node_is_null(first) || !py_is(first, "identifier") || !pynode_is_real(first) ||
+        ts_node_is_null(body))
+        return 0;
+    char *self = py_text_dup(t, first);
+    reads_of(out, t, body, self, 0);
+    free(self);
+    return 0;
+}

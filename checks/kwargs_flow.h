@@ -10,6 +10,10 @@
  * `attention_mask` and pass `**kwargs` on to an attention call that passes
  * `attention_mask=None` itself). The survey follows such a keyword through these
  * calls (checks/callees.c). Read from the definition's syntax tree.
+ *
+ * Also what a method reads off `self`: a method run on a stand-in for `self` (a
+ * `SimpleNamespace` holding only `config`) breaks when it starts reading another
+ * attribute (transformers 5.9's `get_rope_index` and `get_vision_position_ids`).
  */
 #ifndef PGCI_CHECKS_KWARGS_FLOW_H
 #define PGCI_CHECKS_KWARGS_FLOW_H
@@ -38,5 +42,10 @@ typedef struct kw_flow {
 int kw_flow_read(kw_flow *f, const py_tree *t, unsigned at);
 
 void kw_flow_free(kw_flow *f);
+
+/* Appends to out the attributes the function that starts at byte `at` of t reads off
+ * its first parameter (`self.x`, `self.m(...)`), each once, in order of first use;
+ * nested definitions and lambdas left out. Fails when no function starts there. */
+int self_reads(strvec *out, const py_tree *t, unsigned at);
 
 #endif

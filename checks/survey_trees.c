@@ -192,6 +192,16 @@ const index_module *survey_patch_index(const survey_pair *p, const char *text, s
     return e->m;
 }
 
+int survey_module_tree(const survey_pair *p, py_tree *t, const char *src, size_t len)
+{
+    if (!p->parses)
+        return py_parse(t, src, len, "<upstream>");
+    int a = p->parses_a && src == p->src_a;
+    for (size_t i = 0; !a && p->parses_a && i < p->n_ext; i++)
+        a = src == p->ext[i].src_a;
+    return py_parse_set_get(a ? p->parses_a : p->parses, src, len, "<upstream>", t);
+}
+
 int survey_returned(const survey_pair *p, const char *src, size_t len, const index_def *d,
                     returned *r)
 {
@@ -199,7 +209,7 @@ int survey_returned(const survey_pair *p, const char *src, size_t len, const ind
     if (!src || d->end_byte > len || d->start_byte > d->end_byte)
         return pgci_error_set(PGCI_EINVALID, "a definition outside its source");
     py_tree t;
-    if (survey_tree_get(p, &t, src, len, "<upstream>") < 0)
+    if (survey_module_tree(p, &t, src, len) < 0)
         return -1;
     int rc = returned_read(r, &t, d->start_byte);
     survey_tree_release(p, &t);

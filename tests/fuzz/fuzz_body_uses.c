@@ -16,7 +16,8 @@
  * and a reading compared with itself or with a second reading changes nothing; and
  * where its `**kwargs` goes (checks/kwargs_flow.c): the parameter and every keyword
  * an identifier of the input, each call that passes it on named, a second reading
- * the same.
+ * the same; what it reads off its first parameter (each once, identifiers of the
+ * input); and the stand-ins a body runs a class's method on.
  */
 #include <ctype.h>
 #include <stdint.h>
@@ -67,6 +68,9 @@ static void render(strbuf *out, const body_uses *u)
                 strbuf_addf(out, " %s=", c->keywords.items[k]);
             strbuf_addc(out, '\n');
         }
+    for (size_t i = 0; i < u->n_stand_ins; i++)
+        strbuf_addf(out, "s %s.%s %zu\n", u->stand_ins[i].cls, u->stand_ins[i].method,
+                    u->stand_ins[i].attrs.len);
     for (size_t i = 0; i < u->elem_attrs.len; i++)
         strbuf_addf(out, "e %s\n", u->elem_attrs.items[i]);
     for (size_t i = 0; i < u->loads.len; i++)
@@ -109,6 +113,13 @@ static void returns_ok(const py_tree *t, TSNode n, int depth)
         }
         kw_flow_free(&g);
         kw_flow_free(&f);
+        strvec reads = STRVEC_INIT;
+        CHECK(self_reads(&reads, t, ts_node_start_byte(n)) == 0);
+        for (size_t i = 0; i < reads.len; i++) {
+            CHECK(identifier_in(reads.items[i], t->src, t->len));
+            CHECK(strvec_find(&reads, reads.items[i]) == (long)i); /* each once */
+        }
+        strvec_free(&reads);
     }
     uint32_t k = ts_node_named_child_count(n);
     for (uint32_t i = 0; i < k; i++)
@@ -127,6 +138,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     calls_ok(u.name_calls, u.n_name_calls, src, size);
     calls_ok(u.elem_calls, u.n_elem_calls, src, size);
     CHECK(u.elem_attrs.len % 2 == 0);
+    for (size_t i = 0; i < u.n_stand_ins; i++) {
+        CHECK(identifier_in(u.stand_ins[i].cls, src, size));
+        CHECK(identifier_in(u.stand_ins[i].method, src, size));
+        CHECK(u.stand_ins[i].ref == 0);
+        for (size_t k = 0; k < u.stand_ins[i].attrs.len; k++)
+            CHECK(identifier_in(u.stand_ins[i].attrs.items[k], src, size));
+    }
     for (size_t i = 0; i < u.elem_attrs.len; i++)
         CHECK(identifier_in(u.elem_attrs.items[i], src, size));
     for (size_t i = 0; i < u.loads.len; i++)

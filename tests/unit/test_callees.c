@@ -773,6 +773,64 @@ static void test_kwarg_collision(void **state)
     free(got);
 }
 
+/* A method the body runs on a SimpleNamespace standing in for self (VeOmni's
+ * picklable position-id function and transformers 5.9's `get_rope_index`, which
+ * started calling `self.get_vision_position_ids`): what it reads off self at B and
+ * did not at A, and the stand-in lacks, is an AttributeError. */
+static void test_stand_in(void **state)
+{
+    (void)state;
+    static const char a[] = "class Model(nn.Module):\n"
+                            "    def rope_index(self, ids):\n"
+                            "        return ids * self.config.theta\n"
+                            "    def position_fn(self):\n"
+                            "        return None\n";
+    static const char b[] = "class Model(nn.Module):\n"
+                            "    def rope_index(self, ids):\n"
+                            "        pos = self.vision_ids(ids, self.config)\n"
+                            "        return pos * self.config.theta * self.scale\n"
+                            "    def vision_ids(self, ids, config):\n"
+                            "        return ids\n"
+                            "    def position_fn(self):\n"
+                            "        return None\n";
+    tpatch ps[] = {{PG_METHOD_OVERRIDE, "Model.position_fn",
+                    "def position_fn(self):\n"
+                    "    fake = SimpleNamespace(config=self.config, scale=2)\n"
+                    "    return partial(helper, Model.rope_index, fake)\n"}};
+    char *got = survey(a, b, ps, 1);
+    expect(got, "error stand-in-attr-missing: `Model.position_fn` runs `Model.rope_index` on a "
+                "`SimpleNamespace` standing in for `self`, and at v2.0 that method reads "
+                "`self.vision_ids`, which the stand-in lacks: an AttributeError\n");
+    free(got);
+    /* run directly; a stand-in given more attributes after it is made is not told */
+    tpatch direct[] = {{PG_METHOD_OVERRIDE, "Model.position_fn",
+                        "def position_fn(self):\n"
+                        "    fake = SimpleNamespace(config=self.config)\n"
+                        "    return Model.rope_index(fake, [1])\n"},
+                       {PG_METHOD_OVERRIDE, "Model.rope_index",
+                        "def rope_index(self, ids):\n"
+                        "    fake = SimpleNamespace(config=self.config)\n"
+                        "    fake.vision_ids = len\n"
+                        "    return partial(Model.position_fn, fake)\n"}};
+    got = survey(a, b, direct, 1);
+    expect(got, "error stand-in-attr-missing: `Model.position_fn` runs `Model.rope_index` on a "
+                "`SimpleNamespace` standing in for `self`, and at v2.0 that method reads "
+                "`self.vision_ids`, which the stand-in lacks: an AttributeError\n"
+                "error stand-in-attr-missing: `Model.position_fn` runs `Model.rope_index` on a "
+                "`SimpleNamespace` standing in for `self`, and at v2.0 that method reads "
+                "`self.scale`, which the stand-in lacks: an AttributeError\n");
+    free(got);
+    const char *body = "warning body-changed: `Model.rope_index`: the upstream body changed "
+                       "under the patch (written against v1.0)\n";
+    got = survey(a, b, &direct[1], 1);
+    expect(got, body);
+    free(got);
+    /* with the method patched, the stand-in runs the patch: only the body change */
+    got = survey(a, b, direct, 2);
+    expect(got, body);
+    free(got);
+}
+
 /* An attribute read off each element of a container of submodules that the
  * element's class no longer sets (transformers 5.9's Qwen2DecoderLayer and
  * `attention_type`): an error, a warning when an external base may set it. */
@@ -1087,6 +1145,7 @@ int main(void)
         cmocka_unit_test(test_submodule_call),
         cmocka_unit_test(test_value_changed),
         cmocka_unit_test(test_kwarg_collision),
+        cmocka_unit_test(test_stand_in),
         cmocka_unit_test(test_element_attr_removed),
         cmocka_unit_test(test_param_swapped_not_renamed),
         cmocka_unit_test(test_source_text),
