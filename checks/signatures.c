@@ -1171,6 +1171,17 @@ static int documented_by_name(const index_module *docs, const char *param)
     return 0;
 }
 
+/* Upstream renamed param behind `@deprecate_kwarg(param, new_name=...)`: the override
+ * keeps the old name, which the rename's finding tells it to change; its docs follow. */
+static int renamed_by_shim(const index_def *upstream, const char *param)
+{
+    deprecated_kwarg shim;
+    int kept = deprecated_kwarg_find(&shim, upstream, param);
+    int renamed = kept && shim.new_name && index_param_find(upstream, shim.new_name);
+    deprecated_kwarg_free(&shim);
+    return renamed;
+}
+
 static void auto_docstring(sig_ctx *c, const char *target, const index_def *upstream,
                            const char *text)
 {
@@ -1192,7 +1203,7 @@ static void auto_docstring(sig_ctx *c, const char *target, const index_def *upst
                 fn->params[i].kind == INDEX_PARAM_VAR_POSITIONAL || param_index(upstream, p) >= 0 ||
                 find_str(fn->doc_args, fn->n_doc_args, p) >= 0 ||
                 find_str(upstream->doc_args, upstream->n_doc_args, p) >= 0 ||
-                documented_by_name(c->p->docs_b, p))
+                documented_by_name(c->p->docs_b, p) || renamed_by_shim(upstream, p))
                 continue;
             strbuf_addf(&missing, "%s`%s`", missing.len ? ", " : "", p);
         }

@@ -917,6 +917,33 @@ static void test_self_call_through_shim(void **state)
     free(got);
 }
 
+/* An override's own target renames an argument behind @deprecate_kwarg: one fact,
+ * the rename (with the shim and its removal version); not a deprecation note
+ * beside it, nor an @auto_docstring warning that the override's old name is not
+ * documented upstream (transformers 5.24's past_key_values -> cache: three
+ * findings a method before; `extra`, undocumented at both tags, stands). */
+static void test_override_renamed_by_shim(void **state)
+{
+    (void)state;
+    static const char a[] = "class Net(nn.Module):\n"
+                            "    @auto_docstring\n"
+                            "    def forward(self, x, past_key_values=None):\n"
+                            "        return x\n";
+    static const char b[] =
+        "class Net(nn.Module):\n"
+        "    @deprecate_kwarg(\"past_key_values\", \"5.40.0\", new_name=\"cache\")\n"
+        "    @auto_docstring\n"
+        "    def forward(self, x, cache=None):\n"
+        "        return x\n";
+    tpatch ps[] = {{PG_METHOD_OVERRIDE, "Net.forward",
+                    "def forward(self, x, past_key_values=None, extra=None):\n    return x\n"}};
+    char *got = survey(a, b, ps, 1);
+    expect(got, "warning param-renamed: `Net.forward`: parameter `past_key_values` renamed to "
+                "`cache` (v1.0 → v2.0); `@deprecate_kwarg` keeps `past_key_values` working until "
+                "5.40.0\n");
+    free(got);
+}
+
 /* A method the body calls through self starts announcing its removal: the
  * deprecation is reported where the patch calls it. */
 static void test_self_call_deprecated(void **state)
@@ -1155,6 +1182,7 @@ int main(void)
         cmocka_unit_test(test_patched_init_sets_attr),
         cmocka_unit_test(test_self_calls),
         cmocka_unit_test(test_self_call_through_shim),
+        cmocka_unit_test(test_override_renamed_by_shim),
         cmocka_unit_test(test_self_call_deprecated),
         cmocka_unit_test(test_same_tag_reports_nothing),
         cmocka_unit_test(test_inherited_module_keyed),
