@@ -596,7 +596,7 @@ static void element_uses(cctx *c, const char *cls, const body_uses *u)
         const char *container = u->elem_attrs.items[i], *attr = u->elem_attrs.items[i + 1];
         char *ca = class_made(p->a, p->src_a, p->src_a_len, cls, container, 1);
         char *cb = ca ? class_made(p->b, p->src_b, p->src_b_len, cls, container, 1) : NULL;
-        if (cb && !config_defines(p->cfg, cb, "__init__") && !signatures_config_binds(p->cfg, cb) &&
+        if (cb && !config_defines(p->cfg, cb, "__init__") && !signatures_config_binds(p, cb) &&
             provides_attr(p->a, ca, attr, 0) && !provides_attr(p->b, cb, attr, 0)) {
             int ext = has_external_base(p->b, cb, 0);
             json_t *data = json_object();
@@ -739,7 +739,7 @@ static void name_calls(cctx *c, const body_uses *u)
         strvec_push(&seen, name);
         callee k;
         memset(&k, 0, sizeof(k));
-        if (signatures_config_binds(c->p->cfg, name) || !name_callee(c, name, &k))
+        if (signatures_config_binds(c->p, name) || !name_callee(c, name, &k))
             continue;
         char *how = pgci_asprintf("%s()", name);
         char *note = k.from ? pgci_asprintf(" (imported from `%s`)", k.from) : pgci_strdup("");
@@ -897,7 +897,7 @@ static void module_names(cctx *c, const body_uses *u)
         const char *name = u->loads.items[i];
         /* imports that went are signatures.h's import-removed */
         if (!defined_at(c->p->a, name) || signatures_module_binds(c->p->b, name) ||
-            signatures_config_binds(c->p->cfg, name))
+            signatures_config_binds(c->p, name))
             continue;
         const char *names[3];
         double scores[3];

@@ -24,6 +24,7 @@
 #include "checks/source_text.h"
 #include "checks/survey_trees.h"
 #include "core/error.h"
+#include "patchgen/codegen_text.h"
 #include "patchgen/difflib.h"
 #include "core/vec.h"
 #include "py/py.h"
@@ -1087,8 +1088,32 @@ char *signatures_object_text(const pg_object *o)
     return pgci_strndup(start, (size_t)(p - start));
 }
 
-int signatures_config_binds(const pg_config *cfg, const char *name)
+/* A post-import block binds name (signatures_config_binds). One that does not parse
+ * binds whatever it mentions, as before blocks were read. */
+static int block_binds(const survey_pair *p, const char *block, const char *name)
 {
+    strbuf d = STRBUF_INIT;
+    cgtext_dedent(&d, block, strlen(block));
+    index_module *own;
+    const index_module *m = survey_patch_index(p, d.buf ? d.buf : "", d.len, &own);
+    int binds = m ? signatures_module_binds(m, name) : strstr(block, name) != NULL;
+    pgci_error_clear();
+    if (own)
+        index_module_free(own);
+    strbuf_free(&d);
+    return binds;
+}
+
+/* `import a.b.c` binds `a`. */
+static int import_binds(const char *module, const char *name)
+{
+    size_t n = strlen(name);
+    return !strncmp(module, name, n) && (module[n] == '\0' || module[n] == '.');
+}
+
+int signatures_config_binds(const survey_pair *sp, const char *name)
+{
+    const pg_config *cfg = sp->cfg;
     for (size_t i = 0; i < cfg->helpers.len; i++)
         if (cfg->helpers.items[i]->name && !strcmp(cfg->helpers.items[i]->name, name))
             return 1;
@@ -1109,11 +1134,11 @@ int signatures_config_binds(const pg_config *cfg, const char *name)
         for (size_t k = 0; k < im->names_len; k++)
             if (!strcmp(im->names[k], name))
                 return 1;
-        if (!im->is_from_import && !strncmp(im->module, name, strlen(name)))
+        if (!im->is_from_import && !im->alias && import_binds(im->module, name))
             return 1;
     }
     for (size_t i = 0; i < cfg->post_import_blocks.len; i++)
-        if (strstr(cfg->post_import_blocks.items[i], name))
+        if (block_binds(sp, cfg->post_import_blocks.items[i], name))
             return 1;
     return 0;
 }
@@ -1134,7 +1159,7 @@ static void removed_imports(sig_ctx *c, const pg_patch *patch, const char *text)
         const index_import *im = &a->imports[i];
         const char *name = bound_name(im, buf, sizeof(buf));
         if (strvec_find(&u->loads, name) < 0 || strvec_find(&done, name) >= 0 ||
-            signatures_module_binds(b, name) || signatures_config_binds(c->p->cfg, name))
+            signatures_module_binds(b, name) || signatures_config_binds(c->p, name))
             continue;
         strvec_push(&done, name);
         json_t *data = json_object();

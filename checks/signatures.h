@@ -104,8 +104,10 @@ int signatures_annotation_eq(const char *a, const char *b);
 int signatures_module_binds(const index_module *m, const char *name);
 
 /* 1 when the config itself provides name to the generated module: an additional
- * import, a post-import block mentioning it, a helper, a replaced function or
- * class. */
-int signatures_config_binds(const pg_config *cfg, const char *name);
+ * import, a post-import block that binds it (an import, def, class or assignment
+ * at its top level, read from the block as the generated module holds it:
+ * dedented; the block's index comes from p->bodies), a helper, a replaced function
+ * or class. */
+int signatures_config_binds(const survey_pair *p, const char *name);
 
 #endif

@@ -331,6 +331,9 @@ static index_module *index_named(const char *src, const char *name)
 /* The survey of one config (patches ps) between modules a and b (the model's
  * module, transformers.models.toy.modeling_toy), as "severity kind: title" lines,
  * in order; ext_a/ext_b: transformers.masking_utils at A and B, or NULL. */
+/* A post-import block the next survey's config adds (NULL: none). */
+static const char *post_block;
+
 static char *survey_with(const char *src_a, const char *src_b, const tpatch *ps, size_t n,
                          const char *ext_a, const char *ext_b)
 {
@@ -343,6 +346,8 @@ static char *survey_with(const char *src_a, const char *src_b, const tpatch *ps,
     pg_config cfg;
     memset(&cfg, 0, sizeof(cfg));
     cfg.source_module = "transformers.models.toy.modeling_toy";
+    if (post_block)
+        VEC_PUSH(&cfg.post_import_blocks, post_block);
     pg_object *objs = calloc(n + 1, sizeof(*objs));
     for (size_t i = 0; i < n; i++) {
         pg_patch p = {0};
@@ -405,6 +410,7 @@ static char *survey_with(const char *src_a, const char *src_b, const tpatch *ps,
     py_parse_set_counts(set, &parses, &reused);
     for (size_t i = 0; i < n; i++)
         bodies += ps[i].body != NULL;
+    bodies += post_block != NULL; /* read once a run too */
     parses -= modules;
     reused -= reused0;
     assert_true(parses <= bodies);
@@ -414,6 +420,7 @@ static char *survey_with(const char *src_a, const char *src_b, const tpatch *ps,
     strbuf out = got[0];
     strbuf_free(&got[1]);
     VEC_FREE(&cfg.patches);
+    VEC_FREE(&cfg.post_import_blocks);
     free(objs);
     index_module_free(a);
     index_module_free(b);
@@ -917,6 +924,44 @@ static void test_self_call_through_shim(void **state)
     free(got);
 }
 
+/* A module-level name the body reads that upstream stops defining is provided by
+ * the config only when one of its post-import blocks binds it, as the generated
+ * module runs the block (dedented): a comment that mentions it does not
+ * (transformers 5.16's `is_fast_path_available`, named in a Qwen3.5 block's
+ * comment); an assignment, an import (`import a.b` binds `a`) does. */
+static void test_post_import_block_binds(void **state)
+{
+    (void)state;
+    static const char a[] = "is_fast = all((conv, rule))\n"
+                            "class Net(nn.Module):\n"
+                            "    def forward(self, x):\n"
+                            "        return x\n";
+    static const char b[] = "class Net(nn.Module):\n"
+                            "    def forward(self, x):\n"
+                            "        return x\n";
+    tpatch ps[] = {{PG_METHOD_OVERRIDE, "Net.forward",
+                    "def forward(self, x):\n"
+                    "    return x if is_fast and fastlib.ok else None\n"}};
+    static const char *const blocks[] = {
+        "\n    # `is_fast = all((conv, rule))` upstream stays False\n    conv = None\n",
+        "\n    import fastlib.kernels\n    is_fast = False\n",
+        "\n    if is_fast (\n",
+    };
+    static const char *const want[] = {
+        "error name-removed: `Net.forward` uses `is_fast`, which upstream no longer defines at "
+        "v2.0\n",
+        "",
+        "",
+    };
+    for (size_t i = 0; i < 3; i++) {
+        post_block = blocks[i];
+        char *got = survey(a, b, ps, 1);
+        expect(got, want[i]); /* a block that does not parse binds what it mentions */
+        free(got);
+    }
+    post_block = NULL;
+}
+
 /* An override's own target renames an argument behind @deprecate_kwarg: one fact,
  * the rename (with the shim and its removal version); not a deprecation note
  * beside it, nor an @auto_docstring warning that the override's old name is not
@@ -1183,6 +1228,7 @@ int main(void)
         cmocka_unit_test(test_self_calls),
         cmocka_unit_test(test_self_call_through_shim),
         cmocka_unit_test(test_override_renamed_by_shim),
+        cmocka_unit_test(test_post_import_block_binds),
         cmocka_unit_test(test_self_call_deprecated),
         cmocka_unit_test(test_same_tag_reports_nothing),
         cmocka_unit_test(test_inherited_module_keyed),
