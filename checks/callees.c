@@ -23,6 +23,7 @@
 #include "checks/body_uses.h"
 #include "checks/survey_trees.h"
 #include "checks/deprecate_kwarg.h"
+#include "checks/inherited.h"
 #include "checks/kwargs_flow.h"
 #include "checks/source_text.h"
 #include "py/structural.h"
@@ -163,6 +164,19 @@ static void add_candidates(json_t *data, strbuf *detail, const char **names, con
 
 static void callee_vanished(cctx *c, const char *cls, const body_call *call, const index_def *da)
 {
+    /* moved up into a base class of transformers.modeling_utils: the call binds */
+    char *from = c->p->base_b ? inherited_from(c->p->b, c->p->base_b, cls, call->method) : NULL;
+    if (from) {
+        json_t *data = json_object();
+        json_object_set_new(data, "inherited_from", json_string(from));
+        add(c, SEV_INFO, data, "callee-inherited", da->qualname,
+            "`%s` calls `self.%s()`, which `%s` no longer defines at %s: it inherits `%s.%s` "
+            "(transformers.modeling_utils) now",
+            c->where, call->method, da->parent ? da->parent->qualname : cls, c->p->tag_b, from,
+            call->method);
+        free(from);
+        return;
+    }
     const char *names[3];
     double scores[3];
     size_t n = signatures_rename_candidates(c->p->a, c->p->b, da->qualname, names, scores, 3);

@@ -132,6 +132,7 @@ static const struct {
     {"import-removed", "name", CHANGE_BREAKS},
     {"name-removed", "name", CHANGE_BREAKS},
     {"callee-vanished", "callee-vanished", CHANGE_BREAKS},
+    {"callee-inherited", "callee-inherited", CHANGE_OTHER},
     {"stand-in-attr-missing", "stand-in", CHANGE_BREAKS},
     {"init-attr-renamed", "attr", CHANGE_CONTRACT},
     {"init-attr-removed", "attrs-removed", CHANGE_CONTRACT},
@@ -407,6 +408,10 @@ static void title_of_contract(strbuf *t, strbuf *act, const change *c)
     } else if (!strcmp(fam, "callee-return")) {
         strbuf_addf(t, "`%s` (called by patch bodies) returns something else", s);
         strbuf_adds(act, "update how the bodies use its result");
+    } else if (!strcmp(fam, "callee-inherited")) {
+        const char *from = str(d, "inherited_from");
+        strbuf_addf(t, "`%s` (called by patch bodies) is now inherited from `%s`", s,
+                    from ? from : "?");
     } else if (!strcmp(fam, "callee-body")) {
         strbuf_addf(t, "`%s` (called by patch bodies) changed its body", s);
     } else if (!strcmp(fam, "deprecation")) {

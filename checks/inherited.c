@@ -30,6 +30,21 @@ static void external_bases(strvec *out, const index_module *m, const index_modul
     }
 }
 
+char *inherited_from(const index_module *m, const index_module *base_mod, const char *cls,
+                     const char *method)
+{
+    strvec bases = STRVEC_INIT;
+    external_bases(&bases, m, base_mod, cls, 0);
+    char *from = NULL;
+    for (size_t i = 0; !from && i < bases.len; i++) {
+        const index_def *d = callees_resolve(base_mod, bases.items[i], method);
+        if (d && d->kind == INDEX_FUNCTION && d->parent)
+            from = pgci_strdup(d->parent->qualname);
+    }
+    strvec_free(&bases);
+    return from;
+}
+
 /* 1 when def's text reads the class's module against "transformers". */
 static int keys_on_module(const char *src, size_t len, const index_def *d)
 {

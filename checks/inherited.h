@@ -19,4 +19,11 @@
 
 void check_inherited(findings *out, const survey_pair *p);
 
+/* The class of base_mod (transformers.modeling_utils) that gives cls of module m
+ * its `method`, through cls's bases in m (Qwen2VLModel -> Qwen2VLPreTrainedModel ->
+ * PreTrainedModel -> EmbeddingAccessMixin): malloc'ed qualname of the class that
+ * defines it, or NULL when no external base does. */
+char *inherited_from(const index_module *m, const index_module *base_mod, const char *cls,
+                     const char *method);
+
 #endif

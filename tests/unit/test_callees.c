@@ -333,6 +333,8 @@ static index_module *index_named(const char *src, const char *name)
  * in order; ext_a/ext_b: transformers.masking_utils at A and B, or NULL. */
 /* A post-import block the next survey's config adds (NULL: none). */
 static const char *post_block;
+/* transformers.modeling_utils at both tags for the next survey (NULL: none). */
+static const char *base_src;
 
 static char *survey_with(const char *src_a, const char *src_b, const tpatch *ps, size_t n,
                          const char *ext_a, const char *ext_b)
@@ -365,7 +367,14 @@ static char *survey_with(const char *src_a, const char *src_b, const tpatch *ps,
         }
         VEC_PUSH(&cfg.patches, p);
     }
-    survey_pair p = {.config = "cfg",
+    index_module *base = base_src ? index_named(base_src, "transformers.modeling_utils") : NULL;
+    survey_pair p = {.base_a = base,
+                     .base_b = base,
+                     .base_src_a = base_src,
+                     .base_src_b = base_src,
+                     .base_src_a_len = base_src ? strlen(base_src) : 0,
+                     .base_src_b_len = base_src ? strlen(base_src) : 0,
+                     .config = "cfg",
                      .config_path = "cfg.py",
                      .cfg = &cfg,
                      .a = a,
@@ -424,6 +433,8 @@ static char *survey_with(const char *src_a, const char *src_b, const tpatch *ps,
     free(objs);
     index_module_free(a);
     index_module_free(b);
+    if (base)
+        index_module_free(base);
     if (ea)
         index_module_free(ea);
     if (eb)
@@ -962,6 +973,46 @@ static void test_post_import_block_binds(void **state)
     post_block = NULL;
 }
 
+/* A method a body calls that upstream's class stops defining because a base class
+ * of transformers.modeling_utils gives it now (transformers 5.9's
+ * get_input_embeddings, left to PreTrainedModel's EmbeddingAccessMixin): the call
+ * binds, a note; without such a base, a warning as before. */
+static void test_callee_inherited(void **state)
+{
+    (void)state;
+    static const char a[] = "class ToyPreTrainedModel(PreTrainedModel):\n"
+                            "    pass\n"
+                            "class ToyModel(ToyPreTrainedModel):\n"
+                            "    def get_input_embeddings(self):\n"
+                            "        return self.language_model.embed_tokens\n"
+                            "    def forward(self, ids):\n"
+                            "        return ids\n";
+    static const char b[] = "class ToyPreTrainedModel(PreTrainedModel):\n"
+                            "    pass\n"
+                            "class ToyModel(ToyPreTrainedModel):\n"
+                            "    def forward(self, ids):\n"
+                            "        return ids\n";
+    static const char mu[] = "class EmbeddingAccessMixin:\n"
+                             "    def get_input_embeddings(self):\n"
+                             "        return getattr(self, 'embed_tokens')\n"
+                             "class PreTrainedModel(nn.Module, EmbeddingAccessMixin):\n"
+                             "    pass\n";
+    tpatch ps[] = {{PG_METHOD_OVERRIDE, "ToyModel.forward",
+                    "def forward(self, ids):\n    return self.get_input_embeddings()(ids)\n"}};
+    base_src = mu;
+    char *got = survey(a, b, ps, 1);
+    base_src = NULL;
+    expect(got, "info callee-inherited: `ToyModel.forward` calls `self.get_input_embeddings()`, "
+                "which `ToyModel` no longer defines at v2.0: it inherits "
+                "`EmbeddingAccessMixin.get_input_embeddings` (transformers.modeling_utils) now\n");
+    free(got);
+    got = survey(a, b, ps, 1);
+    expect(got, "warning callee-vanished: `ToyModel.forward` calls `self.get_input_embeddings()`, "
+                "which `ToyModel` no longer defines at v2.0 (an external base class may provide "
+                "it now)\n");
+    free(got);
+}
+
 /* An override's own target renames an argument behind @deprecate_kwarg: one fact,
  * the rename (with the shim and its removal version); not a deprecation note
  * beside it, nor an @auto_docstring warning that the override's old name is not
@@ -1229,6 +1280,7 @@ int main(void)
         cmocka_unit_test(test_self_call_through_shim),
         cmocka_unit_test(test_override_renamed_by_shim),
         cmocka_unit_test(test_post_import_block_binds),
+        cmocka_unit_test(test_callee_inherited),
         cmocka_unit_test(test_self_call_deprecated),
         cmocka_unit_test(test_same_tag_reports_nothing),
         cmocka_unit_test(test_inherited_module_keyed),
