@@ -231,8 +231,9 @@ static char *self_container(const py_tree *t, TSNode n)
     if (py_is(n, "subscript"))
         n = py_field(n, "value");
     TSNode obj = py_is(n, "attribute") ? py_field(n, "object") : n;
-    if (!py_is(n, "attribute") || !py_is(obj, "identifier") || !py_text_eq(t, obj, "self"))
-        return NULL;
+    if (!py_is(n, "attribute") || !py_is(obj, "identifier") || !py_text_eq(t, obj, "self") ||
+        !pynode_is_real(py_field(n, "attribute")))
+        return NULL; /* not one, or `self.` with a name tree-sitter's recovery made up */
     return py_text_dup(t, py_field(n, "attribute"));
 }
 
@@ -452,7 +453,7 @@ static void collect_uses(walk *w, TSNode n, TSNode parent)
         !(py_is(parent, "call") && ts_node_eq(py_field(parent, "function"), n))) {
         TSNode obj = py_field(n, "object"), name = py_field(n, "attribute");
         const local_ref *r = py_is(obj, "identifier") ? find_ref(w, t, obj) : NULL;
-        if (r && r->container && !ts_node_is_null(name) && !ts_node_is_missing(name)) {
+        if (r && r->container && pynode_is_real(name)) {
             char *attr = py_text_dup(t, py_field(n, "attribute"));
             size_t i = 0;
             while (i + 1 < u->elem_attrs.len && (strcmp(u->elem_attrs.items[i], r->container) ||

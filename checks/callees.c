@@ -418,6 +418,10 @@ static void callee_changed(cctx *c, const body_call *call, const callee *k)
         if (k->from)
             json_object_set_new(data, "defined_in", json_string(k->from));
         const char *because = why ? why : moved;
+        if (because) { /* for the note's change section: how this call is hit */
+            json_object_set_new(data, "call", json_string(k->how));
+            json_object_set_new(data, "because", json_string(because));
+        }
         finding *f =
             add(c, why ? SEV_ERROR : SEV_WARNING, data, "callee-signature-changed", b->qualname,
                 "`%s` calls `%s`%s, whose signature changed at %s%s%s", c->where, k->how, k->note,

@@ -159,6 +159,35 @@ static void hits(strbuf *sb, json_t *fs, const char *id, size_t max)
 
 /* For an error: the first finding's short "what changed" (an old and a new
  * signature, a rename's evidence, candidates), unfolded. */
+/* How the calls of a changed callee break, each distinct way once (at most three):
+ * "- `self.layers[i]()`: `attention_mask=` now goes into its `**kwargs` ...". */
+static void why_it_breaks(strbuf *sb, json_t *fs, const char *id)
+{
+    strvec seen = STRVEC_INIT;
+    size_t i;
+    json_t *f;
+    json_array_foreach(fs, i, f)
+    {
+        json_t *d = json_object_get(f, "data");
+        if (!in_change(f, id) || strcmp(str(f, "severity"), "error") || !*str(d, "because"))
+            continue;
+        char *line = pgci_asprintf("`%s`: %s", str(d, "call"), str(d, "because"));
+        if (strvec_find(&seen, line) < 0 && seen.len < 3)
+            strvec_push(&seen, line);
+        free(line);
+    }
+    if (seen.len) {
+        strbuf_adds(sb, "Why it breaks:\n\n");
+        for (size_t k = 0; k < seen.len; k++) {
+            strbuf_adds(sb, "- ");
+            survey_note_inline(sb, seen.items[k]);
+            strbuf_addc(sb, '\n');
+        }
+        strbuf_addc(sb, '\n');
+    }
+    strvec_free(&seen);
+}
+
 static void what_changed(strbuf *sb, json_t *fs, const char *id, const char *ta, const char *tb)
 {
     size_t i;
@@ -176,6 +205,7 @@ static void what_changed(strbuf *sb, json_t *fs, const char *id, const char *ta,
             fenced(sb, s.buf, "python");
             strbuf_addc(sb, '\n');
             strbuf_free(&s);
+            why_it_breaks(sb, fs, id);
             return;
         }
         const char *det = str(f, "detail");

@@ -112,6 +112,11 @@ assert len(regen) == 1, regen
 change = next(c for c in run["changes"] if c["id"] == regen[0]["data"]["change"])
 assert change["kind"] == "name" and change["how"] == "fails-to-regenerate", change
 PY
+# the note says how a changed callee's calls break, not only its two signatures
+"$PGCI" report --in "$T/vl.run.json" -o "$T/vl.report" > /dev/null
+expect_grep '^Why it breaks:$' "$T/vl.report/report.md"
+expect_grep '^- `create_causal_mask\(\)`: it passes `cache_position=`, which the new signature lacks$' \
+    "$T/vl.report/report.md"
 
 # no change, no finding: a survey of each tag against itself reports nothing at all
 # (standing facts - notes about what patchgen leaves out, a name_map field trap

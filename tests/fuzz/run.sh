@@ -110,7 +110,7 @@ for name in "${targets[@]}"; do
     t0=$SECONDS
     if "$bin" "${dict[@]}" "${seed[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
         -artifact_prefix="$out/artifacts/${name}-" -print_final_stats=1 "$corpus" >"$log" 2>&1; then
-        runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
+        runs=$(grep -ao 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
         printf 'fuzz_%-16s ok   %3ds  %s runs  corpus %s\n' "$name" $((SECONDS - t0)) "$runs" \
             "$(ls "$corpus" | wc -l)"
         [ "$runs" != "?" ] && [ "$runs" -gt 0 ] || {

@@ -123,17 +123,24 @@ static void test_body_uses_broken(void **state)
                                "    other[\"b\"] = 2\n"
                                "    m = fn(x, **kw) + make_mask(**other)\n"
                                "    return m\n";
-    body_uses u;
-    assert_int_equal(body_uses_read(&u, body, sizeof(body) - 1), 0);
-    for (size_t i = 0; i < u.loads.len; i++)
-        assert_true(u.loads.items[i][0] != '\0');
-    for (size_t i = 0; i < u.n_calls; i++)
-        assert_true(u.calls[i].method[0] != '\0');
-    for (size_t i = 0; i < u.n_name_calls; i++)
-        assert_true(u.name_calls[i].method[0] != '\0');
-    for (size_t i = 0; i < u.elem_attrs.len; i++)
-        assert_true(u.elem_attrs.items[i][0] != '\0');
-    body_uses_free(&u);
+    /* fuzz_body_uses, later: a loop over `self.` with the attribute made up, its
+     * element's attribute read (the container was an empty name) */
+    static const char loop[] = ")\n for block in self.:block.t";
+    const char *const bodies[] = {body, loop};
+    const size_t lens[] = {sizeof(body) - 1, sizeof(loop) - 1};
+    for (size_t b = 0; b < 2; b++) {
+        body_uses u;
+        assert_int_equal(body_uses_read(&u, bodies[b], lens[b]), 0);
+        for (size_t i = 0; i < u.loads.len; i++)
+            assert_true(u.loads.items[i][0] != '\0');
+        for (size_t i = 0; i < u.n_calls; i++)
+            assert_true(u.calls[i].method[0] != '\0');
+        for (size_t i = 0; i < u.n_name_calls; i++)
+            assert_true(u.name_calls[i].method[0] != '\0');
+        for (size_t i = 0; i < u.elem_attrs.len; i++)
+            assert_true(u.elem_attrs.items[i][0] != '\0');
+        body_uses_free(&u);
+    }
 }
 
 /* ---- source_text -------------------------------------------------------------------- */

@@ -1,0 +1,2 @@
+)
+ for block in self.:block.t
