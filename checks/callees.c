@@ -525,7 +525,7 @@ static char *kw_second(cctx *c, const index_def *fn, const char *kw, int depth)
         return NULL;
     py_tree t;
     kw_flow f;
-    int rc = survey_module_tree(p, &t, p->src_b, p->src_b_len);
+    int rc = survey_def_tree(p, p->src_b, p->src_b_len, fn, &t);
     if (rc == 0) {
         rc = kw_flow_read(&f, &t, fn->start_byte);
         survey_tree_release(p, &t);
@@ -991,7 +991,7 @@ static int method_reads(const cctx *c, int side_b, const index_def *d, strvec *o
     const char *src = side_b ? c->p->src_b : c->p->src_a;
     size_t len = side_b ? c->p->src_b_len : c->p->src_a_len;
     py_tree t;
-    if (!src || d->end_byte > len || survey_module_tree(c->p, &t, src, len) < 0)
+    if (survey_def_tree(c->p, src, len, d, &t) < 0)
         return -1;
     int rc = self_reads(out, &t, d->start_byte);
     survey_tree_release(c->p, &t);

@@ -192,8 +192,11 @@ const index_module *survey_patch_index(const survey_pair *p, const char *text, s
     return e->m;
 }
 
-int survey_module_tree(const survey_pair *p, py_tree *t, const char *src, size_t len)
+int survey_def_tree(const survey_pair *p, const char *src, size_t len, const index_def *d,
+                    py_tree *t)
 {
+    if (!src || d->end_byte > len || d->start_byte > d->end_byte)
+        return pgci_error_set(PGCI_EINVALID, "a definition outside its source");
     if (!p->parses)
         return py_parse(t, src, len, "<upstream>");
     int a = p->parses_a && src == p->src_a;
@@ -206,10 +209,8 @@ int survey_returned(const survey_pair *p, const char *src, size_t len, const ind
                     returned *r)
 {
     memset(r, 0, sizeof(*r));
-    if (!src || d->end_byte > len || d->start_byte > d->end_byte)
-        return pgci_error_set(PGCI_EINVALID, "a definition outside its source");
     py_tree t;
-    if (survey_module_tree(p, &t, src, len) < 0)
+    if (survey_def_tree(p, src, len, d, &t) < 0)
         return -1;
     int rc = returned_read(r, &t, d->start_byte);
     survey_tree_release(p, &t);

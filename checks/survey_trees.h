@@ -50,11 +50,13 @@ const body_uses *survey_body_uses(const survey_pair *p, const char *text, size_t
 const index_module *survey_patch_index(const survey_pair *p, const char *text, size_t len,
                                        index_module **own);
 
-/* The tree of a whole upstream module of the pair (p->src_a, p->src_b, or an
- * imported module's source at either tag) from the parse set that holds that
- * tag's modules, where the fetch left it: no second parse. Release it with
- * survey_tree_release(p, t). */
-int survey_module_tree(const survey_pair *p, py_tree *t, const char *src, size_t len);
+/* The tree of the upstream module src[0..len) that definition d of it lives in
+ * (p->src_a, p->src_b, or an imported module's source at either tag), from the
+ * parse set that holds that tag's modules, where the fetch left it: no second
+ * parse. Fails when src is NULL or d lies outside it. Release the tree with
+ * survey_tree_release(p, t); read d at d->start_byte of it. */
+int survey_def_tree(const survey_pair *p, const char *src, size_t len, const index_def *d,
+                    py_tree *t);
 
 /* returned_read() of definition d of src[0..len) (the module at A or B, or a
  * module a body's call leads to), through the run's tree of that source. Fails
