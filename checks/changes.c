@@ -182,6 +182,20 @@ static void classify(json_t *f, fact *x)
         subject = str(d, "attribute")   ? str(d, "attribute")
                   : str(d, "parameter") ? str(d, "parameter")
                                         : "";
+    if (!strcmp(x->family, "auto-docstring") && str(d, "cause") &&
+        !strcmp(str(d, "cause"), "table")) {
+        /* arguments auto_docstring.py's tables stopped documenting: one fact, keyed
+         * by the arguments, however many overrides take them */
+        strbuf args = STRBUF_INIT;
+        json_t *v;
+        size_t i;
+        json_array_foreach(json_object_get(d, "arguments"), i, v)
+            strbuf_addf(&args, "%s%s", i ? ", " : "", json_string_value(v));
+        x->target = pgci_strdup(args.buf);
+        x->symbol = strbuf_detach(&args, NULL);
+        x->key = pgci_asprintf("auto-docstring-table:%s", x->symbol);
+        return;
+    }
     x->target = pgci_strdup(target);
     /* a module-level name is one fact whether a patch targets it (vanished) or a
      * body reads it (no longer defined): one change, keyed by the name */
@@ -423,6 +437,20 @@ static void title_of_contract(strbuf *t, strbuf *act, const change *c)
         if (v)
             strbuf_addf(t, " (removal in %s)", v);
         strbuf_adds(act, "move the patches off it before it is removed");
+    } else if (!strcmp(fam, "auto-docstring") && str(d, "cause") &&
+               !strcmp(str(d, "cause"), "table")) {
+        strbuf_addf(t,
+                    "auto_docstring.py's `%s` no longer documents `%s`: the `@auto_docstring` "
+                    "overrides that take it leave it undocumented",
+                    str(d, "table"), s);
+        strbuf_adds(act, "document it in the overrides' docstrings, or drop it from them");
+    } else if (!strcmp(fam, "auto-docstring") && str(d, "cause") &&
+               !strcmp(str(d, "cause"), "decorated")) {
+        strbuf_addf(t,
+                    "`%s` became `@auto_docstring`: the overrides' docstrings leave arguments "
+                    "undocumented",
+                    s);
+        strbuf_adds(act, "document those arguments in the override's docstring");
     } else if (!strcmp(fam, "auto-docstring")) {
         strbuf_addf(t,
                     "`%s` is `@auto_docstring`: the override's new arguments lack `Args:` "

@@ -1179,10 +1179,9 @@ static int has_auto_docstring(const index_def *d)
     return d && find_decorator(d, "auto_docstring") >= 0;
 }
 
-/* Whether @auto_docstring documents an argument by its name alone: a class-level
- * assignment of that name in one of auto_docstring.py's `*Args` classes
- * (ModelArgs.output_attentions, ...) at the tag the generated code runs against. */
-static int documented_by_name(const index_module *docs, const char *param)
+/* The `*Args` class of auto_docstring.py (ModelArgs, ...) that documents an argument
+ * by its name alone, at the tag the generated code runs against; NULL when none. */
+static const char *documented_by_name(const index_module *docs, const char *param)
 {
     for (size_t i = 0; docs && i < docs->n_defs; i++) {
         const index_def *d = docs->defs[i];
@@ -1191,9 +1190,9 @@ static int documented_by_name(const index_module *docs, const char *param)
             continue;
         for (size_t k = 0; k < d->n_attrs; k++)
             if (!strcmp(d->attrs[k].name, param))
-                return 1;
+                return d->name;
     }
-    return 0;
+    return NULL;
 }
 
 /* Upstream renamed param behind `@deprecate_kwarg(param, new_name=...)`: the override
@@ -1207,11 +1206,50 @@ static int renamed_by_shim(const index_def *upstream, const char *param)
     return renamed;
 }
 
-static void auto_docstring(sig_ctx *c, const char *target, const index_def *upstream,
-                           const char *text)
+/* @auto_docstring on a method documents it; on a class, only its `__init__`
+ * (transformers' auto_class_docstring). */
+static int is_auto_docstring(const index_def *upstream)
 {
-    if (!text || !upstream ||
-        !(has_auto_docstring(upstream) || has_auto_docstring(upstream->parent)))
+    return upstream && (has_auto_docstring(upstream) || (!strcmp(upstream->name, "__init__") &&
+                                                         has_auto_docstring(upstream->parent)));
+}
+
+/* The override's arguments @auto_docstring prints "[ERROR] `x` is part of ...'s
+ * signature, but not documented" for, where upstream (at one tag, with that tag's
+ * *Args tables) is @auto_docstring: the generated method carries the override's
+ * docstring, not upstream's, so an argument is documented only by the override's
+ * docstring or by name in the tables. */
+static void undocumented(const index_def *fn, const index_def *upstream, const index_module *docs,
+                         strvec *out)
+{
+    if (!is_auto_docstring(upstream))
+        return;
+    for (size_t i = 0; i < fn->n_params; i++) {
+        const char *p = fn->params[i].name;
+        if (strcmp(p, "self") && fn->params[i].kind != INDEX_PARAM_VAR_KEYWORD &&
+            fn->params[i].kind != INDEX_PARAM_VAR_POSITIONAL &&
+            find_str(fn->doc_args, fn->n_doc_args, p) < 0 && !documented_by_name(docs, p) &&
+            !renamed_by_shim(upstream, p))
+            strvec_push(out, p);
+    }
+}
+
+static void list_names(strbuf *out, const strvec *v)
+{
+    for (size_t i = 0; i < v->len; i++)
+        strbuf_addf(out, "%s`%s`", i ? ", " : "", v->items[i]);
+}
+
+/* What the generated method prints those errors for at B and did not at A: only
+ * the bump's. An argument upstream's own signature has at B and documents nowhere
+ * either is upstream's error, not the override's. Each finding says why the
+ * arguments went undocumented (data.cause): upstream became @auto_docstring
+ * ("decorated"), or auto_docstring.py's table documented them at A ("table", with
+ * data.table), else "other"; the report groups the findings by it. */
+static void auto_docstring(sig_ctx *c, const char *target, const index_def *up_a,
+                           const index_def *up_b, const char *text)
+{
+    if (!text || !is_auto_docstring(up_b))
         return;
     index_module *own;
     const index_module *m = survey_patch_index(c->p, text, strlen(text), &own);
@@ -1220,25 +1258,71 @@ static void auto_docstring(sig_ctx *c, const char *target, const index_def *upst
         return;
     }
     const index_def *fn = m->n_defs ? m->defs[0] : NULL;
+    strvec at_a = STRVEC_INIT, at_b = STRVEC_INIT;
+    strvec added = STRVEC_INIT, dropped = STRVEC_INIT;
+    const char *table = NULL;
+    int all_table = 1;
     if (fn && fn->kind == INDEX_FUNCTION) {
-        strbuf missing = STRBUF_INIT;
-        for (size_t i = 0; i < fn->n_params; i++) {
-            const char *p = fn->params[i].name;
-            if (!strcmp(p, "self") || fn->params[i].kind == INDEX_PARAM_VAR_KEYWORD ||
-                fn->params[i].kind == INDEX_PARAM_VAR_POSITIONAL || param_index(upstream, p) >= 0 ||
-                find_str(fn->doc_args, fn->n_doc_args, p) >= 0 ||
-                find_str(upstream->doc_args, upstream->n_doc_args, p) >= 0 ||
-                documented_by_name(c->p->docs_b, p) || renamed_by_shim(upstream, p))
-                continue;
-            strbuf_addf(&missing, "%s`%s`", missing.len ? ", " : "", p);
-        }
-        if (missing.len)
-            add(c, SEV_WARNING, NULL, "auto-docstring", target,
+        undocumented(fn, up_a, c->p->docs_a, &at_a);
+        undocumented(fn, up_b, c->p->docs_b, &at_b);
+    }
+    for (size_t i = 0; i < at_b.len; i++) {
+        const char *p = at_b.items[i];
+        if (strvec_find(&at_a, p) >= 0)
+            continue;
+        int upstreams = index_param_find(up_b, p) != NULL;
+        if (upstreams && find_str(up_b->doc_args, up_b->n_doc_args, p) < 0)
+            continue;
+        strvec_push(upstreams ? &dropped : &added, p);
+        const char *t = is_auto_docstring(up_a) ? documented_by_name(c->p->docs_a, p) : NULL;
+        if (!t)
+            all_table = 0;
+        else if (!table)
+            table = t;
+    }
+    if (added.len || dropped.len) {
+        const char *cause = !is_auto_docstring(up_a) ? "decorated" : all_table ? "table" : "other";
+        json_t *data = json_object();
+        json_t *names = json_array();
+        for (size_t i = 0; i < added.len; i++)
+            json_array_append_new(names, json_string(added.items[i]));
+        for (size_t i = 0; i < dropped.len; i++)
+            json_array_append_new(names, json_string(dropped.items[i]));
+        json_object_set_new(data, "arguments", names);
+        json_object_set_new(data, "cause", json_string(cause));
+        if (!strcmp(cause, "table"))
+            json_object_set_new(data, "table", json_string(table));
+        strbuf a = STRBUF_INIT, d = STRBUF_INIT;
+        list_names(&a, &added);
+        list_names(&d, &dropped);
+        if (!strcmp(cause, "table") && !dropped.len)
+            add(c, SEV_WARNING, data, "auto-docstring", target,
+                "`%s` is @auto_docstring upstream; auto_docstring.py's `%s` no longer "
+                "documents %s, which the override takes and its docstring leaves out",
+                target, table, a.buf);
+        else if (added.len && dropped.len)
+            add(c, SEV_WARNING, data, "auto-docstring", target,
+                "`%s` is @auto_docstring upstream; the override adds %s, missing from its "
+                "docstring's Args:, and its docstring, which replaces upstream's, leaves out "
+                "%s",
+                target, a.buf, d.buf);
+        else if (added.len)
+            add(c, SEV_WARNING, data, "auto-docstring", target,
                 "`%s` is @auto_docstring upstream; the override adds %s, missing from its "
                 "docstring's Args:",
-                target, missing.buf);
-        strbuf_free(&missing);
+                target, a.buf);
+        else
+            add(c, SEV_WARNING, data, "auto-docstring", target,
+                "`%s` is @auto_docstring upstream; the override's docstring, which replaces "
+                "upstream's, leaves out %s",
+                target, d.buf);
+        strbuf_free(&a);
+        strbuf_free(&d);
     }
+    strvec_free(&at_a);
+    strvec_free(&at_b);
+    strvec_free(&added);
+    strvec_free(&dropped);
     if (own)
         index_module_free(own);
 }
@@ -1329,7 +1413,7 @@ static void compare_target(sig_ctx *c, const pg_patch *patch, const char *target
     case PG_METHOD_OVERRIDE:
         if (da->kind == INDEX_FUNCTION) {
             compare_function(c, target, da, db, 1);
-            auto_docstring(c, target, db, c->patch_text);
+            auto_docstring(c, target, da, db, c->patch_text);
         }
         break;
     case PG_FUNCTION_REPLACEMENT:

@@ -82,20 +82,29 @@ PY
 }
 
 # check_recall NAME RECALL: every fact the maintainers acted on that the list says the
-# survey names or points at has its finding (kind and target); prints the recall
+# survey names or points at has its finding (kind and target, and the words of the
+# optional fifth column in its title); prints the recall
 check_recall() {
     python3 - "$tmp/$1.json" "$2" <<'PY'
 import collections, json, sys
 run = json.load(open(sys.argv[1]))
-have = {(f["data"].get("kind"), f["data"].get("target")) for f in run["findings"] if f.get("data")}
+titles = collections.defaultdict(list)
+for f in run["findings"]:
+    if f.get("data"):
+        titles[(f["data"].get("kind"), f["data"].get("target"))].append(f["title"])
 counts, bad = collections.Counter(), []
 for line in open(sys.argv[2]).read().splitlines():
     if not line or line.startswith("#"):
         continue
-    fact, how, kind, target = line.split("\t")
+    fact, how, kind, target, *words = line.split("\t")
     counts[how] += 1
-    if how != "missed" and (kind, target) not in have:
+    if how == "missed":
+        continue
+    got = titles.get((kind, target), [])
+    if not got:
         bad.append(f"{fact}: no {kind} finding on {target}")
+    elif words and not any(all(w in t for w in words[0].split()) for t in got):
+        bad.append(f"{fact}: no {kind} finding on {target} names {words[0]}")
 total = sum(counts.values())
 print(f"  recall against the maintainers' bump: {counts['named']} of {total} facts named, "
       f"{counts['pointed']} pointed at (the override's upstream body changed), {counts['missed']} missed")

@@ -244,6 +244,16 @@ EOF
 "$PGCI" survey -C "$T/doc/workspace" --ruff "$RUFF" --format json > "$T/doc.json" || true
 lines "$T/doc.json" signatures callees inherited targets deprecations name-map-fields regen > "$T/doc.txt"
 [ ! -s "$T/doc.txt" ] || { echo "auto-docstring missed auto_docstring.py's ModelArgs:" >&2; cat "$T/doc.txt" >&2; exit 1; }
+# the generated method carries the override's docstring, not upstream's: an override
+# without one leaves out `labels`, which upstream's own docstring documents at v1.1.0
+replace_once "$cfg" '    r"""\n    Args:\n        labels (`Tensor` of shape `(batch_size, sequence_length)`, *optional*):\n            Labels for computing the language modeling loss. Indices set to `-100` are ignored.\n    """\n    outputs = self.model(' \
+    "    outputs = self.model("
+"$PGCI" survey -C "$T/doc/workspace" --ruff "$RUFF" --format json > "$T/doc.json" || true
+lines "$T/doc.json" signatures callees inherited targets deprecations name-map-fields regen > "$T/doc.txt"
+cat > "$T/doc.want" <<'EOF'
+warning	auto-docstring	llama_gpu_patch_gen_config	`LlamaForCausalLM.forward` is @auto_docstring upstream; the override's docstring, which replaces upstream's, leaves out `labels`
+EOF
+diff -u "$T/doc.want" "$T/doc.txt"
 
 # name-map-fields is measured against upstream's own implementation: when upstream
 # does not pass router_logits either (a decorator fills it), the reuse is no defect

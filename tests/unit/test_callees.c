@@ -1264,6 +1264,44 @@ static void test_changes_element_attr(void **state)
     json_decref(fs);
 }
 
+/* Overrides of different methods, left undocumented because auto_docstring.py's
+ * table stopped documenting one argument, are one fact, titled by the argument;
+ * methods that became @auto_docstring group by their name. */
+static void test_changes_auto_docstring(void **state)
+{
+    (void)state;
+    json_t *fs = json_array();
+    const char *m = "transformers.models.qwen2.modeling_qwen2";
+    const char *targets[] = {"Qwen2Model.forward", "Qwen2ForCausalLM.forward"};
+    for (size_t i = 0; i < 2; i++)
+        json_array_append_new(
+            fs, jfinding("auto-docstring", "warning", "c.qwen2", "t",
+                         json_pack("{s:s, s:s, s:s, s:[s], s:s, s:s}", "kind", "auto-docstring",
+                                   "target", targets[i], "module", m, "arguments", "cache_position",
+                                   "cause", "table", "table", "ModelArgs"),
+                         NULL));
+    json_array_append_new(
+        fs, jfinding("auto-docstring", "warning", "c.qwen3_vl", "t",
+                     json_pack("{s:s, s:s, s:s, s:[s, s], s:s}", "kind", "auto-docstring", "target",
+                               "Qwen3VLVisionBlock.forward", "module",
+                               "transformers.models.qwen3_vl.modeling_qwen3_vl", "arguments",
+                               "max_seqlen", "cu_seqlens", "cause", "decorated"),
+                     NULL));
+    json_t *cs = changes_group(fs);
+    assert_int_equal(json_array_size(cs), 2);
+    json_t *c0 = json_array_get(cs, 0), *c1 = json_array_get(cs, 1);
+    assert_string_equal(json_string_value(json_object_get(c0, "title")),
+                        "auto_docstring.py's `ModelArgs` no longer documents `cache_position`: "
+                        "the `@auto_docstring` overrides that take it leave it undocumented");
+    assert_string_equal(json_string_value(json_object_get(c0, "symbol")), "cache_position");
+    assert_int_equal(json_integer_value(json_object_get(c0, "findings")), 2);
+    assert_string_equal(json_string_value(json_object_get(c1, "title")),
+                        "`Qwen3VLVisionBlock.forward` became `@auto_docstring`: the overrides' "
+                        "docstrings leave arguments undocumented");
+    json_decref(cs);
+    json_decref(fs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1293,6 +1331,7 @@ int main(void)
         cmocka_unit_test(test_inherited_module_keyed),
         cmocka_unit_test(test_target_count_kind),
         cmocka_unit_test(test_changes_group),
+        cmocka_unit_test(test_changes_auto_docstring),
         cmocka_unit_test(test_changes_element_attr),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,7 +16,7 @@
 
 static strbuf last_src[2];
 /* transformers.utils.auto_docstring at B for the next survey, when a test sets it */
-static const index_module *docs_b;
+static const index_module *docs_a, *docs_b;
 
 static index_module *load(const char *tag, const char *model)
 {
@@ -58,6 +58,7 @@ static char *survey_modules(index_module *a, index_module *b, pg_patch_type type
                      .src_b_len = last_src[1].len,
                      .src_a = last_src[0].buf,
                      .src_a_len = last_src[0].len};
+    p.docs_a = docs_a;
     p.docs_b = docs_b;
     findings fs = FINDINGS_INIT;
     signatures_compare(&fs, &p);
@@ -311,11 +312,14 @@ static void test_decorator_dropped_under_a_replacement(void **state)
 /* @auto_docstring documents an argument by name from auto_docstring.py's *Args
  * classes (transformers 5.24.0 prints "[ERROR] `cache_position` is part of ...'s
  * signature, but not documented" and nothing for `output_attentions`, which
- * ModelArgs has): only an argument neither upstream, the docstring nor those
- * classes document is missing. */
+ * ModelArgs has): only an argument neither the override's docstring nor those
+ * classes document is missing, and only one that was not missing at A. */
 static void test_auto_docstring_common_args(void **state)
 {
     (void)state;
+    static const char a_plain[] = "class M:\n"
+                                  "    def forward(self, x, cache_position=None):\n"
+                                  "        return x\n";
     static const char a[] = "class M:\n"
                             "    @auto_docstring\n"
                             "    def forward(self, x, cache_position=None):\n"
@@ -331,29 +335,113 @@ static void test_auto_docstring_common_args(void **state)
         "        the deltas.\n"
         "    \"\"\"\n"
         "    return x\n";
-    static const char docs[] = "class ModelArgs:\n"
-                               "    output_attentions = {\"description\": \"...\"}\n"
-                               "    cache = {\"description\": \"...\"}\n"
-                               "\n"
-                               "class ModelOutputArgs:\n"
-                               "    last_hidden_state = {}\n";
+    static const char docs_at_a[] = "class ModelArgs:\n"
+                                    "    output_attentions = {\"description\": \"...\"}\n"
+                                    "    cache_position = {\"description\": \"...\"}\n";
+    static const char docs_at_b[] = "class ModelArgs:\n"
+                                    "    output_attentions = {\"description\": \"...\"}\n"
+                                    "    cache = {\"description\": \"...\"}\n"
+                                    "\n"
+                                    "class ModelOutputArgs:\n"
+                                    "    last_hidden_state = {}\n";
     pg_object o = cfg_def("fwd", override);
     o.end_line = 6;
-    char *got = survey_text(a, b, PG_METHOD_OVERRIDE, "M.forward", &o);
+    /* @auto_docstring at B only: both are the bump's */
+    char *got = survey_text(a_plain, b, PG_METHOD_OVERRIDE, "M.forward", &o);
     assert_non_null(strstr(got, "`M.forward` is @auto_docstring upstream; the override adds "
                                 "`cache_position`, `output_attentions`, missing"));
     free(got);
-    index_module *d;
-    assert_int_equal(index_module_from_source(&d, docs, strlen(docs), "auto_docstring.py",
+    /* at both tags, no tables: the generated method printed both errors at A as
+     * well, standing facts */
+    got = survey_text(a, b, PG_METHOD_OVERRIDE, "M.forward", &o);
+    assert_null(strstr(got, "auto_docstring"));
+    free(got);
+    /* ModelArgs documents `output_attentions` at both and `cache_position` at A only
+     * (transformers 5.2.0 → 5.9.0): that one is the bump's, and the table says why */
+    index_module *da, *db;
+    assert_int_equal(index_module_from_source(&da, docs_at_a, strlen(docs_at_a),
+                                              "auto_docstring.py",
                                               "transformers.utils.auto_docstring"),
                      0);
-    docs_b = d;
+    assert_int_equal(index_module_from_source(&db, docs_at_b, strlen(docs_at_b),
+                                              "auto_docstring.py",
+                                              "transformers.utils.auto_docstring"),
+                     0);
+    docs_a = da;
+    docs_b = db;
     got = survey_text(a, b, PG_METHOD_OVERRIDE, "M.forward", &o);
-    docs_b = NULL;
-    assert_non_null(strstr(got, "`M.forward` is @auto_docstring upstream; the override adds "
-                                "`cache_position`, missing"));
+    assert_non_null(strstr(got,
+                           "\nwarning auto-docstring: `M.forward` is @auto_docstring upstream; "
+                           "auto_docstring.py's `ModelArgs` no longer documents "
+                           "`cache_position`, which the override takes and its docstring "
+                           "leaves out\n"));
     free(got);
-    index_module_free(d);
+    /* the same tables at both tags: nothing changed */
+    docs_a = db;
+    got = survey_text(a, b, PG_METHOD_OVERRIDE, "M.forward", &o);
+    assert_null(strstr(got, "auto_docstring"));
+    free(got);
+    docs_a = docs_b = NULL;
+    index_module_free(da);
+    index_module_free(db);
+    /* @auto_docstring on the class documents its __init__, not its methods */
+    static const char b_class[] = "@auto_docstring\n"
+                                  "class M:\n"
+                                  "    def forward(self, x):\n"
+                                  "        return x\n";
+    got = survey_text(a_plain, b_class, PG_METHOD_OVERRIDE, "M.forward", &o);
+    assert_null(strstr(got, "auto_docstring"));
+    free(got);
+}
+
+/* The generated method carries the override's docstring, not upstream's: what
+ * upstream's own docstring documented is undocumented when the override's leaves it
+ * out (5.9.0's vision blocks: `cu_seqlens`, `rotary_pos_emb`), and what upstream
+ * documents nowhere either is upstream's own error. */
+static void test_auto_docstring_replaced(void **state)
+{
+    (void)state;
+    static const char a[] =
+        "class Block:\n"
+        "    def forward(self, h, cu_seqlens, rotary_pos_emb=None, extra=None):\n"
+        "        return h\n";
+    static const char b[] =
+        "class Block:\n"
+        "    @auto_docstring\n"
+        "    def forward(self, h, cu_seqlens, rotary_pos_emb=None, extra=None):\n"
+        "        r\"\"\"\n"
+        "        cu_seqlens (`torch.Tensor`):\n"
+        "            Cumulative lengths.\n"
+        "        rotary_pos_emb (`torch.Tensor`, *optional*):\n"
+        "            Rotary embeddings.\n"
+        "        \"\"\"\n"
+        "        return h\n";
+    static const char override[] =
+        "def fwd(self, h, cu_seqlens, max_seqlen, rotary_pos_emb=None, extra=None):\n"
+        "    return h\n";
+    pg_object o = cfg_def("fwd", override);
+    o.end_line = 2;
+    char *got = survey_text(a, b, PG_METHOD_OVERRIDE, "Block.forward", &o);
+    assert_non_null(strstr(got, "`Block.forward` is @auto_docstring upstream; the override adds "
+                                "`max_seqlen`, missing from its docstring's Args:, and its "
+                                "docstring, which replaces upstream's, leaves out `cu_seqlens`, "
+                                "`rotary_pos_emb`\n"));
+    free(got);
+    /* an override documenting them says nothing */
+    static const char documented[] =
+        "def fwd(self, h, cu_seqlens, max_seqlen, rotary_pos_emb=None):\n"
+        "    r\"\"\"\n"
+        "    cu_seqlens (`torch.Tensor`): lengths.\n"
+        "    max_seqlen (`int`): the longest.\n"
+        "    rotary_pos_emb (`torch.Tensor`): rotary.\n"
+        "    \"\"\"\n"
+        "    return h\n";
+    o = cfg_def("fwd", documented);
+    o.end_line = 7;
+    got = survey_text(a, b, PG_METHOD_OVERRIDE, "Block.forward", &o);
+    assert_null(strstr(got, "auto-docstring"));
+    assert_null(strstr(got, "@auto_docstring upstream"));
+    free(got);
 }
 
 static void test_removed_import_used_by_patch(void **state)
@@ -452,6 +540,7 @@ int main(void)
         cmocka_unit_test(test_body_change_that_is_only_a_rename),
         cmocka_unit_test(test_decorator_dropped_under_a_replacement),
         cmocka_unit_test(test_auto_docstring_common_args),
+        cmocka_unit_test(test_auto_docstring_replaced),
         cmocka_unit_test(test_removed_import_used_by_patch),
         cmocka_unit_test(test_rename_candidates_scored),
         cmocka_unit_test(test_render),
