@@ -587,6 +587,15 @@ static int is_kwarg_shim(const char *decorator_name)
     return n >= 15 && !strcmp(decorator_name + n - 15, "deprecate_kwarg");
 }
 
+/* Decorators compare_decorators leaves to another check: `@deprecate_kwarg` is an
+ * argument's deprecation (check_deprecations); `@auto_docstring` only writes
+ * docs, and what it does to an override, an error printed at import for each
+ * argument it finds undocumented, is what the auto-docstring check reports. */
+static int compared_elsewhere(const char *decorator_name)
+{
+    return is_kwarg_shim(decorator_name) || !strcmp(decorator_name, "auto_docstring");
+}
+
 /* Whether the replacement's source has a decorator `@name` (a line starting with
  * it); without the source, assumed so. */
 static int replacement_carries(const sig_ctx *c, const char *name)
@@ -635,7 +644,7 @@ static long renamed_decorator(const index_def *a, const index_def *b, const char
         if (paired[i] || strcmp(decorator_args(a->decorators[i]), args))
             continue;
         char *n = decorator_name(a->decorators[i]);
-        int dropped = !is_kwarg_shim(n) && find_decorator(b, n) < 0;
+        int dropped = !compared_elsewhere(n) && find_decorator(b, n) < 0;
         free(n);
         if (dropped)
             return (long)i;
@@ -658,7 +667,7 @@ static void compare_decorators(sig_ctx *c, const char *target, const index_def *
     int *paired = pgci_calloc(a->n_decorators + 1, sizeof(int));
     for (size_t i = 0; i < b->n_decorators; i++) {
         char *n = decorator_name(b->decorators[i]);
-        if (is_kwarg_shim(n)) { /* an argument's deprecation: see check_deprecations */
+        if (compared_elsewhere(n)) {
             free(n);
             continue;
         }
@@ -676,7 +685,7 @@ static void compare_decorators(sig_ctx *c, const char *target, const index_def *
     }
     for (size_t i = 0; i < a->n_decorators; i++) {
         char *n = decorator_name(a->decorators[i]);
-        if (!paired[i] && !is_kwarg_shim(n) && find_decorator(b, n) < 0) {
+        if (!paired[i] && !compared_elsewhere(n) && find_decorator(b, n) < 0) {
             severity sev = dropped_decorator_severity(c, n);
             add(c, sev, NULL, "decorator-removed", target, "`%s`: decorator `@%s` removed%s",
                 target, a->decorators[i],

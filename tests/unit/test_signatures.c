@@ -346,10 +346,12 @@ static void test_auto_docstring_common_args(void **state)
                                     "    last_hidden_state = {}\n";
     pg_object o = cfg_def("fwd", override);
     o.end_line = 6;
-    /* @auto_docstring at B only: both are the bump's */
+    /* @auto_docstring at B only: both are the bump's, and they are what the
+     * decorator does to the override (no decorator-added finding beside them) */
     char *got = survey_text(a_plain, b, PG_METHOD_OVERRIDE, "M.forward", &o);
     assert_non_null(strstr(got, "`M.forward` is @auto_docstring upstream; the override adds "
                                 "`cache_position`, `output_attentions`, missing"));
+    assert_null(strstr(got, "decorator"));
     free(got);
     /* at both tags, no tables: the generated method printed both errors at A as
      * well, standing facts */
