@@ -461,21 +461,29 @@ static void param_renamed(sig_ctx *c, const char *target, const index_def *a, co
     deprecated_kwarg_free(&k);
 }
 
+/* The parameters renamed from a to b: same position and kind, both names gone from
+ * the other side, and likely_rename; renamed[i] set for each (a's index i, which
+ * is b's too). */
+static void renamed_params(const index_def *a, const index_def *b, int *renamed)
+{
+    size_t n = a->n_params < b->n_params ? a->n_params : b->n_params;
+    for (size_t i = 0; i < n; i++) {
+        const index_param *pa = &a->params[i], *pb = &b->params[i];
+        renamed[i] = strcmp(pa->name, pb->name) && pa->kind == pb->kind &&
+                     param_index(b, pa->name) < 0 && param_index(a, pb->name) < 0 &&
+                     likely_rename(a, b, pa, pb);
+    }
+}
+
 static void compare_params(sig_ctx *c, const char *target, const index_def *a, const index_def *b)
 {
     const char *ta = c->p->tag_a, *tb = c->p->tag_b;
     int *renamed_a = pgci_calloc(a->n_params + 1, sizeof(int));
     int *renamed_b = pgci_calloc(b->n_params + 1, sizeof(int));
-    /* renamed: same position and kind, both names gone from the other side */
-    size_t n = a->n_params < b->n_params ? a->n_params : b->n_params;
-    for (size_t i = 0; i < n; i++) {
-        const index_param *pa = &a->params[i], *pb = &b->params[i];
-        if (strcmp(pa->name, pb->name) && pa->kind == pb->kind && param_index(b, pa->name) < 0 &&
-            param_index(a, pb->name) < 0 && likely_rename(a, b, pa, pb)) {
-            renamed_a[i] = renamed_b[i] = 1;
-            param_renamed(c, target, a, b, pa->name, pb->name);
-        }
-    }
+    renamed_params(a, b, renamed_a);
+    for (size_t i = 0; i < a->n_params && i < b->n_params; i++)
+        if ((renamed_b[i] = renamed_a[i]))
+            param_renamed(c, target, a, b, a->params[i].name, b->params[i].name);
     for (size_t i = 0; i < a->n_params; i++) {
         if (renamed_a[i] || param_index(b, a->params[i].name) >= 0)
             continue;
@@ -950,6 +958,136 @@ static int only_renames(const sig_ctx *c, const index_def *a, const index_def *b
     return same;
 }
 
+/* Whether the identifier w[0..n) is a name (not an attribute: no '.' before it). */
+static const char *renamed_to_name(const strvec *from, const strvec *to, const char *w, size_t n)
+{
+    for (size_t i = 0; i < from->len; i++)
+        if (strlen(from->items[i]) == n && !memcmp(from->items[i], w, n))
+            return to->items[i];
+    return NULL;
+}
+
+/* The end of the string literal whose quote is at p (a prefix before it is plain
+ * text): past its closing quote, triple or single, escapes skipped; end when open. */
+static const char *string_end(const char *p, const char *end)
+{
+    char q = *p;
+    size_t n = end - p >= 3 && p[1] == q && p[2] == q ? 3 : 1;
+    for (p += n; p < end; p++) {
+        if (*p == '\\') {
+            p++;
+            continue;
+        }
+        if (*p == q && (n == 1 || (end - p >= 3 && p[1] == q && p[2] == q)))
+            return p + n;
+    }
+    return end;
+}
+
+/* a's text with each renamed parameter written by its new name wherever it is a
+ * name (a keyword argument's too); attributes, comments and string literals (a
+ * dict key spelled like it is another function's keyword) left alone */
+static void rename_names(strbuf *out, const char *s, size_t len, const strvec *from,
+                         const strvec *to)
+{
+    const char *end = s + len, *p = s;
+    while (p < end) {
+        if (*p == '#') { /* a comment, to its line's end: its quotes open nothing */
+            const char *e = memchr(p, '\n', (size_t)(end - p));
+            e = e ? e : end;
+            strbuf_add(out, p, (size_t)(e - p));
+            p = e;
+        } else if (*p == '"' || *p == '\'') {
+            const char *e = string_end(p, end);
+            strbuf_add(out, p, (size_t)(e - p));
+            p = e;
+        } else if (ident_char(*p) && (p == s || (!ident_char(p[-1]) && p[-1] != '.'))) {
+            const char *e = p;
+            while (e < end && ident_char(*e))
+                e++;
+            const char *t = renamed_to_name(from, to, p, (size_t)(e - p));
+            if (t)
+                strbuf_adds(out, t);
+            else
+                strbuf_add(out, p, (size_t)(e - p));
+            p = e;
+        } else if (ident_char(*p)) {
+            const char *e = p;
+            while (e < end && ident_char(*e))
+                e++;
+            strbuf_add(out, p, (size_t)(e - p));
+            p = e;
+        } else {
+            strbuf_addc(out, *p++);
+        }
+    }
+}
+
+/* Whether b's body is a's with its parameter changes and nothing else: the names
+ * of the parameters b renamed written by their new names, and without the lines
+ * that only passed a parameter b dropped on by keyword (`cache_position=
+ * cache_position,` in a call). The body change is then those parameters' renames
+ * and removals, which compare_params reports - one fact, one finding. A line doing
+ * more with a dropped parameter (a default computed, a value read) is a change. */
+static int only_param_changes(const sig_ctx *c, const index_def *a, const index_def *b)
+{
+    const survey_pair *p = c->p;
+    if (!p->src_a || !p->src_b || a->end_byte > p->src_a_len || b->end_byte > p->src_b_len ||
+        a->start_byte > a->end_byte || b->start_byte > b->end_byte)
+        return 0;
+    strvec dropped = STRVEC_INIT, from = STRVEC_INIT, to = STRVEC_INIT;
+    int *renamed = pgci_calloc(a->n_params + 1, sizeof(int));
+    renamed_params(a, b, renamed);
+    for (size_t i = 0; i < a->n_params; i++) {
+        if (renamed[i]) {
+            strvec_push(&from, a->params[i].name);
+            strvec_push(&to, b->params[i].name);
+        } else if (a->params[i].kind != INDEX_PARAM_VAR_KEYWORD &&
+                   a->params[i].kind != INDEX_PARAM_VAR_POSITIONAL &&
+                   strcmp(a->params[i].name, "self") && !index_param_find(b, a->params[i].name)) {
+            strvec_push(&dropped, a->params[i].name);
+        }
+    }
+    free(renamed);
+    strbuf t = STRBUF_INIT;
+    size_t cut = 0;
+    const char *s = p->src_a + a->start_byte, *end = p->src_a + a->end_byte;
+    while ((dropped.len || from.len) && s < end) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        const char *e = nl ? nl + 1 : end;
+        const char *w = s, *we = e;
+        while (w < we && (*w == ' ' || *w == '\t'))
+            w++;
+        while (we > w && (we[-1] == '\n' || we[-1] == '\r' || we[-1] == ' ' || we[-1] == ','))
+            we--;
+        int pass = 0;
+        for (size_t i = 0; i < dropped.len && !pass; i++) {
+            size_t n = strlen(dropped.items[i]);
+            pass = (size_t)(we - w) == 2 * n + 1 && !memcmp(w, dropped.items[i], n) &&
+                   w[n] == '=' && !memcmp(w + n + 1, dropped.items[i], n);
+        }
+        if (pass)
+            cut++;
+        else
+            strbuf_add(&t, s, (size_t)(e - s));
+        s = e;
+    }
+    int same = 0;
+    if (cut || from.len) {
+        strbuf r = STRBUF_INIT;
+        rename_names(&r, t.buf, t.len, &from, &to);
+        same = structural_bodies_equal(r.buf, r.len, p->src_b + b->start_byte,
+                                       b->end_byte - b->start_byte) == 1;
+        pgci_error_clear();
+        strbuf_free(&r);
+    }
+    strbuf_free(&t);
+    strvec_free(&dropped);
+    strvec_free(&from);
+    strvec_free(&to);
+    return same;
+}
+
 /* The values upstream's function returns whose steps changed in place (returned.h):
  * what its callers at B take from it is not what the patch, written against A,
  * returns. The names, "`a`, `b`", into *names and their steps into *d; 0 when none. */
@@ -986,7 +1124,7 @@ static void compare_function(sig_ctx *c, const char *target, const index_def *a,
     compare_params(c, target, a, b);
     compare_decorators(c, target, a, b);
     if (!body_matters || a->fingerprint == b->fingerprint || same_body(c, a, b) ||
-        only_renames(c, a, b))
+        only_renames(c, a, b) || only_param_changes(c, a, b))
         return;
     strbuf names = STRBUF_INIT, d = STRBUF_INIT;
     finding *f;

@@ -185,6 +185,85 @@ static void test_body_change_that_is_only_a_rename(void **state)
     free(got);
 }
 
+/* A body whose only change is that it stopped passing a dropped parameter on
+ * (`cache_position=cache_position,`, transformers 5.9.0's `*ForCausalLM.forward`) is
+ * that parameter's removal: one finding; one whose only change is a renamed
+ * parameter's new name is the rename. A line doing more with it is a change. */
+static void test_body_change_that_is_only_params(void **state)
+{
+    (void)state;
+    static const char a[] = "class LM:\n"
+                            "    def forward(self, x, cache_position=None, **kwargs):\n"
+                            "        out = self.model(\n"
+                            "            x,\n"
+                            "            cache_position=cache_position,\n"
+                            "            **kwargs,\n"
+                            "        )\n"
+                            "        return out\n";
+    static const char b[] = "class LM:\n"
+                            "    def forward(self, x, **kwargs):\n"
+                            "        out = self.model(\n"
+                            "            x,\n"
+                            "            **kwargs,\n"
+                            "        )\n"
+                            "        return out\n";
+    static const char removed[] = "warning param-removed: `LM.forward`: parameter "
+                                  "`cache_position` removed (v1.0.0 → v1.1.0)\n";
+    char *got = survey_text(a, b, PG_METHOD_OVERRIDE, "LM.forward", NULL);
+    assert_string_equal(got, removed);
+    free(got);
+    /* A computed a default from it: B lost that step too, a body change */
+    static const char a_more[] = "class LM:\n"
+                                 "    def forward(self, x, cache_position=None, **kwargs):\n"
+                                 "        cache_position = cache_position or 0\n"
+                                 "        out = self.model(\n"
+                                 "            x,\n"
+                                 "            cache_position=cache_position,\n"
+                                 "            **kwargs,\n"
+                                 "        )\n"
+                                 "        return out\n";
+    got = survey_text(a_more, b, PG_METHOD_OVERRIDE, "LM.forward", NULL);
+    assert_non_null(strstr(got, removed));
+    assert_non_null(strstr(got, "warning body-changed: `LM.forward`"));
+    free(got);
+    /* a kept parameter no longer passed on is a change as well */
+    static const char b_kept[] = "class LM:\n"
+                                 "    def forward(self, x, cache_position=None, **kwargs):\n"
+                                 "        out = self.model(\n"
+                                 "            x,\n"
+                                 "            **kwargs,\n"
+                                 "        )\n"
+                                 "        return out\n";
+    got = survey_text(a, b_kept, PG_METHOD_OVERRIDE, "LM.forward", NULL);
+    assert_non_null(strstr(got, "warning body-changed: `LM.forward`"));
+    free(got);
+    /* renamed behind the shim (transformers 5.24.0's `past_key_values` → `cache`):
+     * the names follow, an attribute of the same name does not */
+    static const char r_a[] = "class LM:\n"
+                              "    def forward(self, x, past_key_values=None):\n"
+                              "        out = self.model(x, past_key_values=past_key_values)\n"
+                              "        return out.past_key_values\n";
+    static const char r_b[] =
+        "class LM:\n"
+        "    @deprecate_kwarg(\"past_key_values\", \"9.0\", new_name=\"cache\")\n"
+        "    def forward(self, x, cache=None):\n"
+        "        out = self.model(x, cache=cache)\n"
+        "        return out.past_key_values\n";
+    static const char r_attr[] =
+        "class LM:\n"
+        "    @deprecate_kwarg(\"past_key_values\", \"9.0\", new_name=\"cache\")\n"
+        "    def forward(self, x, cache=None):\n"
+        "        out = self.model(x, cache=cache)\n"
+        "        return out.cache\n";
+    got = survey_text(r_a, r_b, PG_METHOD_OVERRIDE, "LM.forward", NULL);
+    assert_non_null(strstr(got, "warning param-renamed: `LM.forward`"));
+    assert_null(strstr(got, "body-changed"));
+    free(got);
+    got = survey_text(r_a, r_attr, PG_METHOD_OVERRIDE, "LM.forward", NULL);
+    assert_non_null(strstr(got, "warning body-changed: `LM.forward`"));
+    free(got);
+}
+
 static void test_config_added_target_filtered(void **state)
 {
     (void)state;
@@ -192,15 +271,15 @@ static void test_config_added_target_filtered(void **state)
     expect("llama", PG_FUNCTION_REPLACEMENT, "not_upstream_anywhere", NULL, "");
 }
 
+/* The body's only change is the parameter's new name (`past_key_value.update(...)`
+ * → `past_key_values.update(...)`): the rename is the one fact, no body change. */
 static void test_param_renamed_and_decorator(void **state)
 {
     (void)state;
     expect("llama", PG_METHOD_OVERRIDE, "LlamaAttention.forward", NULL,
            "warning param-renamed: `LlamaAttention.forward`: parameter `past_key_value` renamed to "
            "`past_key_values` (v1.0.0 → v1.1.0); `@deprecate_kwarg` keeps `past_key_value` working "
-           "until 1.2.0\n"
-           "warning body-changed: `LlamaAttention.forward`: the upstream body changed under the "
-           "patch (written against v1.0.0)\n");
+           "until 1.2.0\n");
 }
 
 /* Only the docstring changed (its `position_ids` line went with the parameter):
@@ -530,6 +609,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_unchanged_target_reports_nothing),
+        cmocka_unit_test(test_body_change_that_is_only_params),
         cmocka_unit_test(test_config_added_target_filtered),
         cmocka_unit_test(test_pep604_is_not_a_change),
         cmocka_unit_test(test_init_attr_rename_needs_evidence),

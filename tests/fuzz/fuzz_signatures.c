@@ -1,0 +1,116 @@
+/*
+ * Fuzzes the survey's comparison of two upstream modules under a config's patches
+ * (checks/signatures.c): parameters and their renames, decorators, bases and
+ * attributes, the body comparison with what it forgives (renamed attributes,
+ * renamed or dropped parameters written into A's text), returned values, names a
+ * body reads, and what @auto_docstring leaves undocumented.
+ *
+ * The input is two texts (fuzz.h: split at "\n#--\n"), the module at A and at B.
+ * Each of A's first definitions is a patch target (a method override for a method,
+ * a function replacement otherwise) whose replacement is A's first module-level
+ * function. Beyond memory safety and termination it checks what the survey relies
+ * on: each finding has a title, a kind and a target; a second comparison says the
+ * same; and A compared with itself says nothing (a tag surveyed against itself).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/signatures.h"
+#include "core/error.h"
+#include "core/strbuf.h"
+#include "fuzz.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+enum { MAX_TARGETS = 6 };
+
+static void collect(const index_def *d, const index_def **out, size_t *n)
+{
+    if (*n >= MAX_TARGETS)
+        return;
+    out[(*n)++] = d;
+    for (size_t i = 0; i < d->n_members; i++)
+        collect(d->members[i], out, n);
+}
+
+/* The findings of one comparison as text, each checked. */
+static void compare(strbuf *out, pg_config *cfg, const index_module *a, const char *sa, size_t la,
+                    const index_module *b, const char *sb, size_t lb)
+{
+    survey_pair p = {.config = "cfg",
+                     .config_path = "cfg.py",
+                     .cfg = cfg,
+                     .a = a,
+                     .b = b,
+                     .tag_a = "1.0",
+                     .tag_b = "2.0",
+                     .src_a = sa,
+                     .src_a_len = la,
+                     .src_b = sb,
+                     .src_b_len = lb};
+    findings fs = FINDINGS_INIT;
+    signatures_compare(&fs, &p);
+    pgci_error_clear();
+    for (size_t i = 0; i < fs.len; i++) {
+        const finding *f = fs.items[i];
+        CHECK(f->title && f->title[0]);
+        CHECK(json_string_value(json_object_get(f->data, "kind")));
+        CHECK(json_string_value(json_object_get(f->data, "target")));
+        strbuf_addf(out, "%d %s\n", (int)f->sev, f->title);
+    }
+    findings_free(&fs);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *s = (const char *)data, *sb;
+    size_t la, lb;
+    fuzz_two_texts(s, size, &la, &sb, &lb);
+    index_module *a = NULL, *b = NULL;
+    if (index_module_from_source(&a, s, la, "a.py", "transformers.models.x.modeling_x") < 0 ||
+        index_module_from_source(&b, sb, lb, "b.py", "transformers.models.x.modeling_x") < 0) {
+        pgci_error_clear();
+        if (a)
+            index_module_free(a);
+        return 0;
+    }
+    const index_def *targets[MAX_TARGETS], *fn = NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < a->n_defs; i++) {
+        collect(a->defs[i], targets, &n);
+        if (!fn && a->defs[i]->kind == INDEX_FUNCTION)
+            fn = a->defs[i];
+    }
+    pg_object o = {.name = fn ? fn->name : "f",
+                   .module = "cfg",
+                   .file = "/x/cfg.py",
+                   .text = s,
+                   .text_len = la,
+                   .start_line = fn ? fn->start_line : 1,
+                   .end_line = fn ? fn->end_line : 1};
+    pg_config cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.source_module = "transformers.models.x.modeling_x";
+    for (size_t i = 0; i < n; i++) {
+        pg_patch patch = {0};
+        patch.type = targets[i]->parent ? PG_METHOD_OVERRIDE : PG_FUNCTION_REPLACEMENT;
+        patch.target = targets[i]->qualname;
+        patch.replacement = fn ? &o : NULL;
+        patch.reg_line = 1;
+        VEC_PUSH(&cfg.patches, patch);
+    }
+    strbuf one = STRBUF_INIT, two = STRBUF_INIT, same = STRBUF_INIT;
+    compare(&one, &cfg, a, s, la, b, sb, lb);
+    compare(&two, &cfg, a, s, la, b, sb, lb);
+    CHECK(one.len == two.len && !memcmp(one.buf, two.buf, one.len));
+    compare(&same, &cfg, a, s, la, a, s, la);
+    CHECK(same.len == 0);
+    strbuf_free(&one);
+    strbuf_free(&two);
+    strbuf_free(&same);
+    VEC_FREE(&cfg.patches);
+    index_module_free(a);
+    index_module_free(b);
+    return 0;
+}
