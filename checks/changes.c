@@ -226,6 +226,26 @@ typedef struct change {
     char *successor;
 } change;
 
+#define BODY_PHRASE "changed its body"
+
+/* A signature or body change: whether its findings changed the body, and how many
+ * other phrases (the signature's) it has. */
+static size_t signature_phrases(const change *c, int *body)
+{
+    *body = strvec_find(&c->phrases, BODY_PHRASE) >= 0;
+    return c->phrases.len - (size_t)*body;
+}
+
+/* The change's kind: a body change alone is "body", with signature changes of the
+ * same target "signature". */
+static const char *change_kind(const change *c)
+{
+    int body;
+    if (strcmp(c->f.family, "signature") && strcmp(c->f.family, "body"))
+        return c->f.family;
+    return signature_phrases(c, &body) || !body ? "signature" : "body";
+}
+
 static void add_phrase(change *c, json_t *f)
 {
     json_t *d = json_object_get(f, "data");
@@ -259,6 +279,8 @@ static void add_phrase(change *c, json_t *f)
     else if ((!strcmp(kind, "init-attr-removed") || !strcmp(kind, "element-attr-removed")) &&
              str(d, "attribute"))
         ph = pgci_asprintf("`self.%s`", str(d, "attribute"));
+    else if (!strcmp(kind, "body-changed"))
+        ph = pgci_strdup(BODY_PHRASE);
     else if (!strncmp(kind, "method-", 7))
         ph = pgci_asprintf("%s methods", !strcmp(kind, "method-added") ? "added" : "removed");
     if (ph && strvec_find(&c->phrases, ph) < 0)
@@ -396,15 +418,25 @@ static void title_of_contract(strbuf *t, strbuf *act, const change *c)
 {
     const char *fam = c->f.family, *s = c->one_target ? c->f.target : c->f.symbol;
     json_t *d = json_object_get(c->first, "data");
-    if (!strcmp(fam, "signature")) {
+    int body = 0;
+    size_t n = 0;
+    if (!strcmp(fam, "signature") || !strcmp(fam, "body"))
+        n = signature_phrases(c, &body);
+    if (!strcmp(change_kind(c), "signature")) {
+        /* the body's phrase last: "dropped `a`, gained `b` and changed its body" */
         strbuf_addf(t, "`%s` ", s);
+        size_t k = 0, all = n + (size_t)body;
         for (size_t i = 0; i < c->phrases.len; i++)
-            strbuf_addf(t, "%s%s", i ? (i + 1 == c->phrases.len ? " and " : ", ") : "",
-                        c->phrases.items[i]);
-        if (!c->phrases.len)
+            if (strcmp(c->phrases.items[i], BODY_PHRASE))
+                strbuf_addf(t, "%s%s", k++ ? (k == all ? " and " : ", ") : "", c->phrases.items[i]);
+        if (body)
+            strbuf_addf(t, "%s%s", k ? " and " : "", BODY_PHRASE);
+        if (!all)
             strbuf_adds(t, "changed");
         strbuf_adds(act, "update the override's signature and calls to the new one");
-    } else if (!strcmp(fam, "body")) {
+        if (body)
+            strbuf_adds(act, "; read the upstream diff and port what applies into the override");
+    } else if (!strcmp(fam, "body") || !strcmp(fam, "signature")) {
         strbuf_addf(t, "`%s`: the upstream body changed under the override", s);
         strbuf_adds(act, "read the upstream diff and port what applies into the override");
     } else if (!strcmp(fam, "return-value") || !strcmp(fam, "callee-value")) {
@@ -532,7 +564,7 @@ static json_t *change_json(const change *c, const char *id)
     json_t *o = json_object();
     json_object_set_new(o, "id", json_string(id));
     json_object_set_new(o, "title", json_string(t.buf));
-    json_object_set_new(o, "kind", json_string(c->f.family));
+    json_object_set_new(o, "kind", json_string(change_kind(c)));
     json_object_set_new(o, "how", json_string(change_how_name(c->how)));
     json_object_set_new(o, "severity", json_string(severity_name((severity)c->sev)));
     json_object_set_new(o, "symbol", json_string(c->one_target ? c->f.target : c->f.symbol));
@@ -557,6 +589,91 @@ int changes_target_count_kind(const char *check, const char *kind)
                    strcmp(kind, "import-removed") && strcmp(kind, "body-changed")
                ? 2
                : 0;
+}
+
+/* "config|target" of the findings of change k, each once, sorted */
+static void change_sites(strvec *out, json_t *fs, const size_t *of, size_t k)
+{
+    for (size_t i = 0; i < json_array_size(fs); i++) {
+        if (of[i] != k)
+            continue;
+        json_t *f = json_array_get(fs, i);
+        const char *cfg = str(f, "config"), *t = str(json_object_get(f, "data"), "target");
+        char *site = pgci_asprintf("%s|%s", cfg ? cfg : "", t ? t : "");
+        if (strvec_find(out, site) < 0)
+            strvec_push_owned(out, site);
+        else
+            free(site);
+    }
+    strvec_sort(out);
+}
+
+static int same_sites(const strvec *x, const strvec *y)
+{
+    if (x->len != y->len)
+        return 0;
+    for (size_t i = 0; i < x->len; i++)
+        if (strcmp(x->items[i], y->items[i]))
+            return 0;
+    return 1;
+}
+
+static void change_free(change *c)
+{
+    fact_free(&c->f);
+    strvec_free(&c->configs);
+    strvec_free(&c->phrases);
+    free(c->successor);
+    free(c);
+}
+
+/* A body change whose findings are on exactly the targets of a signature change
+ * (same configs, same methods) is one upstream edit with it: its findings join
+ * that change ("dropped `a` and changed its body"). Where the sets differ, a joint
+ * title would claim of some methods what only others did: they stay apart. Returns
+ * the number of changes left, cs compacted and of remapped. */
+static size_t join_bodies(json_t *fs, change **cs, size_t n, size_t *of)
+{
+    size_t nf = json_array_size(fs);
+    strvec *sites = pgci_calloc(n ? n : 1, sizeof(strvec));
+    for (size_t k = 0; k < n; k++)
+        change_sites(&sites[k], fs, of, k);
+    size_t *into = pgci_calloc(n ? n : 1, sizeof(size_t));
+    for (size_t k = 0; k < n; k++) {
+        into[k] = k;
+        for (size_t j = 0; !strcmp(cs[k]->f.family, "body") && j < n; j++) {
+            if (j == k || strcmp(cs[j]->f.family, "signature") ||
+                strcmp(cs[j]->f.symbol, cs[k]->f.symbol) || !same_sites(&sites[j], &sites[k]))
+                continue;
+            into[k] = j;
+            for (size_t i = 0; i < nf; i++) {
+                if (of[i] != k)
+                    continue;
+                fact x;
+                classify(json_array_get(fs, i), &x);
+                change_take(cs[j], json_array_get(fs, i), &x);
+                fact_free(&x);
+            }
+            break;
+        }
+    }
+    size_t *at = pgci_calloc(n ? n : 1, sizeof(size_t)), m = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (into[k] == k) {
+            at[k] = m;
+            cs[m++] = cs[k];
+        } else {
+            change_free(cs[k]);
+        }
+    }
+    for (size_t i = 0; i < nf; i++)
+        of[i] = at[into[of[i]]];
+    for (size_t k = 0; k < n; k++)
+        strvec_free(&sites[k]);
+    free(sites);
+    free(into);
+    free(at);
+    return m;
 }
 
 json_t *changes_group(json_t *fs)
@@ -585,6 +702,7 @@ json_t *changes_group(json_t *fs)
             }
             of[i] = k;
         }
+    n = join_bodies(fs, cs, n, of);
     strvec taken = STRVEC_INIT;
     char **ids = pgci_calloc(n ? n : 1, sizeof(char *));
     for (size_t k = 0; k < n; k++)
@@ -606,11 +724,7 @@ json_t *changes_group(json_t *fs)
         json_array_append_new(out, change_json(sorted[k], ids[at]));
     }
     for (size_t k = 0; k < n; k++) {
-        fact_free(&cs[k]->f);
-        strvec_free(&cs[k]->configs);
-        strvec_free(&cs[k]->phrases);
-        free(cs[k]->successor);
-        free(cs[k]);
+        change_free(cs[k]);
         free(ids[k]);
     }
     free(ids);

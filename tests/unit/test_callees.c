@@ -1302,6 +1302,65 @@ static void test_changes_auto_docstring(void **state)
     json_decref(fs);
 }
 
+/* A body change on exactly the targets of a signature change is one upstream edit
+ * with it; on other targets it stays apart (a joint title would claim of some
+ * methods what only others did). */
+static void test_changes_body_joins_signature(void **state)
+{
+    (void)state;
+    json_t *fs = json_array();
+    const char *m = "transformers.models.llama.modeling_llama";
+    const char *cfgs[] = {"c.a", "c.b"};
+    for (size_t i = 0; i < 2; i++) {
+        json_array_append_new(fs,
+                              jfinding("signatures", "warning", cfgs[i], "t",
+                                       json_pack("{s:s, s:s, s:s, s:s}", "kind", "param-removed",
+                                                 "target", "LlamaForCausalLM.forward", "module", m,
+                                                 "parameter", "cache_position"),
+                                       NULL));
+        json_array_append_new(fs,
+                              jfinding("signatures", "warning", cfgs[i], "t",
+                                       json_pack("{s:s, s:s, s:s}", "kind", "body-changed",
+                                                 "target", "LlamaForCausalLM.forward", "module", m),
+                                       NULL));
+        json_array_append_new(
+            fs, jfinding("signatures", "warning", cfgs[i], "t",
+                         json_pack("{s:s, s:s, s:s, s:s}", "kind", "param-removed", "target",
+                                   "LlamaModel.forward", "module", m, "parameter", "x"),
+                         NULL));
+    }
+    json_array_append_new(fs, jfinding("signatures", "warning", "c.a", "t",
+                                       json_pack("{s:s, s:s, s:s}", "kind", "body-changed",
+                                                 "target", "LlamaModel.forward", "module", m),
+                                       NULL));
+    json_t *cs = changes_group(fs);
+    assert_int_equal(json_array_size(cs), 3);
+    int joined = 0, apart = 0;
+    for (size_t i = 0; i < 3; i++) {
+        json_t *c = json_array_get(cs, i);
+        const char *t = json_string_value(json_object_get(c, "title"));
+        if (!strcmp(t, "`LlamaForCausalLM.forward` dropped `cache_position` and changed its "
+                       "body")) {
+            joined++;
+            assert_string_equal(json_string_value(json_object_get(c, "kind")), "signature");
+            assert_int_equal(json_integer_value(json_object_get(c, "findings")), 4);
+            /* every finding names the change it joined */
+            const char *id = json_string_value(json_object_get(c, "id"));
+            assert_string_equal(json_string_value(json_object_get(
+                                    json_object_get(json_array_get(fs, 1), "data"), "change")),
+                                id);
+        } else if (!strcmp(t, "`LlamaModel.forward`: the upstream body changed under the "
+                              "override")) {
+            apart++;
+            assert_string_equal(json_string_value(json_object_get(c, "kind")), "body");
+        }
+    }
+    assert_int_equal(joined, 1);
+    assert_int_equal(apart, 1);
+    json_decref(cs);
+    json_decref(fs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1332,6 +1391,7 @@ int main(void)
         cmocka_unit_test(test_target_count_kind),
         cmocka_unit_test(test_changes_group),
         cmocka_unit_test(test_changes_auto_docstring),
+        cmocka_unit_test(test_changes_body_joins_signature),
         cmocka_unit_test(test_changes_element_attr),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
