@@ -98,12 +98,28 @@ static change_how by_severity(const char *sev, change_how dflt)
     return dflt;
 }
 
+/* The first name patchgen's "positioned helper target(s) not found in generated
+ * output: A, B (...)" lists (add_helper_after on a definition upstream dropped),
+ * malloc'ed; NULL when text is no such message. */
+static char *positioned_target(const char *text)
+{
+    static const char needle[] = "positioned helper target(s) not found in generated output: ";
+    const char *p = text ? strstr(text, needle) : NULL;
+    if (!p)
+        return NULL;
+    p += sizeof(needle) - 1;
+    size_t n = strcspn(p, ", \n");
+    return n ? pgci_strndup(p, n) : NULL;
+}
+
 static void classify_regen(json_t *f, fact *x)
 {
     const char *code = NULL;
     char *name = ruff_name(str(f, "title"), &code);
     if (!name)
         name = ruff_name(str(f, "detail"), &code);
+    if (!name && (name = positioned_target(str(f, "title"))) != NULL)
+        code = "F821"; /* a definition that went: joins its change like an undefined name */
     x->how = CHANGE_FAILS_REGEN;
     if (name && !strcmp(code, "F821")) {
         x->family = "name";
@@ -246,7 +262,9 @@ static const char *change_kind(const change *c)
     return signature_phrases(c, &body) || !body ? "signature" : "body";
 }
 
-static void add_phrase(change *c, json_t *f)
+/* What one finding says in a signature change's title ("dropped `a`"), malloc'ed;
+ * NULL when it says nothing there. */
+static char *phrase_of(json_t *f)
 {
     json_t *d = json_object_get(f, "data");
     const char *kind = str(d, "kind") ? str(d, "kind") : "";
@@ -283,6 +301,12 @@ static void add_phrase(change *c, json_t *f)
         ph = pgci_strdup(BODY_PHRASE);
     else if (!strncmp(kind, "method-", 7))
         ph = pgci_asprintf("%s methods", !strcmp(kind, "method-added") ? "added" : "removed");
+    return ph;
+}
+
+static void add_phrase(change *c, json_t *f)
+{
+    char *ph = phrase_of(f);
     if (ph && strvec_find(&c->phrases, ph) < 0)
         strvec_push_owned(&c->phrases, ph);
     else
@@ -627,6 +651,91 @@ static void change_free(change *c)
     free(c);
 }
 
+/* Finding i joins change *dst, made from its fact when empty. */
+static void take_into(change **dst, json_t *f)
+{
+    fact x;
+    classify(f, &x);
+    if (!*dst) {
+        *dst = pgci_calloc(1, sizeof(change));
+        (*dst)->f = x;
+        change_take(*dst, f, &(*dst)->f);
+    } else {
+        change_take(*dst, f, &x);
+        fact_free(&x);
+    }
+}
+
+/* A signature change over several models' copies of a method (`*Indexer.forward`)
+ * whose copies changed differently is one change per way they changed: a title
+ * that lists the union ("renamed `past_key_values` → `cache`, ..., gained
+ * `cache`") says of each copy what only another did. Targets are grouped by the
+ * set of phrases their findings give; new changes go to the end of cs. Returns
+ * the number of changes. */
+static size_t split_signatures(json_t *fs, change **cs, size_t n, size_t *of)
+{
+    size_t nf = json_array_size(fs), n0 = n;
+    for (size_t k = 0; k < n0; k++) {
+        if (strcmp(cs[k]->f.family, "signature") || cs[k]->one_target)
+            continue;
+        strvec targets = STRVEC_INIT, sets = STRVEC_INIT, distinct = STRVEC_INIT;
+        strvec *phrases = pgci_calloc(nf ? nf : 1, sizeof(strvec));
+        for (size_t i = 0; i < nf; i++) {
+            if (of[i] != k)
+                continue;
+            json_t *f = json_array_get(fs, i);
+            const char *t = str(json_object_get(f, "data"), "target");
+            long at = strvec_find(&targets, t ? t : "");
+            if (at < 0) {
+                strvec_push(&targets, t ? t : "");
+                at = (long)targets.len - 1;
+            }
+            char *ph = phrase_of(f);
+            if (ph && strvec_find(&phrases[at], ph) < 0)
+                strvec_push_owned(&phrases[at], ph);
+            else
+                free(ph);
+        }
+        for (size_t t = 0; t < targets.len; t++) {
+            strvec_sort(&phrases[t]);
+            strbuf set = STRBUF_INIT;
+            for (size_t j = 0; j < phrases[t].len; j++)
+                strbuf_addf(&set, "%s|", phrases[t].items[j]);
+            strvec_push(&sets, set.buf);
+            if (strvec_find(&distinct, set.buf) < 0)
+                strvec_push(&distinct, set.buf);
+            strbuf_free(&set);
+        }
+        if (distinct.len > 1) {
+            change **into = pgci_calloc(distinct.len, sizeof(change *));
+            size_t *slot = pgci_calloc(distinct.len, sizeof(size_t));
+            for (size_t g = 0; g < distinct.len; g++)
+                slot[g] = g ? n++ : k;
+            for (size_t i = 0; i < nf; i++) {
+                if (of[i] != k)
+                    continue;
+                json_t *f = json_array_get(fs, i);
+                const char *t = str(json_object_get(f, "data"), "target");
+                long g = strvec_find(&distinct, sets.items[strvec_find(&targets, t ? t : "")]);
+                take_into(&into[g], f);
+                of[i] = slot[g];
+            }
+            change_free(cs[k]);
+            for (size_t g = 0; g < distinct.len; g++)
+                cs[slot[g]] = into[g];
+            free(into);
+            free(slot);
+        }
+        for (size_t t = 0; t < targets.len; t++)
+            strvec_free(&phrases[t]);
+        free(phrases);
+        strvec_free(&targets);
+        strvec_free(&sets);
+        strvec_free(&distinct);
+    }
+    return n;
+}
+
 /* A body change whose findings are on exactly the targets of a signature change
  * (same configs, same methods) is one upstream edit with it: its findings join
  * that change ("dropped `a` and changed its body"). Where the sets differ, a joint
@@ -702,6 +811,7 @@ json_t *changes_group(json_t *fs)
             }
             of[i] = k;
         }
+    n = split_signatures(fs, cs, n, of);
     n = join_bodies(fs, cs, n, of);
     strvec taken = STRVEC_INIT;
     char **ids = pgci_calloc(n ? n : 1, sizeof(char *));

@@ -1196,12 +1196,11 @@ static void test_changes_group(void **state)
                                                  "target", "Qwen3OmniMoeVisionAttention.forward",
                                                  "module", m1, "parameter", "rotary_pos_emb"),
                                        NULL));
-    json_array_append_new(fs,
-                          jfinding("signatures", "warning", "c.omni25", "t2",
-                                   json_pack("{s:s, s:s, s:s, s:s}", "kind", "param-added-optional",
-                                             "target", "Qwen2_5OmniVisionAttention.forward",
-                                             "module", m2, "parameter", "max_seqlen"),
-                                   NULL));
+    json_array_append_new(fs, jfinding("signatures", "warning", "c.omni25", "t2",
+                                       json_pack("{s:s, s:s, s:s, s:s}", "kind", "param-removed",
+                                                 "target", "Qwen2_5OmniVisionAttention.forward",
+                                                 "module", m2, "parameter", "rotary_pos_emb"),
+                                       NULL));
     json_array_append_new(fs, jfinding("regen", "error", "c.omni25",
                                        "fails to regenerate: F821 Undefined name `Optional`", NULL,
                                        NULL));
@@ -1218,10 +1217,10 @@ static void test_changes_group(void **state)
     assert_string_equal(json_string_value(json_object_get(c0, "title")),
                         "`Optional` is no longer imported by the modeling module upstream");
     assert_int_equal(json_integer_value(json_object_get(c0, "findings")), 2);
-    /* one change for both models' copies, the model prefix as `*` */
+    /* one change for both models' copies that changed alike, the model prefix as `*`
+     * (copies that changed differently: test_changes_split_by_phrases) */
     assert_string_equal(json_string_value(json_object_get(c1, "title")),
-                        "`*VisionAttention.forward` dropped `rotary_pos_emb` and gained "
-                        "`max_seqlen`");
+                        "`*VisionAttention.forward` dropped `rotary_pos_emb`");
     assert_int_equal(json_array_size(json_object_get(c1, "configs")), 2);
     const char *id1 = json_string_value(json_object_get(c1, "id"));
     assert_string_equal(json_string_value(json_object_get(
@@ -1298,6 +1297,75 @@ static void test_changes_auto_docstring(void **state)
     assert_string_equal(json_string_value(json_object_get(c1, "title")),
                         "`Qwen3VLVisionBlock.forward` became `@auto_docstring`: the overrides' "
                         "docstrings leave arguments undocumented");
+    json_decref(cs);
+    json_decref(fs);
+}
+
+/* Two models' copies of a method that changed differently are two changes: one
+ * title listing both ("gained `logits_to_keep` and gained `output_router_logits`")
+ * would say of each what only the other did. Copies that changed alike stay one. */
+static void test_changes_split_by_phrases(void **state)
+{
+    (void)state;
+    json_t *fs = json_array();
+    const struct {
+        const char *cfg, *target, *module, *param;
+    } f[] = {{"c.llama", "LlamaForCausalLM.forward", "transformers.models.llama.modeling_llama",
+              "logits_to_keep"},
+             {"c.qwen3", "Qwen3ForCausalLM.forward", "transformers.models.qwen3.modeling_qwen3",
+              "logits_to_keep"},
+             {"c.moe", "Qwen3MoeForCausalLM.forward",
+              "transformers.models.qwen3_moe.modeling_qwen3_moe", "output_router_logits"}};
+    for (size_t i = 0; i < 3; i++)
+        json_array_append_new(
+            fs, jfinding("signatures", "warning", f[i].cfg, "t",
+                         json_pack("{s:s, s:s, s:s, s:s}", "kind", "param-added-optional", "target",
+                                   f[i].target, "module", f[i].module, "parameter", f[i].param),
+                         NULL));
+    json_t *cs = changes_group(fs);
+    assert_int_equal(json_array_size(cs), 2);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(cs, 0), "title")),
+                        "`*ForCausalLM.forward` gained `logits_to_keep`");
+    assert_int_equal(json_array_size(json_object_get(json_array_get(cs, 0), "configs")), 2);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(cs, 1), "title")),
+                        "`Qwen3MoeForCausalLM.forward` gained `output_router_logits`");
+    /* each finding names its own change */
+    const char *moe = json_string_value(json_object_get(json_array_get(cs, 1), "id"));
+    assert_string_equal(json_string_value(json_object_get(
+                            json_object_get(json_array_get(fs, 2), "data"), "change")),
+                        moe);
+    assert_string_not_equal(json_string_value(json_object_get(
+                                json_object_get(json_array_get(fs, 0), "data"), "change")),
+                            moe);
+    json_decref(cs);
+    json_decref(fs);
+}
+
+/* patchgen refusing an add_helper_after whose target upstream dropped is that
+ * definition's change, as an undefined name is (it stood apart, untitled). */
+static void test_changes_positioned_helper(void **state)
+{
+    (void)state;
+    json_t *fs = json_array();
+    const char *cfg = "veomni.models.transformers.qwen3_5.qwen3_5_gpu_patch_gen_config";
+    json_array_append_new(
+        fs, jfinding("regen", "error", cfg,
+                     "fails to regenerate against 5.25.0: cfg.py: positioned helper target(s) "
+                     "not found in generated output: Qwen3_5CausalLMOutputWithPast, Other "
+                     "(add_helper_after needs a top-level class or function of m)",
+                     NULL, NULL));
+    json_array_append_new(fs, jfinding("signatures", "error", cfg, "t",
+                                       json_pack("{s:s, s:s, s:s}", "kind", "vanished", "target",
+                                                 "Qwen3_5CausalLMOutputWithPast", "module",
+                                                 "transformers.models.qwen3_5.modeling_qwen3_5"),
+                                       NULL));
+    json_t *cs = changes_group(fs);
+    assert_int_equal(json_array_size(cs), 1);
+    json_t *c = json_array_get(cs, 0);
+    assert_string_equal(json_string_value(json_object_get(c, "how")), "fails-to-regenerate");
+    assert_string_equal(json_string_value(json_object_get(c, "title")),
+                        "`Qwen3_5CausalLMOutputWithPast` vanished upstream");
+    assert_int_equal(json_integer_value(json_object_get(c, "findings")), 2);
     json_decref(cs);
     json_decref(fs);
 }
@@ -1392,6 +1460,8 @@ int main(void)
         cmocka_unit_test(test_changes_group),
         cmocka_unit_test(test_changes_auto_docstring),
         cmocka_unit_test(test_changes_body_joins_signature),
+        cmocka_unit_test(test_changes_positioned_helper),
+        cmocka_unit_test(test_changes_split_by_phrases),
         cmocka_unit_test(test_changes_element_attr),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
