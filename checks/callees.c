@@ -145,8 +145,10 @@ static int config_defines(const pg_config *cfg, const char *cls, const char *nam
 
 /* ---- calls through self / cls ----------------------------------------------------- */
 
-static void add_candidates(json_t *data, strbuf *detail, const char **names, const double *scores,
-                           size_t n)
+/* The candidates into data.candidates and, but for `named` (a successor the caller
+ * names for another reason, with its score), one detail line each. */
+static void add_candidates_but(json_t *data, strbuf *detail, const char **names,
+                               const double *scores, size_t n, const char *named)
 {
     json_t *cands = json_array();
     for (size_t i = 0; i < n; i++) {
@@ -154,12 +156,20 @@ static void add_candidates(json_t *data, strbuf *detail, const char **names, con
         json_object_set_new(o, "name", json_string(names[i]));
         json_object_set_new(o, "score", json_real((double)(long)(scores[i] * 100 + 0.5) / 100));
         json_array_append_new(cands, o);
+        if (named && !strcmp(named, names[i]))
+            continue;
         strbuf_addf(detail,
                     "successor candidate: %s (similarity %.2f: name tokens, body, "
                     "parameters)\n",
                     names[i], scores[i]);
     }
     json_object_set_new(data, "candidates", cands);
+}
+
+static void add_candidates(json_t *data, strbuf *detail, const char **names, const double *scores,
+                           size_t n)
+{
+    add_candidates_but(data, detail, names, scores, n, NULL);
 }
 
 static void callee_vanished(cctx *c, const char *cls, const body_call *call, const index_def *da)
@@ -923,13 +933,20 @@ static void module_names(cctx *c, const body_uses *u)
         json_t *data = json_object();
         json_object_set_new(data, "name", json_string(name));
         strbuf detail = STRBUF_INIT, succ = STRBUF_INIT;
-        add_candidates(data, &detail, names, scores, n);
         char *extra = NULL;
         const char *near = n && scores[0] >= SIGNATURES_CONFIDENT ? names[0] : NULL;
-        if (!near && (near = one_token_apart(c->p->b, name, &extra)) != NULL) {
+        const char *by_name = near ? NULL : one_token_apart(c->p->b, name, &extra);
+        /* a candidate named by both rules is one line, with both reasons */
+        add_candidates_but(data, &detail, names, scores, n, by_name);
+        if (by_name) {
+            near = by_name;
             json_object_set_new(data, "name_successor", json_string(near));
-            strbuf_addf(&detail, "successor candidate: %s (its name is this one's with `%s` %s)\n",
+            strbuf_addf(&detail, "successor candidate: %s (its name is this one's with `%s` %s",
                         near, extra + 1, extra[0] == '+' ? "added" : "dropped");
+            for (size_t k = 0; k < n; k++)
+                if (!strcmp(names[k], near))
+                    strbuf_addf(&detail, "; similarity %.2f", scores[k]);
+            strbuf_adds(&detail, ")\n");
         }
         if (near)
             strbuf_addf(&succ, "; likely successor `%s`", near);

@@ -342,6 +342,8 @@ static index_module *index_named(const char *src, const char *name)
 static const char *post_block;
 /* transformers.modeling_utils at both tags for the next survey (NULL: none). */
 static const char *base_src;
+/* 1: each finding's detail follows its line in the next survey's text */
+static int show_detail;
 
 static char *survey_with(const char *src_a, const char *src_b, const tpatch *ps, size_t n,
                          const char *ext_a, const char *ext_b)
@@ -418,6 +420,8 @@ static char *survey_with(const char *src_a, const char *src_b, const tpatch *ps,
             strbuf_addf(&got[pass], "%s %s: %s\n", severity_name(fs.items[i]->sev),
                         json_string_value(json_object_get(fs.items[i]->data, "kind")),
                         fs.items[i]->title);
+        for (size_t i = 0; show_detail && i < fs.len; i++)
+            strbuf_adds(&got[pass], fs.items[i]->detail ? fs.items[i]->detail : "");
         findings_free(&fs);
         findings_free(&targets);
     }
@@ -980,6 +984,39 @@ static void test_post_import_block_binds(void **state)
     post_block = NULL;
 }
 
+/* A successor named both by similarity and by its name (one token dropped,
+ * transformers 5.16's `torch_causal_conv1d_update` → `causal_conv1d_update`) is one
+ * line of the detail, with both reasons, not two. */
+static void test_successor_named_once(void **state)
+{
+    (void)state;
+    static const char a[] = "def torch_conv_update(state, x, weight, bias=None):\n"
+                            "    out = torch.conv1d(state, weight, bias)\n"
+                            "    return out[..., -x.shape[-1]:]\n"
+                            "class Net(nn.Module):\n"
+                            "    def forward(self, x):\n"
+                            "        return x\n";
+    static const char b[] = "def conv_update(x, conv_state, weight, bias=None, activation=None):\n"
+                            "    hidden = torch.cat([conv_state, x], dim=-1)\n"
+                            "    out = torch.conv1d(hidden, weight, bias)\n"
+                            "    return act(out, activation)\n"
+                            "class Net(nn.Module):\n"
+                            "    def forward(self, x):\n"
+                            "        return x\n";
+    tpatch ps[] = {{PG_METHOD_OVERRIDE, "Net.forward",
+                    "def forward(self, x):\n    return torch_conv_update(x, x, x)\n"}};
+    show_detail = 1;
+    char *got = survey(a, b, ps, 1);
+    show_detail = 0;
+    assert_non_null(strstr(got, "likely successor `conv_update`"));
+    const char *line = strstr(got, "successor candidate: conv_update (");
+    assert_non_null(line);
+    assert_null(strstr(line + 1, "successor candidate: conv_update ("));
+    assert_non_null(strstr(got, "successor candidate: conv_update (its name is this one's with "
+                                "`torch` dropped; similarity "));
+    free(got);
+}
+
 /* A method a body calls that upstream's class stops defining because a base class
  * of transformers.modeling_utils gives it now (transformers 5.9's
  * get_input_embeddings, left to PreTrainedModel's EmbeddingAccessMixin): the call
@@ -1452,6 +1489,7 @@ int main(void)
         cmocka_unit_test(test_self_call_through_shim),
         cmocka_unit_test(test_override_renamed_by_shim),
         cmocka_unit_test(test_post_import_block_binds),
+        cmocka_unit_test(test_successor_named_once),
         cmocka_unit_test(test_callee_inherited),
         cmocka_unit_test(test_self_call_deprecated),
         cmocka_unit_test(test_same_tag_reports_nothing),
