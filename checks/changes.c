@@ -166,6 +166,14 @@ static const struct {
     {"appeared", "appeared", CHANGE_OTHER},
 };
 
+/* Whether an auto-docstring finding's data says its arguments went undocumented
+ * for this cause ("table", "decorated"). */
+static int cause_is(json_t *d, const char *cause)
+{
+    const char *c = str(d, "cause");
+    return c && !strcmp(c, cause);
+}
+
 static void classify(json_t *f, fact *x)
 {
     memset(x, 0, sizeof(*x));
@@ -198,8 +206,7 @@ static void classify(json_t *f, fact *x)
         subject = str(d, "attribute")   ? str(d, "attribute")
                   : str(d, "parameter") ? str(d, "parameter")
                                         : "";
-    if (!strcmp(x->family, "auto-docstring") && str(d, "cause") &&
-        !strcmp(str(d, "cause"), "table")) {
+    if (!strcmp(x->family, "auto-docstring") && cause_is(d, "table")) {
         /* arguments auto_docstring.py's tables stopped documenting: one fact, keyed
          * by the arguments, however many overrides take them */
         strbuf args = STRBUF_INIT;
@@ -493,15 +500,13 @@ static void title_of_contract(strbuf *t, strbuf *act, const change *c)
         if (v)
             strbuf_addf(t, " (removal in %s)", v);
         strbuf_adds(act, "move the patches off it before it is removed");
-    } else if (!strcmp(fam, "auto-docstring") && str(d, "cause") &&
-               !strcmp(str(d, "cause"), "table")) {
+    } else if (!strcmp(fam, "auto-docstring") && cause_is(d, "table")) {
         strbuf_addf(t,
                     "auto_docstring.py's `%s` no longer documents `%s`: the `@auto_docstring` "
                     "overrides that take it leave it undocumented",
                     str(d, "table"), s);
         strbuf_adds(act, "document it in the overrides' docstrings, or drop it from them");
-    } else if (!strcmp(fam, "auto-docstring") && str(d, "cause") &&
-               !strcmp(str(d, "cause"), "decorated")) {
+    } else if (!strcmp(fam, "auto-docstring") && cause_is(d, "decorated")) {
         strbuf_addf(t,
                     "`%s` became `@auto_docstring`: the overrides' docstrings leave arguments "
                     "undocumented",

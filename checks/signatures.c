@@ -958,7 +958,7 @@ static int only_renames(const sig_ctx *c, const index_def *a, const index_def *b
     return same;
 }
 
-/* Whether the identifier w[0..n) is a name (not an attribute: no '.' before it). */
+/* The new name of the renamed parameter whose old name is w[0..n), or NULL. */
 static const char *renamed_to_name(const strvec *from, const strvec *to, const char *w, size_t n)
 {
     for (size_t i = 0; i < from->len; i++)
@@ -1001,21 +1001,16 @@ static void rename_names(strbuf *out, const char *s, size_t len, const strvec *f
             const char *e = string_end(p, end);
             strbuf_add(out, p, (size_t)(e - p));
             p = e;
-        } else if (ident_char(*p) && (p == s || (!ident_char(p[-1]) && p[-1] != '.'))) {
+        } else if (ident_char(*p)) { /* a whole word: renamed unless an attribute */
             const char *e = p;
             while (e < end && ident_char(*e))
                 e++;
-            const char *t = renamed_to_name(from, to, p, (size_t)(e - p));
+            const char *t =
+                p > s && p[-1] == '.' ? NULL : renamed_to_name(from, to, p, (size_t)(e - p));
             if (t)
                 strbuf_adds(out, t);
             else
                 strbuf_add(out, p, (size_t)(e - p));
-            p = e;
-        } else if (ident_char(*p)) {
-            const char *e = p;
-            while (e < end && ident_char(*e))
-                e++;
-            strbuf_add(out, p, (size_t)(e - p));
             p = e;
         } else {
             strbuf_addc(out, *p++);
