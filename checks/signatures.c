@@ -414,11 +414,14 @@ static int likely_rename(const index_def *a, const index_def *b, const index_par
                          const index_param *pb)
 {
     deprecated_kwarg k;
-    int shim =
-        deprecated_kwarg_find(&k, b, pa->name) && k.new_name && !strcmp(k.new_name, pb->name);
+    int shim = deprecated_kwarg_find(&k, b, pa->name);
+    int named = shim && k.new_name && !strcmp(k.new_name, pb->name);
+    int none = shim && !k.new_name;
     deprecated_kwarg_free(&k);
-    if (shim) /* upstream says so: `@deprecate_kwarg("old", new_name="new")` */
+    if (named) /* upstream says so: `@deprecate_kwarg("old", new_name="new")` */
         return 1;
+    if (none) /* and here that it goes away: `@deprecate_kwarg("old")` */
+        return 0;
     if (a->n_params == b->n_params && pa->annotation && pb->annotation &&
         signatures_annotation_eq(pa->annotation, pb->annotation) &&
         str_eq(pa->default_value, pb->default_value))
@@ -461,6 +464,35 @@ static void param_renamed(sig_ctx *c, const char *target, const index_def *a, co
     deprecated_kwarg_free(&k);
 }
 
+/* A parameter upstream dropped: its callers at B no longer pass it. When B's
+ * `@deprecate_kwarg("old")` announces it (no new name), the finding says so and
+ * carries the removal version, and the deprecation check leaves the argument to it. */
+static void param_removed(sig_ctx *c, const char *target, const index_def *a, const index_def *b,
+                          const char *name)
+{
+    const char *ta = c->p->tag_a, *tb = c->p->tag_b;
+    deprecated_kwarg k;
+    int shim = deprecated_kwarg_find(&k, b, name) && !k.new_name;
+    json_t *data = sig_data(a, b);
+    json_object_set_new(data, "parameter", json_string(name));
+    strbuf t = STRBUF_INIT;
+    strbuf_addf(&t, "`%s`: parameter `%s` removed (%s → %s)", target, name, ta, tb);
+    if (shim) {
+        const char *v =
+            k.version && (k.version[0] == 'v' || k.version[0] == 'V') ? k.version + 1 : k.version;
+        json_object_set_new(data, "shim", json_string("deprecate_kwarg"));
+        if (v)
+            json_object_set_new(data, "removal_version", json_string(v));
+        strbuf_adds(&t, "; upstream deprecates it through `@deprecate_kwarg`");
+        if (v)
+            strbuf_addf(&t, " (removal in %s)", v);
+    }
+    finding *f = add(c, SEV_WARNING, data, "param-removed", target, "%s", t.buf);
+    set_sig_detail(f, a, b, ta, tb);
+    strbuf_free(&t);
+    deprecated_kwarg_free(&k);
+}
+
 /* The parameters renamed from a to b: same position and kind, both names gone from
  * the other side, and likely_rename; renamed[i] set for each (a's index i, which
  * is b's too). */
@@ -487,12 +519,7 @@ static void compare_params(sig_ctx *c, const char *target, const index_def *a, c
     for (size_t i = 0; i < a->n_params; i++) {
         if (renamed_a[i] || param_index(b, a->params[i].name) >= 0)
             continue;
-        json_t *data = sig_data(a, b);
-        json_object_set_new(data, "parameter", json_string(a->params[i].name));
-        finding *f =
-            add(c, SEV_WARNING, data, "param-removed", target,
-                "`%s`: parameter `%s` removed (%s → %s)", target, a->params[i].name, ta, tb);
-        set_sig_detail(f, a, b, ta, tb);
+        param_removed(c, target, a, b, a->params[i].name);
     }
     for (size_t i = 0; i < b->n_params; i++) {
         if (renamed_b[i] || param_index(a, b->params[i].name) >= 0)

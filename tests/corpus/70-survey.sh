@@ -13,6 +13,10 @@
 #  - 5.2.0 -> 5.9.0 on veomni 0.1.11's configs (pinned 5.2.0), the real bump VeOmni
 #    made in commit 2d36580b: the reviewed errors in 70-survey-5.9.0.expected, and
 #    recall against the upstream facts its maintainers acted on, 70-survey-5.9.0.recall;
+#  - 5.9.0 -> 5.10.4 (their pin to the next release): the reviewed errors in
+#    70-survey-5.10.4.expected; the arguments 5.10 dropped behind
+#    `@deprecate_kwarg` are one finding each (every pair: never a signature change
+#    and a deprecation of one argument);
 #  - a survey of a tag against itself reports nothing at all.
 # Prints the counts (errors, warnings, changes) the README quotes.
 set -u
@@ -21,7 +25,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ws=$(veomni_sdist 0.1.12) || exit 1
 mkdir -p "$tmp/tags"
-for v in 5.2.0 5.9.0 5.16.1 5.24.0 5.25.0; do
+for v in 5.2.0 5.9.0 5.10.4 5.16.1 5.24.0 5.25.0; do
     d=$(corpus_wheel transformers $v) || exit 1
     ln -s "$d" "$tmp/tags/v$v"
 done
@@ -69,6 +73,13 @@ for tok in re.split(r"(<details>|</details>)", md):
 words = len("".join(out).split())
 print(f"  Markdown: {len(md.split())} words, {words} outside <details>")
 assert words <= 3000, f"the note is {words} words outside <details> (budget 3000)"
+# one fact, one finding: an argument the signature check reports dropped or renamed
+# is not also reported deprecated (the @deprecate_kwarg shim is in that finding)
+sig = {(f["config"], f["data"].get("target"), f["data"].get("parameter"))
+       for f in run["findings"] if f["data"].get("kind") in ("param-removed", "param-renamed")}
+twice = [f["title"] for f in run["findings"] if f["data"].get("kind") == "kwarg-deprecated" and
+         (f["config"], f["data"].get("target"), f["data"].get("parameter")) in sig]
+assert not twice, "reported as a signature change and a deprecation: " + "; ".join(twice[:3])
 got = sorted(f"{c['how']}\t{len(c['configs'])}\t{c['title']}" for c in cs if c["severity"] == "error")
 want = sorted(l for l in open(sys.argv[3]).read().splitlines() if l and not l.startswith("#"))
 if got != want:
@@ -117,6 +128,7 @@ PY
 sws=$ws11 sver=0.1.11 survey v5.2.0 v5.9.0 d && check_changes d tests/corpus/70-survey-5.9.0.expected &&
     check_recall d tests/corpus/70-survey-5.9.0.recall || rc=1
 survey v5.9.0 v5.16.1 a && check_changes a tests/corpus/70-survey-5.16.1.expected || rc=1
+survey v5.9.0 v5.10.4 e && check_changes e tests/corpus/70-survey-5.10.4.expected || rc=1
 survey v5.16.1 v5.24.0 b && check_changes b tests/corpus/70-survey-5.24.0.expected || rc=1
 if survey v5.24.0 v5.25.0 c && check_changes c tests/corpus/70-survey-5.25.0.expected; then
     "$PGCI" survey -C "$ws" --from v5.24.0 --to v5.25.0 --source "dir:$tmp/tags/{tag}" \

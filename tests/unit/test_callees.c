@@ -946,6 +946,34 @@ static void test_self_call_through_shim(void **state)
     free(got);
 }
 
+/* A parameter of the patch's target dropped behind `@deprecate_kwarg("old")` (no new
+ * name) is one fact: the removal, which names the shim and its removal version, not
+ * a removal and a deprecation of the same argument (transformers 5.10's
+ * `rotary_pos_emb` of the vision attention and blocks). A shim that names no new
+ * parameter also keeps the removal from being read as a rename. */
+static void test_param_removed_through_shim(void **state)
+{
+    (void)state;
+    static const char a[] = "class M(nn.Module):\n"
+                            "    def forward(self, x, rotary_pos_emb: torch.Tensor | None = None,\n"
+                            "                **kwargs):\n"
+                            "        return x\n";
+    static const char b[] =
+        "class M(nn.Module):\n"
+        "    @deprecate_kwarg(\"rotary_pos_emb\", version=\"v5.10\")\n"
+        "    def forward(self, x, position_embeddings: torch.Tensor | None = None,\n"
+        "                **kwargs):\n"
+        "        return x\n";
+    tpatch ps[] = {{PG_METHOD_OVERRIDE, "M.forward",
+                    "def forward(self, x, rotary_pos_emb=None, **kwargs):\n    return x\n"}};
+    char *got = survey(a, b, ps, 1);
+    expect(got, "warning param-removed: `M.forward`: parameter `rotary_pos_emb` removed (v1.0 → "
+                "v2.0); upstream deprecates it through `@deprecate_kwarg` (removal in 5.10)\n"
+                "warning param-added-optional: `M.forward`: optional parameter "
+                "`position_embeddings` added (v1.0 → v2.0)\n");
+    free(got);
+}
+
 /* A module-level name the body reads that upstream stops defining is provided by
  * the config only when one of its post-import blocks binds it, as the generated
  * module runs the block (dedented): a comment that mentions it does not
@@ -1487,6 +1515,7 @@ int main(void)
         cmocka_unit_test(test_patched_init_sets_attr),
         cmocka_unit_test(test_self_calls),
         cmocka_unit_test(test_self_call_through_shim),
+        cmocka_unit_test(test_param_removed_through_shim),
         cmocka_unit_test(test_override_renamed_by_shim),
         cmocka_unit_test(test_post_import_block_binds),
         cmocka_unit_test(test_successor_named_once),
