@@ -1170,6 +1170,21 @@ static void compare_function(sig_ctx *c, const char *target, const index_def *a,
     strbuf_free(&d);
 }
 
+/* b's member that a->members[i] stands for: the one of the same name and the same
+ * rank among the members of that name (a property's getter with the getter, its
+ * setter with the setter), NULL when b has fewer. */
+static const index_def *same_member(const index_def *a, size_t i, const index_def *b)
+{
+    const char *name = a->members[i]->name;
+    size_t rank = 0;
+    for (size_t j = 0; j < i; j++)
+        rank += !strcmp(a->members[j]->name, name);
+    for (size_t j = 0; j < b->n_members; j++)
+        if (!strcmp(b->members[j]->name, name) && !rank--)
+            return b->members[j];
+    return NULL;
+}
+
 static void compare_class(sig_ctx *c, const char *target, const index_def *a, const index_def *b,
                           int replaced)
 {
@@ -1184,7 +1199,7 @@ static void compare_class(sig_ctx *c, const char *target, const index_def *a, co
         const index_def *ma = a->members[i];
         if (ma->kind != INDEX_FUNCTION)
             continue;
-        const index_def *mb = index_member(b, ma->name);
+        const index_def *mb = same_member(a, i, b);
         if (!mb) {
             add(c, SEV_WARNING, NULL, "method-removed", ma->qualname,
                 "`%s`: method removed from the replaced class", ma->qualname);
@@ -1194,7 +1209,7 @@ static void compare_class(sig_ctx *c, const char *target, const index_def *a, co
     }
     for (size_t i = 0; i < b->n_members; i++) {
         const index_def *mb = b->members[i];
-        if (mb->kind == INDEX_FUNCTION && !index_member(a, mb->name))
+        if (mb->kind == INDEX_FUNCTION && !same_member(b, i, a))
             add(c, SEV_WARNING, NULL, "method-added", mb->qualname,
                 "`%s`: method added upstream; the replacement class does not have it unless it "
                 "defines it",

@@ -105,6 +105,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     compare(&two, &cfg, a, s, la, b, sb, lb);
     CHECK(one.len == two.len && !memcmp(one.buf, two.buf, one.len));
     compare(&same, &cfg, a, s, la, a, s, la);
+    if (same.len) /* what A against itself said, for the report of the failure */
+        fputs(same.buf, stderr);
     CHECK(same.len == 0);
     strbuf_free(&one);
     strbuf_free(&two);

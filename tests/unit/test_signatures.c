@@ -388,6 +388,39 @@ static void test_decorator_dropped_under_a_replacement(void **state)
     free(got);
 }
 
+/* A replaced class's methods are compared name by name and, where a name is
+ * defined twice (a property's getter and setter), rank by rank: the setter is not
+ * compared with the getter. The fuzzer found it: the class surveyed against itself
+ * reported the setter's `value` removed and the getter's parameters added. A
+ * setter dropped upstream is a method removed, one added a method added. */
+static void test_replaced_class_property_setter(void **state)
+{
+    (void)state;
+    static const char a[] = "class Cache:\n"
+                            "    @property\n"
+                            "    def size(self):\n"
+                            "        return self._size\n"
+                            "\n"
+                            "    @size.setter\n"
+                            "    def size(self, value):\n"
+                            "        self._size = value\n";
+    static const char b[] = "class Cache:\n"
+                            "    @property\n"
+                            "    def size(self):\n"
+                            "        return self._size\n";
+    char *got = survey_text(a, a, PG_CLASS_REPLACEMENT, "Cache", NULL);
+    assert_string_equal(got, "");
+    free(got);
+    got = survey_text(a, b, PG_CLASS_REPLACEMENT, "Cache", NULL);
+    assert_string_equal(got, "warning method-removed: `Cache.size`: method removed from the "
+                             "replaced class\n");
+    free(got);
+    got = survey_text(b, a, PG_CLASS_REPLACEMENT, "Cache", NULL);
+    assert_string_equal(got, "warning method-added: `Cache.size`: method added upstream; the "
+                             "replacement class does not have it unless it defines it\n");
+    free(got);
+}
+
 /* @auto_docstring documents an argument by name from auto_docstring.py's *Args
  * classes (transformers 5.24.0 prints "[ERROR] `cache_position` is part of ...'s
  * signature, but not documented" and nothing for `output_attentions`, which
@@ -621,6 +654,7 @@ int main(void)
         cmocka_unit_test(test_init_attr_renamed_used_by_patch),
         cmocka_unit_test(test_body_change_that_is_only_a_rename),
         cmocka_unit_test(test_decorator_dropped_under_a_replacement),
+        cmocka_unit_test(test_replaced_class_property_setter),
         cmocka_unit_test(test_auto_docstring_common_args),
         cmocka_unit_test(test_auto_docstring_replaced),
         cmocka_unit_test(test_removed_import_used_by_patch),
