@@ -74,6 +74,11 @@ struct canon {
     long delta, row_delta;
     const py_forest *forest;
     const py_forest_stmt *split; /* the forest's class parsed in part being walked */
+    /* a function's body compared for what runs: the annotations of the names it
+     * assigns are never evaluated (PEP 526) and are left out, but inside a class
+     * body it defines (counted by in_class), whose annotations are */
+    int runtime;
+    unsigned in_class;
 };
 
 #define MAX_DEPTH 400
@@ -114,9 +119,9 @@ static struct {
     pthread_once_t once;
     sym_info *syms;
     uint32_t n;
-    TSSymbol class_definition;
+    TSSymbol class_definition, function_definition, assignment, type;
     TSFieldId binder_field[N_BINDERS];
-} table = {PTHREAD_ONCE_INIT, NULL, 0, 0, {0}};
+} table = {PTHREAD_ONCE_INIT, NULL, 0, 0, 0, 0, 0, {0}};
 
 static int is_ignored_anon(const char *type)
 {
@@ -180,6 +185,9 @@ static void table_init(void)
                 si->binder = (unsigned char)(b + 1);
     }
     table.class_definition = ts_language_symbol_for_name(lang, "class_definition", 16, true);
+    table.function_definition = ts_language_symbol_for_name(lang, "function_definition", 19, true);
+    table.assignment = ts_language_symbol_for_name(lang, "assignment", 10, true);
+    table.type = ts_language_symbol_for_name(lang, "type", 4, true);
     for (size_t b = 0; b < N_BINDERS; b++)
         table.binder_field[b] = ts_language_field_id_for_name(lang, binders[b].field,
                                                               (uint32_t)strlen(binders[b].field));
@@ -631,6 +639,10 @@ static int walk_node(canon *c, TSTreeCursor *cur, TSNode n, const sym_info *si, 
         emit_number(c, n, line);
         return 0;
     case K_TYPE_WRAP:
+        /* `x: A = v` in a function's body: A is never evaluated */
+        if (c->runtime && !c->in_class && ts_node_symbol(n) == table.type &&
+            !ts_node_is_null(parent) && ts_node_symbol(parent) == table.assignment)
+            return 0;
         /* an annotation's wrapper: `-> (A | B)` parses as an expression, `-> A | B`
          * as a union of types, and ruff drops the parentheses */
         return walk_children(c, cur, 0, 0);
@@ -652,7 +664,10 @@ static int walk_node(canon *c, TSTreeCursor *cur, TSNode n, const sym_info *si, 
     emits(c, si->name, line);
     if (body)
         c->toks.items[c->toks.len - 1].line = c->plan_body_line;
+    unsigned cls = c->runtime && ts_node_symbol(n) == table.class_definition;
+    c->in_class += cls;
     int r = walk_children(c, cur, 0, si->kind == K_MODULE);
+    c->in_class -= cls;
     if (si->kind == K_MODULE && c->plan)
         flush_donated(c, c->plan, &c->plan_at, c->plan_len, c->donor, 0, UINT32_MAX);
     emits(c, "/", line);
@@ -1091,6 +1106,8 @@ static int canon_def_body(canon *c, const py_tree *t, TSNode body)
     c->t = t;
     if (ts_node_is_null(body))
         return 0;
+    TSNode def = ts_node_parent(body);
+    c->runtime = !ts_node_is_null(def) && ts_node_symbol(def) == table.function_definition;
     int r = 0;
     uint32_t k = ts_node_named_child_count(body);
     c->walking = body;

@@ -64,7 +64,9 @@ int structural_result_same(const structural_result *x, const structural_result *
 void structural_result_free(structural_result *res);
 
 /* 1 when the bodies of the first function (or class) defined in a and in b are the
- * same modulo formatting, comments and their docstrings; 0 when not; negative
+ * same modulo formatting, comments and their docstrings, and, in a function's
+ * body, the annotations of the names it assigns (`x: A | None = v`: never
+ * evaluated, PEP 526; those of a class it defines count); 0 when not; negative
  * when a source does not parse. Signatures are not compared: the caller does. */
 int structural_bodies_equal(const char *a, size_t alen, const char *b, size_t blen);
 

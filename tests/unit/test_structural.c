@@ -212,6 +212,44 @@ static void test_ruff_oracle(void **state)
     strbuf_free(&tmp);
 }
 
+/* A function body compares for what runs: the annotation of a name it assigns is
+ * never evaluated (transformers 5.12's `cache_layer: DeepseekV4CSACache = ...`
+ * written `cache_layer: DeepseekV4CSACache | None = (...)` in two overridden
+ * methods, reported as "the upstream body changed" before). Annotations that are
+ * evaluated still count: a class body's (its own, or one a function defines) and a
+ * nested function's parameters'. */
+static void test_local_annotations(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *a, *b;
+        int equal;
+    } cases[] = {
+        {"def f(p):\n    c: Cache = p.layers[0] if p is not None else None\n    return c\n",
+         "def f(p):\n    c: Cache | None = (\n        p.layers[0] if p is not None else None\n    "
+         ")\n"
+         "    return c\n",
+         1},
+        {"def f(p):\n    c: int\n    c = p\n    return c\n",
+         "def f(p):\n    c: str\n    c = p\n    return c\n", 1},
+        {"def f(p):\n    c: int = p\n    return c\n",
+         "def f(p):\n    c: int = p + 1\n    return c\n", 0},
+        {"class A:\n    x: int = 1\n", "class A:\n    x: str = 1\n", 0},
+        {"def f():\n    class B:\n        x: int = 1\n    return B\n",
+         "def f():\n    class B:\n        x: str = 1\n    return B\n", 0},
+        {"def f():\n    def g(x: int):\n        y: int = x\n    return g\n",
+         "def f():\n    def g(x: str):\n        y: str = x\n    return g\n", 0},
+        {"def f():\n    def g(x: int):\n        y: int = x\n    return g\n",
+         "def f():\n    def g(x: int):\n        y: str = x\n    return g\n", 1},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+        int got =
+            structural_bodies_equal(cases[i].a, strlen(cases[i].a), cases[i].b, strlen(cases[i].b));
+        if (got != cases[i].equal)
+            fail_msg("case %zu: %d, want %d", i, got, cases[i].equal);
+    }
+}
+
 /* structural_def_bodies_equal() from the modules' trees gives the answer of
  * structural_bodies_equal() on the definitions' text, for every pair of
  * definitions of two versions of a module (decorated, async, nested, a docstring
@@ -674,7 +712,8 @@ int main(void)
         cmocka_unit_test(test_formatting_ignored), cmocka_unit_test(test_imports),
         cmocka_unit_test(test_real_differences),   cmocka_unit_test(test_syntax_error),
         cmocka_unit_test(test_ruff_oracle),        cmocka_unit_test(test_def_bodies_from_trees),
-        cmocka_unit_test(test_pieces_like_whole),  cmocka_unit_test(test_forest_like_whole),
+        cmocka_unit_test(test_local_annotations),  cmocka_unit_test(test_pieces_like_whole),
+        cmocka_unit_test(test_forest_like_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
