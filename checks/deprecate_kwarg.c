@@ -87,6 +87,12 @@ int deprecated_kwarg_find(deprecated_kwarg *out, const index_def *fn, const char
     return 0;
 }
 
+const char *deprecated_kwarg_version(const deprecated_kwarg *k)
+{
+    const char *v = k->version;
+    return v && (v[0] == 'v' || v[0] == 'V') ? v + 1 : v;
+}
+
 void deprecated_kwarg_free(deprecated_kwarg *k)
 {
     free(k->old_name);

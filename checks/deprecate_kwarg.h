@@ -24,6 +24,9 @@ int deprecated_kwarg_parse(deprecated_kwarg *out, const char *decorator);
  * fn has one. */
 int deprecated_kwarg_find(deprecated_kwarg *out, const index_def *fn, const char *old_name);
 
+/* The removal version without its "v" ("v5.10" -> "5.10"), NULL when none. */
+const char *deprecated_kwarg_version(const deprecated_kwarg *k);
+
 void deprecated_kwarg_free(deprecated_kwarg *k);
 
 #endif

@@ -105,8 +105,7 @@ static void report_kwargs(findings *out, const survey_pair *p, const pg_patch *p
             deprecated_kwarg_free(&k);
             continue;
         }
-        const char *v =
-            k.version && (k.version[0] == 'v' || k.version[0] == 'V') ? k.version + 1 : k.version;
+        const char *v = deprecated_kwarg_version(&k);
         severity sev = v && version_cmp(v, p->tag_b) <= 0 ? SEV_WARNING : SEV_INFO;
         json_t *data = json_object();
         json_object_set_new(data, "kind", json_string("kwarg-deprecated"));

@@ -478,8 +478,7 @@ static void param_removed(sig_ctx *c, const char *target, const index_def *a, co
     strbuf t = STRBUF_INIT;
     strbuf_addf(&t, "`%s`: parameter `%s` removed (%s → %s)", target, name, ta, tb);
     if (shim) {
-        const char *v =
-            k.version && (k.version[0] == 'v' || k.version[0] == 'V') ? k.version + 1 : k.version;
+        const char *v = deprecated_kwarg_version(&k);
         json_object_set_new(data, "shim", json_string("deprecate_kwarg"));
         if (v)
             json_object_set_new(data, "removal_version", json_string(v));
