@@ -76,21 +76,17 @@ static void without_kwarg_shims(strbuf *out, const char *t, size_t n)
 }
 
 /* The shim's argument is a parameter of the patch's own target at A that B no
- * longer has: the signature check reports it, renamed (param-renamed, when the shim
- * names the new parameter) or removed (param-removed, when it names none), with the
- * shim and its removal version. One fact, one finding. */
+ * longer has: the signature check reports it, renamed (param-renamed, to the
+ * parameter the shim names in its place) or removed (param-removed), with the shim
+ * and its removal version. One fact, one finding. */
 static int reported_by_signatures(const survey_pair *p, const pg_patch *patch, const index_def *fn,
                                   const deprecated_kwarg *k)
 {
     const index_def *a = patch && p->a && !strcmp(patch->target, fn->qualname)
                              ? index_find(p->a, fn->qualname)
                              : NULL;
-    if (!a || a->kind != INDEX_FUNCTION || !index_param_find(a, k->old_name) ||
-        index_param_find(fn, k->old_name))
-        return 0;
-    if (!k->new_name)
-        return 1;
-    return !index_param_find(a, k->new_name) && index_param_find(fn, k->new_name);
+    return a && a->kind == INDEX_FUNCTION && index_param_find(a, k->old_name) &&
+           !index_param_find(fn, k->old_name);
 }
 
 /* One finding per argument fn deprecates through @deprecate_kwarg. */

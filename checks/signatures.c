@@ -416,11 +416,10 @@ static int likely_rename(const index_def *a, const index_def *b, const index_par
     deprecated_kwarg k;
     int shim = deprecated_kwarg_find(&k, b, pa->name);
     int named = shim && k.new_name && !strcmp(k.new_name, pb->name);
-    int none = shim && !k.new_name;
     deprecated_kwarg_free(&k);
     if (named) /* upstream says so: `@deprecate_kwarg("old", new_name="new")` */
         return 1;
-    if (none) /* and here that it goes away: `@deprecate_kwarg("old")` */
+    if (shim) /* and here that it goes away, or has another successor */
         return 0;
     if (a->n_params == b->n_params && pa->annotation && pb->annotation &&
         signatures_annotation_eq(pa->annotation, pb->annotation) &&
@@ -465,14 +464,15 @@ static void param_renamed(sig_ctx *c, const char *target, const index_def *a, co
 }
 
 /* A parameter upstream dropped: its callers at B no longer pass it. When B's
- * `@deprecate_kwarg("old")` announces it (no new name), the finding says so and
- * carries the removal version, and the deprecation check leaves the argument to it. */
+ * `@deprecate_kwarg("old")` announces it (with a new name the list does not hold
+ * in its place, or none), the finding says so and carries the removal version, and
+ * the deprecation check leaves the argument to it. */
 static void param_removed(sig_ctx *c, const char *target, const index_def *a, const index_def *b,
                           const char *name)
 {
     const char *ta = c->p->tag_a, *tb = c->p->tag_b;
     deprecated_kwarg k;
-    int shim = deprecated_kwarg_find(&k, b, name) && !k.new_name;
+    int shim = deprecated_kwarg_find(&k, b, name);
     json_t *data = sig_data(a, b);
     json_object_set_new(data, "parameter", json_string(name));
     strbuf t = STRBUF_INIT;
@@ -483,6 +483,10 @@ static void param_removed(sig_ctx *c, const char *target, const index_def *a, co
         if (v)
             json_object_set_new(data, "removal_version", json_string(v));
         strbuf_adds(&t, "; upstream deprecates it through `@deprecate_kwarg`");
+        if (k.new_name) {
+            json_object_set_new(data, "new_parameter", json_string(k.new_name));
+            strbuf_addf(&t, " in favour of `%s`", k.new_name);
+        }
         if (v)
             strbuf_addf(&t, " (removal in %s)", v);
     }

@@ -972,6 +972,21 @@ static void test_param_removed_through_shim(void **state)
                 "warning param-added-optional: `M.forward`: optional parameter "
                 "`position_embeddings` added (v1.0 → v2.0)\n");
     free(got);
+    /* a shim naming a successor the list does not hold in the old one's place: the
+     * removal names it, one finding too */
+    static const char c[] =
+        "class M(nn.Module):\n"
+        "    @deprecate_kwarg(\"rotary_pos_emb\", \"v5.10\", new_name=\"pe\")\n"
+        "    def forward(self, x, position_embeddings: torch.Tensor | None = None,\n"
+        "                **kwargs):\n"
+        "        return x\n";
+    got = survey(a, c, ps, 1);
+    expect(got, "warning param-removed: `M.forward`: parameter `rotary_pos_emb` removed (v1.0 → "
+                "v2.0); upstream deprecates it through `@deprecate_kwarg` in favour of `pe` "
+                "(removal in 5.10)\n"
+                "warning param-added-optional: `M.forward`: optional parameter "
+                "`position_embeddings` added (v1.0 → v2.0)\n");
+    free(got);
 }
 
 /* A module-level name the body reads that upstream stops defining is provided by
