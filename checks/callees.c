@@ -23,6 +23,7 @@
 #include "checks/body_uses.h"
 #include "checks/survey_trees.h"
 #include "checks/deprecate_kwarg.h"
+#include "checks/external_bases.h"
 #include "checks/inherited.h"
 #include "checks/kwargs_flow.h"
 #include "checks/source_text.h"
@@ -196,6 +197,9 @@ static void callee_vanished(cctx *c, const char *cls, const body_call *call, con
     if (n && scores[0] >= SIGNATURES_CONFIDENT)
         strbuf_addf(&succ, "; likely successor `%s`", names[0]);
     int ext = has_external_base(c->p->b, cls, 0);
+    /* what the survey reads at B to settle it (checks/external_bases.h) */
+    if (ext && external_bases_ask(data, c->p->b, c->p->base_b, cls, call->method))
+        json_object_set_new(data, "owner", json_string(da->parent ? da->parent->qualname : cls));
     finding *f = add(c, ext ? SEV_WARNING : SEV_ERROR, data, "callee-vanished", da->qualname,
                      "`%s` calls `self.%s()`, which `%s` no longer defines at %s%s%s", c->where,
                      call->method, da->parent ? da->parent->qualname : cls, c->p->tag_b, succ.buf,
@@ -681,12 +685,13 @@ static const index_def *module_function(const index_module *m, const char *name)
     return d && !d->parent && d->kind == INDEX_FUNCTION ? d : NULL;
 }
 
-char *callees_import_source(const index_module *m, const char *name)
+static char *import_source(const index_module *m, const char *name, int under_if)
 {
     for (size_t i = 0; m && i < m->n_imports; i++) {
         const index_import *im = &m->imports[i];
         const char *bound = im->alias ? im->alias : im->name;
-        if (im->scope || im->in_if || !im->name || !bound || strcmp(bound, name) || !*im->module)
+        if (im->scope || (im->in_if && !under_if) || !im->name || !bound || strcmp(bound, name) ||
+            !*im->module)
             continue;
         if (!im->level)
             return !strncmp(im->module, "transformers.", 13) ? pgci_strdup(im->module) : NULL;
@@ -703,6 +708,16 @@ char *callees_import_source(const index_module *m, const char *name)
         return pgci_asprintf("%.*s.%s", (int)(end - m->name), m->name, im->module);
     }
     return NULL;
+}
+
+char *callees_import_source(const index_module *m, const char *name)
+{
+    return import_source(m, name, 0);
+}
+
+char *callees_import_source_any(const index_module *m, const char *name)
+{
+    return import_source(m, name, 1);
 }
 
 static const survey_ext *find_ext(const survey_pair *p, const char *module)

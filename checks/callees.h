@@ -44,6 +44,11 @@ const index_def *callees_resolve(const index_module *m, const char *cls, const c
  * transformers.models.x.modeling_x), malloc'ed; NULL when m does not import it so. */
 char *callees_import_source(const index_module *m, const char *name);
 
+/* The same, reading imports under a module-level `if` too: where a package's
+ * `__init__` takes a name from under `if TYPE_CHECKING:` (the import that tells
+ * where a lazily exported class is defined). */
+char *callees_import_source_any(const index_module *m, const char *name);
+
 /* Appends to mods (unique) the transformers modules module a (the model's module
  * at A) imports a function from that a patch body of cfg may call (its name
  * followed by `(` anywhere in a body's text): what the survey fetches at both tags

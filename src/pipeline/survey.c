@@ -18,6 +18,7 @@
 #include "checks/changes.h"
 #include "checks/checks.h"
 #include "checks/contracts.h"
+#include "checks/external_bases.h"
 #include "checks/regen_finding.h"
 #include "checks/signatures.h"
 #include "checks/survey_compare.h"
@@ -582,6 +583,77 @@ static void survey_run_checks(survey_state *s)
                               missing_a || missing_b ? "upstream modules missing at a tag" : NULL);
 }
 
+/* Fetches and indexes mods at B only (side A stays unread, with no error: those
+ * are read for B's classes alone). */
+static void fetch_bases_at_b(survey_state *s, module_pair *mods, size_t n)
+{
+    upstream_item *items = pgci_calloc(n + 1, sizeof(*items));
+    strbuf *res = pgci_calloc(n + 1, sizeof(strbuf));
+    char **errs = pgci_calloc(n + 1, sizeof(char *));
+    for (size_t i = 0; i < n; i++) {
+        items[i] = (upstream_item){s->out->to, mods[i].module, s->parses};
+        strbuf_init(&res[i], 0);
+    }
+    upstream_fetch_batch(s->up, items, n, res, errs);
+    pgci_error_clear();
+    for (size_t i = 0; i < n; i++) {
+        module_pair *m = &mods[i];
+        m->err_b = errs[i];
+        if (errs[i]) {
+            strbuf_free(&res[i]);
+            continue;
+        }
+        m->src_b = res[i];
+        if (index_module_from_parse_set(&m->b, s->parses, m->src_b.buf, m->src_b.len, m->module,
+                                        m->module) < 0) {
+            m->err_b = pgci_strdup(pgci_error_last());
+            m->b = NULL;
+            pgci_error_clear();
+        }
+    }
+    free(items);
+    free(res);
+    free(errs);
+}
+
+/* A method a patch body calls through self that left the model's module while the
+ * class has bases outside it: the modules those bases come from, read at B a round
+ * at a time (a package's `__init__` that re-exports a class is one more round),
+ * settle it (checks/external_bases.h). Nothing is read when no finding asks. A
+ * module is tried as `M.py` and as the package `M/__init__.py`; what was read
+ * joins the run's inputs. */
+static void survey_settle_bases(survey_state *s)
+{
+    double t0 = now_ms();
+    xbases *x = xbases_new();
+    for (size_t i = 0; i < s->nmods; i++)
+        xbases_add(x, s->mods[i].module, s->mods[i].b);
+    strvec need = STRVEC_INIT;
+    for (int round = 0; round < 6; round++) {
+        strvec_free(&need);
+        xbases_needed(x, &s->out->fs, &need);
+        if (!need.len)
+            break;
+        size_t first = s->nmods, n = 2 * need.len;
+        s->mods = pgci_realloc(s->mods, (s->nmods + n) * sizeof(*s->mods));
+        memset(s->mods + first, 0, n * sizeof(*s->mods));
+        for (size_t i = 0; i < need.len; i++) {
+            s->mods[first + 2 * i].module = pgci_asprintf("%s.__init__", need.items[i]);
+            s->mods[first + 2 * i + 1].module = pgci_strdup(need.items[i]);
+        }
+        s->nmods += n;
+        fetch_bases_at_b(s, s->mods + first, n);
+        for (size_t i = 0; i < need.len; i++) {
+            const module_pair *pkg = &s->mods[first + 2 * i], *mod = pkg + 1;
+            xbases_add(x, need.items[i], pkg->b ? pkg->b : mod->b);
+        }
+    }
+    xbases_settle(x, &s->out->fs);
+    xbases_free(x);
+    strvec_free(&need);
+    run_doc_add_timing(&s->out->doc, "bases", now_ms() - t0);
+}
+
 /* Counts and each config's status from the findings. */
 static void survey_config_status(survey_state *s)
 {
@@ -721,6 +793,7 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
     if ((r = survey_tags_readable(&s)) < 0)
         goto out;
     survey_run_checks(&s);
+    survey_settle_bases(&s);
     survey_config_status(&s);
     survey_record(&s);
 out:

@@ -208,6 +208,59 @@ error	rope-compat	llama_gpu_patch_gen_config	`apply_rotary_pos_emb` is replaced 
 EOF
 diff -u "$T/rope.want" "$T/rope.txt"
 
+# external bases: LlamaForCausalLM stops defining get_decoder at v1.1.0, which a patch
+# body calls, while PreTrainedModel gains a base from the `utils` package (re-exported
+# from utils/hub.py): the survey reads both at v1.1.0 (the package as
+# utils/__init__.py) and settles it: an error when hub.py does not define it, a note
+# when it does
+scenario bases
+up=$T/bases/upstream/v1.1.0/transformers
+replace_once "$T/bases/workspace/demo/models/llama/llama_gpu_patch_gen_config.py" \
+    "    outputs = self.model(" "    outputs = self.get_decoder()("
+replace_once "$up/models/llama/modeling_llama.py" "    def get_decoder(self):\n        return self.model\n\n" ""
+replace_once "$up/modeling_utils.py" "class PreTrainedModel(nn.Module):" \
+    "class PreTrainedModel(nn.Module, PushToHubMixin):"
+replace_once "$up/modeling_utils.py" "from .configuration_utils import PretrainedConfig\n" \
+    "from .configuration_utils import PretrainedConfig\nfrom .utils import PushToHubMixin\n"
+replace_once "$up/utils/__init__.py" "from . import logging\n" "from . import logging\nfrom .hub import PushToHubMixin\n"
+printf 'class PushToHubMixin:\n    def push_to_hub(self, repo):\n        return repo\n' > "$up/utils/hub.py"
+bases_callees() { # RUN.JSON: the callees findings on self.get_decoder(), with their detail
+    python3 - "$1" <<'PY'
+import json, sys
+for f in json.load(open(sys.argv[1]))["findings"]:
+    if f["check"] == "callees" and "get_decoder" in f["title"]:
+        print(f["severity"], f["data"]["kind"], f["title"])
+        print(f.get("detail") or "", end="")
+PY
+}
+"$PGCI" survey -C "$T/bases/workspace" --ruff "$RUFF" --no-cache --run-json "$T/bases.run.json" \
+    --format json > /dev/null || true
+bases_callees "$T/bases.run.json" > "$T/bases.txt"
+cat > "$T/bases.want" <<'EOF'
+error callee-vanished `LlamaForCausalLM.forward` calls `self.get_decoder()`, which `LlamaForCausalLM` no longer defines at v1.1.0
+classes read at v1.1.0, none of which defines `get_decoder` (nor does torch.nn.Module):
+  LlamaForCausalLM (transformers.models.llama.modeling_llama)
+  LlamaPreTrainedModel (transformers.models.llama.modeling_llama)
+  PreTrainedModel (transformers.modeling_utils)
+  PushToHubMixin (transformers.utils.hub)
+EOF
+diff -u "$T/bases.want" "$T/bases.txt"
+# what was read for it is among the run's inputs, at v1.1.0 only
+python3 - "$T/bases.run.json" <<'PY'
+import json, sys
+paths = [f["path"] for f in json.load(open(sys.argv[1]))["inputs"]["files"]]
+for m in ("transformers.utils.__init__", "transformers.utils.hub"):
+    assert f"upstream:{m}@v1.1.0" in paths and f"upstream:{m}@v1.0.0" not in paths, (m, paths)
+PY
+printf '    def get_decoder(self):\n        return self\n' >> "$up/utils/hub.py"
+"$PGCI" survey -C "$T/bases/workspace" --ruff "$RUFF" --no-cache --run-json "$T/bases.run.json" \
+    --format json > /dev/null || true
+bases_callees "$T/bases.run.json" > "$T/bases.txt"
+cat > "$T/bases.want" <<'EOF'
+info callee-inherited `LlamaForCausalLM.forward` calls `self.get_decoder()`, which `LlamaForCausalLM` no longer defines at v1.1.0: it inherits `PushToHubMixin.get_decoder` (transformers.utils.hub) now
+EOF
+diff -u "$T/bases.want" "$T/bases.txt"
+
 # auto-docstring: an override of an @auto_docstring method adds an undocumented parameter
 scenario doc
 cfg=$T/doc/workspace/demo/models/llama/llama_gpu_patch_gen_config.py
