@@ -137,7 +137,14 @@ static int ask_walk(json_t *bases, json_t *walked, const index_module *m,
     const index_def *c = depth < 12 ? class_in(m, cls) : NULL;
     if (!c)
         return 0;
+    /* each class once: a diamond (or a hostile module's fan of repeated bases)
+     * is not walked again */
     char *line = pgci_asprintf("%s (%s)", c->qualname, m->name ? m->name : "?");
+    for (size_t i = 0; i < json_array_size(walked); i++)
+        if (!strcmp(json_string_value(json_array_get(walked, i)), line)) {
+            free(line);
+            return 1;
+        }
     json_array_append_new(walked, json_string(line));
     free(line);
     int ok = 1;
@@ -229,6 +236,15 @@ static xb_verdict lookup(xb_walk *w, const char *module, const char *name, int d
 static xb_verdict class_verdict(xb_walk *w, const index_module *ix, const char *module,
                                 const index_def *c, int depth)
 {
+    /* each class once (a diamond, a cycle through re-exports): its verdict is in
+     * already */
+    char *line = pgci_asprintf("%s (%s)", c->qualname, module);
+    int seen = strvec_find(&w->read, line) >= 0;
+    if (!seen)
+        strvec_push(&w->read, line);
+    free(line);
+    if (seen)
+        return XB_ABSENT;
     const index_def *d = index_member(c, w->method);
     if (d && d->kind == INDEX_FUNCTION) {
         w->found = c->qualname;
@@ -236,10 +252,6 @@ static xb_verdict class_verdict(xb_walk *w, const index_module *ix, const char *
         w->found_module = pgci_strdup(module);
         return XB_FOUND;
     }
-    char *line = pgci_asprintf("%s (%s)", c->qualname, module);
-    if (strvec_find(&w->read, line) < 0)
-        strvec_push(&w->read, line);
-    free(line);
     xb_verdict v = XB_ABSENT;
     for (size_t i = 0; v != XB_FOUND && i < c->n_bases; i++) {
         char *b = base_name(c->bases[i]);
