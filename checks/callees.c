@@ -83,17 +83,28 @@ static char *base_name(const char *b)
     return pgci_strndup(s, strcspn(s, "[( "));
 }
 
+int callees_walk_first(callees_walk *w, const index_def *c)
+{
+    for (size_t i = 0; i < w->n; i++)
+        if (w->seen[i] == c)
+            return 0;
+    if (w->n == CALLEES_WALK_MAX)
+        return 0;
+    w->seen[w->n++] = c;
+    return 1;
+}
+
 static const index_def *resolve_depth(const index_module *m, const char *cls, const char *name,
-                                      int depth)
+                                      int depth, callees_walk *w)
 {
     const index_def *c = depth < 12 ? index_find(m, cls) : NULL;
-    if (!c || c->kind != INDEX_CLASS)
+    if (!c || c->kind != INDEX_CLASS || !callees_walk_first(w, c))
         return NULL;
     const index_def *d = index_member(c, name);
     for (size_t i = 0; !d && i < c->n_bases; i++) {
         char *b = base_name(c->bases[i]);
         if (b && strcmp(b, cls))
-            d = resolve_depth(m, b, name, depth + 1);
+            d = resolve_depth(m, b, name, depth + 1, w);
         free(b);
     }
     return d;
@@ -101,25 +112,32 @@ static const index_def *resolve_depth(const index_module *m, const char *cls, co
 
 const index_def *callees_resolve(const index_module *m, const char *cls, const char *name)
 {
-    return resolve_depth(m, cls, name, 0);
+    callees_walk w = {.n = 0};
+    return resolve_depth(m, cls, name, 0, &w);
 }
 
-/* 1 when cls, or a base of it the module defines, has a base the module does not
- * define other than nn.Module / object: a method may come from there. */
-static int has_external_base(const index_module *m, const char *cls, int depth)
+static int external_depth(const index_module *m, const char *cls, int depth, callees_walk *w)
 {
     const index_def *c = depth < 12 ? index_find(m, cls) : NULL;
-    if (!c)
+    if (!c || !callees_walk_first(w, c))
         return 0;
     for (size_t i = 0; i < c->n_bases; i++) {
         char *b = base_name(c->bases[i]);
         int ext = b && strcmp(b, "Module") && strcmp(b, "object") && strcmp(b, cls) &&
-                  (!index_find(m, b) || has_external_base(m, b, depth + 1));
+                  (!index_find(m, b) || external_depth(m, b, depth + 1, w));
         free(b);
         if (ext)
             return 1;
     }
     return 0;
+}
+
+/* 1 when cls, or a base of it the module defines, has a base the module does not
+ * define other than nn.Module / object: a method may come from there. */
+static int has_external_base(const index_module *m, const char *cls)
+{
+    callees_walk w = {.n = 0};
+    return external_depth(m, cls, 0, &w);
 }
 
 /* The config provides cls.name itself: an override of it, or a replacement of cls
@@ -196,7 +214,7 @@ static void callee_vanished(cctx *c, const char *cls, const body_call *call, con
     add_candidates(data, &detail, names, scores, n);
     if (n && scores[0] >= SIGNATURES_CONFIDENT)
         strbuf_addf(&succ, "; likely successor `%s`", names[0]);
-    int ext = has_external_base(c->p->b, cls, 0);
+    int ext = has_external_base(c->p->b, cls);
     /* what the survey reads at B to settle it (checks/external_bases.h) */
     if (ext && external_bases_ask(data, c->p->b, c->p->base_b, cls, call->method))
         json_object_set_new(data, "owner", json_string(da->parent ? da->parent->qualname : cls));
@@ -532,10 +550,36 @@ static int identifier(const char *s)
  * when nowhere or when where it goes cannot be told (kwargs_flow.h). Follows the
  * calls that pass `**kwargs` on to a method of the class or to a submodule's
  * forward, four deep; one the config provides runs the config's code, not B's. */
-static char *kw_second(cctx *c, const index_def *fn, const char *kw, int depth)
+typedef struct kw_seen { /* the methods a search walked, each at its shallowest depth */
+    const index_def *fn[64];
+    int depth[64];
+    size_t n;
+} kw_seen;
+
+/* 1 when fn is to be walked at depth: not walked before at this depth or less (a
+ * method a hostile module calls a thousand times is read once, and what a
+ * shallower walk reaches is still reached). */
+static int kw_first(kw_seen *seen, const index_def *fn, int depth)
+{
+    for (size_t i = 0; i < seen->n; i++)
+        if (seen->fn[i] == fn) {
+            if (seen->depth[i] <= depth)
+                return 0;
+            seen->depth[i] = depth;
+            return 1;
+        }
+    if (seen->n == 64)
+        return 0;
+    seen->fn[seen->n] = fn;
+    seen->depth[seen->n++] = depth;
+    return 1;
+}
+
+static char *kw_second(cctx *c, const index_def *fn, const char *kw, int depth, kw_seen *seen)
 {
     const survey_pair *p = c->p;
-    if (depth > 3 || !fn->parent || fn->kind != INDEX_FUNCTION || index_param_find(fn, kw))
+    if (depth > 3 || !fn->parent || fn->kind != INDEX_FUNCTION || index_param_find(fn, kw) ||
+        !kw_first(seen, fn, depth))
         return NULL;
     py_tree t;
     kw_flow f;
@@ -563,7 +607,7 @@ static char *kw_second(cctx *c, const index_def *fn, const char *kw, int depth)
         if (sub)
             g = callees_resolve(p->b, sub, "forward");
         if (g && g->parent && !config_defines(p->cfg, g->parent->qualname, g->name))
-            at = kw_second(c, g, kw, depth + 1);
+            at = kw_second(c, g, kw, depth + 1, seen);
         free(sub);
     }
     kw_flow_free(&f);
@@ -581,7 +625,8 @@ static char *kwarg_collision(cctx *c, const body_call *call, const callee *k)
         const char *kw = call->keywords.items[i];
         if (!index_param_find(k->a, kw) || index_param_find(k->b, kw))
             continue;
-        char *at = kw_second(c, k->b, kw, 0);
+        kw_seen seen = {.n = 0};
+        char *at = kw_second(c, k->b, kw, 0, &seen);
         if (at) {
             char *why = pgci_asprintf("`%s=` now goes into its `**kwargs` and on to %s, which "
                                       "passes `%s=` too: a TypeError (multiple values for one "
@@ -596,10 +641,11 @@ static char *kwarg_collision(cctx *c, const body_call *call, const callee *k)
 
 /* cls (or a base the module defines) sets self.attr in its __init__, or has attr as
  * a method or class attribute. */
-static int provides_attr(const index_module *m, const char *cls, const char *attr, int depth)
+static int provides_attr_depth(const index_module *m, const char *cls, const char *attr, int depth,
+                               callees_walk *w)
 {
     const index_def *c = depth < 12 ? index_find(m, cls) : NULL;
-    if (!c || c->kind != INDEX_CLASS)
+    if (!c || c->kind != INDEX_CLASS || !callees_walk_first(w, c))
         return 0;
     for (size_t i = 0; i < c->n_init_attrs; i++)
         if (!strcmp(c->init_attrs[i], attr))
@@ -611,12 +657,18 @@ static int provides_attr(const index_module *m, const char *cls, const char *att
         return 1;
     for (size_t i = 0; i < c->n_bases; i++) {
         char *b = base_name(c->bases[i]);
-        int has = b && strcmp(b, cls) && provides_attr(m, b, attr, depth + 1);
+        int has = b && strcmp(b, cls) && provides_attr_depth(m, b, attr, depth + 1, w);
         free(b);
         if (has)
             return 1;
     }
     return 0;
+}
+
+static int provides_attr(const index_module *m, const char *cls, const char *attr)
+{
+    callees_walk w = {.n = 0};
+    return provides_attr_depth(m, cls, attr, 0, &w);
 }
 
 /* What a loop over self.<container> does with each element: an attribute of it the
@@ -629,8 +681,8 @@ static void element_uses(cctx *c, const char *cls, const body_uses *u)
         char *ca = class_made(p->a, p->src_a, p->src_a_len, cls, container, 1);
         char *cb = ca ? class_made(p->b, p->src_b, p->src_b_len, cls, container, 1) : NULL;
         if (cb && !config_defines(p->cfg, cb, "__init__") && !signatures_config_binds(p, cb) &&
-            provides_attr(p->a, ca, attr, 0) && !provides_attr(p->b, cb, attr, 0)) {
-            int ext = has_external_base(p->b, cb, 0);
+            provides_attr(p->a, ca, attr) && !provides_attr(p->b, cb, attr)) {
+            int ext = has_external_base(p->b, cb);
             json_t *data = json_object();
             json_object_set_new(data, "attribute", json_string(attr));
             json_object_set_new(data, "container", json_string(container));

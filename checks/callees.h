@@ -35,6 +35,18 @@
 
 void check_callees(findings *out, const survey_pair *p);
 
+/* The classes a walk over bases visited, each once: a diamond is not walked twice,
+ * and a hostile module's fan of repeated bases (`class A(B, B, B, B)`, ten deep)
+ * costs its classes, not their paths. A walk stops at CALLEES_WALK_MAX classes. */
+#define CALLEES_WALK_MAX 256
+typedef struct callees_walk {
+    const index_def *seen[CALLEES_WALK_MAX];
+    size_t n;
+} callees_walk;
+
+/* 1 the first time c is met (and notes it), 0 after, or when the walk is full. */
+int callees_walk_first(callees_walk *w, const index_def *c);
+
 /* The method `name` as instances of class `cls` find it in m: on cls, then on its
  * bases that m defines, depth first in base order; NULL when none. */
 const index_def *callees_resolve(const index_module *m, const char *cls, const char *name);

@@ -14,27 +14,36 @@
 #include "core/vec.h"
 
 /* The bases of cls (through its module) that base_mod defines, into out. */
-static void external_bases(strvec *out, const index_module *m, const index_module *base_mod,
-                           const char *cls, int depth)
+static void external_walk(strvec *out, const index_module *m, const index_module *base_mod,
+                          const char *cls, int depth, callees_walk *w)
 {
     const index_def *c = depth < 12 ? index_find(m, cls) : NULL;
+    if (c && !callees_walk_first(w, c))
+        return;
     for (size_t i = 0; c && i < c->n_bases; i++) {
         const char *b = c->bases[i];
         const char *dot = strrchr(b, '.');
         char *name = pgci_strndup(dot ? dot + 1 : b, strcspn(dot ? dot + 1 : b, "[( ="));
         if (index_find(m, name) && strcmp(name, cls))
-            external_bases(out, m, base_mod, name, depth + 1);
+            external_walk(out, m, base_mod, name, depth + 1, w);
         else if (index_find(base_mod, name) && strvec_find(out, name) < 0)
             strvec_push(out, name);
         free(name);
     }
 }
 
+static void external_bases(strvec *out, const index_module *m, const index_module *base_mod,
+                           const char *cls)
+{
+    callees_walk w = {.n = 0};
+    external_walk(out, m, base_mod, cls, 0, &w);
+}
+
 char *inherited_from(const index_module *m, const index_module *base_mod, const char *cls,
                      const char *method)
 {
     strvec bases = STRVEC_INIT;
-    external_bases(&bases, m, base_mod, cls, 0);
+    external_bases(&bases, m, base_mod, cls);
     char *from = NULL;
     for (size_t i = 0; !from && i < bases.len; i++) {
         const index_def *d = callees_resolve(base_mod, bases.items[i], method);
@@ -95,7 +104,7 @@ void check_inherited(findings *out, const survey_pair *p)
     }
     for (size_t k = 0; k < classes.len; k++) {
         strvec bases = STRVEC_INIT;
-        external_bases(&bases, p->b, p->base_b, classes.items[k], 0);
+        external_bases(&bases, p->b, p->base_b, classes.items[k]);
         for (size_t j = 0; j < bases.len; j++) {
             const index_def *cb = index_find(p->base_b, bases.items[j]);
             for (size_t m = 0; cb && m < cb->n_members; m++) {

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "checks/body_uses.h"
 #include "checks/callees.h"
@@ -707,6 +708,52 @@ static void test_external_bases_settled(void **state)
     free(got);
     settle_mods = NULL;
     base_src = NULL;
+}
+
+/* A module whose classes fan out (`class F0(F1, F1, ..., F1)`, ten deep: 8^10 paths)
+ * and whose methods pass `**kwargs` on a hundred times each, three deep: every walk
+ * over bases, and the search for where a keyword goes, visits each class and
+ * method once, so the comparison ends (it ran for hours before). */
+static void test_fans_walked_once(void **state)
+{
+    (void)state;
+    strbuf fan = STRBUF_INIT, a = STRBUF_INIT, b = STRBUF_INIT;
+    for (int i = 0; i < 10; i++) {
+        strbuf_addf(&fan, "class F%d(", i);
+        for (int k = 0; k < 8; k++)
+            strbuf_addf(&fan, "%sF%d", k ? ", " : "", i + 1);
+        strbuf_adds(&fan, "):\n    pass\n");
+    }
+    strbuf_adds(&fan, "class F10(PreTrainedModel):\n    pass\n");
+    strbuf_addf(&a,
+                "%sclass Net(F0):\n"
+                "    def helper(self, x):\n        return x\n"
+                "    def mix(self, x, mode=None):\n        return x\n"
+                "    def forward(self, x):\n        return x\n",
+                fan.buf);
+    strbuf_addf(&b, "%sclass Net(F0):\n    def mix(self, x, **kwargs):\n", fan.buf);
+    for (int level = 0; level < 3; level++) {
+        for (int k = 0; k < 100; k++)
+            strbuf_addf(&b, "        self.g%d(x, **kwargs)\n", level);
+        strbuf_addf(&b, "        return x\n    def g%d(self, x, **kwargs):\n", level);
+    }
+    strbuf_adds(&b, "        return x\n"
+                    "    def forward(self, x):\n        return x\n");
+    tpatch ps[] = {{PG_METHOD_OVERRIDE, "Net.forward",
+                    "def forward(self, x):\n    return self.helper(self.mix(x, mode=1))\n"}};
+    alarm(60); /* a walk that is exponential again fails here, not in CI's timeout */
+    char *got = survey(a.buf, b.buf, ps, 1);
+    alarm(0);
+    expect(got, "warning callee-vanished: `Net.forward` calls `self.helper()`, which `Net` no "
+                "longer defines at v2.0 (an external base class may provide it now)\n"
+                "warning callee-signature-changed: `Net.forward` calls `self.mix()`, whose "
+                "signature changed at v2.0\n"
+                "info callee-body-changed: `Net.forward` calls `self.mix()`, whose upstream body "
+                "changed (v1.0 → v2.0)\n");
+    free(got);
+    strbuf_free(&fan);
+    strbuf_free(&a);
+    strbuf_free(&b);
 }
 
 /* A function the module imports from another transformers module (the 5.2.0 ->
@@ -1711,6 +1758,7 @@ int main(void)
         cmocka_unit_test(test_changes_split_by_phrases),
         cmocka_unit_test(test_changes_element_attr),
         cmocka_unit_test(test_external_bases_settled),
+        cmocka_unit_test(test_fans_walked_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
