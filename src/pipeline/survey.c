@@ -626,8 +626,11 @@ static void survey_settle_bases(survey_state *s)
 {
     double t0 = now_ms();
     xbases *x = xbases_new();
+    /* what was read at B already; a module not read as `M.py` (a package:
+     * transformers.utils, which patch bodies import functions from) is asked again */
     for (size_t i = 0; i < s->nmods; i++)
-        xbases_add(x, s->mods[i].module, s->mods[i].b);
+        if (s->mods[i].b)
+            xbases_add(x, s->mods[i].module, s->mods[i].b);
     strvec need = STRVEC_INIT;
     for (int round = 0; round < 6; round++) {
         strvec_free(&need);

@@ -212,11 +212,17 @@ diff -u "$T/rope.want" "$T/rope.txt"
 # body calls, while PreTrainedModel gains a base from the `utils` package (re-exported
 # from utils/hub.py): the survey reads both at v1.1.0 (the package as
 # utils/__init__.py) and settles it: an error when hub.py does not define it, a note
-# when it does
+# when it does. The body also calls a function the model imports from `...utils`,
+# which the survey's first fetch tried as utils.py and could not read: the package is
+# still read for the bases (it was not, and the error stayed a warning, at 5.25.0)
 scenario bases
 up=$T/bases/upstream/v1.1.0/transformers
 replace_once "$T/bases/workspace/demo/models/llama/llama_gpu_patch_gen_config.py" \
-    "    outputs = self.model(" "    outputs = self.get_decoder()("
+    "    outputs = self.model(" "    is_torch_available()\n    outputs = self.get_decoder()("
+for v in v1.0.0 v1.1.0; do
+    replace_once "$T/bases/upstream/$v/transformers/models/llama/modeling_llama.py" \
+        "from ...utils import TransformersKwargs," "from ...utils import TransformersKwargs, is_torch_available,"
+done
 replace_once "$up/models/llama/modeling_llama.py" "    def get_decoder(self):\n        return self.model\n\n" ""
 replace_once "$up/modeling_utils.py" "class PreTrainedModel(nn.Module):" \
     "class PreTrainedModel(nn.Module, PushToHubMixin):"
