@@ -68,7 +68,7 @@ char *source_attr_value(const char *src, size_t len, const index_def *def, const
     for (const char *p = s; p && p < end; p = memchr(p, '\n', (size_t)(end - p))) {
         while (p < end && (*p == '\n' || *p == ' ' || *p == '\t'))
             p++;
-        if ((size_t)(end - p) < 5 + an || strncmp(p, "self.", 5) || strncmp(p + 5, attr, an) ||
+        if ((size_t)(end - p) <= 5 + an || strncmp(p, "self.", 5) || strncmp(p + 5, attr, an) ||
             ident_char(p[5 + an]))
             continue;
         const char *q = p + 5 + an;
@@ -77,7 +77,7 @@ char *source_attr_value(const char *src, size_t len, const index_def *def, const
                 q++;
         while (q < end && *q == ' ')
             q++;
-        if (q >= end || *q != '=' || q[1] == '=')
+        if (q >= end || *q != '=' || (q + 1 < end && q[1] == '='))
             continue;
         q++;
         strbuf v = STRBUF_INIT;
@@ -122,6 +122,19 @@ static int value_width(const char *p, const char *end)
     return commas + 1 - trailing;
 }
 
+/* The next occurrence of name (n bytes) in [p, end), or NULL: within len, whether
+ * or not a NUL follows. */
+static const char *next_in(const char *p, const char *end, const char *name, size_t n)
+{
+    return p < end && n ? memmem(p, (size_t)(end - p), name, n) : NULL;
+}
+
+/* 1 when [q, end) starts with the n bytes of w. */
+static int starts(const char *q, const char *end, const char *w, size_t n)
+{
+    return (size_t)(end - q) >= n && !memcmp(q, w, n);
+}
+
 int source_return_arity(const char *src, size_t len, const index_def *def)
 {
     if (!src || !def || def->end_byte > len || def->start_byte >= def->end_byte)
@@ -130,7 +143,7 @@ int source_return_arity(const char *src, size_t len, const index_def *def)
     int best = 0;
     long nested = -1; /* indentation of a nested def being skipped */
     /* the first line is the def (or a decorator) itself: start after the `def` */
-    const char *p = strstr(s, "def ");
+    const char *p = next_in(s, end, "def ", 4);
     for (p = p ? memchr(p, '\n', (size_t)(end - p)) : NULL; p && p + 1 < end;
          p = memchr(p + 1, '\n', (size_t)(end - p - 1))) {
         const char *l = p + 1;
@@ -142,11 +155,12 @@ int source_return_arity(const char *src, size_t len, const index_def *def)
         if (nested >= 0 && ind > nested)
             continue;
         nested = -1;
-        if (!strncmp(l + ind, "def ", 4) || !strncmp(l + ind, "async def ", 10)) {
+        if (starts(l + ind, end, "def ", 4) || starts(l + ind, end, "async def ", 10)) {
             nested = ind;
             continue;
         }
-        if (strncmp(l + ind, "return", 6) || ident_char(l[ind + 6]) || l[ind + 6] == '\n')
+        if (!starts(l + ind, end, "return", 6) || l + ind + 6 >= end || ident_char(l[ind + 6]) ||
+            l[ind + 6] == '\n')
             continue;
         int w = value_width(l + ind + 6, end);
         if (w > best)
@@ -161,11 +175,12 @@ int source_instantiates(const char *src, size_t len, const char *name)
         return 0;
     size_t n = strlen(name);
     const char *end = src + len;
-    for (const char *p = src; (p = strstr(p, name)) && p < end; p += n) {
+    for (const char *p = src; (p = next_in(p, end, name, n)); p += n) {
         if (p > src && (ident_char(p[-1]) || p[-1] == '.'))
             continue;
         const char *q = p + n;
-        if (!(*q == '(' || !strncmp(q, ".from_config(", 13) || !strncmp(q, "._from_config(", 14)))
+        if (!(starts(q, end, "(", 1) || starts(q, end, ".from_config(", 13) ||
+              starts(q, end, "._from_config(", 14)))
             continue;
         /* `class name(` is the definition, not an instantiation */
         const char *l = p;
@@ -186,10 +201,11 @@ int source_references(const char *src, size_t len, const char *name)
         return 0;
     size_t n = strlen(name);
     const char *end = src + len;
-    for (const char *p = src; (p = strstr(p, name)) && p + n <= end; p += n) {
-        if ((p > src && ident_char(p[-1])) || ident_char(p[n]))
+    for (const char *p = src; (p = next_in(p, end, name, n)); p += n) {
+        char after = p + n < end ? p[n] : '\0';
+        if ((p > src && ident_char(p[-1])) || ident_char(after))
             continue;
-        if (p > src && (p[-1] == '"' || p[-1] == '\'') && p[n] == p[-1])
+        if (p > src && (p[-1] == '"' || p[-1] == '\'') && after == p[-1])
             continue;
         const char *l = p;
         while (l > src && l[-1] != '\n')

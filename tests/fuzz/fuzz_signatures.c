@@ -3,7 +3,9 @@
  * (checks/signatures.c): parameters and their renames, decorators, bases and
  * attributes, the body comparison with what it forgives (renamed attributes,
  * renamed or dropped parameters written into A's text), returned values, names a
- * body reads, and what @auto_docstring leaves undocumented.
+ * body reads, and what @auto_docstring leaves undocumented; and what the patch
+ * bodies use (checks/callees.c): methods through self and their bases, module
+ * functions, submodules, where a `**kwargs` keyword goes.
  *
  * The input is two texts (fuzz.h: split at "\n#--\n"), the module at A and at B.
  * Each of A's first definitions is a patch target (a method override for a method,
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks/callees.h"
 #include "checks/signatures.h"
 #include "core/error.h"
 #include "core/strbuf.h"
@@ -51,6 +54,8 @@ static void compare(strbuf *out, pg_config *cfg, const index_module *a, const ch
                      .src_b_len = lb};
     findings fs = FINDINGS_INIT;
     signatures_compare(&fs, &p);
+    pgci_error_clear();
+    check_callees(&fs, &p); /* what the patch bodies call and read, at both tags */
     pgci_error_clear();
     for (size_t i = 0; i < fs.len; i++) {
         const finding *f = fs.items[i];

@@ -190,6 +190,17 @@ static void test_source_text(void **state)
     assert_false(source_references(src, strlen(src), "B"));
     assert_true(source_references(src, strlen(src), "Router"));
     index_module_free(m);
+    /* read within len, with no NUL after it (fuzz_signatures: strstr ran past the
+     * end of a module that was not the last text of its buffer) */
+    static const char text[] = "x = Foo(1)\ny = Bar";
+    size_t n = sizeof(text) - 1;
+    char *buf = malloc(n);
+    memcpy(buf, text, n);
+    assert_true(source_instantiates(buf, n, "Foo"));
+    assert_false(source_instantiates(buf, n, "Bar"));
+    assert_true(source_references(buf, n, "Bar"));
+    assert_false(source_references(buf, 11, "Bar")); /* "y = Bar" is past len */
+    free(buf);
 }
 
 /* returned_read of the definition of `qualname` in src */
