@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "checks/body_uses.h"
+#include "checks/contracts.h"
 #include "checks/survey_trees.h"
 #include "checks/deprecate_kwarg.h"
 #include "checks/external_bases.h"
@@ -214,6 +215,17 @@ static void callee_vanished(cctx *c, const char *cls, const body_call *call, con
     add_candidates(data, &detail, names, scores, n);
     if (n && scores[0] >= SIGNATURES_CONFIDENT)
         strbuf_addf(&succ, "; likely successor `%s`", names[0]);
+    /* what A's definition told its callers to do instead, when it announced its
+     * removal ("Use `get_vision_window_index` ... instead.") */
+    char *advice = da->end_byte <= c->p->src_a_len
+                       ? contracts_deprecation_advice(c->p->src_a + da->start_byte,
+                                                      da->end_byte - da->start_byte, da->name)
+                       : NULL;
+    if (advice) {
+        strbuf_addf(&succ, "; upstream deprecated it at %s: \"%s\"", c->p->tag_a, advice);
+        json_object_set_new(data, "advice", json_string(advice));
+        free(advice);
+    }
     int ext = has_external_base(c->p->b, cls);
     /* what the survey reads at B to settle it (checks/external_bases.h) */
     if (ext && external_bases_ask(data, c->p->b, c->p->base_b, cls, call->method))

@@ -247,6 +247,7 @@ typedef struct change {
     json_t *first;        /* borrowed */
     int imports, defines; /* name family: imports that went, definitions that went */
     char *successor;
+    const char *advice; /* what upstream's deprecation notice said to do instead (borrowed) */
 } change;
 
 #define BODY_PHRASE "changed its body"
@@ -355,6 +356,9 @@ static void change_take(change *c, json_t *f, const fact *x)
     c->defines |= !strcmp(kind, "name-removed");
     if (!c->successor && strcmp(str(f, "check"), "regen"))
         c->successor = named_successor(f);
+    const char *advice = str(d, "advice");
+    if (!c->advice && advice && *advice)
+        c->advice = advice;
     add_phrase(c, f);
 }
 
@@ -396,6 +400,10 @@ static int title_of_removal(strbuf *t, strbuf *act, const change *c)
         if (succ) {
             strbuf_addf(t, "`%s` became `%s`", s, succ);
             strbuf_addf(act, "retarget the patch to `%s` and port its body", succ);
+        } else if (c->advice) {
+            strbuf_addf(t, "`%s` vanished upstream", s);
+            strbuf_addf(act, "port the patch as upstream's notice says, \"%s\", or drop it",
+                        c->advice);
         } else {
             strbuf_addf(t, "`%s` vanished upstream", s);
             strbuf_adds(act, "port the patch to what replaced it, or drop it");
@@ -416,7 +424,11 @@ static int title_of_removal(strbuf *t, strbuf *act, const change *c)
         strbuf_addf(t, "`%s` is gone, and patch bodies call it", s);
         if (succ)
             strbuf_addf(t, "; successor `%s`", succ);
-        strbuf_adds(act, "call its successor, or add the method to the config");
+        if (c->advice && !succ)
+            strbuf_addf(act, "as upstream's notice says, \"%s\", or add the method to the config",
+                        c->advice);
+        else
+            strbuf_adds(act, "call its successor, or add the method to the config");
     } else if (!strcmp(fam, "attr")) {
         const char *a = str(d, "attribute"), *b = str(d, "new_attribute");
         if (b) {

@@ -27,4 +27,13 @@ void check_rope_compat(findings *out, const survey_pair *p);
  * the text names no version. Caller frees. */
 char *contracts_removal_version(const char *text, size_t len);
 
+/* What the deprecation notice of definition `name` tells its callers to do
+ * instead, from its text: on a line that names it before "deprecated"
+ * ("`{cls}.get_window_index` is deprecated ..."; "The attribute is deprecated"
+ * is about something else), the sentence starting "Use `" (or "use `", "Please
+ * use `") after it in the same string ("Use `get_vision_window_index` from
+ * `transformers.vision_utils` instead."), up to the string's end; NULL when the
+ * text says no such thing. Caller frees. */
+char *contracts_deprecation_advice(const char *text, size_t len, const char *name);
+
 #endif

@@ -48,6 +48,48 @@ char *contracts_removal_version(const char *text, size_t len)
     return NULL;
 }
 
+/* The first "deprecated" in [p, end) on a line that names `name` before it. */
+static const char *deprecated_naming(const char *p, const char *end, const char *name)
+{
+    size_t nl = strlen(name);
+    for (const char *dep; p < end && (dep = memmem(p, (size_t)(end - p), "deprecated", 10));
+         p = dep + 10) {
+        const char *bol = dep;
+        while (bol > p && bol[-1] != '\n')
+            bol--;
+        const char *at = nl ? memmem(bol, (size_t)(dep - bol), name, nl) : NULL;
+        if (at && (at == bol || (!isalnum((unsigned char)at[-1]) && at[-1] != '_')) &&
+            !isalnum((unsigned char)at[nl]) && at[nl] != '_')
+            return dep;
+    }
+    return NULL;
+}
+
+char *contracts_deprecation_advice(const char *text, size_t len, const char *name)
+{
+    const char *end = text + len;
+    const char *dep = len ? deprecated_naming(text, end, name) : NULL;
+    if (!dep)
+        return NULL;
+    /* the string the notice is in ends at its line's end, or at a quote that
+     * follows the sentence */
+    const char *eol = memchr(dep, '\n', (size_t)(end - dep));
+    if (!eol)
+        eol = end;
+    static const char *const starts[] = {"Please use `", "Use `", "use `", NULL};
+    const char *from = NULL;
+    for (size_t k = 0; starts[k] && !from; k++)
+        from = memmem(dep, (size_t)(eol - dep), starts[k], strlen(starts[k]));
+    if (!from)
+        return NULL;
+    const char *to = from;
+    while (to < eol && *to != '"' && *to != '\'')
+        to++;
+    while (to > from && to[-1] == ' ')
+        to--;
+    return to - from > 6 ? pgci_strndup(from, (size_t)(to - from)) : NULL;
+}
+
 static int mentions_deprecation(const char *t, size_t n)
 {
     static const char *const words[] = {"FutureWarning",   "DeprecationWarning", "deprecate_kwarg",
@@ -155,6 +197,7 @@ static void report(findings *out, const survey_pair *p, const pg_patch *patch, c
         return;
     }
     char *ver = contracts_removal_version(body.buf, body.len);
+    char *advice = contracts_deprecation_advice(body.buf, body.len, d->name);
     strbuf_free(&body);
     severity sev = SEV_INFO;
     if (ver && version_cmp(ver, p->tag_b) <= 0)
@@ -164,11 +207,15 @@ static void report(findings *out, const survey_pair *p, const pg_patch *patch, c
     json_object_set_new(data, "target", json_string(d->qualname));
     json_object_set_new(data, "module", json_string(p->cfg->source_module));
     json_object_set_new(data, "removal_version", ver ? json_string(ver) : json_null());
+    if (advice)
+        json_object_set_new(data, "advice", json_string(advice));
     findings_add(out, "deprecations", sev, p->config, p->config_path, patch ? patch->reg_line : 0,
                  patch ? patch->reg_col : 0, data,
-                 "`%s`, which %s, is deprecated upstream at %s%s%s", d->qualname, how, p->tag_b,
-                 ver ? ": removal in " : "", ver ? ver : "");
+                 "`%s`, which %s, is deprecated upstream at %s%s%s%s%s%s", d->qualname, how,
+                 p->tag_b, ver ? ": removal in " : "", ver ? ver : "",
+                 advice ? "; it says: \"" : "", advice ? advice : "", advice ? "\"" : "");
     free(ver);
+    free(advice);
 }
 
 /* self.m(...) / cls.m(...): m as the patched class resolves it upstream at B. */

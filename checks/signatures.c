@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "checks/body_uses.h"
+#include "checks/contracts.h"
 #include "checks/deprecate_kwarg.h"
 #include "checks/source_text.h"
 #include "checks/survey_trees.h"
@@ -1550,16 +1551,30 @@ static void vanished(sig_ctx *c, const char *target)
         strbuf_addf(&detail, "rename candidate: %s (score %.2f)\n", names[i], scores[i]);
     }
     json_object_set_new(data, "candidates", cands);
+    /* what A's definition told its callers to do instead, when it announced its
+     * removal */
+    strbuf said = STRBUF_INIT;
+    char *advice = old && old->end_byte <= c->p->src_a_len
+                       ? contracts_deprecation_advice(c->p->src_a + old->start_byte,
+                                                      old->end_byte - old->start_byte, old->name)
+                       : NULL;
+    if (advice) {
+        strbuf_addf(&said, "; upstream deprecated it at %s: \"%s\"", c->p->tag_a, advice);
+        json_object_set_new(data, "advice", json_string(advice));
+        free(advice);
+    }
     finding *f;
     /* a successor is claimed in the title only at a similarity a reviewer can
      * check; weaker candidates stay in the data and the detail */
     if (n && scores[0] >= SIGNATURES_CONFIDENT)
         f = add(c, SEV_ERROR, data, "vanished", target,
-                "`%s` vanished upstream between %s and %s; most likely successor: `%s`", target,
-                c->p->tag_a, c->p->tag_b, names[0]);
+                "`%s` vanished upstream between %s and %s; most likely successor: `%s`%s", target,
+                c->p->tag_a, c->p->tag_b, names[0], said.buf ? said.buf : "");
     else
-        f = add(c, SEV_ERROR, data, "vanished", target, "`%s` vanished upstream between %s and %s",
-                target, c->p->tag_a, c->p->tag_b);
+        f = add(c, SEV_ERROR, data, "vanished", target,
+                "`%s` vanished upstream between %s and %s%s", target, c->p->tag_a, c->p->tag_b,
+                said.buf ? said.buf : "");
+    strbuf_free(&said);
     if (detail.len)
         finding_set_detail(f, detail.buf);
     strbuf_free(&detail);

@@ -721,6 +721,42 @@ static void test_external_bases_settled(void **state)
     base_src = NULL;
 }
 
+/* A method gone at B that A announced the removal of: the finding quotes what the
+ * notice told callers to do instead, for a method the body calls through self and
+ * for a patch target (5.16.1's `get_window_index`, `fast_pos_embed_interpolate`). */
+static void test_vanished_quotes_deprecation(void **state)
+{
+    (void)state;
+    static const char a[] =
+        "class Enc(nn.Module):\n"
+        "    def get_window_index(self, grid):\n"
+        "        logger.warning_once(\n"
+        "            f\"`{self.__class__.__name__}.get_window_index` is deprecated and will be "
+        "removed in v5.11. Use `get_vision_window_index` from `transformers.vision_utils` "
+        "instead.\",\n"
+        "        )\n"
+        "        return grid\n"
+        "    def interp(self, grid):\n"
+        "        warnings.warn(\"`interp` is deprecated; use `interpolate_grid` instead\")\n"
+        "        return grid\n"
+        "    def forward(self, x):\n"
+        "        return x\n";
+    static const char b[] = "class Enc(nn.Module):\n"
+                            "    def forward(self, x):\n"
+                            "        return x\n";
+    tpatch ps[] = {
+        {PG_METHOD_OVERRIDE, "Enc.forward",
+         "def forward(self, x):\n    return self.get_window_index(x)\n"},
+        {PG_METHOD_OVERRIDE, "Enc.interp", "def interp(self, grid):\n    return grid\n"}};
+    char *got = survey(a, b, ps, 2);
+    expect(got, "error vanished: `Enc.interp` vanished upstream between v1.0 and v2.0; upstream "
+                "deprecated it at v1.0: \"use `interpolate_grid` instead\"\n"
+                "error callee-vanished: `Enc.forward` calls `self.get_window_index()`, which `Enc` "
+                "no longer defines at v2.0; upstream deprecated it at v1.0: \"Use "
+                "`get_vision_window_index` from `transformers.vision_utils` instead.\"\n");
+    free(got);
+}
+
 /* A module whose classes fan out (`class F0(F1, F1, ..., F1)`, ten deep: 8^10 paths)
  * and whose methods pass `**kwargs` on a hundred times each, three deep: every walk
  * over bases, and the search for where a keyword goes, visits each class and
@@ -1536,6 +1572,39 @@ static void test_changes_group(void **state)
     json_decref(fs);
 }
 
+/* A vanished target or callee whose A definition announced its removal: the
+ * change's action quotes what the notice said to do instead (it said "port the
+ * patch to what replaced it" / "call its successor", naming none). */
+static void test_changes_quote_deprecation_advice(void **state)
+{
+    (void)state;
+    json_t *fs = json_array();
+    const char *m = "transformers.models.qwen2_5_vl.modeling_qwen2_5_vl";
+    const char *advice = "Use `get_vision_window_index` from `transformers.vision_utils` instead.";
+    json_array_append_new(
+        fs, jfinding("callees", "error", "c.vl", "t1",
+                     json_pack("{s:s, s:s, s:s, s:s}", "kind", "callee-vanished", "target",
+                               "Qwen2_5_VisionTransformerPretrainedModel.get_window_index",
+                               "module", m, "advice", advice),
+                     NULL));
+    json_array_append_new(fs, jfinding("signatures", "error", "c.vl", "t2",
+                                       json_pack("{s:s, s:s, s:s, s:s}", "kind", "vanished",
+                                                 "target", "Qwen2_5_VLModel.rot_pos_emb", "module",
+                                                 m, "advice", "Use `f` instead."),
+                                       NULL));
+    json_t *cs = changes_group(fs);
+    assert_int_equal(json_array_size(cs), 2);
+    const char *want[] = {
+        "port the patch as upstream's notice says, \"Use `f` instead.\", or drop it",
+        "as upstream's notice says, \"Use `get_vision_window_index` from "
+        "`transformers.vision_utils` instead.\", or add the method to the config"};
+    for (size_t i = 0; i < 2; i++)
+        assert_string_equal(json_string_value(json_object_get(json_array_get(cs, i), "action")),
+                            want[i]);
+    json_decref(cs);
+    json_decref(fs);
+}
+
 /* An attribute read off each element of a container that the element's class no
  * longer sets is the same fact as the class's own attribute removal: one change,
  * titled by the class's __init__ (it was a generic "`X.__init__` changed"). */
@@ -1763,6 +1832,7 @@ int main(void)
         cmocka_unit_test(test_inherited_module_keyed),
         cmocka_unit_test(test_target_count_kind),
         cmocka_unit_test(test_changes_group),
+        cmocka_unit_test(test_changes_quote_deprecation_advice),
         cmocka_unit_test(test_changes_auto_docstring),
         cmocka_unit_test(test_changes_body_joins_signature),
         cmocka_unit_test(test_changes_positioned_helper),
@@ -1770,6 +1840,7 @@ int main(void)
         cmocka_unit_test(test_changes_element_attr),
         cmocka_unit_test(test_external_bases_settled),
         cmocka_unit_test(test_fans_walked_once),
+        cmocka_unit_test(test_vanished_quotes_deprecation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

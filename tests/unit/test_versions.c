@@ -41,6 +41,50 @@ static void test_removal_versions(void **state)
     expect_removal("will be removed in v4....x", "4");
 }
 
+static void expect_advice(const char *text, const char *name, const char *want)
+{
+    char *got = contracts_deprecation_advice(text, strlen(text), name);
+    if (!want) {
+        if (got)
+            fail_msg("%s: expected no advice, got %s", text, got);
+        return;
+    }
+    assert_non_null(got);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+/* What a deprecation notice tells callers to do instead, quoted by the survey when
+ * the definition is gone (transformers 5.16.1's notices, abridged) */
+static void test_deprecation_advice(void **state)
+{
+    (void)state;
+    static const char win[] =
+        "    def get_window_index(self, grid_thw):\n"
+        "        logger.warning_once(\n"
+        "            f\"`{self.__class__.__name__}.get_window_index` is deprecated and will be "
+        "removed in v5.11. Use `get_vision_window_index` from `transformers.vision_utils` "
+        "instead.\",\n"
+        "        )\n";
+    expect_advice(win, "get_window_index",
+                  "Use `get_vision_window_index` from `transformers.vision_utils` instead.");
+    /* the notice must name the definition: a docstring's attribute is something else */
+    static const char attr[] = "class Qwen3_5CausalLMOutputWithPast(CausalLMOutputWithPast):\n"
+                               "    r\"\"\"\n"
+                               "    rope_deltas (`torch.LongTensor`):\n"
+                               "        The attribute is deprecated and will be removed in v5.20, "
+                               "use `model.base_model.rope_deltas` instead.\n";
+    expect_advice(attr, "Qwen3_5CausalLMOutputWithPast", NULL);
+    /* a name within a longer one does not count */
+    expect_advice("`x.get_window_index_v2` is deprecated. Use `y` instead.", "get_window_index",
+                  NULL);
+    expect_advice("get_window_index is deprecated. Please use `y` now", "get_window_index",
+                  "Please use `y` now");
+    /* no advice in the notice, or none after it on its line */
+    expect_advice("`f` is deprecated and will be removed in v6.", "f", NULL);
+    expect_advice("`f` is deprecated.\nUse `g` instead.", "f", NULL);
+}
+
 static void test_version_order(void **state)
 {
     (void)state;
@@ -92,9 +136,8 @@ static void test_latest(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_removal_versions),
-        cmocka_unit_test(test_version_order),
-        cmocka_unit_test(test_sort),
+        cmocka_unit_test(test_removal_versions), cmocka_unit_test(test_deprecation_advice),
+        cmocka_unit_test(test_version_order),    cmocka_unit_test(test_sort),
         cmocka_unit_test(test_latest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
