@@ -83,7 +83,7 @@ char *contracts_deprecation_advice(const char *text, size_t len, const char *nam
     if (!from)
         return NULL;
     const char *to = from;
-    while (to < eol && *to != '"' && *to != '\'')
+    while (to < eol && *to != '"' && *to != '\'' && *to)
         to++;
     while (to > from && to[-1] == ' ')
         to--;

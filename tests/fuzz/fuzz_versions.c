@@ -1,7 +1,8 @@
 /*
  * fuzz_versions - libFuzzer target for the small parsers of version strings and
- * URL templates: version_cmp() (tags), contracts_removal_version() (deprecation
- * messages) and upstream_repo_url() (the git repository behind an https template).
+ * URL templates: version_cmp() (tags), contracts_removal_version() and
+ * contracts_deprecation_advice() (deprecation messages) and upstream_repo_url()
+ * (the git repository behind an https template).
  *
  * The input is up to three lines, a, b and c. Aborts when an invariant breaks:
  *  - version_cmp is a total preorder: cmp(a, a) == 0, sign(cmp(a, b)) ==
@@ -11,6 +12,8 @@
  *  - a removal version read from the whole input starts with a digit, holds only
  *    digits and dots (a trailing ".x" or ".*" aside), does not end with a dot, and
  *    occurs in the input;
+ *  - the advice for the input's first word is a one-line piece of the input that
+ *    starts "Use `", "use `" or "Please use `" and does not end in a space;
  *  - a repository from a template ends in ".git", has no "{tag}", and is either
  *    the template's own prefix or, for raw.githubusercontent.com, a github.com URL.
  */
@@ -50,6 +53,21 @@ static void check_removal(const char *text, size_t len)
     free(v);
 }
 
+/* What a deprecation notice says to do instead, for the name of the input's first
+ * line: a piece of the input, one line, starting with the advice's words and a
+ * backquote, never ending in a space. */
+static void check_advice(const char *text, size_t len, const char *name)
+{
+    char *a = contracts_deprecation_advice(text, len, name);
+    if (!a)
+        return;
+    size_t n = strlen(a);
+    CHECK(n > 6 && memmem(text, len, a, n) != NULL);
+    CHECK(!memchr(a, '\n', n) && a[n - 1] != ' ');
+    CHECK(!strncmp(a, "Use `", 5) || !strncmp(a, "use `", 5) || !strncmp(a, "Please use `", 12));
+    free(a);
+}
+
 static void check_repo(const char *tmpl)
 {
     char *r = upstream_repo_url(tmpl);
@@ -72,6 +90,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(buf, data, size);
     buf[size] = '\0';
     check_removal(buf, size);
+    /* the advice for a name: the input's first word (the notice's own text follows) */
+    char name[33];
+    size_t nl = 0;
+    while (nl < size && nl < 32 && buf[nl] && !strchr(" \n`.", buf[nl]))
+        nl++;
+    memcpy(name, buf, nl);
+    name[nl] = '\0';
+    check_advice(buf, size, name);
     /* the C-string views: a, b, c are the first three lines (NUL ends them early) */
     char *line[3] = {buf, "", ""};
     for (int k = 1; k < 3; k++) {
