@@ -1030,6 +1030,17 @@ static void module_names(cctx *c, const body_uses *u)
         if (near)
             strbuf_addf(&succ, "; likely successor `%s`", near);
         free(extra);
+        /* what A's definition told its callers to do instead */
+        const index_def *old = index_find(c->p->a, name);
+        char *advice = old && old->end_byte <= c->p->src_a_len
+                           ? contracts_deprecation_advice(c->p->src_a + old->start_byte,
+                                                          old->end_byte - old->start_byte, name)
+                           : NULL;
+        if (advice) {
+            strbuf_addf(&succ, "; upstream deprecated it at %s: \"%s\"", c->p->tag_a, advice);
+            json_object_set_new(data, "advice", json_string(advice));
+            free(advice);
+        }
         finding *f = add(c, SEV_ERROR, data, "name-removed", name,
                          "`%s` uses `%s`, which upstream no longer defines at %s%s", c->where, name,
                          c->p->tag_b, succ.buf);

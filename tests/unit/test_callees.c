@@ -722,8 +722,9 @@ static void test_external_bases_settled(void **state)
 }
 
 /* A method gone at B that A announced the removal of: the finding quotes what the
- * notice told callers to do instead, for a method the body calls through self and
- * for a patch target (5.16.1's `get_window_index`, `fast_pos_embed_interpolate`). */
+ * notice told callers to do instead, for a method the body calls through self, for
+ * a patch target (5.16.1's `get_window_index`, `fast_pos_embed_interpolate`) and for
+ * a module-level function the body reads. */
 static void test_vanished_quotes_deprecation(void **state)
 {
     (void)state;
@@ -740,20 +741,25 @@ static void test_vanished_quotes_deprecation(void **state)
         "        warnings.warn(\"`interp` is deprecated; use `interpolate_grid` instead\")\n"
         "        return grid\n"
         "    def forward(self, x):\n"
-        "        return x\n";
+        "        return x\n"
+        "def merge_grid(g):\n"
+        "    warnings.warn(\"merge_grid is deprecated, please use `merge_grids` instead\")\n"
+        "    return g\n";
     static const char b[] = "class Enc(nn.Module):\n"
                             "    def forward(self, x):\n"
                             "        return x\n";
     tpatch ps[] = {
         {PG_METHOD_OVERRIDE, "Enc.forward",
-         "def forward(self, x):\n    return self.get_window_index(x)\n"},
+         "def forward(self, x):\n    return self.get_window_index(merge_grid(x))\n"},
         {PG_METHOD_OVERRIDE, "Enc.interp", "def interp(self, grid):\n    return grid\n"}};
     char *got = survey(a, b, ps, 2);
     expect(got, "error vanished: `Enc.interp` vanished upstream between v1.0 and v2.0; upstream "
                 "deprecated it at v1.0: \"use `interpolate_grid` instead\"\n"
                 "error callee-vanished: `Enc.forward` calls `self.get_window_index()`, which `Enc` "
                 "no longer defines at v2.0; upstream deprecated it at v1.0: \"Use "
-                "`get_vision_window_index` from `transformers.vision_utils` instead.\"\n");
+                "`get_vision_window_index` from `transformers.vision_utils` instead.\"\n"
+                "error name-removed: `Enc.forward` uses `merge_grid`, which upstream no longer "
+                "defines at v2.0; upstream deprecated it at v1.0: \"use `merge_grids` instead\"\n");
     free(got);
 }
 
