@@ -73,9 +73,7 @@ static finding *add(cctx *c, severity sev, json_t *data, const char *kind, const
 
 /* ---- resolving a method on a class and its bases in one module ------------------ */
 
-/* "Base[T]" / "mod.Base" / "Base" -> the name the module would define; NULL for a
- * keyword ("metaclass=M"). */
-static char *base_name(const char *b)
+char *callees_base_name(const char *b)
 {
     if (strchr(b, '='))
         return NULL;
@@ -103,7 +101,7 @@ static const index_def *resolve_depth(const index_module *m, const char *cls, co
         return NULL;
     const index_def *d = index_member(c, name);
     for (size_t i = 0; !d && i < c->n_bases; i++) {
-        char *b = base_name(c->bases[i]);
+        char *b = callees_base_name(c->bases[i]);
         if (b && strcmp(b, cls))
             d = resolve_depth(m, b, name, depth + 1, w);
         free(b);
@@ -123,7 +121,7 @@ static int external_depth(const index_module *m, const char *cls, int depth, cal
     if (!c || !callees_walk_first(w, c))
         return 0;
     for (size_t i = 0; i < c->n_bases; i++) {
-        char *b = base_name(c->bases[i]);
+        char *b = callees_base_name(c->bases[i]);
         int ext = b && strcmp(b, "Module") && strcmp(b, "object") && strcmp(b, cls) &&
                   (!index_find(m, b) || external_depth(m, b, depth + 1, w));
         free(b);
@@ -217,15 +215,7 @@ static void callee_vanished(cctx *c, const char *cls, const body_call *call, con
         strbuf_addf(&succ, "; likely successor `%s`", names[0]);
     /* what A's definition told its callers to do instead, when it announced its
      * removal ("Use `get_vision_window_index` ... instead.") */
-    char *advice = da->end_byte <= c->p->src_a_len
-                       ? contracts_deprecation_advice(c->p->src_a + da->start_byte,
-                                                      da->end_byte - da->start_byte, da->name)
-                       : NULL;
-    if (advice) {
-        strbuf_addf(&succ, "; upstream deprecated it at %s: \"%s\"", c->p->tag_a, advice);
-        json_object_set_new(data, "advice", json_string(advice));
-        free(advice);
-    }
+    contracts_note_advice(&succ, data, c->p, da);
     int ext = has_external_base(c->p->b, cls);
     /* what the survey reads at B to settle it (checks/external_bases.h) */
     if (ext && external_bases_ask(data, c->p->b, c->p->base_b, cls, call->method))
@@ -668,7 +658,7 @@ static int provides_attr_depth(const index_module *m, const char *cls, const cha
     if (index_member(c, attr))
         return 1;
     for (size_t i = 0; i < c->n_bases; i++) {
-        char *b = base_name(c->bases[i]);
+        char *b = callees_base_name(c->bases[i]);
         int has = b && strcmp(b, cls) && provides_attr_depth(m, b, attr, depth + 1, w);
         free(b);
         if (has)
@@ -1031,16 +1021,7 @@ static void module_names(cctx *c, const body_uses *u)
             strbuf_addf(&succ, "; likely successor `%s`", near);
         free(extra);
         /* what A's definition told its callers to do instead */
-        const index_def *old = index_find(c->p->a, name);
-        char *advice = old && old->end_byte <= c->p->src_a_len
-                           ? contracts_deprecation_advice(c->p->src_a + old->start_byte,
-                                                          old->end_byte - old->start_byte, name)
-                           : NULL;
-        if (advice) {
-            strbuf_addf(&succ, "; upstream deprecated it at %s: \"%s\"", c->p->tag_a, advice);
-            json_object_set_new(data, "advice", json_string(advice));
-            free(advice);
-        }
+        contracts_note_advice(&succ, data, c->p, index_find(c->p->a, name));
         finding *f = add(c, SEV_ERROR, data, "name-removed", name,
                          "`%s` uses `%s`, which upstream no longer defines at %s%s", c->where, name,
                          c->p->tag_b, succ.buf);

@@ -35,6 +35,10 @@
 
 void check_callees(findings *out, const survey_pair *p);
 
+/* "Base[T]" / "mod.Base" / "Base" -> the name the module would define, malloc'ed;
+ * NULL for a keyword ("metaclass=M"). */
+char *callees_base_name(const char *base);
+
 /* The classes a walk over bases visited, each once: a diamond is not walked twice,
  * and a hostile module's fan of repeated bases (`class A(B, B, B, B)`, ten deep)
  * costs its classes, not their paths. A walk stops at CALLEES_WALK_MAX classes. */

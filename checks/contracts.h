@@ -36,4 +36,9 @@ char *contracts_removal_version(const char *text, size_t len);
  * text says no such thing. Caller frees. */
 char *contracts_deprecation_advice(const char *text, size_t len, const char *name);
 
+/* For a definition gone at B: when its text at A (src_a) announced its removal with
+ * advice, appends "; upstream deprecated it at <tag_a>: \"<advice>\"" to title and
+ * sets data["advice"]; nothing otherwise. d may be NULL. */
+void contracts_note_advice(strbuf *title, json_t *data, const survey_pair *p, const index_def *d);
+
 #endif

@@ -90,6 +90,19 @@ char *contracts_deprecation_advice(const char *text, size_t len, const char *nam
     return to - from > 6 ? pgci_strndup(from, (size_t)(to - from)) : NULL;
 }
 
+void contracts_note_advice(strbuf *title, json_t *data, const survey_pair *p, const index_def *d)
+{
+    if (!d || !p->src_a || d->end_byte > p->src_a_len || d->start_byte >= d->end_byte)
+        return;
+    char *advice = contracts_deprecation_advice(p->src_a + d->start_byte,
+                                                d->end_byte - d->start_byte, d->name);
+    if (!advice)
+        return;
+    strbuf_addf(title, "; upstream deprecated it at %s: \"%s\"", p->tag_a, advice);
+    json_object_set_new(data, "advice", json_string(advice));
+    free(advice);
+}
+
 static int mentions_deprecation(const char *t, size_t n)
 {
     static const char *const words[] = {"FutureWarning",   "DeprecationWarning", "deprecate_kwarg",

@@ -104,16 +104,6 @@ int external_bases_torch_method(const char *name)
                    sizeof(*torch_module_methods), cmp_name) != NULL;
 }
 
-/* "Base[T]" / "mod.Base" / "Base" -> the name; NULL for a keyword ("metaclass=M"). */
-static char *base_name(const char *b)
-{
-    if (strchr(b, '='))
-        return NULL;
-    const char *dot = strrchr(b, '.');
-    const char *s = dot ? dot + 1 : b;
-    return pgci_strndup(s, strcspn(s, "[( "));
-}
-
 /* 1 for the bases every class has, or every model has and the caller rules on by
  * name (torch.nn.Module). */
 static int implicit_base(const char *b)
@@ -149,7 +139,7 @@ static int ask_walk(json_t *bases, json_t *walked, const index_module *m,
     free(line);
     int ok = 1;
     for (size_t i = 0; ok && i < c->n_bases; i++) {
-        char *b = base_name(c->bases[i]);
+        char *b = callees_base_name(c->bases[i]);
         if (!b || implicit_base(b) || !strcmp(b, cls)) {
             free(b);
             continue;
@@ -254,7 +244,7 @@ static xb_verdict class_verdict(xb_walk *w, const index_module *ix, const char *
     }
     xb_verdict v = XB_ABSENT;
     for (size_t i = 0; v != XB_FOUND && i < c->n_bases; i++) {
-        char *b = base_name(c->bases[i]);
+        char *b = callees_base_name(c->bases[i]);
         xb_verdict bv = XB_ABSENT;
         if (!b || implicit_base(b) || !strcmp(b, c->name)) {
             free(b);

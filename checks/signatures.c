@@ -1554,15 +1554,7 @@ static void vanished(sig_ctx *c, const char *target)
     /* what A's definition told its callers to do instead, when it announced its
      * removal */
     strbuf said = STRBUF_INIT;
-    char *advice = old && old->end_byte <= c->p->src_a_len
-                       ? contracts_deprecation_advice(c->p->src_a + old->start_byte,
-                                                      old->end_byte - old->start_byte, old->name)
-                       : NULL;
-    if (advice) {
-        strbuf_addf(&said, "; upstream deprecated it at %s: \"%s\"", c->p->tag_a, advice);
-        json_object_set_new(data, "advice", json_string(advice));
-        free(advice);
-    }
+    contracts_note_advice(&said, data, c->p, old);
     finding *f;
     /* a successor is claimed in the title only at a similarity a reviewer can
      * check; weaker candidates stay in the data and the detail */
