@@ -1,0 +1,203 @@
+"""The oracle for the survey's errors on calls through `self`: the real classes.
+
+A patch body that calls `self.m(...)` breaks at run time when the class it lands
+in no longer has `m`. Python itself answers whether it does: import the model's
+module from the real transformers release and ask `hasattr(cls, m)` (the whole
+MRO: PreTrainedModel's mixins, torch.nn.Module), or whether an `__init__` of the
+MRO sets `self.m` (a submodule). Written for tests/corpus/72-callees-oracle.sh;
+it reads the configs with Python's ast, independently of pgci.
+
+  scan WS > QUERIES.json      the calls through self of every override body
+                              (decorated or registered with replacement=, the
+                              sibling config an NPU config imports included),
+                              less what the config provides itself
+  probe QUERIES.json          run under one release: each (module, class, name)
+                              "has", "lacks", "no class" or "unimportable"
+  compare QUERIES A.json B.json RUN.json
+                              the calls that bound at A and do not at B, against
+                              pgci's run.json: each reported as an error
+                              (callee-vanished, or the same fact as the attribute
+                              `__init__` stopped setting or the override whose
+                              target went), and every callee-vanished error one
+                              of them; exit 1 otherwise
+"""
+import ast, glob, importlib, inspect, json, os, re, sys
+
+
+def config_overrides(path, ws):
+    """(target, body FunctionDef) of every override, and what the config provides."""
+    src = open(path).read()
+    tree = ast.parse(src)
+    funcs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    imported = {}
+    for n in tree.body:
+        if isinstance(n, ast.ImportFrom) and n.module:
+            if n.level:
+                base = os.path.dirname(path)
+                for _ in range(n.level - 1):
+                    base = os.path.dirname(base)
+            else:
+                base = ws
+            f = os.path.join(base, *n.module.split(".")) + ".py"
+            for a in n.names:
+                imported[a.asname or a.name] = (f, a.name)
+
+    def resolve(name):
+        if name in funcs:
+            return funcs[name]
+        if name in imported and os.path.exists(imported[name][0]):
+            t = ast.parse(open(imported[name][0]).read())
+            for n in t.body:
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == imported[name][1]:
+                    return n
+        return None
+
+    out, provided, replaced = [], set(), set()
+    for node in ast.walk(tree):
+        # @config.override_method("T") def f
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for d in node.decorator_list:
+                if isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) and \
+                        isinstance(d.func.value, ast.Name) and d.func.value.id == "config" and \
+                        d.args and isinstance(d.args[0], ast.Constant):
+                    if d.func.attr == "override_method":
+                        out.append((d.args[0].value, node))
+                    elif d.func.attr == "replace_class":
+                        replaced.add(d.args[0].value)
+        # config.override_method("T", replacement=f)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                isinstance(node.func.value, ast.Name) and node.func.value.id == "config" and \
+                node.func.attr in ("override_method", "replace_class") and node.args and \
+                isinstance(node.args[0], ast.Constant):
+            rep = [k.value for k in node.keywords if k.arg == "replacement"] + node.args[1:2]
+            if node.func.attr == "replace_class":
+                replaced.add(node.args[0].value)
+            else:
+                provided.add(node.args[0].value)
+                if rep and isinstance(rep[0], ast.Name) and resolve(rep[0].id) is not None:
+                    out.append((node.args[0].value, resolve(rep[0].id)))
+    for t, _ in out:
+        provided.add(t)
+    return out, provided, replaced
+
+
+def self_sets(fn):
+    names = set()
+    for n in ast.walk(fn):
+        targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, (ast.AnnAssign, ast.AugAssign)) else []
+        for t in targets:
+            if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                names.add(t.attr)
+    return names
+
+
+def config_chain(path, ws, depth=0):
+    """The config file's overrides and those of the config it imports its `config`
+    object from (an NPU config that adds to its GPU sibling's), and its source module."""
+    src = open(path).read()
+    overrides, provided, replaced = config_overrides(path, ws)
+    m = re.search(r'source_module\s*=\s*"([^"]+)"', src)
+    source = m.group(1) if m else None
+    for n in ast.parse(src).body:
+        if depth < 4 and isinstance(n, ast.ImportFrom) and n.module and not n.level and \
+                any(a.name == "config" for a in n.names):
+            f = os.path.join(ws, *n.module.split(".")) + ".py"
+            if os.path.exists(f):
+                o2, p2, r2, s2 = config_chain(f, ws, depth + 1)
+                overrides, provided, replaced = o2 + overrides, p2 | provided, r2 | replaced
+                source = source or s2
+    return overrides, provided, replaced, source
+
+
+def scan(ws):
+    queries = []
+    for path in sorted(glob.glob(os.path.join(ws, "veomni/models/transformers/*/*_patch_gen_config.py"))):
+        cfg = os.path.relpath(path, ws)[:-3].replace("/", ".")
+        overrides, provided, replaced, source = config_chain(path, ws)
+        if not source:
+            continue
+        m = [None, source]
+        init_sets = {}
+        for t, fn in overrides:
+            if t.endswith(".__init__"):
+                init_sets.setdefault(t.split(".")[0], set()).update(self_sets(fn))
+        for t, fn in overrides:
+            cls = t.split(".")[0]
+            if cls in replaced:
+                continue
+            calls = {n.func.attr for n in ast.walk(fn) if isinstance(n, ast.Call) and
+                     isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) and
+                     n.func.value.id == "self"}
+            for name in sorted(calls):
+                if f"{cls}.{name}" in provided or name in init_sets.get(cls, set()):
+                    continue
+                queries.append([cfg, m[1], t, cls, name])
+    json.dump(queries, sys.stdout)
+
+
+def probe(queries):
+    res = {}
+    for cfg, mod, target, cls_name, name in queries:
+        key = f"{mod}|{cls_name}|{name}"
+        if key in res:
+            continue
+        try:
+            cls = getattr(importlib.import_module(mod), cls_name, None)
+        except Exception as e:
+            res[key] = "unimportable"
+            continue
+        if cls is None:
+            res[key] = "no class"
+            continue
+        ok = hasattr(cls, name)
+        for k in cls.__mro__:
+            init = k.__dict__.get("__init__")
+            try:
+                s = inspect.getsource(init) if init else ""
+            except (OSError, TypeError):
+                s = ""
+            ok = ok or bool(re.search(rf"self\.{re.escape(name)}\s*[:=]", s))
+        res[key] = "has" if ok else "lacks"
+    json.dump(res, sys.stdout)
+
+
+def compare(queries, at_a, at_b, run):
+    want = set()
+    for cfg, mod, target, cls_name, name in queries:
+        key = f"{mod}|{cls_name}|{name}"
+        if at_a.get(key) == "has" and at_b.get(key) == "lacks":
+            want.add((cfg, target, name))
+    got, other = set(), set()
+    for f in run["findings"]:
+        if f["severity"] != "error":
+            continue
+        d = f["data"]
+        if d.get("kind") == "callee-vanished":
+            m = re.search(r"calls `self\.([A-Za-z_0-9]+)\(\)`", f["title"])
+            got.add((f["config"], d.get("used_by"), m.group(1) if m else "?"))
+        # the same fact as another kind: the attribute __init__ stopped setting, the
+        # override of the method that vanished (its patch is dropped)
+        for a in [d.get("attribute")] + list(d.get("attributes") or []):
+            if a:
+                other.add((f["config"], (d.get("target") or "").split(".")[0], a))
+        if d.get("kind") == "vanished" and "." in (d.get("target") or ""):
+            other.add((f["config"], *d["target"].split(".", 1)))
+    covered = {w for w in want if w in got or (w[0], w[1].split(".")[0], w[2]) in other}
+    print(f"  the real classes: {len(want)} calls through self that bound at A and do not at B; "
+          f"pgci: {len(got)} callee-vanished errors, {len(want & got)} of them the same, "
+          f"{len(covered - got)} more reported as the attribute or the override that went")
+    for x in sorted(want - covered):
+        print("  missed:", x)
+    for x in sorted(got - want):
+        print("  false: ", x)
+    return covered == want and got <= want
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "scan":
+        scan(sys.argv[2])
+    elif sys.argv[1] == "probe":
+        probe(json.load(open(sys.argv[2])))
+    else:
+        ok = compare(*(json.load(open(p)) for p in sys.argv[2:6]))
+        sys.exit(0 if ok else 1)
