@@ -747,6 +747,27 @@ static int text_mentions_attr(const char *text, const char *attr)
     return 0;
 }
 
+/* Whether any method override of class cls in the config reads self.attr: every
+ * override, not only the one being compared, since the attribute is the class's
+ * (an override of `forward` reads `self.visual` while `get_audio_features`, met
+ * first, does not). */
+static int class_patches_mention_attr(const sig_ctx *c, const char *cls, const char *attr)
+{
+    size_t n = strlen(cls);
+    const pg_config *cfg = c->p->cfg;
+    for (size_t i = 0; i < cfg->patches.len; i++) {
+        const pg_patch *p = &cfg->patches.items[i];
+        if (p->type != PG_METHOD_OVERRIDE || strncmp(p->target, cls, n) || p->target[n] != '.')
+            continue;
+        char *text = p == c->patch ? NULL : signatures_object_text(p->replacement);
+        int uses = text_mentions_attr(p == c->patch ? c->patch_text : text, attr);
+        free(text);
+        if (uses)
+            return 1;
+    }
+    return 0;
+}
+
 static long find_str(const char **v, size_t n, const char *s)
 {
     for (size_t i = 0; i < n; i++)
@@ -842,7 +863,8 @@ static void compare_init_attrs(sig_ctx *c, const char *target, const index_def *
         if (find_str(b->init_attrs, b->n_init_attrs, old) >= 0)
             continue;
         const char *to = renamed_to(&renames, old);
-        int uses = text_mentions_attr(c->patch_text, old);
+        int uses =
+            text_mentions_attr(c->patch_text, old) || class_patches_mention_attr(c, target, old);
         severity sev = uses ? SEV_ERROR : SEV_WARNING;
         const char *why = uses ? " and the patch still uses it" : "";
         const char *kind = to ? "init-attr-renamed" : "init-attr-removed";

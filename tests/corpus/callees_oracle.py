@@ -121,6 +121,10 @@ def scan(ws):
         for t, fn in overrides:
             if t.endswith(".__init__"):
                 init_sets.setdefault(t.split(".")[0], set()).update(self_sets(fn))
+        # what any override of a class assigns to self, the config's own
+        body_sets = {}
+        for t, fn in overrides:
+            body_sets.setdefault(t.split(".")[0], set()).update(self_sets(fn))
         for t, fn in overrides:
             cls = t.split(".")[0]
             if cls in replaced:
@@ -128,16 +132,21 @@ def scan(ws):
             calls = {n.func.attr for n in ast.walk(fn) if isinstance(n, ast.Call) and
                      isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) and
                      n.func.value.id == "self"}
-            for name in sorted(calls):
-                if f"{cls}.{name}" in provided or name in init_sets.get(cls, set()):
-                    continue
-                queries.append([cfg, m[1], t, cls, name])
+            reads = {n.attr for n in ast.walk(fn) if isinstance(n, ast.Attribute) and
+                     isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name) and
+                     n.value.id == "self"} - calls
+            for how, names in (("call", calls), ("read", reads)):
+                for name in sorted(names):
+                    if f"{cls}.{name}" in provided or name in init_sets.get(cls, set()) or \
+                            (how == "read" and name in body_sets.get(cls, set())):
+                        continue
+                    queries.append([cfg, m[1], t, cls, name, how])
     json.dump(queries, sys.stdout)
 
 
 def probe(queries):
     res = {}
-    for cfg, mod, target, cls_name, name in queries:
+    for cfg, mod, target, cls_name, name, how in queries:
         key = f"{mod}|{cls_name}|{name}"
         if key in res:
             continue
@@ -151,22 +160,23 @@ def probe(queries):
             continue
         ok = hasattr(cls, name)
         for k in cls.__mro__:
-            init = k.__dict__.get("__init__")
+            # what a method of the class assigns to self (an __init__'s submodules, a
+            # forward's cached value)
             try:
-                s = inspect.getsource(init) if init else ""
+                s = inspect.getsource(k) if k.__module__.startswith("transformers") else ""
             except (OSError, TypeError):
                 s = ""
-            ok = ok or bool(re.search(rf"self\.{re.escape(name)}\s*[:=]", s))
+            ok = ok or bool(re.search(rf"self\.{re.escape(name)}\s*(:[^=\n]*)?=(?!=)", s))
         res[key] = "has" if ok else "lacks"
     json.dump(res, sys.stdout)
 
 
 def compare(queries, at_a, at_b, run):
-    want = set()
-    for cfg, mod, target, cls_name, name in queries:
+    want, want_reads = set(), set()
+    for cfg, mod, target, cls_name, name, how in queries:
         key = f"{mod}|{cls_name}|{name}"
         if at_a.get(key) == "has" and at_b.get(key) == "lacks":
-            want.add((cfg, target, name))
+            (want if how == "call" else want_reads).add((cfg, target, name))
     got, other = set(), set()
     for f in run["findings"]:
         if f["severity"] != "error":
@@ -190,7 +200,15 @@ def compare(queries, at_a, at_b, run):
         print("  missed:", x)
     for x in sorted(got - want):
         print("  false: ", x)
-    return covered == want and got <= want
+    # attributes read through self (not called): an error of the config that names it
+    reads_covered = {w for w in want_reads if (w[0], w[1].split(".")[0], w[2]) in other or
+                     any(w[0] == f["config"] and f["severity"] == "error" and
+                         f"self.{w[2]}`" in f["title"] for f in run["findings"])}
+    print(f"  and {len(want_reads)} attributes read through self that the class had at A and "
+          f"not at B; pgci names {len(reads_covered)} of them in an error")
+    for x in sorted(want_reads - reads_covered):
+        print("  missed read:", x)
+    return covered == want and got <= want and reads_covered == want_reads
 
 
 if __name__ == "__main__":

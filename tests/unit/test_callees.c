@@ -763,6 +763,38 @@ static void test_vanished_quotes_deprecation(void **state)
     free(got);
 }
 
+/* An attribute __init__ stops setting is an error when any override of the class
+ * reads it, whichever override is compared first (5.24.0's Omni thinkers: the
+ * `get_audio_features` override, met first, does not read `self.visual`, the
+ * `forward` override does; it was a warning, by the order of the patches). */
+static void test_init_attr_read_by_a_later_override(void **state)
+{
+    (void)state;
+    static const char a[] = "class Thinker(nn.Module):\n"
+                            "    def __init__(self, config):\n"
+                            "        self.audio = Audio(config)\n"
+                            "        self.visual = Visual(config)\n"
+                            "    def get_audio_features(self, x):\n"
+                            "        return x\n"
+                            "    def forward(self, x):\n"
+                            "        return x\n";
+    static const char b[] = "class Thinker(nn.Module):\n"
+                            "    def __init__(self, config):\n"
+                            "        self.audio = Audio(config)\n"
+                            "    def get_audio_features(self, x):\n"
+                            "        return x\n"
+                            "    def forward(self, x):\n"
+                            "        return x\n";
+    tpatch ps[] = {{PG_METHOD_OVERRIDE, "Thinker.get_audio_features",
+                    "def get_audio_features(self, x):\n    return self.audio(x)\n"},
+                   {PG_METHOD_OVERRIDE, "Thinker.forward",
+                    "def forward(self, x):\n    return self.visual(x)\n"}};
+    char *got = survey(a, b, ps, 2);
+    expect(got, "error init-attr-removed: `Thinker.__init__`: `self.visual` no longer set and the "
+                "patch still uses it\n");
+    free(got);
+}
+
 /* A module whose classes fan out (`class F0(F1, F1, ..., F1)`, ten deep: 8^10 paths)
  * and whose methods pass `**kwargs` on a hundred times each, three deep: every walk
  * over bases, and the search for where a keyword goes, visits each class and
@@ -1847,6 +1879,7 @@ int main(void)
         cmocka_unit_test(test_external_bases_settled),
         cmocka_unit_test(test_fans_walked_once),
         cmocka_unit_test(test_vanished_quotes_deprecation),
+        cmocka_unit_test(test_init_attr_read_by_a_later_override),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
