@@ -144,6 +144,17 @@ def scan(ws):
     json.dump(queries, sys.stdout)
 
 
+def class_source(k, cache={}):
+    """The source of class k when transformers defines it (inspect parses the whole
+    module for each class: once per class)."""
+    if k not in cache:
+        try:
+            cache[k] = inspect.getsource(k) if k.__module__.startswith("transformers") else ""
+        except (OSError, TypeError):
+            cache[k] = ""
+    return cache[k]
+
+
 def probe(queries):
     res = {}
     for cfg, mod, target, cls_name, name, how in queries:
@@ -162,11 +173,8 @@ def probe(queries):
         for k in cls.__mro__:
             # what a method of the class assigns to self (an __init__'s submodules, a
             # forward's cached value)
-            try:
-                s = inspect.getsource(k) if k.__module__.startswith("transformers") else ""
-            except (OSError, TypeError):
-                s = ""
-            ok = ok or bool(re.search(rf"self\.{re.escape(name)}\s*(:[^=\n]*)?=(?!=)", s))
+            ok = ok or bool(re.search(rf"self\.{re.escape(name)}\s*(:[^=\n]*)?=(?!=)",
+                                      class_source(k)))
         res[key] = "has" if ok else "lacks"
     json.dump(res, sys.stdout)
 
