@@ -122,35 +122,45 @@ static void index_one(void *arg, size_t worker, size_t i)
     }
 }
 
-/* Fetches every module at both tags in one batch (one round of transfers; each
- * module validated, which is its parse, into its side's parse set). */
-static void fetch_both(upstream *up, py_parse_set *const parses[2], const char *const tags[2],
-                       module_pair *mods, size_t n)
+/* Fetches every module at the tags of sides `from`..1 (0: A, 1: B) in one batch (one
+ * round of transfers; each module validated, which is its parse, into its side's
+ * parse set). */
+static void fetch_sides(upstream *up, py_parse_set *const parses[2], const char *const tags[2],
+                        module_pair *mods, size_t n, int from)
 {
-    upstream_item *items = pgci_calloc(2 * n + 1, sizeof(*items));
-    strbuf *res = pgci_calloc(2 * n + 1, sizeof(strbuf));
-    char **errs = pgci_calloc(2 * n + 1, sizeof(char *));
-    for (size_t i = 0; i < 2 * n; i++) {
-        items[i].tag = tags[i >= n];
-        items[i].module = mods[i % n].module;
-        items[i].parses = parses[i >= n];
-        strbuf_init(&res[i], 0);
+    size_t first = (size_t)from * n, total = 2 * n - first;
+    upstream_item *items = pgci_calloc(total + 1, sizeof(*items));
+    strbuf *res = pgci_calloc(total + 1, sizeof(strbuf));
+    char **errs = pgci_calloc(total + 1, sizeof(char *));
+    for (size_t k = 0; k < total; k++) {
+        size_t i = first + k;
+        items[k].tag = tags[i >= n];
+        items[k].module = mods[i % n].module;
+        items[k].parses = parses[i >= n];
+        strbuf_init(&res[k], 0);
     }
-    upstream_fetch_batch(up, items, 2 * n, res, errs);
+    upstream_fetch_batch(up, items, total, res, errs);
     pgci_error_clear();
-    for (size_t i = 0; i < 2 * n; i++) {
+    for (size_t k = 0; k < total; k++) {
+        size_t i = first + k;
         int side = i >= n;
         module_pair *m = &mods[i % n];
-        if (errs[i]) {
-            *(side ? &m->err_b : &m->err_a) = errs[i];
-            strbuf_free(&res[i]);
+        if (errs[k]) {
+            *(side ? &m->err_b : &m->err_a) = errs[k];
+            strbuf_free(&res[k]);
             continue;
         }
-        *(side ? &m->src_b : &m->src_a) = res[i];
+        *(side ? &m->src_b : &m->src_a) = res[k];
     }
     free(items);
     free(res);
     free(errs);
+}
+
+static void fetch_both(upstream *up, py_parse_set *const parses[2], const char *const tags[2],
+                       module_pair *mods, size_t n)
+{
+    fetch_sides(up, parses, tags, mods, n, 0);
 }
 
 /* One config's comparison: its pair of modules at A and B, and what the two-tag
@@ -587,33 +597,12 @@ static void survey_run_checks(survey_state *s)
  * are read for B's classes alone). */
 static void fetch_bases_at_b(survey_state *s, module_pair *mods, size_t n)
 {
-    upstream_item *items = pgci_calloc(n + 1, sizeof(*items));
-    strbuf *res = pgci_calloc(n + 1, sizeof(strbuf));
-    char **errs = pgci_calloc(n + 1, sizeof(char *));
-    for (size_t i = 0; i < n; i++) {
-        items[i] = (upstream_item){s->out->to, mods[i].module, s->parses};
-        strbuf_init(&res[i], 0);
-    }
-    upstream_fetch_batch(s->up, items, n, res, errs);
-    pgci_error_clear();
-    for (size_t i = 0; i < n; i++) {
-        module_pair *m = &mods[i];
-        m->err_b = errs[i];
-        if (errs[i]) {
-            strbuf_free(&res[i]);
-            continue;
-        }
-        m->src_b = res[i];
-        if (index_module_from_parse_set(&m->b, s->parses, m->src_b.buf, m->src_b.len, m->module,
-                                        m->module) < 0) {
-            m->err_b = pgci_strdup(pgci_error_last());
-            m->b = NULL;
-            pgci_error_clear();
-        }
-    }
-    free(items);
-    free(res);
-    free(errs);
+    py_parse_set *const parses[2] = {NULL, s->parses};
+    const char *const tags[2] = {s->out->from, s->out->to};
+    fetch_sides(s->up, parses, tags, mods, n, 1);
+    index_jobs j = {{NULL, s->parses}, mods, n};
+    for (size_t i = n; i < 2 * n; i++)
+        index_one(&j, 0, i);
 }
 
 /* A method a patch body calls through self that left the model's module while the
