@@ -4,24 +4,25 @@ A patch body that calls `self.m(...)` breaks at run time when the class it lands
 in no longer has `m`. Python itself answers whether it does: import the model's
 module from the real transformers release and ask `hasattr(cls, m)` (the whole
 MRO: PreTrainedModel's mixins, torch.nn.Module), or whether an `__init__` of the
-MRO sets `self.m` (a submodule). Written for tests/corpus/72-callees-oracle.sh;
-it reads the configs with Python's ast, independently of pgci.
+MRO sets `self.m` (a submodule). Used by tests/corpus/releases_oracle.py for
+tests/corpus/72-releases-oracle.sh; it reads the configs with Python's ast,
+independently of pgci.
 
-  scan WS > QUERIES.json      the calls through self of every override body
+  scan(WS)                    the calls through self of every override body
                               (decorated or registered with replacement=, the
                               sibling config an NPU config imports included),
                               less what the config provides itself
-  probe QUERIES.json          run under one release: each (module, class, name)
+  probe(QUERIES)              run under one release: each (module, class, name)
                               "has", "lacks", "no class" or "unimportable"
-  compare QUERIES A.json B.json RUN.json
+  compare(QUERIES, A, B, RUN)
                               the calls that bound at A and do not at B, against
                               pgci's run.json: each reported as an error
                               (callee-vanished, or the same fact as the attribute
                               `__init__` stopped setting or the override whose
                               target went), and every callee-vanished error one
-                              of them; exit 1 otherwise
+                              of them; False otherwise
 """
-import ast, glob, importlib, inspect, json, os, re, sys
+import ast, glob, importlib, inspect, os, re
 
 
 def config_overrides(path, ws):
@@ -141,7 +142,7 @@ def scan(ws):
                             (how == "read" and name in body_sets.get(cls, set())):
                         continue
                     queries.append([cfg, m[1], t, cls, name, how])
-    json.dump(queries, sys.stdout)
+    return queries
 
 
 def class_source(k, cache={}):
@@ -163,7 +164,7 @@ def probe(queries):
             continue
         try:
             cls = getattr(importlib.import_module(mod), cls_name, None)
-        except Exception as e:
+        except Exception:
             res[key] = "unimportable"
             continue
         if cls is None:
@@ -176,7 +177,7 @@ def probe(queries):
             ok = ok or bool(re.search(rf"self\.{re.escape(name)}\s*(:[^=\n]*)?=(?!=)",
                                       class_source(k)))
         res[key] = "has" if ok else "lacks"
-    json.dump(res, sys.stdout)
+    return res
 
 
 def compare(queries, at_a, at_b, run):
@@ -217,13 +218,3 @@ def compare(queries, at_a, at_b, run):
     for x in sorted(want_reads - reads_covered):
         print("  missed read:", x)
     return covered == want and got <= want and reads_covered == want_reads
-
-
-if __name__ == "__main__":
-    if sys.argv[1] == "scan":
-        scan(sys.argv[2])
-    elif sys.argv[1] == "probe":
-        probe(json.load(open(sys.argv[2])))
-    else:
-        ok = compare(*(json.load(open(p)) for p in sys.argv[2:6]))
-        sys.exit(0 if ok else 1)

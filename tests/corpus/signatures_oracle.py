@@ -1,0 +1,513 @@
+"""The oracle for the survey's signature findings: the real functions' signatures.
+
+A patch written against a target's parameters keeps applying when upstream changes
+them, and a call a patch body makes breaks when it no longer binds. Python itself
+says what the parameters are: import the model's module from the real
+transformers release and ask `inspect.signature` (through the decorators'
+`__wrapped__`, as the function is defined), and whether a call binds
+(`Signature.bind`, after the `@deprecate_kwarg` shims in front of the function
+have renamed its keywords, as they do at run time). Used by
+tests/corpus/releases_oracle.py for tests/corpus/72-releases-oracle.sh; it reads
+the configs with Python's ast, independently of pgci.
+
+  scan(WS)                    every patch target of the real configs (the sibling
+                              config an NPU config imports its `config` from
+                              included): an override's method, a replaced
+                              function, each method of a replaced class; and
+                              every call `f(...)` and `self.m(...)` of the
+                              override bodies, but those the config answers
+  probe(SCANNED)              run under one release: each target's parameters
+                              (name, kind, default's repr), "absent" or
+                              "unimportable"; what each call reaches (a function,
+                              a method, a submodule's forward) and its shims
+  compare(SCANNED, A, B, RUN) the parameter changes of each target present at
+                              both releases, against pgci's run.json: every one
+                              reported (param-removed, -added-required,
+                              -added-optional, -renamed, -kind-changed,
+                              -default-changed, -reordered) on that config and
+                              target, and every such finding one of them; the
+                              calls that bind at A and not at B, each an error
+                              of pgci that the call no longer binds, and every
+                              such error one of them; False otherwise
+"""
+import ast, glob, importlib, inspect, os, re
+
+import callees_oracle  # its reading of the overrides
+
+KINDS = ("override_method", "replace_function", "replace_class")
+
+
+def config_targets(path, ws, depth=0):
+    """(kind, target) of every registration of the config and of the config it
+    imports its `config` object from, and its source module."""
+    src = open(path).read()
+    tree = ast.parse(src)
+    out = []
+    for node in ast.walk(tree):
+        calls = []
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            calls = [d for d in node.decorator_list if isinstance(d, ast.Call)]
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            calls = [node.value]
+        for d in calls:
+            if isinstance(d.func, ast.Attribute) and isinstance(d.func.value, ast.Name) and \
+                    d.func.value.id == "config" and d.func.attr in KINDS and d.args and \
+                    isinstance(d.args[0], ast.Constant):
+                out.append((d.func.attr, d.args[0].value))
+    m = re.search(r'source_module\s*=\s*"([^"]+)"', src)
+    source = m.group(1) if m else None
+    for n in tree.body:
+        if depth < 4 and isinstance(n, ast.ImportFrom) and n.module and not n.level and \
+                any(a.name == "config" for a in n.names):
+            f = os.path.join(ws, *n.module.split(".")) + ".py"
+            if os.path.exists(f):
+                o2, s2 = config_targets(f, ws, depth + 1)
+                out = o2 + out
+                source = source or s2
+    return out, source
+
+
+def provided_names(path):
+    """What a config puts in the generated module under a bare name, over-counted:
+    every identifier in a string it passes to `config.*` (targets, imports, blocks)
+    and every name it passes there (helpers, replacements)."""
+    tree = ast.parse(open(path).read())
+    out = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+                isinstance(n.func.value, ast.Name) and n.func.value.id == "config":
+            for a in list(n.args) + [k.value for k in n.keywords]:
+                for m in ast.walk(a):
+                    if isinstance(m, ast.Constant) and isinstance(m.value, str):
+                        out.update(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", m.value))
+                    elif isinstance(m, ast.Name):
+                        out.add(m.id)
+    return out
+
+
+def dict_locals(fn):
+    """The keys of each local a body binds to a dict it spells out: a literal with
+    string keys, `dict(k=...)`, `other.copy()`, then `x["k"] = ...`; None for one
+    bound or filled any other way (its keys are not known)."""
+    keys = {}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1:
+            t, v = n.targets[0], n.value
+            if isinstance(t, ast.Name):
+                if isinstance(v, ast.Dict) and all(isinstance(k, ast.Constant) and
+                                                   isinstance(k.value, str) for k in v.keys):
+                    ks = {k.value for k in v.keys}
+                elif isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and \
+                        v.func.id == "dict" and not v.args and all(k.arg for k in v.keywords):
+                    ks = {k.arg for k in v.keywords}
+                elif isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and \
+                        v.func.attr == "copy" and isinstance(v.func.value, ast.Name) and \
+                        not v.args and keys.get(v.func.value.id) is not None:
+                    ks = set(keys[v.func.value.id])
+                else:
+                    ks = None
+                keys[t.id] = None if t.id in keys else ks  # bound twice: not known
+            elif isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and \
+                    t.value.id in keys and keys[t.value.id] is not None:
+                if isinstance(t.slice, ast.Constant) and isinstance(t.slice.value, str):
+                    keys[t.value.id].add(t.slice.value)
+                else:
+                    keys[t.value.id] = None
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+                isinstance(n.func.value, ast.Name) and n.func.attr in ("update", "setdefault", "pop"):
+            keys[n.func.value.id] = None
+    return keys
+
+
+def body_calls(fn):
+    """(how, name, positional, *args, keywords, **kwargs) of each call `f(...)` and
+    `self.m(...)` in a body; a `**d` of a dict the body spells out passes its keys."""
+    out = []
+    dicts = dict_locals(fn)
+    aliases = {}  # `f = a if c else b`: a call of f is a call of a or of b
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            v = n.value
+            names = [v] if isinstance(v, ast.Name) else [v.body, v.orelse] \
+                if isinstance(v, ast.IfExp) else []
+            if names and all(isinstance(x, ast.Name) for x in names):
+                aliases[n.targets[0].id] = [x.id for x in names]
+    for n in ast.walk(fn):
+        if not isinstance(n, ast.Call):
+            continue
+        if isinstance(n.func, ast.Name):
+            how, names = "f", aliases.get(n.func.id, [n.func.id])
+        elif isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) and \
+                n.func.value.id == "self":
+            how, names = "self", [n.func.attr]
+        else:
+            continue
+        star = any(isinstance(a, ast.Starred) for a in n.args)
+        kws = [k.arg for k in n.keywords if k.arg]
+        dstar = False
+        for k in n.keywords:
+            if k.arg is None:
+                known = dicts.get(k.value.id) if isinstance(k.value, ast.Name) else None
+                if known is None:
+                    dstar = True
+                else:
+                    kws += sorted(known)
+        for name in names:
+            out.append([how, name, sum(not isinstance(a, ast.Starred) for a in n.args), star,
+                        sorted(kws), dstar])
+    return out
+
+
+def scan(ws):
+    targets, calls, provided_by = [], [], {}
+    for path in sorted(glob.glob(os.path.join(ws, "veomni/models/transformers/*/*_patch_gen_config.py"))):
+        cfg = os.path.relpath(path, ws)[:-3].replace("/", ".")
+        regs, source = config_targets(path, ws)
+        if not source:
+            continue
+        seen = set()
+        for kind, target in regs:
+            if (kind, target) not in seen:
+                seen.add((kind, target))
+                targets.append([cfg, source, kind, target])
+        # the calls of every override body, but those the config answers itself
+        overrides, provided, replaced, _ = callees_oracle.config_chain(path, ws)
+        provided_by[cfg] = sorted(provided)
+        names = set()
+        chain = [path] + [os.path.join(ws, *n.module.split(".")) + ".py" for n in ast.parse(
+            open(path).read()).body if isinstance(n, ast.ImportFrom) and n.module and not n.level
+            and any(a.name == "config" for a in n.names)]
+        for f in chain:
+            if os.path.exists(f):
+                names |= provided_names(f)
+        for t, fn in overrides:
+            cls = t.split(".")[0] if "." in t else None
+            if cls in replaced:
+                continue
+            for how, name, npos, star, kws, dstar in body_calls(fn):
+                if (how == "f" and name in names) or \
+                        (how == "self" and (cls is None or f"{cls}.{name}" in provided)):
+                    continue
+                calls.append([cfg, source, t, cls, how, name, npos, star, kws, dstar])
+    return {"targets": targets, "calls": calls, "provided": provided_by}
+
+
+def params(fn, name):
+    """[name, kind, repr of the default or None] of each parameter, as a caller
+    binds them (decorators that keep `__wrapped__` followed)."""
+    if isinstance(fn, (staticmethod, classmethod)):
+        fn = fn.__func__
+    if isinstance(fn, property):
+        fn = fn.fget
+    sig = inspect.signature(as_defined(fn, name))
+    out = []
+    for p in sig.parameters.values():
+        d = None if p.default is inspect.Parameter.empty else \
+            re.sub(r" at 0x[0-9a-f]+", "", repr(p.default))
+        out.append([p.name, p.kind.name, d])
+    return out
+
+
+def as_defined(fn, name):
+    """Function `name` as its module defines it: through `__wrapped__`, and through
+    a wrapper that keeps no `__wrapped__` to the function it closes over (5.14.1's
+    `@force_accelerate_hooks` returns `wrapped(self, *args, **kwargs)`, which passes
+    everything on)."""
+    fn = inspect.unwrap(fn)
+    for _ in range(4):
+        if fn.__name__ == name:
+            break
+        inner = [c.cell_contents for c in (fn.__closure__ or ())
+                 if inspect.isfunction(c.cell_contents)]
+        named = [f for f in inner if inspect.unwrap(f).__name__ == name]
+        if not (named or len(inner) == 1):
+            break
+        fn = inspect.unwrap((named or inner)[0])
+    return fn
+
+
+def defined_here(obj, module):
+    fn = obj.__func__ if isinstance(obj, (staticmethod, classmethod)) else obj
+    fn = inspect.unwrap(fn) if callable(fn) else fn
+    return getattr(fn, "__module__", None) == module.__name__
+
+
+def probe_targets(targets, res):
+    for cfg, mod, kind, target in targets:
+        try:
+            module = importlib.import_module(mod)
+        except Exception:
+            res[f"{mod}|{target}"] = "unimportable"
+            continue
+        parts = target.split(".")
+        if kind == "replace_class":
+            cls = getattr(module, parts[0], None)
+            if not inspect.isclass(cls) or cls.__module__ != module.__name__:
+                res[f"{mod}|{target}"] = "absent"
+                continue
+            res[f"{mod}|{target}"] = "class"
+            for name, obj in vars(cls).items():
+                if isinstance(obj, (staticmethod, classmethod, property)) or inspect.isfunction(obj):
+                    res[f"{mod}|{target}.{name}"] = params(obj, name)
+            continue
+        if len(parts) == 2:
+            cls = getattr(module, parts[0], None)
+            obj = vars(cls).get(parts[1]) if inspect.isclass(cls) and \
+                cls.__module__ == module.__name__ else None
+        else:
+            obj = getattr(module, parts[0], None)
+            if obj is not None and not defined_here(obj, module):
+                obj = None
+        if obj is None or not (callable(obj) or isinstance(obj, (staticmethod, classmethod, property))):
+            res[f"{mod}|{target}"] = "absent"
+        elif inspect.isclass(obj):
+            res[f"{mod}|{target}"] = "class"
+        else:
+            res[f"{mod}|{target}"] = params(obj, parts[-1])
+
+
+def shims(fn):
+    """The `@deprecate_kwarg` wrappers around fn, outermost first: [old, new or None]
+    read off each wrapper's closure, which renames the keyword before the call."""
+    out = []
+    for _ in range(8):
+        code = getattr(fn, "__code__", None)
+        if code and "old_name" in code.co_freevars and fn.__closure__:
+            cells = dict(zip(code.co_freevars, (c.cell_contents for c in fn.__closure__)))
+            out.append([cells["old_name"], cells.get("new_name")])
+        if not hasattr(fn, "__wrapped__"):
+            break
+        fn = fn.__wrapped__
+    return out
+
+
+def submodule_class(cls, attr, module):
+    """The class of module's that the first `__init__` of cls's MRO makes
+    `self.<attr>` an instance of (`self.rotary_pos_emb = Rope(dim)`), read from that
+    `__init__`'s source; None when it is not one such call."""
+    for k in cls.__mro__:
+        init = vars(k).get("__init__")
+        if init is None or not k.__module__.startswith("transformers"):
+            continue
+        try:
+            tree = ast.parse(inspect.cleandoc("\n" + inspect.getsource(init)))
+        except (OSError, TypeError, SyntaxError):
+            return None
+        made = [n.value for n in ast.walk(tree) if isinstance(n, ast.Assign) and
+                any(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and
+                    t.value.id == "self" and t.attr == attr for t in n.targets)]
+        if not made:
+            continue
+        if len(made) == 1 and isinstance(made[0], ast.Call) and isinstance(made[0].func, ast.Name):
+            c = getattr(module, made[0].func.id, None)
+            return c if inspect.isclass(c) and c.__module__ == module.__name__ else None
+        return None
+    return None
+
+
+def probe_calls(calls, res):
+    """What each call reaches in the module at this release: the parameters it
+    binds (a method's first one left out but for a staticmethod's) and the keyword
+    shims in front of them, or "skip" (not a function: a class, a submodule, a
+    builtin, nothing)."""
+    for cfg, mod, used_by, cls_name, how, name, *_ in calls:
+        key = f"{mod}|{cls_name}|{how}|{name}"
+        if key in res:
+            continue
+        res[key] = "skip"
+        try:
+            module = importlib.import_module(mod)
+        except Exception:
+            res[key] = "unimportable"
+            continue
+        if how == "f":
+            obj = getattr(module, name, None)
+            if inspect.isfunction(inspect.unwrap(obj)) if callable(obj) else False:
+                res[key] = {"params": params(obj, name), "shims": shims(obj)}
+            continue
+        cls = getattr(module, cls_name, None)
+        if not inspect.isclass(cls):
+            continue
+        try:
+            obj = inspect.getattr_static(cls, name)
+        except AttributeError:
+            sub = submodule_class(cls, name, module)
+            if sub is not None and inspect.isfunction(vars(sub).get("forward")):
+                f = vars(sub)["forward"]
+                res[key] = {"params": params(f, "forward")[1:], "shims": shims(f),
+                            "class": sub.__name__}
+            continue
+        if isinstance(obj, staticmethod):
+            res[key] = {"params": params(obj, name), "shims": shims(obj.__func__)}
+        elif isinstance(obj, classmethod) or inspect.isfunction(obj):
+            f = obj.__func__ if isinstance(obj, classmethod) else obj
+            res[key] = {"params": params(obj, name)[1:], "shims": shims(f)}
+
+
+def probe(scanned):
+    res = {}
+    probe_targets(scanned["targets"], res)
+    probe_calls(scanned["calls"], res)
+    return res
+
+
+def facts(a, b):
+    """The parameter changes from a to b, as the facts the survey states: a name
+    removed, a name added (required or optional), a kind or a default changed, the
+    shared names reordered."""
+    na, nb = [p[0] for p in a], [p[0] for p in b]
+    pa, pb = {p[0]: p for p in a}, {p[0]: p for p in b}
+    out = set()
+    for n in na:
+        if n not in pb:
+            out.add(("removed", n))
+    for n in nb:
+        if n not in pa:
+            p = pb[n]
+            req = p[2] is None and p[1] not in ("VAR_POSITIONAL", "VAR_KEYWORD")
+            out.add(("added-required" if req else "added-optional", n))
+    for n in na:
+        if n in pb:
+            if pa[n][1] != pb[n][1]:
+                out.add(("kind", n))
+            if pa[n][2] != pb[n][2]:
+                out.add(("default", n))
+    if [n for n in na if n in pb] != [n for n in nb if n in pa]:
+        out.add(("reordered", ""))
+    return out
+
+
+def reported(run):
+    """(config, target) -> the facts pgci's findings state."""
+    got = {}
+    for f in run["findings"]:
+        d = f["data"]
+        k, t = d.get("kind") or "", d.get("target")
+        if not k.startswith("param-") or k == "param-annotation-changed":
+            continue
+        s = got.setdefault((f["config"], t), set())
+        p = d.get("parameter")
+        if k == "param-renamed":
+            s.add(("removed", p))
+            s.add(("added", d.get("new_parameter")))
+        elif k == "param-removed":
+            s.add(("removed", p))
+        elif k in ("param-added-required", "param-added-optional"):
+            s.add((k[len("param-"):], p))
+        elif k == "param-reordered":
+            s.add(("reordered", ""))
+        else:
+            m = re.search(r"(?:parameter|default of) `([A-Za-z_0-9]+)`", f["title"])
+            s.add(("kind" if k == "param-kind-changed" else "default", m.group(1) if m else "?"))
+    return got
+
+
+def compare_targets(targets, at_a, at_b, run):
+    got = reported(run)
+    want = {}
+    compared = 0
+    for cfg, mod, kind, target in targets:
+        keys = [target]
+        if kind == "replace_class":
+            keys = [k.split("|", 1)[1] for k in at_a if k.startswith(f"{mod}|{target}.")]
+        for t in keys:
+            sa, sb = at_a.get(f"{mod}|{t}"), at_b.get(f"{mod}|{t}")
+            if not isinstance(sa, list) or not isinstance(sb, list):
+                continue
+            compared += 1
+            fs = facts(sa, sb)
+            if fs:
+                want.setdefault((cfg, t), set()).update(fs)
+    # a rename is a removal and an addition; pgci says which it believes added
+    # without saying whether the new one is required: match by name
+    def loose(s):
+        return {("added", p) if k.startswith("added") else (k, p) for k, p in s}
+    missed, false = [], []
+    n_want = sum(len(s) for s in want.values())
+    for key in sorted(set(want) | set(got)):
+        w, g = want.get(key, set()), got.get(key, set())
+        for x in sorted(loose(w) - loose(g)):
+            missed.append((key, x))
+        for x in sorted(loose(g) - loose(w)):
+            false.append((key, x))
+        # an addition pgci names as such: required or not as Python says
+        for x in sorted(g - w):
+            if x[0].startswith("added-") and ("added", x[1]) in loose(w):
+                false.append((key, x))
+    print(f"  the real signatures: {compared} targets present at both releases, "
+          f"{n_want} parameter changes on {len(want)} of them; pgci: "
+          f"{sum(len(s) for s in got.values())} stated, {len(missed)} missed, {len(false)} not so")
+    for x in missed:
+        print("  missed:", x)
+    for x in false:
+        print("  false: ", x)
+    return not missed and not false
+
+
+def binds(callee, npos, star, kws, dstar):
+    """None when a call with npos positional arguments and keywords kws binds the
+    callee (its `@deprecate_kwarg` shims renaming keywords first, as they do), Python's
+    TypeError otherwise; "?" when the call's own splats leave it open (a `*args`; a
+    `**kwargs` may supply what is missing)."""
+    if star:
+        return "?"
+    empty = inspect.Parameter.empty
+    sig = inspect.Signature([inspect.Parameter(n, getattr(inspect.Parameter, k),
+                                               default=empty if d is None else d)
+                             for n, k, d in callee["params"]])
+    kw = {k: 0 for k in kws}
+    for old, new in callee["shims"]:
+        if old in kw and new in kw:
+            kw.pop(old)
+        elif old in kw and new:
+            kw[new] = kw.pop(old)
+    try:
+        (sig.bind_partial if dstar else sig.bind)(*range(npos), **kw)
+        return None
+    except TypeError as e:
+        return str(e)
+
+
+BINDS = ("it passes `", "it does not pass `", "it passes ")
+
+
+def compare_calls(calls, provided, at_a, at_b, run):
+    """The calls that bound at A and do not at B, against pgci's errors that say a
+    call no longer binds; every such error one of them."""
+    want, decided = {}, set()
+    for cfg, mod, used_by, cls, how, name, npos, star, kws, dstar in calls:
+        pa, pb = at_a.get(f"{mod}|{cls}|{how}|{name}"), at_b.get(f"{mod}|{cls}|{how}|{name}")
+        if not isinstance(pa, dict) or not isinstance(pb, dict):
+            continue
+        # a submodule's forward the config overrides runs the config's code
+        if pb.get("class") and f"{pb['class']}.forward" in provided[cfg]:
+            continue
+        ba, bb = binds(pa, npos, star, kws, dstar), binds(pb, npos, star, kws, dstar)
+        key = (cfg, used_by, f"self.{name}()" if how == "self" else f"{name}()")
+        if "?" in (ba, bb):
+            continue
+        decided.add(key)
+        if ba is None and bb is not None:
+            want[key] = bb
+    got = {}
+    for f in run["findings"]:
+        d = f["data"]
+        if f["severity"] == "error" and d.get("kind") == "callee-signature-changed" and \
+                (d.get("because") or "").startswith(BINDS):
+            got[(f["config"], d.get("used_by"), d.get("call"))] = d["because"]
+    missed = sorted(set(want) - set(got))
+    false = sorted(k for k in set(got) - set(want) if k in decided)
+    open_ = sorted(k for k in set(got) - set(want) if k not in decided)
+    print(f"  the real calls: {len(decided)} calls of the override bodies decided, {len(want)} bound "
+          f"at A and not at B; pgci: {len(got)} errors that a call no longer binds, "
+          f"{len(missed)} missed, {len(false)} not so, {len(open_)} the oracle cannot decide")
+    for k in missed:
+        print("  missed:", k, want[k])
+    for k in false:
+        print("  false: ", k, got[k])
+    return not missed and not false
+
+
+def compare(scanned, at_a, at_b, run):
+    ok = compare_targets(scanned["targets"], at_a, at_b, run)
+    return compare_calls(scanned["calls"], scanned["provided"], at_a, at_b, run) and ok
