@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "patchgen/codegen_source.h"
 #include "py/py.h"
 #include "py/pynode.h"
 
@@ -530,6 +531,12 @@ static void settle_stand_ins(walk *w)
     u->n_stand_ins = kept;
 }
 
+static int patch_decorator(const py_tree *t, TSNode d)
+{
+    uint32_t s = ts_node_start_byte(d), e = ts_node_end_byte(d);
+    return cgsrc_is_patch_decorator(t->src + s, e - s);
+}
+
 void body_uses_of_tree(body_uses *out, const py_tree *t)
 {
     memset(out, 0, sizeof(*out));
@@ -539,12 +546,19 @@ void body_uses_of_tree(body_uses *out, const py_tree *t)
     walk w = {out, &bound, t, NULL, 0};
     collect_locals(&w, root);
     /* the registering decorators (`@config.override_method(...)`) are the config's,
-     * not the body's: skip the top-level definitions' decorators */
+     * not the body's, and patchgen drops them; the others stay in the generated
+     * module above the definition (`@dataclass`) and read its names */
     uint32_t k = ts_node_named_child_count(root);
     for (uint32_t i = 0; i < k; i++) {
         TSNode n = ts_node_named_child(root, i), parent = root;
         if (py_is(n, "decorated_definition")) {
             parent = n;
+            uint32_t nd = ts_node_named_child_count(n);
+            for (uint32_t j = 0; j < nd; j++) {
+                TSNode d = ts_node_named_child(n, j);
+                if (py_is(d, "decorator") && !patch_decorator(t, d))
+                    collect_uses(&w, d, n);
+            }
             n = py_field(n, "definition");
         }
         if (!ts_node_is_null(n))

@@ -1666,6 +1666,21 @@ static void compare_target(sig_ctx *c, const pg_patch *patch, const char *target
         compare_init_attrs(c, da->parent->qualname, da->parent, db->parent);
 }
 
+/* A helper's names, `add_helper` or `add_helper_after`: its text lands in the
+ * generated module, decorators and all (transformers 5.24.0's Qwen3.5 module no
+ * longer imports the `dataclass` a positioned helper of the configs is under). */
+static void helper_imports(sig_ctx *c, const pg_object *helper)
+{
+    if (!helper || !helper->name)
+        return;
+    char *text = signatures_object_text(helper);
+    pg_patch fake = {0};
+    fake.target = helper->name;
+    c->patch = NULL;
+    removed_imports(c, &fake, text);
+    free(text);
+}
+
 void signatures_compare(findings *out, const survey_pair *p)
 {
     strvec seen = STRVEC_INIT, emitted = STRVEC_INIT;
@@ -1696,15 +1711,10 @@ void signatures_compare(findings *out, const survey_pair *p)
         const index_def *db = p->b ? index_find(p->b, h->target) : NULL;
         if (da && !db)
             vanished(&c, h->target);
+        helper_imports(&c, h->helper);
     }
-    for (size_t i = 0; i < cfg->helpers.len; i++) {
-        char *text = signatures_object_text(cfg->helpers.items[i]);
-        pg_patch fake = {0};
-        fake.target = cfg->helpers.items[i]->name;
-        c.patch = NULL;
-        removed_imports(&c, &fake, text);
-        free(text);
-    }
+    for (size_t i = 0; i < cfg->helpers.len; i++)
+        helper_imports(&c, cfg->helpers.items[i]);
     strvec_free(&seen);
     strvec_free(&emitted);
 }

@@ -78,7 +78,7 @@ static int is_word_byte(unsigned char c)
 }
 
 /* re.match(r"@(?:config\.)?(?:replace_class|...)\b", stripped) */
-static int is_patch_decorator(const char *s, size_t n)
+int cgsrc_is_patch_decorator(const char *s, size_t n)
 {
     if (n == 0 || s[0] != '@')
         return 0;
@@ -116,7 +116,7 @@ void cgsrc_strip_patch_decorators(strbuf *out, const char *s, size_t n)
     for (size_t i = 0; i < lines.len; i++) {
         cg_span l = lines.items[i];
         cg_span st = cgtext_strip(l.p, l.n);
-        if (!in_dec && is_patch_decorator(st.p, st.n)) {
+        if (!in_dec && cgsrc_is_patch_decorator(st.p, st.n)) {
             in_dec = 1;
             depth = paren_delta(st.p, st.n);
             if (depth <= 0)

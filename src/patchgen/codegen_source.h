@@ -3,7 +3,8 @@
  * and cleans it (PATCHGEN_SPEC.md §2): the definition plus the column-0 comment
  * block above it, dedented, name_map applied, patch decorators dropped, renamed.
  *
- * (Internal to the code generator.)
+ * (Internal to the code generator, but for cgsrc_is_patch_decorator, which the
+ * survey asks of the decorators it reads in a patch body.)
  */
 #ifndef PGCI_PATCHGEN_CODEGEN_SOURCE_H
 #define PGCI_PATCHGEN_CODEGEN_SOURCE_H
@@ -16,6 +17,10 @@
  * blank lines above it, blank lines trimmed off that block. Appends nothing when
  * the object has no source (patchgen's "" case). */
 void cgsrc_object_source(strbuf *out, const pg_object *obj);
+
+/* Whether decorator line s (stripped, starting with `@`) is one patchgen drops:
+ * `@config.<patch decorator>` or `@<patch decorator>` (a whole word). */
+int cgsrc_is_patch_decorator(const char *s, size_t n);
 
 /* strip_patch_decorators(): drops `@config.<patch decorator>` / `@<patch
  * decorator>` lines (continuing while parentheses stay open); lines re-joined

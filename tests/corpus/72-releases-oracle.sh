@@ -10,7 +10,11 @@
 #    that config and target, and every such finding is one; every call of an
 #    override body that binds at the old release and not at the new one
 #    (`Signature.bind`, through upstream's `@deprecate_kwarg` shims) is an error,
-#    and every error that a call no longer binds is one (signatures_oracle.py).
+#    and every error that a call no longer binds is one (signatures_oracle.py);
+#  - every module-level name a patch body reads (symtable: CPython's scoping,
+#    decorators kept by patchgen included) that the real module had at the old
+#    release and not at the new one is an error (`name-removed`,
+#    `import-removed`), and every such error is one (names_oracle.py).
 # The releases are imported with the torch of the venv 80-hf-parity.sh installs,
 # each beside the huggingface_hub and tokenizers its version check asks for
 # (pinned, into the corpus cache); each release is imported once per workspace.

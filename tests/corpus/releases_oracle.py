@@ -1,31 +1,33 @@
 """The survey against the real transformers releases, imported: the driver of
-tests/corpus/72-releases-oracle.sh over its two oracles, callees_oracle.py (a call
-or read through `self` that the class no longer answers) and signatures_oracle.py
-(a target's parameters; a call that no longer binds).
+tests/corpus/72-releases-oracle.sh over its three oracles, callees_oracle.py (a
+call or read through `self` that the class no longer answers), signatures_oracle.py
+(a target's parameters; a call that no longer binds) and names_oracle.py (a
+module-level name a patch body reads that the module no longer has).
 
-  scan WS > SCAN.json             both oracles' questions, read from the configs
-  probe SCAN.json > AT.json       both answered under one release (its modules
+  scan WS > SCAN.json             the oracles' questions, read from the configs
+  probe SCAN.json > AT.json       all answered under one release (its modules
                                   imported once)
   compare SCAN.json A.json B.json RUN.json
-                                  both against pgci's run.json; exit 1 when either
+                                  each against pgci's run.json; exit 1 when one
                                   finds a fact pgci missed or a finding that is not so
 """
 import json, os, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import callees_oracle, signatures_oracle  # noqa: E402
+import callees_oracle, names_oracle, signatures_oracle  # noqa: E402
+
+ORACLES = {"callees": callees_oracle, "signatures": signatures_oracle, "names": names_oracle}
 
 if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "scan":
-        json.dump({"callees": callees_oracle.scan(args[0]),
-                   "signatures": signatures_oracle.scan(args[0])}, sys.stdout)
+        json.dump({k: o.scan(args[0]) for k, o in ORACLES.items()}, sys.stdout)
     elif cmd == "probe":
         q = json.load(open(args[0]))
-        json.dump({"callees": callees_oracle.probe(q["callees"]),
-                   "signatures": signatures_oracle.probe(q["signatures"])}, sys.stdout)
+        json.dump({k: o.probe(q[k]) for k, o in ORACLES.items()}, sys.stdout)
     else:
         q, a, b, run = (json.load(open(p)) for p in args[:4])
-        ok = callees_oracle.compare(q["callees"], a["callees"], b["callees"], run)
-        ok = signatures_oracle.compare(q["signatures"], a["signatures"], b["signatures"], run) and ok
+        ok = True
+        for k, o in ORACLES.items():
+            ok = o.compare(q[k], a[k], b[k], run) and ok
         sys.exit(0 if ok else 1)

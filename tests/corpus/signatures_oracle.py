@@ -30,7 +30,7 @@ the configs with Python's ast, independently of pgci.
                               of pgci that the call no longer binds, and every
                               such error one of them; False otherwise
 """
-import ast, glob, importlib, inspect, os, re
+import ast, glob, importlib, inspect, os, re, symtable, textwrap
 
 import callees_oracle  # its reading of the overrides
 
@@ -67,21 +67,70 @@ def config_targets(path, ws, depth=0):
     return out, source
 
 
+def block_binds(text):
+    """The names a post-import block binds in the module (CPython's scoping); a
+    block that does not parse, every identifier it mentions."""
+    try:
+        top = symtable.symtable(textwrap.dedent(text).strip() + "\n", "<block>", "exec")
+    except SyntaxError:
+        return set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", text))
+    return {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported()}
+
+
 def provided_names(path):
-    """What a config puts in the generated module under a bare name, over-counted:
-    every identifier in a string it passes to `config.*` (targets, imports, blocks)
-    and every name it passes there (helpers, replacements)."""
+    """What a config binds in the generated module under a bare name: its
+    `add_import` names (or alias, or package), what its post-import blocks bind,
+    its helpers, and the functions and classes it replaces."""
     tree = ast.parse(open(path).read())
+    strings = {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign)
+               for t in n.targets if isinstance(t, ast.Name) and isinstance(n.value, ast.Constant)
+               and isinstance(n.value.value, str)}
+    defs = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                        ast.ClassDef))}
+    origin = {a.asname or a.name: a.name for n in tree.body if isinstance(n, ast.ImportFrom)
+              for a in n.names}
+
+    def const(node):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        return strings.get(node.id) if isinstance(node, ast.Name) else None
+
+    def helper(node):  # a helper keeps the name its definition has
+        if isinstance(node, ast.Name):
+            return node.id if node.id in defs else origin.get(node.id, node.id)
+        return None
+
     out = set()
     for n in ast.walk(tree):
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
-                isinstance(n.func.value, ast.Name) and n.func.value.id == "config":
-            for a in list(n.args) + [k.value for k in n.keywords]:
-                for m in ast.walk(a):
-                    if isinstance(m, ast.Constant) and isinstance(m.value, str):
-                        out.update(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", m.value))
-                    elif isinstance(m, ast.Name):
-                        out.add(m.id)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for d in n.decorator_list:
+                f = d.func if isinstance(d, ast.Call) else d
+                if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and \
+                        f.value.id == "config" and f.attr in ("add_helper", "add_helper_after"):
+                    out.add(n.name)
+        if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)):
+            continue
+        attr, args = n.func.attr, list(n.args)
+        kw = {k.arg: k.value for k in n.keywords if k.arg}
+        if attr == "create_patch_from_external" and const(kw.get("target")):
+            out.add(const(kw["target"]))
+        if not (isinstance(n.func.value, ast.Name) and n.func.value.id == "config"):
+            continue
+        if attr == "add_import" and args and const(args[0]):
+            names = kw.get("names", args[1] if len(args) > 1 else None)
+            if isinstance(names, (ast.List, ast.Tuple)):
+                out.update(const(e) for e in names.elts if const(e))
+            elif const(kw.get("alias")):
+                out.add(const(kw["alias"]))
+            else:
+                out.add(const(args[0]).split(".")[0])
+        elif attr == "add_post_import_block" and args and const(args[0]) is not None:
+            out |= block_binds(const(args[0]))
+        elif attr in ("add_helper", "add_helper_after") and args:
+            out.add(helper(args[-1]))
+        elif attr in ("replace_function", "replace_class") and args and const(args[0]):
+            out.add(const(args[0]))
+    out.discard(None)
     return out
 
 

@@ -61,6 +61,30 @@ static void test_body_uses(void **state)
     strvec_free(&want);
 }
 
+/* The decorators a body keeps are read: patchgen drops only the registering ones
+ * (`@config.add_helper_after(...)`, a bare `@add_helper`), and `@dataclass` on a
+ * helper is evaluated in the generated module (transformers 5.24.0's Qwen3.5 module
+ * stopped importing `dataclass`, which a helper of the Qwen3.5 configs needs). */
+static void test_body_uses_decorators(void **state)
+{
+    (void)state;
+    static const char body[] = "@config.add_helper_after(\"Out\", note=NOTE)\n"
+                               "@add_helper\n"
+                               "@dataclass\n"
+                               "@torch.no_grad()\n"
+                               "class Helper(Out):\n"
+                               "    @staticmethod\n"
+                               "    def f(x):\n"
+                               "        return x\n";
+    body_uses u;
+    assert_int_equal(body_uses_read(&u, body, sizeof(body) - 1), 0);
+    const char *names[] = {"dataclass", "torch", "Out", "staticmethod"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        assert_true(strvec_find(&u.loads, names[i]) >= 0);
+    assert_int_equal(u.loads.len, sizeof(names) / sizeof(names[0]));
+    body_uses_free(&u);
+}
+
 /* Calls of free names, through a local alias or with a `**kw` dict literal, and what
  * a loop over a container of submodules does with each element. */
 static void test_body_uses_calls(void **state)
@@ -353,6 +377,7 @@ static index_module *index_named(const char *src, const char *name)
  * in order; ext_a/ext_b: transformers.masking_utils at A and B, or NULL. */
 /* A post-import block the next survey's config adds (NULL: none). */
 static const char *post_block;
+static const char *helper_after, *helper_body; /* an add_helper_after's target and text */
 /* transformers.modeling_utils at both tags for the next survey (NULL: none). */
 static const char *base_src;
 /* 1: each finding's detail follows its line in the next survey's text */
@@ -415,6 +440,18 @@ static char *survey_with(const char *src_a, const char *src_b, const tpatch *ps,
     cfg.source_module = "transformers.models.toy.modeling_toy";
     if (post_block)
         VEC_PUSH(&cfg.post_import_blocks, post_block);
+    pg_object helper = {.name = "Helper",
+                        .module = "cfg",
+                        .file = "/x/cfg.py",
+                        .text = helper_body,
+                        .start_line = 1,
+                        .end_line = helper_body ? count_lines(helper_body) : 0,
+                        .text_len = helper_body ? strlen(helper_body) : 0,
+                        .is_class = 1};
+    if (helper_body) {
+        pg_positioned_helper h = {helper_after, &helper, "after"};
+        VEC_PUSH(&cfg.positioned_helpers, h);
+    }
     pg_object *objs = calloc(n + 1, sizeof(*objs));
     for (size_t i = 0; i < n; i++) {
         pg_patch p = {0};
@@ -491,10 +528,13 @@ static char *survey_with(const char *src_a, const char *src_b, const tpatch *ps,
     for (size_t i = 0; i < n; i++)
         bodies += ps[i].body != NULL;
     bodies += post_block != NULL; /* read once a run too */
+    bodies += helper_body != NULL;
     parses -= modules;
     reused -= reused0;
     assert_true(parses <= bodies);
-    assert_true(reused >= parses);
+    /* a helper's text is read for its uses alone: parsed once, its second reader
+     * answered by the memo of uses, not by the parse set */
+    assert_true(reused + (helper_body != NULL) >= parses);
     py_parse_set_free(set);
     survey_bodies_free(memo);
     strbuf out = got[0];
@@ -1324,6 +1364,53 @@ static void test_post_import_block_binds(void **state)
     post_block = NULL;
 }
 
+/* A replaced class's own decorator reads a name upstream stopped importing: an
+ * error, as any other name its body reads. */
+static void test_decorator_name_removed(void **state)
+{
+    (void)state;
+    static const char a[] = "from dataclasses import dataclass\n"
+                            "@dataclass\n"
+                            "class Out:\n"
+                            "    x: int = 0\n";
+    static const char b[] = "class Out:\n"
+                            "    x: int = 0\n";
+    tpatch ps[] = {{PG_CLASS_REPLACEMENT, "Out",
+                    "@config.replace_class(\"Out\")\n"
+                    "@dataclass\n"
+                    "class Out:\n"
+                    "    x: int = 1\n"}};
+    char *got = survey(a, b, ps, 1);
+    expect(got, "warning decorator-removed: `Out`: decorator `@dataclass` removed\n"
+                "error import-removed: `Out` uses `dataclass`, which upstream no longer imports at "
+                "v2.0\n");
+    free(got);
+}
+
+/* A helper placed after a class reads a name upstream stopped importing in its
+ * decorator: an error (5.24.0's Qwen3.5 module and the configs' `@dataclass`
+ * helper placed after `Qwen3_5CausalLMOutputWithPast`). */
+static void test_positioned_helper_name_removed(void **state)
+{
+    (void)state;
+    static const char a[] = "from dataclasses import dataclass\n"
+                            "@dataclass\n"
+                            "class Out:\n"
+                            "    x: int = 0\n";
+    static const char b[] = "class Out:\n"
+                            "    x: int = 0\n";
+    helper_after = "Out";
+    helper_body = "@config.add_helper_after(\"Out\")\n"
+                  "@dataclass\n"
+                  "class Helper(Out):\n"
+                  "    y: int = 1\n";
+    char *got = survey(a, b, NULL, 0);
+    helper_after = helper_body = NULL;
+    expect(got, "error import-removed: `Helper` uses `dataclass`, which upstream no longer imports "
+                "at v2.0\n");
+    free(got);
+}
+
 /* A successor named both by similarity and by its name (one token dropped,
  * transformers 5.16's `torch_causal_conv1d_update` → `causal_conv1d_update`) is one
  * line of the detail, with both reasons, not two. */
@@ -1844,6 +1931,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_body_uses),
         cmocka_unit_test(test_body_uses_calls),
+        cmocka_unit_test(test_body_uses_decorators),
         cmocka_unit_test(test_body_uses_broken),
         cmocka_unit_test(test_imported_function_call),
         cmocka_unit_test(test_imported_modules),
@@ -1863,6 +1951,8 @@ int main(void)
         cmocka_unit_test(test_param_removed_through_shim),
         cmocka_unit_test(test_override_renamed_by_shim),
         cmocka_unit_test(test_post_import_block_binds),
+        cmocka_unit_test(test_decorator_name_removed),
+        cmocka_unit_test(test_positioned_helper_name_removed),
         cmocka_unit_test(test_successor_named_once),
         cmocka_unit_test(test_callee_inherited),
         cmocka_unit_test(test_self_call_deprecated),
