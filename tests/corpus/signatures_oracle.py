@@ -13,14 +13,18 @@ the configs with Python's ast, independently of pgci.
   scan(WS)                    every patch target of the real configs (the sibling
                               config an NPU config imports its `config` from
                               included): an override's method, a replaced
-                              function, each method of a replaced class; and
+                              function, each method of a replaced class, where
+                              an `add_helper_after` helper goes; and
                               every call `f(...)` and `self.m(...)` of the
                               override bodies, but those the config answers
   probe(SCANNED)              run under one release: each target's parameters
                               (name, kind, default's repr), "absent" or
                               "unimportable"; what each call reaches (a function,
                               a method, a submodule's forward) and its shims
-  compare(SCANNED, A, B, RUN) the parameter changes of each target present at
+  compare(SCANNED, A, B, RUN) the targets present at A and not at B, each a
+                              `vanished` or `missing-target` error of that config
+                              and every such error one of them; the parameter
+                              changes of each target present at
                               both releases, against pgci's run.json: every one
                               reported (param-removed, -added-required,
                               -added-optional, -renamed, -kind-changed,
@@ -51,8 +55,8 @@ def config_targets(path, ws, depth=0):
             calls = [node.value]
         for d in calls:
             if isinstance(d.func, ast.Attribute) and isinstance(d.func.value, ast.Name) and \
-                    d.func.value.id == "config" and d.func.attr in KINDS and d.args and \
-                    isinstance(d.args[0], ast.Constant):
+                    d.func.value.id == "config" and d.func.attr in KINDS + ("add_helper_after",) \
+                    and d.args and isinstance(d.args[0], ast.Constant):
                 out.append((d.func.attr, d.args[0].value))
     m = re.search(r'source_module\s*=\s*"([^"]+)"', src)
     source = m.group(1) if m else None
@@ -289,6 +293,12 @@ def probe_targets(targets, res):
             res[f"{mod}|{target}"] = "unimportable"
             continue
         parts = target.split(".")
+        if kind == "add_helper_after":  # where a helper goes: a module-level definition
+            obj = getattr(module, target, None)
+            res[f"{mod}|{target}"] = "has" if obj is not None and \
+                (inspect.isclass(obj) or inspect.isfunction(obj)) and \
+                defined_here(obj, module) else "absent"
+            continue
         if kind == "replace_class":
             cls = getattr(module, parts[0], None)
             if not inspect.isclass(cls) or cls.__module__ != module.__name__:
@@ -451,7 +461,26 @@ def reported(run):
     return got
 
 
+def compare_gone(targets, at_a, at_b, run):
+    """The targets present at A and absent at B (a class, a method in its class, a
+    function, where a helper goes), against pgci's `vanished` and `missing-target`
+    errors."""
+    want = {(cfg, t) for cfg, mod, kind, t in targets
+            if at_a.get(f"{mod}|{t}") not in (None, "absent", "unimportable") and
+            at_b.get(f"{mod}|{t}") == "absent"}
+    got = {(f["config"], f["data"].get("target")) for f in run["findings"]
+           if f["severity"] == "error" and f["data"].get("kind") in ("vanished", "missing-target")}
+    print(f"  the real targets: {len(want)} present at A and not at B; pgci: {len(got)} "
+          f"vanished, {len(want - got)} missed, {len(got - want)} not so")
+    for x in sorted(want - got):
+        print("  missed:", x)
+    for x in sorted(got - want):
+        print("  false: ", x)
+    return want == got
+
+
 def compare_targets(targets, at_a, at_b, run):
+    targets = [t for t in targets if t[2] != "add_helper_after"]
     got = reported(run)
     want = {}
     compared = 0
@@ -559,4 +588,5 @@ def compare_calls(calls, provided, at_a, at_b, run):
 
 def compare(scanned, at_a, at_b, run):
     ok = compare_targets(scanned["targets"], at_a, at_b, run)
+    ok = compare_gone(scanned["targets"], at_a, at_b, run) and ok
     return compare_calls(scanned["calls"], scanned["provided"], at_a, at_b, run) and ok
