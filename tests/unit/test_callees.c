@@ -541,6 +541,7 @@ static char *survey_with(const char *src_a, const char *src_b, const tpatch *ps,
     strbuf_free(&got[1]);
     VEC_FREE(&cfg.patches);
     VEC_FREE(&cfg.post_import_blocks);
+    VEC_FREE(&cfg.positioned_helpers);
     free(objs);
     index_module_free(a);
     index_module_free(b);
