@@ -413,7 +413,10 @@ static int cmp_check_order(const void *a, const void *b)
     return ox != oy ? (ox < oy ? -1 : 1) : strcmp(x, y);
 }
 
-static void add_configs(strbuf *sb, const run_doc *d)
+/* The configs' table. A survey folds it: its sections already name the configs
+ * each change hits, and its first sentence how many fail to regenerate; the table
+ * is for looking one up (29 rows were a tenth of a long jump's note). */
+static void add_configs(strbuf *sb, const run_doc *d, int fold)
 {
     json_t *cs = run_doc_configs(d), *fs = run_doc_findings(d);
     strbuf_adds(sb, "## Configs\n\n");
@@ -421,6 +424,11 @@ static void add_configs(strbuf *sb, const run_doc *d)
         strbuf_adds(sb, "No configs in this run.\n\n");
         return;
     }
+    if (fold)
+        strbuf_addf(sb,
+                    "<details><summary>Each of the %zu configs: regeneration against the new "
+                    "tag, findings</summary>\n\n",
+                    json_array_size(cs));
     strbuf_adds(sb, "<table>\n<tr><th>config</th><th>status</th><th>errors</th><th>warnings</th>"
                     "<th>notes</th></tr>\n");
     size_t i;
@@ -462,6 +470,8 @@ static void add_configs(strbuf *sb, const run_doc *d)
                     n[SEV_WARNING], n[SEV_INFO]);
     }
     strbuf_adds(sb, "</table>\n\n");
+    if (fold)
+        strbuf_adds(sb, "</details>\n\n");
 }
 
 static void add_verification(strbuf *sb, const run_doc *d)
@@ -562,7 +572,7 @@ void report_markdown_sections(md_doc *m, const run_doc *d)
             add_check_section(m, d, ids.items[k]);
     strvec_free(&ids);
 
-    add_configs(&sb, d);
+    add_configs(&sb, d, !strcmp(run_doc_command(d), "survey"));
     md_doc_add(m, "configs", "Configs", &sb, 0);
     add_verification(&sb, d);
     md_doc_add(m, "verification", "Verification", &sb, 0);
