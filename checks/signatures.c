@@ -22,6 +22,7 @@
 #include "checks/body_uses.h"
 #include "checks/contracts.h"
 #include "checks/deprecate_kwarg.h"
+#include "checks/keyword_calls.h"
 #include "checks/source_text.h"
 #include "checks/survey_trees.h"
 #include "core/error.h"
@@ -435,15 +436,92 @@ static int likely_rename(const index_def *a, const index_def *b, const index_par
     return s >= 0.3;
 }
 
-/* A renamed parameter breaks a patch written against the old name, unless upstream
- * keeps the old name working through @deprecate_kwarg: then it is a warning with
- * the removal version. */
+/* What the override itself takes, read from its text: 1 when its def has a
+ * parameter `name`, 2 when it has none but a `**kwargs`, 0 when neither, -1 when
+ * the text does not tell (no text, no def). */
+static int override_takes(const sig_ctx *c, const char *name)
+{
+    if (!c->patch_text)
+        return -1;
+    index_module *own;
+    const index_module *m = survey_patch_index(c->p, c->patch_text, strlen(c->patch_text), &own);
+    pgci_error_clear();
+    const index_def *fn = m && m->n_defs && m->defs[0]->kind == INDEX_FUNCTION ? m->defs[0] : NULL;
+    int r = -1;
+    if (fn) {
+        r = index_param_find(fn, name) ? 1 : 0;
+        for (size_t i = 0; !r && i < fn->n_params; i++)
+            if (fn->params[i].kind == INDEX_PARAM_VAR_KEYWORD)
+                r = 2;
+    }
+    if (own)
+        index_module_free(own);
+    return r;
+}
+
+/* A call of the overridden `Cls.forward` passing old= or new= by name: upstream's
+ * (module B) or the config's own overrides of the classes that hold a Cls. */
+static char *keyword_caller(const sig_ctx *c, const char *target, const char *old,
+                            const char *new_name, char **call)
+{
+    *call = NULL;
+    const char *dot = strchr(target, '.');
+    if (!dot || strcmp(dot + 1, "forward"))
+        return NULL;
+    char *cls = pgci_strndup(target, (size_t)(dot - target));
+    const pg_config *cfg = c->p->cfg;
+    keyword_calls_text *texts = pgci_calloc(cfg->patches.len + 1, sizeof(*texts));
+    size_t n = 0;
+    strvec overridden = STRVEC_INIT;
+    for (size_t i = 0; i < cfg->patches.len; i++) {
+        const pg_patch *p = &cfg->patches.items[i];
+        const char *d = strchr(p->target, '.');
+        if (p->type == PG_METHOD_OVERRIDE || p->type == PG_CLASS_REPLACEMENT)
+            strvec_push(&overridden, p->target);
+        if (p->type != PG_METHOD_OVERRIDE || !d || !p->replacement)
+            continue;
+        char *text = signatures_object_text(p->replacement);
+        if (!text)
+            continue;
+        texts[n].owner = pgci_strndup(p->target, (size_t)(d - p->target));
+        texts[n].what = pgci_asprintf("the config's `%s`", p->target);
+        texts[n].text = text;
+        texts[n].len = strlen(text);
+        n++;
+    }
+    const char *kws[] = {new_name, old};
+    keyword_calls_ctx k = {kws, 2, texts, n, &overridden};
+    char *found = keyword_calls_find(c->p->b, c->p->src_b, c->p->src_b_len, cls, &k, call);
+    strvec_free(&overridden);
+    for (size_t i = 0; i < n; i++) {
+        free((char *)texts[i].owner);
+        free((char *)texts[i].what);
+        free((char *)texts[i].text);
+    }
+    free(texts);
+    free(cls);
+    return found;
+}
+
+/* A renamed parameter breaks a patch written against the old name. Upstream's
+ * `@deprecate_kwarg` keeps the old name working for upstream's callers, but an
+ * override carries that shim itself (patchgen keeps upstream's decorators on it):
+ * a call passing either name by keyword reaches the override as `new=`. So the
+ * shim makes it a warning only when the override takes the new name; when it takes
+ * neither that name nor `**kwargs`, a call passing it by name is a TypeError (an
+ * error once one is found), and with `**kwargs` the value goes there. */
 static void param_renamed(sig_ctx *c, const char *target, const index_def *a, const index_def *b,
                           const char *old, const char *new_name)
 {
     const char *ta = c->p->tag_a, *tb = c->p->tag_b;
     deprecated_kwarg k;
     int shim = deprecated_kwarg_find(&k, b, old) && k.new_name && !strcmp(k.new_name, new_name);
+    int takes = shim && c->patch && c->patch->type == PG_METHOD_OVERRIDE &&
+                        !strcmp(c->patch->target, target)
+                    ? override_takes(c, new_name)
+                    : -1;
+    char *call = NULL;
+    char *caller = takes == 0 ? keyword_caller(c, target, old, new_name, &call) : NULL;
     json_t *data = sig_data(a, b);
     json_object_set_new(data, "parameter", json_string(old));
     json_object_set_new(data, "new_parameter", json_string(new_name));
@@ -452,15 +530,43 @@ static void param_renamed(sig_ctx *c, const char *target, const index_def *a, co
         json_object_set_new(data, "shim", json_string("deprecate_kwarg"));
         if (k.version)
             json_object_set_new(data, "removal_version", json_string(k.version));
-        f = add(c, SEV_WARNING, data, "param-renamed", target,
-                "`%s`: parameter `%s` renamed to `%s` (%s → %s); `@deprecate_kwarg` keeps `%s` "
-                "working until %s",
-                target, old, new_name, ta, tb, old, k.version ? k.version : "its removal");
-    } else {
-        f = add(c, SEV_ERROR, data, "param-renamed", target,
-                "`%s`: parameter `%s` renamed to `%s` (%s → %s)", target, old, new_name, ta, tb);
     }
+    strbuf t = STRBUF_INIT;
+    strbuf_addf(&t, "`%s`: parameter `%s` renamed to `%s` (%s → %s)", target, old, new_name, ta,
+                tb);
+    if (shim && (takes == 0 || takes == 2)) {
+        strbuf_addf(&t,
+                    "; the override keeps upstream's `@deprecate_kwarg`, which turns `%s=` into "
+                    "`%s=`, ",
+                    old, new_name);
+        if (takes == 2)
+            strbuf_addf(&t,
+                        "and `%s=` goes into the override's `**kwargs`: a call passing either "
+                        "by name no longer reaches `%s`",
+                        new_name, old);
+        else if (caller)
+            strbuf_addf(&t, "which the override does not take: %s, a TypeError", caller);
+        else
+            strbuf_addf(&t, "which the override does not take: a call passing either by name "
+                            "raises a TypeError (no call found passes it by name)");
+        if (caller) { /* for the note's "Why it breaks" */
+            json_object_set_new(data, "call", json_string(call));
+            char *why = pgci_asprintf("%s, which the override's `@deprecate_kwarg` turns into "
+                                      "`%s=`: the override does not take it",
+                                      caller, new_name);
+            json_object_set_new(data, "because", json_string(why));
+            free(why);
+        }
+    } else if (shim) {
+        strbuf_addf(&t, "; `@deprecate_kwarg` keeps `%s` working until %s", old,
+                    k.version ? k.version : "its removal");
+    }
+    f = add(c, shim && !caller ? SEV_WARNING : SEV_ERROR, data, "param-renamed", target, "%s",
+            t.buf);
     set_sig_detail(f, a, b, ta, tb);
+    strbuf_free(&t);
+    free(caller);
+    free(call);
     deprecated_kwarg_free(&k);
 }
 
@@ -917,15 +1023,25 @@ static void compare_bases(sig_ctx *c, const char *target, const index_def *a, co
     strbuf_free(&y);
 }
 
+/* The value class d's body leaves in attribute `name`: its last assignment, as
+ * Python runs a class body top to bottom; NULL when it assigns none. */
+static const index_assign *last_attr(const index_def *d, const char *name)
+{
+    const index_assign *v = NULL;
+    for (size_t j = 0; j < d->n_attrs; j++)
+        if (!strcmp(d->attrs[j].name, name))
+            v = &d->attrs[j];
+    return v;
+}
+
 static void compare_class_attrs(sig_ctx *c, const char *target, const index_def *a,
                                 const index_def *b)
 {
     for (size_t i = 0; i < a->n_attrs; i++) {
         const index_assign *x = &a->attrs[i];
-        const index_assign *y = NULL;
-        for (size_t j = 0; j < b->n_attrs && !y; j++)
-            if (!strcmp(b->attrs[j].name, x->name))
-                y = &b->attrs[j];
+        if (last_attr(a, x->name) != x)
+            continue; /* assigned again below: the later value is the class's */
+        const index_assign *y = last_attr(b, x->name);
         if (!y)
             add(c, SEV_WARNING, NULL, "class-attr-removed", target,
                 "`%s`: class attribute `%s` removed", target, x->name);
@@ -934,14 +1050,10 @@ static void compare_class_attrs(sig_ctx *c, const char *target, const index_def 
                 "`%s`: class attribute `%s` changed: %s → %s", target, x->name,
                 x->value ? x->value : "(none)", y->value ? y->value : "(none)");
     }
-    for (size_t j = 0; j < b->n_attrs; j++) {
-        int found = 0;
-        for (size_t i = 0; i < a->n_attrs && !found; i++)
-            found = !strcmp(a->attrs[i].name, b->attrs[j].name);
-        if (!found)
+    for (size_t j = 0; j < b->n_attrs; j++)
+        if (last_attr(b, b->attrs[j].name) == &b->attrs[j] && !last_attr(a, b->attrs[j].name))
             add(c, SEV_INFO, NULL, "class-attr-added", target, "`%s`: class attribute `%s` added",
                 target, b->attrs[j].name);
-    }
 }
 
 /* The fingerprint covers the docstring; a docstring-only change (a parameter's

@@ -5,7 +5,9 @@
  * renamed or dropped parameters written into A's text), returned values, names a
  * body reads, and what @auto_docstring leaves undocumented; and what the patch
  * bodies use (checks/callees.c): methods through self and their bases, module
- * functions, submodules, where a `**kwargs` keyword goes.
+ * functions, submodules, where a `**kwargs` keyword goes; and the search for a
+ * submodule's calls passing a keyword by name (checks/keyword_calls.c), which must
+ * find a call only where its text passes the keyword.
  *
  * The input is two texts (fuzz.h: split at "\n#--\n"), the module at A and at B.
  * Each of A's first definitions is a patch target (a method override for a method,
@@ -19,6 +21,7 @@
 #include <string.h>
 
 #include "checks/callees.h"
+#include "checks/keyword_calls.h"
 #include "checks/signatures.h"
 #include "core/error.h"
 #include "core/strbuf.h"
@@ -67,6 +70,34 @@ static void compare(strbuf *out, pg_config *cfg, const index_module *a, const ch
     findings_free(&fs);
 }
 
+/* The calls of each class of A's instances in B (and in A's text as a config's
+ * override of each class), passing `x` or `cache` by name: a call found names the
+ * keyword, and the keyword is in the text. */
+static void keyword_search(const index_module *a, const char *sa, size_t la, const index_module *b,
+                           const char *sb, size_t lb)
+{
+    static const char *const kws[] = {"cache", "x"};
+    for (size_t i = 0; i < a->n_defs; i++) {
+        if (a->defs[i]->kind != INDEX_CLASS)
+            continue;
+        keyword_calls_text t = {a->defs[i]->name, "the config's", sa, la};
+        strvec none = STRVEC_INIT;
+        keyword_calls_ctx k = {kws, 2, &t, 1, &none};
+        char *call;
+        char *found = keyword_calls_find(b, sb, lb, a->defs[i]->name, &k, &call);
+        if (found)
+            CHECK((strstr(found, "`cache=`") || strstr(found, "`x=`")) && call &&
+                  !strncmp(call, "self.", 5));
+        else
+            CHECK(!call);
+        free(found);
+        free(call);
+    }
+    for (size_t i = 0; i < lb; i++)
+        if (sb[i] == '(' && keyword_calls_passes(sb + i, lb - i, "cache"))
+            CHECK(memmem(sb + i, lb - i, "cache", 5) != NULL);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *s = (const char *)data, *sb;
@@ -105,6 +136,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         patch.reg_line = 1;
         VEC_PUSH(&cfg.patches, patch);
     }
+    keyword_search(a, s, la, b, sb, lb);
     strbuf one = STRBUF_INIT, two = STRBUF_INIT, same = STRBUF_INIT;
     compare(&one, &cfg, a, s, la, b, sb, lb);
     compare(&two, &cfg, a, s, la, b, sb, lb);

@@ -17,6 +17,7 @@
 #include "checks/body_uses.h"
 #include "checks/callees.h"
 #include "checks/external_bases.h"
+#include "checks/keyword_calls.h"
 #include "checks/changes.h"
 #include "checks/deprecate_kwarg.h"
 #include "checks/inherited.h"
@@ -1507,9 +1508,124 @@ static void test_override_renamed_by_shim(void **state)
                     "def forward(self, x, past_key_values=None, extra=None):\n    return x\n"}};
     char *got = survey(a, b, ps, 1);
     expect(got, "warning param-renamed: `Net.forward`: parameter `past_key_values` renamed to "
-                "`cache` (v1.0 → v2.0); `@deprecate_kwarg` keeps `past_key_values` working until "
-                "5.40.0\n");
+                "`cache` (v1.0 → v2.0); the override keeps upstream's `@deprecate_kwarg`, which "
+                "turns `past_key_values=` into `cache=`, which the override does not take: a call "
+                "passing either by name raises a TypeError (no call found passes it by name)\n");
     free(got);
+}
+
+/* A keyword passed at a call's top level, not inside a nested call, a string, a
+ * comment, nor a comparison. */
+static void test_keyword_calls_passes(void **state)
+{
+    (void)state;
+    struct {
+        const char *call;
+        int passes;
+    } cases[] = {
+        {"(x, cache=c)", 1},        {"(x,\n    cache = c,\n)", 1}, {"(x, f(cache=c))", 0},
+        {"(x, cache == c)", 0},     {"(x, \"cache=c\")", 0},       {"(x, '''cache=\n''')", 0},
+        {"(x,  # cache=c\n y)", 0}, {"(x, my_cache=c)", 0},        {"(x, **{'cache': c})", 0},
+        {"(x) + g(cache=c)", 0},    {"(x, [1, (2)], cache=c)", 1}, {"(x, cache", 0},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int got = keyword_calls_passes(cases[i].call, strlen(cases[i].call), "cache");
+        if (got != cases[i].passes)
+            fprintf(stderr, "case %zu: %s\n", i, cases[i].call);
+        assert_int_equal(got, cases[i].passes);
+    }
+}
+
+/* An override keeps upstream's decorators, `@deprecate_kwarg` among them: the shim
+ * turns `past_key_values=` into `cache=` before the override runs. It keeps the
+ * override working only when the override takes `cache` too; with `**kwargs` the
+ * value goes there; with neither, a call passing either name by keyword raises a
+ * TypeError (what transformers 5.24.0's shim does to an override of
+ * `Qwen3_5GatedDeltaNet.forward` that keeps `cache_params`, checked in its venv):
+ * an error once such a call is found — upstream's, in a method the config does not
+ * replace, or the config's own override of the caller — a warning otherwise. */
+static void test_override_keeps_shim(void **state)
+{
+    (void)state;
+    static const char a[] = "class Net(nn.Module):\n"
+                            "    @auto_docstring\n"
+                            "    def forward(self, x, past_key_values=None):\n"
+                            "        return x\n"
+                            "class Outer(nn.Module):\n"
+                            "    def __init__(self, config):\n"
+                            "        self.net = Net(config)\n"
+                            "    def forward(self, x, state=None):\n"
+                            "        return self.net(x, state)\n";
+    static const char b_pos[] =
+        "class Net(nn.Module):\n"
+        "    @deprecate_kwarg(\"past_key_values\", \"5.40.0\", new_name=\"cache\")\n"
+        "    @auto_docstring\n"
+        "    def forward(self, x, cache=None):\n"
+        "        return x\n"
+        "class Outer(nn.Module):\n"
+        "    def __init__(self, config):\n"
+        "        self.net = Net(config)\n"
+        "    def forward(self, x, state=None):\n"
+        "        return self.net(x, state)\n";
+    static const char b_kw[] =
+        "class Net(nn.Module):\n"
+        "    @deprecate_kwarg(\"past_key_values\", \"5.40.0\", new_name=\"cache\")\n"
+        "    @auto_docstring\n"
+        "    def forward(self, x, cache=None):\n"
+        "        return x\n"
+        "class Outer(nn.Module):\n"
+        "    def __init__(self, config):\n"
+        "        self.net = Net(config)\n"
+        "    def forward(self, x, state=None):\n"
+        "        return self.net(x, cache=state)\n";
+    static const char head[] = "warning param-renamed: `Net.forward`: parameter `past_key_values` "
+                               "renamed to `cache` (v1.0 → v2.0); ";
+    static const char shim[] = "the override keeps upstream's `@deprecate_kwarg`, which turns "
+                               "`past_key_values=` into `cache=`, ";
+    struct {
+        const char *b, *body, *outer, *want;
+    } cases[] = {
+        {b_kw, "def forward(self, x, past_key_values=None, cache=None):\n    return x\n", NULL,
+         "`@deprecate_kwarg` keeps `past_key_values` working until 5.40.0\n"},
+        {b_kw, "def forward(self, x, past_key_values=None, **kwargs):\n    return x\n", NULL,
+         "and `cache=` goes into the override's `**kwargs`: a call passing either by name no "
+         "longer reaches `past_key_values`\n"},
+        {b_pos, "def forward(self, x, past_key_values=None):\n    return x\n", NULL,
+         "which the override does not take: a call passing either by name raises a TypeError "
+         "(no call found passes it by name)\n"},
+        {b_kw, "def forward(self, x, past_key_values=None):\n    return x\n", NULL,
+         "which the override does not take: `Outer.forward` passes `cache=` (line 10), a "
+         "TypeError\n"},
+        /* upstream's Outer.forward no longer runs: the config's does */
+        {b_kw, "def forward(self, x, past_key_values=None):\n    return x\n",
+         "def forward(self, x, state=None):\n    return self.net(x, state)\n",
+         "which the override does not take: a call passing either by name raises a TypeError "
+         "(no call found passes it by name)\n"},
+        {b_pos, "def forward(self, x, past_key_values=None):\n    return x\n",
+         "def forward(self, x, state=None):\n    return self.net(x, past_key_values=state)\n",
+         "which the override does not take: the config's `Outer.forward` passes "
+         "`past_key_values=`, a TypeError\n"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        tpatch ps[] = {{PG_METHOD_OVERRIDE, "Net.forward", cases[i].body},
+                       {PG_METHOD_OVERRIDE, "Outer.forward", cases[i].outer}};
+        char *got = survey(a, cases[i].b, ps, cases[i].outer ? 2 : 1);
+        strbuf want = STRBUF_INIT;
+        strbuf_addf(&want, "%s%s%s", head, i ? shim : "", cases[i].want);
+        char *line = strstr(got, "param-renamed: `Net.forward`");
+        assert_non_null(line);
+        char *end = strchr(line, '\n');
+        const char *w = strstr(want.buf, "param-renamed");
+        if (strncmp(line, w, (size_t)(end - line + 1)))
+            fprintf(stderr, "case %zu\n--- got\n%s--- want\n%s", i, got, want.buf);
+        assert_memory_equal(line, w, (size_t)(end - line + 1));
+        /* the severity: an error once a call passing it by name is found */
+        int error = strstr(cases[i].want, "passes `") != NULL;
+        assert_true(line - got >= (error ? 6 : 8));
+        assert_memory_equal(line - (error ? 6 : 8), error ? "error " : "warning ", error ? 6 : 8);
+        strbuf_free(&want);
+        free(got);
+    }
 }
 
 /* A method the body calls through self starts announcing its removal: the
@@ -1951,6 +2067,8 @@ int main(void)
         cmocka_unit_test(test_self_call_through_shim),
         cmocka_unit_test(test_param_removed_through_shim),
         cmocka_unit_test(test_override_renamed_by_shim),
+        cmocka_unit_test(test_override_keeps_shim),
+        cmocka_unit_test(test_keyword_calls_passes),
         cmocka_unit_test(test_post_import_block_binds),
         cmocka_unit_test(test_decorator_name_removed),
         cmocka_unit_test(test_positioned_helper_name_removed),

@@ -421,6 +421,30 @@ static void test_replaced_class_property_setter(void **state)
     free(got);
 }
 
+/* A class attribute assigned twice in the class body holds the later value: a
+ * class surveyed against itself says nothing of it (fuzz_signatures found the
+ * first assignment compared with the second), and only the last value is compared
+ * across tags. */
+static void test_class_attr_assigned_twice(void **state)
+{
+    (void)state;
+    static const char a[] = "class Cfg:\n"
+                            "    size = 1\n"
+                            "    size = 2\n"
+                            "    name = 'a'\n";
+    static const char b[] = "class Cfg:\n"
+                            "    size = 2\n"
+                            "    name = 'a'\n"
+                            "    name = 'b'\n";
+    char *got = survey_text(a, a, PG_CLASS_REPLACEMENT, "Cfg", NULL);
+    assert_string_equal(got, "");
+    free(got);
+    got = survey_text(a, b, PG_CLASS_REPLACEMENT, "Cfg", NULL);
+    assert_string_equal(got, "warning class-attr-changed: `Cfg`: class attribute `name` changed: "
+                             "'a' → 'b'\n");
+    free(got);
+}
+
 /* @auto_docstring documents an argument by name from auto_docstring.py's *Args
  * classes (transformers 5.24.0 prints "[ERROR] `cache_position` is part of ...'s
  * signature, but not documented" and nothing for `output_attentions`, which
@@ -655,6 +679,7 @@ int main(void)
         cmocka_unit_test(test_body_change_that_is_only_a_rename),
         cmocka_unit_test(test_decorator_dropped_under_a_replacement),
         cmocka_unit_test(test_replaced_class_property_setter),
+        cmocka_unit_test(test_class_attr_assigned_twice),
         cmocka_unit_test(test_auto_docstring_common_args),
         cmocka_unit_test(test_auto_docstring_replaced),
         cmocka_unit_test(test_removed_import_used_by_patch),

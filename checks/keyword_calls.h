@@ -1,0 +1,54 @@
+/*
+ * keyword_calls.h - where a submodule's `forward` is called with a given keyword:
+ * the evidence that an argument is passed by name, read from source text.
+ *
+ * A class D of an upstream module whose `__init__` assigns `self.<attr> =
+ * Cls(...)` calls Cls.forward as `self.<attr>(...)` from its methods; so does a
+ * config's override of a method of D. When upstream renames a parameter of
+ * Cls.forward behind `@deprecate_kwarg("old", new_name="new")` and an override of
+ * Cls.forward keeps `old` (patchgen keeps upstream's decorators on it, the shim
+ * included), a call passing `old=` or `new=` by name reaches the override as
+ * `new=`, which it does not take: a TypeError. These are such calls.
+ */
+#ifndef PGCI_CHECKS_KEYWORD_CALLS_H
+#define PGCI_CHECKS_KEYWORD_CALLS_H
+
+#include <stddef.h>
+
+#include "core/vec.h"
+#include "index/index.h"
+
+/* A text to search besides the module: a config's override of `owner.<method>`,
+ * whose `self.<attr>(...)` calls run on an instance of owner. */
+typedef struct keyword_calls_text {
+    const char *owner; /* the class the text's method belongs to */
+    const char *what;  /* how a message names it: "the config's `D.forward`" */
+    const char *text;
+    size_t len;
+} keyword_calls_text;
+
+/* What to look for and where besides the module. */
+typedef struct keyword_calls_ctx {
+    const char *const *kws; /* the keywords */
+    size_t n_kws;
+    const keyword_calls_text *texts;
+    size_t n_texts;
+    const strvec *overridden; /* "D.m" the config overrides, "D" it replaces: upstream's
+                               * code there no longer runs */
+} keyword_calls_ctx;
+
+/* The first call of `cls` instances' forward, in module m (source src[0..len)) or
+ * in k's texts, that passes one of k's keywords by name: "`D.forward` passes
+ * `new=` (line 12)" for the module, "the config's `D.forward` passes `old=`" for a
+ * text; malloc'ed, with *call the call as written ("self.linear_attn()",
+ * malloc'ed). NULL when none is found (the calls pass it by position, or through
+ * `**kwargs`, or nothing calls it so), *call NULL then. */
+char *keyword_calls_find(const index_module *m, const char *src, size_t len, const char *cls,
+                         const keyword_calls_ctx *k, char **call);
+
+/* Whether the call whose argument list opens at s[0] == '(' (within s[0..n))
+ * passes keyword kw at its top level (`kw=`, not `kw==`, not inside a nested call
+ * or a string). */
+int keyword_calls_passes(const char *s, size_t n, const char *kw);
+
+#endif
