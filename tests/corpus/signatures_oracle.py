@@ -21,7 +21,11 @@ the configs with Python's ast, independently of pgci.
                               (name, kind, default's repr), "absent" or
                               "unimportable"; what each call reaches (a function,
                               a method, a submodule's forward) and its shims
-  compare(SCANNED, A, B, RUN) the targets present at A and not at B, each a
+  compare(SCANNED, A, B, RUN) what pgci says of an override behind a renaming
+                              `@deprecate_kwarg` at B (the argument goes into a
+                              TypeError, into `**kwargs`, keeps working), against
+                              the override's def called through B's real shims;
+                              the targets present at A and not at B, each a
                               `vanished` or `missing-target` error of that config
                               and every such error one of them; the parameter
                               changes of each target present at
@@ -34,7 +38,7 @@ the configs with Python's ast, independently of pgci.
                               of pgci that the call no longer binds, and every
                               such error one of them; False otherwise
 """
-import ast, glob, importlib, inspect, os, re, symtable, textwrap
+import ast, glob, importlib, inspect, os, re, symtable, textwrap, types, warnings
 
 import callees_oracle  # its reading of the overrides
 
@@ -212,7 +216,7 @@ def body_calls(fn):
 
 
 def scan(ws):
-    targets, calls, provided_by = [], [], {}
+    targets, calls, provided_by, sources = [], [], {}, []
     for path in sorted(glob.glob(os.path.join(ws, "veomni/models/transformers/*/*_patch_gen_config.py"))):
         cfg = os.path.relpath(path, ws)[:-3].replace("/", ".")
         regs, source = config_targets(path, ws)
@@ -237,12 +241,14 @@ def scan(ws):
             cls = t.split(".")[0] if "." in t else None
             if cls in replaced:
                 continue
+            if cls:
+                sources.append([cfg, source, t, ast.unparse(fn)])
             for how, name, npos, star, kws, dstar in body_calls(fn):
                 if (how == "f" and name in names) or \
                         (how == "self" and (cls is None or f"{cls}.{name}" in provided)):
                     continue
                 calls.append([cfg, source, t, cls, how, name, npos, star, kws, dstar])
-    return {"targets": targets, "calls": calls, "provided": provided_by}
+    return {"targets": targets, "calls": calls, "provided": provided_by, "overrides": sources}
 
 
 def params(fn, name):
@@ -403,10 +409,142 @@ def probe_calls(calls, res):
             res[key] = {"params": params(obj, name)[1:], "shims": shims(f)}
 
 
+def cells(fn):
+    code = getattr(fn, "__code__", None)
+    return dict(zip(code.co_freevars, (c.cell_contents for c in fn.__closure__ or ()))) \
+        if code else {}
+
+
+def shim_layers(fn, name):
+    """The `@deprecate_kwarg` wrappers in front of method `name`, outermost first
+    (through `__wrapped__`, and through a wrapper that keeps none)."""
+    out = []
+    for _ in range(8):
+        c = cells(fn)
+        if "old_name" in c and "func" in c:
+            out.append(fn)
+        if getattr(fn, "__name__", None) == name and "old_name" not in c and \
+                not hasattr(fn, "__wrapped__"):
+            break
+        inner = getattr(fn, "__wrapped__", None) or next(
+            (v for v in c.values() if inspect.isfunction(v)), None)
+        if inner is None:
+            break
+        fn = inner
+    return out
+
+
+def rewrap(layer, func):
+    """The real shim `layer` (its code and closure) in front of func instead."""
+    closure = tuple(types.CellType(func) if n == "func" else c
+                    for n, c in zip(layer.__code__.co_freevars, layer.__closure__))
+    return types.FunctionType(layer.__code__, layer.__globals__, layer.__name__,
+                              layer.__defaults__, closure)
+
+
+class Reached(Exception):
+    """The override's body was entered: the call bound."""
+
+
+def probe_shims(overrides, res):
+    """Each override whose upstream method at this release sits behind
+    `@deprecate_kwarg`: the override (its def, body replaced by `raise Reached`,
+    annotations left unevaluated) wrapped in the same shims by this release's own
+    deprecate_kwarg, as patchgen's generated method is, then called with each
+    keyword the shims rename: "TypeError", "binds: PARAM" (the parameter the value
+    reached, "" for none of the named ones), or "undecided"."""
+    import __future__
+    for cfg, mod, target, src in overrides:
+        try:
+            module = importlib.import_module(mod)
+        except Exception:
+            continue
+        cls_name, _, meth = target.partition(".")
+        cls = getattr(module, cls_name, None)
+        obj = vars(cls).get(meth) if inspect.isclass(cls) else None
+        if not inspect.isfunction(obj):
+            continue
+        layers = shim_layers(obj, meth)
+        if not layers:
+            continue
+        fn = ast.parse(src).body[0]
+        fn.decorator_list = []
+        fn.body = [ast.parse("raise Reached(locals())").body[0]]
+        ns = {"Reached": Reached}
+        try:
+            exec(compile(ast.fix_missing_locations(ast.Module([fn], [])), "<override>", "exec",
+                         __future__.annotations.compiler_flag), ns)
+        except Exception:
+            continue
+        stub = ns[fn.name]
+        params = list(inspect.signature(stub).parameters.values())[1:]
+        wrapped = stub
+        for layer in reversed(layers):
+            wrapped = rewrap(layer, wrapped)
+        for layer in layers:
+            names = (cells(layer)["old_name"], cells(layer).get("new_name"))
+            for kw in names:
+                if not kw:
+                    continue
+                sentinel = object()
+                others = {p.name: 0 for p in params if p.default is inspect.Parameter.empty and
+                          p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and
+                          p.name not in names}
+                key = f"{mod}|shimcall|{target}|{kw}"
+                try:
+                    with warnings.catch_warnings():  # the shim's FutureWarning
+                        warnings.simplefilter("ignore")
+                        wrapped(object(), **others, **{kw: sentinel})
+                    res[key] = "undecided"
+                except Reached as r:
+                    got = [n for n, v in r.args[0].items() if v is sentinel]
+                    res[key] = "binds: " + (got[0] if got else "")
+                except TypeError:
+                    res[key] = "TypeError"
+                except Exception:
+                    res[key] = "undecided"
+
+
+def compare_shims(overrides, at_b, run):
+    """pgci's word on an override behind a renaming shim, against the call made
+    through the real shim: "does not take" means a TypeError for both names,
+    "goes into the override's `**kwargs`" that both bind and reach neither named
+    parameter, "keeps `old` working" that `old=` binds."""
+    checked, wrong = 0, []
+    mods = {(cfg, t): mod for cfg, mod, t, _ in overrides}
+    for f in run["findings"]:
+        d = f["data"]
+        if d.get("kind") != "param-renamed" or not d.get("shim"):
+            continue
+        key = (f["config"], d.get("target"))
+        if key not in mods:
+            continue
+        old, new = d["parameter"], d["new_parameter"]
+        got = [at_b.get(f"{mods[key]}|shimcall|{key[1]}|{kw}") for kw in (old, new)]
+        if None in got or "undecided" in got:
+            continue
+        title = f["title"]
+        if "which the override does not take" in title:
+            ok = got == ["TypeError", "TypeError"]
+        elif "goes into the override's `**kwargs`" in title:
+            ok = all(g.startswith("binds: ") and old not in g for g in got)
+        else:
+            ok = got[0].startswith("binds")
+        checked += 1
+        if not ok:
+            wrong.append((key, title.split("; ", 1)[-1], got))
+    print(f"  the real shims: {checked} overrides behind a renaming `@deprecate_kwarg` called "
+          f"through it; pgci's word on them wrong for {len(wrong)}")
+    for x in wrong:
+        print("  not so:", x)
+    return not wrong
+
+
 def probe(scanned):
     res = {}
     probe_targets(scanned["targets"], res)
     probe_calls(scanned["calls"], res)
+    probe_shims(scanned["overrides"], res)
     return res
 
 
@@ -589,4 +727,5 @@ def compare_calls(calls, provided, at_a, at_b, run):
 def compare(scanned, at_a, at_b, run):
     ok = compare_targets(scanned["targets"], at_a, at_b, run)
     ok = compare_gone(scanned["targets"], at_a, at_b, run) and ok
+    ok = compare_shims(scanned["overrides"], at_b, run) and ok
     return compare_calls(scanned["calls"], scanned["provided"], at_a, at_b, run) and ok
