@@ -179,7 +179,7 @@ static char *class_calls(const index_def *d, const char *src, size_t len, const 
 }
 
 char *keyword_calls_find(const index_module *m, const char *src, size_t len, const char *cls,
-                         const keyword_calls_ctx *k, char **call)
+                         const char *method, const keyword_calls_ctx *k, char **call)
 {
     *call = NULL;
     if (!m || !src)
@@ -190,7 +190,10 @@ char *keyword_calls_find(const index_module *m, const char *src, size_t len, con
         if (d->kind != INDEX_CLASS)
             continue;
         strvec attrs = STRVEC_INIT;
-        made_attrs(&attrs, d, src, len, cls);
+        if (!strcmp(method, "forward"))
+            made_attrs(&attrs, d, src, len, cls); /* self.<attr>(...) */
+        else if (!strcmp(d->name, cls))
+            strvec_push(&attrs, method); /* the class's own self.<method>(...) */
         if (attrs.len)
             found = class_calls(d, src, len, &attrs, k, call);
         strvec_free(&attrs);

@@ -1,6 +1,7 @@
 /*
- * keyword_calls.h - where a submodule's `forward` is called with a given keyword:
- * the evidence that an argument is passed by name, read from source text.
+ * keyword_calls.h - where a submodule's `forward`, or a class's own method, is
+ * called with a given keyword: the evidence that an argument is passed by name,
+ * read from source text.
  *
  * A class D of an upstream module whose `__init__` assigns `self.<attr> =
  * Cls(...)` calls Cls.forward as `self.<attr>(...)` from its methods; so does a
@@ -37,14 +38,16 @@ typedef struct keyword_calls_ctx {
                                * code there no longer runs */
 } keyword_calls_ctx;
 
-/* The first call of `cls` instances' forward, in module m (source src[0..len)) or
- * in k's texts, that passes one of k's keywords by name: "`D.forward` passes
- * `new=` (line 12)" for the module, "the config's `D.forward` passes `old=`" for a
- * text; malloc'ed, with *call the call as written ("self.linear_attn()",
- * malloc'ed). NULL when none is found (the calls pass it by position, or through
- * `**kwargs`, or nothing calls it so), *call NULL then. */
+/* The first call of `cls.<method>` that passes one of k's keywords by name, in
+ * module m (source src[0..len)) or in k's texts: for `forward`, a call of an
+ * instance a class's `__init__` makes (`self.<attr>(...)`), for another method the
+ * class's own `self.<method>(...)`. "`D.forward` passes `new=` (line 12)" for the
+ * module, "the config's `D.forward` passes `old=`" for a text; malloc'ed, with
+ * *call the call as written ("self.linear_attn()", malloc'ed). NULL when none is
+ * found (the calls pass it by position, or through `**kwargs`, or nothing calls
+ * it so), *call NULL then. */
 char *keyword_calls_find(const index_module *m, const char *src, size_t len, const char *cls,
-                         const keyword_calls_ctx *k, char **call);
+                         const char *method, const keyword_calls_ctx *k, char **call);
 
 /* Whether the call whose argument list opens at s[0] == '(' (within s[0..n))
  * passes keyword kw at its top level (`kw=`, not `kw==`, not inside a nested call

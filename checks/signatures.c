@@ -459,14 +459,15 @@ static int override_takes(const sig_ctx *c, const char *name)
     return r;
 }
 
-/* A call of the overridden `Cls.forward` passing old= or new= by name: upstream's
- * (module B) or the config's own overrides of the classes that hold a Cls. */
+/* A call of the overridden `Cls.m` passing old= or new= by name: upstream's (module
+ * B) or the config's own overrides of the classes that call it (for `forward`,
+ * those that hold a Cls; for another method, Cls itself). */
 static char *keyword_caller(const sig_ctx *c, const char *target, const char *old,
                             const char *new_name, char **call)
 {
     *call = NULL;
     const char *dot = strchr(target, '.');
-    if (!dot || strcmp(dot + 1, "forward"))
+    if (!dot || strchr(dot + 1, '.'))
         return NULL;
     char *cls = pgci_strndup(target, (size_t)(dot - target));
     const pg_config *cfg = c->p->cfg;
@@ -491,7 +492,8 @@ static char *keyword_caller(const sig_ctx *c, const char *target, const char *ol
     }
     const char *kws[] = {new_name, old};
     keyword_calls_ctx k = {kws, 2, texts, n, &overridden};
-    char *found = keyword_calls_find(c->p->b, c->p->src_b, c->p->src_b_len, cls, &k, call);
+    char *found =
+        keyword_calls_find(c->p->b, c->p->src_b, c->p->src_b_len, cls, dot + 1, &k, call);
     strvec_free(&overridden);
     for (size_t i = 0; i < n; i++) {
         free((char *)texts[i].owner);

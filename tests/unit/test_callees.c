@@ -1514,6 +1514,33 @@ static void test_override_renamed_by_shim(void **state)
     free(got);
 }
 
+/* The same for a method other than `forward`: its callers are the class's own
+ * `self.<method>(...)`. */
+static void test_override_keeps_shim_method(void **state)
+{
+    (void)state;
+    static const char a[] = "class Net(nn.Module):\n"
+                            "    def helper(self, x, past_key_values=None):\n"
+                            "        return x\n"
+                            "    def forward(self, x):\n"
+                            "        return self.helper(x, past_key_values=x)\n";
+    static const char b[] =
+        "class Net(nn.Module):\n"
+        "    @deprecate_kwarg(\"past_key_values\", \"5.40.0\", new_name=\"cache\")\n"
+        "    def helper(self, x, cache=None):\n"
+        "        return x\n"
+        "    def forward(self, x):\n"
+        "        return self.helper(x, cache=x)\n";
+    tpatch ps[] = {
+        {PG_METHOD_OVERRIDE, "Net.helper", "def helper(self, x, past_key_values=None):\n    return x\n"}};
+    char *got = survey(a, b, ps, 1);
+    expect(got, "error param-renamed: `Net.helper`: parameter `past_key_values` renamed to `cache` "
+                "(v1.0 → v2.0); the override keeps upstream's `@deprecate_kwarg`, which turns "
+                "`past_key_values=` into `cache=`, which the override does not take: `Net.forward` "
+                "passes `cache=` (line 6), a TypeError\n");
+    free(got);
+}
+
 /* A keyword passed at a call's top level, not inside a nested call, a string, a
  * comment, nor a comparison. */
 static void test_keyword_calls_passes(void **state)
@@ -2069,6 +2096,7 @@ int main(void)
         cmocka_unit_test(test_override_renamed_by_shim),
         cmocka_unit_test(test_override_keeps_shim),
         cmocka_unit_test(test_keyword_calls_passes),
+        cmocka_unit_test(test_override_keeps_shim_method),
         cmocka_unit_test(test_post_import_block_binds),
         cmocka_unit_test(test_decorator_name_removed),
         cmocka_unit_test(test_positioned_helper_name_removed),
