@@ -492,8 +492,7 @@ static char *keyword_caller(const sig_ctx *c, const char *target, const char *ol
     }
     const char *kws[] = {new_name, old};
     keyword_calls_ctx k = {kws, 2, texts, n, &overridden};
-    char *found =
-        keyword_calls_find(c->p->b, c->p->src_b, c->p->src_b_len, cls, dot + 1, &k, call);
+    char *found = keyword_calls_find(c->p->b, c->p->src_b, c->p->src_b_len, cls, dot + 1, &k, call);
     strvec_free(&overridden);
     for (size_t i = 0; i < n; i++) {
         free((char *)texts[i].owner);

@@ -84,8 +84,8 @@ static void keyword_search(const index_module *a, const char *sa, size_t la, con
         strvec none = STRVEC_INIT;
         keyword_calls_ctx k = {kws, 2, &t, 1, &none};
         char *call;
-        char *found = keyword_calls_find(b, sb, lb, a->defs[i]->name, i % 2 ? "forward" : "f",
-                                         &k, &call);
+        char *found =
+            keyword_calls_find(b, sb, lb, a->defs[i]->name, i % 2 ? "forward" : "f", &k, &call);
         if (found)
             CHECK((strstr(found, "`cache=`") || strstr(found, "`x=`")) && call &&
                   !strncmp(call, "self.", 5));

@@ -1531,8 +1531,8 @@ static void test_override_keeps_shim_method(void **state)
         "        return x\n"
         "    def forward(self, x):\n"
         "        return self.helper(x, cache=x)\n";
-    tpatch ps[] = {
-        {PG_METHOD_OVERRIDE, "Net.helper", "def helper(self, x, past_key_values=None):\n    return x\n"}};
+    tpatch ps[] = {{PG_METHOD_OVERRIDE, "Net.helper",
+                    "def helper(self, x, past_key_values=None):\n    return x\n"}};
     char *got = survey(a, b, ps, 1);
     expect(got, "error param-renamed: `Net.helper`: parameter `past_key_values` renamed to `cache` "
                 "(v1.0 → v2.0); the override keeps upstream's `@deprecate_kwarg`, which turns "
