@@ -436,19 +436,25 @@ static int likely_rename(const index_def *a, const index_def *b, const index_par
     return s >= 0.3;
 }
 
-/* What the override itself takes, read from its text: 1 when its def has a
- * parameter `name`, 2 when it has none but a `**kwargs`, 0 when neither, -1 when
- * the text does not tell (no text, no def). */
-static int override_takes(const sig_ctx *c, const char *name)
+static int replacement_carries(const sig_ctx *c, const char *name);
+
+/* What the patch's own function for target takes, read from its text (an override's
+ * def; a replaced function; a replaced class's method of target's name): 1 when it
+ * has a parameter `name`, 2 when it has none but a `**kwargs`, 0 when neither, -1
+ * when the text does not tell (no text, no such def). */
+static int patch_takes(const sig_ctx *c, const char *target, const char *name)
 {
     if (!c->patch_text)
         return -1;
     index_module *own;
     const index_module *m = survey_patch_index(c->p, c->patch_text, strlen(c->patch_text), &own);
     pgci_error_clear();
-    const index_def *fn = m && m->n_defs && m->defs[0]->kind == INDEX_FUNCTION ? m->defs[0] : NULL;
+    const index_def *fn = m && m->n_defs ? m->defs[0] : NULL;
+    const char *dot = strrchr(target, '.');
+    if (fn && fn->kind == INDEX_CLASS)
+        fn = dot ? index_member(fn, dot + 1) : NULL;
     int r = -1;
-    if (fn) {
+    if (fn && fn->kind == INDEX_FUNCTION) {
         r = index_param_find(fn, name) ? 1 : 0;
         for (size_t i = 0; !r && i < fn->n_params; i++)
             if (fn->params[i].kind == INDEX_PARAM_VAR_KEYWORD)
@@ -462,8 +468,8 @@ static int override_takes(const sig_ctx *c, const char *name)
 /* A call of the overridden `Cls.m` passing old= or new= by name: upstream's (module
  * B) or the config's own overrides of the classes that call it (for `forward`,
  * those that hold a Cls; for another method, Cls itself). */
-static char *keyword_caller(const sig_ctx *c, const char *target, const char *old,
-                            const char *new_name, char **call)
+static char *keyword_caller(const sig_ctx *c, const char *target, const char *const *kws,
+                            size_t n_kws, char **call)
 {
     *call = NULL;
     const char *dot = strchr(target, '.');
@@ -490,8 +496,7 @@ static char *keyword_caller(const sig_ctx *c, const char *target, const char *ol
         texts[n].len = strlen(text);
         n++;
     }
-    const char *kws[] = {new_name, old};
-    keyword_calls_ctx k = {kws, 2, texts, n, &overridden};
+    keyword_calls_ctx k = {kws, n_kws, texts, n, &overridden};
     char *found = keyword_calls_find(c->p->b, c->p->src_b, c->p->src_b_len, cls, dot + 1, &k, call);
     strvec_free(&overridden);
     for (size_t i = 0; i < n; i++) {
@@ -504,29 +509,97 @@ static char *keyword_caller(const sig_ctx *c, const char *target, const char *ol
     return found;
 }
 
+/* What an override that carries upstream's renaming shim gets (takes: patch_takes
+ * of the new name); *caller, *call when a call passing either name is found. */
+static void override_shim(const sig_ctx *c, strbuf *t, json_t *data, const char *target,
+                          const char *old, const char *new_name, int takes, char **caller)
+{
+    const char *kws[] = {new_name, old};
+    char *call = NULL;
+    *caller = takes == 0 ? keyword_caller(c, target, kws, 2, &call) : NULL;
+    strbuf_addf(
+        t, "; the override keeps upstream's `@deprecate_kwarg`, which turns `%s=` into `%s=`, ",
+        old, new_name);
+    if (takes == 2)
+        strbuf_addf(t,
+                    "and `%s=` goes into the override's `**kwargs`: a call passing either by name "
+                    "no longer reaches `%s`",
+                    new_name, old);
+    else if (*caller)
+        strbuf_addf(t, "which the override does not take: %s, a TypeError", *caller);
+    else
+        strbuf_addf(t, "which the override does not take: a call passing either by name raises a "
+                       "TypeError (no call found passes it by name)");
+    if (*caller) { /* for the note's "Why it breaks" */
+        json_object_set_new(data, "call", json_string(call));
+        char *why = pgci_asprintf("%s, which the override's `@deprecate_kwarg` turns into `%s=`: "
+                                  "the override does not take it",
+                                  *caller, new_name);
+        json_object_set_new(data, "because", json_string(why));
+        free(why);
+    }
+    free(call);
+}
+
+/* What a replacement that does not carry the shim gets: upstream's callers now pass
+ * the new name, which reaches the replacement as it is. */
+static void replacement_shim(const sig_ctx *c, strbuf *t, json_t *data, const char *target,
+                             const char *old, const char *new_name, int takes, char **caller)
+{
+    const char *kws[] = {new_name};
+    char *call = NULL;
+    *caller = takes == 0 ? keyword_caller(c, target, kws, 1, &call) : NULL;
+    if (takes == 1)
+        strbuf_addf(t, "; the replacement takes `%s`", new_name);
+    else if (takes == 2)
+        strbuf_addf(t,
+                    "; the replacement does not carry upstream's `@deprecate_kwarg`: `%s=` goes "
+                    "into its `**kwargs`, and `%s` no longer gets the value",
+                    new_name, old);
+    else if (*caller)
+        strbuf_addf(t,
+                    "; the replacement does not carry upstream's `@deprecate_kwarg` and does not "
+                    "take `%s`: %s, a TypeError",
+                    new_name, *caller);
+    else
+        strbuf_addf(t,
+                    "; the replacement does not carry upstream's `@deprecate_kwarg` and does not "
+                    "take `%s`: a call passing it by name raises a TypeError (no call found "
+                    "passes it by name)",
+                    new_name);
+    if (*caller) {
+        json_object_set_new(data, "call", json_string(call));
+        char *why = pgci_asprintf("%s, which the replacement does not take", *caller);
+        json_object_set_new(data, "because", json_string(why));
+        free(why);
+    }
+    free(call);
+}
+
 /* A renamed parameter breaks a patch written against the old name. Upstream's
  * `@deprecate_kwarg` keeps the old name working for upstream's callers, but an
  * override carries that shim itself (patchgen keeps upstream's decorators on it):
- * a call passing either name by keyword reaches the override as `new=`. So the
- * shim makes it a warning only when the override takes the new name; when it takes
- * neither that name nor `**kwargs`, a call passing it by name is a TypeError (an
- * error once one is found), and with `**kwargs` the value goes there. */
+ * a call passing either name by keyword reaches the override as `new=`; and a
+ * replacement carries its own decorators, not the shim, while upstream's callers
+ * pass the new name. So the rename is a warning when the patch takes the new name
+ * or `**kwargs`; when it takes neither, a call passing the argument by name is a
+ * TypeError: an error once one is found (upstream's, or the config's own). */
 static void param_renamed(sig_ctx *c, const char *target, const index_def *a, const index_def *b,
                           const char *old, const char *new_name)
 {
     const char *ta = c->p->tag_a, *tb = c->p->tag_b;
     deprecated_kwarg k;
     int shim = deprecated_kwarg_find(&k, b, old) && k.new_name && !strcmp(k.new_name, new_name);
-    int takes = shim && c->patch && c->patch->type == PG_METHOD_OVERRIDE &&
-                        !strcmp(c->patch->target, target)
-                    ? override_takes(c, new_name)
-                    : -1;
-    char *call = NULL;
-    char *caller = takes == 0 ? keyword_caller(c, target, old, new_name, &call) : NULL;
+    const pg_patch *pt = c->patch;
+    int override = shim && pt && pt->type == PG_METHOD_OVERRIDE && !strcmp(pt->target, target);
+    int replacement = shim && pt && !override &&
+                      (pt->type == PG_CLASS_REPLACEMENT || pt->type == PG_FUNCTION_REPLACEMENT) &&
+                      !replacement_carries(c, "deprecate_kwarg");
+    int takes = override || replacement ? patch_takes(c, target, new_name) : -1;
+    char *caller = NULL;
     json_t *data = sig_data(a, b);
     json_object_set_new(data, "parameter", json_string(old));
     json_object_set_new(data, "new_parameter", json_string(new_name));
-    finding *f;
     if (shim) {
         json_object_set_new(data, "shim", json_string("deprecate_kwarg"));
         if (k.version)
@@ -535,39 +608,18 @@ static void param_renamed(sig_ctx *c, const char *target, const index_def *a, co
     strbuf t = STRBUF_INIT;
     strbuf_addf(&t, "`%s`: parameter `%s` renamed to `%s` (%s → %s)", target, old, new_name, ta,
                 tb);
-    if (shim && (takes == 0 || takes == 2)) {
-        strbuf_addf(&t,
-                    "; the override keeps upstream's `@deprecate_kwarg`, which turns `%s=` into "
-                    "`%s=`, ",
-                    old, new_name);
-        if (takes == 2)
-            strbuf_addf(&t,
-                        "and `%s=` goes into the override's `**kwargs`: a call passing either "
-                        "by name no longer reaches `%s`",
-                        new_name, old);
-        else if (caller)
-            strbuf_addf(&t, "which the override does not take: %s, a TypeError", caller);
-        else
-            strbuf_addf(&t, "which the override does not take: a call passing either by name "
-                            "raises a TypeError (no call found passes it by name)");
-        if (caller) { /* for the note's "Why it breaks" */
-            json_object_set_new(data, "call", json_string(call));
-            char *why = pgci_asprintf("%s, which the override's `@deprecate_kwarg` turns into "
-                                      "`%s=`: the override does not take it",
-                                      caller, new_name);
-            json_object_set_new(data, "because", json_string(why));
-            free(why);
-        }
-    } else if (shim) {
+    if (override && (takes == 0 || takes == 2))
+        override_shim(c, &t, data, target, old, new_name, takes, &caller);
+    else if (replacement && takes >= 0)
+        replacement_shim(c, &t, data, target, old, new_name, takes, &caller);
+    else if (shim)
         strbuf_addf(&t, "; `@deprecate_kwarg` keeps `%s` working until %s", old,
                     k.version ? k.version : "its removal");
-    }
-    f = add(c, shim && !caller ? SEV_WARNING : SEV_ERROR, data, "param-renamed", target, "%s",
-            t.buf);
+    finding *f = add(c, shim && !caller ? SEV_WARNING : SEV_ERROR, data, "param-renamed", target,
+                     "%s", t.buf);
     set_sig_detail(f, a, b, ta, tb);
     strbuf_free(&t);
     free(caller);
-    free(call);
     deprecated_kwarg_free(&k);
 }
 

@@ -1541,6 +1541,60 @@ static void test_override_keeps_shim_method(void **state)
     free(got);
 }
 
+/* A replaced class carries its own decorators, not upstream's shim: upstream's
+ * callers now pass the new name, which reaches the replacement's method as it is.
+ * Taking the new name is a warning that says so; taking only the old one, an error
+ * once such a call is found; carrying the shim itself, the shim's warning. */
+static void test_replacement_without_shim(void **state)
+{
+    (void)state;
+    static const char a[] = "class Net(nn.Module):\n"
+                            "    def forward(self, x, past_key_values=None):\n"
+                            "        return x\n"
+                            "class Outer(nn.Module):\n"
+                            "    def __init__(self, config):\n"
+                            "        self.net = Net(config)\n"
+                            "    def forward(self, x, state=None):\n"
+                            "        return self.net(x, past_key_values=state)\n";
+    static const char b[] =
+        "class Net(nn.Module):\n"
+        "    @deprecate_kwarg(\"past_key_values\", \"5.40.0\", new_name=\"cache\")\n"
+        "    def forward(self, x, cache=None):\n"
+        "        return x\n"
+        "class Outer(nn.Module):\n"
+        "    def __init__(self, config):\n"
+        "        self.net = Net(config)\n"
+        "    def forward(self, x, state=None):\n"
+        "        return self.net(x, cache=state)\n";
+    static const char head[] = "param-renamed: `Net.forward`: parameter `past_key_values` renamed "
+                               "to `cache` (v1.0 → v2.0); ";
+    struct {
+        const char *body, *sev, *want;
+    } cases[] = {
+        {"class Net(nn.Module):\n    def forward(self, x, cache=None):\n        return x\n",
+         "warning", "the replacement takes `cache`\n"},
+        {"class Net(nn.Module):\n    def forward(self, x, past_key_values=None):\n        return "
+         "x\n",
+         "error",
+         "the replacement does not carry upstream's `@deprecate_kwarg` and does not take `cache`: "
+         "`Outer.forward` passes `cache=` (line 9), a TypeError\n"},
+        {"class Net(nn.Module):\n    @deprecate_kwarg(\"past_key_values\", \"5.40.0\", "
+         "new_name=\"cache\")\n    def forward(self, x, cache=None):\n        return x\n",
+         "warning", "`@deprecate_kwarg` keeps `past_key_values` working until 5.40.0\n"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        tpatch ps[] = {{PG_CLASS_REPLACEMENT, "Net", cases[i].body}};
+        char *got = survey(a, b, ps, 1);
+        strbuf want = STRBUF_INIT;
+        strbuf_addf(&want, "%s %s%s", cases[i].sev, head, cases[i].want);
+        if (!strstr(got, want.buf))
+            fprintf(stderr, "case %zu\n--- got\n%s--- want (a line of)\n%s", i, got, want.buf);
+        assert_non_null(strstr(got, want.buf));
+        strbuf_free(&want);
+        free(got);
+    }
+}
+
 /* A keyword passed at a call's top level, not inside a nested call, a string, a
  * comment, nor a comparison. */
 static void test_keyword_calls_passes(void **state)
@@ -2097,6 +2151,7 @@ int main(void)
         cmocka_unit_test(test_override_keeps_shim),
         cmocka_unit_test(test_keyword_calls_passes),
         cmocka_unit_test(test_override_keeps_shim_method),
+        cmocka_unit_test(test_replacement_without_shim),
         cmocka_unit_test(test_post_import_block_binds),
         cmocka_unit_test(test_decorator_name_removed),
         cmocka_unit_test(test_positioned_helper_name_removed),
