@@ -25,33 +25,38 @@ independently of pgci.
 import ast, glob, importlib, inspect, os, re
 
 
-def config_overrides(path, ws):
-    """(target, body FunctionDef) of every override, and what the config provides."""
-    src = open(path).read()
-    tree = ast.parse(src)
-    funcs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+def config_resolver(path, ws, tree, kinds=(ast.FunctionDef, ast.AsyncFunctionDef)):
+    """resolve(name): the definition (of kinds) a config file's module-level name
+    stands for, in the file or in the module it imports it from; None otherwise."""
+    defs = {n.name: n for n in tree.body if isinstance(n, kinds)}
     imported = {}
     for n in tree.body:
         if isinstance(n, ast.ImportFrom) and n.module:
+            base = ws
             if n.level:
                 base = os.path.dirname(path)
                 for _ in range(n.level - 1):
                     base = os.path.dirname(base)
-            else:
-                base = ws
             f = os.path.join(base, *n.module.split(".")) + ".py"
             for a in n.names:
                 imported[a.asname or a.name] = (f, a.name)
 
     def resolve(name):
-        if name in funcs:
-            return funcs[name]
+        if name in defs:
+            return defs[name]
         if name in imported and os.path.exists(imported[name][0]):
-            t = ast.parse(open(imported[name][0]).read())
-            for n in t.body:
-                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == imported[name][1]:
+            for n in ast.parse(open(imported[name][0]).read()).body:
+                if isinstance(n, kinds) and n.name == imported[name][1]:
                     return n
         return None
+    return resolve
+
+
+def config_overrides(path, ws):
+    """(target, body FunctionDef) of every override, and what the config provides."""
+    src = open(path).read()
+    tree = ast.parse(src)
+    resolve = config_resolver(path, ws, tree)
 
     out, provided, replaced = [], set(), set()
     for node in ast.walk(tree):

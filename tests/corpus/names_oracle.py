@@ -27,6 +27,7 @@ symtable, independently of pgci.
 """
 import ast, builtins, glob, importlib, os, symtable
 
+import callees_oracle  # its reading of a config's replacement objects
 import signatures_oracle  # its reading of the configs' registrations and what they provide
 
 BUILTINS = set(dir(builtins)) | {"__class__", "__name__", "__file__", "__doc__"}
@@ -39,29 +40,8 @@ def registrations(path, ws, depth=0):
     config's `config` sibling's included."""
     src = open(path).read()
     tree = ast.parse(src)
-    defs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
-                                                          ast.ClassDef))}
-    imported = {}
-    for n in tree.body:
-        if isinstance(n, ast.ImportFrom) and n.module:
-            base = ws
-            if n.level:
-                base = os.path.dirname(path)
-                for _ in range(n.level - 1):
-                    base = os.path.dirname(base)
-            f = os.path.join(base, *n.module.split(".")) + ".py"
-            for a in n.names:
-                imported[a.asname or a.name] = (f, a.name)
-
-    def resolve(name):
-        if name in defs:
-            return defs[name]
-        if name in imported and os.path.exists(imported[name][0]):
-            for n in ast.parse(open(imported[name][0]).read()).body:
-                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and \
-                        n.name == imported[name][1]:
-                    return n
-        return None
+    resolve = callees_oracle.config_resolver(
+        path, ws, tree, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
 
     out = []
     for node in ast.walk(tree):
