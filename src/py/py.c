@@ -143,9 +143,55 @@ int py_is(TSNode n, const char *type)
     return !ts_node_is_null(n) && strcmp(ts_node_type(n), type) == 0;
 }
 
+/* The grammar's field ids by name, by the name's length. tree-sitter's own lookup
+ * (ts_node_child_by_field_name) compares the name with every field's name in turn,
+ * and the walks ask for a field at most of the nodes they visit: that lookup was a
+ * seventh of the instructions of a survey's checks. */
+#define FIELD_MAXLEN 32
+#define FIELD_SAME_LEN 8
+static struct {
+    pthread_once_t once;
+    int ok; /* every name fits the table */
+    TSFieldId id[FIELD_MAXLEN][FIELD_SAME_LEN];
+    unsigned char n[FIELD_MAXLEN];
+} fields = {PTHREAD_ONCE_INIT, 0, {{0}}, {0}};
+
+static void fields_init(void)
+{
+    const TSLanguage *l = tree_sitter_python();
+    uint32_t count = ts_language_field_count(l);
+    fields.ok = 1;
+    for (uint32_t i = 1; i <= count; i++) {
+        const char *name = ts_language_field_name_for_id(l, (TSFieldId)i);
+        size_t len = name ? strlen(name) : 0;
+        if (!len || len >= FIELD_MAXLEN || fields.n[len] == FIELD_SAME_LEN) {
+            fields.ok = 0;
+            return;
+        }
+        fields.id[len][fields.n[len]++] = (TSFieldId)i;
+    }
+}
+
 TSNode py_field(TSNode n, const char *field)
 {
-    return ts_node_child_by_field_name(n, field, (uint32_t)strlen(field));
+    pthread_once(&fields.once, fields_init);
+    size_t len = strlen(field);
+    if (!fields.ok)
+        return ts_node_child_by_field_name(n, field, (uint32_t)len);
+    if (len && len < FIELD_MAXLEN) {
+        if (ts_node_is_null(n))
+            return n;
+        const TSLanguage *l = ts_tree_language(n.tree);
+        if (l != tree_sitter_python())
+            return ts_node_child_by_field_name(n, field, (uint32_t)len);
+        for (unsigned k = 0; k < fields.n[len]; k++) {
+            TSFieldId id = fields.id[len][k];
+            if (!memcmp(ts_language_field_name_for_id(l, id), field, len))
+                return ts_node_child_by_field_id(n, id);
+        }
+    }
+    TSNode null = {0};
+    return null; /* no such field: tree-sitter's lookup gives id 0, a null node */
 }
 
 int py_cursor_next(TSTreeCursor *c, int enter)

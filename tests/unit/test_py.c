@@ -152,6 +152,54 @@ static void test_parse_set_forget(void **state)
     py_parse_set_free(s);
 }
 
+/* py_field is tree-sitter's ts_node_child_by_field_name, for every field name of
+ * the grammar (and names it lacks) at every node of the tree. */
+static size_t fields_like_tree_sitter(const py_tree *t)
+{
+    const TSLanguage *l = tree_sitter_python();
+    uint32_t count = ts_language_field_count(l);
+    const char *others[] = {"", "nosuchfield", "bod", "bodyx",
+                            "a_very_long_field_name_beyond_32_chars"};
+    size_t asked = 0;
+    TSTreeCursor c = ts_tree_cursor_new(py_root(t));
+    do {
+        TSNode n = ts_tree_cursor_current_node(&c);
+        for (uint32_t i = 1; i <= count; i++) {
+            const char *name = ts_language_field_name_for_id(l, (TSFieldId)i);
+            TSNode want = ts_node_child_by_field_name(n, name, (uint32_t)strlen(name));
+            assert_true(ts_node_eq(py_field(n, name), want));
+            asked++;
+        }
+        for (size_t i = 0; i < sizeof(others) / sizeof(*others); i++)
+            assert_true(ts_node_is_null(py_field(n, others[i])));
+    } while (py_cursor_next(&c, 1));
+    ts_tree_cursor_delete(&c);
+    return asked;
+}
+
+static void test_field_like_tree_sitter(void **state)
+{
+    (void)state;
+    const char *srcs[] = {
+        "def f(a: int = 1, *b, c, **d) -> int:\n    return a if b else c\n",
+        "class A(B, metaclass=M):\n    x: int = 1\n    def g(self): return self.y[0](z=1)\n",
+        "for (i, j) in k:\n    with a as b, c: pass\nelse:\n    import x.y as z\n",
+        "try:\n    f(*a, **k)\nexcept E as e:\n    raise X from e\nfinally:\n    del q\n",
+        "lambda x, y=2: [v for v in x if v]\nmatch p:\n    case {'a': 1}: pass\n",
+        "def broken(:\n",
+    };
+    size_t asked = 0;
+    for (size_t i = 0; i < sizeof(srcs) / sizeof(*srcs); i++) {
+        py_tree t;
+        assert_int_equal(py_parse(&t, srcs[i], strlen(srcs[i]), "<fields>"), 0);
+        asked += fields_like_tree_sitter(&t);
+        py_tree_free(&t);
+    }
+    assert_true(asked > 1000);
+    TSNode null = {0};
+    assert_true(ts_node_is_null(py_field(null, "body")));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -161,6 +209,7 @@ int main(void)
         cmocka_unit_test(test_parse_set_forget),
         cmocka_unit_test(test_prepare_newlines),
         cmocka_unit_test(test_parse_set_same_buffer_new_bytes),
+        cmocka_unit_test(test_field_like_tree_sitter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
