@@ -351,7 +351,7 @@ static void callee_returns(cctx *c, const body_call *call, const callee *k)
 
 static int same_body(const cctx *c, const index_def *a, const index_def *b)
 {
-    if (a->fingerprint == b->fingerprint)
+    if (index_def_fingerprint(a) == index_def_fingerprint(b))
         return 1;
     return survey_same_def_body(c->p, a, b);
 }

@@ -194,13 +194,13 @@ static double similarity(const index_def *a, const index_def *b)
     shape_names(&sb, b);
     double name = jaccard(&ta, &tb);
     double shape = jaccard(&sa, &sb);
-    double body = a->fingerprint == b->fingerprint ? 1.0 : 0.0;
+    double body = index_def_fingerprint(a) == index_def_fingerprint(b) ? 1.0 : 0.0;
     if (a->kind == INDEX_CLASS && body < 1.0) {
         /* a class whose methods kept their bodies is much the same class */
         size_t same = 0;
         for (size_t i = 0; i < a->n_members; i++) {
             const index_def *m = index_member(b, a->members[i]->name);
-            same += m && m->fingerprint == a->members[i]->fingerprint;
+            same += m && index_def_fingerprint(m) == index_def_fingerprint(a->members[i]);
         }
         if (a->n_members)
             body = (double)same / (double)a->n_members;
@@ -1336,8 +1336,8 @@ static void compare_function(sig_ctx *c, const char *target, const index_def *a,
 {
     compare_params(c, target, a, b);
     compare_decorators(c, target, a, b);
-    if (!body_matters || a->fingerprint == b->fingerprint || same_body(c, a, b) ||
-        only_renames(c, a, b) || only_param_changes(c, a, b))
+    if (!body_matters || index_def_fingerprint(a) == index_def_fingerprint(b) ||
+        same_body(c, a, b) || only_renames(c, a, b) || only_param_changes(c, a, b))
         return;
     strbuf names = STRBUF_INIT, d = STRBUF_INIT;
     finding *f;

@@ -116,7 +116,7 @@ static void print_def(FILE *o, const index_def *d, int depth)
     print_params(o, d);
     fprintf(o, ")%s%s    # lines %u-%u, body %016llx\n", d->returns ? " -> " : "",
             d->returns ? d->returns : "", d->start_line, d->end_line,
-            (unsigned long long)d->fingerprint);
+            (unsigned long long)index_def_fingerprint(d));
 }
 
 static void print_outline(FILE *o, const index_module *m)

@@ -114,9 +114,18 @@ struct index_def {
     const char **doc_args; /* names under the docstring's Google-style `Args:` */
     size_t n_doc_args;
     /* FNV-1a 64 over the body's token stream, without comments, with string
-     * literals by value and the docstring dedented: unchanged by formatting. */
-    uint64_t fingerprint;
+     * literals by value and the docstring dedented: unchanged by formatting. Read
+     * it with index_def_fingerprint(): an index built with fingerprints on demand
+     * computes it when first asked. */
+    uint64_t fp_value;
+    int fp_done;
+    uint32_t def_start, def_end; /* the function_definition or class_definition node */
+    uint32_t body_start;         /* its block's first byte */
+    int has_body;
+    struct index_module *module; /* the index it is in */
 };
+
+typedef struct index_lazy index_lazy;
 
 typedef struct index_module {
     arena arena;
@@ -132,6 +141,9 @@ typedef struct index_module {
     size_t n_functions, n_classes, n_methods; /* totals, methods of nested classes too */
     hashmap by_qualname; /* qualname -> index_def*, the first definition wins */
     int names_only;      /* made by index_module_build_names */
+    /* fingerprints on demand (index_module_from_parse_set_lazy): the module's text
+     * and tree, kept to compute them; NULL when all were computed at build */
+    struct index_lazy *lazy;
 } index_module;
 
 /* How deep a syntax tree may nest. CPython itself refuses code nested much less
@@ -152,6 +164,22 @@ int index_module_from_source(index_module **out, const char *src, size_t len, co
  * (set may be NULL: as index_module_from_source). */
 int index_module_from_parse_set(index_module **out, py_parse_set *set, const char *src, size_t len,
                                 const char *path, const char *module_name);
+
+/* The same, computing each definition's fingerprint only when
+ * index_def_fingerprint() first asks for it: a run that compares a few
+ * definitions of a module between two tags walks those bodies only. The index
+ * keeps its own copy of the text and of the tree (the parse set may be freed);
+ * index_module_drop_tree() lets the tree go, and a fingerprint asked after that
+ * parses the text again. Safe to ask from several threads. */
+int index_module_from_parse_set_lazy(index_module **out, py_parse_set *set, const char *src,
+                                     size_t len, const char *path, const char *module_name);
+
+/* Frees the tree an index with fingerprints on demand keeps (nothing otherwise). */
+void index_module_drop_tree(index_module *m);
+
+/* The definition's body fingerprint (index_def.fp_value), computed now when its
+ * index was built with fingerprints on demand and nobody asked before. */
+uint64_t index_def_fingerprint(const index_def *d);
 
 /* An index of the definitions' names and places only, for a caller that reads no
  * more (the targets check's near-miss suggestions), at a fraction of the cost: the

@@ -18,6 +18,8 @@
  * members: no import walk, no whole-tree depth walk (walk_defs counts its own
  * depth instead), no fingerprints, parameters, decorators or assignments.
  */
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +46,7 @@ typedef struct builder {
     int names_only; /* index_module_build_names: definitions' names and places only */
     unsigned depth; /* of walk_defs (index_module_build checks the whole tree's first) */
     int too_deep;   /* walk_defs went deeper than the tree may (names only) */
+    int lazy;       /* fingerprints on demand (index_def_fingerprint) */
     index_fp_cache fp_cache;
     VEC(index_fp_known) fps; /* the bodies fingerprinted so far (a class's read its members') */
 } builder;
@@ -440,6 +443,9 @@ static index_def *build_def(builder *b, TSNode def_node, TSNode outer, index_def
     d->start_line = py_line(outer);
     d->start_byte = ts_node_start_byte(outer);
     d->end_line = pynode_code_end(def_node, &d->end_byte).row + 1;
+    d->def_start = ts_node_start_byte(def_node);
+    d->def_end = ts_node_end_byte(def_node);
+    d->module = b->m;
     d->conditional = conditional;
     d->is_async = !is_class && ts_node_child_count(def_node) > 0 &&
                   type_is(ts_node_child(def_node, 0), "async");
@@ -461,11 +467,16 @@ static index_def *build_def(builder *b, TSNode def_node, TSNode outer, index_def
 
     TSNode body = py_field(def_node, "body");
     TSNode doc = pynode_docstring(b->t, body);
+    d->has_body = !ts_node_is_null(body);
+    d->body_start = d->has_body ? ts_node_start_byte(body) : 0;
     d->docstring = decode_docstring(b, doc);
     if (d->docstring)
         index_doc_args(b->a, d->docstring, &d->doc_args, &d->n_doc_args);
     if (!is_class) {
-        d->fingerprint = fingerprint(b, body, doc, b->fps.len);
+        if (!b->lazy) {
+            d->fp_value = fingerprint(b, body, doc, b->fps.len);
+            d->fp_done = 1;
+        }
         build_params(b, d, py_field(def_node, "parameters"));
         d->returns = text_clean(b, py_field(def_node, "return_type"));
         register_def(b, d);
@@ -489,7 +500,10 @@ static index_def *build_def(builder *b, TSNode def_node, TSNode outer, index_def
     assign_vec attrs = VEC_INIT;
     size_t known = b->fps.len;
     build_members(b, d, body, &attrs);
-    d->fingerprint = fingerprint(b, body, doc, known);
+    if (!b->lazy) {
+        d->fp_value = fingerprint(b, body, doc, known);
+        d->fp_done = 1;
+    }
     d->attrs = arena_copy(b->a, attrs.items, attrs.len, sizeof(*attrs.items));
     d->n_attrs = attrs.len;
     VEC_FREE(&attrs);
@@ -561,7 +575,10 @@ static void build_module_rest(builder *b, index_module *m, TSNode root)
     m->docstring = decode_docstring(b, pynode_docstring(b->t, root));
 }
 
-static int build(index_module **out, const py_tree *t, const char *module_name, int names_only)
+static void lazy_keep(index_module *m, const py_tree *t);
+
+static int build(index_module **out, const py_tree *t, const char *module_name, int names_only,
+                 int lazy)
 {
     *out = NULL;
     if (!names_only && index_too_deep(t))
@@ -574,6 +591,7 @@ static int build(index_module **out, const py_tree *t, const char *module_name, 
     builder b = {
         .m = m, .t = t, .a = &m->arena, .tmp = STRBUF_INIT, .imports = VEC_INIT, .fps = VEC_INIT};
     b.names_only = m->names_only = names_only;
+    b.lazy = lazy && !names_only;
     m->name = arena_strdup(&m->arena, module_name ? module_name : "");
     m->path = arena_strdup(&m->arena, t->path ? t->path : "<input>");
     TSNode root = py_root(t);
@@ -596,18 +614,20 @@ static int build(index_module **out, const py_tree *t, const char *module_name, 
         return pgci_error_set(PGCI_ELIMIT, "%s: nested more than %d levels deep; not indexed",
                               t->path, INDEX_MAX_DEPTH);
     }
+    if (b.lazy)
+        lazy_keep(m, t);
     *out = m;
     return 0;
 }
 
 int index_module_build(index_module **out, const py_tree *t, const char *module_name)
 {
-    return build(out, t, module_name, 0);
+    return build(out, t, module_name, 0, 0);
 }
 
 int index_module_build_names(index_module **out, const py_tree *t, const char *module_name)
 {
-    return build(out, t, module_name, 1);
+    return build(out, t, module_name, 1, 0);
 }
 
 int index_too_deep(const py_tree *t)
@@ -644,14 +664,14 @@ static void tree_done(py_parse_set *set, py_tree *t)
 }
 
 static int from_parse_set(index_module **out, py_parse_set *set, const char *src, size_t len,
-                          const char *path, const char *module_name, int names_only)
+                          const char *path, const char *module_name, int names_only, int lazy)
 {
     *out = NULL;
     py_tree t;
     int r = tree_of(set, src, len, path, &t);
     if (r < 0)
         return r;
-    r = build(out, &t, module_name, names_only);
+    r = build(out, &t, module_name, names_only, lazy);
     tree_done(set, &t);
     return r;
 }
@@ -659,13 +679,19 @@ static int from_parse_set(index_module **out, py_parse_set *set, const char *src
 int index_module_from_parse_set(index_module **out, py_parse_set *set, const char *src, size_t len,
                                 const char *path, const char *module_name)
 {
-    return from_parse_set(out, set, src, len, path, module_name, 0);
+    return from_parse_set(out, set, src, len, path, module_name, 0, 0);
+}
+
+int index_module_from_parse_set_lazy(index_module **out, py_parse_set *set, const char *src,
+                                     size_t len, const char *path, const char *module_name)
+{
+    return from_parse_set(out, set, src, len, path, module_name, 0, 1);
 }
 
 int index_module_names_from_parse_set(index_module **out, py_parse_set *set, const char *src,
                                       size_t len, const char *path, const char *module_name)
 {
-    return from_parse_set(out, set, src, len, path, module_name, 1);
+    return from_parse_set(out, set, src, len, path, module_name, 1, 0);
 }
 
 int index_source_too_deep(py_parse_set *set, const char *src, size_t len, const char *path)
@@ -678,10 +704,115 @@ int index_source_too_deep(py_parse_set *set, const char *src, size_t len, const 
     return deep;
 }
 
+/* ---- fingerprints on demand -------------------------------------------------- */
+
+struct index_lazy {
+    pthread_mutex_t lock;
+    py_tree t; /* owns a copy of the text; t.tree NULL once dropped */
+    index_fp_cache cache;
+    VEC(index_fp_known) known;
+};
+
+/* The index keeps the text and a copy of the tree (tree-sitter shares the nodes). */
+static void lazy_keep(index_module *m, const py_tree *t)
+{
+    index_lazy *z = pgci_calloc(1, sizeof(*z));
+    pthread_mutex_init(&z->lock, NULL);
+    z->t.src = pgci_malloc(t->len + 1);
+    memcpy(z->t.src, t->src, t->len);
+    z->t.src[t->len] = '\0';
+    z->t.len = t->len;
+    z->t.path = pgci_strdup(t->path ? t->path : "<input>");
+    z->t.tree = ts_tree_copy(t->tree);
+    m->lazy = z;
+}
+
+void index_module_drop_tree(index_module *m)
+{
+    if (!m || !m->lazy)
+        return;
+    pthread_mutex_lock(&m->lazy->lock);
+    if (m->lazy->t.tree)
+        ts_tree_delete(m->lazy->t.tree);
+    m->lazy->t.tree = NULL;
+    pthread_mutex_unlock(&m->lazy->lock);
+}
+
+static void lazy_free(index_lazy *z)
+{
+    if (!z)
+        return;
+    py_tree_free(&z->t);
+    VEC_FREE(&z->known);
+    pthread_mutex_destroy(&z->lock);
+    free(z);
+}
+
+static uint64_t lazy_fingerprint(index_lazy *z, index_def *d);
+
+/* The fingerprints of every definition under d (its members, theirs, ...), each
+ * where its body starts: what the build had fingerprinted before d's own. */
+static void lazy_members(index_lazy *z, const index_def *d)
+{
+    for (size_t i = 0; i < d->n_members; i++) {
+        index_def *m = d->members[i];
+        uint64_t fp = lazy_fingerprint(z, m);
+        lazy_members(z, m);
+        if (m->has_body) {
+            index_fp_known k = {m->body_start, fp};
+            VEC_PUSH(&z->known, k);
+        }
+    }
+}
+
+/* Under z->lock. The def's node is the deepest named node over its bytes: none of
+ * its children spans them all. */
+static uint64_t lazy_fingerprint(index_lazy *z, index_def *d)
+{
+    if (d->fp_done)
+        return d->fp_value;
+    if (!z->t.tree) {
+        TSParser *p = py_thread_parser();
+        z->t.tree = ts_parser_parse_string(p, NULL, z->t.src, (uint32_t)z->t.len);
+        if (!z->t.tree)
+            abort(); /* out of memory: a parse without a timeout returns a tree */
+    }
+    TSNode def = ts_node_named_descendant_for_byte_range(py_root(&z->t), d->def_start, d->def_end);
+    if (!type_is(def, d->kind == INDEX_CLASS ? "class_definition" : "function_definition") ||
+        ts_node_start_byte(def) != d->def_start || ts_node_end_byte(def) != d->def_end) {
+        /* the same bytes parse the same: this cannot happen */
+        fprintf(stderr, "pgci: %s: %s is not where the index saw it\n", z->t.path, d->qualname);
+        abort();
+    }
+    TSNode body = py_field(def, "body");
+    TSNode doc = pynode_docstring(&z->t, body);
+    size_t since = z->known.len;
+    if (d->kind == INDEX_CLASS)
+        lazy_members(z, d);
+    size_t n = z->known.len - since;
+    d->fp_value =
+        index_fingerprint(&z->t, body, doc, &z->cache, n ? z->known.items + since : NULL, n);
+    z->known.len = since;
+    d->fp_done = 1;
+    return d->fp_value;
+}
+
+uint64_t index_def_fingerprint(const index_def *d)
+{
+    index_lazy *z = d->module ? d->module->lazy : NULL;
+    if (!z)
+        return d->fp_value;
+    pthread_mutex_lock(&z->lock);
+    uint64_t fp = lazy_fingerprint(z, (index_def *)d);
+    pthread_mutex_unlock(&z->lock);
+    return fp;
+}
+
 void index_module_free(index_module *m)
 {
     if (!m)
         return;
+    lazy_free(m->lazy);
     hashmap_free(&m->by_qualname);
     arena_free(&m->arena);
     free(m);

@@ -85,7 +85,7 @@ static json_t *jdef(const index_def *d)
 {
     json_t *o = json_object();
     char fp[17];
-    snprintf(fp, sizeof(fp), "%016llx", (unsigned long long)d->fingerprint);
+    snprintf(fp, sizeof(fp), "%016llx", (unsigned long long)index_def_fingerprint(d));
     json_object_set_new(o, "kind", json_string(d->kind == INDEX_CLASS ? "class" : "function"));
     json_object_set_new(o, "name", jstr(d->name));
     json_object_set_new(o, "qualname", jstr(d->qualname));

@@ -114,8 +114,10 @@ static void index_one(void *arg, size_t worker, size_t i)
     index_module **ix = side ? &m->b : &m->a;
     if (*err || *ix) /* unread, or indexed before (survey_fetch_callees) */
         return;
-    if (index_module_from_parse_set(ix, j->parses[side], src->buf, src->len, m->module, m->module) <
-        0) {
+    /* fingerprints on demand: the comparison reads those of the definitions the
+     * patches touch and call, a small part of each module */
+    if (index_module_from_parse_set_lazy(ix, j->parses[side], src->buf, src->len, m->module,
+                                         m->module) < 0) {
         *err = pgci_strdup(pgci_error_last());
         *ix = NULL;
         pgci_error_clear();
@@ -584,8 +586,11 @@ static void survey_run_checks(survey_state *s)
                      out->to, why_not ? why_not : "not available");
     }
     run_doc_add_timing(&out->doc, "compare", s->cmp_ms + now_ms() - t0);
-    /* A's trees: the comparison read the bodies under overrides from them */
+    /* A's trees: the comparison read the bodies under overrides from them; A's
+     * indexes let theirs go too (a fingerprint asked later parses again) */
     py_parse_set_free_jobs(s->parses_a, s->o->jobs);
+    for (size_t i = 0; i < s->nmods; i++)
+        index_module_drop_tree(s->mods[i].a);
     s->parses_a = NULL;
     for (const check_entry *e = check_registry; e->def; e++)
         if (e->where == CHECK_IN_SURVEY)

@@ -11,7 +11,11 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/fs.h"
+#include "core/strbuf.h"
+#include "core/vec.h"
 #include "index/index.h"
+#include "py/py.h"
 
 static index_module *build(const char *src)
 {
@@ -241,7 +245,7 @@ static uint64_t fingerprint_of(const char *src, const char *name)
     index_module *m = build(src);
     const index_def *d = index_find(m, name);
     assert_non_null(d);
-    uint64_t f = d->fingerprint;
+    uint64_t f = index_def_fingerprint(d);
     index_module_free(m);
     return f;
 }
@@ -526,6 +530,121 @@ static void test_json_lone_surrogate(void **state)
     index_module_free(m);
 }
 
+typedef VEC(const index_def *) def_list;
+
+/* Every definition under defs, parents before their members. */
+static void all_defs(index_def **defs, size_t n, def_list *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        VEC_PUSH(out, defs[i]);
+        all_defs(defs[i]->members, defs[i]->n_members, out);
+    }
+}
+
+/* Fingerprints on demand equal those made at build, asked parents first (how 0),
+ * members first (1), or after the index let its tree go (2). Returns the number
+ * of definitions. */
+static size_t lazy_like_eager(const char *src, size_t len, const char *path)
+{
+    py_tree t;
+    assert_int_equal(py_parse(&t, src, len, path), 0);
+    index_module *eager = NULL;
+    if (index_module_build(&eager, &t, "m") < 0) { /* a fixture with a syntax error */
+        pgci_error_clear();
+        py_tree_free(&t);
+        return 0;
+    }
+    def_list want = VEC_INIT;
+    all_defs(eager->defs, eager->n_defs, &want);
+    for (int how = 0; how < 3; how++) {
+        index_module *lazy = NULL;
+        assert_int_equal(index_module_from_parse_set_lazy(&lazy, NULL, src, len, path, "m"), 0);
+        if (how == 2)
+            index_module_drop_tree(lazy);
+        def_list got = VEC_INIT;
+        all_defs(lazy->defs, lazy->n_defs, &got);
+        assert_int_equal(got.len, want.len);
+        for (size_t k = 0; k < got.len; k++) {
+            size_t i = how == 1 ? got.len - 1 - k : k;
+            assert_string_equal(got.items[i]->qualname, want.items[i]->qualname);
+            if (index_def_fingerprint(got.items[i]) != index_def_fingerprint(want.items[i]))
+                fail_msg("%s: %s: %016llx on demand, %016llx at build", path,
+                         want.items[i]->qualname,
+                         (unsigned long long)index_def_fingerprint(got.items[i]),
+                         (unsigned long long)index_def_fingerprint(want.items[i]));
+        }
+        VEC_FREE(&got);
+        index_module_free(lazy);
+    }
+    size_t n = want.len;
+    VEC_FREE(&want);
+    index_module_free(eager);
+    py_tree_free(&t);
+    return n;
+}
+
+static void lazy_in_dir(const char *dir, size_t *files, size_t *defs)
+{
+    strvec names = STRVEC_INIT;
+    assert_int_equal(fs_list_dir(&names, dir), 0);
+    for (size_t i = 0; i < names.len; i++) {
+        strbuf p = STRBUF_INIT;
+        fs_join(&p, dir, names.items[i]);
+        if (fs_is_dir(p.buf)) {
+            lazy_in_dir(p.buf, files, defs);
+        } else if (pgci_ends_with(p.buf, ".py")) {
+            strbuf src = STRBUF_INIT;
+            assert_int_equal(fs_read_file(&src, p.buf, 0), 0);
+            *defs += lazy_like_eager(src.buf, src.len, p.buf);
+            (*files)++;
+            strbuf_free(&src);
+        }
+        strbuf_free(&p);
+    }
+    strvec_free(&names);
+}
+
+/* index_module_from_parse_set_lazy: the fingerprints index_module_build makes, on
+ * nested and repeated classes, decorated and conditional definitions, on every
+ * fixture module, and (PGCI_INDEX_LAZY_DIR) on any tree of modules. */
+static void test_fingerprints_on_demand(void **state)
+{
+    (void)state;
+    const char *src = "import os\n"
+                      "class A(B):\n"
+                      "    \"\"\"Doc.\"\"\"\n"
+                      "    x = 1\n"
+                      "    @property\n"
+                      "    def f(self):\n"
+                      "        def inner():\n"
+                      "            return 1\n"
+                      "        return inner()\n"
+                      "    class C:\n"
+                      "        def g(self): return 2\n"
+                      "        async def h(self):\n"
+                      "            '''h.'''\n"
+                      "            await x\n"
+                      "    def f(self): return 3\n"
+                      "if os.name:\n"
+                      "    def k(): pass\n"
+                      "else:\n"
+                      "    class A: pass\n"
+                      "@decorate(1)\n"
+                      "def last(a, *b, **c): return a\n";
+    assert_int_equal(lazy_like_eager(src, strlen(src), "m.py"), 9);
+    size_t files = 0, defs = 0;
+    lazy_in_dir("fixtures", &files, &defs);
+    assert_true(files >= 100);
+    assert_true(defs >= 500);
+    const char *more = getenv("PGCI_INDEX_LAZY_DIR");
+    if (more && *more) {
+        size_t before = files, d0 = defs;
+        lazy_in_dir(more, &files, &defs);
+        print_message("PGCI_INDEX_LAZY_DIR: %zu modules, %zu definitions\n", files - before,
+                      defs - d0);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -540,6 +659,7 @@ int main(void)
         cmocka_unit_test(test_docstring_helpers),
         cmocka_unit_test(test_json),
         cmocka_unit_test(test_json_lone_surrogate),
+        cmocka_unit_test(test_fingerprints_on_demand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
