@@ -23,6 +23,12 @@ void check_deprecations(findings *out, const survey_pair *p);
 void check_name_map_fields(findings *out, const survey_pair *p);
 void check_rope_compat(findings *out, const survey_pair *p);
 
+/* 1 when check_rope_compat reads the config's configuration module (at B, and at A
+ * for the standing facts): the config replaces a rotary function or class. A
+ * config that does not can say nothing there, so the survey fetches no
+ * configuration module for it. */
+int rope_compat_reads_configuration(const pg_config *cfg);
+
 /* "1.2.0" from "... will be removed in v1.2 ..." or version="1.2.0"; NULL when
  * the text names no version. Caller frees. */
 char *contracts_removal_version(const char *text, size_t len);

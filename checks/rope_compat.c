@@ -43,6 +43,19 @@ static const char *config_default(const index_module *m, const char *field)
     return NULL;
 }
 
+static int rotary_patch(const pg_patch *patch)
+{
+    return is_rotary_target(patch->target) && patch->type != PG_INIT_MODIFICATION;
+}
+
+int rope_compat_reads_configuration(const pg_config *cfg)
+{
+    for (size_t i = 0; i < cfg->patches.len; i++)
+        if (rotary_patch(&cfg->patches.items[i]))
+            return 1;
+    return 0;
+}
+
 void check_rope_compat(findings *out, const survey_pair *p)
 {
     if (!p->config_b)
@@ -56,7 +69,7 @@ void check_rope_compat(findings *out, const survey_pair *p)
         return;
     for (size_t i = 0; i < p->cfg->patches.len; i++) {
         const pg_patch *patch = &p->cfg->patches.items[i];
-        if (!is_rotary_target(patch->target) || patch->type == PG_INIT_MODIFICATION)
+        if (!rotary_patch(patch))
             continue;
         char *text = signatures_object_text(patch->replacement);
         int full = text ? !handles_partial(text) : 1;

@@ -1,7 +1,8 @@
 /*
  * The pin-bump survey. Stages, in order: resolve the two tags; evaluate the
  * configs (once: the regenerations take them as evaluated); fetch and index every
- * source module (and its configuration module) at both tags; regenerate every
+ * source module (and, where the rope-compat check reads it, its configuration
+ * module) at both tags; regenerate every
  * config against B while, on a thread of its own (with -j > 1), the two-tag
  * checks compare A with B under each patch; then the targets check's findings
  * of the regeneration join each config's comparison. Each stage's failures
@@ -186,7 +187,7 @@ typedef struct survey_state {
     size_t n;
     pg_config **cfgs;  /* evaluated, one per config; NULL where evaluation failed */
     char **eval_errs;  /* why cfgs[i] is NULL */
-    module_pair *mods; /* each source module and configuration module, at A and B */
+    module_pair *mods; /* the source modules (and configuration modules), at A and B */
     size_t nmods;
     regen_output *outs; /* regenerated against B, one per config */
     check_input *in;
@@ -246,8 +247,8 @@ static void evaluate_all(survey_state *s)
 }
 
 /* Every selected config evaluated; one that does not evaluate is a finding. Collects
- * the modules to fetch, in config order: each source module and its configuration
- * module. */
+ * the modules to fetch, in config order: each source module and, for a config
+ * that replaces a rotary function, its configuration module. */
 static int survey_evaluate(survey_state *s)
 {
     const survey_opts *o = s->o;
@@ -269,7 +270,8 @@ static int survey_evaluate(survey_state *s)
             continue;
         }
         const char *m = cfgs[i]->source_module;
-        char *cm = configuration_module(m);
+        /* the configuration module only where a check reads it */
+        char *cm = rope_compat_reads_configuration(cfgs[i]) ? configuration_module(m) : NULL;
         if (find_module(mods, nmods, m) < 0)
             mods[nmods++].module = pgci_strdup(m);
         if (cm && find_module(mods, nmods, cm) < 0)

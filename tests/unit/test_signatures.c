@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks/contracts.h"
 #include "checks/signatures.h"
 #include "core/fs.h"
 
@@ -662,6 +663,40 @@ static void test_object_text(void **state)
                 }
 }
 
+/* The survey fetches a config's configuration module only for the rope-compat
+ * check, which reads it only under a patch of a rotary function or class. */
+static void test_rope_reads_configuration(void **state)
+{
+    (void)state;
+    static const struct {
+        pg_patch_type type;
+        const char *target;
+        int reads;
+    } cases[] = {
+        {PG_METHOD_OVERRIDE, "LlamaMLP.forward", 0},
+        {PG_FUNCTION_REPLACEMENT, "apply_rotary_pos_emb", 1},
+        {PG_FUNCTION_REPLACEMENT, "rotate_half", 1},
+        {PG_CLASS_REPLACEMENT, "LlamaRotaryEmbedding", 1},
+        {PG_METHOD_OVERRIDE, "Qwen3VLTextRotaryEmbedding.forward", 1},
+        {PG_INIT_MODIFICATION, "LlamaRotaryEmbedding", 0},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+        pg_config cfg;
+        memset(&cfg, 0, sizeof(cfg));
+        pg_patch other = {0}, patch = {0};
+        other.type = PG_METHOD_OVERRIDE;
+        other.target = "LlamaAttention.forward";
+        patch.type = cases[i].type;
+        patch.target = cases[i].target;
+        VEC_PUSH(&cfg.patches, other);
+        assert_int_equal(rope_compat_reads_configuration(&cfg), 0);
+        VEC_PUSH(&cfg.patches, patch);
+        if (rope_compat_reads_configuration(&cfg) != cases[i].reads)
+            fail_msg("%s: want %d", cases[i].target, cases[i].reads);
+        VEC_FREE(&cfg.patches);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -686,6 +721,7 @@ int main(void)
         cmocka_unit_test(test_rename_candidates_scored),
         cmocka_unit_test(test_render),
         cmocka_unit_test(test_object_text),
+        cmocka_unit_test(test_rope_reads_configuration),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
