@@ -2,11 +2,6 @@
  * Changes, not standing facts. Each two-tag check compares A with B; running the
  * same checks with B := A (same labels, A's sources on both sides) gives what they
  * would say with no bump at all, and whatever appears in both is not the bump's.
- * A standing fact drops a finding of the same config, check and title, and each
- * check makes findings of its own labels only (its id; the signatures check's
- * also those of the registry rows without a compare function of their own,
- * auto-docstring): so a check that found nothing between A and B has nothing to
- * drop, and is not run with B := A.
  */
 #include "checks/survey_compare.h"
 
@@ -27,39 +22,11 @@ static void push(findings *fs, finding *f)
     fs->items[fs->len++] = f;
 }
 
-/* 1 when the survey row e may make a finding labelled `check`: its own id, or that
- * of a survey row without a compare function (made by another row's). */
-static int own_label(const check_entry *e, const char *check)
+static void run_checks(findings *out, const survey_pair *p)
 {
-    if (!strcmp(check, e->def->id))
-        return 1;
-    for (const check_entry *o = check_registry; o->def; o++)
-        if (o->where == CHECK_IN_SURVEY && !o->def->compare && !strcmp(check, o->def->id))
-            return 1;
-    return 0;
-}
-
-/* Runs the survey's checks; found[k] (when not NULL) says whether the k-th row
- * of the registry made a finding, and only the rows with want[k] set run (when
- * want is not NULL). A finding under another row's label sets found[k] of every
- * row: the standing facts are then all needed. */
-static void run_checks(findings *out, const survey_pair *p, const int *want, int *found,
-                       size_t rows)
-{
-    size_t k = 0;
-    for (const check_entry *e = check_registry; e->def; e++, k++) {
-        if (e->where != CHECK_IN_SURVEY || !e->def->compare || (want && !want[k]))
-            continue;
-        size_t before = out->len;
-        e->def->compare(out, p);
-        if (!found)
-            continue;
-        found[k] |= out->len > before;
-        for (size_t i = before; i < out->len; i++)
-            if (!own_label(e, out->items[i]->check))
-                for (size_t r = 0; r < rows; r++)
-                    found[r] = 1;
-    }
+    for (const check_entry *e = check_registry; e->def; e++)
+        if (e->where == CHECK_IN_SURVEY && e->def->compare)
+            e->def->compare(out, p);
 }
 
 static char *fact_key(const finding *f)
@@ -101,11 +68,7 @@ void survey_compare_checks(survey_checked *c, const survey_pair *p, const index_
     findings got = FINDINGS_INIT, standing = FINDINGS_INIT;
     c->got = got;
     c->standing = standing;
-    size_t rows = 0;
-    while (check_registry[rows].def)
-        rows++;
-    int *found = pgci_calloc(rows + 1, sizeof(int));
-    run_checks(&c->got, p, NULL, found, rows);
+    run_checks(&c->got, p);
     survey_pair same = *p;
     same.b = p->a;
     same.src_b = p->src_a;
@@ -124,9 +87,8 @@ void survey_compare_checks(survey_checked *c, const survey_pair *p, const index_
     }
     same.ext = ext;
     if (p->a && p->src_a)
-        run_checks(&c->standing, &same, found, NULL, rows);
+        run_checks(&c->standing, &same);
     free(ext);
-    free(found);
 }
 
 void survey_compare_finish(findings *out, const survey_pair *p, survey_checked *c,
