@@ -11,11 +11,10 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "core/fs.h"
-#include "core/strbuf.h"
 #include "core/vec.h"
 #include "index/index.h"
 #include "py/py.h"
+#include "tests/unit/py_files.h"
 
 static index_module *build(const char *src)
 {
@@ -583,25 +582,9 @@ static size_t lazy_like_eager(const char *src, size_t len, const char *path)
     return n;
 }
 
-static void lazy_in_dir(const char *dir, size_t *files, size_t *defs)
+static void lazy_file(const char *path, const char *src, size_t len, void *arg)
 {
-    strvec names = STRVEC_INIT;
-    assert_int_equal(fs_list_dir(&names, dir), 0);
-    for (size_t i = 0; i < names.len; i++) {
-        strbuf p = STRBUF_INIT;
-        fs_join(&p, dir, names.items[i]);
-        if (fs_is_dir(p.buf)) {
-            lazy_in_dir(p.buf, files, defs);
-        } else if (pgci_ends_with(p.buf, ".py")) {
-            strbuf src = STRBUF_INIT;
-            assert_int_equal(fs_read_file(&src, p.buf, 0), 0);
-            *defs += lazy_like_eager(src.buf, src.len, p.buf);
-            (*files)++;
-            strbuf_free(&src);
-        }
-        strbuf_free(&p);
-    }
-    strvec_free(&names);
+    *(size_t *)arg += lazy_like_eager(src, len, path);
 }
 
 /* index_module_from_parse_set_lazy: the fingerprints index_module_build makes, on
@@ -632,16 +615,13 @@ static void test_fingerprints_on_demand(void **state)
                       "@decorate(1)\n"
                       "def last(a, *b, **c): return a\n";
     assert_int_equal(lazy_like_eager(src, strlen(src), "m.py"), 9);
-    size_t files = 0, defs = 0;
-    lazy_in_dir("fixtures", &files, &defs);
-    assert_true(files >= 100);
+    size_t defs = 0;
+    assert_true(py_files_under("fixtures", lazy_file, &defs) >= 100);
     assert_true(defs >= 500);
     const char *more = getenv("PGCI_INDEX_LAZY_DIR");
     if (more && *more) {
-        size_t before = files, d0 = defs;
-        lazy_in_dir(more, &files, &defs);
-        print_message("PGCI_INDEX_LAZY_DIR: %zu modules, %zu definitions\n", files - before,
-                      defs - d0);
+        size_t d0 = defs, files = py_files_under(more, lazy_file, &defs);
+        print_message("PGCI_INDEX_LAZY_DIR: %zu modules, %zu definitions\n", files, defs - d0);
     }
 }
 

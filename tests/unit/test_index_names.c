@@ -16,32 +16,18 @@
 
 #include "core/fs.h"
 #include "tests/tools/names_cmp.h"
+#include "tests/unit/py_files.h"
 
-/* Compares every *.py under dir (recursively). */
-static void compare_tree(names_cmp *c, const char *dir)
+/* Compares one file of the fixtures. */
+static void compare_file(const char *path, const char *src, size_t len, void *arg)
 {
-    strvec names = STRVEC_INIT;
-    assert_int_equal(fs_list_dir(&names, dir), 0);
-    for (size_t i = 0; i < names.len; i++) {
-        strbuf path = STRBUF_INIT;
-        strbuf_addf(&path, "%s/%s", dir, names.items[i]);
-        size_t n = strlen(names.items[i]);
-        if (fs_is_dir(path.buf)) {
-            compare_tree(c, path.buf);
-        } else if (n > 3 && !strcmp(names.items[i] + n - 3, ".py")) {
-            strbuf src = STRBUF_INIT;
-            assert_int_equal(fs_read_file(&src, path.buf, 0), 0);
-            size_t before = c->files;
-            int r = names_cmp_source(c, src.buf, src.len, path.buf);
-            if (c->files == before)
-                c->why.len = 0; /* a fixture that does not parse: not indexable either way */
-            else if (r < 0)
-                fail_msg("%s", c->why.buf);
-            strbuf_free(&src);
-        }
-        strbuf_free(&path);
-    }
-    strvec_free(&names);
+    names_cmp *c = arg;
+    size_t before = c->files;
+    int r = names_cmp_source(c, src, len, path);
+    if (c->files == before)
+        c->why.len = 0; /* a fixture that does not parse: not indexable either way */
+    else if (r < 0)
+        fail_msg("%s", c->why.buf);
 }
 
 /* Every Python file of fixtures/ (upstream tags, configs, workspaces), every edit of
@@ -50,7 +36,7 @@ static void test_fixtures(void **state)
 {
     (void)state;
     names_cmp c = {.dense = 1, .why = STRBUF_INIT};
-    compare_tree(&c, "fixtures");
+    py_files_under("fixtures", compare_file, &c);
     assert_true(c.files >= 100);
     assert_true(c.defs >= 500);
     assert_true(c.suggestions >= 10000);

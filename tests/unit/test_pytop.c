@@ -17,6 +17,7 @@
 #include "core/strbuf.h"
 #include "py/py.h"
 #include "py/pytop.h"
+#include "tests/unit/py_files.h"
 
 /* The 0-based rows the scan starts statements at, as "0,3,7" ("-" declined). */
 static void rows(const char *src, char *out, size_t cap)
@@ -201,31 +202,22 @@ static int compare_with_tree(const char *path, const char *src, size_t len, size
     return 1;
 }
 
-static void walk_fixtures(const char *dir, size_t *files, size_t *stmts, size_t *members)
+typedef struct fixture_counts {
+    size_t files, stmts, members;
+} fixture_counts;
+
+static void compare_fixture(const char *path, const char *src, size_t len, void *arg)
 {
-    strvec names = STRVEC_INIT;
-    assert_int_equal(fs_list_dir(&names, dir), 0);
-    for (size_t i = 0; i < names.len; i++) {
-        strbuf p = STRBUF_INIT;
-        fs_join(&p, dir, names.items[i]);
-        if (fs_is_dir(p.buf)) {
-            walk_fixtures(p.buf, files, stmts, members);
-        } else if (pgci_ends_with(p.buf, ".py")) {
-            strbuf src = STRBUF_INIT;
-            assert_int_equal(fs_read_file(&src, p.buf, 0), 0);
-            *files += (size_t)compare_with_tree(p.buf, src.buf, src.len, stmts, members);
-            strbuf_free(&src);
-        }
-        strbuf_free(&p);
-    }
-    strvec_free(&names);
+    fixture_counts *c = arg;
+    c->files += (size_t)compare_with_tree(path, src, len, &c->stmts, &c->members);
 }
 
 static void test_fixtures_like_tree_sitter(void **state)
 {
     (void)state;
-    size_t files = 0, stmts = 0, members = 0;
-    walk_fixtures("fixtures", &files, &stmts, &members);
+    fixture_counts c = {0, 0, 0};
+    py_files_under("fixtures", compare_fixture, &c);
+    size_t files = c.files, stmts = c.stmts, members = c.members;
     assert_true(files >= 80);
     assert_true(stmts >= 1000);
     assert_true(members >= 500);
