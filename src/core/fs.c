@@ -117,6 +117,34 @@ fail:;
     return pgci_error_set(PGCI_EIO, "cannot write %s: %s", path, strerror(e));
 }
 
+int fs_write_scratch(const char *path, const void *data, size_t len)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return pgci_error_set(PGCI_EIO, "cannot write %s: %s", path, strerror(errno));
+    const char *p = data;
+    size_t left = len;
+    while (left > 0) {
+        ssize_t n = write(fd, p, left);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            int e = errno;
+            close(fd);
+            unlink(path);
+            return pgci_error_set(PGCI_EIO, "cannot write %s: %s", path, strerror(e));
+        }
+        p += n;
+        left -= (size_t)n;
+    }
+    if (close(fd) < 0) {
+        int e = errno;
+        unlink(path);
+        return pgci_error_set(PGCI_EIO, "cannot write %s: %s", path, strerror(e));
+    }
+    return 0;
+}
+
 int fs_mkdirs(const char *path)
 {
     strbuf p = STRBUF_INIT;

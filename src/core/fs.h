@@ -27,6 +27,14 @@ int fs_write_atomic(const char *path, const void *data, size_t len);
 struct stat;
 int fs_write_atomic_like(const char *path, const void *data, size_t len, const struct stat *like);
 
+/* Writes a new file, mode 0644, into a directory of pgci's own (fs_mkdtemp): a
+ * scratch file for a child process to read, removed with its directory. Not
+ * atomic and not synced - nothing outside the run ever reads it, and a run that
+ * dies leaves only its temporary directory behind (removed at a signal) - which
+ * spares a disk flush per file: ruff's inputs are dozens a run. Fails when path
+ * exists. */
+int fs_write_scratch(const char *path, const void *data, size_t len);
+
 /* mkdir -p; mode 0755. */
 int fs_mkdirs(const char *path);
 

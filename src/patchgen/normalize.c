@@ -194,7 +194,7 @@ int normalize_ruff_uncached(const normalize_opts *o, const char *src, size_t len
     if (r < 0)
         return r;
     fs_join(&file, dir.buf, o->file_name && o->file_name[0] ? o->file_name : "x.py");
-    r = fs_write_atomic(file.buf, src, len);
+    r = fs_write_scratch(file.buf, src, len);
     if (r == 0)
         r = run_ruff(o, 0, file.buf, dir.buf, refused);
     if (r == 0)

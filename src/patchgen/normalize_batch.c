@@ -240,7 +240,7 @@ static int run_batch(const normalize_opts *o, normalize_item *items, const size_
         fs_join(&f, sub.buf, it->file_name && it->file_name[0] ? it->file_name : "x.py");
         r = fs_mkdirs(sub.buf);
         if (r == 0)
-            r = fs_write_atomic(f.buf, it->src, it->len);
+            r = fs_write_scratch(f.buf, it->src, it->len);
         strvec_push_owned(&files, strbuf_detach(&f, NULL));
         strbuf_free(&sub);
     }

@@ -223,6 +223,36 @@ static void test_safe_write(void **state)
     strbuf_free(&back);
 }
 
+static void test_scratch_write(void **state)
+{
+    (void)state;
+    strbuf dir = STRBUF_INIT, f = STRBUF_INIT, back = STRBUF_INIT, bad = STRBUF_INIT;
+    assert_int_equal(fs_mkdtemp(&dir, "pgci-test"), 0);
+    fs_join(&f, dir.buf, "x.py");
+    assert_int_equal(fs_write_scratch(f.buf, "x = 1\n", 6), 0);
+    assert_int_equal(fs_read_file(&back, f.buf, 0), 0);
+    assert_string_equal(back.buf, "x = 1\n");
+    /* a new file only: one already there is never written over */
+    assert_int_equal(fs_write_scratch(f.buf, "y = 2\n", 6), PGCI_EIO);
+    assert_true(strstr(pgci_error_last(), f.buf) != NULL);
+    strbuf_reset(&back);
+    assert_int_equal(fs_read_file(&back, f.buf, 0), 0);
+    assert_string_equal(back.buf, "x = 1\n");
+    /* a directory that does not exist: an error, nothing made */
+    fs_join(&bad, dir.buf, "missing/x.py");
+    assert_int_equal(fs_write_scratch(bad.buf, "x", 1), PGCI_EIO);
+    strvec names = STRVEC_INIT;
+    assert_int_equal(fs_list_dir(&names, dir.buf), 0);
+    assert_int_equal(names.len, 1);
+    strvec_free(&names);
+    pgci_error_clear();
+    assert_int_equal(fs_remove_tree(dir.buf), 0);
+    strbuf_free(&dir);
+    strbuf_free(&f);
+    strbuf_free(&back);
+    strbuf_free(&bad);
+}
+
 static void test_atomic_write(void **state)
 {
     (void)state;
@@ -681,6 +711,7 @@ int main(void)
         cmocka_unit_test(test_path_check),
         cmocka_unit_test(test_join_under_symlink),
         cmocka_unit_test(test_atomic_write),
+        cmocka_unit_test(test_scratch_write),
         cmocka_unit_test(test_safe_write),
         cmocka_unit_test(test_proc),
         cmocka_unit_test(test_proc_env_and_group),
