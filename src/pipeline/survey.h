@@ -29,7 +29,7 @@ typedef struct survey_opts {
     const char *cache_dir; /* pgci's cache (upstream files; results/ under it); NULL: default */
     int no_cache;          /* neither read nor write the result cache */
     int timestamp;
-    int exits_after; /* the process exits after the run: B's trees are left to the exit */
+    int exits_after; /* the process exits after the run: the trees are left to the exit */
 } survey_opts;
 
 typedef struct survey_result {
