@@ -201,6 +201,16 @@ typedef struct survey_state {
     survey_cmp *cmps;       /* one per config: the comparison, beside the regeneration */
     pthread_t cmp_thread;
     int cmp_started, cmp_joined;
+    /* the configs' comparisons are taken one at a time, by the comparison's thread
+     * and by the regeneration's once it is done (survey_compare_help) */
+    pthread_mutex_t cmp_lock;
+    pthread_cond_t cmp_cond;
+    int cmp_ready;   /* the pairs are made: comparisons may be taken */
+    size_t cmp_next; /* the next config whose comparison nobody has taken */
+    /* the modules' indexes before them, taken one at a time the same way: items
+     * [0, nmods) are A's, [nmods, 2 nmods) B's (index_one) */
+    size_t ix_next, ix_done;
+    int cmp_shared; /* set before the comparison's thread starts: it shares its work */
     double cmp_ms;  /* the comparison's own time on its thread */
     int index_jobs; /* the index's threads: 1 beside the regeneration */
     double index_ms;
@@ -340,6 +350,25 @@ static void survey_index(survey_state *s, int jobs)
     index_jobs j = {{s->parses_a, s->parses}, s->mods, s->nmods};
     par_for(2 * s->nmods, jobs, index_one, &j);
     s->index_ms = now_ms() - t0;
+}
+
+/* Indexes modules, one at a time, until none is left to take (each writes its own
+ * module_pair side only). */
+static void index_some(survey_state *s)
+{
+    index_jobs j = {{s->parses_a, s->parses}, s->mods, s->nmods};
+    for (;;) {
+        pthread_mutex_lock(&s->cmp_lock);
+        size_t i = s->ix_next++;
+        pthread_mutex_unlock(&s->cmp_lock);
+        if (i >= 2 * s->nmods)
+            break;
+        index_one(&j, 0, i);
+        pthread_mutex_lock(&s->cmp_lock);
+        if (++s->ix_done == 2 * s->nmods)
+            pthread_cond_broadcast(&s->cmp_cond);
+        pthread_mutex_unlock(&s->cmp_lock);
+    }
 }
 
 /* When not one module could be read at a tag, the tag or the source is what failed
@@ -514,17 +543,19 @@ static void survey_pairs(survey_state *s)
     }
 }
 
-/* The modules of both tags indexed, then the two-tag checks of every config
- * (checks/survey_compare.h). They read the indexes and sources of both tags, the
- * evaluated configs and the run's parse sets, all of which the regeneration only
- * reads too (the trees the index reads are the upstream layer's, made before). */
-static void *compare_main(void *arg)
+/* Compares configs, one at a time, until none is left to take. Each config's
+ * comparison reads its pair and writes its own survey_cmp only; what configs share
+ * (the parse sets, the indexes' fingerprints, the memos of checks/survey_trees.h)
+ * is made under locks and the same whichever thread asks first, so the findings do
+ * not depend on which thread compared what. */
+static void compare_some(survey_state *s)
 {
-    survey_state *s = arg;
-    survey_index(s, s->index_jobs);
-    survey_pairs(s);
-    double t0 = now_ms();
-    for (size_t i = 0; i < s->n; i++) {
+    for (;;) {
+        pthread_mutex_lock(&s->cmp_lock);
+        size_t i = s->cmp_next++;
+        pthread_mutex_unlock(&s->cmp_lock);
+        if (i >= s->n)
+            break;
         survey_cmp *c = &s->cmps[i];
         if (!c->ready)
             continue;
@@ -532,6 +563,34 @@ static void *compare_main(void *arg)
         c->checked_done = 1;
     }
     pgci_error_clear();
+}
+
+/* The modules of both tags indexed, then the two-tag checks of every config
+ * (checks/survey_compare.h). They read the indexes and sources of both tags, the
+ * evaluated configs and the run's parse sets, all of which the regeneration only
+ * reads too (the trees the index reads are the upstream layer's, made before). */
+static void *compare_main(void *arg)
+{
+    survey_state *s = arg;
+    if (s->cmp_shared) {
+        /* the regeneration's thread may take some of them once it is done */
+        double t0 = now_ms();
+        index_some(s);
+        pthread_mutex_lock(&s->cmp_lock);
+        while (s->ix_done < 2 * s->nmods)
+            pthread_cond_wait(&s->cmp_cond, &s->cmp_lock);
+        pthread_mutex_unlock(&s->cmp_lock);
+        s->index_ms = now_ms() - t0;
+    } else {
+        survey_index(s, s->index_jobs);
+    }
+    survey_pairs(s);
+    pthread_mutex_lock(&s->cmp_lock);
+    s->cmp_ready = 1;
+    pthread_cond_broadcast(&s->cmp_cond);
+    pthread_mutex_unlock(&s->cmp_lock);
+    double t0 = now_ms();
+    compare_some(s);
     s->cmp_ms = now_ms() - t0;
     return NULL;
 }
@@ -542,11 +601,28 @@ static void *compare_main(void *arg)
 static void survey_compare_start(survey_state *s)
 {
     s->index_jobs = 1;
-    s->cmp_started = s->o->jobs > 1 && pthread_create(&s->cmp_thread, NULL, compare_main, s) == 0;
+    s->cmp_shared = s->o->jobs > 1;
+    s->cmp_started = s->cmp_shared && pthread_create(&s->cmp_thread, NULL, compare_main, s) == 0;
     if (!s->cmp_started) {
+        s->cmp_shared = 0;
         s->index_jobs = s->o->jobs;
         compare_main(s);
     }
+}
+
+/* The regeneration's thread, done, takes the comparisons the comparison's thread
+ * has not reached yet (with the result cache warm, the regeneration takes a
+ * fraction of the comparison's time). */
+static void survey_compare_help(survey_state *s)
+{
+    if (!s->cmp_started || s->cmp_joined)
+        return;
+    index_some(s);
+    pthread_mutex_lock(&s->cmp_lock);
+    while (!s->cmp_ready)
+        pthread_cond_wait(&s->cmp_cond, &s->cmp_lock);
+    pthread_mutex_unlock(&s->cmp_lock);
+    compare_some(s);
 }
 
 static void survey_compare_wait(survey_state *s)
@@ -773,6 +849,8 @@ static void survey_state_free(survey_state *s)
     py_parse_set_free_jobs(s->parses_a, s->o->jobs);
     rcache_free(s->results);
     free(s->ruff);
+    pthread_mutex_destroy(&s->cmp_lock);
+    pthread_cond_destroy(&s->cmp_cond);
 }
 
 int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
@@ -784,6 +862,8 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
     s.ws = ws;
     s.o = o;
     s.out = out;
+    pthread_mutex_init(&s.cmp_lock, NULL);
+    pthread_cond_init(&s.cmp_cond, NULL);
     int r;
     if ((r = survey_resolve(&s)) < 0 || (r = survey_evaluate(&s)) < 0)
         goto out;
@@ -793,6 +873,7 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
     survey_fetch_callees(&s);
     survey_compare_start(&s);
     survey_regenerate(&s);
+    survey_compare_help(&s);
     /* a module fetched but not indexed counts as unread, as a fetch failure does */
     survey_compare_wait(&s);
     run_doc_add_timing(&s.out->doc, "fetch+index", s.index_ms);
