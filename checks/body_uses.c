@@ -127,6 +127,7 @@ typedef struct walk {
     const py_tree *t;
     local_ref *refs;
     size_t n_refs;
+    unsigned row0; /* the body's first row in t: lines count from it */
 } walk;
 
 static local_ref *find_ref(const walk *w, const py_tree *t, TSNode n)
@@ -313,7 +314,7 @@ static void push_call(body_call **calls, size_t *n, const body_call *c)
 /* One call: its arguments and what the body does with its result. */
 static void read_call(walk *w, body_call *c, TSNode call, TSNode p)
 {
-    c->line = py_line(call);
+    c->line = py_line(call) - w->row0;
     read_args(w, c, call);
     if (!ts_node_is_null(p) && (py_is(p, "attribute") || py_is(p, "subscript")))
         c->result_used = 1;
@@ -537,32 +538,33 @@ static int patch_decorator(const py_tree *t, TSNode d)
     return cgsrc_is_patch_decorator(t->src + s, e - s);
 }
 
-void body_uses_of_tree(body_uses *out, const py_tree *t)
+void body_uses_of_statements(body_uses *out, const py_tree *t, TSNode parent, const TSNode *stmts,
+                             size_t n, unsigned row0)
 {
     memset(out, 0, sizeof(*out));
     binds bound = {STRVEC_INIT, STRVEC_INIT};
-    TSNode root = py_root(t);
-    collect_bound(&bound, t, root);
-    walk w = {out, &bound, t, NULL, 0};
-    collect_locals(&w, root);
+    for (size_t i = 0; i < n; i++)
+        collect_bound(&bound, t, stmts[i]);
+    walk w = {out, &bound, t, NULL, 0, row0};
+    for (size_t i = 0; i < n; i++)
+        collect_locals(&w, stmts[i]);
     /* the registering decorators (`@config.override_method(...)`) are the config's,
      * not the body's, and patchgen drops them; the others stay in the generated
      * module above the definition (`@dataclass`) and read its names */
-    uint32_t k = ts_node_named_child_count(root);
-    for (uint32_t i = 0; i < k; i++) {
-        TSNode n = ts_node_named_child(root, i), parent = root;
-        if (py_is(n, "decorated_definition")) {
-            parent = n;
-            uint32_t nd = ts_node_named_child_count(n);
+    for (size_t i = 0; i < n; i++) {
+        TSNode s = stmts[i], p = parent;
+        if (py_is(s, "decorated_definition")) {
+            p = s;
+            uint32_t nd = ts_node_named_child_count(s);
             for (uint32_t j = 0; j < nd; j++) {
-                TSNode d = ts_node_named_child(n, j);
+                TSNode d = ts_node_named_child(s, j);
                 if (py_is(d, "decorator") && !patch_decorator(t, d))
-                    collect_uses(&w, d, n);
+                    collect_uses(&w, d, s);
             }
-            n = py_field(n, "definition");
+            s = py_field(s, "definition");
         }
-        if (!ts_node_is_null(n))
-            collect_uses(&w, n, parent);
+        if (!ts_node_is_null(s))
+            collect_uses(&w, s, p);
     }
     settle_dict_calls(&w, out->calls, out->n_calls);
     settle_dict_calls(&w, out->name_calls, out->n_name_calls);
@@ -577,6 +579,17 @@ void body_uses_of_tree(body_uses *out, const py_tree *t)
     free(w.refs);
     strvec_free(&bound.names);
     strvec_free(&bound.twice);
+}
+
+void body_uses_of_tree(body_uses *out, const py_tree *t)
+{
+    TSNode root = py_root(t);
+    uint32_t k = ts_node_named_child_count(root);
+    TSNode *stmts = pgci_calloc(k ? k : 1, sizeof(*stmts));
+    for (uint32_t i = 0; i < k; i++)
+        stmts[i] = ts_node_named_child(root, i);
+    body_uses_of_statements(out, t, root, stmts, k, 0);
+    free(stmts);
 }
 
 int body_uses_read(body_uses *out, const char *text, size_t len)

@@ -71,6 +71,15 @@ int body_uses_read(body_uses *out, const char *text, size_t len);
 /* The same from a tree of the body already made (py_parse or a parse set's). */
 void body_uses_of_tree(body_uses *out, const py_tree *t);
 
+/* The same from statements of a bigger tree, as if their lines were parsed alone:
+ * stmts[0..n) are the module-level statements of t (children of `parent`, its root)
+ * on the body's lines, the first of which is row row0 of t (a call's line counts
+ * from it). A def at column 0 of a file Python accepts reads the same inside its
+ * file's tree as alone (survey_object_uses: one parse of a config file for its
+ * evaluation and its bodies' checks). */
+void body_uses_of_statements(body_uses *out, const py_tree *t, TSNode parent, const TSNode *stmts,
+                             size_t n, unsigned row0);
+
 void body_uses_free(body_uses *u);
 
 #endif

@@ -1125,7 +1125,7 @@ static void follow(cctx *c, const pg_object *o, const char *cls)
 {
     char *text = signatures_object_text(o);
     body_uses own;
-    const body_uses *u = text ? survey_body_uses(c->p, text, strlen(text), &own) : NULL;
+    const body_uses *u = text ? survey_object_uses(c->p, o, text, strlen(text), &own) : NULL;
     if (u) {
         if (cls) {
             self_calls(c, cls, u);

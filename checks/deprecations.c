@@ -255,13 +255,17 @@ static void self_call(findings *out, const survey_pair *p, const pg_patch *patch
 static void report_calls(findings *out, const survey_pair *p, const pg_patch *patch,
                          const char *text, strvec *seen)
 {
-    py_tree t;
-    if (survey_tree_get(p, &t, text, strlen(text), "<patch>") < 0) {
+    survey_view v;
+    if (survey_object_tree(p, patch->replacement, text, strlen(text), &v) < 0) {
         pgci_error_clear();
         return;
     }
+    const py_tree t = v.t;
     VEC(TSNode) stack = VEC_INIT;
-    VEC_PUSH(&stack, py_root(&t));
+    /* the statements on the body's lines, pushed as the walk from its own tree's
+     * root pushes them */
+    for (size_t i = 0; i < v.n; i++)
+        VEC_PUSH(&stack, v.stmts[i]);
     while (stack.len) {
         TSNode n = stack.items[--stack.len];
         if (py_is(n, "call")) {
@@ -281,7 +285,7 @@ static void report_calls(findings *out, const survey_pair *p, const pg_patch *pa
             VEC_PUSH(&stack, ts_node_named_child(n, i));
     }
     VEC_FREE(&stack);
-    survey_tree_release(p, &t);
+    survey_object_tree_release(p, &v);
 }
 
 void check_deprecations(findings *out, const survey_pair *p)

@@ -178,10 +178,12 @@ void check_name_map_fields(findings *out, const survey_pair *p)
         char *text = signatures_object_text(patch->replacement);
         if (!text)
             continue;
-        py_tree t;
-        if (survey_tree_get(p, &t, text, strlen(text), "<patch>") == 0) {
+        survey_view v;
+        if (survey_object_tree(p, patch->replacement, text, strlen(text), &v) == 0) {
+            const py_tree t = v.t;
             VEC(TSNode) stack = VEC_INIT;
-            VEC_PUSH(&stack, py_root(&t));
+            for (size_t s = 0; s < v.n; s++)
+                VEC_PUSH(&stack, v.stmts[s]);
             while (stack.len) {
                 TSNode n = stack.items[--stack.len];
                 if (py_is(n, "call"))
@@ -191,7 +193,7 @@ void check_name_map_fields(findings *out, const survey_pair *p)
                     VEC_PUSH(&stack, ts_node_named_child(n, c));
             }
             VEC_FREE(&stack);
-            survey_tree_release(p, &t);
+            survey_object_tree_release(p, &v);
         } else {
             pgci_error_clear();
         }

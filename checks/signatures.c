@@ -447,9 +447,9 @@ static int patch_takes(const sig_ctx *c, const char *target, const char *name)
     if (!c->patch_text)
         return -1;
     index_module *own;
-    const index_module *m = survey_patch_index(c->p, c->patch_text, strlen(c->patch_text), &own);
+    const index_def *fn = survey_object_def(c->p, c->patch ? c->patch->replacement : NULL,
+                                            c->patch_text, strlen(c->patch_text), &own);
     pgci_error_clear();
-    const index_def *fn = m && m->n_defs ? m->defs[0] : NULL;
     const char *dot = strrchr(target, '.');
     if (fn && fn->kind == INDEX_CLASS)
         fn = dot ? index_member(fn, dot + 1) : NULL;
@@ -1518,11 +1518,12 @@ int signatures_config_binds(const survey_pair *sp, const char *name)
     return 0;
 }
 
-static void removed_imports(sig_ctx *c, const pg_patch *patch, const char *text)
+static void removed_imports(sig_ctx *c, const pg_patch *patch, const pg_object *o, const char *text)
 {
     const index_module *a = c->p->a, *b = c->p->b;
     body_uses own;
-    const body_uses *u = text && a && b ? survey_body_uses(c->p, text, strlen(text), &own) : NULL;
+    const body_uses *u =
+        text && a && b ? survey_object_uses(c->p, o, text, strlen(text), &own) : NULL;
     if (!u) {
         pgci_error_clear();
         return;
@@ -1627,12 +1628,14 @@ static void auto_docstring(sig_ctx *c, const char *target, const index_def *up_a
     if (!text || !is_auto_docstring(up_b))
         return;
     index_module *own;
-    const index_module *m = survey_patch_index(c->p, text, strlen(text), &own);
-    if (!m) {
+    const index_def *fn =
+        survey_object_def(c->p, c->patch ? c->patch->replacement : NULL, text, strlen(text), &own);
+    if (!fn) {
         pgci_error_clear();
+        if (own)
+            index_module_free(own);
         return;
     }
-    const index_def *fn = m->n_defs ? m->defs[0] : NULL;
     strvec at_a = STRVEC_INIT, at_b = STRVEC_INIT;
     strvec added = STRVEC_INIT, dropped = STRVEC_INIT;
     const char *table = NULL;
@@ -1842,7 +1845,7 @@ static void helper_imports(sig_ctx *c, const pg_object *helper)
     pg_patch fake = {0};
     fake.target = helper->name;
     c->patch = NULL;
-    removed_imports(c, &fake, text);
+    removed_imports(c, &fake, helper, text);
     free(text);
 }
 
@@ -1865,7 +1868,7 @@ void signatures_compare(findings *out, const survey_pair *p)
         c.patch = patch;
         c.patch_text = text;
         compare_target(&c, patch, patch->target);
-        removed_imports(&c, patch, text);
+        removed_imports(&c, patch, patch->replacement, text);
         free(text);
     }
     for (size_t i = 0; i < cfg->positioned_helpers.len; i++) {

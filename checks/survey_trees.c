@@ -50,6 +50,7 @@ struct survey_bodies {
     hashmap by_text; /* body text -> body_entry */
     hashmap same;    /* "a-pointer a-length b-pointer b-length" -> 1 + the answer */
     hashmap indexes; /* patch text -> index_entry */
+    hashmap files;   /* "%p" of a config file's tree -> index_entry (survey_object_def) */
 };
 
 typedef struct index_entry {
@@ -84,6 +85,7 @@ void survey_bodies_free(survey_bodies *b)
         return;
     hashmap_free_with(&b->by_text, entry_free);
     hashmap_free_with(&b->indexes, index_entry_free);
+    hashmap_free_with(&b->files, index_entry_free);
     hashmap_free(&b->same);
     pthread_mutex_destroy(&b->lock);
     free(b);
@@ -168,6 +170,154 @@ const body_uses *survey_body_uses(const survey_pair *p, const char *text, size_t
     return NULL;
 }
 
+int survey_object_view(const pg_object *o, survey_view *v)
+{
+    memset(v, 0, sizeof(*v));
+    if (!o || !o->tree || !o->parses_alone || !o->text || o->start_line == 0 ||
+        o->end_line < o->start_line || getenv("PGCI_NO_OBJECT_VIEWS"))
+        return 0;
+    /* the byte of its first line: the text signatures_object_text() reads */
+    size_t len = o->text_len ? o->text_len : strlen(o->text);
+    const char *p = o->text, *end = o->text + len, *nl;
+    for (unsigned line = 1; line < o->start_line; line++) {
+        if (!(nl = memchr(p, '\n', (size_t)(end - p))))
+            return 0;
+        p = nl + 1;
+    }
+    v->t.tree = (TSTree *)o->tree;
+    v->t.src = (char *)o->text;
+    v->t.len = len;
+    v->t.path = (char *)(o->file ? o->file : "<config>");
+    v->root = ts_tree_root_node(o->tree);
+    uint32_t at = (uint32_t)(p - o->text);
+    /* the module's statements on the object's lines: its def (a decorated one
+     * whole), and the comments around it that those lines hold */
+    for (TSNode s = ts_node_first_named_child_for_byte(v->root, at);
+         !ts_node_is_null(s) && ts_node_start_point(s).row + 1 <= o->end_line;
+         s = ts_node_next_named_sibling(s)) {
+        if (ts_node_start_byte(s) < at)
+            continue;
+        if (v->n == sizeof(v->stmts) / sizeof(*v->stmts))
+            return 0; /* more than a def and its comments: parsed alone */
+        v->stmts[v->n++] = s;
+    }
+    if (!v->n || ts_node_start_byte(v->stmts[0]) != at || ts_node_has_error(v->root))
+        return 0;
+    v->row0 = o->start_line - 1;
+    return 1;
+}
+
+int survey_object_tree(const survey_pair *p, const pg_object *o, const char *text, size_t len,
+                       survey_view *v)
+{
+    if (survey_object_view(o, v))
+        return 0;
+    memset(v, 0, sizeof(*v));
+    int r = survey_tree_get(p, &v->t, text, len, "<patch>");
+    if (r < 0)
+        return r;
+    v->parsed = 1;
+    v->root = py_root(&v->t);
+    v->stmts[v->n++] = v->root;
+    return 0;
+}
+
+void survey_object_tree_release(const survey_pair *p, survey_view *v)
+{
+    if (v->parsed)
+        survey_tree_release(p, &v->t);
+    memset(v, 0, sizeof(*v));
+}
+
+/* The reading of the object's lines from its file's tree, compared with a parse of
+ * its text (PGCI_VERIFY_OBJECT_VIEWS): the two must agree in every field. */
+static int same_calls(const body_call *a, size_t na, const body_call *b, size_t nb)
+{
+    if (na != nb)
+        return 0;
+    for (size_t i = 0; i < na; i++) {
+        if (strcmp(a[i].method, b[i].method) || a[i].n_positional != b[i].n_positional ||
+            a[i].star_args != b[i].star_args || a[i].unpacked != b[i].unpacked ||
+            a[i].kept != b[i].kept || a[i].result_used != b[i].result_used ||
+            a[i].line != b[i].line || a[i].keywords.len != b[i].keywords.len)
+            return 0;
+        for (size_t j = 0; j < a[i].keywords.len; j++)
+            if (strcmp(a[i].keywords.items[j], b[i].keywords.items[j]))
+                return 0;
+    }
+    return 1;
+}
+
+static int same_strvec(const strvec *a, const strvec *b)
+{
+    if (a->len != b->len)
+        return 0;
+    for (size_t i = 0; i < a->len; i++)
+        if (strcmp(a->items[i], b->items[i]))
+            return 0;
+    return 1;
+}
+
+int body_uses_equal(const body_uses *a, const body_uses *b)
+{
+    if (!same_calls(a->calls, a->n_calls, b->calls, b->n_calls) ||
+        !same_calls(a->name_calls, a->n_name_calls, b->name_calls, b->n_name_calls) ||
+        !same_calls(a->elem_calls, a->n_elem_calls, b->elem_calls, b->n_elem_calls) ||
+        !same_strvec(&a->elem_attrs, &b->elem_attrs) || !same_strvec(&a->loads, &b->loads) ||
+        a->n_stand_ins != b->n_stand_ins)
+        return 0;
+    for (size_t i = 0; i < a->n_stand_ins; i++)
+        if (strcmp(a->stand_ins[i].cls, b->stand_ins[i].cls) ||
+            strcmp(a->stand_ins[i].method, b->stand_ins[i].method) ||
+            !same_strvec(&a->stand_ins[i].attrs, &b->stand_ins[i].attrs))
+            return 0;
+    return 1;
+}
+
+/* The uses of an object's lines: from its file's tree when survey_object_view
+ * gives one, else from the run's tree of its text. */
+static int read_object_uses(const survey_pair *p, const pg_object *o, body_uses *out,
+                            const char *text, size_t len)
+{
+    survey_view v;
+    if (!survey_object_view(o, &v))
+        return read_uses(p, out, text, len);
+    body_uses_of_statements(out, &v.t, v.root, v.stmts, v.n, v.row0);
+    if (getenv("PGCI_VERIFY_OBJECT_VIEWS")) {
+        body_uses parsed;
+        if (body_uses_read(&parsed, text, len) < 0 || !body_uses_equal(out, &parsed)) {
+            fprintf(stderr,
+                    "pgci: PGCI_VERIFY_OBJECT_VIEWS: %s (%s, lines %u-%u) reads "
+                    "differently in its file's tree\n",
+                    o->name, o->file ? o->file : "?", o->start_line, o->end_line);
+            abort();
+        }
+        body_uses_free(&parsed);
+    }
+    return 0;
+}
+
+const body_uses *survey_object_uses(const survey_pair *p, const pg_object *o, const char *text,
+                                    size_t len, body_uses *own)
+{
+    memset(own, 0, sizeof(*own));
+    if (!p->bodies)
+        return read_object_uses(p, o, own, text, len) == 0 ? own : NULL;
+    survey_bodies *b = p->bodies;
+    pthread_mutex_lock(&b->lock);
+    body_entry *e = hashmap_getn(&b->by_text, text, len);
+    if (!e) {
+        e = pgci_calloc(1, sizeof(*e));
+        e->ok = read_object_uses(p, o, &e->uses, text, len) == 0;
+        hashmap_putn(&b->by_text, text, len, e);
+    }
+    pthread_mutex_unlock(&b->lock);
+    if (e->ok)
+        return &e->uses;
+    pgci_error_set(PGCI_EINVALID, "a patch body does not parse");
+    return NULL;
+}
+
 const index_module *survey_patch_index(const survey_pair *p, const char *text, size_t len,
                                        index_module **own)
 {
@@ -190,6 +340,72 @@ const index_module *survey_patch_index(const survey_pair *p, const char *text, s
     if (!e->m)
         pgci_error_set(PGCI_EINVALID, "a patch body does not parse");
     return e->m;
+}
+
+/* The index of the file a view is in (built once a run per file, fingerprints on
+ * demand; owned by p->bodies): NULL when it cannot be built (the file nests too
+ * deeply for the index), and the caller then indexes the text alone. */
+static const index_module *file_index(survey_bodies *b, const pg_object *o, const survey_view *v)
+{
+    char key[32];
+    snprintf(key, sizeof(key), "%p", (const void *)o->tree);
+    pthread_mutex_lock(&b->lock);
+    index_entry *e = hashmap_get(&b->files, key);
+    if (!e) {
+        e = pgci_calloc(1, sizeof(*e));
+        if (index_module_build_lazy(&e->m, &v->t, o->module) < 0) {
+            e->m = NULL;
+            pgci_error_clear();
+        }
+        hashmap_put(&b->files, key, e);
+    }
+    pthread_mutex_unlock(&b->lock);
+    return e->m;
+}
+
+/* The fields of a def that the readers of survey_object_def read, the same. */
+static int same_def(const index_def *a, const index_def *b)
+{
+    if (!a || !b)
+        return a == b;
+    if (a->kind != b->kind || strcmp(a->name, b->name) || a->n_params != b->n_params ||
+        a->n_doc_args != b->n_doc_args || a->n_members != b->n_members)
+        return 0;
+    for (size_t i = 0; i < a->n_params; i++)
+        if (strcmp(a->params[i].name, b->params[i].name) || a->params[i].kind != b->params[i].kind)
+            return 0;
+    for (size_t i = 0; i < a->n_doc_args; i++)
+        if (strcmp(a->doc_args[i], b->doc_args[i]))
+            return 0;
+    for (size_t i = 0; i < a->n_members; i++)
+        if (!same_def(a->members[i], b->members[i]))
+            return 0;
+    return 1;
+}
+
+const index_def *survey_object_def(const survey_pair *p, const pg_object *o, const char *text,
+                                   size_t len, index_module **own)
+{
+    *own = NULL;
+    survey_view v;
+    const index_def *d = NULL;
+    const index_module *fm =
+        p->bodies && survey_object_view(o, &v) ? file_index(p->bodies, o, &v) : NULL;
+    for (size_t i = 0; fm && i < fm->n_defs && !d; i++)
+        if (fm->defs[i]->start_byte == ts_node_start_byte(v.stmts[0]) && !fm->defs[i]->conditional)
+            d = fm->defs[i];
+    if (d && !getenv("PGCI_VERIFY_OBJECT_VIEWS"))
+        return d;
+    const index_module *m = survey_patch_index(p, text, len, own);
+    const index_def *alone = m && m->n_defs ? m->defs[0] : NULL;
+    if (d && !same_def(d, alone)) {
+        fprintf(stderr,
+                "pgci: PGCI_VERIFY_OBJECT_VIEWS: %s (%s, lines %u-%u) indexes "
+                "differently in its file's tree\n",
+                o->name, o->file ? o->file : "?", o->start_line, o->end_line);
+        abort();
+    }
+    return d ? d : alone;
 }
 
 int survey_def_tree(const survey_pair *p, const char *src, size_t len, const index_def *d,

@@ -43,12 +43,59 @@ int survey_same_def_body(const survey_pair *p, const index_def *a, const index_d
 const body_uses *survey_body_uses(const survey_pair *p, const char *text, size_t len,
                                   body_uses *own);
 
+/* An object's lines (a def of a config file) inside its file's tree, as
+ * pg_object.tree keeps it: the module-level statements on those lines (its def and
+ * the comments there) in stmts[0..n), the first on row row0 of t. t borrows the
+ * object's text and tree: nothing to free. */
+typedef struct survey_view {
+    py_tree t;
+    TSNode root;
+    TSNode stmts[8];
+    size_t n;
+    unsigned row0;
+    int parsed; /* survey_object_tree: t is the run's tree of the text, stmts[0] its root */
+} survey_view;
+
+/* 1 and *v set when o's lines can be read from its file's tree (a def at column 0
+ * of a file Python accepts reads there as alone: pg_object.parses_alone); 0 when
+ * they must be parsed (no tree, or PGCI_NO_OBJECT_VIEWS set). */
+int survey_object_view(const pg_object *o, survey_view *v);
+
+/* The tree to read o's lines text[0..len) (signatures_object_text) from: its file's
+ * (survey_object_view), else the run's tree of the text, with stmts[0] = its root
+ * and v->parsed set. A walk over stmts[0..n) in order visits what a walk from the
+ * root of the text's own tree would, on the same rows when it subtracts row0.
+ * Release with survey_object_tree_release. */
+int survey_object_tree(const survey_pair *p, const pg_object *o, const char *text, size_t len,
+                       survey_view *v);
+void survey_object_tree_release(const survey_pair *p, survey_view *v);
+
+/* survey_body_uses() of text, the lines of o (signatures_object_text), read from
+ * o's file's tree when survey_object_view() gives it: the config's evaluation
+ * parsed the file, and its bodies are not parsed again. PGCI_VERIFY_OBJECT_VIEWS
+ * makes each reading compare itself with a parse of the text (abort on a
+ * difference). */
+const body_uses *survey_object_uses(const survey_pair *p, const pg_object *o, const char *text,
+                                    size_t len, body_uses *own);
+
+/* 1 when two readings of a body are the same in every field. */
+int body_uses_equal(const body_uses *a, const body_uses *b);
+
 /* index_module_from_parse_set() of a patch text: the run's index of it when
  * p->bodies is set (built once a run, owned by p->bodies), else one built into
  * *own (free it with index_module_free; *own is NULL otherwise). NULL when the
  * text does not parse. */
 const index_module *survey_patch_index(const survey_pair *p, const char *text, size_t len,
                                        index_module **own);
+
+/* The def that o's lines text[0..len) (signatures_object_text) define, as
+ * survey_patch_index(text)->defs[0] gives it - its kind, name, parameters,
+ * documented arguments and members - read from the index of o's file, built once
+ * a run from the tree its evaluation made (survey_object_view), when there is
+ * one; its lines and bytes are then the file's. NULL when the text defines
+ * nothing or does not parse. *own as survey_patch_index's. */
+const index_def *survey_object_def(const survey_pair *p, const pg_object *o, const char *text,
+                                   size_t len, index_module **own);
 
 /* The tree of the upstream module src[0..len) that definition d of it lives in
  * (p->src_a, p->src_b, or an imported module's source at either tag), from the

@@ -155,6 +155,10 @@ typedef struct index_module {
  * INDEX_MAX_DEPTH (PGCI_ELIMIT). module_name may be NULL. */
 int index_module_build(index_module **out, const py_tree *t, const char *module_name);
 
+/* The same with fingerprints on demand (index_module_from_parse_set_lazy): the
+ * index keeps a copy of t's text and tree. */
+int index_module_build_lazy(index_module **out, const py_tree *t, const char *module_name);
+
 /* Parses src and builds its index: the one-call path for fetched sources. */
 int index_module_from_source(index_module **out, const char *src, size_t len, const char *path,
                              const char *module_name);

@@ -625,6 +625,11 @@ int index_module_build(index_module **out, const py_tree *t, const char *module_
     return build(out, t, module_name, 0, 0);
 }
 
+int index_module_build_lazy(index_module **out, const py_tree *t, const char *module_name)
+{
+    return build(out, t, module_name, 0, 1);
+}
+
 int index_module_build_names(index_module **out, const py_tree *t, const char *module_name)
 {
     return build(out, t, module_name, 1, 0);

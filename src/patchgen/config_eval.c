@@ -563,6 +563,7 @@ static int exec_definition(ce_ctx *c, TSNode n)
     obj->is_class = py_is(def, "class_definition");
     ce_object_lines(c->t, &c->ev->mem, &c->mod->first_class, &c->mod->classes_indexed, n, obj);
     obj->parses_alone = !obj->is_class && module_def_parses_alone(c->mod, n);
+    obj->tree = obj->parses_alone ? c->mod->tree->tree : NULL; /* ce_finalize copies it */
     int rc = obj->is_class ? check_class_body(c, def) : check_def_header(c, def);
     if (rc < 0)
         return rc;

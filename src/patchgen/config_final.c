@@ -67,6 +67,14 @@ static const pg_object *fin_obj(fin *f, const pg_object *o)
         c->text = arena_strndup(&f->pc->mem, o->text, o->text_len);
         fin_remember(f, o->text, (void *)c->text);
     }
+    /* the tree of the text: its nodes' bytes are the copy's too */
+    c->tree = o->tree ? fin_lookup(f, o->tree) : NULL;
+    if (o->tree && !c->tree) {
+        TSTree *t = ts_tree_copy(o->tree);
+        VEC_PUSH(&f->pc->trees, t);
+        fin_remember(f, o->tree, t);
+        c->tree = t;
+    }
     fin_remember(f, o, c);
     return c;
 }

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <tree_sitter/api.h>
+
 static const struct {
     const char *value;  /* PatchType.X.value */
     const char *member; /* X */
@@ -48,5 +50,8 @@ void pg_config_free(pg_config *c)
     VEC_FREE(&c->positioned_helpers);
     VEC_FREE(&c->drop_imported_names);
     VEC_FREE(&c->exclude);
+    for (size_t i = 0; i < c->trees.len; i++)
+        ts_tree_delete(c->trees.items[i]);
+    VEC_FREE(&c->trees);
     arena_free(&mem);
 }

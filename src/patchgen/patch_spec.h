@@ -49,6 +49,10 @@ typedef struct pg_object {
      * of a file Python accepts. 0 when it does not know (the code generator parses
      * them to find out). */
     int parses_alone;
+    /* the tree of text, the evaluator's, when parses_alone: the checks read the
+     * object's lines from it instead of parsing them again (one copy per file, the
+     * config's own: pg_config_free deletes it); NULL otherwise */
+    const struct TSTree *tree;
 } pg_object;
 
 typedef struct pg_name_map_entry {
@@ -106,6 +110,7 @@ typedef struct pg_config {
     /* the config file's module docstring, decoded, and its line (0: none) */
     const char *docstring;
     unsigned docstring_line;
+    VEC(struct TSTree *) trees; /* the copies its objects' trees are */
 } pg_config;
 
 /* Frees the config's vectors and its arena (which, for an evaluated config, holds the

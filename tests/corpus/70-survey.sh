@@ -35,11 +35,13 @@ ws11=$(veomni_models_ws 0.1.11 "$tmp/veomni-0.1.11") || exit 1
 rc=0
 
 # survey FROM TO NAME: runs the survey (on $sws, veomni 0.1.12 unless set), renders
-# the note, prints the counts
+# the note, prints the counts. PGCI_VERIFY_OBJECT_VIEWS: every patch body read in its
+# config file's tree is read again from a parse of its lines alone, and the run
+# aborts (exit 134) where the two differ
 survey() {
     local t0 t1 st=0
     t0=$(date +%s.%N)
-    "$PGCI" survey -C "${sws:-$ws}" --from "$1" --to "$2" --source "dir:$tmp/tags/{tag}" --ruff "$RUFF" \
+    PGCI_VERIFY_OBJECT_VIEWS=1 "$PGCI" survey -C "${sws:-$ws}" --from "$1" --to "$2" --source "dir:$tmp/tags/{tag}" --ruff "$RUFF" \
         --format json --run-json "$tmp/$3.json" > "$tmp/$3.findings.json" 2> "$tmp/$3.err" || st=$?
     t1=$(date +%s.%N)
     echo "pgci survey veomni ${sver:-0.1.12} configs, transformers $1 -> $2: exit $st in $(echo "$t1 - $t0" | bc)s"

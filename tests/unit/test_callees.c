@@ -25,7 +25,12 @@
 #include "checks/source_text.h"
 #include "checks/survey_compare.h"
 #include "checks/survey_trees.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "index/index.h"
+#include "patchgen/config_eval.h"
 #include "py/parse_set.h"
+#include "workspace/workspace.h"
 
 /* ---- body_uses ------------------------------------------------------------------- */
 
@@ -2124,10 +2129,180 @@ static void test_changes_body_joins_signature(void **state)
     json_decref(fs);
 }
 
+/* ---- a config's bodies read inside its file's tree ---------------------------------- */
+
+/* What survey_object_view reads of each object of cfg, checked against a parse of
+ * the object's lines alone: the body's uses (survey_object_uses) and its def
+ * (survey_object_def). Returns how many were read from the file's tree. */
+static size_t views_like_parses(const pg_config *cfg, survey_bodies *memo)
+{
+    survey_pair p = {.cfg = cfg, .bodies = memo};
+    size_t viewed = 0;
+    VEC(const pg_object *) objs = VEC_INIT;
+    for (size_t i = 0; i < cfg->patches.len; i++)
+        if (cfg->patches.items[i].replacement)
+            VEC_PUSH(&objs, cfg->patches.items[i].replacement);
+    for (size_t i = 0; i < cfg->helpers.len; i++)
+        VEC_PUSH(&objs, cfg->helpers.items[i]);
+    for (size_t i = 0; i < objs.len; i++) {
+        const pg_object *o = objs.items[i];
+        char *text = signatures_object_text(o);
+        assert_non_null(text);
+        size_t len = strlen(text);
+        survey_view v;
+        int seen = survey_object_view(o, &v);
+        /* a def at column 0 of a file Python accepts is read in its file's tree
+         * (unless PGCI_NO_OBJECT_VIEWS) */
+        assert_int_equal(seen,
+                         o->parses_alone && o->tree != NULL && !getenv("PGCI_NO_OBJECT_VIEWS"));
+        body_uses alone, own;
+        assert_int_equal(body_uses_read(&alone, text, len), 0);
+        const body_uses *u = survey_object_uses(&p, o, text, len, &own);
+        assert_non_null(u);
+        assert_true(body_uses_equal(u, &alone));
+        if (seen) {
+            body_uses direct;
+            body_uses_of_statements(&direct, &v.t, v.root, v.stmts, v.n, v.row0);
+            assert_true(body_uses_equal(&direct, &alone));
+            for (size_t k = 0; k < direct.n_calls; k++)
+                assert_true(direct.calls[k].line >= 1 &&
+                            direct.calls[k].line <= o->end_line - o->start_line + 1);
+            body_uses_free(&direct);
+            viewed++;
+        }
+        body_uses_free(&alone);
+        body_uses_free(&own);
+        index_module *im = NULL, *own_m = NULL;
+        assert_int_equal(index_module_from_source(&im, text, len, "<patch>", NULL), 0);
+        const index_def *want = im->n_defs ? im->defs[0] : NULL;
+        const index_def *got = survey_object_def(&p, o, text, len, &own_m);
+        assert_true((want == NULL) == (got == NULL));
+        if (want) {
+            assert_int_equal(got->kind, want->kind);
+            assert_string_equal(got->name, want->name);
+            assert_int_equal(got->n_params, want->n_params);
+            for (size_t k = 0; k < want->n_params; k++) {
+                assert_string_equal(got->params[k].name, want->params[k].name);
+                assert_int_equal(got->params[k].kind, want->params[k].kind);
+            }
+            assert_int_equal(got->n_doc_args, want->n_doc_args);
+            for (size_t k = 0; k < want->n_doc_args; k++)
+                assert_string_equal(got->doc_args[k], want->doc_args[k]);
+            assert_int_equal(got->n_members, want->n_members);
+            /* from the file's index when read there: its lines are the file's */
+            if (seen)
+                assert_int_equal(got->start_line, o->start_line);
+        }
+        if (own_m)
+            index_module_free(own_m);
+        index_module_free(im);
+        free(text);
+    }
+    VEC_FREE(&objs);
+    return viewed;
+}
+
+static size_t views_of_workspace(const char *dir, survey_bodies *memo, size_t *configs)
+{
+    workspace *ws;
+    assert_int_equal(workspace_open(&ws, dir), 0);
+    size_t viewed = 0;
+    for (size_t i = 0; i < ws->configs.len; i++) {
+        config_eval *ev;
+        assert_int_equal(config_eval_new(&ev, ws), 0);
+        pg_config *cfg = NULL;
+        if (config_eval_file(ev, ws->configs.items[i].path, NULL, &cfg) == 0) {
+            viewed += views_like_parses(cfg, memo);
+            (*configs)++;
+        }
+        pgci_error_clear();
+        config_eval_free(ev); /* the config's objects keep their file's tree */
+        pg_config_free(cfg);
+    }
+    workspace_free(ws);
+    return viewed;
+}
+
+static void test_object_views(void **state)
+{
+    (void)state;
+    /* every shape a def's lines take in its file: comments above, between its
+     * decorators and after its body (at the body's column and at column 0), a
+     * docstring with Args:, a nested def, another def right after, and a class
+     * (parsed alone: not a def) */
+    char dir[] = "/tmp/pgci-views-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    strbuf p = STRBUF_INIT;
+    strbuf_addf(&p, "%s/pyproject.toml", dir);
+    static const char toml[] = "[tool.patchgen]\nsearch_root = \"pkg\"\npackage_prefix = \"pkg\"\n";
+    assert_int_equal(fs_write_atomic(p.buf, toml, sizeof(toml) - 1), 0);
+    strbuf_reset(&p);
+    strbuf_addf(&p, "%s/pkg", dir);
+    assert_int_equal(fs_mkdirs(p.buf), 0);
+    strbuf_adds(&p, "/shapes_patch_gen_config.py");
+    static const char cfg[] =
+        "\"\"\"Shapes.\"\"\"\n"
+        "import torch\n"
+        "from veomni.patchgen.patch_spec import PatchConfig\n"
+        "\n"
+        "config = PatchConfig(source_module=\"transformers.models.llama.modeling_llama\",\n"
+        "                     target_file=\"patched_modeling_llama.py\")\n"
+        "\n"
+        "\n"
+        "# above the decorators\n"
+        "@config.override_method(\"LlamaMLP.forward\")\n"
+        "# between decorators\n"
+        "@torch.no_grad()\n"
+        "def mlp_forward(self, x, *args, scale=1.0, **kwargs):\n"
+        "    \"\"\"Forward.\n"
+        "\n"
+        "    Args:\n"
+        "        x: the input.\n"
+        "        scale: a factor.\n"
+        "    \"\"\"\n"
+        "    def inner(y):\n"
+        "        return helper(y)\n"
+        "    a, b = self.split(inner(x), dim=1)\n"
+        "    out = self.down_proj(self.act_fn(a) * b) * scale\n"
+        "    return out.view(-1)\n"
+        "    # after the body, at its column\n"
+        "# at column 0\n"
+        "@config.replace_function(\"rotate_half\")\n"
+        "def rotate_half(x):\n"
+        "    x1, x2 = x.chunk(2, dim=-1)\n"
+        "    return torch.cat((-x2, x1), dim=-1)\n"
+        "@config.replace_class(\"LlamaRMSNorm\")\n"
+        "class RMSNorm(torch.nn.Module):\n"
+        "    def forward(self, hidden_states):\n"
+        "        return self.weight * hidden_states\n";
+    assert_int_equal(fs_write_atomic(p.buf, cfg, sizeof(cfg) - 1), 0);
+    survey_bodies *memo = survey_bodies_new();
+    size_t configs = 0;
+    assert_int_equal(views_of_workspace(dir, memo, &configs), 2); /* mlp_forward, rotate_half */
+    assert_int_equal(configs, 1);
+    /* the fixtures' workspaces: the demo, the survey's, the protocol's */
+    static const char *const wss[] = {"fixtures/workspace", "fixtures/verify_workspace"};
+    size_t viewed = 0;
+    configs = 0;
+    for (size_t i = 0; i < sizeof(wss) / sizeof(*wss); i++)
+        viewed += views_of_workspace(wss[i], memo, &configs);
+    assert_true(configs >= 5);
+    assert_true(viewed >= 10);
+    /* PGCI_NO_OBJECT_VIEWS: every object parsed alone */
+    setenv("PGCI_NO_OBJECT_VIEWS", "1", 1);
+    configs = 0;
+    assert_int_equal(views_of_workspace(dir, memo, &configs), 0);
+    unsetenv("PGCI_NO_OBJECT_VIEWS");
+    survey_bodies_free(memo);
+    assert_int_equal(fs_remove_tree(dir), 0);
+    strbuf_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_body_uses),
+        cmocka_unit_test(test_object_views),
         cmocka_unit_test(test_body_uses_calls),
         cmocka_unit_test(test_body_uses_decorators),
         cmocka_unit_test(test_body_uses_broken),
