@@ -232,60 +232,41 @@ static void report(findings *out, const survey_pair *p, const pg_patch *patch, c
 }
 
 /* self.m(...) / cls.m(...): m as the patched class resolves it upstream at B. */
-static void self_call(findings *out, const survey_pair *p, const pg_patch *patch, const py_tree *t,
-                      TSNode f, strvec *seen)
+/* `self.m(...)` in an override of a method of class C (or in a replacement of C):
+ * the method C has at B, when it is a function. */
+static void self_call(findings *out, const survey_pair *p, const pg_patch *patch, const char *m,
+                      strvec *seen)
 {
-    TSNode obj = py_field(f, "object");
-    if (!py_is(obj, "identifier") || !(py_text_eq(t, obj, "self") || py_text_eq(t, obj, "cls")))
-        return;
     const char *dot = strchr(patch->target, '.');
     char *cls = patch->type == PG_METHOD_OVERRIDE && dot
                     ? pgci_strndup(patch->target, (size_t)(dot - patch->target))
                 : patch->type == PG_CLASS_REPLACEMENT && !dot ? pgci_strdup(patch->target)
                                                               : NULL;
-    char *m = cls ? py_text_dup(t, py_field(f, "attribute")) : NULL;
     const index_def *d = cls ? callees_resolve(p->b, cls, m) : NULL;
     if (d && d->kind == INDEX_FUNCTION)
         report(out, p, patch, d, "a patch calls", seen);
-    free(m);
     free(cls);
 }
 
-/* Upstream definitions a patch body calls by name. */
+/* Upstream definitions a patch body calls by name (the body's calls are read once a
+ * run: survey_object_calls). */
 static void report_calls(findings *out, const survey_pair *p, const pg_patch *patch,
                          const char *text, strvec *seen)
 {
-    survey_view v;
-    if (survey_object_tree(p, patch->replacement, text, strlen(text), &v) < 0) {
-        pgci_error_clear();
-        return;
-    }
-    const py_tree t = v.t;
-    VEC(TSNode) stack = VEC_INIT;
-    /* the statements on the body's lines, pushed as the walk from its own tree's
-     * root pushes them */
-    for (size_t i = 0; i < v.n; i++)
-        VEC_PUSH(&stack, v.stmts[i]);
-    while (stack.len) {
-        TSNode n = stack.items[--stack.len];
-        if (py_is(n, "call")) {
-            TSNode f = py_field(n, "function");
-            if (py_is(f, "identifier")) {
-                char *name = py_text_dup(&t, f);
-                const index_def *d = index_find(p->b, name);
-                if (d)
-                    report(out, p, patch, d, "a patch calls", seen);
-                free(name);
-            } else if (py_is(f, "attribute")) {
-                self_call(out, p, patch, &t, f, seen);
-            }
+    survey_calls own;
+    const survey_calls *calls =
+        survey_object_calls(p, patch->replacement, text, strlen(text), &own);
+    for (size_t i = 0; i < calls->len; i++) {
+        const survey_call *c = &calls->items[i];
+        if (c->self_) {
+            self_call(out, p, patch, c->name, seen);
+            continue;
         }
-        uint32_t k = ts_node_named_child_count(n);
-        for (uint32_t i = 0; i < k; i++)
-            VEC_PUSH(&stack, ts_node_named_child(n, i));
+        const index_def *d = index_find(p->b, c->name);
+        if (d)
+            report(out, p, patch, d, "a patch calls", seen);
     }
-    VEC_FREE(&stack);
-    survey_object_tree_release(p, &v);
+    survey_calls_free(&own);
 }
 
 void check_deprecations(findings *out, const survey_pair *p)

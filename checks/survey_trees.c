@@ -51,6 +51,7 @@ struct survey_bodies {
     hashmap same;    /* "a-pointer a-length b-pointer b-length" -> 1 + the answer */
     hashmap indexes; /* patch text -> index_entry */
     hashmap files;   /* "%p" of a config file's tree -> index_entry (survey_object_def) */
+    hashmap calls;   /* body text -> survey_calls */
 };
 
 typedef struct index_entry {
@@ -79,6 +80,19 @@ static void index_entry_free(void *v)
     free(e);
 }
 
+static void calls_free(survey_calls *c)
+{
+    for (size_t i = 0; i < c->len; i++)
+        free(c->items[i].name);
+    VEC_FREE(c);
+}
+
+static void calls_entry_free(void *v)
+{
+    calls_free(v);
+    free(v);
+}
+
 void survey_bodies_free(survey_bodies *b)
 {
     if (!b)
@@ -86,6 +100,7 @@ void survey_bodies_free(survey_bodies *b)
     hashmap_free_with(&b->by_text, entry_free);
     hashmap_free_with(&b->indexes, index_entry_free);
     hashmap_free_with(&b->files, index_entry_free);
+    hashmap_free_with(&b->calls, calls_entry_free);
     hashmap_free(&b->same);
     pthread_mutex_destroy(&b->lock);
     free(b);
@@ -340,6 +355,67 @@ const index_module *survey_patch_index(const survey_pair *p, const char *text, s
     if (!e->m)
         pgci_error_set(PGCI_EINVALID, "a patch body does not parse");
     return e->m;
+}
+
+/* The calls of one body, in the order report_calls' walk meets them. */
+static void read_calls(survey_calls *out, const survey_pair *p, const pg_object *o,
+                       const char *text, size_t len)
+{
+    survey_view v;
+    if (survey_object_tree(p, o, text, len, &v) < 0) {
+        pgci_error_clear();
+        return;
+    }
+    VEC(TSNode) stack = VEC_INIT;
+    for (size_t i = 0; i < v.n; i++)
+        VEC_PUSH(&stack, v.stmts[i]);
+    while (stack.len) {
+        TSNode n = stack.items[--stack.len];
+        if (py_is(n, "call")) {
+            TSNode f = py_field(n, "function");
+            if (py_is(f, "identifier")) {
+                survey_call c = {0, py_text_dup(&v.t, f)};
+                VEC_PUSH(out, c);
+            } else if (py_is(f, "attribute")) {
+                TSNode obj = py_field(f, "object");
+                if (py_is(obj, "identifier") &&
+                    (py_text_eq(&v.t, obj, "self") || py_text_eq(&v.t, obj, "cls"))) {
+                    survey_call c = {1, py_text_dup(&v.t, py_field(f, "attribute"))};
+                    VEC_PUSH(out, c);
+                }
+            }
+        }
+        uint32_t k = ts_node_named_child_count(n);
+        for (uint32_t i = 0; i < k; i++)
+            VEC_PUSH(&stack, ts_node_named_child(n, i));
+    }
+    VEC_FREE(&stack);
+    survey_object_tree_release(p, &v);
+}
+
+const survey_calls *survey_object_calls(const survey_pair *p, const pg_object *o, const char *text,
+                                        size_t len, survey_calls *own)
+{
+    memset(own, 0, sizeof(*own));
+    if (!p->bodies) {
+        read_calls(own, p, o, text, len);
+        return own;
+    }
+    survey_bodies *b = p->bodies;
+    pthread_mutex_lock(&b->lock);
+    survey_calls *e = hashmap_getn(&b->calls, text, len);
+    if (!e) {
+        e = pgci_calloc(1, sizeof(*e));
+        read_calls(e, p, o, text, len);
+        hashmap_putn(&b->calls, text, len, e);
+    }
+    pthread_mutex_unlock(&b->lock);
+    return e;
+}
+
+void survey_calls_free(survey_calls *own)
+{
+    calls_free(own);
 }
 
 /* The index of the file a view is in (built once a run per file, fingerprints on

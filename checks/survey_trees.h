@@ -78,6 +78,20 @@ void survey_object_tree_release(const survey_pair *p, survey_view *v);
 const body_uses *survey_object_uses(const survey_pair *p, const pg_object *o, const char *text,
                                     size_t len, body_uses *own);
 
+/* The calls in a body, in the order a walk from its root meets them (depth first,
+ * a node's last child first): `f(...)` (self_ 0, name "f") and `self.m(...)` or
+ * `cls.m(...)` (self_ 1, name "m"). Read once a run per text (p->bodies), from o's
+ * file's tree when survey_object_view gives it; without p->bodies into *own, which
+ * survey_calls_free() frees either way. */
+typedef struct survey_call {
+    int self_;
+    char *name;
+} survey_call;
+typedef VEC(survey_call) survey_calls;
+const survey_calls *survey_object_calls(const survey_pair *p, const pg_object *o, const char *text,
+                                        size_t len, survey_calls *own);
+void survey_calls_free(survey_calls *own);
+
 /* 1 when two readings of a body are the same in every field. */
 int body_uses_equal(const body_uses *a, const body_uses *b);
 

@@ -538,9 +538,12 @@ static char *survey_with(const char *src_a, const char *src_b, const tpatch *ps,
     parses -= modules;
     reused -= reused0;
     assert_true(parses <= bodies);
-    /* a helper's text is read for its uses alone: parsed once, its second reader
-     * answered by the memo of uses, not by the parse set */
-    assert_true(reused + (helper_body != NULL) >= parses);
+    /* each patch body's tree is read again from the set by a second reader (its
+     * calls, after its uses); a helper's text and a post-import block are read
+     * once a run, their second reader (the comparison with A in B's place)
+     * answered by the memo of uses, not by the parse set, and so is a body's
+     * second reading of its calls */
+    assert_true(reused + (helper_body != NULL) + (post_block != NULL) >= parses);
     py_parse_set_free(set);
     survey_bodies_free(memo);
     strbuf out = got[0];
@@ -2172,6 +2175,27 @@ static size_t views_like_parses(const pg_config *cfg, survey_bodies *memo)
         }
         body_uses_free(&alone);
         body_uses_free(&own);
+        /* the calls, read once a run, as a walk over a parse of the lines alone */
+        survey_pair lone = {.cfg = cfg};
+        survey_calls c_own, c_alone;
+        const survey_calls *calls = survey_object_calls(&p, o, text, len, &c_own);
+        survey_object_calls(&lone, NULL, text, len, &c_alone);
+        assert_int_equal(calls->len, c_alone.len);
+        for (size_t k = 0; k < c_alone.len; k++) {
+            assert_int_equal(calls->items[k].self_, c_alone.items[k].self_);
+            assert_string_equal(calls->items[k].name, c_alone.items[k].name);
+        }
+        if (!strcmp(o->name, "mlp_forward")) {
+            /* helper(y), inner(x), self.split, self.down_proj, self.act_fn; not
+             * out.view (not self) nor the decorators' calls of `config` */
+            assert_int_equal(calls->len, 5);
+            size_t selfs = 0;
+            for (size_t k = 0; k < calls->len; k++)
+                selfs += calls->items[k].self_;
+            assert_int_equal(selfs, 3);
+        }
+        survey_calls_free(&c_own);
+        survey_calls_free(&c_alone);
         index_module *im = NULL, *own_m = NULL;
         assert_int_equal(index_module_from_source(&im, text, len, "<patch>", NULL), 0);
         const index_def *want = im->n_defs ? im->defs[0] : NULL;
