@@ -163,28 +163,6 @@ int survey_same_def_body(const survey_pair *p, const index_def *a, const index_d
     return eq == 1;
 }
 
-const body_uses *survey_body_uses(const survey_pair *p, const char *text, size_t len,
-                                  body_uses *own)
-{
-    memset(own, 0, sizeof(*own));
-    if (!p->bodies)
-        return read_uses(p, own, text, len) == 0 ? own : NULL;
-    survey_bodies *b = p->bodies;
-    /* one lock over the reading too: the comparison runs on one thread */
-    pthread_mutex_lock(&b->lock);
-    body_entry *e = hashmap_getn(&b->by_text, text, len);
-    if (!e) {
-        e = pgci_calloc(1, sizeof(*e));
-        e->ok = read_uses(p, &e->uses, text, len) == 0;
-        hashmap_putn(&b->by_text, text, len, e);
-    }
-    pthread_mutex_unlock(&b->lock);
-    if (e->ok)
-        return &e->uses;
-    pgci_error_set(PGCI_EINVALID, "a patch body does not parse");
-    return NULL;
-}
-
 int survey_object_view(const pg_object *o, survey_view *v)
 {
     memset(v, 0, sizeof(*v));

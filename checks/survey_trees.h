@@ -37,12 +37,6 @@ int survey_same_body(const survey_pair *p, const char *a, size_t alen, const cha
  * parse of each stretch; 0 when not, or when a stretch is outside its source. */
 int survey_same_def_body(const survey_pair *p, const index_def *a, const index_def *b);
 
-/* body_uses_read() of text, through the run's tree of it: the run's reading when
- * p->bodies is set, else one made in *own. NULL when the text does not parse.
- * Call body_uses_free(own) when done, either way. */
-const body_uses *survey_body_uses(const survey_pair *p, const char *text, size_t len,
-                                  body_uses *own);
-
 /* An object's lines (a def of a config file) inside its file's tree, as
  * pg_object.tree keeps it: the module-level statements on those lines (its def and
  * the comments there) in stmts[0..n), the first on row row0 of t. t borrows the
@@ -70,11 +64,13 @@ int survey_object_tree(const survey_pair *p, const pg_object *o, const char *tex
                        survey_view *v);
 void survey_object_tree_release(const survey_pair *p, survey_view *v);
 
-/* survey_body_uses() of text, the lines of o (signatures_object_text), read from
- * o's file's tree when survey_object_view() gives it: the config's evaluation
- * parsed the file, and its bodies are not parsed again. PGCI_VERIFY_OBJECT_VIEWS
- * makes each reading compare itself with a parse of the text (abort on a
- * difference). */
+/* body_uses_read() of text, the lines of o (signatures_object_text; o may be NULL):
+ * read from o's file's tree when survey_object_view() gives it (the config's
+ * evaluation parsed the file: its bodies are not parsed again), else through the
+ * run's tree of the text. The run's reading when p->bodies is set, else one made in
+ * *own; NULL when the text does not parse. Call body_uses_free(own) when done,
+ * either way. PGCI_VERIFY_OBJECT_VIEWS makes each reading from a file's tree
+ * compare itself with a parse of the text (abort on a difference). */
 const body_uses *survey_object_uses(const survey_pair *p, const pg_object *o, const char *text,
                                     size_t len, body_uses *own);
 
