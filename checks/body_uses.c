@@ -592,6 +592,35 @@ void body_uses_of_tree(body_uses *out, const py_tree *t)
     free(stmts);
 }
 
+static int same_calls(const body_call *a, size_t na, const body_call *b, size_t nb)
+{
+    if (na != nb)
+        return 0;
+    for (size_t i = 0; i < na; i++)
+        if (strcmp(a[i].method, b[i].method) || a[i].n_positional != b[i].n_positional ||
+            a[i].star_args != b[i].star_args || a[i].unpacked != b[i].unpacked ||
+            a[i].kept != b[i].kept || a[i].result_used != b[i].result_used ||
+            a[i].line != b[i].line || !strvec_equal(&a[i].keywords, &b[i].keywords))
+            return 0;
+    return 1;
+}
+
+int body_uses_equal(const body_uses *a, const body_uses *b)
+{
+    if (!same_calls(a->calls, a->n_calls, b->calls, b->n_calls) ||
+        !same_calls(a->name_calls, a->n_name_calls, b->name_calls, b->n_name_calls) ||
+        !same_calls(a->elem_calls, a->n_elem_calls, b->elem_calls, b->n_elem_calls) ||
+        !strvec_equal(&a->elem_attrs, &b->elem_attrs) || !strvec_equal(&a->loads, &b->loads) ||
+        a->n_stand_ins != b->n_stand_ins)
+        return 0;
+    for (size_t i = 0; i < a->n_stand_ins; i++)
+        if (strcmp(a->stand_ins[i].cls, b->stand_ins[i].cls) ||
+            strcmp(a->stand_ins[i].method, b->stand_ins[i].method) ||
+            !strvec_equal(&a->stand_ins[i].attrs, &b->stand_ins[i].attrs))
+            return 0;
+    return 1;
+}
+
 int body_uses_read(body_uses *out, const char *text, size_t len)
 {
     memset(out, 0, sizeof(*out));

@@ -82,4 +82,8 @@ void body_uses_of_statements(body_uses *out, const py_tree *t, TSNode parent, co
 
 void body_uses_free(body_uses *u);
 
+/* 1 when two readings of a body are the same in every field (a body read in its
+ * config file's tree against its lines parsed alone: PGCI_VERIFY_OBJECT_VIEWS). */
+int body_uses_equal(const body_uses *a, const body_uses *b);
+
 #endif

@@ -649,16 +649,6 @@ static void change_sites(strvec *out, json_t *fs, const size_t *of, size_t k)
     strvec_sort(out);
 }
 
-static int same_sites(const strvec *x, const strvec *y)
-{
-    if (x->len != y->len)
-        return 0;
-    for (size_t i = 0; i < x->len; i++)
-        if (strcmp(x->items[i], y->items[i]))
-            return 0;
-    return 1;
-}
-
 static void change_free(change *c)
 {
     fact_free(&c->f);
@@ -769,7 +759,7 @@ static size_t join_bodies(json_t *fs, change **cs, size_t n, size_t *of)
         into[k] = k;
         for (size_t j = 0; !strcmp(cs[k]->f.family, "body") && j < n; j++) {
             if (j == k || strcmp(cs[j]->f.family, "signature") ||
-                strcmp(cs[j]->f.symbol, cs[k]->f.symbol) || !same_sites(&sites[j], &sites[k]))
+                strcmp(cs[j]->f.symbol, cs[k]->f.symbol) || !strvec_equal(&sites[j], &sites[k]))
                 continue;
             into[k] = j;
             for (size_t i = 0; i < nf; i++) {

@@ -222,51 +222,6 @@ void survey_object_tree_release(const survey_pair *p, survey_view *v)
     memset(v, 0, sizeof(*v));
 }
 
-/* The reading of the object's lines from its file's tree, compared with a parse of
- * its text (PGCI_VERIFY_OBJECT_VIEWS): the two must agree in every field. */
-static int same_calls(const body_call *a, size_t na, const body_call *b, size_t nb)
-{
-    if (na != nb)
-        return 0;
-    for (size_t i = 0; i < na; i++) {
-        if (strcmp(a[i].method, b[i].method) || a[i].n_positional != b[i].n_positional ||
-            a[i].star_args != b[i].star_args || a[i].unpacked != b[i].unpacked ||
-            a[i].kept != b[i].kept || a[i].result_used != b[i].result_used ||
-            a[i].line != b[i].line || a[i].keywords.len != b[i].keywords.len)
-            return 0;
-        for (size_t j = 0; j < a[i].keywords.len; j++)
-            if (strcmp(a[i].keywords.items[j], b[i].keywords.items[j]))
-                return 0;
-    }
-    return 1;
-}
-
-static int same_strvec(const strvec *a, const strvec *b)
-{
-    if (a->len != b->len)
-        return 0;
-    for (size_t i = 0; i < a->len; i++)
-        if (strcmp(a->items[i], b->items[i]))
-            return 0;
-    return 1;
-}
-
-int body_uses_equal(const body_uses *a, const body_uses *b)
-{
-    if (!same_calls(a->calls, a->n_calls, b->calls, b->n_calls) ||
-        !same_calls(a->name_calls, a->n_name_calls, b->name_calls, b->n_name_calls) ||
-        !same_calls(a->elem_calls, a->n_elem_calls, b->elem_calls, b->n_elem_calls) ||
-        !same_strvec(&a->elem_attrs, &b->elem_attrs) || !same_strvec(&a->loads, &b->loads) ||
-        a->n_stand_ins != b->n_stand_ins)
-        return 0;
-    for (size_t i = 0; i < a->n_stand_ins; i++)
-        if (strcmp(a->stand_ins[i].cls, b->stand_ins[i].cls) ||
-            strcmp(a->stand_ins[i].method, b->stand_ins[i].method) ||
-            !same_strvec(&a->stand_ins[i].attrs, &b->stand_ins[i].attrs))
-            return 0;
-    return 1;
-}
-
 /* The uses of an object's lines: from its file's tree when survey_object_view
  * gives one, else from the run's tree of its text. */
 static int read_object_uses(const survey_pair *p, const pg_object *o, body_uses *out,

@@ -88,9 +88,6 @@ const survey_calls *survey_object_calls(const survey_pair *p, const pg_object *o
                                         size_t len, survey_calls *own);
 void survey_calls_free(survey_calls *own);
 
-/* 1 when two readings of a body are the same in every field. */
-int body_uses_equal(const body_uses *a, const body_uses *b);
-
 /* index_module_from_parse_set() of a patch text: the run's index of it when
  * p->bodies is set (built once a run, owned by p->bodies), else one built into
  * *own (free it with index_module_free; *own is NULL otherwise). NULL when the

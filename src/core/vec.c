@@ -25,6 +25,16 @@ long strvec_find(const strvec *v, const char *s)
     return -1;
 }
 
+int strvec_equal(const strvec *a, const strvec *b)
+{
+    if (a->len != b->len)
+        return 0;
+    for (size_t i = 0; i < a->len; i++)
+        if (strcmp(a->items[i], b->items[i]))
+            return 0;
+    return 1;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);

@@ -68,6 +68,8 @@ void strvec_pushn(strvec *v, const char *s, size_t n);
 void strvec_push_owned(strvec *v, char *s);
 /* Index of the first item equal to s, or -1. */
 long strvec_find(const strvec *v, const char *s);
+/* 1 when a and b hold equal strings in the same order. */
+int strvec_equal(const strvec *a, const strvec *b);
 /* Sorts with strcmp. */
 void strvec_sort(strvec *v);
 void strvec_free(strvec *v);

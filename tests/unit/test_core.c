@@ -71,6 +71,26 @@ static void test_strvec_sort(void **state)
     strvec_free(&v);
 }
 
+static void test_strvec_equal(void **state)
+{
+    (void)state;
+    strvec a = STRVEC_INIT, b = STRVEC_INIT;
+    assert_true(strvec_equal(&a, &b)); /* both empty */
+    strvec_push(&a, "x");
+    assert_false(strvec_equal(&a, &b)); /* lengths differ */
+    strvec_push(&b, "x");
+    assert_true(strvec_equal(&a, &b));
+    strvec_push(&a, "y");
+    strvec_push(&b, "z");
+    assert_false(strvec_equal(&a, &b)); /* last item differs */
+    strvec_free(&b);
+    strvec_push(&b, "y");
+    strvec_push(&b, "x");
+    assert_false(strvec_equal(&a, &b)); /* same items, other order */
+    strvec_free(&a);
+    strvec_free(&b);
+}
+
 static void test_hashmap(void **state)
 {
     (void)state;
@@ -704,6 +724,7 @@ int main(void)
         cmocka_unit_test(test_tempfile_signal_while_creating),
         cmocka_unit_test(test_strbuf),
         cmocka_unit_test(test_strvec_sort),
+        cmocka_unit_test(test_strvec_equal),
         cmocka_unit_test(test_hashmap),
         cmocka_unit_test(test_hash_reads_every_byte),
         cmocka_unit_test(test_arena),
