@@ -529,21 +529,22 @@ static char *survey_with(const char *src_a, const char *src_b, const tpatch *ps,
     if (strcmp(got[1].buf ? got[1].buf : "", got[0].buf ? got[0].buf : ""))
         fprintf(stderr, "--- pass 0\n%s--- pass 1\n%s", got[0].buf, got[1].buf);
     assert_string_equal(got[1].buf ? got[1].buf : "", got[0].buf ? got[0].buf : "");
-    size_t parses, reused, bodies = 0;
+    size_t parses, reused, bodies = 0, patch_bodies = 0;
     py_parse_set_counts(set, &parses, &reused);
     for (size_t i = 0; i < n; i++)
-        bodies += ps[i].body != NULL;
+        patch_bodies += ps[i].body != NULL;
+    bodies = patch_bodies;
     bodies += post_block != NULL; /* read once a run too */
     bodies += helper_body != NULL;
     parses -= modules;
     reused -= reused0;
-    assert_true(parses <= bodies);
-    /* each patch body's tree is read again from the set by a second reader (its
-     * calls, after its uses); a helper's text and a post-import block are read
-     * once a run, their second reader (the comparison with A in B's place)
-     * answered by the memo of uses, not by the parse set, and so is a body's
-     * second reading of its calls */
-    assert_true(reused + (helper_body != NULL) + (post_block != NULL) >= parses);
+    /* every body, block and helper parsed once, no other text */
+    assert_int_equal(parses, bodies);
+    /* each patch body's tree is asked for again from the set, by its second reader
+     * (its calls, after its uses): never parsed a second time. A helper's text and
+     * a post-import block have one reader; the second readings (the comparison
+     * with A in B's place) are answered by the memos of uses and calls */
+    assert_true(reused >= patch_bodies);
     py_parse_set_free(set);
     survey_bodies_free(memo);
     strbuf out = got[0];
