@@ -2,8 +2,9 @@
 # make gpu-check: the GPU proof of the kernels, as one bounded script (< 8 min).
 #
 #  1. builds the CUDA plugin with nvcc and `pgci logits` standalone (the loader,
-#     the check, the core library; needs a C compiler, nvcc, cuBLAS and jansson,
-#     nothing else);
+#     the check, the core library; needs a C compiler, nvcc, cuBLAS, jansson and
+#     libcrypto, nothing else; GPU_CHECK_DEPS=DIR adds DIR/include and DIR/lib for
+#     a machine whose image lacks the last two's headers);
 #  2. `pgci logits` on every fixture toy (host twins and CUDA kernels against the
 #     reference, fp32 and bf16);
 #  3. `pgci logits --device cuda` on one full-size toy per family (hidden 4096,
@@ -12,11 +13,16 @@
 #  5. tests/gpu/hf_parity.py: transformers builds each fixture toy from the same
 #     config.json, loads the weights pgci exported and runs the ids pgci dumped;
 #     its logits must match pgci's reference; and the HF forward is timed on the
-#     full-size toys next to pgci's CUDA forward.
+#     full-size toys next to pgci's CUDA forward;
+#  6. compute-sanitizer's memcheck, racecheck and synccheck on the CUDA kernels
+#     (every fixture toy, batch 2, sequence 4): any error it reports fails.
 # torch and transformers are used when importable, else installed with pip into
 # $BUILD/gpu/venv (in the background while steps 1-4 run). Anything that could not
 # run is reported as NOT RUN, never as passed. Exit: 0 all passed; 1 something
 # failed; 2 nothing failed but something did not run.
+# GPU_CHECK_BUILD_ONLY=1 stops after step 1 (tests/e2e/gpu_check_build.sh runs it so
+# in `make test`, which keeps this build's source list from going stale);
+# GPU_CHECK_NVCC=0 leaves the plugin out of that build.
 set -u
 cd "$(dirname "$0")/../.."
 T0=$SECONDS
@@ -80,15 +86,22 @@ BIN=$OUT/bin/pgci-logits
 PLUGIN=$OUT/lib/pgci/pgci-cuda.so
 unset PGCI_CUDA_PLUGIN # the lookup under test, not an override from the environment
 build() {
-    [ -n "$NVCC" ] || { echo "nvcc not found"; return 1; }
-    local cuda=${NVCC%/bin/nvcc} obj=$OUT/obj
+    local cuda=${NVCC%/bin/nvcc} obj=$OUT/obj deps=${GPU_CHECK_DEPS:-}
     local cflags=(-std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Wshadow
                   -Wno-unused-parameter -Isrc -I.
                   "-DPGCI_CUDA_PLUGIN_PATH=\"$PWD/$PLUGIN\"")
+    local ldflags=()
+    if [ -n "$deps" ]; then
+        cflags+=(-I"$deps/include")
+        ldflags+=(-L"$deps/lib" -Wl,-rpath,"$deps/lib")
+    fi
+    rm -rf "$obj"
     mkdir -p "$obj" "$(dirname "$BIN")" "$(dirname "$PLUGIN")"
+    # Every object goes into an archive and the program links against it, so only
+    # what `pgci logits` reaches is linked (and needs its libraries).
     local srcs=(src/core/*.c src/cmd/cmd_common.c src/cmd/cmd_logits.c checks/finding.c
-                checks/logits.c src/pipeline/run_doc.c src/verify/verify_doc.c kernels/*.c
-                tests/gpu/logits_main.c)
+                checks/logits.c src/pipeline/run_doc.c src/pipeline/run_shard.c
+                src/verify/verify_doc.c kernels/*.c)
     local objs=() pids=() s o
     for s in "${srcs[@]}"; do
         o=$obj/$(echo "$s" | tr / _).o
@@ -96,15 +109,22 @@ build() {
         ${CC:-cc} "${cflags[@]}" -c "$s" -o "$o" &
         pids+=($!)
     done
-    "$NVCC" -O2 -std=c++17 -arch=sm_90 -shared -cudart shared \
-        -Xcompiler -fPIC,-fvisibility=hidden,-Wall -I. -L"$cuda/lib64" \
-        -Xlinker -rpath,"$cuda/lib64" -Xlinker -z,defs -lcublas \
-        -Xlinker --version-script=kernels/pgci-cuda.map -o "$PLUGIN" kernels/*.cu &
+    ${CC:-cc} "${cflags[@]}" -c tests/gpu/logits_main.c -o "$obj/main.o" &
     pids+=($!)
+    if [ "${GPU_CHECK_NVCC:-1}" != 0 ]; then
+        [ -n "$NVCC" ] || { echo "nvcc not found"; return 1; }
+        "$NVCC" -O2 -std=c++17 -arch=sm_90 -shared -cudart shared \
+            -Xcompiler -fPIC,-fvisibility=hidden,-Wall -I. -L"$cuda/lib64" \
+            -Xlinker -rpath,"$cuda/lib64" -Xlinker -z,defs -lcublas \
+            -Xlinker --version-script=kernels/pgci-cuda.map -o "$PLUGIN" kernels/*.cu &
+        pids+=($!)
+    fi
     local rc=0 p
     for p in "${pids[@]}"; do wait "$p" || rc=1; done
     [ $rc -eq 0 ] || return 1
-    ${CC:-cc} -o "$BIN" "${objs[@]}" -ljansson -lpthread -ldl -lm || return 1
+    ar rcs "$obj/logits.a" "${objs[@]}" || return 1
+    ${CC:-cc} -o "$BIN" "$obj/main.o" "$obj/logits.a" "${ldflags[@]}" \
+        -ljansson -lcrypto -lpthread -ldl -lm || return 1
     if ldd "$BIN" | grep -E "libcuda|libcublas"; then
         echo "$BIN links CUDA libraries: it must load them through the plugin only"
         return 1
@@ -115,6 +135,10 @@ if ! build >"$OUT/build.log" 2>&1; then
     tail -n 30 "$OUT/build.log"
     say "FAIL: the build failed (log: $OUT/build.log)"
     exit 1
+fi
+if [ "${GPU_CHECK_BUILD_ONLY:-0}" = 1 ]; then
+    say "built (GPU_CHECK_BUILD_ONLY): stopping"
+    exit 0
 fi
 export CUDA_MODULE_LOADING=EAGER # module loading must not land inside the timed forward
 
@@ -192,6 +216,28 @@ else
     *) failed+=("hf_parity") ;;
     esac
 fi
+
+# --- 6. compute-sanitizer -------------------------------------------------------------
+CS=$(command -v compute-sanitizer 2>/dev/null || ls "${NVCC%/bin/nvcc}/bin/compute-sanitizer" 2>/dev/null)
+for tool in memcheck racecheck synccheck; do
+    if [ -z "$CS" ]; then
+        notrun+=("compute-sanitizer $tool (not installed)")
+    elif [ "$(left)" -lt 20 ]; then
+        notrun+=("compute-sanitizer $tool (time budget)")
+    else
+        t=$(left)
+        [ "$t" -gt 90 ] && t=90
+        timeout "$t" "$CS" --tool "$tool" --error-exitcode 9 "$BIN" --device cuda --seq 4 \
+            --batch 2 >"$OUT/sanitizer-$tool.txt" 2>&1
+        rc=$?
+        if [ $rc -eq 0 ] && grep -q "^========= .*SUMMARY: 0 " "$OUT/sanitizer-$tool.txt"; then
+            say "compute-sanitizer $tool: $(grep "^========= .*SUMMARY" "$OUT/sanitizer-$tool.txt" | sed 's/^========= //')"
+        else
+            failed+=("compute-sanitizer $tool (exit $rc, see $OUT/sanitizer-$tool.txt)")
+            say "FAIL: compute-sanitizer $tool exited $rc"
+        fi
+    fi
+done
 
 # --- the table ------------------------------------------------------------------------
 echo
