@@ -82,7 +82,7 @@ E2E       := $(sort $(wildcard tests/e2e/*.sh))
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
 .PHONY: all deps build fixtures FORCE test unit e2e oracle run corpus-test bench asan tsan install format clean \
-        fuzz fuzz-smoke check-format report-demo gpu-check
+        fuzz fuzz-smoke check-format report-demo gpu-check gpu-bundle
 
 all: build
 
