@@ -11,7 +11,10 @@
  * the copy is what `git status` would call the tree, without build outputs and
  * virtual environments. The whole repository is copied, not only the workspace's
  * directory: a suite may use files beside it (a shared conftest, test data, the
- * demo's ../upstream). Outside a repository the workspace is copied as it is.
+ * demo's ../upstream). Outside a repository the workspace is copied as it is,
+ * and then libgit2 is not needed: on a machine without it (pgci opens it on first
+ * use, core/lazylib.h), a workspace with no `.git` in its directory or any above
+ * is copied all the same; one inside a repository still needs it, and says so.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,6 +24,7 @@
 
 #include "core/error.h"
 #include "core/fs.h"
+#include "core/strbuf.h"
 #include "patchgen/regen.h"
 #include "upstream/git_api.h"
 #include "verify/verify.h"
@@ -141,12 +145,60 @@ static int git_copy(const git_api *G, git_repository *repo, const char *dst)
     return rc;
 }
 
+/* Whether dir or a directory above it has a `.git` (a directory, or the file of a
+ * linked worktree or submodule): where libgit2's discovery could find a
+ * repository, so a plain copy would not be what it does. */
+static int maybe_in_repository(const char *dir)
+{
+    char *d = realpath(dir, NULL);
+    if (!d)
+        return 1; /* cannot tell: as if it were */
+    int found = 0;
+    strbuf p = STRBUF_INIT;
+    for (;;) {
+        strbuf_reset(&p);
+        fs_join(&p, d, ".git");
+        struct stat st;
+        if (lstat(p.buf, &st) == 0) {
+            found = 1;
+            break;
+        }
+        char *slash = strrchr(d, '/');
+        if (!slash || slash == d)
+            break;
+        *slash = '\0';
+    }
+    if (!found) {
+        strbuf_reset(&p);
+        fs_join(&p, "/", ".git");
+        struct stat st;
+        found = lstat(p.buf, &st) == 0;
+    }
+    strbuf_free(&p);
+    free(d);
+    return found;
+}
+
+/* The workspace copied as it is into t->dir/workspace. */
+static int plain_copy(verify_tree *t, const workspace *ws)
+{
+    strbuf r = STRBUF_INIT;
+    fs_join(&r, t->dir, "workspace");
+    t->root = strbuf_detach(&r, NULL);
+    t->how = pgci_strdup("copy");
+    return copy_tree(ws->root, t->root, 0);
+}
+
 /* Copies the workspace into t->dir; t->root is the workspace root in it. */
 static int make_copy(verify_tree *t, const workspace *ws)
 {
     const git_api *G = git_api_get();
-    if (!G)
-        return pgci_error_code();
+    if (!G) {
+        if (maybe_in_repository(ws->root))
+            return pgci_error_code(); /* libgit2's message: what, and why */
+        pgci_error_clear();
+        return plain_copy(t, ws);
+    }
     git_repository *repo = NULL;
     int rc;
     if (G->repository_open_ext(&repo, ws->root, 0, NULL) == 0 && !G->repository_is_bare(repo)) {
@@ -167,11 +219,7 @@ static int make_copy(verify_tree *t, const workspace *ws)
         free(wd);
         free(root);
     } else {
-        strbuf r = STRBUF_INIT;
-        fs_join(&r, t->dir, "workspace");
-        t->root = strbuf_detach(&r, NULL);
-        t->how = pgci_strdup("copy");
-        rc = copy_tree(ws->root, t->root, 0);
+        rc = plain_copy(t, ws);
     }
     G->repository_free(repo);
     return rc;

@@ -3,8 +3,10 @@
 # (src/core/lazylib.h): pgci's executable does not need them (readelf), the gate
 # and the survey run with none of them loadable, and a fetch that needs one it
 # cannot load fails with one line naming the library, what it is for and why,
-# exit status 2 and nothing written. "Cannot load" is made here by putting a
-# text file under each library's name first on LD_LIBRARY_PATH.
+# exit status 2 and nothing written. `verify --tag` copies a workspace outside
+# any repository without libgit2 (the same output as with it), and one inside a
+# repository fails so. "Cannot load" is made here by putting a text file under
+# each library's name first on LD_LIBRARY_PATH.
 set -u
 cd "$(dirname "$0")/../.."
 PGCI=${PGCI:-$PWD/bin/pgci}
@@ -71,6 +73,36 @@ mkdir -p "$T/repo"
 expect_load_fail git \
     "cannot load $(esc "$so_GIT2") \(to read git: sources and check trees out\): $T/bogus/$(esc "$so_GIT2"): .+" \
     fetch --source "git:$T/repo" --tag v1 --module "$M" --print
+
+# verify --tag copies a workspace outside any repository without libgit2, exactly as
+# with it; inside a repository it needs libgit2 (HEAD plus the working tree), and
+# says so
+mkdir -p "$T/plain"
+cp -r fixtures/workspace "$T/plain/ws"
+cp -r fixtures/upstream "$T/plain/upstream"
+cat >"$T/plain/ws/suite.sh" <<'SH'
+printf '<testsuite tests="1"><testcase classname="t" name="ok"/></testsuite>\n' >"$1"
+SH
+printf '\n[tool.pgci.verify]\none = { argv = ["sh", "suite.sh", "{junit}"] }\n' >>"$T/plain/ws/pyproject.toml"
+mkdir -p "$T/bogus-git"
+cp "$T/bogus/$so_GIT2" "$T/bogus-git/"
+nogit() { LD_LIBRARY_PATH="$T/bogus-git${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$@"; }
+tagged() { "$@" verify -C "$T/plain/ws" one --tag v1.1.0 --source "dir:$T/plain/upstream/{tag}" --no-ruff; }
+tagged "$PGCI" >"$T/tag.want" 2>"$T/tag.want.err"
+want=$?
+tagged nogit "$PGCI" >"$T/tag.got" 2>"$T/tag.err"
+got=$?
+[ "$got" -eq "$want" ] || fail "verify --tag, plain copy: exit $got without libgit2, $want with: $(cat "$T/tag.err")"
+cmp -s "$T/tag.want" "$T/tag.got" || fail "verify --tag, plain copy: output differs without libgit2: $(diff "$T/tag.want" "$T/tag.got" | head -5)"
+if grep -q "passed  one: 1/1 passed" "$T/tag.got"; then
+    echo "ok   verify --tag copies a workspace outside a repository without libgit2 (exit $got)"
+else
+    fail "verify --tag, plain copy: the suite did not run: $(cat "$T/tag.got" "$T/tag.err" | head -5)"
+fi
+git init -q "$T/plain/ws" || fail "git init"
+expect_load_fail verify-git \
+    "cannot copy the workspace $(esc "$T")/plain/ws for verification: cannot load $(esc "$so_GIT2") \(to read git: sources and check trees out\): $T/bogus(-git)?/$(esc "$so_GIT2"): .+" \
+    verify -C "$T/plain/ws" one --tag v1.1.0 --source "dir:$T/plain/upstream/{tag}" --no-ruff
 
 [ "$fails" -eq 0 ] || { echo "lazy_libraries: $fails failure(s)"; exit 1; }
 echo "lazy_libraries: ok"
