@@ -803,9 +803,46 @@ static void survey_record(survey_state *s)
     json_object_set_new(out->doc.root, "changes", changes_group(run_doc_findings(&out->doc)));
 }
 
-static void survey_state_free(survey_state *s)
+/* What a run must still do before its process exits: the comparison's thread
+ * joined, the upstream's and the result cache's handles closed (a cache's writes
+ * settled, a temporary directory removed). */
+static void survey_state_close(survey_state *s)
 {
     survey_compare_wait(s);
+    upstream_free(s->up);
+    s->up = NULL;
+    rcache_free(s->results);
+    s->results = NULL;
+}
+
+/* The states left to the process's exit (survey_state_leave), kept reachable so
+ * that a leak checker reads them as memory in use, not lost. */
+static struct {
+    pthread_mutex_t lock;
+    survey_state *states[4];
+    size_t n;
+} left_states = {PTHREAD_MUTEX_INITIALIZER, {NULL}, 0};
+
+/* The run's memory left to the process's exit, which gives it back at once:
+ * freeing its indexes, configs, trees and regenerations piece by piece took
+ * 12 ms on one thread at the end of a 0.8 s cold survey. Returns 0 when left,
+ * -1 when there was no room (the caller frees). */
+static int survey_state_leave(const survey_state *s)
+{
+    pthread_mutex_lock(&left_states.lock);
+    int kept = left_states.n < sizeof(left_states.states) / sizeof(left_states.states[0]);
+    if (kept) {
+        survey_state *copy = pgci_calloc(1, sizeof(*copy));
+        *copy = *s;
+        left_states.states[left_states.n++] = copy;
+    }
+    pthread_mutex_unlock(&left_states.lock);
+    return kept ? 0 : -1;
+}
+
+static void survey_state_free(survey_state *s)
+{
+    survey_state_close(s);
     for (size_t i = 0; s->cmps && i < s->n; i++)
         if (s->cmps[i].checked_done)
             survey_checked_free(&s->cmps[i].checked);
@@ -841,13 +878,11 @@ static void survey_state_free(survey_state *s)
     free(s->in);
     free(s->cfgs);
     free(s->sel);
-    upstream_free(s->up);
     if (s->o->exits_after)
         py_parse_set_leave(s->parses);
     else
         py_parse_set_free_jobs(s->parses, s->o->jobs);
     py_parse_set_free_jobs(s->parses_a, s->o->jobs);
-    rcache_free(s->results);
     free(s->ruff);
     pthread_mutex_destroy(&s->cmp_lock);
     pthread_cond_destroy(&s->cmp_cond);
@@ -884,6 +919,11 @@ int survey_run(const workspace *ws, const survey_opts *o, survey_result *out)
     survey_config_status(&s);
     survey_record(&s);
 out:
+    if (o->exits_after) {
+        survey_state_close(&s);
+        if (survey_state_leave(&s) == 0)
+            return r;
+    }
     survey_state_free(&s);
     return r;
 }
