@@ -164,15 +164,9 @@ static int maybe_in_repository(const char *dir)
             break;
         }
         char *slash = strrchr(d, '/');
-        if (!slash || slash == d)
+        if (!slash || !strcmp(d, "/"))
             break;
-        *slash = '\0';
-    }
-    if (!found) {
-        strbuf_reset(&p);
-        fs_join(&p, "/", ".git");
-        struct stat st;
-        found = lstat(p.buf, &st) == 0;
+        slash[slash == d] = '\0'; /* "/a" goes to "/", "/a/b" to "/a" */
     }
     strbuf_free(&p);
     free(d);

@@ -86,6 +86,10 @@ BIN=$OUT/bin/pgci-logits
 PLUGIN=$OUT/lib/pgci/pgci-cuda.so
 unset PGCI_CUDA_PLUGIN # the lookup under test, not an override from the environment
 build() {
+    if [ "${GPU_CHECK_NVCC:-1}" != 0 ] && [ -z "$NVCC" ]; then
+        echo "nvcc not found"
+        return 1
+    fi
     local cuda=${NVCC%/bin/nvcc} obj=$OUT/obj deps=${GPU_CHECK_DEPS:-}
     local cflags=(-std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Wshadow
                   -Wno-unused-parameter -Isrc -I.
@@ -112,7 +116,6 @@ build() {
     ${CC:-cc} "${cflags[@]}" -c tests/gpu/logits_main.c -o "$obj/main.o" &
     pids+=($!)
     if [ "${GPU_CHECK_NVCC:-1}" != 0 ]; then
-        [ -n "$NVCC" ] || { echo "nvcc not found"; return 1; }
         "$NVCC" -O2 -std=c++17 -arch=sm_90 -shared -cudart shared \
             -Xcompiler -fPIC,-fvisibility=hidden,-Wall -I. -L"$cuda/lib64" \
             -Xlinker -rpath,"$cuda/lib64" -Xlinker -z,defs -lcublas \
