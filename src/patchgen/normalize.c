@@ -22,17 +22,21 @@
 void normalize_argv(const normalize_opts *o, int which, const char *file, strvec *argv)
 {
     strvec_push(argv, o->ruff && o->ruff[0] ? o->ruff : "ruff");
-    if (which == 0) {
+    if (which != 1) {
         strvec_push(argv, "check");
-        strvec_push(argv, "--fix");
+        strvec_push(argv, which == NORMALIZE_LINT_JSON ? "--no-fix" : "--fix");
     } else {
         strvec_push(argv, "format");
+    }
+    if (which == NORMALIZE_LINT_JSON || which == NORMALIZE_CHECK_JSON) {
+        strvec_push(argv, "--output-format");
+        strvec_push(argv, "json");
     }
     strvec_push(argv, "--quiet");
     strvec_push(argv, "--no-cache");
     if (o->isolated)
         strvec_push(argv, "--isolated");
-    if (which == 0) {
+    if (which != 1) {
         strbuf ign = STRBUF_INIT;
         strbuf_adds(&ign, "E402,B007");
         for (size_t i = 0; o->extra_ignore && i < o->extra_ignore->len; i++)

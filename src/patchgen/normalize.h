@@ -81,7 +81,8 @@ int normalize_ruff_batch(const normalize_opts *o, normalize_item *items, size_t 
 int normalize_settings_key(const normalize_opts *o, uint8_t out[SHA256_DIGEST_LEN]);
 
 /* The argument vectors normalize_ruff() runs, for messages and docs: `which` 0 is
- * the check, 1 the format; `file` is the path passed last. Free with strvec_free. */
+ * the check, 1 the format (2 and 3: normalize_internal.h); `file` is the path
+ * passed last. Free with strvec_free. */
 void normalize_argv(const normalize_opts *o, int which, const char *file, strvec *argv);
 
 /* "ruff 0.13.2" (the first line of `ruff --version`) into out. */

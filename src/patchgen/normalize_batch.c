@@ -24,10 +24,13 @@
  * When a batched ruff fails in any other way (it cannot start, a hang), every
  * item is redone one at a time.
  *
- * A verdict-only batch (the survey asking whether configs failing at tag B fail
- * at tag A too) runs the check alone: its JSON report is the verdict, and no
- * item is formatted or redone. Its verdicts go to the cache under keys of their
- * own, beside the full entries, which it reads as well.
+ * A verdict-only batch runs the check alone, and no item is formatted. With
+ * words (the survey's look at tag B, which reports each refusal), its refusals
+ * are worded as above. Without (the survey asking whether configs failing at tag
+ * B fail at tag A too), one lint settles the files whose fixes are certain and
+ * the fix loop's JSON report the others (normalize_prelint.c), and no item is
+ * redone. Its verdicts go to the cache under keys of their own, beside the full
+ * entries, which it reads as well.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -223,6 +226,32 @@ static int mark_reported(const normalize_opts *o, normalize_item *items, const s
     return n > 0 ? 0 : -1;
 }
 
+/* A verdict without words: one lint settles the files whose fixes are certain
+ * (normalize_prelint.c), the fix loop the others; each[k] refused or accepted. */
+static int verdicts(const normalize_opts *o, const normalize_item *items, const size_t *todo,
+                    const strvec *files, unsigned char *each)
+{
+    size_t m = files->len, r = 0;
+    unsigned char *sure = pgci_calloc(m ? m : 1, 1), *refused = pgci_calloc(m ? m : 1, 1);
+    size_t *at = pgci_calloc(m ? m : 1, sizeof(*at));
+    strvec rest = STRVEC_INIT;
+    if (normalize_prelint(o, files, items, todo, sure) < 0)
+        pgci_error_clear(); /* the fix loop decides them all */
+    for (size_t k = 0; k < m; k++)
+        if (!sure[k]) {
+            at[r++] = k;
+            strvec_push(&rest, files->items[k]);
+        }
+    int rc = normalize_fix_verdicts(o, &rest, refused);
+    for (size_t i = 0; i < r && rc == 0; i++)
+        each[at[i]] = refused[i] ? ITEM_REFUSED : ITEM_ACCEPTED;
+    strvec_free(&rest);
+    free(at);
+    free(refused);
+    free(sure);
+    return rc;
+}
+
 /* Writes the items listed in todo[0..m) under dir/<k>/, runs both ruffs, reads
  * them back. An item ruff's check leaves a violation in is marked in each[]
  * (refused, or to be redone alone); the others go on to the format. Returns 0, or
@@ -243,6 +272,10 @@ static int run_batch(const normalize_opts *o, normalize_item *items, const size_
             r = fs_write_scratch(f.buf, it->src, it->len);
         strvec_push_owned(&files, strbuf_detach(&f, NULL));
         strbuf_free(&sub);
+    }
+    if (r == 0 && o->verdict_only && !o->words) {
+        r = verdicts(o, items, todo, &files, each);
+        goto out;
     }
     if (r == 0)
         r = normalize_run_many(o, 0, &files, &report, &err);

@@ -7,6 +7,10 @@
 
 #include "patchgen/normalize.h"
 
+/* normalize_argv's `which` beyond the check (0) and the format (1): the check
+ * with a JSON report, without fixing (a lint) or with. */
+enum { NORMALIZE_LINT_JSON = 2, NORMALIZE_CHECK_JSON = 3 };
+
 /* ruff on one file, as patchgen runs it, without the cache. *refused (may be
  * NULL) is set to 1 when the failure is ruff's verdict on the file (`ruff check
  * --fix` exited 1: violations it could not fix), a function of the file and the
@@ -39,5 +43,23 @@ int normalize_ruff_failed(const char *const *argv, const char *tmpdir, int statu
  * (normalize_report.c says when). */
 long normalize_report_split(const char *rep, size_t len, const char *dir, const strvec *files,
                             strbuf *parts);
+
+/* One lint of files (each items[todo[k]] written at files->items[k]) without
+ * fixing: sure[k] = 1 for a file the fix loop is certain to leave clean
+ * (normalize_prelint.c says when), 0 for one it must decide. Returns 0, or
+ * negative (nothing marked) when ruff or its report failed. */
+int normalize_prelint(const normalize_opts *o, const strvec *files, const normalize_item *items,
+                      const size_t *todo, unsigned char *sure);
+
+/* normalize_prelint's reading of the lint's JSON report (report[0..len)): sure[k]
+ * as above. Returns 0, or negative (nothing marked) when the report is not a
+ * JSON array of diagnostics naming the given files. */
+int normalize_prelint_judge(const char *report, size_t len, const strvec *files,
+                            const normalize_item *items, const size_t *todo, unsigned char *sure);
+
+/* `ruff check --fix` over files with a JSON report: refused[k] = 1 for each file
+ * it leaves a violation in. Returns 0, or negative when ruff failed otherwise or
+ * its report cannot be read. */
+int normalize_fix_verdicts(const normalize_opts *o, const strvec *files, unsigned char *refused);
 
 #endif
