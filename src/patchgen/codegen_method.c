@@ -8,9 +8,13 @@
  */
 #include "patchgen/codegen_method.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/error.h"
+#include "core/hashmap.h"
 
 #include "patchgen/codegen_syntax.h"
 #include "patchgen/codegen_text.h"
@@ -370,6 +374,101 @@ static int has_odd_space(const char *s, size_t n)
     return 0;
 }
 
+/* What a parse of a method's lines alone says: whether they are one function
+ * definition (comments aside, decorated or not) that Python accepts, its name,
+ * and the rows of its first statement line, its def and its end_line(). */
+typedef struct method_shape {
+    int ok;
+    char *name;
+    size_t stmt_row, def_row, end_row;
+} method_shape;
+
+struct cgm_memo {
+    pthread_mutex_t lock;
+    hashmap by_text; /* the lines -> method_shape */
+};
+
+cgm_memo *cgm_memo_new(void)
+{
+    cgm_memo *m = pgci_calloc(1, sizeof(*m));
+    pthread_mutex_init(&m->lock, NULL);
+    return m;
+}
+
+static void shape_free(void *v)
+{
+    method_shape *sh = v;
+    free(sh->name);
+    free(sh);
+}
+
+void cgm_memo_free(cgm_memo *m)
+{
+    if (!m)
+        return;
+    hashmap_free_with(&m->by_text, shape_free);
+    pthread_mutex_destroy(&m->lock);
+    free(m);
+}
+
+static void shape_of(const char *src, size_t len, method_shape *out)
+{
+    memset(out, 0, sizeof(*out));
+    py_tree t;
+    if (py_parse(&t, src, len, "<method>") < 0) {
+        pgci_error_clear();
+        return;
+    }
+    TSNode stmt = {{0}, NULL, NULL}, def;
+    int n = 0;
+    TSNode root = py_root(&t);
+    uint32_t c = ts_node_named_child_count(root);
+    for (uint32_t i = 0; i < c; i++) {
+        TSNode k = ts_node_named_child(root, i);
+        if (!py_is(k, "comment")) {
+            stmt = k;
+            n++;
+        }
+    }
+    def = n == 1 && py_is(stmt, "decorated_definition") ? py_field(stmt, "definition") : stmt;
+    out->ok = n == 1 && py_is(def, "function_definition") && cgsyn_python_accepts(&t);
+    if (out->ok) {
+        TSNode nm = py_field(def, "name");
+        out->name = ts_node_is_null(nm) ? pgci_strdup("") : py_text_dup(&t, nm);
+        out->stmt_row = ts_node_start_point(stmt).row;
+        out->def_row = ts_node_start_point(def).row;
+        out->end_row = end_line(def);
+    }
+    py_tree_free(&t);
+}
+
+/* The shape of src[0..len): from the memo when it has it (else parsed and kept
+ * there), or parsed into *own when there is no memo (the caller frees its name). */
+static const method_shape *shape_get(cgm_memo *m, const char *src, size_t len, method_shape *own)
+{
+    if (!m) {
+        shape_of(src, len, own);
+        return own;
+    }
+    pthread_mutex_lock(&m->lock);
+    method_shape *sh = hashmap_getn(&m->by_text, src, len);
+    pthread_mutex_unlock(&m->lock);
+    if (sh)
+        return sh;
+    sh = pgci_malloc(sizeof(*sh));
+    shape_of(src, len, sh);
+    pthread_mutex_lock(&m->lock);
+    method_shape *first = hashmap_getn(&m->by_text, src, len);
+    if (!first)
+        hashmap_putn(&m->by_text, src, len, sh);
+    pthread_mutex_unlock(&m->lock);
+    if (first) {
+        shape_free(sh);
+        sh = first;
+    }
+    return sh;
+}
+
 /*
  * The items of the class after a rewrite (ri), without parsing the class: 0 and
  * md updated, or -1 when that cannot be shown (the next rewrite parses). The class
@@ -382,7 +481,7 @@ static int has_odd_space(const char *s, size_t n)
  * the comments put above it change no statement. The class is then accepted too,
  * its other items the same, those after it moved by the lines the rewrite added.
  */
-static int model_update(cgm_model *md, const rewrite_info *ri, const strbuf *cls)
+static int model_update(cgm_model *md, const rewrite_info *ri, const strbuf *cls, cgm_memo *memo)
 {
     if (!(ri->replaced && ri->lead_is_comment) && !ri->appended)
         return -1;
@@ -414,31 +513,13 @@ static int model_update(cgm_model *md, const rewrite_info *ri, const strbuf *cls
     while (e > 0 && (alone.buf[e - 1] == '\n' || alone.buf[e - 1] == ' '))
         e--;
     ok = ok && e > 0 && alone.buf[e - 1] != '\\';
-    py_tree t;
-    if (!ok || py_parse(&t, alone.buf, alone.len, "<method>") < 0) {
-        strbuf_free(&alone);
-        return -1;
-    }
+    method_shape own;
+    const method_shape *sh = ok ? shape_get(memo, alone.buf, alone.len, &own) : NULL;
     strbuf_free(&alone);
-    TSNode stmt = {{0}, NULL, NULL}, def;
-    int n = 0;
-    TSNode root = py_root(&t);
-    uint32_t c = ts_node_named_child_count(root);
-    for (uint32_t i = 0; i < c; i++) {
-        TSNode k = ts_node_named_child(root, i);
-        if (!py_is(k, "comment")) {
-            stmt = k;
-            n++;
-        }
-    }
-    def = n == 1 && py_is(stmt, "decorated_definition") ? py_field(stmt, "definition") : stmt;
-    ok = n == 1 && py_is(def, "function_definition") &&
-         (!m || ts_node_start_point(stmt).row == 0) && cgsyn_python_accepts(&t);
+    ok = sh && sh->ok && (!m || sh->stmt_row == 0);
     if (ok) {
-        TSNode nm = py_field(def, "name");
-        cgm_item it = {ts_node_is_null(nm) ? pgci_strdup("") : py_text_dup(&t, nm),
-                       first + ts_node_start_point(stmt).row, first + ts_node_start_point(def).row,
-                       first + end_line(def), 0};
+        cgm_item it = {pgci_strdup(sh->name), first + sh->stmt_row, first + sh->def_row,
+                       first + sh->end_row, 0};
         if (m) {
             size_t delta = ri->nlead + ri->ndef - (m->end - m->def_row);
             it.start = m->start + ri->nlead; /* above it: the upstream decorators */
@@ -453,7 +534,8 @@ static int model_update(cgm_model *md, const rewrite_info *ri, const strbuf *cls
             VEC_PUSH(&md->items, it);
         }
     }
-    py_tree_free(&t);
+    if (sh == &own)
+        free(own.name);
     return ok ? 0 : -1;
 }
 
@@ -555,7 +637,7 @@ void cgm_replace_method_in(cgm_state *st, strbuf *cls, const char *method, const
     } else if (st->md && st->md->pending) {
         /* the items after the last rewrite */
         st->md->pending = 0;
-        if (model_update(st->md, &st->md->last, cls) < 0)
+        if (model_update(st->md, &st->md->last, cls, st->memo) < 0)
             state_forget_model(st);
         else if (verifying)
             verify_model(st->md, cls, "worked out after a rewrite");

@@ -38,6 +38,14 @@ void cgm_replace_method(strbuf *cls, const char *method, const char *preserved, 
  * the module it comes from (cgm_state_view), so that the first rewrite parses
  * nothing. */
 typedef struct cgm_model cgm_model;
+/* The shapes of the methods a class's rewrites parse alone, by their text, for a
+ * run of many configs (codegen_shared.c keeps one): the same override put into
+ * the same class at both tags, or by sibling configs, is parsed once.
+ * Thread-safe. */
+typedef struct cgm_memo cgm_memo;
+cgm_memo *cgm_memo_new(void);
+void cgm_memo_free(cgm_memo *m);
+
 typedef struct cgm_state {
     py_tree t;
     int have;
@@ -45,6 +53,7 @@ typedef struct cgm_state {
     const py_tree *module; /* the view, until the first rewrite; NULL when none */
     TSNode cdef;
     size_t row0;
+    cgm_memo *memo; /* NULL: none */
 } cgm_state;
 
 /* The class text was changed by other means (a memoised rewrite): what st knows

@@ -42,9 +42,10 @@ struct cg_shared {
     pthread_mutex_t lock;
     py_parse_set *parses; /* upstream modules */
     int own_parses;
-    hashmap accepts;  /* digest -> (void *)(1 + result) */
-    hashmap indents;  /* digest -> indent_result */
-    hashmap rewrites; /* digest -> rewrite */
+    hashmap accepts;   /* digest -> (void *)(1 + result) */
+    hashmap indents;   /* digest -> indent_result */
+    hashmap rewrites;  /* digest -> rewrite */
+    cgm_memo *methods; /* the methods the rewrites parse alone */
     cg_shared_stats st;
 };
 
@@ -52,6 +53,7 @@ cg_shared *cg_shared_new(py_parse_set *parses)
 {
     cg_shared *s = pgci_calloc(1, sizeof(*s));
     pthread_mutex_init(&s->lock, NULL);
+    s->methods = cgm_memo_new();
     s->parses = parses;
     if (!parses) {
         s->parses = py_parse_set_new();
@@ -84,6 +86,7 @@ void cg_shared_free(cg_shared *s)
     hashmap_free(&s->accepts);
     hashmap_free_with(&s->indents, free);
     hashmap_free_with(&s->rewrites, rewrite_free);
+    cgm_memo_free(s->methods);
     pthread_mutex_destroy(&s->lock);
     free(s);
 }
@@ -192,6 +195,7 @@ void cg_shared_replace_method(cg_shared *s, cgm_state *st, strbuf *cls, const ch
         cgm_state_forget(st); /* cls is no longer the text st knows */
         return;
     }
+    st->memo = s->methods;
     cgm_replace_method_in(st, cls, method, preserved, added);
     w = pgci_calloc(1, sizeof(*w));
     w->text = pgci_strndup(cls->buf, cls->len);

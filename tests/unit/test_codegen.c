@@ -219,7 +219,9 @@ static void test_indentation_like_cpython(void **state)
  * after each rewrite instead of a parse, where that can be shown) give what each
  * rewrite on a fresh parse gives: replaced methods with comments and decorators,
  * one added at the end, one replaced after that, and a tab-indented class (no
- * working out). PGCI_VERIFY_REPARSE checks the items against a parse as well. */
+ * working out); without a memo of the methods parsed alone and with one kept
+ * across classes and passes (the second pass finds every method there).
+ * PGCI_VERIFY_REPARSE checks the items against a parse as well. */
 static void test_rewrites_in_a_row(void **state)
 {
     (void)state;
@@ -238,22 +240,26 @@ static void test_rewrites_in_a_row(void **state)
         {"k", "async def k(self):\n    return 40"},
         {"g", "def g(self):\n    pass"},
     };
-    for (size_t c = 0; c < sizeof(classes) / sizeof(classes[0]); c++) {
-        strbuf carried = STRBUF_INIT, fresh = STRBUF_INIT;
-        strbuf_adds(&carried, classes[c]);
-        strbuf_adds(&fresh, classes[c]);
-        cgm_state st = {0};
-        for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-            int a1 = 0, a2 = 0;
-            cgm_replace_method_in(&st, &carried, steps[i][0], steps[i][1], &a1);
-            cgm_replace_method(&fresh, steps[i][0], steps[i][1], &a2);
-            assert_string_equal(carried.buf, fresh.buf);
-            assert_int_equal(a1, a2);
+    cgm_memo *memo = cgm_memo_new();
+    for (size_t pass = 0; pass < 3; pass++)
+        for (size_t c = 0; c < sizeof(classes) / sizeof(classes[0]); c++) {
+            strbuf carried = STRBUF_INIT, fresh = STRBUF_INIT;
+            strbuf_adds(&carried, classes[c]);
+            strbuf_adds(&fresh, classes[c]);
+            cgm_state st = {0};
+            st.memo = pass ? memo : NULL;
+            for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+                int a1 = 0, a2 = 0;
+                cgm_replace_method_in(&st, &carried, steps[i][0], steps[i][1], &a1);
+                cgm_replace_method(&fresh, steps[i][0], steps[i][1], &a2);
+                assert_string_equal(carried.buf, fresh.buf);
+                assert_int_equal(a1, a2);
+            }
+            cgm_state_free(&st);
+            strbuf_free(&carried);
+            strbuf_free(&fresh);
         }
-        cgm_state_free(&st);
-        strbuf_free(&carried);
-        strbuf_free(&fresh);
-    }
+    cgm_memo_free(memo);
     unsetenv("PGCI_VERIFY_REPARSE");
 }
 
