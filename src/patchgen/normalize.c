@@ -157,13 +157,15 @@ int normalize_run_many(const normalize_opts *o, int which, const strvec *files, 
     po.timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 120000;
     proc_result res = {0};
     int r = proc_run(&po, &res);
-    if (r == 0 && res.status == 1 && which == 0 && out) {
+    if (r == 0 && res.status == 1 && which != 1 && out) {
         strbuf_add(out, res.out.buf, res.out.len);
         if (err)
             strbuf_add(err, res.err.buf, res.err.len);
         r = 1;
     } else if (r == 0 && res.status != 0) {
         r = pgci_error_set(PGCI_EIO, "ruff exited with status %d", res.status);
+    } else if (r == 0 && out) {
+        strbuf_add(out, res.out.buf, res.out.len);
     }
     proc_result_free(&res);
     strvec_free(&argv);

@@ -19,12 +19,12 @@ enum { NORMALIZE_LINT_JSON = 2, NORMALIZE_CHECK_JSON = 3 };
 int normalize_ruff_uncached(const normalize_opts *o, const char *src, size_t len, strbuf *out,
                             int *refused);
 
-/* Runs one batched ruff (`which` 0: check --fix, 1: format) over files with
- * the working directory, settings and report format of the per-file way (so its
- * report on each file reads as that file's alone would). Returns 0 when ruff
- * exited 0; for the check, 1 when it exited 1 (violations --fix left), with its
- * report in out and what it wrote on stderr in err (may be NULL); negative
- * otherwise. */
+/* Runs one batched ruff (`which` 0: check --fix, 1: format, or one of the JSON
+ * checks above) over files with the working directory, settings and report
+ * format of the per-file way (so its report on each file reads as that file's
+ * alone would). Returns 0 when ruff exited 0 (what it printed in out, when not
+ * NULL); for a check, 1 when it exited 1 (violations --fix left), with its report
+ * in out and what it wrote on stderr in err (may be NULL); negative otherwise. */
 int normalize_run_many(const normalize_opts *o, int which, const strvec *files, strbuf *out,
                        strbuf *err);
 

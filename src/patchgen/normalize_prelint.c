@@ -37,32 +37,14 @@
 #include <jansson.h>
 
 #include "core/error.h"
-#include "core/proc.h"
 #include "patchgen/normalize_internal.h"
 
 /* Runs ruff (`which`: NORMALIZE_LINT_JSON or NORMALIZE_CHECK_JSON) over files:
  * its report in out when it exited 0 or 1. */
 static int run_json(const normalize_opts *o, int which, const strvec *files, strbuf *out)
 {
-    strvec argv = STRVEC_INIT;
-    normalize_argv(o, which, files->items[0], &argv);
-    for (size_t i = 1; i < files->len; i++)
-        strvec_push(&argv, files->items[i]);
-    strvec_push_owned(&argv, NULL);
-    argv.len--;
-    proc_opts po = {0};
-    po.argv = (const char *const *)argv.items;
-    po.cwd = o->cwd;
-    po.timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 120000;
-    proc_result res = {0};
-    int r = proc_run(&po, &res);
-    if (r == 0 && res.status != 0 && res.status != 1)
-        r = pgci_error_set(PGCI_EIO, "ruff exited with status %d", res.status);
-    if (r == 0)
-        strbuf_add(out, res.out.buf ? res.out.buf : "", res.out.len);
-    proc_result_free(&res);
-    strvec_free(&argv);
-    return r;
+    int r = normalize_run_many(o, which, files, out, NULL);
+    return r < 0 ? r : 0;
 }
 
 /* The report (a JSON array of diagnostics, each naming one of files) into
