@@ -76,6 +76,9 @@ typedef struct module_pair {
     strbuf src_a, src_b;
     index_module *a, *b;
     char *err_a, *err_b;
+    /* the SHA-256 of src_a and src_b for run.json, taken from the parse sets
+     * while indexing (empty: hashed when recorded) */
+    char hex_a[SHA256_HEX_LEN + 1], hex_b[SHA256_HEX_LEN + 1];
 } module_pair;
 
 static long find_module(module_pair *mods, size_t n, const char *m)
@@ -122,6 +125,8 @@ static void index_one(void *arg, size_t worker, size_t i)
         *err = pgci_strdup(pgci_error_last());
         *ix = NULL;
         pgci_error_clear();
+    } else if (j->parses[side]) {
+        py_parse_set_digest(j->parses[side], src->buf, src->len, side ? m->hex_b : m->hex_a);
     }
 }
 
@@ -785,13 +790,19 @@ static void survey_record(survey_state *s)
         char hex[SHA256_HEX_LEN + 1];
         strbuf name = STRBUF_INIT;
         if (mods[i].a) {
-            sha256_hex(mods[i].src_a.buf, mods[i].src_a.len, hex);
+            if (mods[i].hex_a[0])
+                memcpy(hex, mods[i].hex_a, sizeof(hex));
+            else
+                sha256_hex(mods[i].src_a.buf, mods[i].src_a.len, hex);
             strbuf_addf(&name, "upstream:%s@%s", mods[i].module, out->from);
             run_doc_add_input_file(&out->doc, name.buf, hex);
         }
         if (mods[i].b) {
             strbuf_reset(&name);
-            sha256_hex(mods[i].src_b.buf, mods[i].src_b.len, hex);
+            if (mods[i].hex_b[0])
+                memcpy(hex, mods[i].hex_b, sizeof(hex));
+            else
+                sha256_hex(mods[i].src_b.buf, mods[i].src_b.len, hex);
             strbuf_addf(&name, "upstream:%s@%s", mods[i].module, out->to);
             run_doc_add_input_file(&out->doc, name.buf, hex);
         }

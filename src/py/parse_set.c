@@ -20,10 +20,11 @@
 /* Both kinds of entry start with their mutex (entry_in() initialises it). */
 typedef struct parsed {
     pthread_mutex_t lock;
-    int done;      /* tree holds the parse */
-    int forgotten; /* free the tree when the last copy is released */
-    size_t users;  /* copies handed out and not released */
-    py_tree tree;  /* owns the source and the tree */
+    int done;                     /* tree holds the parse */
+    int forgotten;                /* free the tree when the last copy is released */
+    size_t users;                 /* copies handed out and not released */
+    py_tree tree;                 /* owns the source and the tree */
+    char key[SHA256_HEX_LEN + 1]; /* the SHA-256 of the source, its key */
 } parsed;
 
 /* A source's forest against a donor (forest.h), by the source's address. */
@@ -192,8 +193,10 @@ int py_parse_set_get_near(py_parse_set *s, const char *src, size_t len, const ch
         pthread_mutex_unlock(&s->lock);
         pthread_mutex_lock(&e->lock);
         fresh = !e->done;
-        if (fresh && (r = py_parse_near(&e->tree, src, len, path, near)) == 0)
+        if (fresh && (r = py_parse_near(&e->tree, src, len, path, near)) == 0) {
+            memcpy(e->key, key, sizeof(e->key));
             e->done = 1;
+        }
     }
     if (r == 0) {
         memset(t, 0, sizeof(*t));
@@ -211,6 +214,16 @@ int py_parse_set_get_near(py_parse_set *s, const char *src, size_t len, const ch
         (*(fresh ? &s->parses : &s->reused))++;
     pthread_mutex_unlock(&s->lock);
     return r;
+}
+
+int py_parse_set_digest(py_parse_set *s, const char *src, size_t len, char hex[SHA256_HEX_LEN + 1])
+{
+    parsed *e = seen_entry(s, src, len);
+    if (!e)
+        return -1;
+    memcpy(hex, e->key, SHA256_HEX_LEN + 1);
+    pthread_mutex_unlock(&e->lock);
+    return 0;
 }
 
 /* Frees the entry's tree (the entry stays: a later request parses again).

@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 
+#include "core/sha256.h"
 #include "py/forest.h"
 #include "py/py.h"
 
@@ -58,6 +59,11 @@ void py_parse_set_release_forest(py_parse_set *s, const py_forest *f);
  * a run whose trees would otherwise all be alive at its end: on a machine where a
  * fresh page costs microseconds, the peak memory is run time. */
 void py_parse_set_forget(py_parse_set *s, const char *src, size_t len);
+
+/* The SHA-256 of src[0..len) (hex) when the set holds its tree (src is the
+ * buffer it was asked for with): the digest it keyed the tree by, without hashing
+ * again. 0, or -1 when it holds none (the caller hashes). */
+int py_parse_set_digest(py_parse_set *s, const char *src, size_t len, char hex[SHA256_HEX_LEN + 1]);
 
 /* Parses made, and requests answered by an earlier parse. */
 void py_parse_set_counts(py_parse_set *s, size_t *parses, size_t *reused);

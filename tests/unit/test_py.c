@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/sha256.h"
 #include "py/parse_set.h"
 #include "py/py.h"
 #include "py/pysrc.h"
@@ -93,6 +94,36 @@ static void test_parse_set_same_buffer_new_bytes(void **state)
     assert_int_equal(py_parse_set_get(s, copy, strlen(copy), "b.py", &t), 0);
     py_parse_set_release(&t);
     assert_int_equal(parses_of(s), 3);
+    py_parse_set_free(s);
+}
+
+/* The digest a set keyed a tree by is the SHA-256 of the bytes: given for a
+ * buffer it parsed (and for a copy of it once asked for), refused for bytes it
+ * never parsed, for a buffer rewritten since, and for a tree forgotten. */
+static void test_parse_set_digest(void **state)
+{
+    (void)state;
+    char buf[] = "x = 1\n", copy[] = "x = 1\n", want[SHA256_HEX_LEN + 1];
+    char got[SHA256_HEX_LEN + 1];
+    py_parse_set *s = py_parse_set_new();
+    assert_int_equal(py_parse_set_digest(s, buf, strlen(buf), got), -1);
+    py_tree t;
+    assert_int_equal(py_parse_set_get(s, buf, strlen(buf), "a.py", &t), 0);
+    py_parse_set_release(&t);
+    sha256_hex(buf, strlen(buf), want);
+    memset(got, 0, sizeof(got));
+    assert_int_equal(py_parse_set_digest(s, buf, strlen(buf), got), 0);
+    assert_string_equal(got, want);
+    /* a copy is known by its address only once it was asked for */
+    assert_int_equal(py_parse_set_digest(s, copy, strlen(copy), got), -1);
+    assert_int_equal(py_parse_set_get(s, copy, strlen(copy), "b.py", &t), 0);
+    py_parse_set_release(&t);
+    assert_int_equal(py_parse_set_digest(s, copy, strlen(copy), got), 0);
+    assert_string_equal(got, want);
+    buf[0] = 'y';
+    assert_int_equal(py_parse_set_digest(s, buf, strlen(buf), got), -1);
+    py_parse_set_forget(s, copy, strlen(copy));
+    assert_int_equal(py_parse_set_digest(s, copy, strlen(copy), got), -1);
     py_parse_set_free(s);
 }
 
@@ -207,6 +238,7 @@ int main(void)
         cmocka_unit_test(test_syntax_error),
         cmocka_unit_test(test_html_is_not_python),
         cmocka_unit_test(test_parse_set_forget),
+        cmocka_unit_test(test_parse_set_digest),
         cmocka_unit_test(test_prepare_newlines),
         cmocka_unit_test(test_parse_set_same_buffer_new_bytes),
         cmocka_unit_test(test_field_like_tree_sitter),
