@@ -138,9 +138,34 @@ int py_text_eq(const py_tree *t, TSNode n, const char *s)
     return strlen(s) == len && memcmp(p, s, len) == 0;
 }
 
+/* The grammar's symbol names by public symbol, made once: py_is asks for a
+ * node's type at most nodes the walks visit, and ts_node_type goes through two
+ * calls into the runtime per node where the table is one lookup. */
+static struct {
+    pthread_once_t once;
+    const char **name;
+    uint32_t n;
+} symbols = {PTHREAD_ONCE_INIT, NULL, 0};
+
+static void symbols_init(void)
+{
+    const TSLanguage *l = tree_sitter_python();
+    uint32_t n = ts_language_symbol_count(l);
+    symbols.name = pgci_calloc(n ? n : 1, sizeof(*symbols.name));
+    for (uint32_t i = 0; i < n; i++)
+        symbols.name[i] = ts_language_symbol_name(l, (TSSymbol)i);
+    symbols.n = n;
+}
+
 int py_is(TSNode n, const char *type)
 {
-    return !ts_node_is_null(n) && strcmp(ts_node_type(n), type) == 0;
+    if (ts_node_is_null(n))
+        return 0;
+    pthread_once(&symbols.once, symbols_init);
+    TSSymbol sym = ts_node_symbol(n);
+    /* every tree here is the Python grammar's (py_thread_parser) */
+    const char *name = sym < symbols.n ? symbols.name[sym] : ts_node_type(n);
+    return name && name[0] == type[0] && strcmp(name, type) == 0;
 }
 
 /* The grammar's field ids by name, by the name's length. tree-sitter's own lookup

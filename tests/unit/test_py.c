@@ -231,10 +231,52 @@ static void test_field_like_tree_sitter(void **state)
     assert_true(ts_node_is_null(py_field(null, "body")));
 }
 
+/* py_is is strcmp(ts_node_type(n), type) == 0, for every symbol name of the
+ * grammar (aliased, anonymous, ERROR in broken code) and names it lacks, at every
+ * node of the tree. */
+static void test_is_like_tree_sitter(void **state)
+{
+    (void)state;
+    const char *srcs[] = {
+        "def f(a: int = 1, *b, c, **d) -> int:\n    return a if b else c\n",
+        "class A(B, metaclass=M):\n    x: int = 1\n    def g(self): return self.y[0](z=1)\n",
+        "print >> x, 'y'\nexec 'code'\nasync def h():\n    await q\n    yield from r\n",
+        "lambda x, y=2: [v for v in x if v]\nmatch p:\n    case {'a': 1}: pass\n",
+        "def broken(:\n  x = (1,\n",
+        "f'{a!r:>{w}}' + b'\\x00' + r'\\n'\n",
+    };
+    const TSLanguage *l = tree_sitter_python();
+    uint32_t count = ts_language_symbol_count(l);
+    const char *others[] = {"", "ERROR", "nosuchtype", "identifie", "identifierx", "_"};
+    size_t yes = 0;
+    for (size_t k = 0; k < sizeof(srcs) / sizeof(*srcs); k++) {
+        py_tree t;
+        assert_int_equal(py_parse(&t, srcs[k], strlen(srcs[k]), "<is>"), 0);
+        TSTreeCursor c = ts_tree_cursor_new(py_root(&t));
+        do {
+            TSNode n = ts_tree_cursor_current_node(&c);
+            for (uint32_t i = 0; i < count; i++) {
+                const char *name = ts_language_symbol_name(l, (TSSymbol)i);
+                int want = strcmp(ts_node_type(n), name) == 0;
+                assert_int_equal(py_is(n, name), want);
+                yes += want;
+            }
+            for (size_t i = 0; i < sizeof(others) / sizeof(*others); i++)
+                assert_int_equal(py_is(n, others[i]), strcmp(ts_node_type(n), others[i]) == 0);
+        } while (py_cursor_next(&c, 1));
+        ts_tree_cursor_delete(&c);
+        py_tree_free(&t);
+    }
+    assert_true(yes > 100);
+    TSNode null = {0};
+    assert_false(py_is(null, "identifier"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_function),
+        cmocka_unit_test(test_is_like_tree_sitter),
         cmocka_unit_test(test_syntax_error),
         cmocka_unit_test(test_html_is_not_python),
         cmocka_unit_test(test_parse_set_forget),
