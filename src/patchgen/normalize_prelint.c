@@ -238,9 +238,9 @@ int normalize_prelint(const normalize_opts *o, const strvec *files, const normal
                       const size_t *todo, unsigned char *sure)
 {
     strbuf out = STRBUF_INIT;
-    memset(sure, 0, files->len);
     if (!files->len)
         return 0;
+    memset(sure, 0, files->len);
     int r = run_json(o, NORMALIZE_LINT_JSON, files, &out);
     if (r == 0)
         r = normalize_prelint_judge(out.buf, out.len, files, items, todo, sure);

@@ -781,6 +781,16 @@ static void survey_config_status(survey_state *s)
     }
 }
 
+/* The SHA-256 of a module's text: the one indexing took from the parse set, or
+ * hashed now. */
+static void module_digest(const strbuf *src, const char *known, char hex[SHA256_HEX_LEN + 1])
+{
+    if (known[0])
+        memcpy(hex, known, SHA256_HEX_LEN + 1);
+    else
+        sha256_hex(src->buf, src->len, hex);
+}
+
 /* The upstream files compared, by hash; then the findings. */
 static void survey_record(survey_state *s)
 {
@@ -790,19 +800,13 @@ static void survey_record(survey_state *s)
         char hex[SHA256_HEX_LEN + 1];
         strbuf name = STRBUF_INIT;
         if (mods[i].a) {
-            if (mods[i].hex_a[0])
-                memcpy(hex, mods[i].hex_a, sizeof(hex));
-            else
-                sha256_hex(mods[i].src_a.buf, mods[i].src_a.len, hex);
+            module_digest(&mods[i].src_a, mods[i].hex_a, hex);
             strbuf_addf(&name, "upstream:%s@%s", mods[i].module, out->from);
             run_doc_add_input_file(&out->doc, name.buf, hex);
         }
         if (mods[i].b) {
             strbuf_reset(&name);
-            if (mods[i].hex_b[0])
-                memcpy(hex, mods[i].hex_b, sizeof(hex));
-            else
-                sha256_hex(mods[i].src_b.buf, mods[i].src_b.len, hex);
+            module_digest(&mods[i].src_b, mods[i].hex_b, hex);
             strbuf_addf(&name, "upstream:%s@%s", mods[i].module, out->to);
             run_doc_add_input_file(&out->doc, name.buf, hex);
         }
