@@ -312,6 +312,7 @@ static void survey_fetch(survey_state *s)
 {
     double t0 = now_ms();
     s->parses_a = py_parse_set_new();
+    py_parse_set_pair(s->parses_a, s->parses); /* a module the bump left alone: one parse */
     py_parse_set *const parses[2] = {s->parses_a, s->parses};
     const char *const tags[2] = {s->out->from, s->out->to};
     fetch_both(s->up, parses, tags, s->mods, s->nmods);

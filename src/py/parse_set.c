@@ -1,6 +1,7 @@
 /*
  * parse_set.c - trees by content. One mutex guards the table; each source's
- * parse runs under its entry's own mutex.
+ * parse runs under its entry's own mutex. Paired sets look into each other's
+ * table for bytes they lack; their entries are locked the first set's first.
  */
 #include "py/parse_set.h"
 
@@ -46,6 +47,10 @@ struct py_parse_set {
      * comparison with the entry's bytes is much cheaper than a digest of them */
     hashmap seen;
     size_t parses, reused;
+    /* the set paired with this one (py_parse_set_pair), and whether this one's
+     * entries are locked before the twin's (the first set named) */
+    py_parse_set *twin;
+    int locks_first;
 };
 
 py_parse_set *py_parse_set_new(void)
@@ -96,10 +101,28 @@ static void forested_free(void *p)
     free(e);
 }
 
+void py_parse_set_pair(py_parse_set *a, py_parse_set *b)
+{
+    a->twin = b;
+    b->twin = a;
+    a->locks_first = 1;
+    b->locks_first = 0;
+}
+
+/* Ends the pairing of s, if any: its twin no longer looks into it. */
+static void unpair(py_parse_set *s)
+{
+    if (s->twin) {
+        s->twin->twin = NULL;
+        s->twin = NULL;
+    }
+}
+
 void py_parse_set_free_jobs(py_parse_set *s, int jobs)
 {
     if (!s)
         return;
+    unpair(s);
     hashmap_free_with(&s->forests, forested_free); /* they hold copies of trees */
     /* a run's trees are many and large: their freeing is work like any other */
     par_for(s->trees.len, jobs, free_one, &s->trees);
@@ -120,6 +143,7 @@ void py_parse_set_leave(py_parse_set *s)
 {
     if (!s)
         return;
+    unpair(s);
     pthread_mutex_lock(&left.lock);
     int kept = left.n < sizeof(left.sets) / sizeof(left.sets[0]);
     if (kept)
@@ -177,6 +201,31 @@ static parsed *seen_entry(py_parse_set *s, const char *src, size_t len)
     return NULL;
 }
 
+/* The entry of `key` in s's twin, if it is paired and the twin has one (never
+ * made there: an entry is made only by a request to its own set). */
+static parsed *twin_entry(py_parse_set *s, const char *key)
+{
+    py_parse_set *w = s->twin;
+    if (!w)
+        return NULL;
+    pthread_mutex_lock(&w->lock);
+    parsed *e = hashmap_get(&w->trees, key);
+    pthread_mutex_unlock(&w->lock);
+    return e;
+}
+
+/* *to: the tree of `from` (done, its lock held), as the set's own: a copy of the
+ * tree (a reference count) and of the source. */
+static void copy_tree(py_tree *to, const py_tree *from, const char *path)
+{
+    memset(to, 0, sizeof(*to));
+    to->tree = ts_tree_copy(from->tree);
+    to->src = pgci_malloc(from->len + 1);
+    memcpy(to->src, from->src, from->len + 1);
+    to->len = from->len;
+    to->path = pgci_strdup(path ? path : "<input>");
+}
+
 int py_parse_set_get_near(py_parse_set *s, const char *src, size_t len, const char *path,
                           const py_tree *near, py_tree *t)
 {
@@ -191,12 +240,30 @@ int py_parse_set_get_near(py_parse_set *s, const char *src, size_t len, const ch
         pthread_mutex_lock(&s->lock);
         hashmap_put(&s->seen, k, e);
         pthread_mutex_unlock(&s->lock);
+        /* the twin's entry of the same bytes, if it has one: the pair's entries
+         * are locked the first set's first, so that whichever side takes the
+         * bytes first parses them and the other waits for the tree. (Each side
+         * makes its entry before it looks at the twin's, so at least one of two
+         * requests at once sees the other; a request that comes between the
+         * other's look and its lock parses too: a parse more, never a wrong tree.) */
+        parsed *te = twin_entry(s, key);
+        if (te && !s->locks_first)
+            pthread_mutex_lock(&te->lock);
         pthread_mutex_lock(&e->lock);
+        if (te && s->locks_first)
+            pthread_mutex_lock(&te->lock);
         fresh = !e->done;
-        if (fresh && (r = py_parse_near(&e->tree, src, len, path, near)) == 0) {
+        if (fresh && te && te->done) {
+            copy_tree(&e->tree, &te->tree, path);
+            memcpy(e->key, key, sizeof(e->key));
+            e->done = 1;
+            fresh = 0;
+        } else if (fresh && (r = py_parse_near(&e->tree, src, len, path, near)) == 0) {
             memcpy(e->key, key, sizeof(e->key));
             e->done = 1;
         }
+        if (te)
+            pthread_mutex_unlock(&te->lock);
     }
     if (r == 0) {
         memset(t, 0, sizeof(*t));

@@ -29,6 +29,13 @@ void py_parse_set_free(py_parse_set *s);
 /* The same, the trees freed on up to `jobs` threads. */
 void py_parse_set_free_jobs(py_parse_set *s, int jobs);
 
+/* Pairs two sets (a survey's two tags, whose modules are often byte for byte the
+ * same): a source asked of one that the other holds parsed, or is parsing, takes
+ * the other's tree (a copy: a reference count) instead of a parse of its own.
+ * Each set still owns its entries, and either may be freed first: freeing (or
+ * leaving) one ends the pairing, when no request to either is in flight. */
+void py_parse_set_pair(py_parse_set *a, py_parse_set *b);
+
 /* Leaves the set to the process's exit, for a command that exits next: its trees
  * are not freed (freeing a run's trees is a fiftieth of its work, and the
  * process is about to give all of its memory back at once, as compilers leave

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/error.h"
@@ -125,6 +127,132 @@ static void test_parse_set_digest(void **state)
     py_parse_set_forget(s, copy, strlen(copy));
     assert_int_equal(py_parse_set_digest(s, copy, strlen(copy), got), -1);
     py_parse_set_free(s);
+}
+
+static size_t reused_of(py_parse_set *s)
+{
+    size_t parses, reused;
+    py_parse_set_counts(s, &parses, &reused);
+    return reused;
+}
+
+/* The text of the name the first statement `NAME = ...` of t binds. */
+static int binds(const py_tree *t, const char *name)
+{
+    TSNode stmt = ts_node_named_child(py_root(t), 0);
+    return py_text_eq(t, py_field(ts_node_named_child(stmt, 0), "left"), name);
+}
+
+/* Two paired sets (a survey's tags): bytes one holds parsed are the other's
+ * without a parse, from either side, through buffers of their own; what only one
+ * side has is parsed there; a tree taken from the twin outlives the twin (its
+ * source is the set's own copy); and once the twin is gone, a set parses alone. */
+static void test_parse_set_pair(void **state)
+{
+    (void)state;
+    char a1[] = "x = 1\n", b1[] = "x = 1\n";         /* at both tags */
+    char a2[] = "y = 2\n", b2[] = "y = 3\n";         /* changed by the bump */
+    char b3[] = "z = 4\n", a3[] = "z = 4\n";         /* at both, B's asked first */
+    char late_b[] = "w = 5\n", late_a[] = "w = 5\n"; /* asked of B after A went */
+    py_parse_set *a = py_parse_set_new(), *b = py_parse_set_new();
+    py_parse_set_pair(a, b);
+    py_tree t, kept;
+    assert_int_equal(py_parse_set_get(a, a1, strlen(a1), "a/m.py", &t), 0);
+    py_parse_set_release(&t);
+    assert_int_equal(py_parse_set_get(b, b1, strlen(b1), "b/m.py", &kept), 0);
+    assert_int_equal(parses_of(b), 0);
+    assert_int_equal(reused_of(b), 1);
+    assert_ptr_not_equal(kept.src, b1);
+    assert_string_equal(kept.path, "b/m.py");
+    char hex[SHA256_HEX_LEN + 1], want[SHA256_HEX_LEN + 1];
+    sha256_hex(b1, strlen(b1), want);
+    assert_int_equal(py_parse_set_digest(b, b1, strlen(b1), hex), 0);
+    assert_string_equal(hex, want);
+    assert_int_equal(py_parse_set_get(a, a2, strlen(a2), "a/n.py", &t), 0);
+    py_parse_set_release(&t);
+    assert_int_equal(py_parse_set_get(b, b2, strlen(b2), "b/n.py", &t), 0);
+    assert_true(binds(&t, "y"));
+    TSNode assign = ts_node_named_child(ts_node_named_child(py_root(&t), 0), 0);
+    assert_true(py_text_eq(&t, py_field(assign, "right"), "3"));
+    py_parse_set_release(&t);
+    assert_int_equal(parses_of(b), 1);
+    assert_int_equal(py_parse_set_get(b, b3, strlen(b3), "b/o.py", &t), 0);
+    py_parse_set_release(&t);
+    assert_int_equal(py_parse_set_get(a, a3, strlen(a3), "a/o.py", &t), 0);
+    assert_true(binds(&t, "z"));
+    py_parse_set_release(&t);
+    assert_int_equal(parses_of(a), 2);
+    assert_int_equal(reused_of(a), 1);
+    /* a forgotten tree is not the twin's to take */
+    py_parse_set_forget(a, a2, strlen(a2));
+    char b2again[] = "y = 2\n";
+    assert_int_equal(py_parse_set_get(b, b2again, strlen(b2again), "b/n2.py", &t), 0);
+    py_parse_set_release(&t);
+    assert_int_equal(parses_of(b), 3);
+    assert_int_equal(py_parse_set_get(a, late_a, strlen(late_a), "a/p.py", &t), 0);
+    py_parse_set_release(&t);
+    py_parse_set_free(a);
+    assert_true(binds(&kept, "x"));
+    assert_int_equal(ts_node_end_byte(py_root(&kept)), strlen(b1));
+    py_parse_set_release(&kept);
+    assert_int_equal(py_parse_set_get(b, late_b, strlen(late_b), "b/p.py", &t), 0);
+    assert_true(binds(&t, "w"));
+    py_parse_set_release(&t);
+    assert_int_equal(parses_of(b), 4);
+    py_parse_set_free(b);
+}
+
+/* Both sides of a pair asked for the same sources at once, in opposite orders,
+ * as a survey's fetch validates its two tags: every tree is whole and right
+ * (the sanitizers watch the locking), and no source is parsed more than twice. */
+enum { PAIR_SOURCES = 64 };
+typedef struct pair_side {
+    py_parse_set *set;
+    char src[PAIR_SOURCES][48];
+    int reverse, wrong;
+} pair_side;
+
+static void *pair_side_main(void *arg)
+{
+    pair_side *p = arg;
+    for (int k = 0; k < PAIR_SOURCES; k++) {
+        int i = p->reverse ? PAIR_SOURCES - 1 - k : k;
+        py_tree t;
+        char name[16];
+        snprintf(name, sizeof(name), "v%d", i);
+        if (py_parse_set_get(p->set, p->src[i], strlen(p->src[i]), "m.py", &t) != 0 ||
+            !binds(&t, name))
+            p->wrong++;
+        else
+            py_parse_set_release(&t);
+    }
+    return NULL;
+}
+
+static void test_parse_set_pair_threads(void **state)
+{
+    (void)state;
+    static pair_side sides[2];
+    py_parse_set *a = py_parse_set_new(), *b = py_parse_set_new();
+    py_parse_set_pair(a, b);
+    for (int s = 0; s < 2; s++) {
+        sides[s].set = s ? b : a;
+        sides[s].reverse = s;
+        sides[s].wrong = 0;
+        for (int i = 0; i < PAIR_SOURCES; i++)
+            snprintf(sides[s].src[i], sizeof(sides[s].src[i]), "v%d = [%d] * %d\n", i, i, i);
+    }
+    pthread_t th[2];
+    for (int s = 0; s < 2; s++)
+        assert_int_equal(pthread_create(&th[s], NULL, pair_side_main, &sides[s]), 0);
+    for (int s = 0; s < 2; s++)
+        pthread_join(th[s], NULL);
+    assert_int_equal(sides[0].wrong + sides[1].wrong, 0);
+    size_t parses = parses_of(a) + parses_of(b), reused = reused_of(a) + reused_of(b);
+    assert_int_equal(parses + reused, 2 * PAIR_SOURCES);
+    assert_true(parses >= PAIR_SOURCES);
+    py_parse_set_free(b);
+    py_parse_set_free(a);
 }
 
 static void test_prepare_newlines(void **state)
@@ -281,6 +409,8 @@ int main(void)
         cmocka_unit_test(test_html_is_not_python),
         cmocka_unit_test(test_parse_set_forget),
         cmocka_unit_test(test_parse_set_digest),
+        cmocka_unit_test(test_parse_set_pair),
+        cmocka_unit_test(test_parse_set_pair_threads),
         cmocka_unit_test(test_prepare_newlines),
         cmocka_unit_test(test_parse_set_same_buffer_new_bytes),
         cmocka_unit_test(test_field_like_tree_sitter),
