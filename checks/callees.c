@@ -353,7 +353,7 @@ static int same_body(const cctx *c, const index_def *a, const index_def *b)
 {
     if (index_def_fingerprint(a) == index_def_fingerprint(b))
         return 1;
-    return survey_same_def_body(c->p, a, b);
+    return survey_same_def_body(c->p, a, b) || survey_same_def_body_inlined(c->p, a, b);
 }
 
 /* The first positional argument the call passes that binds a parameter of another

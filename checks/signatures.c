@@ -1337,7 +1337,8 @@ static void compare_function(sig_ctx *c, const char *target, const index_def *a,
     compare_params(c, target, a, b);
     compare_decorators(c, target, a, b);
     if (!body_matters || index_def_fingerprint(a) == index_def_fingerprint(b) ||
-        same_body(c, a, b) || only_renames(c, a, b) || only_param_changes(c, a, b))
+        same_body(c, a, b) || only_renames(c, a, b) || only_param_changes(c, a, b) ||
+        survey_same_def_body_inlined(c->p, a, b))
         return;
     strbuf names = STRBUF_INIT, d = STRBUF_INIT;
     finding *f;

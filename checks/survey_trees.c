@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks/inlined.h"
 #include "core/error.h"
 #include "core/hashmap.h"
 #include "py/parse_set.h"
@@ -161,6 +162,45 @@ int survey_same_def_body(const survey_pair *p, const index_def *a, const index_d
     if (eq < 0)
         pgci_error_clear();
     return eq == 1;
+}
+
+/* The definition d of side `side` (0: A) in *out, its one-use temporaries
+ * inlined (inlined.h), from its module's tree in the run's parse set when there
+ * is one; the number inlined, or negative. */
+static int inlined_side(const survey_pair *p, int side, const index_def *d, strbuf *out)
+{
+    const char *src = side ? p->src_b : p->src_a;
+    size_t len = side ? p->src_b_len : p->src_a_len;
+    py_parse_set *set = side && !(p->src_b == p->src_a && p->parses_a)
+                            ? p->parses
+                            : (p->parses_a ? p->parses_a : p->parses);
+    py_tree t;
+    if (set &&
+        py_parse_set_get(set, src, len, side ? "<upstream at B>" : "<upstream at A>", &t) == 0) {
+        int n = inlined_temporaries_at(out, &t, d->start_byte, d->end_byte);
+        py_parse_set_release(&t);
+        return n;
+    }
+    pgci_error_clear();
+    return inlined_temporaries(out, src + d->start_byte, d->end_byte - d->start_byte);
+}
+
+int survey_same_def_body_inlined(const survey_pair *p, const index_def *a, const index_def *b)
+{
+    if (!p->src_a || !p->src_b || a->end_byte > p->src_a_len || b->end_byte > p->src_b_len ||
+        a->start_byte > a->end_byte || b->start_byte > b->end_byte ||
+        !inlined_may_read_same(p->src_a + a->start_byte, a->end_byte - a->start_byte,
+                               p->src_b + b->start_byte, b->end_byte - b->start_byte))
+        return 0;
+    strbuf ta = STRBUF_INIT, tb = STRBUF_INIT;
+    int na = inlined_side(p, 0, a, &ta);
+    int nb = na < 0 ? -1 : inlined_side(p, 1, b, &tb);
+    int same = na >= 0 && nb >= 0 && na + nb > 0 &&
+               structural_bodies_equal(ta.buf, ta.len, tb.buf, tb.len) == 1;
+    pgci_error_clear();
+    strbuf_free(&ta);
+    strbuf_free(&tb);
+    return same;
 }
 
 int survey_object_view(const pg_object *o, survey_view *v)

@@ -37,6 +37,11 @@ int survey_same_body(const survey_pair *p, const char *a, size_t alen, const cha
  * parse of each stretch; 0 when not, or when a stretch is outside its source. */
 int survey_same_def_body(const survey_pair *p, const index_def *a, const index_def *b);
 
+/* 1 when they read the same once each has its one-use temporaries written in
+ * place (checks/inlined.h) and at least one had one: upstream folded a temporary
+ * into the statement after it, or split one out, and changed nothing else. */
+int survey_same_def_body_inlined(const survey_pair *p, const index_def *a, const index_def *b);
+
 /* An object's lines (a def of a config file) inside its file's tree, as
  * pg_object.tree keeps it: the module-level statements on those lines (its def and
  * the comments there) in stmts[0..n), the first on row row0 of t. t borrows the

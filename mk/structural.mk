@@ -10,3 +10,11 @@ test unit corpus-test: $(PYTOP_CMP)
 FOREST_CMP := $(BUILD)/tests/tools/forest_cmp
 
 test unit corpus-test: $(FOREST_CMP)
+
+# One-use temporaries written in place (checks/inlined.c), the survey's reading of a
+# body that only folded a temporary: tests/corpus/73-inlined.sh holds its folds
+# against CPython's ast on every function of the real modeling modules
+# (tests/tools/inlined_cmp.c, tests/corpus/inlined_oracle.py).
+INLINED_CMP := $(BUILD)/tests/tools/inlined_cmp
+
+test unit corpus-test: $(INLINED_CMP)

@@ -265,6 +265,55 @@ static void test_body_change_that_is_only_params(void **state)
     free(got);
 }
 
+/* A temporary folded into the statement after it (transformers 5.24.0's Qwen2-VL
+ * `get_image_features`), or split out of one: the body says the same, no
+ * finding. Folded where it moves a call past another call, or beside a real
+ * change, it is a body change. */
+static void test_body_change_that_is_only_a_temporary(void **state)
+{
+    (void)state;
+    static const char a[] = "class VL:\n"
+                            "    def feats(self, x, sizes):\n"
+                            "        out = self.visual(x)\n"
+                            "        embeds = torch.split(out.pooled, sizes)\n"
+                            "        out.pooled = embeds\n"
+                            "        return out\n";
+    static const char b[] = "class VL:\n"
+                            "    def feats(self, x, sizes):\n"
+                            "        out = self.visual(x)\n"
+                            "        out.pooled = torch.split(out.pooled, sizes)\n"
+                            "        return out\n";
+    char *got = survey_text(a, b, PG_METHOD_OVERRIDE, "VL.feats", NULL);
+    assert_string_equal(got, "");
+    free(got);
+    got = survey_text(b, a, PG_METHOD_OVERRIDE, "VL.feats", NULL);
+    assert_string_equal(got, "");
+    free(got);
+    static const char b_order[] =
+        "class VL:\n"
+        "    def feats(self, x, sizes):\n"
+        "        out = self.visual(x)\n"
+        "        out.pooled = join(self.prep(), torch.split(out.pooled, sizes))\n"
+        "        return out\n";
+    static const char a_order[] = "class VL:\n"
+                                  "    def feats(self, x, sizes):\n"
+                                  "        out = self.visual(x)\n"
+                                  "        embeds = torch.split(out.pooled, sizes)\n"
+                                  "        out.pooled = join(self.prep(), embeds)\n"
+                                  "        return out\n";
+    got = survey_text(a_order, b_order, PG_METHOD_OVERRIDE, "VL.feats", NULL);
+    assert_non_null(strstr(got, "warning body-changed: `VL.feats`"));
+    free(got);
+    static const char b_more[] = "class VL:\n"
+                                 "    def feats(self, x, sizes):\n"
+                                 "        out = self.visual(x)\n"
+                                 "        out.pooled = torch.split(out.pooled, sizes, dim=1)\n"
+                                 "        return out\n";
+    got = survey_text(a, b_more, PG_METHOD_OVERRIDE, "VL.feats", NULL);
+    assert_non_null(strstr(got, "warning body-changed: `VL.feats`"));
+    free(got);
+}
+
 static void test_config_added_target_filtered(void **state)
 {
     (void)state;
@@ -702,6 +751,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_unchanged_target_reports_nothing),
         cmocka_unit_test(test_body_change_that_is_only_params),
+        cmocka_unit_test(test_body_change_that_is_only_a_temporary),
         cmocka_unit_test(test_config_added_target_filtered),
         cmocka_unit_test(test_pep604_is_not_a_change),
         cmocka_unit_test(test_init_attr_rename_needs_evidence),
