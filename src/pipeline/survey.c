@@ -107,6 +107,15 @@ typedef struct index_jobs {
     size_t n;
 } index_jobs;
 
+/* 1 when the module was read at both tags and its bytes are the same: one index
+ * serves both sides (module_pair.b is .a, or err_b a copy of err_a), made by side
+ * A's item. Asked of the fetched bytes only, which indexing does not write. */
+static int same_at_both(const module_pair *m)
+{
+    return m->src_a.buf && m->src_b.buf && m->src_a.len == m->src_b.len &&
+           (!m->src_a.len || !memcmp(m->src_a.buf, m->src_b.buf, m->src_a.len));
+}
+
 static void index_one(void *arg, size_t worker, size_t i)
 {
     (void)worker;
@@ -116,6 +125,10 @@ static void index_one(void *arg, size_t worker, size_t i)
     strbuf *src = side ? &m->src_b : &m->src_a;
     char **err = side ? &m->err_b : &m->err_a;
     index_module **ix = side ? &m->b : &m->a;
+    /* B's side of a module the bump left alone is A's item's to fill: checked
+     * on the bytes alone, which no item writes */
+    if (side && same_at_both(m))
+        return;
     if (*err || *ix) /* unread, or indexed before (survey_fetch_callees) */
         return;
     /* fingerprints on demand: the comparison reads those of the definitions the
@@ -127,6 +140,11 @@ static void index_one(void *arg, size_t worker, size_t i)
         pgci_error_clear();
     } else if (j->parses[side]) {
         py_parse_set_digest(j->parses[side], src->buf, src->len, side ? m->hex_b : m->hex_a);
+    }
+    if (!side && same_at_both(m)) {
+        m->b = m->a;
+        m->err_b = m->err_a && !m->err_b ? pgci_strdup(m->err_a) : m->err_b;
+        memcpy(m->hex_b, m->hex_a, sizeof(m->hex_b));
     }
 }
 
@@ -681,7 +699,8 @@ static void survey_run_checks(survey_state *s)
     else
         py_parse_set_free_jobs(s->parses_a, s->o->jobs);
     for (size_t i = 0; i < s->nmods; i++)
-        index_module_drop_tree(s->mods[i].a);
+        if (s->mods[i].a != s->mods[i].b) /* B's too when the same: kept */
+            index_module_drop_tree(s->mods[i].a);
     s->parses_a = NULL;
     for (const check_entry *e = check_registry; e->def; e++)
         if (e->where == CHECK_IN_SURVEY)
@@ -873,7 +892,7 @@ static void survey_state_free(survey_state *s)
         strbuf_free(&mods[i].src_b);
         if (mods[i].a)
             index_module_free(mods[i].a);
-        if (mods[i].b)
+        if (mods[i].b && mods[i].b != mods[i].a)
             index_module_free(mods[i].b);
         free(mods[i].err_a);
         free(mods[i].err_b);
