@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks/source_text.h"
 #include "core/error.h"
 #include "core/hashmap.h"
 #include "core/strbuf.h"
@@ -322,22 +323,6 @@ static int word_byte(unsigned char c)
            c >= 0x80;
 }
 
-/* Past the string literal whose quote is at p (triple or single, escapes skipped). */
-static const char *skip_string(const char *p, const char *end)
-{
-    char q = *p;
-    size_t n = end - p >= 3 && p[1] == q && p[2] == q ? 3 : 1;
-    for (p += n; p < end; p++) {
-        if (*p == '\\') {
-            p++;
-            continue;
-        }
-        if (*p == q && (n == 1 || (end - p >= 3 && p[1] == q && p[2] == q)))
-            return p + n;
-    }
-    return end;
-}
-
 /* Adds `sign` to counts[token] for each token of the body of the definition
  * s[0..len) (after the `:` that ends its `def` line): names and keywords, and
  * each other character but those a fold adds or removes or the structural
@@ -356,7 +341,7 @@ static void count_tokens(const char *s, size_t len, int sign, hashmap *counts)
             continue;
         }
         if (c == '"' || c == '\'') {
-            p = skip_string(p, end);
+            p = source_string_end(p, end);
             continue;
         }
         if (word_byte(c)) {

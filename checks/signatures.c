@@ -1185,23 +1185,6 @@ static const char *renamed_to_name(const strvec *from, const strvec *to, const c
     return NULL;
 }
 
-/* The end of the string literal whose quote is at p (a prefix before it is plain
- * text): past its closing quote, triple or single, escapes skipped; end when open. */
-static const char *string_end(const char *p, const char *end)
-{
-    char q = *p;
-    size_t n = end - p >= 3 && p[1] == q && p[2] == q ? 3 : 1;
-    for (p += n; p < end; p++) {
-        if (*p == '\\') {
-            p++;
-            continue;
-        }
-        if (*p == q && (n == 1 || (end - p >= 3 && p[1] == q && p[2] == q)))
-            return p + n;
-    }
-    return end;
-}
-
 /* a's text with each renamed parameter written by its new name wherever it is a
  * name (a keyword argument's too); attributes, comments and string literals (a
  * dict key spelled like it is another function's keyword) left alone */
@@ -1216,7 +1199,7 @@ static void rename_names(strbuf *out, const char *s, size_t len, const strvec *f
             strbuf_add(out, p, (size_t)(e - p));
             p = e;
         } else if (*p == '"' || *p == '\'') {
-            const char *e = string_end(p, end);
+            const char *e = source_string_end(p, end);
             strbuf_add(out, p, (size_t)(e - p));
             p = e;
         } else if (ident_char(*p)) { /* a whole word: renamed unless an attribute */

@@ -218,3 +218,18 @@ int source_references(const char *src, size_t len, const char *name)
     }
     return 0;
 }
+
+const char *source_string_end(const char *p, const char *end)
+{
+    char q = *p;
+    size_t n = end - p >= 3 && p[1] == q && p[2] == q ? 3 : 1;
+    for (p += n; p < end; p++) {
+        if (*p == '\\') {
+            p++;
+            continue;
+        }
+        if (*p == q && (n == 1 || (end - p >= 3 && p[1] == q && p[2] == q)))
+            return p + n;
+    }
+    return end;
+}

@@ -30,4 +30,8 @@ int source_instantiates(const char *src, size_t len, const char *name);
  * holding just the name (`__all__`): a call, a base, a mapping value, a type. */
 int source_references(const char *src, size_t len, const char *name);
 
+/* Past the string literal whose opening quote is at p (a prefix before it is plain
+ * text), triple or single, escapes skipped; end when it does not close. */
+const char *source_string_end(const char *p, const char *end);
+
 #endif
