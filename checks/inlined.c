@@ -454,12 +454,12 @@ int inlined_temporaries(strbuf *out, const char *def, size_t len)
 
 int inlined_temporaries_at(strbuf *out, const py_tree *t, uint32_t start, uint32_t end)
 {
+    if (start > end || end > t->len)
+        return pgci_error_set(PGCI_EINVALID, "%s: bytes %u-%u are not in it", t->path, start, end);
     TSNode d;
-    if (start > end || end > t->len || pynode_function_at(t, start, &d) < 0 ||
-        ts_node_end_byte(d) > end) {
+    if (pynode_function_at(t, start, &d) < 0 || ts_node_end_byte(d) > end) {
         pgci_error_clear();
-        return inlined_temporaries(out, t->src + (start <= end && end <= t->len ? start : 0),
-                                   start <= end && end <= t->len ? end - start : 0);
+        return inlined_temporaries(out, t->src + start, end - start);
     }
     /* the first round reads the module's tree: most definitions have nothing to
      * fold, and cost no parse */

@@ -44,8 +44,8 @@ int inlined_temporaries(strbuf *out, const char *def, size_t len);
 
 /* The same for the definition (a function, decorated or not) that spans bytes
  * [start, end) of a parsed module t, its first round read from t: no parse when
- * there is nothing to fold. A text that is not such a definition is read as
- * inlined_temporaries() reads it. */
+ * there is nothing to fold. A span that is not such a definition is read as
+ * inlined_temporaries() reads its text; one outside t is refused (negative). */
 int inlined_temporaries_at(strbuf *out, const py_tree *t, uint32_t start, uint32_t end);
 
 /* 0 when no folding can make the bodies of the definitions a and b read the same,

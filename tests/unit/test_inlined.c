@@ -161,6 +161,10 @@ static void test_inlined_in_module(void **state)
     strbuf out = STRBUF_INIT;
     assert_int_equal(inlined_temporaries_at(&out, &t, 0, 12), 0); /* `import torch` */
     assert_string_equal(out.buf, "import torch");
+    assert_true(inlined_temporaries_at(&out, &t, 5, (uint32_t)strlen(src) + 1) < 0);
+    assert_true(inlined_temporaries_at(&out, &t, 9, 3) < 0);
+    assert_string_equal(out.buf, "import torch"); /* untouched */
+    pgci_error_clear();
     strbuf_free(&out);
     py_tree_free(&t);
 }
