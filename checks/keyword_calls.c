@@ -83,34 +83,53 @@ int keyword_calls_passes(const char *s, size_t n, const char *kw)
     return 0;
 }
 
-/* The first `self.<attr>(` call in s[from..to) passing one of kws: its offset and
- * the keyword; -1 when none. */
-static long find_call(const char *s, size_t to, size_t from, const char *attr,
+/* The next call `needle(` in s[from..to), outside strings and comments, needle a
+ * whole name or dotted name (not preceded by a name character or a '.', not
+ * followed by a name character): the offset of needle, *paren that of its '(';
+ * -1 when none. from is where a statement may start (not inside a string). */
+static long next_call(const char *s, size_t to, size_t from, const char *needle, size_t *paren)
+{
+    size_t nl = strlen(needle);
+    for (size_t i = from; i < to;) {
+        char c = s[i];
+        if (c == '#') {
+            const char *e = memchr(s + i, '\n', to - i);
+            i = e ? (size_t)(e - s) : to;
+        } else if (c == '"' || c == '\'') {
+            i = (size_t)(source_string_end(s + i, s + to) - s);
+        } else if (ident_char(c)) {
+            size_t e = i + nl;
+            if ((i == 0 || s[i - 1] != '.') && e <= to && !memcmp(s + i, needle, nl) &&
+                (e == to || !ident_char(s[e]))) {
+                while (e < to && (s[e] == ' ' || s[e] == '\t'))
+                    e++;
+                if (e < to && s[e] == '(') {
+                    *paren = e;
+                    return (long)i;
+                }
+            }
+            while (i < to && ident_char(s[i])) /* the name; a string prefix's quote next */
+                i++;
+        } else {
+            i++;
+        }
+    }
+    return -1;
+}
+
+/* The first call `needle(` in s[from..to) passing one of kws: its offset and the
+ * keyword; -1 when none. */
+static long find_call(const char *s, size_t to, size_t from, const char *needle,
                       const char *const *kws, size_t n_kws, const char **kw)
 {
-    strbuf needle = STRBUF_INIT;
-    strbuf_addf(&needle, "self.%s", attr);
-    long found = -1;
-    for (size_t i = from; found < 0 && i + needle.len <= to;) {
-        const char *p = memmem(s + i, to - i, needle.buf, needle.len);
-        if (!p)
-            break;
-        size_t at = (size_t)(p - s), e = at + needle.len;
-        i = e;
-        if ((at > 0 && (ident_char(s[at - 1]) || s[at - 1] == '.')) || (e < to && ident_char(s[e])))
-            continue;
-        while (e < to && (s[e] == ' ' || s[e] == '\t'))
-            e++;
-        if (e >= to || s[e] != '(')
-            continue;
-        for (size_t k = 0; k < n_kws && found < 0; k++)
-            if (keyword_calls_passes(s + e, to - e, kws[k])) {
+    size_t paren;
+    for (long at; (at = next_call(s, to, from, needle, &paren)) >= 0; from = paren + 1)
+        for (size_t k = 0; k < n_kws; k++)
+            if (keyword_calls_passes(s + paren, to - paren, kws[k])) {
                 *kw = kws[k];
-                found = (long)at;
+                return at;
             }
-    }
-    strbuf_free(&needle);
-    return found;
+    return -1;
 }
 
 static unsigned line_at(const char *s, size_t off)
@@ -152,30 +171,35 @@ static char *class_calls(const index_def *d, const char *src, size_t len, const 
 {
     const char *kw = NULL;
     int replaced = strvec_find(k->overridden, d->name) >= 0;
-    for (size_t a = 0; a < attrs->len; a++) {
+    char *found = NULL;
+    for (size_t a = 0; a < attrs->len && !found; a++) {
         size_t from = d->start_byte, to = d->end_byte < len ? d->end_byte : len;
+        char *needle = pgci_asprintf("self.%s", attrs->items[a]);
         long at;
-        while (!replaced && from < to &&
-               (at = find_call(src, to, from, attrs->items[a], k->kws, k->n_kws, &kw)) >= 0) {
+        while (!replaced && !found && from < to &&
+               (at = find_call(src, to, from, needle, k->kws, k->n_kws, &kw)) >= 0) {
             const index_def *in = member_at(d, (size_t)at);
             if (!in || strvec_find(k->overridden, in->qualname) < 0) {
-                *call = pgci_asprintf("self.%s()", attrs->items[a]);
-                return pgci_asprintf("`%s` passes `%s=` (line %u)", in ? in->qualname : d->qualname,
-                                     kw, line_at(src, (size_t)at));
+                *call = pgci_asprintf("%s()", needle);
+                found =
+                    pgci_asprintf("`%s` passes `%s=` (line %u)", in ? in->qualname : d->qualname,
+                                  kw, line_at(src, (size_t)at));
+            } else {
+                from = in->end_byte; /* the config's method runs instead: its text, below */
             }
-            from = in->end_byte; /* the config's method runs instead: its text, below */
         }
-        for (size_t t = 0; t < k->n_texts; t++) {
-            if (strcmp(k->texts[t].owner, d->name))
+        for (size_t t = 0; t < k->n_texts && !found; t++) {
+            if (!k->texts[t].owner || strcmp(k->texts[t].owner, d->name))
                 continue;
-            if (find_call(k->texts[t].text, k->texts[t].len, 0, attrs->items[a], k->kws, k->n_kws,
-                          &kw) >= 0) {
-                *call = pgci_asprintf("self.%s()", attrs->items[a]);
-                return pgci_asprintf("%s passes `%s=`", k->texts[t].what, kw);
+            if (find_call(k->texts[t].text, k->texts[t].len, 0, needle, k->kws, k->n_kws, &kw) >=
+                0) {
+                *call = pgci_asprintf("%s()", needle);
+                found = pgci_asprintf("%s passes `%s=`", k->texts[t].what, kw);
             }
         }
+        free(needle);
     }
-    return NULL;
+    return found;
 }
 
 char *keyword_calls_find(const index_module *m, const char *src, size_t len, const char *cls,
@@ -198,5 +222,55 @@ char *keyword_calls_find(const index_module *m, const char *src, size_t len, con
             found = class_calls(d, src, len, &attrs, k, call);
         strvec_free(&attrs);
     }
+    return found;
+}
+
+/* The top-level definition of m holding offset at; NULL at the module's level. */
+static const index_def *top_def_at(const index_module *m, size_t at)
+{
+    for (size_t i = 0; i < m->n_defs; i++)
+        if (m->defs[i]->start_byte <= at && at < m->defs[i]->end_byte)
+            return m->defs[i];
+    return NULL;
+}
+
+/* Where a call at offset at of the module runs: "`D.m`", "`f`", "the module"
+ * (malloc'ed); NULL when the code there no longer runs (fn itself, a function the
+ * config replaces, a class it replaces, a method it overrides). */
+static char *caller_at(const index_module *m, size_t at, const char *fn, const strvec *overridden)
+{
+    const index_def *d = top_def_at(m, at);
+    if (!d)
+        return pgci_strdup("the module");
+    if (!strcmp(d->name, fn) || strvec_find(overridden, d->name) >= 0)
+        return NULL;
+    const index_def *in = d->kind == INDEX_CLASS ? member_at(d, at) : NULL;
+    if (in && strvec_find(overridden, in->qualname) >= 0)
+        return NULL;
+    return pgci_asprintf("`%s`", in ? in->qualname : d->qualname);
+}
+
+char *keyword_calls_find_function(const index_module *m, const char *src, size_t len,
+                                  const char *fn, const keyword_calls_ctx *k, char **call)
+{
+    *call = NULL;
+    if (!m || !src)
+        return NULL;
+    const char *kw = NULL;
+    char *found = NULL;
+    long at;
+    for (size_t from = 0;
+         !found && (at = find_call(src, len, from, fn, k->kws, k->n_kws, &kw)) >= 0;
+         from = (size_t)at + strlen(fn)) {
+        char *where = caller_at(m, (size_t)at, fn, k->overridden);
+        if (where)
+            found = pgci_asprintf("%s passes `%s=` (line %u)", where, kw, line_at(src, (size_t)at));
+        free(where);
+    }
+    for (size_t t = 0; t < k->n_texts && !found; t++)
+        if (find_call(k->texts[t].text, k->texts[t].len, 0, fn, k->kws, k->n_kws, &kw) >= 0)
+            found = pgci_asprintf("%s passes `%s=`", k->texts[t].what, kw);
+    if (found)
+        *call = pgci_asprintf("%s()", fn);
     return found;
 }

@@ -9,7 +9,9 @@
  * Cls.forward behind `@deprecate_kwarg("old", new_name="new")` and an override of
  * Cls.forward keeps `old` (patchgen keeps upstream's decorators on it, the shim
  * included), a call passing `old=` or `new=` by name reaches the override as
- * `new=`, which it does not take: a TypeError. These are such calls.
+ * `new=`, which it does not take: a TypeError. These are such calls; and the
+ * calls `f(new=...)` of a module-level function f that the config replaces with
+ * one taking only `old` (a replacement carries its own decorators, not the shim).
  */
 #ifndef PGCI_CHECKS_KEYWORD_CALLS_H
 #define PGCI_CHECKS_KEYWORD_CALLS_H
@@ -20,7 +22,8 @@
 #include "index/index.h"
 
 /* A text to search besides the module: a config's override of `owner.<method>`,
- * whose `self.<attr>(...)` calls run on an instance of owner. */
+ * whose `self.<attr>(...)` calls run on an instance of owner (owner NULL: a body
+ * of the config searched for calls of a module-level function only). */
 typedef struct keyword_calls_text {
     const char *owner; /* the class the text's method belongs to */
     const char *what;  /* how a message names it: "the config's `D.forward`" */
@@ -48,6 +51,16 @@ typedef struct keyword_calls_ctx {
  * it so), *call NULL then. */
 char *keyword_calls_find(const index_module *m, const char *src, size_t len, const char *cls,
                          const char *method, const keyword_calls_ctx *k, char **call);
+
+/* The first call `fn(...)` of the module-level function fn that passes one of k's
+ * keywords by name: in module m (source src[0..len)) where the code still runs
+ * (not in fn itself, nor in a function or class the config replaces, nor a method
+ * it overrides; "`D.m` passes `new=` (line 12)", "the module passes ..." for a
+ * statement at its top level), or in any of k's texts ("the config's `D.m`
+ * passes ..."). Strings, comments and `obj.fn(...)` are not calls of fn. As
+ * keyword_calls_find otherwise. Calls in an f-string's fields are not looked at. */
+char *keyword_calls_find_function(const index_module *m, const char *src, size_t len,
+                                  const char *fn, const keyword_calls_ctx *k, char **call);
 
 /* Whether the call whose argument list opens at s[0] == '(' (within s[0..n))
  * passes keyword kw at its top level (`kw=`, not `kw==`, not inside a nested call

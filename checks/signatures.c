@@ -465,17 +465,18 @@ static int patch_takes(const sig_ctx *c, const char *target, const char *name)
     return r;
 }
 
-/* A call of the overridden `Cls.m` passing old= or new= by name: upstream's (module
+/* A call of the patched `Cls.m` passing old= or new= by name: upstream's (module
  * B) or the config's own overrides of the classes that call it (for `forward`,
- * those that hold a Cls; for another method, Cls itself). */
+ * those that hold a Cls; for another method, Cls itself). For a module-level
+ * function f, a call `f(...)` of module B where its code still runs, or of any of
+ * the config's bodies but f's own replacement. */
 static char *keyword_caller(const sig_ctx *c, const char *target, const char *const *kws,
                             size_t n_kws, char **call)
 {
     *call = NULL;
     const char *dot = strchr(target, '.');
-    if (!dot || strchr(dot + 1, '.'))
+    if (dot && strchr(dot + 1, '.'))
         return NULL;
-    char *cls = pgci_strndup(target, (size_t)(dot - target));
     const pg_config *cfg = c->p->cfg;
     keyword_calls_text *texts = pgci_calloc(cfg->patches.len + 1, sizeof(*texts));
     size_t n = 0;
@@ -483,21 +484,34 @@ static char *keyword_caller(const sig_ctx *c, const char *target, const char *co
     for (size_t i = 0; i < cfg->patches.len; i++) {
         const pg_patch *p = &cfg->patches.items[i];
         const char *d = strchr(p->target, '.');
-        if (p->type == PG_METHOD_OVERRIDE || p->type == PG_CLASS_REPLACEMENT)
+        if (p->type == PG_METHOD_OVERRIDE || p->type == PG_CLASS_REPLACEMENT ||
+            p->type == PG_FUNCTION_REPLACEMENT)
             strvec_push(&overridden, p->target);
-        if (p->type != PG_METHOD_OVERRIDE || !d || !p->replacement)
+        if (!p->replacement ||
+            (dot ? p->type != PG_METHOD_OVERRIDE || !d
+                 : (p->type != PG_METHOD_OVERRIDE && p->type != PG_CLASS_REPLACEMENT &&
+                    p->type != PG_FUNCTION_REPLACEMENT) ||
+                       !strcmp(p->target, target)))
             continue;
         char *text = signatures_object_text(p->replacement);
         if (!text)
             continue;
-        texts[n].owner = pgci_strndup(p->target, (size_t)(d - p->target));
+        texts[n].owner = d ? pgci_strndup(p->target, (size_t)(d - p->target)) : NULL;
         texts[n].what = pgci_asprintf("the config's `%s`", p->target);
         texts[n].text = text;
         texts[n].len = strlen(text);
         n++;
     }
     keyword_calls_ctx k = {kws, n_kws, texts, n, &overridden};
-    char *found = keyword_calls_find(c->p->b, c->p->src_b, c->p->src_b_len, cls, dot + 1, &k, call);
+    char *found;
+    if (dot) {
+        char *cls = pgci_strndup(target, (size_t)(dot - target));
+        found = keyword_calls_find(c->p->b, c->p->src_b, c->p->src_b_len, cls, dot + 1, &k, call);
+        free(cls);
+    } else {
+        found =
+            keyword_calls_find_function(c->p->b, c->p->src_b, c->p->src_b_len, target, &k, call);
+    }
     strvec_free(&overridden);
     for (size_t i = 0; i < n; i++) {
         free((char *)texts[i].owner);
@@ -505,7 +519,6 @@ static char *keyword_caller(const sig_ctx *c, const char *target, const char *co
         free((char *)texts[i].text);
     }
     free(texts);
-    free(cls);
     return found;
 }
 

@@ -1604,6 +1604,127 @@ static void test_replacement_without_shim(void **state)
     }
 }
 
+/* A call written in a docstring or a comment is not a call: only code that runs
+ * makes the rename a TypeError (a text scan read `self.net(x, cache=...)` in an
+ * example as one, an error where Python raises nothing). */
+static void test_keyword_call_in_docstring(void **state)
+{
+    (void)state;
+    static const char a[] = "class Net(nn.Module):\n"
+                            "    def forward(self, x, past_key_values=None):\n"
+                            "        return x\n"
+                            "class Outer(nn.Module):\n"
+                            "    def __init__(self, config):\n"
+                            "        self.net = Net(config)\n"
+                            "    def forward(self, x, state=None):\n"
+                            "        return self.net(x, state)\n";
+    static const char b[] =
+        "class Net(nn.Module):\n"
+        "    @deprecate_kwarg(\"past_key_values\", \"5.40.0\", new_name=\"cache\")\n"
+        "    def forward(self, x, cache=None):\n"
+        "        return x\n"
+        "class Outer(nn.Module):\n"
+        "    def __init__(self, config):\n"
+        "        self.net = Net(config)\n"
+        "    def forward(self, x, state=None):\n"
+        "        \"\"\"Runs `self.net(x, cache=state)`.\"\"\"\n"
+        "        # as self.net(x, cache=state) would\n"
+        "        return self.net(x, state)\n";
+    tpatch ps[] = {{PG_CLASS_REPLACEMENT, "Net",
+                    "class Net(nn.Module):\n    def forward(self, x, past_key_values=None):\n"
+                    "        return x\n"}};
+    char *got = survey(a, b, ps, 1);
+    assert_non_null(strstr(got, "warning param-renamed: `Net.forward`: parameter `past_key_values` "
+                                "renamed to `cache` (v1.0 → v2.0); the replacement does not carry "
+                                "upstream's `@deprecate_kwarg` and does not take `cache`: a call "
+                                "passing it by name raises a TypeError (no call found passes it "
+                                "by name)\n"));
+    free(got);
+}
+
+/* A replaced module-level function carries its own decorators, not upstream's
+ * shim, and upstream's callers pass the new name: its calls `f(new=...)` are
+ * searched as a class's are (upstream's, outside what the config replaces or
+ * overrides, at the module's top level too, and the config's own bodies), not in
+ * strings, comments, nor `obj.f(...)`. */
+static void test_function_replacement_without_shim(void **state)
+{
+    (void)state;
+    static const char a[] = "def rotate(x, past_key_values=None):\n"
+                            "    return x\n"
+                            "class Net(nn.Module):\n"
+                            "    def forward(self, x, state=None):\n"
+                            "        return rotate(x, past_key_values=state)\n";
+    static const char b[] =
+        "@deprecate_kwarg(\"past_key_values\", \"5.40.0\", new_name=\"cache\")\n"
+        "def rotate(x, cache=None):\n"
+        "    return rotate(x[1:], cache=cache) if x else x\n"
+        "def helper(x):\n"
+        "    \"\"\"Like rotate(x, cache=x).\"\"\"\n"
+        "    # rotate(x, cache=x)\n"
+        "    return x.rotate(x, cache=x), \"rotate(x, cache=x)\"\n"
+        "class Net(nn.Module):\n"
+        "    def forward(self, x, state=None):\n"
+        "        return rotate(x, cache=state)\n"
+        "DEFAULT = rotate(0, cache=None)\n";
+    static const char head[] = "param-renamed: `rotate`: parameter `past_key_values` renamed to "
+                               "`cache` (v1.0 → v2.0); the replacement does not carry upstream's "
+                               "`@deprecate_kwarg` and does not take `cache`: ";
+    static const char old[] = "def rotate(x, past_key_values=None):\n    return x\n";
+    static const char quiet[] = "def forward(self, x, state=None):\n    return rotate(x, state)\n";
+    static const char loud[] =
+        "def forward(self, x, state=None):\n    return rotate(x, cache=state)\n";
+    /* b without its module-level call */
+    char *b_nodefault = pgci_strndup(b, strlen(b) - strlen("DEFAULT = rotate(0, cache=None)\n"));
+    struct {
+        const char *src_b;
+        tpatch ps[2];
+        size_t n;
+        const char *sev, *want;
+    } cases[] = {
+        {b,
+         {{PG_FUNCTION_REPLACEMENT, "rotate", old}},
+         1,
+         "error",
+         "`Net.forward` passes `cache=` (line 10), a TypeError\n"},
+        {b,
+         {{PG_FUNCTION_REPLACEMENT, "rotate", old}, {PG_METHOD_OVERRIDE, "Net.forward", quiet}},
+         2,
+         "error",
+         "the module passes `cache=` (line 11), a TypeError\n"},
+        {b_nodefault,
+         {{PG_FUNCTION_REPLACEMENT, "rotate", old}, {PG_METHOD_OVERRIDE, "Net.forward", quiet}},
+         2,
+         "warning",
+         "a call passing it by name raises a TypeError (no call found passes it by "
+         "name)\n"},
+        {b_nodefault,
+         {{PG_FUNCTION_REPLACEMENT, "rotate", old}, {PG_METHOD_OVERRIDE, "Net.forward", loud}},
+         2,
+         "error",
+         "the config's `Net.forward` passes `cache=`, a TypeError\n"},
+        {b_nodefault,
+         {{PG_FUNCTION_REPLACEMENT, "rotate", old},
+          {PG_CLASS_REPLACEMENT, "Net",
+           "class Net(nn.Module):\n    def forward(self, x):\n        return x\n"}},
+         2,
+         "warning",
+         "a call passing it by name raises a TypeError (no call found passes it by "
+         "name)\n"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *got = survey(a, cases[i].src_b, cases[i].ps, cases[i].n);
+        strbuf want = STRBUF_INIT;
+        strbuf_addf(&want, "%s %s%s", cases[i].sev, head, cases[i].want);
+        if (!strstr(got, want.buf))
+            fprintf(stderr, "case %zu\n--- got\n%s--- want (a line of)\n%s", i, got, want.buf);
+        assert_non_null(strstr(got, want.buf));
+        strbuf_free(&want);
+        free(got);
+    }
+    free(b_nodefault);
+}
+
 /* A keyword passed at a call's top level, not inside a nested call, a string, a
  * comment, nor a comparison. */
 static void test_keyword_calls_passes(void **state)
@@ -2352,6 +2473,8 @@ int main(void)
         cmocka_unit_test(test_keyword_calls_passes),
         cmocka_unit_test(test_override_keeps_shim_method),
         cmocka_unit_test(test_replacement_without_shim),
+        cmocka_unit_test(test_function_replacement_without_shim),
+        cmocka_unit_test(test_keyword_call_in_docstring),
         cmocka_unit_test(test_post_import_block_binds),
         cmocka_unit_test(test_decorator_name_removed),
         cmocka_unit_test(test_positioned_helper_name_removed),
