@@ -90,7 +90,9 @@ static int end_diff(const check_ctx *ctx, void *arg, strbuf *why)
         return CHECK_NOT_RUN;
     }
     if (!checked && ctx->n_inputs) {
-        strbuf_adds(why, "no checked-in .diff file to compare");
+        /* a workspace that keeps none (a packaged distribution): say how to tell */
+        strbuf_adds(why, "no config has its .diff checked in (--no-diff: the workspace keeps "
+                         "none)");
         return CHECK_NOT_RUN;
     }
     return CHECK_RAN;

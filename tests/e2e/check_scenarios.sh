@@ -75,6 +75,18 @@ rc=0; "$PGCI" check -C "$W" --ruff "$RUFF" --allow-skip drfit > /dev/null 2> "$T
 [ "$rc" = 2 ] || { echo "--allow-skip drfit: exit $rc" >&2; exit 1; }
 expect_grep "^pgci: error: check: --allow-skip: no check 'drfit' .the checks: drift, " "$T/skip2.err"
 
+# --- a workspace that keeps no .diff files (as the veomni distribution ships) ---------
+# each missing .diff is drift, and the one line on diff-consistency says how to tell
+# pgci the workspace keeps none; with --no-diff the gate passes
+fresh nodiff
+find "$W" -name '*.diff' -delete
+rc=0; "$PGCI" check -C "$W" --ruff "$RUFF" > "$T/nodiff.out" 2>&1 || rc=$?
+[ "$rc" = 1 ] || { echo "no .diff files: exit $rc" >&2; cat "$T/nodiff.out" >&2; exit 1; }
+expect_grep "^not run: diff-consistency: no config has its \\.diff checked in \\(--no-diff: the workspace keeps none\\)$" "$T/nodiff.out"
+expect_grep "generated file $LDIFF is missing \\(run pgci check --fix\\) \\[drift\\]" "$T/nodiff.out"
+"$PGCI" check -C "$W" --ruff "$RUFF" --no-diff > "$T/nodiff2.out" 2>&1 || { echo "--no-diff without .diff files failed the gate" >&2; cat "$T/nodiff2.out" >&2; exit 1; }
+expect_grep "^not configured: diff-consistency: --no-diff" "$T/nodiff2.out"
+
 # --- a hand-edited generated file ----------------------------------------------------
 fresh edited
 python3 - "$W/$LPY" <<'PY'
