@@ -470,8 +470,8 @@ static int patch_takes(const sig_ctx *c, const char *target, const char *name)
  * those that hold a Cls; for another method, Cls itself). For a module-level
  * function f, a call `f(...)` of module B where its code still runs, or of any of
  * the config's bodies but f's own replacement. */
-static char *keyword_caller(const sig_ctx *c, const char *target, const char *const *kws,
-                            size_t n_kws, char **call)
+static char *keyword_caller_at(const sig_ctx *c, int side, const char *target,
+                               const char *const *kws, size_t n_kws, char **call)
 {
     *call = NULL;
     const char *dot = strchr(target, '.');
@@ -503,14 +503,16 @@ static char *keyword_caller(const sig_ctx *c, const char *target, const char *co
         n++;
     }
     keyword_calls_ctx k = {kws, n_kws, texts, n, &overridden};
+    const index_module *m = side ? c->p->b : c->p->a;
+    const char *src = side ? c->p->src_b : c->p->src_a;
+    size_t len = side ? c->p->src_b_len : c->p->src_a_len;
     char *found;
     if (dot) {
         char *cls = pgci_strndup(target, (size_t)(dot - target));
-        found = keyword_calls_find(c->p->b, c->p->src_b, c->p->src_b_len, cls, dot + 1, &k, call);
+        found = keyword_calls_find(m, src, len, cls, dot + 1, &k, call);
         free(cls);
     } else {
-        found =
-            keyword_calls_find_function(c->p->b, c->p->src_b, c->p->src_b_len, target, &k, call);
+        found = keyword_calls_find_function(m, src, len, target, &k, call);
     }
     strvec_free(&overridden);
     for (size_t i = 0; i < n; i++) {
@@ -520,6 +522,13 @@ static char *keyword_caller(const sig_ctx *c, const char *target, const char *co
     }
     free(texts);
     return found;
+}
+
+/* keyword_caller_at() at tag B: where the patched code runs. */
+static char *keyword_caller(const sig_ctx *c, const char *target, const char *const *kws,
+                            size_t n_kws, char **call)
+{
+    return keyword_caller_at(c, 1, target, kws, n_kws, call);
 }
 
 /* What an override that carries upstream's renaming shim gets (takes: patch_takes
@@ -669,6 +678,50 @@ static void param_removed(sig_ctx *c, const char *target, const index_def *a, co
     deprecated_kwarg_free(&k);
 }
 
+/* An optional parameter upstream added to a patched target. Upstream's callers may
+ * pass it now; a patch whose function takes neither it nor `**kwargs` raises a
+ * TypeError at such a call: an error once one is found in code that still runs at
+ * B (upstream's, or the config's own bodies) and none passed it at A (a standing
+ * call is no change of the bump's); a warning otherwise, as before. */
+static void param_added_optional(sig_ctx *c, const char *target, const index_def *a,
+                                 const index_def *b, const char *name)
+{
+    const char *ta = c->p->tag_a, *tb = c->p->tag_b;
+    const pg_patch *pt = c->patch;
+    int patched = pt && ((pt->type == PG_METHOD_OVERRIDE && !strcmp(pt->target, target)) ||
+                         pt->type == PG_CLASS_REPLACEMENT || pt->type == PG_FUNCTION_REPLACEMENT);
+    const char *kws[] = {name};
+    char *call = NULL, *caller = NULL, *standing = NULL, *call_a = NULL;
+    if (patched && patch_takes(c, target, name) == 0 &&
+        (caller = keyword_caller(c, target, kws, 1, &call)) &&
+        (standing = keyword_caller_at(c, 0, target, kws, 1, &call_a))) {
+        free(caller);
+        free(call);
+        caller = call = NULL;
+    }
+    json_t *data = sig_data(a, b);
+    json_object_set_new(data, "parameter", json_string(name));
+    strbuf t = STRBUF_INIT;
+    strbuf_addf(&t, "`%s`: optional parameter `%s` added (%s → %s)", target, name, ta, tb);
+    if (caller) {
+        const char *who = pt->type == PG_METHOD_OVERRIDE ? "override" : "replacement";
+        strbuf_addf(&t, "; the %s takes neither `%s` nor `**kwargs`: %s, a TypeError", who, name,
+                    caller);
+        json_object_set_new(data, "call", json_string(call));
+        char *why = pgci_asprintf("%s, which the %s does not take", caller, who);
+        json_object_set_new(data, "because", json_string(why));
+        free(why);
+    }
+    finding *f =
+        add(c, caller ? SEV_ERROR : SEV_WARNING, data, "param-added-optional", target, "%s", t.buf);
+    set_sig_detail(f, a, b, ta, tb);
+    strbuf_free(&t);
+    free(caller);
+    free(call);
+    free(standing);
+    free(call_a);
+}
+
 /* The parameters renamed from a to b: same position and kind, both names gone from
  * the other side, and likely_rename; renamed[i] set for each (a's index i, which
  * is b's too). */
@@ -700,13 +753,15 @@ static void compare_params(sig_ctx *c, const char *target, const index_def *a, c
     for (size_t i = 0; i < b->n_params; i++) {
         if (renamed_b[i] || param_index(a, b->params[i].name) >= 0)
             continue;
-        int req = is_required(&b->params[i]);
+        if (!is_required(&b->params[i])) {
+            param_added_optional(c, target, a, b, b->params[i].name);
+            continue;
+        }
         json_t *data = sig_data(a, b);
         json_object_set_new(data, "parameter", json_string(b->params[i].name));
-        finding *f = add(c, req ? SEV_ERROR : SEV_WARNING, data,
-                         req ? "param-added-required" : "param-added-optional", target,
-                         "`%s`: %s parameter `%s` added (%s → %s)", target,
-                         req ? "required" : "optional", b->params[i].name, ta, tb);
+        finding *f =
+            add(c, SEV_ERROR, data, "param-added-required", target,
+                "`%s`: required parameter `%s` added (%s → %s)", target, b->params[i].name, ta, tb);
         set_sig_detail(f, a, b, ta, tb);
     }
     /* reordered: the names both sides have, in a different relative order */

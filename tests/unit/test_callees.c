@@ -1725,6 +1725,93 @@ static void test_function_replacement_without_shim(void **state)
     free(b_nodefault);
 }
 
+/* An optional parameter upstream adds to a patched target: upstream's callers may
+ * pass it now, and a patch taking neither it nor `**kwargs` raises a TypeError at
+ * such a call; an error once one is found where the code still runs at B and none
+ * passed it at A, the warning as before otherwise. */
+static void test_optional_param_passed_by_caller(void **state)
+{
+    (void)state;
+    static const char a[] = "class Net(nn.Module):\n"
+                            "    def forward(self, x, **kwargs):\n"
+                            "        return x\n"
+                            "def rotate(x):\n"
+                            "    return x\n"
+                            "class Outer(nn.Module):\n"
+                            "    def __init__(self, config):\n"
+                            "        self.net = Net(config)\n"
+                            "    def forward(self, x, state=None):\n"
+                            "        return self.net(rotate(x))\n";
+    static const char b[] = "class Net(nn.Module):\n"
+                            "    def forward(self, x, scale=None, **kwargs):\n"
+                            "        return x\n"
+                            "def rotate(x, dim=-1):\n"
+                            "    return x\n"
+                            "class Outer(nn.Module):\n"
+                            "    def __init__(self, config):\n"
+                            "        self.net = Net(config)\n"
+                            "    def forward(self, x, state=None):\n"
+                            "        return self.net(rotate(x, dim=1), scale=state)\n";
+    /* at A Outer already passed scale= (into Net's **kwargs) */
+    static const char a_standing[] = "class Net(nn.Module):\n"
+                                     "    def forward(self, x, **kwargs):\n"
+                                     "        return x\n"
+                                     "def rotate(x):\n"
+                                     "    return x\n"
+                                     "class Outer(nn.Module):\n"
+                                     "    def __init__(self, config):\n"
+                                     "        self.net = Net(config)\n"
+                                     "    def forward(self, x, state=None):\n"
+                                     "        return self.net(rotate(x), scale=state)\n";
+    static const char net_head[] =
+        "param-added-optional: `Net.forward`: optional parameter `scale` added (v1.0 → v2.0)";
+    static const char rot_head[] =
+        "param-added-optional: `rotate`: optional parameter `dim` added (v1.0 → v2.0)";
+    struct {
+        const char *src_a;
+        tpatch p;
+        const char *sev, *head, *tail;
+    } cases[] = {
+        {a,
+         {PG_METHOD_OVERRIDE, "Net.forward", "def forward(self, x):\n    return x\n"},
+         "error",
+         net_head,
+         "; the override takes neither `scale` nor `**kwargs`: `Outer.forward` passes `scale=` "
+         "(line 10), a TypeError\n"},
+        {a,
+         {PG_METHOD_OVERRIDE, "Net.forward", "def forward(self, x, **kw):\n    return x\n"},
+         "warning",
+         net_head,
+         "\n"},
+        {a,
+         {PG_METHOD_OVERRIDE, "Net.forward", "def forward(self, x, scale=None):\n    return x\n"},
+         "warning",
+         net_head,
+         "\n"},
+        {a_standing,
+         {PG_METHOD_OVERRIDE, "Net.forward", "def forward(self, x):\n    return x\n"},
+         "warning",
+         net_head,
+         "\n"},
+        {a,
+         {PG_FUNCTION_REPLACEMENT, "rotate", "def rotate(x):\n    return x\n"},
+         "error",
+         rot_head,
+         "; the replacement takes neither `dim` nor `**kwargs`: `Outer.forward` passes `dim=` "
+         "(line 10), a TypeError\n"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *got = survey(cases[i].src_a, b, &cases[i].p, 1);
+        strbuf want = STRBUF_INIT;
+        strbuf_addf(&want, "%s %s%s", cases[i].sev, cases[i].head, cases[i].tail);
+        if (!strstr(got, want.buf))
+            fprintf(stderr, "case %zu\n--- got\n%s--- want (a line of)\n%s", i, got, want.buf);
+        assert_non_null(strstr(got, want.buf));
+        strbuf_free(&want);
+        free(got);
+    }
+}
+
 /* A keyword passed at a call's top level, not inside a nested call, a string, a
  * comment, nor a comparison. */
 static void test_keyword_calls_passes(void **state)
@@ -2475,6 +2562,7 @@ int main(void)
         cmocka_unit_test(test_replacement_without_shim),
         cmocka_unit_test(test_function_replacement_without_shim),
         cmocka_unit_test(test_keyword_call_in_docstring),
+        cmocka_unit_test(test_optional_param_passed_by_caller),
         cmocka_unit_test(test_post_import_block_binds),
         cmocka_unit_test(test_decorator_name_removed),
         cmocka_unit_test(test_positioned_helper_name_removed),
