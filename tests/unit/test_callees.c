@@ -576,6 +576,18 @@ static void expect(const char *got, const char *want)
     assert_string_equal(got, want);
 }
 
+/* got holds the line "SEV HEADTAIL" (case i of a table, named when it does not). */
+static void expect_has(const char *got, size_t i, const char *sev, const char *head,
+                       const char *tail)
+{
+    strbuf want = STRBUF_INIT;
+    strbuf_addf(&want, "%s %s%s", sev, head, tail);
+    if (!strstr(got, want.buf))
+        fprintf(stderr, "case %zu\n--- got\n%s--- want (a line of)\n%s", i, got, want.buf);
+    assert_non_null(strstr(got, want.buf));
+    strbuf_free(&want);
+}
+
 /* self.next_skip_topk went and self.hidden_size came with another value: no
  * rename is claimed, the removal is the finding. */
 static void test_attr_removed_no_guess(void **state)
@@ -1594,12 +1606,7 @@ static void test_replacement_without_shim(void **state)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         tpatch ps[] = {{PG_CLASS_REPLACEMENT, "Net", cases[i].body}};
         char *got = survey(a, b, ps, 1);
-        strbuf want = STRBUF_INIT;
-        strbuf_addf(&want, "%s %s%s", cases[i].sev, head, cases[i].want);
-        if (!strstr(got, want.buf))
-            fprintf(stderr, "case %zu\n--- got\n%s--- want (a line of)\n%s", i, got, want.buf);
-        assert_non_null(strstr(got, want.buf));
-        strbuf_free(&want);
+        expect_has(got, i, cases[i].sev, head, cases[i].want);
         free(got);
     }
 }
@@ -1714,12 +1721,7 @@ static void test_function_replacement_without_shim(void **state)
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         char *got = survey(a, cases[i].src_b, cases[i].ps, cases[i].n);
-        strbuf want = STRBUF_INIT;
-        strbuf_addf(&want, "%s %s%s", cases[i].sev, head, cases[i].want);
-        if (!strstr(got, want.buf))
-            fprintf(stderr, "case %zu\n--- got\n%s--- want (a line of)\n%s", i, got, want.buf);
-        assert_non_null(strstr(got, want.buf));
-        strbuf_free(&want);
+        expect_has(got, i, cases[i].sev, head, cases[i].want);
         free(got);
     }
     free(b_nodefault);
@@ -1802,12 +1804,7 @@ static void test_optional_param_passed_by_caller(void **state)
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         char *got = survey(cases[i].src_a, b, &cases[i].p, 1);
-        strbuf want = STRBUF_INIT;
-        strbuf_addf(&want, "%s %s%s", cases[i].sev, cases[i].head, cases[i].tail);
-        if (!strstr(got, want.buf))
-            fprintf(stderr, "case %zu\n--- got\n%s--- want (a line of)\n%s", i, got, want.buf);
-        assert_non_null(strstr(got, want.buf));
-        strbuf_free(&want);
+        expect_has(got, i, cases[i].sev, cases[i].head, cases[i].tail);
         free(got);
     }
 }
