@@ -6,8 +6,9 @@
  * body reads, and what @auto_docstring leaves undocumented; and what the patch
  * bodies use (checks/callees.c): methods through self and their bases, module
  * functions, submodules, where a `**kwargs` keyword goes; and the search for a
- * submodule's calls passing a keyword by name (checks/keyword_calls.c), which must
- * find a call only where its text passes the keyword.
+ * submodule's calls, and of a module-level function's, passing a keyword by name
+ * (checks/keyword_calls.c), which must find a call only where its text passes the
+ * keyword.
  *
  * The input is two texts (fuzz.h: split at "\n#--\n"), the module at A and at B.
  * Each of A's first definitions is a patch target (a method override for a method,
@@ -91,6 +92,25 @@ static void keyword_search(const index_module *a, const char *sa, size_t la, con
                   !strncmp(call, "self.", 5));
         else
             CHECK(!call);
+        free(found);
+        free(call);
+    }
+    /* the calls of each of A's functions, as a replaced function's */
+    for (size_t i = 0; i < a->n_defs; i++) {
+        if (a->defs[i]->kind != INDEX_FUNCTION)
+            continue;
+        keyword_calls_text t = {NULL, "the config's", sa, la};
+        strvec none = STRVEC_INIT;
+        keyword_calls_ctx k = {kws, 2, &t, 1, &none};
+        char *call;
+        char *found = keyword_calls_find_function(b, sb, lb, a->defs[i]->name, &k, &call);
+        if (found) {
+            size_t nl = strlen(a->defs[i]->name);
+            CHECK((strstr(found, "`cache=`") || strstr(found, "`x=`")) && call &&
+                  !strncmp(call, a->defs[i]->name, nl) && !strcmp(call + nl, "()"));
+        } else {
+            CHECK(!call);
+        }
         free(found);
         free(call);
     }
