@@ -83,6 +83,47 @@ int keyword_calls_passes(const char *s, size_t n, const char *kw)
     return 0;
 }
 
+long keyword_calls_positional(const char *s, size_t n)
+{
+    size_t i = 1;
+    int depth = 1, arg_start = 1;
+    long count = 0;
+    while (i < n && depth > 0) {
+        char c = s[i];
+        if (c == '#') {
+            while (i < n && s[i] != '\n')
+                i++;
+            continue;
+        }
+        if (depth == 1 && arg_start && !isspace((unsigned char)c) && c != ')' && c != ',') {
+            arg_start = 0;
+            if (c == '*')
+                return -1; /* *args or **kwargs: how many, the call does not say */
+            size_t j = i;
+            while (j < n && ident_char(s[j]))
+                j++;
+            size_t e = j;
+            while (e < n && (s[e] == ' ' || s[e] == '\t' || s[e] == '\n'))
+                e++;
+            int keyword = j > i && !isdigit((unsigned char)c) && e < n && s[e] == '=' &&
+                          (e + 1 >= n || s[e + 1] != '=');
+            count += !keyword;
+        }
+        if (c == '"' || c == '\'') {
+            i = skip_string(s, n, i);
+            continue;
+        }
+        if (c == '(' || c == '[' || c == '{')
+            depth++;
+        else if (c == ')' || c == ']' || c == '}')
+            depth--;
+        else if (c == ',' && depth == 1)
+            arg_start = 1;
+        i++;
+    }
+    return depth == 0 ? count : -1;
+}
+
 /* The next call `needle(` in s[from..to), outside strings and comments, needle a
  * whole name or dotted name (not preceded by a name character or a '.', not
  * followed by a name character): the offset of needle, *paren that of its '(';
@@ -117,19 +158,42 @@ static long next_call(const char *s, size_t to, size_t from, const char *needle,
     return -1;
 }
 
-/* The first call `needle(` in s[from..to) passing one of kws: its offset and the
- * keyword; -1 when none. */
+/* What a call found passes: a keyword, or so many arguments by position. */
+typedef struct call_hit {
+    const char *kw;
+    long positional;
+} call_hit;
+
+/* The first call `needle(` in s[from..to) that passes one of k's keywords, or more
+ * arguments by position than k allows: its offset and what it passes; -1 when
+ * none. */
 static long find_call(const char *s, size_t to, size_t from, const char *needle,
-                      const char *const *kws, size_t n_kws, const char **kw)
+                      const keyword_calls_ctx *k, call_hit *hit)
 {
     size_t paren;
-    for (long at; (at = next_call(s, to, from, needle, &paren)) >= 0; from = paren + 1)
-        for (size_t k = 0; k < n_kws; k++)
-            if (keyword_calls_passes(s + paren, to - paren, kws[k])) {
-                *kw = kws[k];
+    for (long at; (at = next_call(s, to, from, needle, &paren)) >= 0; from = paren + 1) {
+        for (size_t i = 0; i < k->n_kws; i++)
+            if (keyword_calls_passes(s + paren, to - paren, k->kws[i])) {
+                hit->kw = k->kws[i];
                 return at;
             }
+        long n;
+        if (k->check_positional && (n = keyword_calls_positional(s + paren, to - paren)) >= 0 &&
+            (size_t)n > k->max_positional) {
+            hit->kw = NULL;
+            hit->positional = n;
+            return at;
+        }
+    }
     return -1;
+}
+
+/* "`kw=`" or "N arguments by position" (malloc'ed). */
+static char *passes(const call_hit *hit)
+{
+    return hit->kw ? pgci_asprintf("`%s=`", hit->kw)
+                   : pgci_asprintf("%ld argument%s by position", hit->positional,
+                                   hit->positional == 1 ? "" : "s");
 }
 
 static unsigned line_at(const char *s, size_t off)
@@ -169,7 +233,7 @@ static const index_def *member_at(const index_def *d, size_t at)
 static char *class_calls(const index_def *d, const char *src, size_t len, const strvec *attrs,
                          const keyword_calls_ctx *k, char **call)
 {
-    const char *kw = NULL;
+    call_hit hit = {0};
     int replaced = strvec_find(k->overridden, d->name) >= 0;
     char *found = NULL;
     for (size_t a = 0; a < attrs->len && !found; a++) {
@@ -177,13 +241,14 @@ static char *class_calls(const index_def *d, const char *src, size_t len, const 
         char *needle = pgci_asprintf("self.%s", attrs->items[a]);
         long at;
         while (!replaced && !found && from < to &&
-               (at = find_call(src, to, from, needle, k->kws, k->n_kws, &kw)) >= 0) {
+               (at = find_call(src, to, from, needle, k, &hit)) >= 0) {
             const index_def *in = member_at(d, (size_t)at);
             if (!in || strvec_find(k->overridden, in->qualname) < 0) {
+                char *what = passes(&hit);
                 *call = pgci_asprintf("%s()", needle);
-                found =
-                    pgci_asprintf("`%s` passes `%s=` (line %u)", in ? in->qualname : d->qualname,
-                                  kw, line_at(src, (size_t)at));
+                found = pgci_asprintf("`%s` passes %s (line %u)", in ? in->qualname : d->qualname,
+                                      what, line_at(src, (size_t)at));
+                free(what);
             } else {
                 from = in->end_byte; /* the config's method runs instead: its text, below */
             }
@@ -191,10 +256,11 @@ static char *class_calls(const index_def *d, const char *src, size_t len, const 
         for (size_t t = 0; t < k->n_texts && !found; t++) {
             if (!k->texts[t].owner || strcmp(k->texts[t].owner, d->name))
                 continue;
-            if (find_call(k->texts[t].text, k->texts[t].len, 0, needle, k->kws, k->n_kws, &kw) >=
-                0) {
+            if (find_call(k->texts[t].text, k->texts[t].len, 0, needle, k, &hit) >= 0) {
+                char *what = passes(&hit);
                 *call = pgci_asprintf("%s()", needle);
-                found = pgci_asprintf("%s passes `%s=`", k->texts[t].what, kw);
+                found = pgci_asprintf("%s passes %s", k->texts[t].what, what);
+                free(what);
             }
         }
         free(needle);
@@ -256,20 +322,25 @@ char *keyword_calls_find_function(const index_module *m, const char *src, size_t
     *call = NULL;
     if (!m || !src)
         return NULL;
-    const char *kw = NULL;
+    call_hit hit = {0};
     char *found = NULL;
     long at;
-    for (size_t from = 0;
-         !found && (at = find_call(src, len, from, fn, k->kws, k->n_kws, &kw)) >= 0;
+    for (size_t from = 0; !found && (at = find_call(src, len, from, fn, k, &hit)) >= 0;
          from = (size_t)at + strlen(fn)) {
         char *where = caller_at(m, (size_t)at, fn, k->overridden);
-        if (where)
-            found = pgci_asprintf("%s passes `%s=` (line %u)", where, kw, line_at(src, (size_t)at));
+        if (where) {
+            char *what = passes(&hit);
+            found = pgci_asprintf("%s passes %s (line %u)", where, what, line_at(src, (size_t)at));
+            free(what);
+        }
         free(where);
     }
     for (size_t t = 0; t < k->n_texts && !found; t++)
-        if (find_call(k->texts[t].text, k->texts[t].len, 0, fn, k->kws, k->n_kws, &kw) >= 0)
-            found = pgci_asprintf("%s passes `%s=`", k->texts[t].what, kw);
+        if (find_call(k->texts[t].text, k->texts[t].len, 0, fn, k, &hit) >= 0) {
+            char *what = passes(&hit);
+            found = pgci_asprintf("%s passes %s", k->texts[t].what, what);
+            free(what);
+        }
     if (found)
         *call = pgci_asprintf("%s()", fn);
     return found;

@@ -39,6 +39,11 @@ typedef struct keyword_calls_ctx {
     size_t n_texts;
     const strvec *overridden; /* "D.m" the config overrides, "D" it replaces: upstream's
                                * code there no longer runs */
+    /* when set, a call passing more than max_positional arguments by position
+     * (`self.<attr>(...)`'s self not counted; none unpacked with `*`) counts too:
+     * "passes 2 arguments by position" */
+    int check_positional;
+    size_t max_positional;
 } keyword_calls_ctx;
 
 /* The first call of `cls.<method>` that passes one of k's keywords by name, in
@@ -61,6 +66,11 @@ char *keyword_calls_find(const index_module *m, const char *src, size_t len, con
  * keyword_calls_find otherwise. Calls in an f-string's fields are not looked at. */
 char *keyword_calls_find_function(const index_module *m, const char *src, size_t len,
                                   const char *fn, const keyword_calls_ctx *k, char **call);
+
+/* How many arguments the call whose argument list opens at s[0] == '(' passes by
+ * position at its top level; -1 when it unpacks `*args` or `**kwargs` (how many
+ * it passes, the text does not say) or does not close. */
+long keyword_calls_positional(const char *s, size_t n);
 
 /* Whether the call whose argument list opens at s[0] == '(' (within s[0..n))
  * passes keyword kw at its top level (`kw=`, not `kw==`, not inside a nested call

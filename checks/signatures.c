@@ -471,7 +471,8 @@ static int patch_takes(const sig_ctx *c, const char *target, const char *name)
  * function f, a call `f(...)` of module B where its code still runs, or of any of
  * the config's bodies but f's own replacement. */
 static char *keyword_caller_at(const sig_ctx *c, int side, const char *target,
-                               const char *const *kws, size_t n_kws, char **call)
+                               const char *const *kws, size_t n_kws, long max_positional,
+                               char **call)
 {
     *call = NULL;
     const char *dot = strchr(target, '.');
@@ -502,7 +503,13 @@ static char *keyword_caller_at(const sig_ctx *c, int side, const char *target,
         texts[n].len = strlen(text);
         n++;
     }
-    keyword_calls_ctx k = {kws, n_kws, texts, n, &overridden};
+    keyword_calls_ctx k = {kws,
+                           n_kws,
+                           texts,
+                           n,
+                           &overridden,
+                           max_positional >= 0,
+                           max_positional >= 0 ? (size_t)max_positional : 0};
     const index_module *m = side ? c->p->b : c->p->a;
     const char *src = side ? c->p->src_b : c->p->src_a;
     size_t len = side ? c->p->src_b_len : c->p->src_a_len;
@@ -528,7 +535,7 @@ static char *keyword_caller_at(const sig_ctx *c, int side, const char *target,
 static char *keyword_caller(const sig_ctx *c, const char *target, const char *const *kws,
                             size_t n_kws, char **call)
 {
-    return keyword_caller_at(c, 1, target, kws, n_kws, call);
+    return keyword_caller_at(c, 1, target, kws, n_kws, -1, call);
 }
 
 /* What an override that carries upstream's renaming shim gets (takes: patch_takes
@@ -678,11 +685,68 @@ static void param_removed(sig_ctx *c, const char *target, const index_def *a, co
     deprecated_kwarg_free(&k);
 }
 
+/* How many arguments the patch's own function for target takes by position, as its
+ * callers pass them (a method's self or cls bound): -1 when it takes `*args`, is a
+ * staticmethod, or the text does not tell. */
+static long patch_positional(const sig_ctx *c, const char *target)
+{
+    if (!c->patch_text)
+        return -1;
+    index_module *own;
+    const index_def *fn = survey_object_def(c->p, c->patch ? c->patch->replacement : NULL,
+                                            c->patch_text, strlen(c->patch_text), &own);
+    pgci_error_clear();
+    const char *dot = strrchr(target, '.');
+    if (fn && fn->kind == INDEX_CLASS)
+        fn = dot ? index_member(fn, dot + 1) : NULL;
+    long n = -1;
+    if (fn && fn->kind == INDEX_FUNCTION) {
+        n = 0;
+        for (size_t i = 0; n >= 0 && i < fn->n_params; i++) {
+            index_param_kind k = fn->params[i].kind;
+            if (k == INDEX_PARAM_VAR_POSITIONAL)
+                n = -1;
+            else if (k == INDEX_PARAM_POSITIONAL_ONLY || k == INDEX_PARAM_POSITIONAL_OR_KEYWORD)
+                n++;
+        }
+        for (size_t i = 0; n >= 0 && i < fn->n_decorators; i++)
+            if (!strcmp(fn->decorators[i], "staticmethod"))
+                n = -1;
+        if (n > 0 && dot)
+            n--; /* self */
+        else if (dot)
+            n = -1;
+    }
+    if (own)
+        index_module_free(own);
+    return n;
+}
+
+/* A call of the patched target at B passing one of kws by name, or more than
+ * max_positional arguments by position (-1: not looked at), where none did at A
+ * (a standing call is no change of the bump's). */
+static char *new_caller(const sig_ctx *c, const char *target, const char *const *kws, size_t n_kws,
+                        long max_positional, char **call)
+{
+    char *found = keyword_caller_at(c, 1, target, kws, n_kws, max_positional, call);
+    char *call_a = NULL,
+         *standing =
+             found ? keyword_caller_at(c, 0, target, kws, n_kws, max_positional, &call_a) : NULL;
+    if (standing) {
+        free(found);
+        free(*call);
+        found = *call = NULL;
+    }
+    free(standing);
+    free(call_a);
+    return found;
+}
+
 /* An optional parameter upstream added to a patched target. Upstream's callers may
- * pass it now; a patch whose function takes neither it nor `**kwargs` raises a
- * TypeError at such a call: an error once one is found in code that still runs at
- * B (upstream's, or the config's own bodies) and none passed it at A (a standing
- * call is no change of the bump's); a warning otherwise, as before. */
+ * pass it now: by name, which a patch taking neither it nor `**kwargs` refuses, or
+ * by position, past what the patch takes so (no `*args`): a TypeError either way.
+ * An error once such a call is found in code that still runs at B (upstream's, or
+ * the config's own bodies) and none was at A; a warning otherwise, as before. */
 static void param_added_optional(sig_ctx *c, const char *target, const index_def *a,
                                  const index_def *b, const char *name)
 {
@@ -691,22 +755,23 @@ static void param_added_optional(sig_ctx *c, const char *target, const index_def
     int patched = pt && ((pt->type == PG_METHOD_OVERRIDE && !strcmp(pt->target, target)) ||
                          pt->type == PG_CLASS_REPLACEMENT || pt->type == PG_FUNCTION_REPLACEMENT);
     const char *kws[] = {name};
-    char *call = NULL, *caller = NULL, *standing = NULL, *call_a = NULL;
-    if (patched && patch_takes(c, target, name) == 0 &&
-        (caller = keyword_caller(c, target, kws, 1, &call)) &&
-        (standing = keyword_caller_at(c, 0, target, kws, 1, &call_a))) {
-        free(caller);
-        free(call);
-        caller = call = NULL;
-    }
+    char *call = NULL, *caller = NULL;
+    long cap = patched ? patch_positional(c, target) : -1;
+    if (patched && patch_takes(c, target, name) == 0)
+        caller = new_caller(c, target, kws, 1, -1, &call);
+    int by_position = !caller && cap >= 0 && (caller = new_caller(c, target, NULL, 0, cap, &call));
     json_t *data = sig_data(a, b);
     json_object_set_new(data, "parameter", json_string(name));
     strbuf t = STRBUF_INIT;
     strbuf_addf(&t, "`%s`: optional parameter `%s` added (%s → %s)", target, name, ta, tb);
     if (caller) {
         const char *who = pt->type == PG_METHOD_OVERRIDE ? "override" : "replacement";
-        strbuf_addf(&t, "; the %s takes neither `%s` nor `**kwargs`: %s, a TypeError", who, name,
-                    caller);
+        if (by_position)
+            strbuf_addf(&t, "; the %s takes %ld argument%s by position: %s, a TypeError", who, cap,
+                        cap == 1 ? "" : "s", caller);
+        else
+            strbuf_addf(&t, "; the %s takes neither `%s` nor `**kwargs`: %s, a TypeError", who,
+                        name, caller);
         json_object_set_new(data, "call", json_string(call));
         char *why = pgci_asprintf("%s, which the %s does not take", caller, who);
         json_object_set_new(data, "because", json_string(why));
@@ -718,8 +783,6 @@ static void param_added_optional(sig_ctx *c, const char *target, const index_def
     strbuf_free(&t);
     free(caller);
     free(call);
-    free(standing);
-    free(call_a);
 }
 
 /* The parameters renamed from a to b: same position and kind, both names gone from

@@ -71,6 +71,29 @@ static void compare(strbuf *out, pg_config *cfg, const index_module *a, const ch
     findings_free(&fs);
 }
 
+/* The arguments of a plain call `(a, b , c)` (no bracket, string, comment, `*` nor
+ * `=` before its ')', nor a backslash): the non-blank pieces between commas; -1 for
+ * any other call. The oracle of keyword_calls_positional on such calls. */
+static long plain_args(const char *s, size_t n)
+{
+    long count = 0;
+    int piece = 0;
+    for (size_t i = 1; i < n; i++) {
+        char c = s[i];
+        if (c == ')')
+            return count + piece;
+        if (strchr("([{]}\"'#*=\\", c) || c == '\0')
+            return -1;
+        if (c == ',') {
+            count += piece;
+            piece = 0;
+        } else if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f') {
+            piece = 1;
+        }
+    }
+    return -1;
+}
+
 /* The calls of each class of A's instances in B (and in A's text as a config's
  * override of each class), passing `x` or `cache` by name: a call found names the
  * keyword, and the keyword is in the text. */
@@ -83,7 +106,7 @@ static void keyword_search(const index_module *a, const char *sa, size_t la, con
             continue;
         keyword_calls_text t = {a->defs[i]->name, "the config's", sa, la};
         strvec none = STRVEC_INIT;
-        keyword_calls_ctx k = {kws, 2, &t, 1, &none};
+        keyword_calls_ctx k = {kws, 2, &t, 1, &none, 0, 0};
         char *call;
         char *found =
             keyword_calls_find(b, sb, lb, a->defs[i]->name, i % 2 ? "forward" : "f", &k, &call);
@@ -101,22 +124,29 @@ static void keyword_search(const index_module *a, const char *sa, size_t la, con
             continue;
         keyword_calls_text t = {NULL, "the config's", sa, la};
         strvec none = STRVEC_INIT;
-        keyword_calls_ctx k = {kws, 2, &t, 1, &none};
+        /* every other function, calls passing more than i % 3 by position count too */
+        keyword_calls_ctx k = {kws, 2, &t, 1, &none, (int)(i % 2), i % 3};
         char *call;
         char *found = keyword_calls_find_function(b, sb, lb, a->defs[i]->name, &k, &call);
         if (found) {
             size_t nl = strlen(a->defs[i]->name);
-            CHECK((strstr(found, "`cache=`") || strstr(found, "`x=`")) && call &&
-                  !strncmp(call, a->defs[i]->name, nl) && !strcmp(call + nl, "()"));
+            CHECK((strstr(found, "`cache=`") || strstr(found, "`x=`") ||
+                   (k.check_positional && strstr(found, " by position"))) &&
+                  call && !strncmp(call, a->defs[i]->name, nl) && !strcmp(call + nl, "()"));
         } else {
             CHECK(!call);
         }
         free(found);
         free(call);
     }
-    for (size_t i = 0; i < lb; i++)
+    for (size_t i = 0; i < lb; i++) {
         if (sb[i] == '(' && keyword_calls_passes(sb + i, lb - i, "cache"))
             CHECK(memmem(sb + i, lb - i, "cache", 5) != NULL);
+        if (sb[i] == '(') {
+            long got = keyword_calls_positional(sb + i, lb - i), naive = plain_args(sb + i, lb - i);
+            CHECK(got >= -1 && (naive < 0 || got == naive));
+        }
+    }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1809,6 +1809,88 @@ static void test_optional_param_passed_by_caller(void **state)
     }
 }
 
+/* The same argument passed by position: past what the patch takes so (no `*args`),
+ * a TypeError whatever its `**kwargs`. */
+static void test_optional_param_passed_by_position(void **state)
+{
+    (void)state;
+    static const char a[] = "class Net(nn.Module):\n"
+                            "    def forward(self, x):\n"
+                            "        return x\n"
+                            "class Outer(nn.Module):\n"
+                            "    def __init__(self, config):\n"
+                            "        self.net = Net(config)\n"
+                            "    def forward(self, x, state=None):\n"
+                            "        return self.net(x)\n";
+    static const char b[] = "class Net(nn.Module):\n"
+                            "    def forward(self, x, scale=None):\n"
+                            "        return x\n"
+                            "class Outer(nn.Module):\n"
+                            "    def __init__(self, config):\n"
+                            "        self.net = Net(config)\n"
+                            "    def forward(self, x, state=None):\n"
+                            "        return self.net(x, state)\n";
+    static const char b_star[] = "class Net(nn.Module):\n"
+                                 "    def forward(self, x, scale=None):\n"
+                                 "        return x\n"
+                                 "class Outer(nn.Module):\n"
+                                 "    def __init__(self, config):\n"
+                                 "        self.net = Net(config)\n"
+                                 "    def forward(self, x, *rest):\n"
+                                 "        return self.net(x, *rest)\n";
+    static const char head[] =
+        "param-added-optional: `Net.forward`: optional parameter `scale` added (v1.0 → v2.0)";
+    struct {
+        const char *src_b, *body, *sev, *tail;
+    } cases[] = {
+        {b, "def forward(self, x, **kwargs):\n    return x\n", "error",
+         "; the override takes 1 argument by position: `Outer.forward` passes 2 arguments by "
+         "position (line 8), a TypeError\n"},
+        {b, "def forward(self, x, *args):\n    return x\n", "warning", "\n"},
+        {b, "def forward(self, x, y=None):\n    return x\n", "warning", "\n"},
+        {b_star, "def forward(self, x):\n    return x\n", "warning", "\n"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        tpatch ps[] = {{PG_METHOD_OVERRIDE, "Net.forward", cases[i].body}};
+        char *got = survey(a, cases[i].src_b, ps, 1);
+        expect_has(got, i, cases[i].sev, head, cases[i].tail);
+        free(got);
+    }
+}
+
+/* Arguments passed by position at a call's top level; unknown with an unpacking. */
+static void test_keyword_calls_positional(void **state)
+{
+    (void)state;
+    struct {
+        const char *call;
+        long n;
+    } cases[] = {
+        {"()", 0},
+        {"(x)", 1},
+        {"(x, y)", 2},
+        {"(x, y,)", 2},
+        {"(x, k=1)", 1},
+        {"(f(a, b), c)", 2},
+        {"(x, *rest)", -1},
+        {"(x, **kw)", -1},
+        {"(x == y, z)", 2},
+        {"(\"a,b\", c)", 2},
+        {"(x,  # a, b\n y)", 2},
+        {"(x for x in y)", 1},
+        {"([1, 2], (3,))", 2},
+        {"(x", -1},
+        {"(k=(1, 2))", 0},
+        {"(1, k=2)", 1},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        long got = keyword_calls_positional(cases[i].call, strlen(cases[i].call));
+        if (got != cases[i].n)
+            fprintf(stderr, "case %zu: %s\n", i, cases[i].call);
+        assert_int_equal(got, cases[i].n);
+    }
+}
+
 /* A keyword passed at a call's top level, not inside a nested call, a string, a
  * comment, nor a comparison. */
 static void test_keyword_calls_passes(void **state)
@@ -2560,6 +2642,8 @@ int main(void)
         cmocka_unit_test(test_function_replacement_without_shim),
         cmocka_unit_test(test_keyword_call_in_docstring),
         cmocka_unit_test(test_optional_param_passed_by_caller),
+        cmocka_unit_test(test_optional_param_passed_by_position),
+        cmocka_unit_test(test_keyword_calls_positional),
         cmocka_unit_test(test_post_import_block_binds),
         cmocka_unit_test(test_decorator_name_removed),
         cmocka_unit_test(test_positioned_helper_name_removed),
