@@ -124,13 +124,13 @@ long keyword_calls_positional(const char *s, size_t n)
     return depth == 0 ? count : -1;
 }
 
-/* The next call `needle(` in s[from..to), outside strings and comments, needle a
- * whole name or dotted name (not preceded by a name character or a '.', not
- * followed by a name character): the offset of needle, *paren that of its '(';
- * -1 when none. from is where a statement may start (not inside a string). */
-static long next_call(const char *s, size_t to, size_t from, const char *needle, size_t *paren)
+/* The next `word` in s[from..to), outside strings and comments, word a whole name
+ * or dotted name (not preceded by a name character or a '.', not followed by a
+ * name character): its offset; -1 when none. from is where code may start (not
+ * inside a string). */
+static long next_word(const char *s, size_t to, size_t from, const char *word)
 {
-    size_t nl = strlen(needle);
+    size_t nl = strlen(word);
     for (size_t i = from; i < to;) {
         char c = s[i];
         if (c == '#') {
@@ -140,19 +140,30 @@ static long next_call(const char *s, size_t to, size_t from, const char *needle,
             i = (size_t)(source_string_end(s + i, s + to) - s);
         } else if (ident_char(c)) {
             size_t e = i + nl;
-            if ((i == 0 || s[i - 1] != '.') && e <= to && !memcmp(s + i, needle, nl) &&
-                (e == to || !ident_char(s[e]))) {
-                while (e < to && (s[e] == ' ' || s[e] == '\t'))
-                    e++;
-                if (e < to && s[e] == '(') {
-                    *paren = e;
-                    return (long)i;
-                }
-            }
+            if ((i == 0 || s[i - 1] != '.') && e <= to && !memcmp(s + i, word, nl) &&
+                (e == to || !ident_char(s[e])))
+                return (long)i;
             while (i < to && ident_char(s[i])) /* the name; a string prefix's quote next */
                 i++;
         } else {
             i++;
+        }
+    }
+    return -1;
+}
+
+/* The next call `needle(` in s[from..to) (next_word): the offset of needle, *paren
+ * that of its '('; -1 when none. */
+static long next_call(const char *s, size_t to, size_t from, const char *needle, size_t *paren)
+{
+    size_t nl = strlen(needle);
+    for (long at; (at = next_word(s, to, from, needle)) >= 0; from = (size_t)at + nl) {
+        size_t e = (size_t)at + nl;
+        while (e < to && (s[e] == ' ' || s[e] == '\t'))
+            e++;
+        if (e < to && s[e] == '(') {
+            *paren = e;
+            return at;
         }
     }
     return -1;
@@ -196,6 +207,93 @@ static char *passes(const call_hit *hit)
                                    hit->positional == 1 ? "" : "s");
 }
 
+/* The ':' ending a `for` statement's header whose `in` is at s[at] (outside
+ * brackets and strings, before the line ends); 0 when there is none (a
+ * comprehension's `for`, inside its brackets). */
+static size_t header_colon(const char *s, size_t to, size_t at)
+{
+    int depth = 0;
+    for (size_t i = at; i < to;) {
+        char c = s[i];
+        if (c == '"' || c == '\'') {
+            i = (size_t)(source_string_end(s + i, s + to) - s);
+            continue;
+        }
+        if (c == '(' || c == '[' || c == '{')
+            depth++;
+        else if ((c == ')' || c == ']' || c == '}') && --depth < 0)
+            return 0;
+        else if (depth == 0 && (c == '\n' || c == '#'))
+            return 0;
+        else if (depth == 0 && c == ':')
+            return i;
+        i++;
+    }
+    return 0;
+}
+
+/* The end of the block whose header's colon is at s[colon], the header's line
+ * indented by col: the start of the first line after it, neither blank nor a
+ * comment, indented by col or less; or the line's end for a body on the header's
+ * line. */
+static size_t block_end(const char *s, size_t to, size_t colon, size_t col)
+{
+    size_t i = colon + 1;
+    while (i < to && (s[i] == ' ' || s[i] == '\t'))
+        i++;
+    if (i < to && s[i] != '\n' && s[i] != '#') { /* `for x in y: x(...)` */
+        const char *nl = memchr(s + i, '\n', to - i);
+        return nl ? (size_t)(nl - s) : to;
+    }
+    const char *nl = memchr(s + i, '\n', to - i);
+    for (size_t line = nl ? (size_t)(nl - s) + 1 : to; line < to;) {
+        size_t j = line;
+        while (j < to && (s[j] == ' ' || s[j] == '\t'))
+            j++;
+        if (j < to && s[j] != '\n' && s[j] != '#' && j - line <= col)
+            return line;
+        nl = memchr(s + j, '\n', to - j);
+        line = nl ? (size_t)(nl - s) + 1 : to;
+    }
+    return to;
+}
+
+/* The first call of an element of self.<attr> in s[from..to) that passes what k
+ * looks for: in the body of a loop `for NAME in ...self.<attr>...:` (NAME the last
+ * name of the loop's target: `for i, layer in enumerate(self.layers)`), a call
+ * `NAME(...)`. Its offset; -1 when none. */
+static long find_element_call(const char *s, size_t to, size_t from, const char *attr,
+                              const keyword_calls_ctx *k, call_hit *hit)
+{
+    char *container = pgci_asprintf("self.%s", attr);
+    long found = -1;
+    for (long f; found < 0 && (f = next_word(s, to, from, "for")) >= 0; from = (size_t)f + 3) {
+        size_t ls = (size_t)f;
+        while (ls > 0 && s[ls - 1] != '\n')
+            ls--;
+        int stmt = 1; /* `for` starts its line's code */
+        for (size_t i = ls; i < (size_t)f; i++)
+            stmt &= s[i] == ' ' || s[i] == '\t';
+        long in = stmt ? next_word(s, to, (size_t)f + 3, "in") : -1;
+        size_t colon = in > f ? header_colon(s, to, (size_t)in + 2) : 0;
+        if (!colon || next_word(s, colon, (size_t)in + 2, container) < 0)
+            continue;
+        size_t e = (size_t)in; /* the target's last name */
+        while (e > (size_t)f + 3 && !ident_char(s[e - 1]))
+            e--;
+        size_t b = e;
+        while (b > (size_t)f + 3 && ident_char(s[b - 1]))
+            b--;
+        if (b == e)
+            continue;
+        char *var = pgci_strndup(s + b, e - b);
+        found = find_call(s, block_end(s, to, colon, (size_t)f - ls), colon + 1, var, k, hit);
+        free(var);
+    }
+    free(container);
+    return found;
+}
+
 static unsigned line_at(const char *s, size_t off)
 {
     unsigned line = 1;
@@ -205,16 +303,24 @@ static unsigned line_at(const char *s, size_t off)
 }
 
 /* The attributes class d's `__init__` makes instances of cls: `self.<attr> =
- * cls(...)`. */
-static void made_attrs(strvec *out, const index_def *d, const char *src, size_t len,
-                       const char *cls)
+ * cls(...)`; into *elements those it makes a ModuleList of: `self.<attr> =
+ * nn.ModuleList([cls(...) for ...])`. */
+static void made_attrs(strvec *out, strvec *elements, const index_def *d, const char *src,
+                       size_t len, const char *cls)
 {
     const index_def *init = index_member(d, "__init__");
     size_t cl = strlen(cls);
     for (size_t i = 0; init && i < d->n_init_attrs; i++) {
         char *v = source_attr_value(src, len, init, d->init_attrs[i]);
-        if (v && !strncmp(v, cls, cl) && v[cl] == '(')
+        if (v && !strncmp(v, cls, cl) && v[cl] == '(') {
             strvec_push(out, d->init_attrs[i]);
+        } else if (v && strstr(v, "ModuleList(")) {
+            for (const char *p = v; (p = strstr(p, cls)); p += cl)
+                if ((p == v || (!ident_char(p[-1]) && p[-1] != '.')) && p[cl] == '(') {
+                    strvec_push(elements, d->init_attrs[i]);
+                    break;
+                }
+        }
         free(v);
     }
 }
@@ -228,24 +334,39 @@ static const index_def *member_at(const index_def *d, size_t at)
     return in;
 }
 
-/* One class's calls: its upstream span (but the methods the config replaces, which
- * no longer run), then the texts it owns. */
+/* A call site `self.<attr>(...)`, or with element a call of each element of
+ * self.<attr> in a loop over it: the first in s[from..to) passing what k looks
+ * for. */
+static long find_site(const char *s, size_t to, size_t from, const char *attr, int element,
+                      const keyword_calls_ctx *k, call_hit *hit)
+{
+    if (element)
+        return find_element_call(s, to, from, attr, k, hit);
+    char *needle = pgci_asprintf("self.%s", attr);
+    long at = find_call(s, to, from, needle, k, hit);
+    free(needle);
+    return at;
+}
+
+/* One class's calls of the sites attrs (element: of their elements): its upstream
+ * span (but the methods the config replaces, which no longer run), then the texts
+ * it owns. */
 static char *class_calls(const index_def *d, const char *src, size_t len, const strvec *attrs,
-                         const keyword_calls_ctx *k, char **call)
+                         int element, const keyword_calls_ctx *k, char **call)
 {
     call_hit hit = {0};
     int replaced = strvec_find(k->overridden, d->name) >= 0;
     char *found = NULL;
     for (size_t a = 0; a < attrs->len && !found; a++) {
         size_t from = d->start_byte, to = d->end_byte < len ? d->end_byte : len;
-        char *needle = pgci_asprintf("self.%s", attrs->items[a]);
+        const char *attr = attrs->items[a];
         long at;
         while (!replaced && !found && from < to &&
-               (at = find_call(src, to, from, needle, k, &hit)) >= 0) {
+               (at = find_site(src, to, from, attr, element, k, &hit)) >= 0) {
             const index_def *in = member_at(d, (size_t)at);
             if (!in || strvec_find(k->overridden, in->qualname) < 0) {
                 char *what = passes(&hit);
-                *call = pgci_asprintf("%s()", needle);
+                *call = pgci_asprintf(element ? "self.%s[i]()" : "self.%s()", attr);
                 found = pgci_asprintf("`%s` passes %s (line %u)", in ? in->qualname : d->qualname,
                                       what, line_at(src, (size_t)at));
                 free(what);
@@ -256,14 +377,13 @@ static char *class_calls(const index_def *d, const char *src, size_t len, const 
         for (size_t t = 0; t < k->n_texts && !found; t++) {
             if (!k->texts[t].owner || strcmp(k->texts[t].owner, d->name))
                 continue;
-            if (find_call(k->texts[t].text, k->texts[t].len, 0, needle, k, &hit) >= 0) {
+            if (find_site(k->texts[t].text, k->texts[t].len, 0, attr, element, k, &hit) >= 0) {
                 char *what = passes(&hit);
-                *call = pgci_asprintf("%s()", needle);
+                *call = pgci_asprintf(element ? "self.%s[i]()" : "self.%s()", attr);
                 found = pgci_asprintf("%s passes %s", k->texts[t].what, what);
                 free(what);
             }
         }
-        free(needle);
     }
     return found;
 }
@@ -279,14 +399,17 @@ char *keyword_calls_find(const index_module *m, const char *src, size_t len, con
         const index_def *d = m->defs[i];
         if (d->kind != INDEX_CLASS)
             continue;
-        strvec attrs = STRVEC_INIT;
+        strvec attrs = STRVEC_INIT, elements = STRVEC_INIT;
         if (!strcmp(method, "forward"))
-            made_attrs(&attrs, d, src, len, cls); /* self.<attr>(...) */
+            made_attrs(&attrs, &elements, d, src, len, cls); /* self.<attr>(...) */
         else if (!strcmp(d->name, cls))
             strvec_push(&attrs, method); /* the class's own self.<method>(...) */
         if (attrs.len)
-            found = class_calls(d, src, len, &attrs, k, call);
+            found = class_calls(d, src, len, &attrs, 0, k, call);
+        if (!found && elements.len) /* for layer in self.layers: layer(...) */
+            found = class_calls(d, src, len, &elements, 1, k, call);
         strvec_free(&attrs);
+        strvec_free(&elements);
     }
     return found;
 }

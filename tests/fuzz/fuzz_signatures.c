@@ -6,7 +6,8 @@
  * body reads, and what @auto_docstring leaves undocumented; and what the patch
  * bodies use (checks/callees.c): methods through self and their bases, module
  * functions, submodules, where a `**kwargs` keyword goes; and the search for a
- * submodule's calls, and of a module-level function's, passing a keyword by name
+ * submodule's calls (directly or as a ModuleList's elements in a loop), and of a
+ * module-level function's, passing a keyword by name
  * (checks/keyword_calls.c), which must find a call only where its text passes the
  * keyword.
  *
@@ -110,7 +111,7 @@ static void keyword_search(const index_module *a, const char *sa, size_t la, con
         char *call;
         char *found =
             keyword_calls_find(b, sb, lb, a->defs[i]->name, i % 2 ? "forward" : "f", &k, &call);
-        if (found)
+        if (found) /* self.<attr>() or, for an element of a ModuleList, self.<attr>[i]() */
             CHECK((strstr(found, "`cache=`") || strstr(found, "`x=`")) && call &&
                   !strncmp(call, "self.", 5));
         else

@@ -1891,6 +1891,68 @@ static void test_keyword_calls_positional(void **state)
     }
 }
 
+/* Decoder layers are called as the elements of a ModuleList, in a loop over it
+ * (`for i, layer in enumerate(self.layers[:n]): layer(x, cache=...)`): such a call
+ * is one of Layer.forward's, found as `self.<attr>(...)` is; a loop over another
+ * container, a comment or a docstring is not. */
+static void test_keyword_call_of_an_element(void **state)
+{
+    (void)state;
+    static const char a[] = "class Layer(nn.Module):\n"
+                            "    def forward(self, x, past_key_values=None):\n"
+                            "        return x\n"
+                            "class Model(nn.Module):\n"
+                            "    def __init__(self, config):\n"
+                            "        self.layers = nn.ModuleList([Layer(config, i) for i in "
+                            "range(config.n)])\n"
+                            "        self.norms = nn.ModuleList([Norm(config) for _ in range(2)])\n"
+                            "    def forward(self, x, past_key_values=None):\n"
+                            "        for i, layer in enumerate(self.layers[: 2]):\n"
+                            "            x = layer(x, past_key_values=past_key_values)\n"
+                            "        return x\n";
+    static const char b_head[] =
+        "class Layer(nn.Module):\n"
+        "    @deprecate_kwarg(\"past_key_values\", \"5.40.0\", new_name=\"cache\")\n"
+        "    def forward(self, x, cache=None):\n"
+        "        return x\n"
+        "class Model(nn.Module):\n"
+        "    def __init__(self, config):\n"
+        "        self.layers = nn.ModuleList([Layer(config, i) for i in range(config.n)])\n"
+        "        self.norms = nn.ModuleList([Norm(config) for _ in range(2)])\n"
+        "    def forward(self, x, cache=None):\n";
+    static const char loop[] = "        for i, layer in enumerate(self.layers[: 2]):\n"
+                               "            # layer(x, past_key_values=cache) before\n"
+                               "            x = layer(\n"
+                               "                x, cache=cache\n"
+                               "            )\n"
+                               "        return x\n";
+    static const char other[] = "        \"\"\"for layer in self.layers: layer(x, cache=c)\"\"\"\n"
+                                "        for layer in self.layers:\n"
+                                "            x = layer(x, cache)\n"
+                                "        for norm in self.norms:\n"
+                                "            x = norm(x, cache=cache)\n"
+                                "        return x\n";
+    static const char head[] =
+        "param-renamed: `Layer.forward`: parameter `past_key_values` renamed to `cache` (v1.0 → "
+        "v2.0); the override keeps upstream's `@deprecate_kwarg`, which turns `past_key_values=` "
+        "into `cache=`, which the override does not take: ";
+    tpatch ps[] = {{PG_METHOD_OVERRIDE, "Layer.forward",
+                    "def forward(self, x, past_key_values=None):\n    return x\n"}};
+    strbuf b = STRBUF_INIT;
+    strbuf_addf(&b, "%s%s", b_head, loop);
+    char *got = survey(a, b.buf, ps, 1);
+    expect_has(got, 0, "error", head, "`Model.forward` passes `cache=` (line 12), a TypeError\n");
+    free(got);
+    strbuf_reset(&b);
+    strbuf_addf(&b, "%s%s", b_head, other);
+    got = survey(a, b.buf, ps, 1);
+    expect_has(got, 1, "warning", head,
+               "a call passing either by name raises a TypeError (no call found passes it by "
+               "name)\n");
+    free(got);
+    strbuf_free(&b);
+}
+
 /* A keyword passed at a call's top level, not inside a nested call, a string, a
  * comment, nor a comparison. */
 static void test_keyword_calls_passes(void **state)
@@ -2644,6 +2706,7 @@ int main(void)
         cmocka_unit_test(test_optional_param_passed_by_caller),
         cmocka_unit_test(test_optional_param_passed_by_position),
         cmocka_unit_test(test_keyword_calls_positional),
+        cmocka_unit_test(test_keyword_call_of_an_element),
         cmocka_unit_test(test_post_import_block_binds),
         cmocka_unit_test(test_decorator_name_removed),
         cmocka_unit_test(test_positioned_helper_name_removed),
