@@ -1,18 +1,20 @@
 /*
- * keyword_calls.c - calls of a submodule's forward that pass a keyword by name
- * (keyword_calls.h). Plain text scans over one class's span at a time.
+ * keyword_calls.c - calls of a submodule's forward (directly or as a ModuleList's
+ * elements), of a class's own method or of a module-level function that pass a
+ * keyword by name or too many arguments by position (keyword_calls.h). Plain text
+ * scans, strings and comments skipped, over one class's span at a time or the
+ * module's.
  */
 #include "checks/keyword_calls.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "checks/source_text.h"
 #include "core/error.h"
 #include "core/strbuf.h"
 #include "core/vec.h"
-
-#include <stdlib.h>
 
 static int ident_char(char c)
 {
