@@ -21,109 +21,90 @@ static int ident_char(char c)
     return isalnum((unsigned char)c) || c == '_';
 }
 
-/* The end of the string literal opening at s[i] (a quote), n the text's end. */
-static size_t skip_string(const char *s, size_t n, size_t i)
+/* One argument at the top level of a call: `*x`/`**x`, `name=...` or positional. */
+typedef struct call_arg {
+    int star;
+    const char *kw; /* the keyword's name (not NUL-terminated), or NULL */
+    size_t kw_len;
+} call_arg;
+
+/* The next argument of the call whose list opens at s[0] == '(' (within s[0..n)),
+ * from *pos (1 at first): 1 and *a when one starts (*pos then past it), 0 at the
+ * list's ')', -1 when the text ends first. Strings and comments are skipped, and
+ * nested brackets are inside the argument. */
+static int next_arg(const char *s, size_t n, size_t *pos, call_arg *a)
 {
-    char q = s[i];
-    int triple = i + 2 < n && s[i + 1] == q && s[i + 2] == q;
-    i += triple ? 3 : 1;
-    while (i < n) {
-        if (s[i] == '\\') {
-            i += 2;
+    size_t i = *pos;
+    for (;;) { /* to the argument's first byte */
+        while (i < n && (isspace((unsigned char)s[i]) || s[i] == ','))
+            i++;
+        if (i < n && s[i] == '#') {
+            const char *e = memchr(s + i, '\n', n - i);
+            i = e ? (size_t)(e - s) : n;
             continue;
         }
-        if (s[i] == q && (!triple || (i + 2 < n && s[i + 1] == q && s[i + 2] == q)))
-            return i + (triple ? 3 : 1);
-        if (s[i] == '\n' && !triple)
-            return i;
-        i++;
+        break;
     }
-    return n;
+    if (i >= n)
+        return -1;
+    if (s[i] == ')' || s[i] == ']' || s[i] == '}') {
+        *pos = i;
+        return 0;
+    }
+    memset(a, 0, sizeof(*a));
+    a->star = s[i] == '*';
+    size_t j = i;
+    while (j < n && ident_char(s[j]))
+        j++;
+    size_t e = j;
+    while (e < n && (s[e] == ' ' || s[e] == '\t' || s[e] == '\n'))
+        e++;
+    if (j > i && !isdigit((unsigned char)s[i]) && e < n && s[e] == '=' &&
+        (e + 1 >= n || s[e + 1] != '=')) {
+        a->kw = s + i;
+        a->kw_len = j - i;
+    }
+    for (int depth = 0; i < n; i++) { /* past the argument: its ',' or the list's ')' */
+        char c = s[i];
+        if (c == '"' || c == '\'') {
+            i = (size_t)(source_string_end(s + i, s + n) - s) - 1;
+        } else if (c == '#') {
+            const char *nl = memchr(s + i, '\n', n - i);
+            i = nl ? (size_t)(nl - s) : n;
+        } else if (c == '(' || c == '[' || c == '{') {
+            depth++;
+        } else if ((c == ')' || c == ']' || c == '}') && depth-- == 0) {
+            break;
+        } else if (c == ',' && depth == 0) {
+            break;
+        }
+    }
+    *pos = i;
+    return 1;
 }
 
 int keyword_calls_passes(const char *s, size_t n, const char *kw)
 {
-    size_t kl = strlen(kw), i = 1;
-    int depth = 1, arg_start = 1;
-    while (i < n && depth > 0) {
-        char c = s[i];
-        if (c == '"' || c == '\'') {
-            i = skip_string(s, n, i);
-            arg_start = 0;
-            continue;
-        }
-        if (c == '#') {
-            while (i < n && s[i] != '\n')
-                i++;
-            continue;
-        }
-        if (c == '(' || c == '[' || c == '{') {
-            depth++;
-            arg_start = 0;
-        } else if (c == ')' || c == ']' || c == '}') {
-            depth--;
-        } else if (c == ',' && depth == 1) {
-            arg_start = 1;
-        } else if (ident_char(c) && depth == 1 && arg_start) {
-            size_t j = i;
-            while (j < n && ident_char(s[j]))
-                j++;
-            size_t e = j;
-            while (e < n && (s[e] == ' ' || s[e] == '\t' || s[e] == '\n'))
-                e++;
-            if (j - i == kl && !memcmp(s + i, kw, kl) && e < n && s[e] == '=' &&
-                (e + 1 >= n || s[e + 1] != '='))
-                return 1;
-            arg_start = 0;
-            i = j;
-            continue;
-        } else if (!isspace((unsigned char)c)) {
-            arg_start = 0;
-        }
-        i++;
-    }
+    size_t kl = strlen(kw), pos = 1;
+    call_arg a;
+    while (next_arg(s, n, &pos, &a) == 1)
+        if (a.kw && a.kw_len == kl && !memcmp(a.kw, kw, kl))
+            return 1;
     return 0;
 }
 
 long keyword_calls_positional(const char *s, size_t n)
 {
-    size_t i = 1;
-    int depth = 1, arg_start = 1;
+    size_t pos = 1;
     long count = 0;
-    while (i < n && depth > 0) {
-        char c = s[i];
-        if (c == '#') {
-            while (i < n && s[i] != '\n')
-                i++;
-            continue;
-        }
-        if (depth == 1 && arg_start && !isspace((unsigned char)c) && c != ')' && c != ',') {
-            arg_start = 0;
-            if (c == '*')
-                return -1; /* *args or **kwargs: how many, the call does not say */
-            size_t j = i;
-            while (j < n && ident_char(s[j]))
-                j++;
-            size_t e = j;
-            while (e < n && (s[e] == ' ' || s[e] == '\t' || s[e] == '\n'))
-                e++;
-            int keyword = j > i && !isdigit((unsigned char)c) && e < n && s[e] == '=' &&
-                          (e + 1 >= n || s[e + 1] != '=');
-            count += !keyword;
-        }
-        if (c == '"' || c == '\'') {
-            i = skip_string(s, n, i);
-            continue;
-        }
-        if (c == '(' || c == '[' || c == '{')
-            depth++;
-        else if (c == ')' || c == ']' || c == '}')
-            depth--;
-        else if (c == ',' && depth == 1)
-            arg_start = 1;
-        i++;
+    call_arg a;
+    int r;
+    while ((r = next_arg(s, n, &pos, &a)) == 1) {
+        if (a.star)
+            return -1; /* *args or **kwargs: how many, the call does not say */
+        count += !a.kw;
     }
-    return depth == 0 ? count : -1;
+    return r == 0 ? count : -1;
 }
 
 /* The next `word` in s[from..to), outside strings and comments, word a whole name

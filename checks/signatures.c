@@ -438,23 +438,32 @@ static int likely_rename(const index_def *a, const index_def *b, const index_par
 
 static int replacement_carries(const sig_ctx *c, const char *name);
 
-/* What the patch's own function for target takes, read from its text (an override's
- * def; a replaced function; a replaced class's method of target's name): 1 when it
- * has a parameter `name`, 2 when it has none but a `**kwargs`, 0 when neither, -1
- * when the text does not tell (no text, no such def). */
-static int patch_takes(const sig_ctx *c, const char *target, const char *name)
+/* The patch's own function for target, read from its text (an override's def; a
+ * replaced function; a replaced class's method of target's name), and *own to free
+ * with index_module_free (may be NULL); NULL when the text does not tell. */
+static const index_def *patch_def(const sig_ctx *c, const char *target, index_module **own)
 {
+    *own = NULL;
     if (!c->patch_text)
-        return -1;
-    index_module *own;
+        return NULL;
     const index_def *fn = survey_object_def(c->p, c->patch ? c->patch->replacement : NULL,
-                                            c->patch_text, strlen(c->patch_text), &own);
+                                            c->patch_text, strlen(c->patch_text), own);
     pgci_error_clear();
     const char *dot = strrchr(target, '.');
     if (fn && fn->kind == INDEX_CLASS)
         fn = dot ? index_member(fn, dot + 1) : NULL;
+    return fn && fn->kind == INDEX_FUNCTION ? fn : NULL;
+}
+
+/* What the patch's own function for target takes (patch_def): 1 when it has a
+ * parameter `name`, 2 when it has none but a `**kwargs`, 0 when neither, -1 when
+ * the text does not tell (no text, no such def). */
+static int patch_takes(const sig_ctx *c, const char *target, const char *name)
+{
+    index_module *own;
+    const index_def *fn = patch_def(c, target, &own);
     int r = -1;
-    if (fn && fn->kind == INDEX_FUNCTION) {
+    if (fn) {
         r = index_param_find(fn, name) ? 1 : 0;
         for (size_t i = 0; !r && i < fn->n_params; i++)
             if (fn->params[i].kind == INDEX_PARAM_VAR_KEYWORD)
@@ -685,38 +694,26 @@ static void param_removed(sig_ctx *c, const char *target, const index_def *a, co
     deprecated_kwarg_free(&k);
 }
 
-/* How many arguments the patch's own function for target takes by position, as its
- * callers pass them (a method's self or cls bound): -1 when it takes `*args`, is a
- * staticmethod, or the text does not tell. */
+/* How many arguments the patch's own function for target (patch_def) takes by
+ * position, as its callers pass them (a method's self or cls bound): -1 when it
+ * takes `*args`, is a staticmethod, or the text does not tell. */
 static long patch_positional(const sig_ctx *c, const char *target)
 {
-    if (!c->patch_text)
-        return -1;
     index_module *own;
-    const index_def *fn = survey_object_def(c->p, c->patch ? c->patch->replacement : NULL,
-                                            c->patch_text, strlen(c->patch_text), &own);
-    pgci_error_clear();
-    const char *dot = strrchr(target, '.');
-    if (fn && fn->kind == INDEX_CLASS)
-        fn = dot ? index_member(fn, dot + 1) : NULL;
-    long n = -1;
-    if (fn && fn->kind == INDEX_FUNCTION) {
-        n = 0;
-        for (size_t i = 0; n >= 0 && i < fn->n_params; i++) {
-            index_param_kind k = fn->params[i].kind;
-            if (k == INDEX_PARAM_VAR_POSITIONAL)
-                n = -1;
-            else if (k == INDEX_PARAM_POSITIONAL_ONLY || k == INDEX_PARAM_POSITIONAL_OR_KEYWORD)
-                n++;
-        }
-        for (size_t i = 0; n >= 0 && i < fn->n_decorators; i++)
-            if (!strcmp(fn->decorators[i], "staticmethod"))
-                n = -1;
-        if (n > 0 && dot)
-            n--; /* self */
-        else if (dot)
+    const index_def *fn = patch_def(c, target, &own);
+    long n = fn ? 0 : -1;
+    for (size_t i = 0; fn && n >= 0 && i < fn->n_params; i++) {
+        index_param_kind k = fn->params[i].kind;
+        if (k == INDEX_PARAM_VAR_POSITIONAL)
             n = -1;
+        else if (k == INDEX_PARAM_POSITIONAL_ONLY || k == INDEX_PARAM_POSITIONAL_OR_KEYWORD)
+            n++;
     }
+    for (size_t i = 0; fn && n >= 0 && i < fn->n_decorators; i++)
+        if (!strcmp(fn->decorators[i], "staticmethod"))
+            n = -1;
+    if (strchr(target, '.') && n >= 0)
+        n = n > 0 ? n - 1 : -1; /* self */
     if (own)
         index_module_free(own);
     return n;
