@@ -476,10 +476,23 @@ static void callee_changed(cctx *c, const body_call *call, const callee *k)
             c->p->tag_a, c->p->tag_b);
 }
 
+/* The length of a class's factory call after its name, `._from_config(` or
+ * `.from_config(` (`self.model = TextModel._from_config(config.text_config)`); 0
+ * when s is neither. */
+static size_t factory_call(const char *s)
+{
+    static const char *const factories[] = {"._from_config(", ".from_config("};
+    for (size_t i = 0; i < sizeof(factories) / sizeof(*factories); i++)
+        if (!strncmp(s, factories[i], strlen(factories[i])))
+            return strlen(factories[i]);
+    return 0;
+}
+
 /* The class of what cls's `__init__` in module m (src) assigns to self.<attr>, a
- * class m defines: the value's call `Cls(...)` (`self.rotary = Rope(dim)`), or with
- * `anywhere` the first such call in it (`self.layers = nn.ModuleList([Layer(c, i)
- * for i in ...])`: each element's class); NULL when none. */
+ * class m defines: the value's call `Cls(...)` (`self.rotary = Rope(dim)`) or
+ * `Cls._from_config(...)`, or with `anywhere` the first such call in it
+ * (`self.layers = nn.ModuleList([Layer(c, i) for i in ...])`: each element's
+ * class); NULL when none. */
 static char *class_made(const index_module *m, const char *src, size_t len, const char *cls,
                         const char *attr, int anywhere)
 {
@@ -497,7 +510,7 @@ static char *class_made(const index_module *m, const char *src, size_t len, cons
         while (isalnum((unsigned char)*q) || *q == '_')
             q++;
         const index_def *d;
-        if (*q == '(' && (p == v || p[-1] != '.')) {
+        if ((*q == '(' || factory_call(q)) && (p == v || p[-1] != '.')) {
             char *name = pgci_strndup(p, (size_t)(q - p));
             if ((d = index_find(m, name)) && d->kind == INDEX_CLASS && !d->parent)
                 found = name;
@@ -988,10 +1001,11 @@ static const char *one_token_apart(const index_module *b, const char *name, char
     return found;
 }
 
-static void module_names(cctx *c, const body_uses *u)
+/* loads: the body's free names as the generated code reads them (name_map_loads) */
+static void module_names(cctx *c, const strvec *loads)
 {
-    for (size_t i = 0; i < u->loads.len; i++) {
-        const char *name = u->loads.items[i];
+    for (size_t i = 0; i < loads->len; i++) {
+        const char *name = loads->items[i];
         /* imports that went are signatures.h's import-removed */
         if (!defined_at(c->p->a, name) || signatures_module_binds(c->p->b, name) ||
             signatures_config_binds(c->p, name))
@@ -1132,7 +1146,9 @@ static void follow(cctx *c, const pg_object *o, const char *cls)
             element_uses(c, cls, u);
         }
         name_calls(c, u);
-        module_names(c, u);
+        strvec mapped;
+        module_names(c, name_map_loads(c->patch, &u->loads, &mapped));
+        strvec_free(&mapped);
         stand_ins(c, u);
         body_uses_free(&own);
     }

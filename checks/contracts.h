@@ -23,6 +23,13 @@ void check_deprecations(findings *out, const survey_pair *p);
 void check_name_map_fields(findings *out, const survey_pair *p);
 void check_rope_compat(findings *out, const survey_pair *p);
 
+/* The free names of a patch body as the generated code reads them: patchgen
+ * applies the patch's name_map to the body's text, names included, so a dense
+ * body reused for a MoE model reads `Qwen3MoeOutput`, not `Qwen3Output`. Returns
+ * loads itself when the patch has no name_map, else *own, the renamed names
+ * (unique, in order); strvec_free(own) either way. */
+const strvec *name_map_loads(const pg_patch *patch, const strvec *loads, strvec *own);
+
 /* 1 when check_rope_compat reads the config's configuration module (at B, and at A
  * for the standing facts): the config replaces a rotary function or class. A
  * config that does not can say nothing there, so the survey fetches no

@@ -14,36 +14,32 @@
 #include "checks/survey_trees.h"
 #include "core/error.h"
 #include "core/vec.h"
+#include "patchgen/codegen_source.h"
 #include "py/py.h"
+#include "py/pynode.h"
 
-/* Applies the name map as patchgen does: plain text, longest key first. */
+/* Applies the name map as patchgen does (codegen_source.h). */
 static char *apply_name_map(const pg_patch *p, const char *s)
 {
-    char *cur = pgci_strdup(s);
-    int *done = pgci_calloc(p->name_map_len + 1, sizeof(int));
-    for (size_t round = 0; round < p->name_map_len; round++) {
-        long best = -1;
-        for (size_t i = 0; i < p->name_map_len; i++)
-            if (!done[i] &&
-                (best < 0 || strlen(p->name_map[i].from) > strlen(p->name_map[best].from)))
-                best = (long)i;
-        done[best] = 1;
-        const char *from = p->name_map[best].from, *to = p->name_map[best].to;
-        if (!*from)
-            continue;
-        strbuf out = STRBUF_INIT;
-        const char *q = cur, *m;
-        while ((m = strstr(q, from))) {
-            strbuf_add(&out, q, (size_t)(m - q));
-            strbuf_adds(&out, to);
-            q = m + strlen(from);
-        }
-        strbuf_adds(&out, q);
-        free(cur);
-        cur = strbuf_detach(&out, NULL);
+    strbuf sb = STRBUF_INIT;
+    strbuf_adds(&sb, s);
+    cgsrc_apply_name_map(&sb, p->name_map, p->name_map_len);
+    return strbuf_detach(&sb, NULL);
+}
+
+const strvec *name_map_loads(const pg_patch *patch, const strvec *loads, strvec *own)
+{
+    *own = (strvec)STRVEC_INIT;
+    if (!patch || !patch->name_map_len)
+        return loads;
+    for (size_t i = 0; i < loads->len; i++) {
+        char *m = apply_name_map(patch, loads->items[i]);
+        if (strvec_find(own, m) < 0)
+            strvec_push_owned(own, m);
+        else
+            free(m);
     }
-    free(done);
-    return cur;
+    return own;
 }
 
 static void fields_of(const index_def *cls, strvec *out)
@@ -53,11 +49,13 @@ static void fields_of(const index_def *cls, strvec *out)
             strvec_push(out, cls->attrs[i].name);
 }
 
+/* name's class where the generated code runs: tag B (A only when the survey has no
+ * B module). A renamed class B no longer has is no dataclass to fill: the body's
+ * use of a name upstream removed is callees' name-removed. */
 static const index_def *find_class(const survey_pair *p, const char *name)
 {
-    const index_def *d = p->b ? index_find(p->b, name) : NULL;
-    if (!d && p->a)
-        d = index_find(p->a, name);
+    const index_module *m = p->b ? p->b : p->a;
+    const index_def *d = m ? index_find(m, name) : NULL;
     return d && d->kind == INDEX_CLASS ? d : NULL;
 }
 
@@ -66,17 +64,20 @@ static const index_def *find_class(const survey_pair *p, const char *name)
 static int upstream_kwargs(const survey_pair *p, const char *target, const char *cls, strvec *out)
 {
     const index_def *d = p->b ? index_find(p->b, target) : NULL;
-    if (!d || !p->src_b || d->end_byte > p->src_b_len || d->start_byte >= d->end_byte)
-        return 0;
     py_tree t;
-    if (survey_tree_get(p, &t, p->src_b + d->start_byte, d->end_byte - d->start_byte,
-                        "<upstream>") < 0) {
+    TSNode def;
+    if (!d || survey_def_tree(p, p->src_b, p->src_b_len, d, &t) < 0) {
+        pgci_error_clear();
+        return 0;
+    }
+    if (pynode_function_at(&t, d->start_byte, &def) < 0) {
+        survey_tree_release(p, &t);
         pgci_error_clear();
         return 0;
     }
     int builds = 0;
     VEC(TSNode) stack = VEC_INIT;
-    VEC_PUSH(&stack, py_root(&t));
+    VEC_PUSH(&stack, def);
     while (stack.len) {
         TSNode n = stack.items[--stack.len];
         if (py_is(n, "call")) {
@@ -125,7 +126,11 @@ static void check_call(findings *out, const survey_pair *p, const pg_patch *patc
     }
     strvec have = STRVEC_INIT, old = STRVEC_INIT, passed = STRVEC_INIT;
     fields_of(cls, &have);
-    fields_of(find_class(p, orig), &old);
+    /* the original class as the target module has it; the body's own module (a
+     * sibling config's model) is not read, so an original absent here is not
+     * said to lack anything */
+    const index_def *orig_cls = find_class(p, orig);
+    fields_of(orig_cls, &old);
     TSNode args = py_field(call, "arguments");
     uint32_t k = ts_node_named_child_count(args);
     int splat = 0;
@@ -157,9 +162,10 @@ static void check_call(findings *out, const survey_pair *p, const pg_patch *patc
         json_object_set_new(data, "original", json_string(orig));
         findings_add(out, "name-map-fields", SEV_WARNING, p->config, p->config_path,
                      patch->reg_line, patch->reg_col, data,
-                     "`%s` (reused through name_map) builds `%s` without %s, which `%s` has and "
-                     "`%s` lacks: they stay None",
-                     patch->target, renamed, missing.buf, renamed, orig);
+                     "`%s` (reused through name_map) builds `%s` without %s, which `%s` has%s%s%s: "
+                     "they stay None",
+                     patch->target, renamed, missing.buf, renamed, orig_cls ? " and `" : "",
+                     orig_cls ? orig : "", orig_cls ? "` lacks" : "");
     }
     strbuf_free(&missing);
     strvec_free(&have);

@@ -1640,13 +1640,14 @@ static void removed_imports(sig_ctx *c, const pg_patch *patch, const pg_object *
         pgci_error_clear();
         return;
     }
-    /* every distinct name, once per patch */
+    /* every distinct name, once per patch, as the generated code reads it */
     char buf[256];
-    strvec done = STRVEC_INIT;
+    strvec done = STRVEC_INIT, mapped;
+    const strvec *loads = name_map_loads(patch, &u->loads, &mapped);
     for (size_t i = 0; i < a->n_imports; i++) {
         const index_import *im = &a->imports[i];
         const char *name = bound_name(im, buf, sizeof(buf));
-        if (strvec_find(&u->loads, name) < 0 || strvec_find(&done, name) >= 0 ||
+        if (strvec_find(loads, name) < 0 || strvec_find(&done, name) >= 0 ||
             signatures_module_binds(b, name) || signatures_config_binds(c->p, name))
             continue;
         strvec_push(&done, name);
@@ -1657,6 +1658,7 @@ static void removed_imports(sig_ctx *c, const pg_patch *patch, const pg_object *
             c->p->tag_b);
     }
     strvec_free(&done);
+    strvec_free(&mapped);
     body_uses_free(&own);
 }
 

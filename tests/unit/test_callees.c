@@ -384,6 +384,8 @@ static index_module *index_named(const char *src, const char *name)
 /* A post-import block the next survey's config adds (NULL: none). */
 static const char *post_block;
 static const char *helper_after, *helper_body; /* an add_helper_after's target and text */
+/* the name_map entry of every patch of the next survey (NULL: none) */
+static const char *map_from, *map_to;
 /* transformers.modeling_utils at both tags for the next survey (NULL: none). */
 static const char *base_src;
 /* 1: each finding's detail follows its line in the next survey's text */
@@ -459,6 +461,7 @@ static char *survey_with(const char *src_a, const char *src_b, const tpatch *ps,
         VEC_PUSH(&cfg.positioned_helpers, h);
     }
     pg_object *objs = calloc(n + 1, sizeof(*objs));
+    pg_name_map_entry *maps = calloc(n + 1, sizeof(*maps));
     for (size_t i = 0; i < n; i++) {
         pg_patch p = {0};
         p.type = ps[i].type;
@@ -472,6 +475,11 @@ static char *survey_with(const char *src_a, const char *src_b, const tpatch *ps,
                                   .end_line = count_lines(ps[i].body),
                                   .text_len = strlen(ps[i].body)};
             p.replacement = &objs[i];
+        }
+        if (map_from) {
+            maps[i] = (pg_name_map_entry){(char *)map_from, (char *)map_to};
+            p.name_map = &maps[i];
+            p.name_map_len = 1;
         }
         VEC_PUSH(&cfg.patches, p);
     }
@@ -553,6 +561,7 @@ static char *survey_with(const char *src_a, const char *src_b, const tpatch *ps,
     VEC_FREE(&cfg.post_import_blocks);
     VEC_FREE(&cfg.positioned_helpers);
     free(objs);
+    free(maps);
     index_module_free(a);
     index_module_free(b);
     if (base)
@@ -1091,6 +1100,46 @@ static void test_value_changed(void **state)
     free(got);
 }
 
+/* The submodule made through a factory (`Cls._from_config(...)`, transformers'
+ * way for a sub-config's model) is followed as `Cls(...)` is: Qwen3-Omni's thinker
+ * at 5.22.2 swapped `self.model` for a wrapper whose `**kwargs` carry the
+ * override's `deepstack_visual_embeds=` on to a call that passes it too. */
+static void test_kwarg_collision_factory(void **state)
+{
+    (void)state;
+    static const char a[] = "class Text(nn.Module):\n"
+                            "    def forward(self, h, deep=None, **kwargs):\n"
+                            "        return h\n"
+                            "class Top(nn.Module):\n"
+                            "    def __init__(self, config):\n"
+                            "        self.model = Text._from_config(config.text_config)\n"
+                            "    def forward(self, h, **kwargs):\n"
+                            "        return self.model(h, **kwargs)\n";
+    static const char b[] = "class Text(nn.Module):\n"
+                            "    def forward(self, h, deep=None, **kwargs):\n"
+                            "        return h\n"
+                            "class Wrap(nn.Module):\n"
+                            "    def __init__(self, config):\n"
+                            "        self.language_model = Text._from_config(config.text_config)\n"
+                            "    def forward(self, h, **kwargs):\n"
+                            "        return self.language_model(h, deep=h, **kwargs)\n"
+                            "class Top(nn.Module):\n"
+                            "    def __init__(self, config):\n"
+                            "        self.model = Wrap(config)\n"
+                            "    def forward(self, h, **kwargs):\n"
+                            "        return self.model(h, **kwargs)\n";
+    tpatch ps[] = {{PG_METHOD_OVERRIDE, "Top.forward",
+                    "def forward(self, h, **kwargs):\n"
+                    "    return self.model(h, deep=h, **kwargs)\n"}};
+    char *got = survey(a, b, ps, 1);
+    expect_has(got, 0, "error", "callee-signature-changed: ",
+               "`Top.forward` calls `self.model()` (a `Wrap`), whose signature changed at v2.0: "
+               "`deep=` now goes into its `**kwargs` and on to `self.language_model()` (in "
+               "`Wrap.forward`, line 8), which passes `deep=` too: a TypeError (multiple values "
+               "for one keyword)");
+    free(got);
+}
+
 /* A keyword the body passes by name that the callee no longer names: it goes into
  * the callee's **kwargs and on, through a submodule, to a call that passes it by
  * name too (transformers 5.9's audio encoder layers and `attention_mask`): a
@@ -1431,6 +1480,67 @@ static void test_positioned_helper_name_removed(void **state)
     helper_after = helper_body = NULL;
     expect(got, "error import-removed: `Helper` uses `dataclass`, which upstream no longer imports "
                 "at v2.0\n");
+    free(got);
+}
+
+/* A body reused through name_map reads the renamed names (patchgen rewrites its
+ * text): upstream removing `ToyMoeOutput` breaks it though the body says
+ * `ToyOutput`, and a class B no longer has is no dataclass left with fields to
+ * fill (transformers 5.24.0 dropped `Qwen3_5MoeModelOutputWithPast`, which the
+ * NPU config's reused dense `Qwen3_5TextModel.forward` builds). */
+static void test_name_map_reads_renamed_names(void **state)
+{
+    (void)state;
+    static const char a[] = "from .outputs import ToyMoeCache\n"
+                            "class ToyMoeOutput:\n"
+                            "    hidden: int = 0\n"
+                            "    router_logits: int = 0\n"
+                            "class ToyMoeModel(nn.Module):\n"
+                            "    def forward(self, x):\n"
+                            "        return ToyMoeOutput(hidden=x, router_logits=x)\n";
+    static const char b[] = "class MoeOutput:\n"
+                            "    hidden: int = 0\n"
+                            "    router_logits: int = 0\n"
+                            "class ToyMoeModel(nn.Module):\n"
+                            "    def forward(self, x):\n"
+                            "        return MoeOutput(hidden=x, router_logits=x)\n";
+    tpatch ps[] = {{PG_METHOD_OVERRIDE, "ToyMoeModel.forward",
+                    "def forward(self, x):\n"
+                    "    c = ToyCache()\n"
+                    "    return ToyOutput(hidden=x)\n"}};
+    map_from = "Toy";
+    map_to = "ToyMoe";
+    char *got = survey(a, b, ps, 1);
+    expect_has(
+        got, 0, "error", "import-removed: ",
+        "`ToyMoeModel.forward` uses `ToyMoeCache`, which upstream no longer imports at v2.0");
+    expect_has(
+        got, 1, "error", "name-removed: ",
+        "`ToyMoeModel.forward` uses `ToyMoeOutput`, which upstream no longer defines at v2.0");
+    assert_null(strstr(got, "name-map-fields"));
+    free(got);
+
+    /* still there at B, with a field it did not have at A: the field the call
+     * leaves out is the finding; the original class is not in this module, so
+     * nothing is said of it */
+    static const char a2[] = "class ToyMoeOutput:\n"
+                             "    hidden: int = 0\n"
+                             "class ToyMoeModel(nn.Module):\n"
+                             "    def forward(self, x):\n"
+                             "        return x\n";
+    static const char b2[] = "class ToyMoeOutput:\n"
+                             "    hidden: int = 0\n"
+                             "    router_logits: int = 0\n"
+                             "class ToyMoeModel(nn.Module):\n"
+                             "    def forward(self, x):\n"
+                             "        return x\n";
+    tpatch ps2[] = {{PG_METHOD_OVERRIDE, "ToyMoeModel.forward",
+                     "def forward(self, x):\n    return ToyOutput(hidden=x)\n"}};
+    got = survey(a2, b2, ps2, 1);
+    map_from = map_to = NULL;
+    expect(got,
+           "warning name-map-fields: `ToyMoeModel.forward` (reused through name_map) builds "
+           "`ToyMoeOutput` without `router_logits`, which `ToyMoeOutput` has: they stay None\n");
     free(got);
 }
 
@@ -2685,6 +2795,7 @@ int main(void)
         cmocka_unit_test(test_submodule_call),
         cmocka_unit_test(test_value_changed),
         cmocka_unit_test(test_kwarg_collision),
+        cmocka_unit_test(test_kwarg_collision_factory),
         cmocka_unit_test(test_stand_in),
         cmocka_unit_test(test_element_attr_removed),
         cmocka_unit_test(test_param_swapped_not_renamed),
@@ -2710,6 +2821,7 @@ int main(void)
         cmocka_unit_test(test_post_import_block_binds),
         cmocka_unit_test(test_decorator_name_removed),
         cmocka_unit_test(test_positioned_helper_name_removed),
+        cmocka_unit_test(test_name_map_reads_renamed_names),
         cmocka_unit_test(test_successor_named_once),
         cmocka_unit_test(test_callee_inherited),
         cmocka_unit_test(test_self_call_deprecated),
