@@ -373,13 +373,50 @@ static int validate_once(upstream *u, py_parse_set *parses, const char *data, si
     return r;
 }
 
+/* The first and last bytes that are not a BOM or whitespace: [*b, *e), b == e when
+ * there are none. */
+static void trim_blank(const char *s, size_t len, size_t *b, size_t *e)
+{
+    size_t i = len >= 3 && !memcmp(s, "\xef\xbb\xbf", 3) ? 3 : 0, j = len;
+    while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n' ||
+                       s[i] == '\f' || s[i] == '\v'))
+        i++;
+    while (j > i && (s[j - 1] == ' ' || s[j - 1] == '\t' || s[j - 1] == '\r' || s[j - 1] == '\n' ||
+                     s[j - 1] == '\f' || s[j - 1] == '\v'))
+        j--;
+    *b = i;
+    *e = j;
+}
+
+/* What the bytes alone tell is not a module, though it parses as Python: an empty
+ * body (a 200 or 204 with nothing in it; only a package's __init__.py may be
+ * empty), or a JSON document (an API's error object served with 200). Either
+ * would pass the syntax check, be cached, and fail every later check. */
+static int refuse_not_a_module(const char *data, size_t len, const char *base)
+{
+    size_t b, e;
+    trim_blank(data, len, &b, &e);
+    if (b == e && strcmp(base, "__init__.py") != 0)
+        return pgci_error_set(PGCI_EINVALID,
+                              "%s is empty%s: not a Python module (an empty body served with a "
+                              "success status?)",
+                              base, len ? " (only whitespace)" : "");
+    if (b < e && ((data[b] == '{' && data[e - 1] == '}') || (data[b] == '[' && data[e - 1] == ']')))
+        return pgci_error_set(PGCI_EINVALID,
+                              "%s is a JSON document, not a Python module (an error served "
+                              "with a success status?)",
+                              base);
+    return 0;
+}
+
 /* Validates a body that was read: Python, and not an error page served as it. Its
  * tree goes to the item's parse set, or the upstream's. */
 static int validate_body(upstream *u, const upstream_item *it, const char *path, const strbuf *body)
 {
-    const char *base = strrchr(path, '/');
-    return validate_once(u, it->parses ? it->parses : u->parses, body->buf, body->len,
-                         base ? base + 1 : path);
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    int r = validate_once(u, it->parses ? it->parses : u->parses, body->buf, body->len, base);
+    return r < 0 ? r : refuse_not_a_module(body->buf, body->len, base);
 }
 
 /* Records the outcome of one module whose body was validated (code: the read's or

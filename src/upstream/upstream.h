@@ -3,8 +3,9 @@
  *
  * One interface over three sources: http (libcurl, `curl -f` semantics), git (a
  * local clone through libgit2) and dir (a site-packages or a repository with src/).
- * Every file returned is UTF-8 Python that parses without errors; anything else
- * (an HTML page, binary data) is an error that says so. Results are kept in a
+ * Every file returned is UTF-8 Python that parses without errors and is a module
+ * (not empty, except a package's __init__.py; not a JSON document); anything else
+ * (an HTML page, binary data, an empty body) is an error that says so. Results are kept in a
  * content-addressed cache; a warm run makes no request.
  *
  * (Contract header: implemented in upstream.c, source_http.c, source_git.c,

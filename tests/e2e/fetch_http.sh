@@ -147,6 +147,11 @@ expect_fail html html 1 "modeling_llama.py is an HTML page, not Python (an error
 expect_fail binary binary 1 "modeling_llama.py is binary data (a NUL byte at offset 0), not Python source"
 expect_fail badutf8 badutf8 1 "modeling_llama.py is not valid UTF-8 (byte 0xff at offset 11), not Python source"
 expect_fail syntax syntax 1 "not valid Python: modeling_llama.py:1:7: syntax error near ''"
+# valid Python that the bytes alone tell is no module: never returned, never cached
+expect_fail empty empty 1 "modeling_llama.py is empty: not a Python module (an empty body served with a success status?)"
+expect_fail nocontent nocontent 1 "modeling_llama.py is empty: not a Python module (an empty body served with a success status?)"
+expect_fail blank blank 1 "modeling_llama.py is empty (only whitespace): not a Python module (an empty body served with a success status?)"
+expect_fail json json 1 "modeling_llama.py is a JSON document, not a Python module (an error served with a success status?)"
 expect_fail stall stall 2 "no data for 1000 ms (stalled after 20 bytes), after 2 attempts" --stall-timeout 1 --retries 1
 expect_fail timeout stall 1 "re:Operation timed out after 10[0-9][0-9] milliseconds with 20 out of 1000 bytes received \(curl error 28\)" --timeout 1 --retries 0
 expect_fail truncated truncated 2 "transfer closed with 4900 bytes remaining to read (curl error 18), after 2 attempts" --retries 1

@@ -27,6 +27,10 @@ echoed into generated bodies:
   binary              200, bytes with NULs
   badutf8             200, Python with an invalid UTF-8 byte
   syntax              200, text that is not valid Python
+  empty               200 with an empty body
+  nocontent           204 (no body)
+  blank               200, only whitespace
+  json                200, a JSON error object (valid Python, not a module)
 """
 import argparse
 import gzip
@@ -167,6 +171,14 @@ class Handler(BaseHTTPRequestHandler):
             self.send_body(200, b"x = 1\ny = '\xff\xfe'\n")
         elif what == "syntax":
             self.send_body(200, b"def f(:\n    return\n")
+        elif what == "empty":
+            self.send_body(200, b"")
+        elif what == "nocontent":
+            self.send_body(204, b"")
+        elif what == "blank":
+            self.send_body(200, b"\n  \n\t\n")
+        elif what == "json":
+            self.send_body(200, b'{"error": "not found"}\n', "application/json")
         else:
             self.send_body(400, b"unknown behaviour")
 
