@@ -139,7 +139,8 @@ int cmd_check(int argc, const char **argv)
         OPT_STR(0, "cache-dir", &go.cache_dir, "DIR",
                 "pgci's cache: upstream files, results/ (default ~/.cache/pgci)"),
         OPT_BOOL(0, "no-cache", &go.no_cache,
-                 "neither read nor write cached regenerations and ruff results"),
+                 "recompute everything: fetch upstream files again, and neither read nor write "
+                 "the cache (upstream files, regenerations, ruff results)"),
         OPT_BOOL(0, "timestamp", &go.timestamp, "record the time in run.json"),
         OPT_STR(0, "base", &go.base, "REV",
                 "flag generated/ changes since REV that come without a config change"),

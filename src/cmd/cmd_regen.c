@@ -367,7 +367,8 @@ int cmd_regen(int argc, const char **argv)
         OPT_STR(0, "format", &cli.format, "FMT", "text (default) or json: one object per config"),
         OPT_STR(0, "shard", &cli.shard, "K/N", "regenerate the K-th of N shares of the configs"),
         OPT_BOOL(0, "no-cache", &cli.no_cache,
-                 "neither read nor write cached regenerations and ruff results"),
+                 "recompute everything: fetch upstream files again, and neither read nor write "
+                 "the cache (upstream files, regenerations, ruff results)"),
         OPT_END(),
     };
     strvec names = STRVEC_INIT;
@@ -419,12 +420,11 @@ int cmd_regen(int argc, const char **argv)
     }
     if (!cli.no_cache && rcache_open(&results, NULL, 0) < 0)
         pgci_error_clear();
-    upstream_opts uo = {0};
-    uo.results = results;
     parses = py_parse_set_new(); /* validation's parse of a module is codegen's too */
-    uo.parses = parses;
+    /* --no-cache: upstream files are fetched again (a moving ref); a relative path
+     * hangs off the workspace, as with -C in check and survey */
+    upstream_opts uo = {.results = results, .no_cache = cli.no_cache, .parses = parses};
     uo.spec = cli.upstream_spec ? cli.upstream_spec : ws->upstream;
-    /* a relative path hangs off the workspace, as with -C in check and survey */
     uo.base_dir = ws->root;
     uo.jobs = cmd_jobs(&common); /* -j 1: one thread validates the fetched modules too */
     if (upstream_open(&up, &uo) < 0) {

@@ -110,7 +110,8 @@ int cmd_survey(int argc, const char **argv)
         OPT_STR(0, "cache-dir", &so.cache_dir, "DIR",
                 "pgci's cache: upstream files, results/ (default ~/.cache/pgci)"),
         OPT_BOOL(0, "no-cache", &so.no_cache,
-                 "neither read nor write cached regenerations and ruff results"),
+                 "recompute everything: fetch upstream files again, and neither read nor write "
+                 "the cache (upstream files, regenerations, ruff results)"),
         OPT_BOOL(0, "timestamp", &so.timestamp, "record the time in run.json"),
         OPT_BOOL(0, "verify", &verify, "also run [tool.pgci.verify] at the new tag (pgci verify)"),
         OPT_STR(0, "python", &python, "PATH", "{python} for --verify: the new tag's environment"),

@@ -218,7 +218,7 @@ static int gate_open_upstream(gate_state *s)
     s->ro.cache = s->results;
     s->parses = py_parse_set_new();
     return pipeline_upstream_open_with(&s->up, s->ws, s->o->source, s->o->cache_dir, s->o->jobs,
-                                       s->parses, s->results);
+                                       s->parses, s->results, s->o->no_cache);
 }
 
 /* ruff over the checked-in .py of every config (what ruff-equivalence asks),

@@ -25,7 +25,7 @@ typedef struct gate_opts {
     int fix;               /* rewrite drifted .py/.diff atomically */
     int no_diff;           /* the workspace checks in no .diff files: compare .py only */
     const char *cache_dir; /* pgci's cache (upstream files; results/ under it); NULL: default */
-    int no_cache;          /* neither read nor write the result cache */
+    int no_cache;          /* neither read nor write the result cache nor the upstream files' */
     int timestamp;
     const char *base; /* --base REV for the change-set checks; NULL: none */
     int exits_after;  /* the process exits after the run: its trees are left to the exit */

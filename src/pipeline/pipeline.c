@@ -88,12 +88,12 @@ char *pipeline_ruff_command(const workspace *ws, const char *cli)
 int pipeline_upstream_open(upstream **out, const workspace *ws, const char *source,
                            const char *cache_dir, int jobs)
 {
-    return pipeline_upstream_open_with(out, ws, source, cache_dir, jobs, NULL, NULL);
+    return pipeline_upstream_open_with(out, ws, source, cache_dir, jobs, NULL, NULL, 0);
 }
 
 int pipeline_upstream_open_with(upstream **out, const workspace *ws, const char *source,
                                 const char *cache_dir, int jobs, py_parse_set *parses,
-                                rcache *results)
+                                rcache *results, int no_cache)
 {
     upstream_opts uo;
     memset(&uo, 0, sizeof(uo));
@@ -103,5 +103,6 @@ int pipeline_upstream_open_with(upstream **out, const workspace *ws, const char 
     uo.jobs = jobs;
     uo.parses = parses;
     uo.results = results;
+    uo.no_cache = no_cache;
     return upstream_open(out, &uo);
 }

@@ -30,9 +30,11 @@ int pipeline_upstream_open(upstream **out, const workspace *ws, const char *sour
                            const char *cache_dir, int jobs);
 
 /* The same, the upstream validating into the run's parse set and remembering
- * valid files in the result cache (either may be NULL; both must outlive it). */
+ * valid files in the result cache (either may be NULL; both must outlive it).
+ * no_cache: upstream files are fetched again, never read from (nor written to)
+ * the cache of upstream files (--no-cache). */
 int pipeline_upstream_open_with(upstream **out, const workspace *ws, const char *source,
                                 const char *cache_dir, int jobs, py_parse_set *parses,
-                                rcache *results);
+                                rcache *results, int no_cache);
 
 #endif

@@ -257,7 +257,7 @@ static int survey_resolve(survey_state *s)
     }
     s->parses = py_parse_set_new();
     int r = pipeline_upstream_open_with(&s->up, ws, spec, s->o->cache_dir, s->o->jobs, s->parses,
-                                        s->results);
+                                        s->results, s->o->no_cache);
     if (r < 0)
         return r;
     if ((r = resolve_tags(ws, s->o, s->up, out)) < 0)

@@ -27,7 +27,7 @@ typedef struct survey_opts {
     int shard_k, shard_n;
     int jobs;
     const char *cache_dir; /* pgci's cache (upstream files; results/ under it); NULL: default */
-    int no_cache;          /* neither read nor write the result cache */
+    int no_cache;          /* neither read nor write the result cache nor the upstream files' */
     int timestamp;
     int exits_after; /* the process exits after the run: the trees are left to the exit */
 } survey_opts;

@@ -77,6 +77,23 @@ grep -q ": $n2 fetched, 0 from cache, 0 failed, .* $n2 requests$" "$T/out" || fa
 grep -q ": 0 fetched, $n2 from cache, 0 failed, .* 0 requests$" "$T/out" || fail "http ws warm: $(cat "$T/out")"
 [ "$(server_count "$LOG" files)" -eq "$n2" ] || fail "http ws warm: the server saw $(server_count "$LOG" files) requests"
 echo "ok   workspace with an HTTP upstream: $n2 files, then a warm run without a request"
+# --no-cache fetches upstream files again (a moving ref), in every command that has it:
+# more requests than a warm run (a first run fills the cache with what fetch did not;
+# a module missing at a tag is asked again every time, its 404 is never cached)
+for cmd in "regen --no-ruff" "check --no-ruff" "survey --no-ruff --to v1.1.0"; do
+    # shellcheck disable=SC2086
+    "$PGCI" $cmd -C "$T/ws" >/dev/null 2>&1
+    seen=()
+    for nc in "" --no-cache; do
+        before=$(server_count "$LOG" files)
+        # shellcheck disable=SC2086
+        "$PGCI" $cmd $nc -C "$T/ws" >"$T/out" 2>"$T/err"
+        seen+=($(($(server_count "$LOG" files) - before)))
+    done
+    [ "${seen[1]}" -gt "${seen[0]}" ] ||
+        fail "$cmd --no-cache read upstream from the cache: ${seen[1]} requests, warm ${seen[0]}"
+done
+echo "ok   regen, check and survey --no-cache fetch upstream again (more requests than warm)"
 
 # a copy whose upstream is a git clone of the fixture trees (root layout, one commit
 # and tag per fixture tag): modules at v<pin>, and --list-tags from the workspace
