@@ -18,6 +18,7 @@
 
 #include "core/error.h"
 #include "core/fs.h"
+#include "core/log.h"
 #include "core/par.h"
 #include "py/py.h"
 #include "upstream/source.h"
@@ -26,10 +27,11 @@
 
 struct upstream {
     upstream_kind kind;
-    char *spec;      /* the URL template, the absolute clone path, or the directory template */
-    char *describe;  /* for messages */
-    char *cache_dir; /* NULL: no cache */
-    char *ca_file;   /* NULL: the system's CA store */
+    char *spec;       /* the URL template, the absolute clone path, or the directory template */
+    char *describe;   /* for messages */
+    char *cache_dir;  /* NULL: no cache */
+    int cache_broken; /* a write failed: warned once, not written again this run */
+    char *ca_file;    /* NULL: the system's CA store */
     http_params hp;
     git_src *git;
     upstream_stats stats;
@@ -419,21 +421,29 @@ static int validate_body(upstream *u, const upstream_item *it, const char *path,
     return r < 0 ? r : refuse_not_a_module(body->buf, body->len, base);
 }
 
+/* Caches a validated body. A cache that cannot be written (a read-only home, a
+ * file where the directory should be) costs only the next run its downloads: the
+ * bytes are good, so they are used, with one warning per run. */
+static void cache_store(upstream *u, const char *tag, const char *path, const strbuf *body)
+{
+    if (!u->cache_dir || u->cache_broken)
+        return;
+    char *key = cache_key(u, tag, path);
+    if (cache_put(u->cache_dir, key, body->buf, body->len) < 0) {
+        u->cache_broken = 1;
+        log_warn("%s; going on without caching upstream files", pgci_error_last());
+        pgci_error_clear();
+    }
+    free(key);
+}
+
 /* Records the outcome of one module whose body was validated (code: the read's or
  * the validation's result, its message set): caches it, or words the error. */
 static int record(upstream *u, const char *tag, const char *name, const char *path,
                   const char *where, int code, strbuf *body, char **error)
 {
-    if (code == 0 && u->cache_dir) {
-        char *key = cache_key(u, tag, path);
-        code = cache_put(u->cache_dir, key, body->buf, body->len);
-        free(key);
-        if (code < 0) {
-            *error = pgci_asprintf("cannot fetch %s: %s", name, pgci_error_last());
-            strbuf_reset(body);
-            return code;
-        }
-    }
+    if (code == 0)
+        cache_store(u, tag, path, body);
     if (code < 0) {
         *error = pgci_asprintf("cannot fetch %s from %s: %s", name, where, pgci_error_last());
         strbuf_reset(body);

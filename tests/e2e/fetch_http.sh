@@ -163,6 +163,23 @@ expect_fail loop-301 loop-301 11 "Maximum (10) redirects followed (curl error 47
 # a Content-Length shorter than the body: HTTP cannot tell, the validation does
 expect_fail shortlength shortlength 1 "re:not valid Python: modeling_llama.py:2:[0-9]+: syntax error near .*"
 
+# a cache that cannot be written (a file where its directory should be): the good
+# downloads are used, with one warning for the run that names the cache and why
+echo x >"$T/cachefile"
+before=$(server_count "$LOG" ok)
+XDG_CACHE_HOME=$T/cachefile "$PGCI" fetch --source "$BASE/ok/{tag}/src/{path}" --tag v1 \
+    --module "$M" --module transformers.models.qwen3.modeling_qwen3 --print \
+    >"$T/unwritable.out" 2>"$T/unwritable.err"
+rc=$?
+[ "$rc" -eq 0 ] || fail "unwritable cache: exit $rc: $(cat "$T/unwritable.err")"
+grep -qxF "# generated for v1/$P" "$T/unwritable.out" || fail "unwritable cache: no body"
+[ "$(($(server_count "$LOG" ok) - before))" -eq 2 ] || fail "unwritable cache: wanted 2 requests"
+[ "$(grep -c '^pgci: warning: ' "$T/unwritable.err")" -eq 1 ] &&
+    grep -qxF "pgci: warning: cannot write the cache in $T/cachefile/pgci: cannot create directory $T/cachefile/pgci: Not a directory; going on without caching upstream files" "$T/unwritable.err" ||
+    fail "unwritable cache: wanted one warning, got: $(cat "$T/unwritable.err")"
+! grep -q '^pgci: error:' "$T/unwritable.err" || fail "unwritable cache: an error: $(cat "$T/unwritable.err")"
+echo "ok   unwritable cache: files used, one warning"
+
 # connection refused: retried (the server may be restarting), then reported
 port=$(free_port)
 XDG_CACHE_HOME=$T/refused/cache "$PGCI" fetch --source "http://127.0.0.1:$port/{tag}/src/{path}" \
