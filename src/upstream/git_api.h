@@ -31,6 +31,7 @@
     X(reference_free)                                                                              \
     X(tree_entry_bypath)                                                                           \
     X(tree_entry_type)                                                                             \
+    X(tree_entry_filemode)                                                                         \
     X(tree_entry_id)                                                                               \
     X(tree_entry_free)                                                                             \
     X(tree_free)                                                                                   \

@@ -147,6 +147,11 @@ int git_src_read(git_src *g, const char *tag, const char *path, size_t max_bytes
         r = pgci_error_set(PGCI_EINVALID, "%s at tag %s is not a file", path, tag);
         goto out;
     }
+    /* a symlink's blob is its target's name ("impl.py"), which may even parse */
+    if (G->tree_entry_filemode(entry) == GIT_FILEMODE_LINK) {
+        r = pgci_error_set(PGCI_EINVALID, "%s is a symlink in the tree at %s", path, tag);
+        goto out;
+    }
     git_blob *blob = NULL;
     if (G->blob_lookup(&blob, g->repo, G->tree_entry_id(entry)) < 0) {
         r = pgci_error_set(PGCI_EIO, "cannot read the blob of %s at tag %s: %s", path, tag,

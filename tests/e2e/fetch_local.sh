@@ -65,6 +65,21 @@ rc=$?
     fail "git html: exit $rc: $(cat "$T/err")"
 echo "ok   git: an HTML blob is refused"
 
+# a symlink in the tree: its blob is the target's name ("impl.py", which parses), so
+# it is refused rather than returned as the module
+S=$T/symlinked
+mkdir -p "$S/src/transformers/models/llama"
+g "$S" init -q
+printf 'class LlamaModel:\n    pass\n' >"$S/src/transformers/models/llama/impl.py"
+ln -s impl.py "$S/$P"
+g "$S" add -A && g "$S" commit -qm sl && g "$S" tag v1
+"$PGCI" fetch --source "git:$S" --tag v1 --module "$M" >"$T/out" 2>"$T/err"
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(grep -c '^pgci: error:' "$T/err")" -eq 1 ] &&
+    grep -qxF "pgci: error: cannot fetch transformers@v1 $P from git repository $S (refs/tags/v1:$P): ${P#src/} is a symlink in the tree at v1" "$T/err" ||
+    fail "git symlink: exit $rc: $(cat "$T/err")"
+echo "ok   git: a symlink in the tree is refused"
+
 "$PGCI" fetch --source "git:$R" --list-tags >"$T/out" 2>"$T/err" || fail "list-tags: $(cat "$T/err")"
 printf 'v5.9.0\nv5.10.0\nv5.11.0\n' | cmp -s - "$T/out" || fail "list-tags: order $(cat "$T/out")"
 echo "ok   git: --list-tags in version order"
