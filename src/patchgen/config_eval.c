@@ -773,6 +773,13 @@ static int load_sibling(ce_ctx *c, TSNode n, const char *dotted, ce_module **out
                            "cannot find sibling config '%s': %s does not exist", dotted,
                            rel ? rel : file);
     }
+    /* module_file() resolved every symlink on the way: a sibling that lands outside
+     * the workspace is refused as discovery refuses such a config, before a byte of it
+     * is read (patchgen would import it, and its code would reach the output) */
+    if (c->ev->root && !path_under(c->ev->root, file))
+        return ce_error_at(c, n, PGCI_EINVALID,
+                           "sibling config '%s' resolves to %s, outside %s (symlink?)", dotted,
+                           file, c->ev->root);
     if (!strcmp(file, c->mod->abs_path))
         return ce_error_at(c, n, PGCI_EINVALID, "config '%s' imports itself", dotted);
     ce_module *loading = hashmap_get(&c->ev->modules, file);

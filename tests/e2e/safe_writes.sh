@@ -46,6 +46,35 @@ done
     fail "check --fix: the refusal is not one line"
 echo "ok   symlinked generated/: refused by every write mode, nothing written outside"
 
+# a sibling-config import that resolves outside the workspace (a symlinked package
+# directory, a symlinked config file) is refused as discovery refuses such a config:
+# one line naming the import, the resolved path and the workspace, exit 2, nothing
+# written; the outside code never reaches a generated file
+for how in dir file; do
+    fresh "evil-$how"
+    mkdir -p "$T/evil-$how/outside"
+    printf 'def evil_helper():\n    return "OUTSIDE"\n' > "$T/evil-$how/outside/x_patch_gen_config.py"
+    if [ $how = dir ]; then
+        ln -s "$T/evil-$how/outside" "$W/demo/models/evil"
+        mod=demo.models.evil.x_patch_gen_config
+    else
+        ln -s "$T/evil-$how/outside/x_patch_gen_config.py" "$W/$LLAMA/_x_patch_gen_config.py"
+        mod=demo.models.llama._x_patch_gen_config
+    fi
+    sed -i "s/^from veomni.patchgen.patch_spec import PatchConfig\$/&\nfrom $mod import evil_helper/" "$W/$LCFG"
+    echo 'config.add_helper(evil_helper)' >> "$W/$LCFG"
+    (cd "$W" && find . -type f -exec sha256sum {} + | sort) > "$T/evil.before"
+    real=$(cd "$T" && pwd -P)/evil-$how
+    for fix in "" --fix; do
+        expect_fail 2 "^pgci: error: $LCFG:[0-9]+:1: sibling config '$mod' resolves to $real/outside/x_patch_gen_config.py, outside $real/workspace \\(symlink\\?\\)$" \
+            "$PGCI" check -C "$W" --ruff "$RUFF" $fix
+    done
+    (cd "$W" && find . -type f -exec sha256sum {} + | sort) > "$T/evil.after"
+    cmp -s "$T/evil.before" "$T/evil.after" || fail "a sibling import through a $how symlink: something was written"
+    if grep -rq OUTSIDE "$W"; then fail "the outside code reached the workspace"; fi
+done
+echo "ok   a sibling import through a symlink out of the workspace: refused, exit 2, nothing written"
+
 # patchgen -o DIR: the files stay under DIR even through a symlink inside it
 fresh outdir
 mkdir -p "$T/o/demo/models" "$T/elsewhere"
