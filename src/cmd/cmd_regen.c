@@ -62,19 +62,29 @@ static int write_file(const workspace *ws, const regen_cli *cli, const char *rel
     return r < 0 ? r : fs_safe_write(root, fs_safe_rel(root, rel), data->buf, data->len);
 }
 
-/* Before the first write: every output must land inside; one refusal stops all. */
+/* Before the first write: every output must land inside, no two on one file; one
+ * refusal stops all. */
 static int check_outputs(const workspace *ws, const regen_cli *cli, const regen_output *outs,
                          size_t n)
 {
     const char *root;
     int r = fs_safe_root(cli->out_dir, ws->root, &root);
+    const char **cfgs = pgci_calloc(n ? n : 1, sizeof(*cfgs));
+    const char **pys = pgci_calloc(n ? n : 1, sizeof(*pys));
     for (size_t i = 0; r == 0 && i < n; i++) {
         if (outs[i].status < 0)
             continue;
-        r = fs_safe_check(root, fs_safe_rel(root, outs[i].py_path), NULL);
+        cfgs[i] = outs[i].config_path;
+        pys[i] = fs_safe_rel(root, outs[i].py_path);
+        r = fs_safe_check(root, pys[i], NULL);
         if (r == 0 && cli->diff)
             r = fs_safe_check(root, fs_safe_rel(root, outs[i].diff_path), NULL);
     }
+    /* two configs writing one file: the second would overwrite the first */
+    if (r == 0)
+        r = pipeline_require_distinct_outputs(root, cfgs, pys, n);
+    free(cfgs);
+    free(pys);
     return r;
 }
 

@@ -204,6 +204,30 @@ static int gate_require_generated(const gate_state *s)
     return r;
 }
 
+/* Two configs that write the same generated file (pipeline.h): the gate stops
+ * before anything is written. */
+static int gate_require_distinct_outputs(const gate_state *s)
+{
+    const char **cfgs = pgci_calloc(s->n ? s->n : 1, sizeof(*cfgs));
+    char **pys = pgci_calloc(s->n ? s->n : 1, sizeof(*pys));
+    for (size_t i = 0; i < s->n; i++) {
+        char *diff = NULL, *dir = fs_dirname(s->sel[i]->path);
+        cfgs[i] = s->sel[i]->path;
+        /* one that did not evaluate, or an unsafe target_file: its own finding says why */
+        if (s->cfgs[i] &&
+            regen_output_paths(dir, NULL, s->cfgs[i]->target_file, &pys[i], &diff) < 0)
+            pgci_error_clear();
+        free(diff);
+        free(dir);
+    }
+    int r = pipeline_require_distinct_outputs(s->ws->root, cfgs, (const char *const *)pys, s->n);
+    for (size_t i = 0; i < s->n; i++)
+        free(pys[i]);
+    free(pys);
+    free(cfgs);
+    return r;
+}
+
 /* The result cache, the run's parse set and the upstream that shares them. */
 static int gate_open_upstream(gate_state *s)
 {
@@ -513,7 +537,7 @@ int gate_run(const workspace *ws, const gate_opts *o, gate_result *out)
     int r;
     double t0 = now_ms();
     if ((r = gate_resolve(&s)) < 0 || (r = gate_evaluate(&s)) < 0 ||
-        (r = gate_require_generated(&s)) < 0)
+        (r = gate_require_distinct_outputs(&s)) < 0 || (r = gate_require_generated(&s)) < 0)
         goto out;
     run_doc_add_timing(&out->doc, "evaluate", now_ms() - t0);
     if ((r = gate_open_upstream(&s)) < 0)

@@ -1,15 +1,17 @@
 /*
  * What the gate and the survey share: which configs to run on, which ruff to run,
- * and the upstream the workspace names.
+ * the upstream the workspace names, and that no two configs write one file.
  */
 #include "pipeline/pipeline.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "core/error.h"
 #include "core/fs.h"
+#include "core/hashmap.h"
 
 int pipeline_parse_shard(const char *s, int *k, int *n)
 {
@@ -105,4 +107,59 @@ int pipeline_upstream_open_with(upstream **out, const workspace *ws, const char 
     uo.results = results;
     uo.no_cache = no_cache;
     return upstream_open(out, &uo);
+}
+
+/* rel with its "." and empty parts dropped ("a/./b//c" is "a/b/c"). */
+static char *path_clean(const char *rel)
+{
+    strbuf n = STRBUF_INIT;
+    for (const char *s = rel; *s;) {
+        size_t len = strcspn(s, "/");
+        if (len && !(len == 1 && s[0] == '.'))
+            strbuf_addf(&n, "%s%.*s", n.len ? "/" : "", (int)len, s);
+        s += len + (s[len] == '/');
+    }
+    return strbuf_detach(&n, NULL);
+}
+
+/* What identifies the file a generated path names: its directory's real path and
+ * its name when the directory exists (two paths through a symlinked directory are
+ * one file), else the cleaned path. */
+static char *output_identity(const char *root, const char *rel)
+{
+    strbuf p = STRBUF_INIT;
+    fs_join(&p, root, rel);
+    char *dir = fs_dirname(p.buf);
+    char *real = realpath(dir, NULL);
+    char *id = real ? pgci_asprintf("%s/%s", real, strrchr(p.buf, '/') + 1) : path_clean(rel);
+    free(real);
+    free(dir);
+    strbuf_free(&p);
+    return id;
+}
+
+int pipeline_require_distinct_outputs(const char *root, const char *const *configs,
+                                      const char *const *pys, size_t n)
+{
+    hashmap seen = HASHMAP_INIT; /* identity -> 1 + the index of the first config */
+    int r = 0;
+    for (size_t i = 0; i < n && r == 0; i++) {
+        if (!pys[i])
+            continue;
+        char *id = output_identity(root, pys[i]);
+        uintptr_t first = (uintptr_t)hashmap_get(&seen, id);
+        if (first) {
+            char *py = path_clean(pys[first - 1]);
+            r = pgci_error_set(PGCI_EINVALID,
+                               "%s and %s both write %s, so each regeneration overwrites the "
+                               "other's: give one of them another target_file",
+                               configs[first - 1], configs[i], py);
+            free(py);
+        } else {
+            hashmap_put(&seen, id, (void *)(uintptr_t)(i + 1));
+        }
+        free(id);
+    }
+    hashmap_free(&seen);
+    return r;
 }

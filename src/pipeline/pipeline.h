@@ -37,4 +37,12 @@ int pipeline_upstream_open_with(upstream **out, const workspace *ws, const char 
                                 const char *cache_dir, int jobs, py_parse_set *parses,
                                 rcache *results, int no_cache);
 
+/* Fails when two configs write one file: pys[i] (relative to root; NULL: config i
+ * writes nothing) names the generated .py of configs[i]. Two paths through a
+ * symlinked directory, or differing by "./", are one file. The error names both
+ * configs and the file: each regeneration would pass while the other drifts, and
+ * every write would put one over the other, run after run. */
+int pipeline_require_distinct_outputs(const char *root, const char *const *configs,
+                                      const char *const *pys, size_t n);
+
 #endif

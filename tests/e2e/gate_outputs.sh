@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# pgci check and the generated files it compares and --fix writes: two configs
+# writing one file, a deleted file whose model has a sibling, --fix without ruff,
+# a --fix that cannot write everything, and a generated path that is not a
+# plain file. Each is one clear line (or one "not fixed:" line), and nothing is
+# written that the run does not report.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. tests/lib.sh
+RUFF=$PWD/${PGCI_BUILD:-build}/deps/ruff
+T=$(mktemp -d)
+trap 'chmod -R u+w "$T" 2>/dev/null; rm -rf "$T"' EXIT
+LLAMA=demo/models/llama
+LPY=$LLAMA/generated/patched_modeling_llama_gpu.py
+LCFG=$LLAMA/llama_gpu_patch_gen_config.py
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+fresh() {
+    rm -rf "$T/$1"
+    mkdir -p "$T/$1"
+    cp -r fixtures/workspace "$T/$1/workspace"
+    cp -r fixtures/upstream "$T/$1/upstream"
+    W=$T/$1/workspace
+}
+# tree_sum: one line per file of the workspace with its hash
+tree_sum() { (cd "$W" && find . -type f -exec sha256sum {} + | sort); }
+
+# --- two configs writing one generated file --------------------------------------------
+# a copy of the llama config under another name, one string changed: each config's
+# regeneration would pass while the other drifts, and --fix would write one over
+# the other run after run. One line naming both configs and the file, exit 2,
+# nothing written (check, check --fix, regen --write)
+fresh twice
+L2=$LLAMA/llama2_gpu_patch_gen_config.py
+sed 's/Llama with kernel hooks for the pgci demo/Llama, a second opinion/' "$W/$LCFG" > "$W/$L2"
+! cmp -s "$W/$LCFG" "$W/$L2" || fail "the copy is not different"
+tree_sum > "$T/twice.before"
+for cmd in "check" "check --fix" "regen --write --diff"; do
+    expect_fail 2 "^pgci: error: $L2 and $LCFG both write $LPY, so each regeneration overwrites the other's: give one of them another target_file$" \
+        "$PGCI" $cmd -C "$W" --ruff "$RUFF"
+done
+tree_sum | cmp -s - "$T/twice.before" || fail "two configs on one file: something was written"
+# the same file named another way ("./"): still one file
+sed -i 's/target_file="patched_modeling_llama_gpu.py"/target_file=".\/patched_modeling_llama_gpu.py"/' "$W/$L2"
+grep -q 'target_file="./patched' "$W/$L2" || fail "the ./ edit did not apply"
+tree_sum > "$T/twice.before"
+expect_fail 2 "^pgci: error: $L2 and $LCFG both write $LPY, " "$PGCI" check -C "$W" --ruff "$RUFF" --fix
+tree_sum | cmp -s - "$T/twice.before" || fail "two configs on one file (./): something was written"
+echo "ok   two configs writing one file: one line naming both, exit 2, nothing written"
+
+echo "gate outputs: ok"
