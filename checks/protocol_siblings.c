@@ -181,6 +181,14 @@ static void check_name_map(const check_ctx *ctx, const proto_settings *s, const 
     index_module_free(idx);
 }
 
+/* A finding that a generated file is absent: writing the file (check --fix) is
+ * what answers it, so it must not stop --fix from writing it (gate_fix.h). */
+static void not_checked_in(finding *f)
+{
+    if (f && f->data)
+        json_object_set_new(f->data, "kind", json_string("not-checked-in"));
+}
+
 static int run_siblings(const check_ctx *ctx, proto_settings *s, findings *out, strbuf *why)
 {
     (void)why;
@@ -206,9 +214,10 @@ static int run_siblings(const check_ctx *ctx, proto_settings *s, findings *out, 
                               "%s regenerates but its %s sibling does not: %s",
                               short_name(b->config_path), k ? "NPU" : "GPU", a->error);
                 else if (!a->error && !b->error && !a->checked_py && b->checked_py)
-                    proto_add(out, s, "siblings.pair", a->module, a->py_path, 0,
-                              "%s is not checked in while its sibling's %s is",
-                              a->py_path ? a->py_path : "the generated file", b->py_path);
+                    not_checked_in(proto_add(out, s, "siblings.pair", a->module, a->py_path, 0,
+                                             "%s is not checked in while its sibling's %s is",
+                                             a->py_path ? a->py_path : "the generated file",
+                                             b->py_path));
             }
             check_copies(s, npu, gpu, out);
         }

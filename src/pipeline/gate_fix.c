@@ -16,12 +16,25 @@ static int fixable_check(const char *id)
            !strcmp(id, "diff-consistency");
 }
 
+static int has_kind(const finding *f, const char *kind)
+{
+    json_t *k = f->data ? json_object_get(f->data, "kind") : NULL;
+    return k && json_is_string(k) && !strcmp(json_string_value(k), kind);
+}
+
 /* A misspelled target (targets' near-miss warning): regenerating would add the
  * typo as a method and leave the one meant unpatched. */
 static int near_miss(const finding *f)
 {
-    json_t *k = f->data ? json_object_get(f->data, "kind") : NULL;
-    return k && json_is_string(k) && !strcmp(json_string_value(k), "near-miss");
+    return has_kind(f, "near-miss");
+}
+
+/* A finding a rewrite fixes: one of the fixable checks', or one that says the
+ * config's generated file is absent ("not-checked-in": protocol-siblings' GPU
+ * file missing while the NPU one is there), which writing it answers. */
+static int fixed_by_rewrite(const finding *f)
+{
+    return fixable_check(f->check) || has_kind(f, "not-checked-in");
 }
 
 /* The first error (or near miss) another check found for this config, or NULL. */
@@ -30,7 +43,7 @@ static const finding *blocking_error(const findings *fs, const char *module)
     for (size_t k = 0; k < fs->len; k++) {
         const finding *f = fs->items[k];
         if ((f->sev == SEV_ERROR || near_miss(f)) && f->config && !strcmp(f->config, module) &&
-            !fixable_check(f->check))
+            !fixed_by_rewrite(f))
             return f;
     }
     return NULL;
@@ -77,16 +90,16 @@ static void plan(const check_input *in, size_t n, const findings *fs, strvec *re
     }
 }
 
-/* Drops the findings a rewrite fixed: those of the fixable checks on a config whose
- * files are now the fresh regeneration (a stale .diff is consistent again once its
- * .py is rewritten). */
+/* Drops the findings a rewrite fixed (fixed_by_rewrite) on a config whose files are
+ * now the fresh regeneration (a stale .diff is consistent again once its .py is
+ * rewritten, a missing .py is there). */
 static void drop_fixed(findings *fs, const strvec *modules)
 {
     size_t w = 0;
     for (size_t k = 0; k < fs->len; k++) {
         finding *f = fs->items[k];
         int gone = 0;
-        for (size_t i = 0; !gone && f->config && fixable_check(f->check) && i < modules->len; i++)
+        for (size_t i = 0; !gone && f->config && fixed_by_rewrite(f) && i < modules->len; i++)
             gone = !strcmp(f->config, modules->items[i]);
         if (gone)
             finding_free(f);

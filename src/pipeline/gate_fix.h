@@ -5,7 +5,9 @@
  * A config's files are rewritten only when its regeneration is the whole story:
  * a config with any error from another check in the same run (a missing or
  * vanished target, a names error, an upstream that does not look like the
- * module) or a misspelled target (a near miss) is left alone and said so. Every path is checked to
+ * module) or a misspelled target (a near miss) is left alone and said so; a
+ * finding that only says the config's generated file is absent (data kind
+ * "not-checked-in") does not count, since writing the file answers it. Every path is checked to
  * resolve inside the workspace before the first byte is written (fs_safe.h); a replaced file keeps
  * its mode and owner. The drift, ruff-equivalence and .diff findings of the files
  * rewritten are fixed, so they leave the findings for the run's `fixed` list.

@@ -48,4 +48,20 @@ expect_fail 2 "^pgci: error: $L2 and $LCFG both write $LPY, " "$PGCI" check -C "
 tree_sum | cmp -s - "$T/twice.before" || fail "two configs on one file (./): something was written"
 echo "ok   two configs writing one file: one line naming both, exit 2, nothing written"
 
+# --- a deleted generated file whose model has a sibling ---------------------------------
+# check says --fix writes it; the protocol-siblings error that its absence causes
+# ("not checked in while its sibling's ... is") must not stop --fix from writing it
+fresh sibling
+QPY=demo/models/qwen3/generated/patched_modeling_qwen3_gpu.py
+rm "$W/$QPY"
+expect_fail 2 "generated file $QPY is missing \\(pgci check --fix writes it\\)" "$PGCI" check -C "$W" --ruff "$RUFF"
+rc=0
+"$PGCI" check -C "$W" --ruff "$RUFF" --fix > "$T/sibling.out" 2>&1 || rc=$?
+[ "$rc" = 0 ] || fail "--fix of a deleted file with a sibling: exit $rc: $(cat "$T/sibling.out")"
+expect_grep "^  wrote $QPY$" "$T/sibling.out"
+! grep -q "not fixed" "$T/sibling.out" || fail "--fix refused: $(cat "$T/sibling.out")"
+cmp "$W/$QPY" "fixtures/workspace/$QPY" || fail "--fix wrote other bytes"
+"$PGCI" check -C "$W" --ruff "$RUFF" > /dev/null || fail "not clean after --fix"
+echo "ok   a deleted generated file with a sibling: --fix writes it back"
+
 echo "gate outputs: ok"
