@@ -112,6 +112,16 @@ static int allow_skip_check(const strvec *ids)
     return 0;
 }
 
+/* --fix writes ruff's output: with --no-ruff it would have nothing to write, and
+ * saying so up front beats a run that reports drift and writes nothing. */
+static int fix_check(const gate_opts *go)
+{
+    if (go->fix && go->no_ruff)
+        return pgci_error_set(PGCI_EUSAGE, "check: --fix needs ruff: the checked-in files are "
+                                           "ruff's output (drop --no-ruff, or pass --ruff CMD)");
+    return 0;
+}
+
 int cmd_check(int argc, const char **argv)
 {
     common_opts common = {0};
@@ -155,7 +165,7 @@ int cmd_check(int argc, const char **argv)
     int min;
     if (cmd_output_opts("check", fail_on, format, &min) < 0)
         goto out;
-    if (allow_skip_check(&allow_skip) < 0 ||
+    if (fix_check(&go) < 0 || allow_skip_check(&allow_skip) < 0 ||
         (shard && pipeline_parse_shard(shard, &go.shard_k, &go.shard_n) < 0)) {
         code = cmd_error();
         goto out;

@@ -64,4 +64,15 @@ cmp "$W/$QPY" "fixtures/workspace/$QPY" || fail "--fix wrote other bytes"
 "$PGCI" check -C "$W" --ruff "$RUFF" > /dev/null || fail "not clean after --fix"
 echo "ok   a deleted generated file with a sibling: --fix writes it back"
 
+# --- --fix --no-ruff ----------------------------------------------------------------------
+# the checked-in files are ruff's output: without ruff --fix has nothing to write,
+# which is a usage error up front, not "1 drifted" with nothing written and no word
+fresh noruff
+echo "# drift" >> "$W/$LPY"
+tree_sum > "$T/noruff.before"
+expect_fail 2 "^pgci: error: check: --fix needs ruff: the checked-in files are ruff's output \\(drop --no-ruff, or pass --ruff CMD\\)$" \
+    "$PGCI" check -C "$W" --fix --no-ruff
+tree_sum | cmp -s - "$T/noruff.before" || fail "--fix --no-ruff wrote something"
+echo "ok   --fix --no-ruff: a usage error, exit 2, nothing written"
+
 echo "gate outputs: ok"
