@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/error.h"
 #include "core/fs.h"
@@ -47,6 +48,23 @@ static int deepest_dir(const char *path, char *real)
     }
 }
 
+/* The file at path can be created or replaced: it is not a directory, and the
+ * directory it lands in (or the deepest existing one, real, where the rest is to
+ * be created) lets this process create entries. A write that would fail on that is
+ * refused before any is made. */
+static int writable(const char *path, const char *rel, const char *real)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return pgci_error_set(PGCI_EIO, "cannot write %s: it is a directory; nothing was written",
+                              rel);
+    if (access(real, W_OK | X_OK) < 0)
+        return pgci_error_set(PGCI_EIO,
+                              "cannot write %s: %s is not writable (%s); nothing was written", rel,
+                              real, strerror(errno));
+    return 0;
+}
+
 int fs_safe_check(const char *root, const char *rel, strbuf *abs)
 {
     strbuf p = STRBUF_INIT;
@@ -65,6 +83,8 @@ int fs_safe_check(const char *root, const char *rel, strbuf *abs)
                            "refusing to write %s: its directory resolves to %s, outside %s "
                            "(a symlink out of the tree?); nothing was written",
                            rel, real, real_root);
+    if (r == 0)
+        r = writable(p.buf, rel, real);
     if (r == 0 && abs)
         strbuf_add(abs, p.buf, p.len);
     strbuf_free(&p);

@@ -19,8 +19,9 @@
 
 /* Checks that rel (relative to root, or absolute but then under root) would be
  * written inside root: fs_path_check() on a relative path, then the deepest
- * existing directory on its way must resolve under root's real path. Creates
- * nothing. abs (may be NULL) gets root/rel. */
+ * existing directory on its way must resolve under root's real path; and that the
+ * write can be made: rel is not a directory, and that directory is writable by
+ * this process. Creates nothing. abs (may be NULL) gets root/rel. */
 int fs_safe_check(const char *root, const char *rel, strbuf *abs);
 
 /* fs_safe_check(), then creates the missing directories (and checks again that

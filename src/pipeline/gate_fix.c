@@ -119,6 +119,7 @@ int gate_fix_apply(const char *root, const check_input *in, size_t n, findings *
     for (size_t i = 0; r == 0 && i < items.len; i++)
         r = fs_safe_check(root, items.items[i].path, NULL);
     strvec modules = STRVEC_INIT;
+    size_t before = fixed->len;
     for (size_t i = 0; r == 0 && i < items.len; i++) {
         r = fs_safe_write(root, items.items[i].path, items.items[i].data, items.items[i].len);
         if (r == 0)
@@ -126,6 +127,18 @@ int gate_fix_apply(const char *root, const check_input *in, size_t n, findings *
         if (r == 0 &&
             (i + 1 == items.len || strcmp(items.items[i + 1].module, items.items[i].module)))
             strvec_push(&modules, items.items[i].module);
+    }
+    /* a write that failed although every check passed (a full disk): the error
+     * says which files this run did rewrite, so none is taken for untouched */
+    if (r < 0 && fixed->len > before) {
+        strbuf done = STRBUF_INIT;
+        for (size_t i = before; i < fixed->len; i++)
+            strbuf_addf(&done, "%s%s", i > before ? ", " : "", fixed->items[i]);
+        char *msg = pgci_strdup(pgci_error_last());
+        r = pgci_error_set(r, "%s; rewritten before it: %s; the other files are unchanged", msg,
+                           done.buf);
+        free(msg);
+        strbuf_free(&done);
     }
     VEC_FREE(&items);
     drop_fixed(fs, &modules);

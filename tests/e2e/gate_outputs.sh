@@ -75,4 +75,48 @@ expect_fail 2 "^pgci: error: check: --fix needs ruff: the checked-in files are r
 tree_sum | cmp -s - "$T/noruff.before" || fail "--fix --no-ruff wrote something"
 echo "ok   --fix --no-ruff: a usage error, exit 2, nothing written"
 
+# --- a --fix that cannot write everything ------------------------------------------------
+# two configs drifted, the second one's generated/ not writable (as an unprivileged
+# user: root writes anywhere): every target is checked before the first write, so
+# the run stops in one line naming the file and why, and the first config's file
+# is not rewritten either
+QPY=demo/models/qwen3/generated/patched_modeling_qwen3_gpu.py
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+    fresh partial
+    echo "# drift" >> "$W/$LPY"
+    echo "# drift" >> "$W/$QPY"
+    cp "$RUFF" "$T/ruff-copy"
+    chmod 755 "$T" "$T/partial" "$T/ruff-copy"
+    chown -R 65534:65534 "$W"
+    chmod a-w "$W/demo/models/qwen3/generated"
+    tree_sum > "$T/partial.before"
+    expect_fail 2 "^pgci: error: cannot write $QPY: .*/demo/models/qwen3/generated is not writable \\(Permission denied\\); nothing was written$" \
+        env HOME="$T" TMPDIR=/tmp setpriv --reuid 65534 --regid 65534 --clear-groups \
+        "$PGCI" check -C "$W" --ruff "$T/ruff-copy" --fix
+    tree_sum | cmp -s - "$T/partial.before" || fail "an unwritable generated/: something was written"
+    chmod u+w "$W/demo/models/qwen3/generated"
+    echo "ok   an unwritable generated/: refused before the first write, nothing written"
+else
+    echo "skip an unwritable generated/ (needs root and setpriv to run as nobody)"
+fi
+# a write that fails although every check passed (a file-size limit that the
+# llama file fits and the qwen3 one does not): the error says which file this run
+# did rewrite, so it is not taken for untouched
+fresh full
+echo "# drift" >> "$W/$LPY"
+echo "# drift" >> "$W/$QPY"
+lsize=$(stat -c %s "fixtures/workspace/$LPY")
+qsize=$(stat -c %s "fixtures/workspace/$QPY")
+limit=$(((lsize + 1023) / 1024))
+[ "$qsize" -gt $((limit * 1024)) ] || fail "the fixture sizes no longer suit this test ($lsize, $qsize)"
+# a warm result cache: ruff's temporary files are not written under the limit
+"$PGCI" check -C "$W" --ruff "$RUFF" --cache-dir "$T/full/cache" > /dev/null || true
+rc=0
+(ulimit -f $limit; "$PGCI" check -C "$W" --ruff "$RUFF" --cache-dir "$T/full/cache" --fix > "$T/full.out" 2> "$T/full.err") || rc=$?
+[ "$rc" = 2 ] || fail "a write that fails: exit $rc: $(cat "$T/full.out" "$T/full.err")"
+expect_grep "^pgci: error: cannot write .*$QPY: File too large; rewritten before it: $LPY; the other files are unchanged$" "$T/full.err"
+cmp -s "$W/$LPY" "fixtures/workspace/$LPY" || fail "the llama file was not rewritten"
+[ -z "$(find "$W" -name '*.pgci-tmp-*')" ] || fail "a temporary file was left"
+echo "ok   a write that fails partway: the error lists what was rewritten"
+
 echo "gate outputs: ok"
