@@ -12,9 +12,11 @@
  */
 #include "pipeline/gate.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "checks/checks.h"
 #include "checks/regen_finding.h"
@@ -174,11 +176,49 @@ static int gate_evaluate(gate_state *s)
     return r;
 }
 
-/* A generated file that is not there at all: nothing to check against. */
+/* One generated file of config `cfg`: it must not resolve outside the workspace
+ * (a symlink out), and when it is there it must be a regular file. Without --fix
+ * (`fix`) a .py that is not there at all is an error too (`required`); a missing
+ * .diff is drift, a finding. With --fix the messages say that nothing was
+ * written, as the write checks' (fs_safe.h) do. */
+static int generated_file_ok(const char *root, const char *cfg, const char *rel, int required,
+                             int fix)
+{
+    strbuf p = STRBUF_INIT;
+    int r = fs_join_under(&p, root, rel, "generated file");
+    struct stat st;
+    if (r < 0 && fix) {
+        char *why = pgci_strdup(pgci_error_last());
+        r = pgci_error_set(r, "refusing to write %s: %s; nothing was written", rel, why);
+        free(why);
+    } else if (r == 0 && stat(p.buf, &st) == 0) {
+        const char *what = S_ISDIR(st.st_mode) ? "a directory" : "not a regular file";
+        if (!S_ISREG(st.st_mode) && fix)
+            r = pgci_error_set(PGCI_EINVALID,
+                               "%s: cannot write generated file %s: it is %s (remove it and run "
+                               "--fix again); nothing was written",
+                               cfg, rel, what);
+        else if (!S_ISREG(st.st_mode))
+            r = pgci_error_set(PGCI_EINVALID,
+                               "%s: generated file %s is %s, not a file (remove it; pgci check "
+                               "--fix then writes it)",
+                               cfg, rel, what);
+    } else if (r == 0 && errno != ENOENT) {
+        r = pgci_error_set(PGCI_EIO, "%s: cannot read generated file %s: %s", cfg, rel,
+                           strerror(errno));
+    } else if (r == 0 && required) {
+        r = pgci_error_set(PGCI_ENOTFOUND,
+                           "%s: generated file %s is missing (pgci check --fix writes it)", cfg,
+                           rel);
+    }
+    strbuf_free(&p);
+    return r;
+}
+
+/* The generated files, before anything reads or writes them: none outside the
+ * workspace, none that is not a file, and (without --fix) every .py there. */
 static int gate_require_generated(const gate_state *s)
 {
-    if (s->o->fix)
-        return 0;
     int r = 0;
     for (size_t i = 0; i < s->n && r == 0; i++) {
         if (!s->cfgs[i])
@@ -187,17 +227,10 @@ static int gate_require_generated(const gate_state *s)
         char *dir = fs_dirname(s->sel[i]->path);
         r = regen_output_paths(dir, NULL, s->cfgs[i]->target_file, &py, &diff);
         free(dir);
-        strbuf p = STRBUF_INIT;
         if (r == 0)
-            r = fs_join_under(&p, s->ws->root, py, "generated file");
-        if (r == 0) {
-            if (!fs_is_file(p.buf))
-                r = pgci_error_set(PGCI_ENOTFOUND,
-                                   "%s: generated file %s is missing (pgci check --fix "
-                                   "writes it)",
-                                   s->sel[i]->path, py);
-        }
-        strbuf_free(&p);
+            r = generated_file_ok(s->ws->root, s->sel[i]->path, py, !s->o->fix, s->o->fix);
+        if (r == 0 && !s->o->no_diff)
+            r = generated_file_ok(s->ws->root, s->sel[i]->path, diff, 0, s->o->fix);
         free(py);
         free(diff);
     }

@@ -119,4 +119,35 @@ cmp -s "$W/$LPY" "fixtures/workspace/$LPY" || fail "the llama file was not rewri
 [ -z "$(find "$W" -name '*.pgci-tmp-*')" ] || fail "a temporary file was left"
 echo "ok   a write that fails partway: the error lists what was rewritten"
 
+# --- a generated path that is not a plain file: the real reason ---------------------------
+# a .diff that is a symlink out of the workspace (as the .py: not "missing")
+LDIFF=${LPY%.py}.diff
+fresh diffsym
+mv "$W/$LDIFF" "$T/diffsym/outside.diff"
+ln -s "$T/diffsym/outside.diff" "$W/$LDIFF"
+out_sum=$(sha256sum < "$T/diffsym/outside.diff")
+real=$(cd "$T/diffsym" && pwd -P)
+expect_fail 2 "^pgci: error: generated file '$LDIFF' resolves to $real/outside.diff, outside $real/workspace \\(symlink\\?\\)$" \
+    "$PGCI" check -C "$W" --ruff "$RUFF"
+echo "# drift" >> "$W/$LPY"
+tree_sum > "$T/diffsym.before"
+expect_fail 2 "^pgci: error: refusing to write $LDIFF: generated file '$LDIFF' resolves to $real/outside.diff, outside $real/workspace \\(symlink\\?\\); nothing was written$" \
+    "$PGCI" check -C "$W" --ruff "$RUFF" --fix
+tree_sum | cmp -s - "$T/diffsym.before" || fail "a .diff symlinked out: something was written"
+[ "$out_sum" = "$(sha256sum < "$T/diffsym/outside.diff")" ] || fail "the outside file changed"
+[ -L "$W/$LDIFF" ] || fail "the symlink was replaced"
+echo "ok   a .diff symlinked out of the workspace: 'resolves to ..., outside', exit 2, nothing written"
+# a generated .py (and a .diff) that is a directory: "a directory", not "missing"
+for f in "$LPY" "$LDIFF"; do
+    fresh isdir
+    rm "$W/$f"
+    mkdir "$W/$f"
+    tree_sum > "$T/isdir.before"
+    expect_fail 2 "^pgci: error: $LCFG: generated file $f is a directory, not a file \\(remove it; pgci check --fix then writes it\\)$" \
+        "$PGCI" check -C "$W" --ruff "$RUFF"
+    expect_fail 2 "^pgci: error: $LCFG: cannot write generated file $f: it is a directory \\(remove it and run --fix again\\); nothing was written$" \
+        "$PGCI" check -C "$W" --ruff "$RUFF" --fix
+    tree_sum | cmp -s - "$T/isdir.before" || fail "a directory at $f: something was written"
+done
+echo "ok   a generated path that is a directory: said so, exit 2, nothing written"
 echo "gate outputs: ok"
