@@ -7,12 +7,46 @@
  * that points outside it is refused rather than followed. A template with {tag}
  * lists its tags: the directories that exist for one.
  */
+#include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/version.h"
 #include "upstream/source.h"
+
+/* Why the tag's directory cannot be read, or 0: missing, not a directory, or
+ * there but closed to this process (which is not "no such directory"). */
+static int dir_readable(const char *dir)
+{
+    struct stat st;
+    if (stat(dir, &st) < 0)
+        return errno == ENOENT || errno == ENOTDIR
+                   ? pgci_error_set(PGCI_ENOTFOUND, "no such directory")
+                   : pgci_error_set(PGCI_EIO, "cannot read the directory: %s", strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return pgci_error_set(PGCI_ENOTFOUND, "not a directory");
+    if (access(dir, X_OK) < 0)
+        return pgci_error_set(PGCI_EIO, "cannot read the directory: %s", strerror(errno));
+    return 0;
+}
+
+/* 1 when file is a regular file, 0 when it is absent; an error (negative) when it
+ * cannot be looked at (a directory on its way closed to this process) or is there
+ * but not a file. rel names it in the message. */
+static int module_present(const char *file, const char *rel)
+{
+    struct stat st;
+    if (stat(file, &st) < 0)
+        return errno == ENOENT || errno == ENOTDIR
+                   ? 0
+                   : pgci_error_set(PGCI_EIO, "cannot read %s: %s", rel, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return pgci_error_set(PGCI_EIO, "%s is not a regular file", rel);
+    return 1;
+}
 
 int dir_src_read(const char *dir_tmpl, const char *tag, const char *path, size_t max_bytes,
                  strbuf *out, strbuf *where)
@@ -20,22 +54,23 @@ int dir_src_read(const char *dir_tmpl, const char *tag, const char *path, size_t
     strbuf dir = STRBUF_INIT, file = STRBUF_INIT, rel = STRBUF_INIT;
     http_url(&dir, dir_tmpl, tag, path);
     int r;
-    if (!fs_is_dir(dir.buf)) {
+    if ((r = dir_readable(dir.buf)) < 0) {
         strbuf_adds(where, dir.buf);
-        r = pgci_error_set(PGCI_ENOTFOUND, "no such directory");
         goto out;
     }
     strbuf_addf(&rel, "src/%s", path);
     strbuf_addf(where, "%s/src/%s", dir.buf, path);
-    if ((r = fs_join_under(&file, dir.buf, rel.buf, "module path")) < 0)
+    if ((r = fs_join_under(&file, dir.buf, rel.buf, "module path")) < 0 ||
+        (r = module_present(file.buf, rel.buf)) < 0)
         goto out;
-    if (!fs_is_file(file.buf)) {
+    if (r == 0) {
         strbuf_reset(&file);
-        if ((r = fs_join_under(&file, dir.buf, path, "module path")) < 0)
+        strbuf_reset(where);
+        strbuf_adds(where, dir.buf);
+        if ((r = fs_join_under(&file, dir.buf, path, "module path")) < 0 ||
+            (r = module_present(file.buf, path)) < 0)
             goto out;
-        if (!fs_is_file(file.buf)) {
-            strbuf_reset(where);
-            strbuf_adds(where, dir.buf);
+        if (r == 0) {
             r = pgci_error_set(PGCI_ENOTFOUND, "neither src/%s nor %s exists there", path, path);
             goto out;
         }

@@ -150,4 +150,30 @@ for f in "$LPY" "$LDIFF"; do
     tree_sum | cmp -s - "$T/isdir.before" || fail "a directory at $f: something was written"
 done
 echo "ok   a generated path that is a directory: said so, exit 2, nothing written"
+# a dir: upstream that exists but this process cannot read (as nobody): not "no
+# such directory"
+fresh closed
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+    cp "$RUFF" "$T/ruff-copy"
+    chmod 755 "$T" "$T/closed" "$T/ruff-copy"
+    chmod -R a+rX "$T/closed"
+    UP=$T/closed/upstream/v1.0.0
+    as_nobody() {
+        env HOME="$T" TMPDIR=/tmp setpriv --reuid 65534 --regid 65534 --clear-groups "$@"
+    }
+    chmod 700 "$UP"
+    expect_fail 2 "cannot fetch transformers@v1.0.0 src/transformers/models/llama/modeling_llama.py from .*/upstream/v1.0.0: cannot read the directory: Permission denied" \
+        as_nobody "$PGCI" check -C "$W" --ruff "$T/ruff-copy" --no-cache
+    chmod 755 "$UP"
+    chmod 700 "$UP/transformers/models"
+    expect_fail 2 "from .*/upstream/v1.0.0: cannot read transformers/models/llama/modeling_llama.py: Permission denied" \
+        as_nobody "$PGCI" check -C "$W" --ruff "$T/ruff-copy" --no-cache
+    chmod 755 "$UP/transformers/models"
+    echo "ok   an upstream directory closed to the user: 'cannot read ...: Permission denied'"
+else
+    echo "skip an upstream directory closed to the user (needs root and setpriv to run as nobody)"
+fi
+rm -rf "$T/closed/upstream/v1.0.0"
+expect_fail 2 "from .*/upstream/v1.0.0: no such directory" "$PGCI" check -C "$W" --ruff "$RUFF" --no-cache
+
 echo "gate outputs: ok"
