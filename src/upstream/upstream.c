@@ -394,20 +394,19 @@ static void trim_blank(const char *s, size_t len, size_t *b, size_t *e)
  * body (a 200 or 204 with nothing in it; only a package's __init__.py may be
  * empty), or a JSON document (an API's error object served with 200). Either
  * would pass the syntax check, be cached, and fail every later check. */
-static int refuse_not_a_module(const char *data, size_t len, const char *base)
+static int refuse_not_a_module(const upstream *u, const char *data, size_t len, const char *base)
 {
+    /* what a server does; a directory or a git tree just holds the file */
+    const int http = u->kind == UPSTREAM_HTTP;
     size_t b, e;
     trim_blank(data, len, &b, &e);
     if (b == e && strcmp(base, "__init__.py") != 0)
-        return pgci_error_set(PGCI_EINVALID,
-                              "%s is empty%s: not a Python module (an empty body served with a "
-                              "success status?)",
-                              base, len ? " (only whitespace)" : "");
+        return pgci_error_set(PGCI_EINVALID, "%s is empty%s: not a Python module%s", base,
+                              len ? " (only whitespace)" : "",
+                              http ? " (an empty body served with a success status?)" : "");
     if (b < e && ((data[b] == '{' && data[e - 1] == '}') || (data[b] == '[' && data[e - 1] == ']')))
-        return pgci_error_set(PGCI_EINVALID,
-                              "%s is a JSON document, not a Python module (an error served "
-                              "with a success status?)",
-                              base);
+        return pgci_error_set(PGCI_EINVALID, "%s is a JSON document, not a Python module%s", base,
+                              http ? " (an error served with a success status?)" : "");
     return 0;
 }
 
@@ -418,7 +417,7 @@ static int validate_body(upstream *u, const upstream_item *it, const char *path,
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
     int r = validate_once(u, it->parses ? it->parses : u->parses, body->buf, body->len, base);
-    return r < 0 ? r : refuse_not_a_module(body->buf, body->len, base);
+    return r < 0 ? r : refuse_not_a_module(u, body->buf, body->len, base);
 }
 
 /* Caches a validated body. A cache that cannot be written (a read-only home, a

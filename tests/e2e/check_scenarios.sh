@@ -248,7 +248,7 @@ for run in cold warm; do
         "$PGCI" check -C "$W" --ruff "$RUFF" --cache-dir "$T/notmodule/cache"
 done
 : > "$UPL"
-expect_fail 2 "modeling_llama is empty: not the module" "$PGCI" check -C "$W" --ruff "$RUFF" --no-cache
+expect_fail 2 "modeling_llama.py is empty: not a Python module" "$PGCI" check -C "$W" --ruff "$RUFF" --no-cache
 fresh noruff
 expect_fail 2 "ruff" "$PGCI" check -C "$W" --ruff "$T/no-such-ruff"
 echo "check scenarios: ok"

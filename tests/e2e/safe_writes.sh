@@ -95,7 +95,7 @@ rc=0
 "$PGCI" check -C "$W" --ruff "$RUFF" --source "dir:$T/errfix/upstream/{tag}" --fix > "$T/errfix.out" 2>&1 || rc=$?
 # an empty upstream is the environment's failure: exit 2, one line, nothing written
 [ "$rc" = 2 ] || fail "--fix with an empty upstream: exit $rc"
-grep -q "^pgci: error: $LCFG: transformers@v1.0.0 transformers.models.llama.modeling_llama is empty" "$T/errfix.out" ||
+grep -q "^pgci: error: $LCFG: cannot fetch transformers@v1.0.0 .*: modeling_llama.py is empty: not a Python module$" "$T/errfix.out" ||
     fail "empty upstream: $(cat "$T/errfix.out")"
 [ "$sha_before" = "$(sha256sum "$W/$LPY" "$W/${LPY%.py}.diff")" ] || fail "--fix rewrote a config with errors"
 echo "ok   an empty upstream module: exit 2 in one line, --fix writes nothing"
