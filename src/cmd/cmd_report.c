@@ -178,9 +178,13 @@ int cmd_report(int argc, const char **argv)
             cmd_error();
             goto free_docs;
         }
+    /* one shard alone is not the whole run either */
+    if (run_doc_check_shards(docs, (const char *const *)ins.items, ins.len) < 0) {
+        cmd_error();
+        goto free_docs;
+    }
     if (ins.len > 1) {
-        if (run_doc_check_shards(docs, (const char *const *)ins.items, ins.len) < 0 ||
-            run_doc_merge(&merged, docs, ins.len) < 0) {
+        if (run_doc_merge(&merged, docs, (const char *const *)ins.items, ins.len) < 0) {
             cmd_error();
             goto free_docs;
         }

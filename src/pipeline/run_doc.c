@@ -10,6 +10,7 @@
 #include "core/fs.h"
 #include "core/pgci_version.h"
 #include "verify/verify.h"
+#include "workspace/workspace.h"
 
 void run_doc_init(run_doc *d, const char *command, int with_timestamp)
 {
@@ -62,12 +63,40 @@ void run_doc_set_input(run_doc *d, const char *key, const char *value)
                         value ? json_string(value) : json_null());
 }
 
+/* Where path is, or would go, in files (sorted by path); *found when it is there. */
+static size_t file_slot(json_t *files, const char *path, json_t **found)
+{
+    size_t lo = 0, hi = json_array_size(files);
+    *found = NULL;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        json_t *f = json_array_get(files, mid);
+        int c = strcmp(json_string_value(json_object_get(f, "path")) ?: "", path);
+        if (c == 0) {
+            *found = f;
+            return mid;
+        }
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* inputs.files stays sorted by path, each path once: several configs read the same
+ * upstream module, and a merge of shards must list what the unsharded run lists. */
 void run_doc_add_input_file(run_doc *d, const char *path, const char *sha256_hex)
 {
+    json_t *files = json_object_get(json_object_get(d->root, "inputs"), "files");
+    json_t *have;
+    size_t at = file_slot(files, path, &have);
+    if (have)
+        return; /* read once per run: the first hash is the one the run used */
     json_t *f = json_object();
     json_object_set_new(f, "path", json_string(path));
     json_object_set_new(f, "sha256", json_string(sha256_hex));
-    json_array_append_new(json_object_get(json_object_get(d->root, "inputs"), "files"), f);
+    json_array_insert_new(files, at, f);
 }
 
 static json_t *find_by(json_t *arr, const char *key, const char *value)
@@ -298,18 +327,222 @@ static void sort_findings_json(json_t *arr)
     free(v);
 }
 
-int run_doc_merge(run_doc *out, const run_doc *shards, size_t n)
+static const char *run_name(const char *const *paths, size_t s, char *buf, size_t size)
 {
+    if (paths && paths[s])
+        return paths[s];
+    snprintf(buf, size, "run %zu", s + 1);
+    return buf;
+}
+
+/* inputs.<key> of d with d's workspace path replaced by "{workspace}": a directory
+ * upstream next to the workspace names it, and shards may run in different
+ * checkouts. NULL when absent or not a string. */
+static char *input_norm(const run_doc *d, const char *key)
+{
+    const char *v = run_doc_input(d, key);
+    const char *ws = run_doc_input(d, "workspace");
+    if (!v)
+        return NULL;
+    const char *at = ws && *ws ? strstr(v, ws) : NULL;
+    if (!at)
+        return pgci_strdup(v);
+    return pgci_asprintf("%.*s{workspace}%s", (int)(at - v), v, at + strlen(ws));
+}
+
+/* The key where two runs' inputs differ (their string members but the workspace
+ * path; a verify run's tag too: merging verify runs unites suites run at several
+ * tags), or NULL. */
+static const char *inputs_differ(const run_doc *a, const run_doc *b)
+{
+    int verify = !strcmp(run_doc_command(a), "verify");
+    const run_doc *both[2] = {a, b};
+    for (int side = 0; side < 2; side++) {
+        const char *k;
+        json_t *v;
+        json_object_foreach(json_object_get(both[side]->root, "inputs"), k, v)
+        {
+            if (!strcmp(k, "files") || !strcmp(k, "workspace") || (verify && !strcmp(k, "tag")))
+                continue;
+            char *x = input_norm(a, k), *y = input_norm(b, k);
+            int same = (!x && !y) || (x && y && !strcmp(x, y));
+            free(x);
+            free(y);
+            if (!same)
+                return k;
+        }
+    }
+    return NULL;
+}
+
+/* Refuses runs that are not parts of one run: another command, another pgci,
+ * other inputs, or a config that two of them ran (the same run given twice would
+ * count its findings twice). */
+static int check_parts(const run_doc *runs, const char *const *paths, size_t n)
+{
+    char b0[32], b1[32];
+    const char *p0 = run_name(paths, 0, b0, sizeof(b0));
+    for (size_t s = 1; s < n; s++) {
+        const run_doc *r = &runs[s];
+        const char *ps = run_name(paths, s, b1, sizeof(b1));
+        if (strcmp(run_doc_command(&runs[0]), run_doc_command(r)))
+            return pgci_error_set(PGCI_EINVALID, "cannot merge a '%s' run with a '%s' run (%s, %s)",
+                                  run_doc_command(&runs[0]), run_doc_command(r), p0, ps);
+        json_t *v0 = json_object_get(json_object_get(runs[0].root, "tool"), "version");
+        json_t *vs = json_object_get(json_object_get(r->root, "tool"), "version");
+        if (!json_equal(v0, vs))
+            return pgci_error_set(PGCI_EINVALID,
+                                  "cannot merge %s and %s: they were written by different pgci "
+                                  "versions (%s, %s)",
+                                  p0, ps, json_string_value(v0) ?: "?",
+                                  json_string_value(vs) ?: "?");
+        const char *k = inputs_differ(&runs[0], r);
+        if (k) {
+            const char *x = run_doc_input(&runs[0], k), *y = run_doc_input(r, k);
+            return pgci_error_set(PGCI_EINVALID,
+                                  "cannot merge %s and %s: they ran with different inputs.%s "
+                                  "(%s, %s)",
+                                  p0, ps, k, x ?: "none", y ?: "none");
+        }
+    }
+    for (size_t s = 1; s < n; s++) {
+        size_t i;
+        json_t *c;
+        json_array_foreach(run_doc_configs(&runs[s]), i, c)
+        {
+            const char *m = json_string_value(json_object_get(c, "module"));
+            for (size_t t = 0; m && t < s; t++)
+                if (find_by(run_doc_configs(&runs[t]), "module", m)) {
+                    char bt[32];
+                    return pgci_error_set(PGCI_EINVALID,
+                                          "cannot merge %s and %s: both ran config %s (the same "
+                                          "run twice, or overlapping runs)",
+                                          run_name(paths, t, bt, sizeof(bt)),
+                                          run_name(paths, s, b1, sizeof(b1)), m);
+                }
+        }
+    }
+    return 0;
+}
+
+/* Unites the runs' input files (sorted, each path once); two hashes of one path
+ * mean the runs did not read the same tree. */
+static int merge_files(run_doc *out, const run_doc *runs, const char *const *paths, size_t n)
+{
+    json_t *files = json_object_get(json_object_get(out->root, "inputs"), "files");
+    json_array_clear(files);
+    int r = 0;
+    for (size_t s = 0; r == 0 && s < n; s++) {
+        size_t i;
+        json_t *f;
+        json_array_foreach(json_object_get(json_object_get(runs[s].root, "inputs"), "files"), i, f)
+        {
+            const char *p = json_string_value(json_object_get(f, "path"));
+            const char *h = json_string_value(json_object_get(f, "sha256"));
+            json_t *have;
+            if (!p || !h)
+                continue;
+            file_slot(files, p, &have);
+            if (have && strcmp(json_string_value(json_object_get(have, "sha256")), h)) {
+                char bs[32];
+                r = pgci_error_set(PGCI_EINVALID,
+                                   "cannot merge: the runs read different bytes of %s (%s)", p,
+                                   run_name(paths, s, bs, sizeof(bs)));
+                break;
+            }
+            run_doc_add_input_file(out, p, h);
+        }
+    }
+    return r;
+}
+
+/* The merged run failed if any part did: it carries every part's error, on one
+ * line, each named by its file when there are several. */
+static void merge_errors(run_doc *out, const run_doc *runs, const char *const *paths, size_t n)
+{
+    size_t with = 0, last = 0;
+    for (size_t s = 0; s < n; s++)
+        if (run_doc_error(&runs[s]))
+            with++, last = s;
+    json_object_del(out->root, "error");
+    if (with == 1) {
+        run_doc_set_error(out, run_doc_error(&runs[last]));
+        return;
+    }
+    strbuf sb = STRBUF_INIT;
+    for (size_t s = 0; with && s < n; s++) {
+        const char *e = run_doc_error(&runs[s]);
+        char b[32];
+        if (!e)
+            continue;
+        strbuf_addf(&sb, "%s%s: ", sb.len ? "; " : "", run_name(paths, s, b, sizeof(b)));
+        for (; *e; e++)
+            strbuf_addc(&sb, *e == '\n' || *e == '\r' ? ' ' : *e);
+    }
+    if (with)
+        run_doc_set_error(out, sb.buf);
+    strbuf_free(&sb);
+}
+
+/* The index of config c in a shard's "all" (the workspace's config order), or the
+ * size of all when it is not there. */
+static size_t index_in(json_t *all, json_t *c)
+{
+    const char *m = json_string_value(json_object_get(c, "module"));
+    size_t i;
+    json_t *v;
+    json_array_foreach(all, i,
+                       v) if (m && json_is_string(v) && !strcmp(json_string_value(v), m)) return i;
+    return json_array_size(all);
+}
+
+typedef struct ranked_config {
+    json_t *c;
+    size_t rank; /* its index in the shards' config list */
+} ranked_config;
+
+static int cmp_config(const void *pa, const void *pb)
+{
+    const ranked_config *a = pa, *b = pb;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    const char *x = json_string_value(json_object_get(a->c, "path"));
+    const char *y = json_string_value(json_object_get(b->c, "path"));
+    int c = x && y ? workspace_path_cmp(x, y) : 0;
+    return c ? c : json_str_cmp(a->c, b->c, "module");
+}
+
+/* The unsharded run lists configs in the workspace's order (discovery: by path,
+ * part by part), which shards record in shard.all. */
+static void sort_configs(json_t *arr, json_t *all)
+{
+    size_t n = json_array_size(arr);
+    if (n < 2)
+        return;
+    ranked_config *v = pgci_malloc(n * sizeof(*v));
+    for (size_t i = 0; i < n; i++) {
+        v[i].c = json_incref(json_array_get(arr, i));
+        v[i].rank = json_is_array(all) ? index_in(all, v[i].c) : 0;
+    }
+    qsort(v, n, sizeof(*v), cmp_config);
+    json_array_clear(arr);
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(arr, v[i].c);
+    free(v);
+}
+
+int run_doc_merge(run_doc *out, const run_doc *shards, const char *const *paths, size_t n)
+{
+    out->root = NULL;
     if (n == 0)
         return pgci_error_set(PGCI_EUSAGE, "nothing to merge");
+    int rc = check_parts(shards, paths, n);
+    if (rc < 0)
+        return rc;
     out->root = json_deep_copy(shards[0].root);
     out->timings = 1; /* shards' timings are added up when they have them */
-    const char *cmd = run_doc_command(out);
     for (size_t s = 1; s < n; s++) {
         json_t *r = shards[s].root;
-        if (strcmp(cmd, run_doc_command(&shards[s])))
-            return pgci_error_set(PGCI_EINVALID, "cannot merge a '%s' run with a '%s' run", cmd,
-                                  run_doc_command(&shards[s]));
         size_t i;
         json_t *v;
         json_array_foreach(json_object_get(r, "configs"), i, v)
@@ -335,17 +568,22 @@ int run_doc_merge(run_doc *out, const run_doc *shards, size_t n)
         }
         json_array_extend(json_object_get(out->root, "findings"), json_object_get(r, "findings"));
         verify_doc_merge(out->root, r);
-        json_array_extend(json_object_get(json_object_get(out->root, "inputs"), "files"),
-                          json_object_get(json_object_get(r, "inputs"), "files"));
         const char *k;
         json_object_foreach(json_object_get(r, "timings_ms"), k, v)
         {
             run_doc_add_timing(out, k, json_number_value(v));
         }
     }
+    if ((rc = merge_files(out, shards, paths, n)) < 0) {
+        run_doc_free(out);
+        return rc;
+    }
+    merge_errors(out, shards, paths, n);
+    json_t *shard = json_object_get(out->root, "shard");
+    sort_configs(json_object_get(out->root, "configs"), json_object_get(shard, "all"));
     sort_findings_json(json_object_get(out->root, "findings"));
     /* a package-wide finding comes once from each `--shard` holding the package */
-    if (json_object_get(out->root, "shard"))
+    if (shard)
         run_doc_dedupe_findings(out);
     json_object_del(out->root, "shard"); /* the merge is the whole run */
     update_summary(out);

@@ -36,7 +36,8 @@ void run_doc_free(run_doc *d);
 
 /* inputs.<key> = value (string). */
 void run_doc_set_input(run_doc *d, const char *key, const char *value);
-/* inputs.files[] += {path, sha256}. */
+/* inputs.files[] += {path, sha256}, kept sorted by path; a path already there is
+ * not added again. */
 void run_doc_add_input_file(run_doc *d, const char *path, const char *sha256_hex);
 /* Adds or replaces configs[module] = {module, path, status, message}; status is
  * "ok", "drift", "failed", "not-run". Returns the config object for extra fields. */
@@ -62,9 +63,13 @@ int run_doc_load(run_doc *d, const char *path);
 /* Same from memory (path only names it in messages). */
 int run_doc_parse(run_doc *d, const char *text, size_t len, const char *path);
 
-/* Merges shard documents (same command and schema) into out: configs, checks and
- * findings united, timings added. */
-int run_doc_merge(run_doc *out, const run_doc *shards, size_t n);
+/* Merges the parts of one run (shards, or runs over disjoint configs) into out:
+ * configs (in the workspace's order), checks, findings (sorted) and input files
+ * (sorted, each once) united, timings added, every part's error kept. Refuses
+ * (PGCI_EINVALID) parts of another command, pgci version or inputs (the workspace
+ * path aside), two parts that ran one config, and two hashes of one input file.
+ * paths[s] names shards[s] in messages (paths may be NULL). */
+int run_doc_merge(run_doc *out, const run_doc *shards, const char *const *paths, size_t n);
 
 /* Accessors for renderers. */
 const char *run_doc_command(const run_doc *d);

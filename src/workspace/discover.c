@@ -30,8 +30,7 @@
 /* Deeper trees than this are not model packages; stop rather than recurse forever. */
 #define DISCOVER_MAX_DEPTH 64
 
-/* Compares two relative paths part by part, as pathlib's sort does. */
-static int path_parts_cmp(const char *a, const char *b)
+int workspace_path_cmp(const char *a, const char *b)
 {
     for (;;) {
         size_t na = strcspn(a, "/"), nb = strcspn(b, "/");
@@ -50,7 +49,7 @@ static int path_parts_cmp(const char *a, const char *b)
 
 static int cmp_strp(const void *x, const void *y)
 {
-    return path_parts_cmp(*(char *const *)x, *(char *const *)y);
+    return workspace_path_cmp(*(char *const *)x, *(char *const *)y);
 }
 
 static int is_config_name(const char *name)

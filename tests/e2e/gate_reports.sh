@@ -16,6 +16,25 @@ cp -r fixtures/upstream "$T/upstream"
 W=$T/workspace
 LCFG=demo/models/llama/llama_gpu_patch_gen_config.py
 
+# shards merged are the unsharded run: every member but timings, byte for byte
+# (configs in the workspace's order, input files sorted and each once)
+F=$PWD/fixtures/workspace
+"$PGCI" check -C "$F" --ruff "$RUFF" --run-json "$T/whole.json" > /dev/null || true
+for k in 1 2 3; do
+    "$PGCI" check -C "$F" --ruff "$RUFF" --shard $k/3 --run-json "$T/shard$k.json" > /dev/null || true
+done
+"$PGCI" report --merge "$T/shard1.json" "$T/shard2.json" "$T/shard3.json" -o "$T/merged"
+python3 - "$T/whole.json" "$T/merged/run.json" <<'PY'
+import json, sys
+whole, merged = (json.load(open(p)) for p in sys.argv[1:])
+for k in set(whole) | set(merged):
+    if k != "timings_ms":
+        assert whole.get(k) == merged.get(k), (k, whole.get(k), merged.get(k))
+paths = [f["path"] for f in whole["inputs"]["files"]]
+assert paths == sorted(set(paths)), paths
+PY
+echo "ok   check --shard 1/3, 2/3, 3/3 merged: the unsharded run"
+
 # a misspelled target, protocol-import not configured
 sed -i '0,/"LlamaMLP.forward"/s//"LlamaMLP.fowrard"/' "$W/$LCFG"
 sed -i 's/^python = "python3"$//' "$W/pyproject.toml"

@@ -51,9 +51,10 @@ PY
 )
 python3 tests/tools/validate_json.py "$sarif_schema" "$T/a/report.sarif"
 
-# merging two shards gives one sorted document
+# merging two runs over disjoint configs gives one sorted document (the second
+# sample renamed to package demo2: two runs of one config are refused below)
 "$SAMPLE" 3 > "$T/s1.json"
-"$SAMPLE" 5 > "$T/s2.json"
+"$SAMPLE" 5 | sed 's/demo\([./]\)/demo2\1/g' > "$T/s2.json"
 "$PGCI" report --merge "$T/s1.json" "$T/s2.json" -o "$T/m"
 python3 tests/tools/validate_json.py docs/run.schema.json "$T/m/run.json"
 python3 - "$T/m/run.json" <<'PY'
@@ -64,6 +65,31 @@ keys = [(f["config"] or "", f["path"] or "", f["line"], f["col"], f["check"], f[
 assert keys == sorted(keys), "merged findings are not sorted"
 assert run["summary"]["errors"] == sum(f["severity"] == "error" for f in run["findings"])
 PY
+
+# runs that are not parts of one run: one line, exit 2
+expect_fail 2 'both ran config demo.models.llama' "$PGCI" report --merge "$T/s1.json" "$T/s1.json"
+sed 's/"tag": "v1.0.0"/"tag": "v1.1.0"/' "$T/s2.json" > "$T/s2tag.json"
+expect_fail 2 'different inputs.tag \(v1.0.0, v1.1.0\)' "$PGCI" report --merge "$T/s1.json" "$T/s2tag.json"
+# one shard of two is not the whole run, alone either
+python3 - "$T/s1.json" "$T/shard1.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+mods = [c["module"] for c in run["configs"]]
+run["shard"] = {"k": 1, "n": 2, "configs": mods, "all": mods + ["demo.models.other"]}
+json.dump(run, open(sys.argv[2], "w"))
+PY
+expect_fail 2 'shard 2/2 is missing' "$PGCI" report --merge "$T/shard1.json"
+expect_fail 2 'shard 2/2 is missing' "$PGCI" report --in "$T/shard1.json"
+# a failed part's error is the merged run's, whichever file it was
+python3 - "$T/s2.json" "$T/s2err.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+run["error"] = "cannot fetch transformers@v1.0.0: HTTP 404"
+json.dump(run, open(sys.argv[2], "w"))
+PY
+"$PGCI" report --merge "$T/s1.json" "$T/s2err.json" --format json,md -o "$T/merr"
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["error"] == "cannot fetch transformers@v1.0.0: HTTP 404"' "$T/merr/run.json"
+expect_grep 'HTTP 404' "$T/merr/report.md"
 
 # the job summary is appended when GITHUB_STEP_SUMMARY is set
 : > "$T/summary.md"

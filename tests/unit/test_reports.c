@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "pipeline/run_shard.h"
 #include "reports/render.h"
 
 static void build_run(run_doc *d, int nfindings)
@@ -80,7 +81,7 @@ static void test_merge_sorted(void **state)
     findings_add(&all, "drift", SEV_ERROR, "a", "a.py", 1, 1, NULL, "y");
     run_doc_set_findings(&shards[0], &f0);
     run_doc_set_findings(&shards[1], &f1);
-    assert_int_equal(run_doc_merge(&merged, shards, 2), 0);
+    assert_int_equal(run_doc_merge(&merged, shards, NULL, 2), 0);
     run_doc_init(&whole, "check", 0);
     run_doc_set_findings(&whole, &all);
     strbuf a = STRBUF_INIT, b = STRBUF_INIT;
@@ -98,6 +99,127 @@ static void test_merge_sorted(void **state)
     run_doc_free(&shards[1]);
     run_doc_free(&merged);
     run_doc_free(&whole);
+}
+
+/* A part of a run for the merge tests: command check at tag, configs mods[0..n). */
+static void part_run(run_doc *d, const char *tag, const char *const *mods, size_t n)
+{
+    run_doc_init(d, "check", 0);
+    run_doc_set_input(d, "workspace", "/ws/a");
+    run_doc_set_input(d, "tag", tag);
+    run_doc_set_input(d, "upstream", "directory /ws/a/../upstream/{tag}");
+    for (size_t i = 0; i < n; i++)
+        run_doc_set_config(d, mods[i], NULL, "ok", NULL);
+}
+
+/* A failed shard's error survives the merge whichever file it was. */
+static void test_merge_errors(void **state)
+{
+    (void)state;
+    const char *a[] = {"a"}, *b[] = {"b"}, *names[] = {"s1.json", "s2.json"};
+    run_doc parts[2], m;
+    part_run(&parts[0], "v1", a, 1);
+    part_run(&parts[1], "v1", b, 1);
+    run_doc_set_error(&parts[1], "cannot fetch x: HTTP 404");
+    assert_int_equal(run_doc_merge(&m, parts, names, 2), 0);
+    assert_string_equal(run_doc_error(&m), "cannot fetch x: HTTP 404");
+    run_doc_free(&m);
+    run_doc_set_error(&parts[0], "no network\nat all");
+    assert_int_equal(run_doc_merge(&m, parts, names, 2), 0);
+    assert_string_equal(run_doc_error(&m),
+                        "s1.json: no network at all; s2.json: cannot fetch x: HTTP 404");
+    run_doc_free(&m);
+    run_doc_free(&parts[0]);
+    run_doc_free(&parts[1]);
+}
+
+/* Runs that are not parts of one run are refused with one line. */
+static void test_merge_refuses(void **state)
+{
+    (void)state;
+    const char *a[] = {"a"}, *b[] = {"b"}, *names[] = {"x.json", "y.json"};
+    run_doc p[2], m;
+    part_run(&p[0], "v1", a, 1);
+    part_run(&p[1], "v2", b, 1);
+    assert_int_equal(run_doc_merge(&m, p, names, 2), PGCI_EINVALID);
+    assert_non_null(strstr(pgci_error_last(), "different inputs.tag (v1, v2)"));
+    assert_null(m.root);
+    run_doc_free(&p[1]);
+    /* the same config in both: the same run twice */
+    part_run(&p[1], "v1", a, 1);
+    assert_int_equal(run_doc_merge(&m, p, names, 2), PGCI_EINVALID);
+    assert_non_null(strstr(pgci_error_last(), "both ran config a"));
+    run_doc_free(&p[1]);
+    /* another checkout of the same tree is the same input */
+    part_run(&p[1], "v1", b, 1);
+    run_doc_set_input(&p[1], "workspace", "/other/checkout");
+    run_doc_set_input(&p[1], "upstream", "directory /other/checkout/../upstream/{tag}");
+    assert_int_equal(run_doc_merge(&m, p, names, 2), 0);
+    run_doc_free(&m);
+    /* another pgci */
+    json_object_set_new(json_object_get(p[1].root, "tool"), "version", json_string("0.0.1"));
+    assert_int_equal(run_doc_merge(&m, p, names, 2), PGCI_EINVALID);
+    assert_non_null(strstr(pgci_error_last(), "different pgci versions"));
+    run_doc_free(&p[1]);
+    /* two hashes of one file */
+    part_run(&p[1], "v1", b, 1);
+    run_doc_add_input_file(&p[0], "pyproject.toml", "aa");
+    run_doc_add_input_file(&p[1], "pyproject.toml", "bb");
+    assert_int_equal(run_doc_merge(&m, p, names, 2), PGCI_EINVALID);
+    assert_non_null(strstr(pgci_error_last(), "different bytes of pyproject.toml"));
+    assert_null(m.root);
+    run_doc_free(&p[0]);
+    run_doc_free(&p[1]);
+}
+
+static const char *str_at(json_t *arr, size_t i, const char *key)
+{
+    return json_string_value(json_object_get(json_array_get(arr, i), key));
+}
+
+/* The merge lists configs in the workspace's order and each input file once,
+ * sorted, as the unsharded run does. */
+static void test_merge_order(void **state)
+{
+    (void)state;
+    strvec all = STRVEC_INIT, c1 = STRVEC_INIT, c2 = STRVEC_INIT;
+    const char *mods[] = {"z.first", "a.second", "m.third"};
+    for (int i = 0; i < 3; i++)
+        strvec_push(&all, mods[i]);
+    strvec_push(&c1, mods[0]);
+    strvec_push(&c1, mods[2]);
+    strvec_push(&c2, mods[1]);
+    const char *m1[] = {"z.first", "m.third"}, *m2[] = {"a.second"};
+    run_doc p[2], m;
+    part_run(&p[0], "v1", m1, 2);
+    part_run(&p[1], "v1", m2, 1);
+    run_doc_set_shard(&p[0], 1, 2, &c1, &all);
+    run_doc_set_shard(&p[1], 2, 2, &c2, &all);
+    run_doc_add_input_file(&p[0], "upstream:x@v1", "11");
+    run_doc_add_input_file(&p[0], "b.py", "22");
+    run_doc_add_input_file(&p[0], "upstream:x@v1", "11");
+    json_t *f0 = json_object_get(json_object_get(p[0].root, "inputs"), "files");
+    assert_int_equal(json_array_size(f0), 2);
+    assert_string_equal(str_at(f0, 0, "path"), "b.py");
+    run_doc_add_input_file(&p[1], "upstream:x@v1", "11");
+    run_doc_add_input_file(&p[1], "a.py", "33");
+    assert_int_equal(run_doc_merge(&m, p, NULL, 2), 0);
+    json_t *cs = run_doc_configs(&m);
+    assert_int_equal(json_array_size(cs), 3);
+    for (size_t i = 0; i < 3; i++)
+        assert_string_equal(str_at(cs, i, "module"), mods[i]);
+    json_t *fs = json_object_get(json_object_get(m.root, "inputs"), "files");
+    assert_int_equal(json_array_size(fs), 3);
+    assert_string_equal(str_at(fs, 0, "path"), "a.py");
+    assert_string_equal(str_at(fs, 1, "path"), "b.py");
+    assert_string_equal(str_at(fs, 2, "path"), "upstream:x@v1");
+    assert_null(json_object_get(m.root, "shard"));
+    run_doc_free(&m);
+    run_doc_free(&p[0]);
+    run_doc_free(&p[1]);
+    strvec_free(&all);
+    strvec_free(&c1);
+    strvec_free(&c2);
 }
 
 static void test_markdown(void **state)
@@ -262,6 +384,8 @@ int main(void)
         cmocka_unit_test(test_merge_sorted),  cmocka_unit_test(test_markdown),
         cmocka_unit_test(test_comment_limit), cmocka_unit_test(test_github_escaping),
         cmocka_unit_test(test_sarif),         cmocka_unit_test(test_fence_in_detail),
+        cmocka_unit_test(test_merge_errors),  cmocka_unit_test(test_merge_refuses),
+        cmocka_unit_test(test_merge_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
