@@ -6,6 +6,7 @@
 #include <cmark.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/error.h"
 #include "reports/render.h"
@@ -55,13 +56,102 @@ static void colour_severities(strbuf *out, const char *body)
     }
 }
 
+/* The tags the report writes itself, bare (no attributes). */
+static const char *const allowed_tags[] = {"details", "summary", "table",  "tr", "th",
+                                           "td",      "code",    "strong", "br"};
+
+/* Whether every '<' in raw HTML opens one of allowed_tags (open or close, no
+ * attribute): what the Markdown writer emits. Text in it was escaped (&lt;). */
+static int html_allowed(const char *s)
+{
+    for (const char *p = strchr(s ? s : "", '<'); p; p = strchr(p, '<')) {
+        p++;
+        if (*p == '/')
+            p++;
+        size_t n = 0;
+        while (p[n] >= 'a' && p[n] <= 'z')
+            n++;
+        int ok = 0;
+        for (size_t i = 0; i < sizeof(allowed_tags) / sizeof(allowed_tags[0]) && !ok; i++)
+            ok = n == strlen(allowed_tags[i]) && !strncmp(p, allowed_tags[i], n);
+        if (!ok || (p[n] != '>' && strncmp(p + n, " />", 3) && strncmp(p + n, "/>", 2)))
+            return 0;
+        p += n;
+    }
+    return 1;
+}
+
+/* A link or image to a script or a local file. */
+static int url_dangerous(const char *url)
+{
+    static const char *const schemes[] = {"javascript:", "vbscript:", "file:", "data:"};
+    while (url && (*url == ' ' || *url == '\t'))
+        url++;
+    for (size_t i = 0; url && i < sizeof(schemes) / sizeof(schemes[0]); i++)
+        if (!strncasecmp(url, schemes[i], strlen(schemes[i])))
+            return 1;
+    return 0;
+}
+
+/* Defense in depth: the Markdown writer escapes every string of the run, but the
+ * page is rendered with raw HTML on (for its tables and <details>), so one
+ * escaping slip would be live HTML. Raw HTML other than the report's own tags
+ * becomes literal text (a code block for a block), and links to scripts lose
+ * their target. */
+static void defuse(cmark_node *doc)
+{
+    cmark_iter *it = cmark_iter_new(doc);
+    cmark_node **bad = NULL;
+    size_t n = 0, cap = 0;
+    cmark_event_type ev;
+    while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
+        cmark_node *node = cmark_iter_get_node(it);
+        cmark_node_type t = cmark_node_get_type(node);
+        if (ev != CMARK_EVENT_ENTER)
+            continue;
+        if ((t == CMARK_NODE_HTML_BLOCK || t == CMARK_NODE_HTML_INLINE) &&
+            !html_allowed(cmark_node_get_literal(node))) {
+            if (n == cap) {
+                cap = cap ? 2 * cap : 16;
+                bad = pgci_realloc(bad, cap * sizeof(*bad));
+            }
+            bad[n++] = node;
+        } else if ((t == CMARK_NODE_LINK || t == CMARK_NODE_IMAGE) &&
+                   url_dangerous(cmark_node_get_url(node))) {
+            cmark_node_set_url(node, "");
+        }
+    }
+    cmark_iter_free(it);
+    for (size_t i = 0; i < n; i++) {
+        int block = cmark_node_get_type(bad[i]) == CMARK_NODE_HTML_BLOCK;
+        cmark_node *lit = cmark_node_new(block ? CMARK_NODE_CODE_BLOCK : CMARK_NODE_TEXT);
+        cmark_node_set_literal(lit, cmark_node_get_literal(bad[i]));
+        cmark_node_replace(bad[i], lit);
+        cmark_node_free(bad[i]);
+    }
+    free(bad);
+}
+
+char *report_html_body(const char *md, size_t len)
+{
+    /* UNSAFE keeps the raw HTML blocks (tables, <details>) the Markdown uses; the
+     * text inside them was escaped when the Markdown was written, and defuse()
+     * turns any other HTML into text. */
+    cmark_node *doc = cmark_parse_document(md, len, CMARK_OPT_UNSAFE);
+    char *body = NULL;
+    if (doc) {
+        defuse(doc);
+        body = cmark_render_html(doc, CMARK_OPT_UNSAFE);
+        cmark_node_free(doc);
+    }
+    return body;
+}
+
 int report_html(strbuf *out, const run_doc *d)
 {
     strbuf md = STRBUF_INIT;
     report_markdown(&md, d);
-    /* UNSAFE keeps the raw HTML blocks (tables, <details>) the Markdown uses; the
-     * text inside them was escaped when the Markdown was written. */
-    char *body = cmark_markdown_to_html(md.buf, md.len, CMARK_OPT_UNSAFE);
+    char *body = report_html_body(md.buf, md.len);
     if (!body) {
         strbuf_free(&md);
         return pgci_error_set(PGCI_ERROR, "cmark could not render the report");

@@ -80,6 +80,11 @@ void html_escape(strbuf *out, const char *s)
         case '"':
             strbuf_adds(out, "&quot;");
             break;
+        case '\n':
+        case '\r':
+            /* a blank line would end the HTML block and the rest would be Markdown */
+            strbuf_addc(out, ' ');
+            break;
         default:
             strbuf_addc(out, *s);
         }
@@ -150,11 +155,13 @@ static const char *plural(long n, const char *one, const char *many)
 static void add_title(strbuf *sb, const run_doc *d)
 {
     const char *cmd = run_doc_command(d);
-    if (!strcmp(cmd, "survey"))
-        strbuf_addf(sb, "# Upgrading the transformers pin: %s → %s\n\n",
-                    run_doc_input(d, "from") ? run_doc_input(d, "from") : "?",
-                    run_doc_input(d, "to") ? run_doc_input(d, "to") : "?");
-    else if (!strcmp(cmd, "logits"))
+    if (!strcmp(cmd, "survey")) {
+        strbuf_adds(sb, "# Upgrading the transformers pin: ");
+        md_inline(sb, run_doc_input(d, "from") ? run_doc_input(d, "from") : "?");
+        strbuf_adds(sb, " → ");
+        md_inline(sb, run_doc_input(d, "to") ? run_doc_input(d, "to") : "?");
+        strbuf_adds(sb, "\n\n");
+    } else if (!strcmp(cmd, "logits"))
         strbuf_adds(sb, "# Logits equality report\n\n");
     else if (!strcmp(cmd, "verify"))
         strbuf_adds(sb, "# Verification report\n\n");
@@ -221,12 +228,17 @@ static void add_summary(strbuf *sb, const run_doc *d)
         long standing = 0;
         json_t *c;
         json_array_foreach(cs, i, c) standing += json_is_true(json_object_get(c, "standing"));
-        strbuf_addf(sb, "pgci surveyed %ld %s from %s to %s: %ld fail to regenerate against %s",
-                    ncfg, plural(ncfg, "config", "configs"), run_doc_input(d, "from"),
-                    run_doc_input(d, "to"), failed, run_doc_input(d, "to"));
-        if (standing) /* no finding says so: the count must */
-            strbuf_addf(sb, " (%ld of them against %s too: not the bump's, see `pgci check`)",
-                        standing, run_doc_input(d, "from"));
+        strbuf_addf(sb, "pgci surveyed %ld %s from ", ncfg, plural(ncfg, "config", "configs"));
+        md_inline(sb, run_doc_input(d, "from"));
+        strbuf_adds(sb, " to ");
+        md_inline(sb, run_doc_input(d, "to"));
+        strbuf_addf(sb, ": %ld fail to regenerate against ", failed);
+        md_inline(sb, run_doc_input(d, "to"));
+        if (standing) { /* no finding says so: the count must */
+            strbuf_addf(sb, " (%ld of them against ", standing);
+            md_inline(sb, run_doc_input(d, "from"));
+            strbuf_adds(sb, " too: not the bump's, see `pgci check`)");
+        }
         strbuf_addf(sb, ", %ld patch %s vanished, %ld signature %s under the patches", vanished,
                     plural(vanished, "target", "targets"), sigs, plural(sigs, "change", "changes"));
         if (nch)
@@ -234,8 +246,10 @@ static void add_summary(strbuf *sb, const run_doc *d)
         strbuf_adds(sb, ". ");
     } else {
         strbuf_addf(sb, "pgci checked %ld %s", ncfg, plural(ncfg, "config", "configs"));
-        if (tag)
-            strbuf_addf(sb, " against transformers %s", tag);
+        if (tag) {
+            strbuf_adds(sb, " against transformers ");
+            md_inline(sb, tag);
+        }
         strbuf_addf(sb, ": %ld failed to regenerate, %ld drifted from %s checked-in files", failed,
                     drifted, plural(drifted, "its", "their"));
         long vanished = 0, sigs = 0;
@@ -310,8 +324,10 @@ static void add_check_section(md_doc *m, const run_doc *d, const char *id)
     strbuf heading = STRBUF_INIT;
     if (t)
         strbuf_adds(&heading, t);
-    else
-        strbuf_addf(&heading, "Check %s", id);
+    else {
+        strbuf_adds(&heading, "Check ");
+        md_code(&heading, id);
+    }
     strbuf_addf(&sb, "## %s\n\n", heading.buf);
 
     strvec configs = STRVEC_INIT, titles = STRVEC_INIT;
@@ -329,8 +345,10 @@ static void add_check_section(md_doc *m, const run_doc *d, const char *id)
     }
     if (configs.len) {
         strbuf_addf(&sb, "Hits %zu %s: ", configs.len, configs.len == 1 ? "config" : "configs");
-        for (size_t k = 0; k < configs.len; k++)
-            strbuf_addf(&sb, "%s`%s`", k ? ", " : "", configs.items[k]);
+        for (size_t k = 0; k < configs.len; k++) {
+            strbuf_adds(&sb, k ? ", " : "");
+            md_code(&sb, configs.items[k]);
+        }
         strbuf_adds(&sb, ".\n\n");
     }
     for (size_t k = 0; k < titles.len; k++) {
@@ -357,13 +375,17 @@ static void add_check_section(md_doc *m, const run_doc *d, const char *id)
         md_inline(&sb, titles.items[k]);
         if (cfgs.len) {
             strbuf_adds(&sb, " — ");
-            for (size_t c = 0; c < cfgs.len; c++)
-                strbuf_addf(&sb, "%s`%s`", c ? ", " : "", cfgs.items[c]);
+            for (size_t c = 0; c < cfgs.len; c++) {
+                strbuf_adds(&sb, c ? ", " : "");
+                md_code(&sb, cfgs.items[c]);
+            }
         }
         if (where.len) {
             strbuf_adds(&sb, " (");
-            for (size_t w = 0; w < where.len && w < 5; w++)
-                strbuf_addf(&sb, "%s`%s`", w ? ", " : "", where.items[w]);
+            for (size_t w = 0; w < where.len && w < 5; w++) {
+                strbuf_adds(&sb, w ? ", " : "");
+                md_code(&sb, where.items[w]);
+            }
             if (where.len > 5)
                 strbuf_addf(&sb, ", and %zu more", where.len - 5);
             strbuf_adds(&sb, ")");
@@ -371,30 +393,10 @@ static void add_check_section(md_doc *m, const run_doc *d, const char *id)
         strbuf_adds(&sb, "\n");
         if (detail && *detail) {
             int is_diff = !strncmp(detail, "--- ", 4) || strstr(detail, "\n@@ ") != NULL;
-            /* a fence longer than any run of backticks in the detail, so nothing
-             * inside can close it */
-            size_t run = 0, longest = 0;
-            for (const char *q = detail; *q; q++) {
-                run = *q == '`' ? run + 1 : 0;
-                if (run > longest)
-                    longest = run;
-            }
-            strbuf fence = STRBUF_INIT;
-            strbuf_addrep(&fence, "`", longest >= 3 ? longest + 1 : 3);
-            strbuf_addf(&sb, "\n  <details><summary>details</summary>\n\n  %s", fence.buf);
-            strbuf_adds(&sb, is_diff ? "diff\n" : "\n");
+            strbuf_adds(&sb, "\n  <details><summary>details</summary>\n\n");
             /* indented so the fence stays inside the list item */
-            const char *p = detail;
-            while (*p) {
-                const char *e = strchr(p, '\n');
-                size_t n = e ? (size_t)(e - p) : strlen(p);
-                strbuf_adds(&sb, "  ");
-                strbuf_add(&sb, p, n);
-                strbuf_addc(&sb, '\n');
-                p += n + (e != NULL);
-            }
-            strbuf_addf(&sb, "  %s\n\n  </details>\n\n", fence.buf);
-            strbuf_free(&fence);
+            md_fenced(&sb, detail, is_diff ? "diff" : "", "  ");
+            strbuf_adds(&sb, "\n  </details>\n\n");
         }
         strvec_free(&where);
         strvec_free(&cfgs);
@@ -484,17 +486,20 @@ static void add_verification(strbuf *sb, const run_doc *d)
     json_object_foreach(in, k, v)
     {
         if (json_is_string(v)) {
-            strbuf_addf(sb, "- %s: `", k);
-            md_escape(sb, json_string_value(v));
-            strbuf_adds(sb, "`\n");
+            strbuf_adds(sb, "- ");
+            md_inline(sb, k);
+            strbuf_adds(sb, ": ");
+            md_code(sb, json_string_value(v));
+            strbuf_adds(sb, "\n");
         }
     }
     size_t nfiles = json_array_size(json_object_get(in, "files"));
     if (nfiles)
         strbuf_addf(sb, "- %zu input %s hashed (SHA-256 in run.json)\n", nfiles,
                     nfiles == 1 ? "file" : "files");
-    strbuf_addf(sb, "- pgci %s\n\n",
-                json_string_value(json_object_get(json_object_get(d->root, "tool"), "version")));
+    strbuf_adds(sb, "- pgci ");
+    md_inline(sb, json_string_value(json_object_get(json_object_get(d->root, "tool"), "version")));
+    strbuf_adds(sb, "\n\n");
 }
 
 static void add_followups(strbuf *sb, const run_doc *d)
@@ -508,7 +513,9 @@ static void add_followups(strbuf *sb, const run_doc *d)
         if (!strcmp(str(c, "status"), "ran"))
             continue;
         if (!strcmp(str(c, "status"), "not-configured")) {
-            strbuf_addf(&body, "- Check `%s` is not configured", str(c, "id"));
+            strbuf_adds(&body, "- Check ");
+            md_code(&body, str(c, "id"));
+            strbuf_adds(&body, " is not configured");
             if (json_is_string(json_object_get(c, "reason"))) {
                 strbuf_adds(&body, ": ");
                 md_escape(&body, str(c, "reason"));
@@ -516,7 +523,9 @@ static void add_followups(strbuf *sb, const run_doc *d)
             strbuf_adds(&body, ".\n");
             continue;
         }
-        strbuf_addf(&body, "- Check `%s` did not run", str(c, "id"));
+        strbuf_adds(&body, "- Check ");
+        md_code(&body, str(c, "id"));
+        strbuf_adds(&body, " did not run");
         if (json_is_string(json_object_get(c, "reason"))) {
             strbuf_adds(&body, ": ");
             md_escape(&body, str(c, "reason"));
@@ -532,8 +541,11 @@ static void add_followups(strbuf *sb, const run_doc *d)
         strbuf_adds(&body, "- ");
         md_inline(&body, str(f, "title"));
         const char *rv = str(json_object_get(f, "data"), "removal_version");
-        if (*rv)
-            strbuf_addf(&body, " (removal in %s)", rv);
+        if (*rv) {
+            strbuf_adds(&body, " (removal in ");
+            md_inline(&body, rv);
+            strbuf_adds(&body, ")");
+        }
         strbuf_adds(&body, "\n");
     }
     strbuf_adds(sb, "## Follow-ups\n\n");

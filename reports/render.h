@@ -38,6 +38,10 @@ void report_markdown(strbuf *out, const run_doc *d);
 /* html.c: the Markdown through cmark, in one self-contained page (inline CSS, no
  * network). */
 int report_html(strbuf *out, const run_doc *d);
+/* The report's Markdown as HTML (malloc'd; NULL when cmark fails): raw HTML other
+ * than the report's own bare tags (details, summary, table, tr, th, td, code,
+ * strong, br) is written as text, and links to scripts lose their target. */
+char *report_html_body(const char *md, size_t len);
 
 /* comment.c: the PR comment body: a hidden marker line, then the Markdown cut to
  * at most `limit` characters (0: 65536) by dropping whole sections, with a line
@@ -58,7 +62,18 @@ void md_escape(strbuf *out, const char *s);
 /* A finding's title as inline Markdown: `code spans` kept, the rest escaped where
  * CommonMark would read markup (an underscore inside a word is left alone). */
 void md_inline(strbuf *out, const char *s);
-/* Escapes text for HTML. */
+/* Any text as one code span: a fence longer than any backtick run inside, padded
+ * when the text starts or ends with a backtick, newlines as spaces. Nothing in the
+ * text can end the span early, so a config name or path with a backtick stays
+ * code and never becomes Markdown or HTML. md_code_n takes s[0..n). */
+void md_code(strbuf *out, const char *s);
+void md_code_n(strbuf *out, const char *s, size_t n);
+/* Text as a fenced code block with info string `info` (may be ""), each line
+ * prefixed with `indent` (may be "", "  " inside a list item): a fence of at
+ * least three backticks, longer than any backtick run in the text. */
+void md_fenced(strbuf *out, const char *text, const char *info, const char *indent);
+/* Escapes text for HTML; newlines become spaces (a blank line would end the
+ * Markdown's HTML block). */
 void html_escape(strbuf *out, const char *s);
 
 #endif

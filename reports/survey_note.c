@@ -15,6 +15,7 @@
 
 #include "checks/changes.h"
 #include "core/vec.h"
+#include "reports/render.h"
 
 static const char *str(json_t *o, const char *k)
 {
@@ -22,31 +23,47 @@ static const char *str(json_t *o, const char *k)
     return s ? s : "";
 }
 
-void survey_note_inline(strbuf *out, const char *s)
+static void note_text(strbuf *out, const char *s, size_t n)
 {
-    int code = 0;
-    for (; s && *s; s++) {
-        if (*s == '`') {
-            code = !code;
-            strbuf_addc(out, '`');
-        } else if (*s == '\n') {
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '\n')
             strbuf_addc(out, ' ');
-        } else if (code) {
-            strbuf_addc(out, *s);
-        } else if (*s == '<') {
+        else if (c == '<')
             strbuf_adds(out, "&lt;");
-        } else if (*s == '>') {
+        else if (c == '>')
             strbuf_adds(out, "&gt;");
-        } else if (*s == '&') {
+        else if (c == '&')
             strbuf_adds(out, "&amp;");
-        } else {
-            if (strchr("*_[]\\|#", *s))
+        else {
+            if (strchr("*_[]\\|#`", c))
                 strbuf_addc(out, '\\');
-            strbuf_addc(out, *s);
+            strbuf_addc(out, c);
         }
     }
-    if (code) /* an unbalanced backtick: close the span rather than eat the rest */
-        strbuf_addc(out, '`');
+}
+
+/* Each `span` is written with md_code (its fence longer than any backtick run it
+ * holds, so what it holds stays code); an unbalanced backtick opens a span to the
+ * end rather than eat the rest; an empty pair is two literal backticks. */
+void survey_note_inline(strbuf *out, const char *s)
+{
+    while (s && *s) {
+        const char *open = strchr(s, '`');
+        note_text(out, s, open ? (size_t)(open - s) : strlen(s));
+        if (!open)
+            return;
+        const char *close = strchr(open + 1, '`');
+        if (close == open + 1) {
+            strbuf_adds(out, "\\`\\`");
+            s = close + 1;
+            continue;
+        }
+        size_t n = close ? (size_t)(close - open - 1) : strlen(open + 1);
+        if (n)
+            md_code_n(out, open + 1, n);
+        s = close ? close + 1 : open + 1 + n;
+    }
 }
 
 /* "veomni.models.transformers.qwen3_5.qwen3_5_gpu_patch_gen_config" -> "qwen3_5_gpu" */
@@ -58,27 +75,12 @@ static void short_config(strbuf *out, const char *module)
     static const char suffix[] = "_patch_gen_config";
     if (n > sizeof(suffix) - 1 && !strcmp(s + n - (sizeof(suffix) - 1), suffix))
         n -= sizeof(suffix) - 1;
-    strbuf_addc(out, '`');
-    strbuf_add(out, s, n);
-    strbuf_addc(out, '`');
+    md_code_n(out, s, n);
 }
 
-/* A fenced block whose fence no backtick run inside can close. */
 static void fenced(strbuf *out, const char *text, const char *lang)
 {
-    size_t run = 0, longest = 0;
-    for (const char *q = text; *q; q++) {
-        run = *q == '`' ? run + 1 : 0;
-        if (run > longest)
-            longest = run;
-    }
-    strbuf fence = STRBUF_INIT;
-    strbuf_addrep(&fence, "`", longest >= 3 ? longest + 1 : 3);
-    strbuf_addf(out, "%s%s\n%s", fence.buf, lang, text);
-    if (*text && text[strlen(text) - 1] != '\n')
-        strbuf_addc(out, '\n');
-    strbuf_addf(out, "%s\n", fence.buf);
-    strbuf_free(&fence);
+    md_fenced(out, text, lang, "");
 }
 
 static int is_diff(const char *d)
@@ -231,8 +233,14 @@ static void finding_list(strbuf *sb, json_t *fs, const char *id, size_t n)
         strbuf_addf(sb, "- **%s** ", str(f, "severity"));
         short_config(sb, *str(f, "config") ? str(f, "config") : "-");
         long line = (long)json_integer_value(json_object_get(f, "line"));
-        if (*str(f, "path"))
-            strbuf_addf(sb, line ? " (`%s:%ld`)" : " (`%s`)", str(f, "path"), line);
+        if (*str(f, "path")) {
+            char *where =
+                line ? pgci_asprintf("%s:%ld", str(f, "path"), line) : pgci_strdup(str(f, "path"));
+            strbuf_adds(sb, " (");
+            md_code(sb, where);
+            strbuf_adds(sb, ")");
+            free(where);
+        }
         strbuf_adds(sb, ": ");
         survey_note_inline(sb, str(f, "title"));
         strbuf_addc(sb, '\n');

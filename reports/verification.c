@@ -33,11 +33,14 @@ static json_t *suites_of(const run_doc *d)
 static void add_where(strbuf *out, json_t *v)
 {
     const char *tag = str(v, "tag");
+    if (*tag) {
+        strbuf_adds(out, " at transformers ");
+        md_escape(out, tag);
+    }
     if (*tag && !strcmp(str(v, "tree"), "scratch"))
-        strbuf_addf(out, " at transformers %s (a scratch copy with the files regenerated there)",
-                    tag);
+        strbuf_adds(out, " (a scratch copy with the files regenerated there)");
     else if (*tag)
-        strbuf_addf(out, " at transformers %s (the checked-in files)", tag);
+        strbuf_adds(out, " (the checked-in files)");
     else
         strbuf_adds(out, " on the checked-in files");
 }
@@ -57,7 +60,8 @@ void report_verification_summary(strbuf *out, const run_doc *d)
     json_array_foreach(suites, i, s)
     {
         strbuf_adds(out, i ? "; " : "");
-        strbuf_addf(out, "`%s` ", str(s, "name"));
+        md_code(out, str(s, "name"));
+        strbuf_addc(out, ' ');
         if (!strcmp(str(s, "status"), "not-run"))
             strbuf_adds(out, "**not run**");
         else
@@ -70,33 +74,20 @@ void report_verification_summary(strbuf *out, const run_doc *d)
     strbuf_adds(out, ".\n\n");
 }
 
-/* A fence longer than any run of backticks in text. */
-static void add_fenced(strbuf *out, const char *text)
-{
-    size_t run = 0, longest = 0;
-    for (const char *p = text; *p; p++) {
-        run = *p == '`' ? run + 1 : 0;
-        if (run > longest)
-            longest = run;
-    }
-    size_t n = longest < 3 ? 3 : longest + 1;
-    strbuf_addrep(out, "`", n);
-    strbuf_adds(out, "\n");
-    strbuf_adds(out, text);
-    strbuf_adds(out, "\n");
-    strbuf_addrep(out, "`", n);
-    strbuf_adds(out, "\n");
-}
-
-static void add_case_name(strbuf *out, json_t *c)
+/* "classname::name" as code: inside an HTML block (html) or in Markdown text. */
+static void add_case_name(strbuf *out, json_t *c, int html)
 {
     strbuf id = STRBUF_INIT;
     if (*str(c, "classname"))
         strbuf_addf(&id, "%s::", str(c, "classname"));
     strbuf_adds(&id, str(c, "name"));
-    strbuf_adds(out, "<code>");
-    html_escape(out, id.buf);
-    strbuf_adds(out, "</code>");
+    if (html) {
+        strbuf_adds(out, "<code>");
+        html_escape(out, id.buf);
+        strbuf_adds(out, "</code>");
+    } else {
+        md_code(out, id.buf);
+    }
     strbuf_free(&id);
 }
 
@@ -138,8 +129,10 @@ static void add_failures(strbuf *out, json_t *suites)
                 continue;
             if (!n++)
                 strbuf_adds(out, "### Failures\n\n");
-            strbuf_addf(out, "<details><summary><code>%s</code> ", str(s, "name"));
-            add_case_name(out, c);
+            strbuf_adds(out, "<details><summary><code>");
+            html_escape(out, str(s, "name"));
+            strbuf_adds(out, "</code> ");
+            add_case_name(out, c, 1);
             strbuf_adds(out, !strcmp(st, "error") ? " (error)" : "");
             if (*str(c, "message")) {
                 /* one line: a blank line would end the HTML block */
@@ -153,7 +146,7 @@ static void add_failures(strbuf *out, json_t *suites)
             }
             strbuf_adds(out, "</summary>\n\n");
             if (*str(c, "trace"))
-                add_fenced(out, str(c, "trace"));
+                md_fenced(out, str(c, "trace"), "", "");
             strbuf_adds(out, "\n</details>\n\n");
         }
     }
@@ -171,8 +164,10 @@ static void add_skipped(strbuf *out, json_t *suites)
                 continue;
             if (!n++)
                 strbuf_adds(out, "### Skipped\n\n");
-            strbuf_addf(out, "- `%s` ", str(s, "name"));
-            add_case_name(out, c);
+            strbuf_adds(out, "- ");
+            md_code(out, str(s, "name"));
+            strbuf_addc(out, ' ');
+            add_case_name(out, c, 0);
             if (*str(c, "message")) {
                 strbuf_adds(out, ": ");
                 md_escape(out, str(c, "message"));
@@ -221,7 +216,9 @@ void report_verification_followups(strbuf *out, const run_doc *d)
     {
         if (strcmp(str(s, "status"), "not-run"))
             continue;
-        strbuf_addf(out, "- Suite `%s` did not run", str(s, "name"));
+        strbuf_adds(out, "- Suite ");
+        md_code(out, str(s, "name"));
+        strbuf_adds(out, " did not run");
         if (*str(s, "reason")) {
             strbuf_adds(out, ": ");
             md_escape(out, str(s, "reason"));
@@ -232,10 +229,11 @@ void report_verification_followups(strbuf *out, const run_doc *d)
     {
         if (strcmp(str(s, "status"), "failed"))
             continue;
-        strbuf_addf(out,
-                    "- `%s` failed to regenerate at %s and kept its old files in the "
-                    "verified copy",
-                    str(s, "config"), str(v, "tag"));
+        strbuf_adds(out, "- ");
+        md_code(out, str(s, "config"));
+        strbuf_adds(out, " failed to regenerate at ");
+        md_escape(out, str(v, "tag"));
+        strbuf_adds(out, " and kept its old files in the verified copy");
         if (*str(s, "message")) {
             strbuf_adds(out, ": ");
             md_escape(out, str(s, "message"));

@@ -377,15 +377,75 @@ static void test_md_inline(void **state)
     strbuf_free(&sb);
 }
 
+/* Any text is one code span, whatever backticks it holds. */
+static void test_md_code(void **state)
+{
+    (void)state;
+    strbuf sb = STRBUF_INIT;
+    md_code(&sb, "/tmp/my_ws");
+    assert_string_equal(sb.buf, "`/tmp/my_ws`");
+    strbuf_reset(&sb);
+    md_code(&sb, "a`<img src=x onerror=y>`b");
+    assert_string_equal(sb.buf, "``a`<img src=x onerror=y>`b``");
+    strbuf_reset(&sb);
+    md_code(&sb, "`x``");
+    assert_string_equal(sb.buf, "``` `x`` ```");
+    strbuf_reset(&sb);
+    md_code(&sb, "");
+    assert_string_equal(sb.buf, "` `");
+    strbuf_reset(&sb);
+    md_fenced(&sb, "a\n```\nb", "diff", "  ");
+    assert_string_equal(sb.buf, "  ````diff\n  a\n  ```\n  b\n  ````\n");
+    strbuf_free(&sb);
+}
+
+/* The Verification list shows inputs as code, without Markdown escapes in it. */
+static void test_inputs_as_code(void **state)
+{
+    (void)state;
+    run_doc d;
+    build_run(&d, 1);
+    run_doc_set_input(&d, "workspace", "/tmp/h4/my_ws");
+    run_doc_set_input(&d, "upstream", "dir `x` <b>");
+    strbuf md = STRBUF_INIT;
+    report_markdown(&md, &d);
+    assert_non_null(strstr(md.buf, "- workspace: `/tmp/h4/my_ws`\n"));
+    assert_non_null(strstr(md.buf, "- upstream: ``dir `x` <b>``\n"));
+    strbuf_free(&md);
+    run_doc_free(&d);
+}
+
+/* Defense in depth: HTML the report does not write itself is text in the page. */
+static void test_html_defused(void **state)
+{
+    (void)state;
+    const char *md =
+        "<table>\n<tr><td><code>a</code></td></tr>\n</table>\n\n"
+        "x <img src=x onerror=alert(1)> <strong>y</strong> [l](javascript:alert(1))\n\n"
+        "<script>alert(1)</script>\n\n<details><summary>s</summary>\n\nz\n\n</details>\n";
+    char *html = report_html_body(md, strlen(md));
+    assert_non_null(html);
+    assert_null(strstr(html, "<img"));
+    assert_null(strstr(html, "<script"));
+    assert_null(strstr(html, "javascript:"));
+    assert_non_null(strstr(html, "&lt;img src=x onerror=alert(1)&gt;"));
+    assert_non_null(strstr(html, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert_non_null(strstr(html, "<table>\n<tr><td><code>a</code></td></tr>"));
+    assert_non_null(strstr(html, "<strong>y</strong>"));
+    assert_non_null(strstr(html, "<details><summary>s</summary>"));
+    free(html);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_md_inline),     cmocka_unit_test(test_roundtrip_and_validation),
-        cmocka_unit_test(test_merge_sorted),  cmocka_unit_test(test_markdown),
-        cmocka_unit_test(test_comment_limit), cmocka_unit_test(test_github_escaping),
-        cmocka_unit_test(test_sarif),         cmocka_unit_test(test_fence_in_detail),
-        cmocka_unit_test(test_merge_errors),  cmocka_unit_test(test_merge_refuses),
-        cmocka_unit_test(test_merge_order),
+        cmocka_unit_test(test_md_inline),      cmocka_unit_test(test_roundtrip_and_validation),
+        cmocka_unit_test(test_merge_sorted),   cmocka_unit_test(test_markdown),
+        cmocka_unit_test(test_comment_limit),  cmocka_unit_test(test_github_escaping),
+        cmocka_unit_test(test_sarif),          cmocka_unit_test(test_fence_in_detail),
+        cmocka_unit_test(test_merge_errors),   cmocka_unit_test(test_merge_refuses),
+        cmocka_unit_test(test_merge_order),    cmocka_unit_test(test_md_code),
+        cmocka_unit_test(test_inputs_as_code), cmocka_unit_test(test_html_defused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
