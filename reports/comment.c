@@ -5,7 +5,8 @@
  * first, then by folding away the <details> of the sections it keeps (a survey's
  * error sections keep their titles, configs and actions), never cutting one in
  * half: a half section can leave an open code fence or <details> that breaks
- * everything after it.
+ * everything after it. Only when the kept sections alone are too long (a huge
+ * error message) is the text cut, closing exactly what the cut leaves open.
  */
 #include <string.h>
 
@@ -21,6 +22,67 @@ static size_t chars(const char *s)
     for (; *s; s++)
         n += ((unsigned char)*s & 0xC0) != 0x80;
     return n;
+}
+
+/* Closes what text leaves open: a code fence (with its indent) and <details>. */
+static void close_open(strbuf *out)
+{
+    size_t fence = 0, indent = 0;
+    long depth = 0;
+    for (const char *p = out->buf; *p;) {
+        size_t n = strcspn(p, "\n"), sp = 0, ticks = 0;
+        while (sp < n && p[sp] == ' ')
+            sp++;
+        while (sp + ticks < n && p[sp + ticks] == '`')
+            ticks++;
+        if (fence) {
+            if (ticks >= fence && sp + ticks == n)
+                fence = 0;
+        } else if (ticks >= 3 && sp < 4 + indent) {
+            fence = ticks;
+            indent = sp;
+        } else {
+            for (const char *q = p; (q = strstr(q, "<details>")) && q < p + n; q++)
+                depth++;
+            for (const char *q = p; (q = strstr(q, "</details>")) && q < p + n; q++)
+                depth--;
+        }
+        p += n + (p[n] == '\n');
+    }
+    if (fence) {
+        strbuf_addrep(out, " ", indent);
+        strbuf_addrep(out, "`", fence);
+        strbuf_addc(out, '\n');
+    }
+    for (; depth > 0; depth--)
+        strbuf_adds(out, "\n</details>\n");
+}
+
+/* Cuts out to fit limit characters: at a line boundary, or inside a line too long
+ * to keep whole (a huge error message keeps its start) at a space; then closes
+ * only what the kept text leaves open, and says it was cut. */
+static void cut_to_fit(strbuf *out, size_t limit)
+{
+    size_t budget = limit > 400 ? limit - 400 : limit / 2, n = 0, end = 0;
+    for (; end < out->len && n < budget; end++)
+        n += ((unsigned char)out->buf[end] & 0xC0) != 0x80;
+    while (end < out->len && ((unsigned char)out->buf[end] & 0xC0) == 0x80)
+        end--;
+    size_t line = end;
+    while (line > 0 && out->buf[line - 1] != '\n')
+        line--;
+    if (end - line > 2000) { /* a giant line: keep its start, to a space */
+        size_t sp = end;
+        while (sp > line + 1000 && out->buf[sp] != ' ')
+            sp--;
+        strbuf_setlen(out, out->buf[sp] == ' ' ? sp : end);
+        strbuf_adds(out, " …\n");
+    } else {
+        strbuf_setlen(out, line);
+    }
+    close_open(out);
+    strbuf_adds(out, "\n> Truncated to fit GitHub's comment limit; see the full report in the "
+                     "run's artifacts.\n");
 }
 
 void report_comment(strbuf *out, const run_doc *d, const char *details_url, size_t limit)
@@ -77,19 +139,9 @@ void report_comment(strbuf *out, const run_doc *d, const char *details_url, size
     }
     strbuf_rtrim(out);
     strbuf_addc(out, '\n');
-    /* last resort when even the kept sections are too long: cut at a line
-     * boundary and close what may be open */
-    if (chars(out->buf) > limit) {
-        size_t keep = 0, n = 0;
-        for (size_t i = 0; i < out->len && n + 200 < limit; i++) {
-            n += ((unsigned char)out->buf[i] & 0xC0) != 0x80;
-            if (out->buf[i] == '\n')
-                keep = i + 1;
-        }
-        strbuf_setlen(out, keep);
-        strbuf_adds(out, "\n```\n\n</details>\n\n> Truncated to fit GitHub's comment limit; "
-                         "see the full report in the run's artifacts.\n");
-    }
+    /* last resort when even the kept sections are too long */
+    if (chars(out->buf) > limit)
+        cut_to_fit(out, limit);
     strvec_free(&left);
     free(drop);
     md_doc_free(&m);

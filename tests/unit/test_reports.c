@@ -436,16 +436,47 @@ static void test_html_defused(void **state)
     free(html);
 }
 
+/* The comment's last-resort cut of a huge one-line error keeps its start and
+ * closes nothing that is not open (the note used to land in a code block). */
+static void test_comment_long_error(void **state)
+{
+    (void)state;
+    run_doc d;
+    build_run(&d, 2);
+    strbuf e = STRBUF_INIT, c = STRBUF_INIT;
+    strbuf_adds(&e, "ruff said:");
+    for (int i = 0; i < 12000; i++)
+        strbuf_addf(&e, " word%d", i);
+    run_doc_set_error(&d, e.buf);
+    report_comment(&c, &d, NULL, 0);
+    assert_true(c.len <= 65536);
+    assert_non_null(strstr(c.buf, "**The gate could not run**: ruff said: word0 word1"));
+    assert_null(strstr(c.buf, "```"));
+    assert_null(strstr(c.buf, "</details>"));
+    assert_non_null(strstr(c.buf, " …\n\n> Truncated to fit"));
+    strbuf_free(&e);
+    strbuf_free(&c);
+    run_doc_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_md_inline),      cmocka_unit_test(test_roundtrip_and_validation),
-        cmocka_unit_test(test_merge_sorted),   cmocka_unit_test(test_markdown),
-        cmocka_unit_test(test_comment_limit),  cmocka_unit_test(test_github_escaping),
-        cmocka_unit_test(test_sarif),          cmocka_unit_test(test_fence_in_detail),
-        cmocka_unit_test(test_merge_errors),   cmocka_unit_test(test_merge_refuses),
-        cmocka_unit_test(test_merge_order),    cmocka_unit_test(test_md_code),
-        cmocka_unit_test(test_inputs_as_code), cmocka_unit_test(test_html_defused),
+        cmocka_unit_test(test_md_inline),
+        cmocka_unit_test(test_roundtrip_and_validation),
+        cmocka_unit_test(test_merge_sorted),
+        cmocka_unit_test(test_markdown),
+        cmocka_unit_test(test_comment_limit),
+        cmocka_unit_test(test_github_escaping),
+        cmocka_unit_test(test_sarif),
+        cmocka_unit_test(test_fence_in_detail),
+        cmocka_unit_test(test_merge_errors),
+        cmocka_unit_test(test_merge_refuses),
+        cmocka_unit_test(test_merge_order),
+        cmocka_unit_test(test_md_code),
+        cmocka_unit_test(test_inputs_as_code),
+        cmocka_unit_test(test_html_defused),
+        cmocka_unit_test(test_comment_long_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
