@@ -73,6 +73,24 @@ static json_t *invocation(const run_doc *d)
     return arr;
 }
 
+/* A relative path as a URI reference (RFC 3986): unreserved characters and '/'
+ * as they are, every other byte percent-encoded, so a space, '%', '<' or '`' in a
+ * path cannot make the reference invalid. */
+static void uri_path(strbuf *out, const char *path)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+            strchr("-._~/", *p)) {
+            strbuf_addc(out, (char)*p);
+        } else {
+            strbuf_addc(out, '%');
+            strbuf_addc(out, hex[*p >> 4]);
+            strbuf_addc(out, hex[*p & 15]);
+        }
+    }
+}
+
 void report_sarif(strbuf *out, const run_doc *d)
 {
     json_t *root = json_object();
@@ -118,7 +136,10 @@ void report_sarif(strbuf *out, const run_doc *d)
         const char *path = json_string_value(json_object_get(f, "path"));
         if (path) {
             json_t *loc = json_object(), *phys = json_object(), *art = json_object();
-            json_object_set_new(art, "uri", json_string(path));
+            strbuf uri = STRBUF_INIT;
+            uri_path(&uri, path);
+            json_object_set_new(art, "uri", json_string(uri.buf));
+            strbuf_free(&uri);
             json_object_set_new(phys, "artifactLocation", art);
             json_int_t line = json_integer_value(json_object_get(f, "line"));
             json_int_t col = json_integer_value(json_object_get(f, "col"));

@@ -459,6 +459,31 @@ static void test_comment_long_error(void **state)
     run_doc_free(&d);
 }
 
+/* SARIF artifact URIs are percent-encoded (RFC 3986: unreserved and '/' kept). */
+static void test_sarif_uri(void **state)
+{
+    (void)state;
+    run_doc d;
+    run_doc_init(&d, "check", 0);
+    findings fs = FINDINGS_INIT;
+    findings_add(&fs, "names", SEV_ERROR, "cfg", "a b/<c>\"`|%é_~.py", 1, 1, NULL, "t");
+    run_doc_set_findings(&d, &fs);
+    strbuf out = STRBUF_INIT;
+    report_sarif(&out, &d);
+    json_t *s = json_loads(out.buf, 0, NULL);
+    json_t *r0 = json_array_get(
+        json_object_get(json_array_get(json_object_get(s, "runs"), 0), "results"), 0);
+    json_t *loc = json_object_get(
+        json_object_get(json_array_get(json_object_get(r0, "locations"), 0), "physicalLocation"),
+        "artifactLocation");
+    assert_string_equal(json_string_value(json_object_get(loc, "uri")),
+                        "a%20b/%3Cc%3E%22%60%7C%25%C3%A9_~.py");
+    json_decref(s);
+    strbuf_free(&out);
+    findings_free(&fs);
+    run_doc_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -477,6 +502,7 @@ int main(void)
         cmocka_unit_test(test_inputs_as_code),
         cmocka_unit_test(test_html_defused),
         cmocka_unit_test(test_comment_long_error),
+        cmocka_unit_test(test_sarif_uri),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
