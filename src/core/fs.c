@@ -327,3 +327,20 @@ int fs_mkdtemp(strbuf *out, const char *prefix)
     strbuf_free(&p);
     return 0;
 }
+
+int fs_path_cmp(const char *a, const char *b)
+{
+    for (;;) {
+        size_t na = strcspn(a, "/"), nb = strcspn(b, "/");
+        size_t n = na < nb ? na : nb;
+        int c = memcmp(a, b, n);
+        if (c)
+            return c;
+        if (na != nb)
+            return na < nb ? -1 : 1;
+        if (!a[na] || !b[nb])
+            return a[na] ? 1 : b[nb] ? -1 : 0;
+        a += na + 1;
+        b += nb + 1;
+    }
+}

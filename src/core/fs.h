@@ -13,6 +13,10 @@
 
 #include "core/strbuf.h"
 
+/* Compares two relative paths part by part, as pathlib's sort does ("a/x" before
+ * "a-b/x", although '/' > '-'): the order config discovery lists configs in. */
+int fs_path_cmp(const char *a, const char *b);
+
 /* Reads the whole file into sb (appending). Fails on directories and on files
  * larger than max_bytes (0 = 1 GiB). */
 int fs_read_file(strbuf *sb, const char *path, size_t max_bytes);

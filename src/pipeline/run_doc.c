@@ -10,7 +10,6 @@
 #include "core/fs.h"
 #include "core/pgci_version.h"
 #include "verify/verify.h"
-#include "workspace/workspace.h"
 
 void run_doc_init(run_doc *d, const char *command, int with_timestamp)
 {
@@ -508,7 +507,7 @@ static int cmp_config(const void *pa, const void *pb)
         return a->rank < b->rank ? -1 : 1;
     const char *x = json_string_value(json_object_get(a->c, "path"));
     const char *y = json_string_value(json_object_get(b->c, "path"));
-    int c = x && y ? workspace_path_cmp(x, y) : 0;
+    int c = x && y ? fs_path_cmp(x, y) : 0;
     return c ? c : json_str_cmp(a->c, b->c, "module");
 }
 

@@ -30,26 +30,9 @@
 /* Deeper trees than this are not model packages; stop rather than recurse forever. */
 #define DISCOVER_MAX_DEPTH 64
 
-int workspace_path_cmp(const char *a, const char *b)
-{
-    for (;;) {
-        size_t na = strcspn(a, "/"), nb = strcspn(b, "/");
-        size_t n = na < nb ? na : nb;
-        int c = memcmp(a, b, n);
-        if (c)
-            return c;
-        if (na != nb)
-            return na < nb ? -1 : 1;
-        if (!a[na] || !b[nb])
-            return a[na] ? 1 : b[nb] ? -1 : 0;
-        a += na + 1;
-        b += nb + 1;
-    }
-}
-
 static int cmp_strp(const void *x, const void *y)
 {
-    return workspace_path_cmp(*(char *const *)x, *(char *const *)y);
+    return fs_path_cmp(*(char *const *)x, *(char *const *)y);
 }
 
 static int is_config_name(const char *name)

@@ -80,9 +80,6 @@ char *workspace_pin_tag(const workspace *ws);
  * the relative path's parts. A search_root or config that resolves outside the
  * workspace is refused. */
 int workspace_discover(workspace *ws);
-/* Compares two relative paths part by part, as pathlib's sort does ("a/x" before
- * "a-b/x"): the order workspace_discover() lists configs in. */
-int workspace_path_cmp(const char *a, const char *b);
 void workspace_free(workspace *ws);
 
 /* Finds a config by module name, path or stem; NULL when none. */
