@@ -4,11 +4,10 @@
  * We walk the leaves in order. A row starts a logical line when its first leaf
  * (not a comment) is outside brackets and strings and the previous line did not
  * end with a backslash. For each logical line the tokenizer's two columns are
- * computed from its leading whitespace (col: tabs to the next multiple of 8;
- * altcol: tabs as 1; a form feed resets both) and checked against the indent
- * stack exactly as Parser/tokenizer.c does (TabError, "unindent does not match
- * any outer indentation level"); the parser's rules add "unexpected indent" (an
- * indent not right after a line ending in ':') and "expected an indented block".
+ * checked by pytok_indent_line (src/py/pytok.c), as Parser/tokenizer.c checks
+ * it (TabError, "unindent does not match any outer indentation level"), with the
+ * parser's rules: "unexpected indent" (an indent not right after a line ending in
+ * ':') and "expected an indented block".
  */
 #include "patchgen/codegen_syntax.h"
 
@@ -18,12 +17,10 @@
 
 #include "core/error.h"
 #include "core/strbuf.h"
-
-#define MAX_DEPTH 512
+#include "py/pytok.h"
 
 typedef struct indent_state {
-    int col[MAX_DEPTH], alt[MAX_DEPTH];
-    int top;
+    pytok_indent ind;
     int prev_opens_block; /* the previous logical line ended with ':' */
     unsigned bad_line;
     const char *why;
@@ -31,46 +28,8 @@ typedef struct indent_state {
 
 static int check_line(indent_state *s, const char *src, size_t off, unsigned row)
 {
-    int col = 0, alt = 0;
-    for (size_t i = off;; i++) {
-        char c = src[i];
-        if (c == ' ')
-            col++, alt++;
-        else if (c == '\t')
-            col = (col / 8 + 1) * 8, alt++;
-        else if (c == '\f')
-            col = alt = 0;
-        else
-            break;
-    }
-    const char *why = NULL;
-    if (col == s->col[s->top]) {
-        if (alt != s->alt[s->top])
-            why = "inconsistent use of tabs and spaces in indentation";
-        else if (s->prev_opens_block)
-            why = "expected an indented block";
-    } else if (col > s->col[s->top]) {
-        if (!s->prev_opens_block)
-            why = "unexpected indent";
-        else if (alt <= s->alt[s->top])
-            why = "inconsistent use of tabs and spaces in indentation";
-        else if (s->top + 1 >= MAX_DEPTH)
-            why = "too many levels of indentation";
-        else {
-            s->top++;
-            s->col[s->top] = col;
-            s->alt[s->top] = alt;
-        }
-    } else {
-        if (s->prev_opens_block)
-            why = "expected an indented block";
-        while (s->top > 0 && col < s->col[s->top])
-            s->top--;
-        if (!why && col != s->col[s->top])
-            why = "unindent does not match any outer indentation level";
-        else if (!why && alt != s->alt[s->top])
-            why = "inconsistent use of tabs and spaces in indentation";
-    }
+    int parser;
+    const char *why = pytok_indent_line(&s->ind, src + off, s->prev_opens_block, &parser);
     if (why) {
         s->bad_line = row + 1;
         s->why = why;
