@@ -982,7 +982,7 @@ static int module_parse(ce_module *m, py_tree **out)
     int r = py_parse(t, m->text, m->text_len, m->rel_path);
     if (r == 0)
         r = check_depth(t, m->rel_path);
-    if (r == 0 && py_check_syntax(t) < 0) {
+    if (r == 0 && ce_check_syntax(t) < 0) {
         /* a clearer reason than a syntax error at the top of the file, when it applies */
         char *msg = pgci_strdup(pgci_error_last());
         r = pysrc_check_indent_width(m->text, m->text_len, m->rel_path);

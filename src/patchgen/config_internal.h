@@ -308,6 +308,11 @@ void ce_note_changes(ce_module *m);
  * PatchConfig that another also holds: Python shares that object between them. */
 int ce_check_shared(config_eval *ev, ce_module *top);
 
+/* Sets "PATH:LINE:COL: syntax error: WHY" at the place CPython 3.11 refuses t's
+ * text with its message, and returns PGCI_EINVALID; 0 when it compiles
+ * (config_syntax.c). */
+int ce_check_syntax(const py_tree *t);
+
 /* --- config_final.c --------------------------------------------------------- */
 /* The pg_config for PatchConfig `src`, bound to `var` in module m. */
 int ce_finalize(const ce_module *m, const char *var, const ce_config *src, pg_config **out);

@@ -37,7 +37,7 @@ H=cfgfix/hostile
 check errors/no_source_patch_gen_config.py \
     "$E/no_source_patch_gen_config.py:5:10: PatchConfig() is missing source_module (the upstream module to patch)"
 check errors/syntax_error_patch_gen_config.py \
-    "$E/syntax_error_patch_gen_config.py:7:1: syntax error near '@config.override_method(\"ToyMLP.forward\"'"
+    "$E/syntax_error_patch_gen_config.py:8:15: syntax error: invalid syntax"
 check errors/cycle_b_patch_gen_config.py \
     "$E/cycle_a_patch_gen_config.py:2:1: import cycle between patch configs: cfgfix.errors.cycle_b_patch_gen_config -> cfgfix.errors.cycle_a_patch_gen_config -> cfgfix.errors.cycle_b_patch_gen_config (imported from $E/cycle_b_patch_gen_config.py:2:1)"
 check errors/self_import_patch_gen_config.py \
@@ -68,3 +68,50 @@ check hostile/unknown_method_patch_gen_config.py \
 after=$(cd "$tmp/ws" && find . -type f | sort | xargs sha256sum)
 [ "$before" = "$after" ] || { echo "the workspace changed" >&2; exit 1; }
 echo "15 configs refused with one clear error each; workspace untouched"
+
+# A config Python cannot compile, made by inserting a line into a good one: exit 2,
+# one "file:LINE:col: syntax error: ..." line at the line python3's compile() names
+# (when there is a python3), nothing written. tree-sitter-python accepts the
+# indentation errors (once they evaluated, and the override silently vanished).
+G=cfgfix/basic/toy_gpu_patch_gen_config.py
+n=0
+mutate() { # after-line text (printf escapes)
+    local after=$1 text=$2 rc=0 f
+    rm -rf "$tmp/mut" && cp -r fixtures/configs "$tmp/mut"
+    f="$tmp/mut/$G"
+    { head -n "$after" "fixtures/configs/$G"; printf "$text\n"; tail -n +"$((after + 1))" "fixtures/configs/$G"; } >"$f"
+    local mut_before
+    mut_before=$(cd "$tmp/mut" && find . -type f | sort | xargs sha256sum)
+    "$PGCI" regen -q -C "$tmp/mut" "$G" >"$tmp/out" 2>"$tmp/err" || rc=$?
+    [ "$rc" = 2 ] || { echo "$text: expected exit 2, got $rc" >&2; cat "$tmp/err" >&2; exit 1; }
+    [ "$(wc -l <"$tmp/err")" = 1 ] && grep -Eq "^pgci: error: $G:[0-9]+:[0-9]+: syntax error: " "$tmp/err" ||
+        { echo "$text: expected one syntax error line, got:" >&2; cat "$tmp/err" >&2; exit 1; }
+    got=$(sed -E "s|^pgci: error: $G:([0-9]+):.*|\1|" "$tmp/err")
+    if command -v python3 >/dev/null; then
+        want=$(python3 -c 'import sys
+try:
+    compile(open(sys.argv[1]).read(), sys.argv[1], "exec")
+    print(0)
+except SyntaxError as e:
+    print(e.lineno)' "$f")
+        [ "$got" = "$want" ] || { echo "$text: python3 says line $want, pgci:" >&2; cat "$tmp/err" >&2; exit 1; }
+    fi
+    [ "$mut_before" = "$(cd "$tmp/mut" && find . -type f | sort | xargs sha256sum)" ] ||
+        { echo "$text: the workspace changed" >&2; exit 1; }
+    echo "ok  line $got: $(sed 's/^pgci: error: [^ ]* //' "$tmp/err")"
+    n=$((n + 1))
+}
+mutate 11 '  y = 3'                                   # unexpected indent
+mutate 11 'if True:\n\tx = 1\n        y = 2'        # TabError
+mutate 11 'if True:\n    if True:\n        x = 1\n  y = 2' # unindent matches no level
+mutate 37 '      zz = 1'                             # over-indented in a replacement
+mutate 37 '    if x is None:\n\tx = 1'              # a tab after a space-indented if
+mutate 11 'x = (1, 2'
+mutate 11 'x = """abc'
+mutate 11 'def f(:'
+mutate 11 'a b c'
+mutate 11 'x = 08'
+mutate 11 'def broken(:'
+mutate 11 'x = 1 +'
+mutate 38 'x = (1,\n  2)\nclass A:\n  def f(:'
+echo "$n configs Python cannot compile refused at its line; workspace untouched"
