@@ -204,9 +204,11 @@ static int scan_number(scanner *sc)
                         "prefix for octal integers");
         if (s[j] == '.')
             j = digits(s, j + 1, "0123456789");
-        size_t e = j + 1 + (s[j + 1] == '+' || s[j + 1] == '-');
-        if ((s[j] | 0x20) == 'e' && is_digit(s[e]))
-            j = digits(s, e, "0123456789");
+        if ((s[j] | 0x20) == 'e') { /* s[j + 1] is in the text or its NUL */
+            size_t e = j + 1 + (s[j + 1] == '+' || s[j + 1] == '-');
+            if (is_digit(s[e]))
+                j = digits(s, e, "0123456789");
+        }
         if ((s[j] | 0x20) == 'j')
             j++;
     }

@@ -1033,6 +1033,7 @@ static void test_syntax_like_python(void **state)
         "x = 0x1F + 0o7 + 0b1 + 1e-5 + 1E+5 + 1_000 + 0.08 + .5 + 1j + 00 + 0_0\n",
         "y = [1 if x else 2]\ns = rb'\\'' + f\"{x!r:>{w}}\" + '''a\n  b''' + Rb\"x\"\n",
         "class A:\n\tdef f(self):\n\t\treturn 1\n",
+        "x = 1e5 + 2", /* a number at the very end: nothing read past it (ASan, valgrind) */
     };
     for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
         strbuf sb = STRBUF_INIT;
