@@ -1,6 +1,8 @@
 /*
  * drift: the checked-in .py and .diff against a fresh regeneration, byte for byte
- * (what `patchgen --check` decides, with the unified diff in the finding).
+ * (what `patchgen --check` decides, with the unified diff in the finding). The gate
+ * reads the checked-in files as patchgen does (gate.c's read_opt): the .py with
+ * universal newlines, the .diff in its stripped form.
  *
  * Byte comparison needs the normalised output, so without ruff this check does not
  * run; the ruff-equivalence check's structural mode covers that case.

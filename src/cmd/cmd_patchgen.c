@@ -201,8 +201,12 @@ static int check_one(const workspace *ws, const regen_output *r, int fix)
     fs_join(&py, ws->root, r->py_path);
     fs_join(&df, ws->root, r->diff_path);
     int ok = 1;
-    if (fs_is_file(py.buf))
-        fs_read_file(&cur, py.buf, 0);
+    if (fs_is_file(py.buf)) { /* read_text(): universal newlines */
+        strbuf raw = STRBUF_INIT;
+        fs_read_file(&raw, py.buf, 0);
+        cgtext_universal_newlines(&cur, raw.buf, raw.len);
+        strbuf_free(&raw);
+    }
     if (fs_is_file(df.buf)) {
         strbuf raw = STRBUF_INIT;
         fs_read_file(&raw, df.buf, 0);

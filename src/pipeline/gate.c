@@ -25,7 +25,9 @@
 #include "core/fs.h"
 #include "core/log.h"
 #include "core/sha256.h"
+#include "patchgen/codegen_text.h"
 #include "patchgen/config_eval.h"
+#include "patchgen/difflib.h"
 #include "patchgen/normalize.h"
 #include "patchgen/regen.h"
 #include "pipeline/gate_context.h"
@@ -48,9 +50,19 @@ static void hash_input(run_doc *d, const char *root, const char *rel)
     strbuf_free(&p);
 }
 
-static char *read_opt(const char *root, const char *rel, size_t *len)
+/* How patchgen's check reads a checked-in file (check_patchgen.check_config). */
+typedef enum read_as {
+    READ_PY,  /* Path.read_text: "\r\n" and a lone "\r" become "\n" */
+    READ_DIFF /* strip_diff_trailing_ws(read_text()): the .diff form, each line
+               * right-stripped, one final newline */
+} read_as;
+
+/* The checked-in file at root/rel as patchgen's check compares it, so a CRLF
+ * checkout or an editor's trailing-whitespace strip is no drift here either; NULL
+ * when it is not there. */
+static char *read_opt(const char *root, const char *rel, read_as as, size_t *len)
 {
-    strbuf p = STRBUF_INIT, data = STRBUF_INIT;
+    strbuf p = STRBUF_INIT, data = STRBUF_INIT, text = STRBUF_INIT;
     *len = 0;
     if (!rel || fs_join_under(&p, root, rel, "generated file") < 0 || !fs_is_file(p.buf)) {
         pgci_error_clear();
@@ -64,7 +76,12 @@ static char *read_opt(const char *root, const char *rel, size_t *len)
         strbuf_free(&data);
         return NULL;
     }
-    return strbuf_detach(&data, len);
+    if (as == READ_DIFF)
+        difflib_patchgen_form(&text, data.buf, data.len);
+    else
+        cgtext_universal_newlines(&text, data.buf, data.len);
+    strbuf_free(&data);
+    return strbuf_detach(&text, len); /* an empty file is "", not NULL */
 }
 
 /* One gate run: what each stage hands the next. Zeroed at the start, so the one
@@ -342,8 +359,8 @@ static void gate_read_inputs(gate_state *s)
         c->source_module = g->source_module;
         c->py_path = g->py_path;
         c->diff_path = o->no_diff ? NULL : g->diff_path;
-        bufs[2 * i] = read_opt(ws->root, g->py_path, &c->checked_py_len);
-        bufs[2 * i + 1] = read_opt(ws->root, c->diff_path, &c->checked_diff_len);
+        bufs[2 * i] = read_opt(ws->root, g->py_path, READ_PY, &c->checked_py_len);
+        bufs[2 * i + 1] = read_opt(ws->root, c->diff_path, READ_DIFF, &c->checked_diff_len);
         c->checked_py = bufs[2 * i];
         c->checked_diff = bufs[2 * i + 1];
         c->cfg = s->cfgs[i];
