@@ -128,39 +128,60 @@ static int starts_line(const char *type)
            pgci_ends_with(type, "_clause");
 }
 
+/* Checks the nodes that begin at byte `at`, the cursor on the outermost: a Python
+ * 2 print or exec statement is an error; 1 when one of them is a statement, a
+ * clause or a decorator. Leaves the cursor on the innermost node holding `at`. */
+static int line_starts_statement(TSTreeCursor *cur, uint32_t at, pytok_error *e)
+{
+    int starts = 0;
+    for (;;) {
+        TSNode n = ts_tree_cursor_current_node(cur);
+        if (ts_node_start_byte(n) == at) {
+            const char *type = ts_node_type(n);
+            if (!strcmp(type, "print_statement") || !strcmp(type, "exec_statement")) {
+                set(e, ts_node_start_point(n),
+                    "invalid syntax (a Python 2 statement: missing parentheses)");
+                return 1;
+            }
+            starts |= starts_line(type);
+        }
+        if (!ts_tree_cursor_goto_first_child(cur))
+            return starts;
+        while (ts_node_end_byte(ts_tree_cursor_current_node(cur)) <= at &&
+               ts_tree_cursor_goto_next_sibling(cur))
+            ;
+        TSNode c = ts_tree_cursor_current_node(cur);
+        if (ts_node_start_byte(c) > at || ts_node_end_byte(c) <= at) {
+            ts_tree_cursor_goto_parent(cur);
+            return starts;
+        }
+    }
+}
+
 /* In a tree without error: the first logical line (tok->lines) whose first token
  * does not start a statement, which tree-sitter took as the rest of the one
- * before (`x = 1 +` and the next line). CPython stops at the end of the line. */
+ * before (`x = 1 +` and the next line); CPython stops at the end of the line. Or
+ * a Python 2 print or exec statement. Only the nodes on the way to each line's
+ * first byte are read: one cursor goes forward through the tree, passing the
+ * subtrees between two lines' starts without entering them. */
 static void line_run_on(const py_tree *t, const pytok_result *tok, pytok_error *e)
 {
     TSTreeCursor cur = ts_tree_cursor_new(py_root(t));
-    size_t k = 0, stmt = SIZE_MAX;
-    TSPoint prev_end = {0, 0};
-    do {
-        TSNode n = ts_tree_cursor_current_node(&cur);
-        size_t at = ts_node_start_byte(n);
-        const char *type = ts_node_type(n);
-        if (!strcmp(type, "print_statement") || !strcmp(type, "exec_statement")) {
-            set(e, ts_node_start_point(n),
-                "invalid syntax (a Python 2 statement: missing parentheses)");
+    for (size_t k = 0; k < tok->lines.len && !e->line; k++) {
+        uint32_t at = (uint32_t)tok->lines.items[k];
+        /* forward to the first node that ends past `at`: a later sibling, or an
+         * ancestor's */
+        int more = 1;
+        while (more && ts_node_end_byte(ts_tree_cursor_current_node(&cur)) <= at)
+            more = ts_tree_cursor_goto_next_sibling(&cur) || ts_tree_cursor_goto_parent(&cur);
+        if (!more)
             break;
-        }
-        if (starts_line(type))
-            stmt = at;
-        if (ts_node_child_count(n) > 0 || ts_node_end_byte(n) == at)
-            continue;
-        while (k < tok->lines.len && tok->lines.items[k] < at)
-            k++;
-        if (k < tok->lines.len && tok->lines.items[k] == at) {
-            if (stmt != at) {
-                set(e, prev_end,
-                    "invalid syntax (the statement is cut off at the end of the line)");
-                break;
-            }
-            k++;
-        }
-        prev_end = ts_node_end_point(n);
-    } while (py_cursor_next(&cur, 1));
+        if (ts_node_start_byte(ts_tree_cursor_current_node(&cur)) > at)
+            continue; /* `at` falls between nodes */
+        if (!line_starts_statement(&cur, at, e) && !e->line)
+            set(e, end_of_code_before(t, at),
+                "invalid syntax (the statement is cut off at the end of the line)");
+    }
     ts_tree_cursor_delete(&cur);
 }
 

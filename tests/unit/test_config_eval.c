@@ -1017,6 +1017,12 @@ static void test_syntax_like_python(void **state)
         {"x = [1, 2)\n",
          "3:10: syntax error: closing parenthesis ')' does not match opening parenthesis '['"},
         {"x = 0x\n", "3:5: syntax error: invalid hexadecimal literal"},
+        /* a Python 2 statement on a line the tokenizer refuses: CPython's TabError */
+        {"if True:\n        x = 1\n\tprint 'x'\n",
+         "5:2: syntax error: inconsistent use of tabs and spaces in indentation"},
+        /* a logical line that continues the one before, deep in a def */
+        {"def f():\n    if True:\n        y = g(1) +\n        z = 2\n",
+         "5:19: syntax error: invalid syntax"},
     };
     char msg[300];
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
