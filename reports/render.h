@@ -13,14 +13,15 @@
 #include "pipeline/run_doc.h"
 
 /* The Markdown report is built as an ordered list of sections so the PR comment
- * can drop whole sections (never cut one in half) to fit GitHub's limit. */
+ * and the job summary can fold or drop whole sections (never cut one in half) to
+ * fit GitHub's limits. */
 typedef struct md_section {
     char *id;    /* "summary", "drift", "configs", ... */
     char *title; /* heading text, for "left out" lines */
     char *text;  /* the section's Markdown, ending with a blank line */
     int keep;    /* 1: never dropped from the PR comment */
-    char *brief; /* the text without its <details> (the PR comment's last resort before
-                    cutting a kept section); NULL when none */
+    char *brief; /* the text without its <details> (what a fitted report shows of it
+                    before dropping it); NULL when none */
 } md_section;
 
 typedef struct md_doc {
@@ -43,12 +44,23 @@ int report_html(strbuf *out, const run_doc *d);
  * strong, br) is written as text, and links to scripts lose their target. */
 char *report_html_body(const char *md, size_t len);
 
-/* comment.c: the PR comment body: a hidden marker line, then the Markdown cut to
- * at most `limit` characters (0: 65536) by dropping whole sections, with a line
- * naming what was left out and where the full report is (details_url may be NULL). */
+/* comment.c: the Markdown report fitted to a limit GitHub sets. Sections are
+ * folded to their brief, then dropped, largest first, never cut in half; a line
+ * names what was left out or folded and where the full report is. Only when the
+ * kept sections alone are too long is the text cut (what the cut leaves open is
+ * closed). */
+typedef struct report_fit {
+    size_t limit;            /* at most this many characters, or bytes */
+    int bytes;               /* 1: the limit counts bytes (UTF-8), 0: characters */
+    const char *what;        /* the limit, for the notes: "GitHub's comment limit" */
+    const char *details_url; /* where the full report lives; NULL: the run's artifacts */
+} report_fit;
+/* Appends the fitted report to out; the limit counts only what is appended. */
+void report_markdown_fit(strbuf *out, const run_doc *d, const report_fit *fit);
+/* The PR comment body: a hidden marker line, then the report fitted to at most
+ * `limit` characters in all (0: GitHub's 65536). */
 #define REPORT_COMMENT_MARKER "<!-- pgci-report -->"
 void report_comment(strbuf *out, const run_doc *d, const char *details_url, size_t limit);
-
 /* github.c: workflow commands, one per finding ("::error file=...,line=...,
  * title=...::message"), escaped as the runner expects. */
 void report_github(strbuf *out, const run_doc *d);

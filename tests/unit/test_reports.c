@@ -285,6 +285,51 @@ static void test_comment_limit(void **state)
     run_doc_free(&d2);
 }
 
+/* A run with one huge section (drift on 1500 lines, each its own finding) before
+ * small ones: the comment leaves out the huge one, not every section after it. */
+static void build_run_one_huge(run_doc *d)
+{
+    run_doc_init(d, "check", 0);
+    run_doc_set_config(d, "demo.cfg", "demo", "drift", NULL);
+    run_doc_set_check(d, "drift", "ran", NULL);
+    run_doc_set_check(d, "names", "ran", NULL);
+    findings fs = FINDINGS_INIT;
+    for (int i = 0; i < 1500; i++)
+        findings_add(&fs, "drift", SEV_ERROR, "demo.cfg", "demo/generated/patched_modeling_demo.py",
+                     (unsigned)(i + 1), 1, NULL, "line %d differs from the regenerated file", i);
+    finding *f = findings_add(&fs, "names", SEV_ERROR, "demo.cfg", "demo/x.py", 3, 1, NULL,
+                              "undefined name `Optional`");
+    finding_set_detail(f, "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-old\n+new\n");
+    run_doc_set_findings(d, &fs);
+    findings_free(&fs);
+}
+
+static void test_comment_drops_largest(void **state)
+{
+    (void)state;
+    run_doc d;
+    build_run_one_huge(&d);
+    strbuf full = STRBUF_INIT, c = STRBUF_INIT;
+    report_markdown(&full, &d);
+    assert_true(full.len > 65536);
+    report_comment(&c, &d, NULL, 0);
+    assert_true(c.len <= 65536);
+    assert_null(strstr(c.buf, "## Drift"));
+    /* every other section is kept whole, in document order */
+    const char *names = strstr(c.buf, "## Undefined"), *configs = strstr(c.buf, "## Configs");
+    assert_non_null(names);
+    assert_non_null(strstr(names, "```diff\n"));
+    assert_true(names < configs);
+    assert_true(configs < strstr(c.buf, "## Verification"));
+    assert_non_null(strstr(c.buf, "## Follow-ups"));
+    assert_non_null(strstr(c.buf, "\n> Left out to fit GitHub's comment limit: Drift from the "
+                                  "checked-in files. The full report is in the run's artifacts"));
+    assert_null(strstr(c.buf, "Truncated"));
+    strbuf_free(&full);
+    strbuf_free(&c);
+    run_doc_free(&d);
+}
+
 static void test_github_escaping(void **state)
 {
     (void)state;
@@ -487,21 +532,14 @@ static void test_sarif_uri(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_md_inline),
-        cmocka_unit_test(test_roundtrip_and_validation),
-        cmocka_unit_test(test_merge_sorted),
-        cmocka_unit_test(test_markdown),
-        cmocka_unit_test(test_comment_limit),
-        cmocka_unit_test(test_github_escaping),
-        cmocka_unit_test(test_sarif),
-        cmocka_unit_test(test_fence_in_detail),
-        cmocka_unit_test(test_merge_errors),
-        cmocka_unit_test(test_merge_refuses),
-        cmocka_unit_test(test_merge_order),
-        cmocka_unit_test(test_md_code),
-        cmocka_unit_test(test_inputs_as_code),
-        cmocka_unit_test(test_html_defused),
-        cmocka_unit_test(test_comment_long_error),
+        cmocka_unit_test(test_md_inline),       cmocka_unit_test(test_roundtrip_and_validation),
+        cmocka_unit_test(test_merge_sorted),    cmocka_unit_test(test_markdown),
+        cmocka_unit_test(test_comment_limit),   cmocka_unit_test(test_comment_drops_largest),
+        cmocka_unit_test(test_github_escaping), cmocka_unit_test(test_sarif),
+        cmocka_unit_test(test_fence_in_detail), cmocka_unit_test(test_merge_errors),
+        cmocka_unit_test(test_merge_refuses),   cmocka_unit_test(test_merge_order),
+        cmocka_unit_test(test_md_code),         cmocka_unit_test(test_inputs_as_code),
+        cmocka_unit_test(test_html_defused),    cmocka_unit_test(test_comment_long_error),
         cmocka_unit_test(test_sarif_uri),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
