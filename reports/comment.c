@@ -20,6 +20,7 @@
 #include "reports/render.h"
 
 #define COMMENT_LIMIT 65536
+#define STEP_SUMMARY_LIMIT 1000000
 
 /* The comment's limit counts characters, the summary's bytes; counting UTF-8 lead
  * bytes counts characters exactly. */
@@ -210,5 +211,14 @@ void report_comment(strbuf *out, const run_doc *d, const char *details_url, size
                       .what = "GitHub's comment limit",
                       .details_url = details_url};
     strbuf_adds(out, marker);
+    report_markdown_fit(out, d, &fit);
+}
+
+void report_step_summary(strbuf *out, const run_doc *d, const char *details_url, size_t limit)
+{
+    report_fit fit = {.limit = limit ? limit : STEP_SUMMARY_LIMIT,
+                      .bytes = 1,
+                      .what = "GitHub's job summary limit",
+                      .details_url = details_url};
     report_markdown_fit(out, d, &fit);
 }

@@ -61,6 +61,10 @@ void report_markdown_fit(strbuf *out, const run_doc *d, const report_fit *fit);
  * `limit` characters in all (0: GitHub's 65536). */
 #define REPORT_COMMENT_MARKER "<!-- pgci-report -->"
 void report_comment(strbuf *out, const run_doc *d, const char *details_url, size_t limit);
+/* The job summary ($GITHUB_STEP_SUMMARY): the report fitted to at most `limit`
+ * bytes (0: 1,000,000, under GitHub's 1 MiB, over which it drops the summary). */
+void report_step_summary(strbuf *out, const run_doc *d, const char *details_url, size_t limit);
+
 /* github.c: workflow commands, one per finding ("::error file=...,line=...,
  * title=...::message"), escaped as the runner expects. */
 void report_github(strbuf *out, const run_doc *d);

@@ -9,6 +9,7 @@
 #include "cmd/cmd.h"
 #include "core/error.h"
 #include "core/fs.h"
+#include "core/log.h"
 #include "reports/render.h"
 #include "pipeline/run_shard.h"
 
@@ -97,19 +98,28 @@ static void format_list(strbuf *out, const char *sep, int notes)
     }
 }
 
-/* The job summary: GitHub renders $GITHUB_STEP_SUMMARY as Markdown under the run. */
-static int write_step_summary(const run_doc *d)
+/* The job summary: GitHub renders $GITHUB_STEP_SUMMARY as Markdown under the run,
+ * and drops a step's summary over 1 MiB whole, so the report is fitted to what the
+ * file leaves of 1,000,000 bytes. */
+static int write_step_summary(const run_doc *d, const char *details_url)
 {
+    const size_t limit = 1000000;
     const char *p = getenv("GITHUB_STEP_SUMMARY");
     if (!p || !*p)
         return 0;
-    strbuf md = STRBUF_INIT;
-    report_markdown(&md, d);
     FILE *f = fopen(p, "a");
-    if (!f) {
-        strbuf_free(&md);
+    if (!f)
         return pgci_error_set(PGCI_EIO, "cannot append to $GITHUB_STEP_SUMMARY (%s)", p);
+    long had = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : 0;
+    size_t room = had > 0 ? (size_t)had : 0;
+    room = room < limit ? limit - room : 0;
+    if (room < 4096) { /* an earlier step's summary already fills it */
+        fclose(f);
+        log_warn("$GITHUB_STEP_SUMMARY (%s) already holds %ld bytes; no job summary added", p, had);
+        return 0;
     }
+    strbuf md = STRBUF_INIT;
+    report_step_summary(&md, d, details_url, room);
     fwrite(md.buf, 1, md.len, f);
     int bad = fclose(f) != 0;
     strbuf_free(&md);
@@ -213,7 +223,7 @@ int cmd_report(int argc, const char **argv)
         } else {
             fwrite(out.buf, 1, out.len, stdout);
         }
-        if (code == EXIT_CLEAN && fmt[i]->step_summary && write_step_summary(d) < 0)
+        if (code == EXIT_CLEAN && fmt[i]->step_summary && write_step_summary(d, details_url) < 0)
             code = cmd_error();
         strbuf_free(&out);
     }

@@ -9,6 +9,7 @@ cd "$(dirname "$0")/../.."
 . tests/tools/pyenv.sh
 pgci_pydeps jsonschema==4.23.0
 SAMPLE=${PGCI_BUILD:-build}/tests/tools/sample_run
+fail() { echo "FAIL: $*" >&2; exit 1; }
 T=$(mktemp -d)
 trap 'chmod -R u+w "$T"; rm -rf "$T"' EXIT
 
@@ -95,6 +96,35 @@ expect_grep 'HTTP 404' "$T/merr/report.md"
 : > "$T/summary.md"
 GITHUB_STEP_SUMMARY="$T/summary.md" "$PGCI" report --in "$T/run.json" --format github > /dev/null
 expect_grep '^# Patchgen drift report$' "$T/summary.md"
+
+# a job summary over GitHub's 1 MiB is dropped whole: it is fitted to 1,000,000
+# bytes (not characters: the diff is in two-byte characters) of what the file
+# leaves, the sections after the huge one kept, and a line says what was left out
+python3 - "$T/run.json" "$T/huge.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+f = dict(run["findings"][0], check="drift", severity="error", title="a huge drift", line=1, col=1)
+f["detail"] = "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n" + "".join("+é%s\n" % ("é" * 60) for _ in range(12000))
+run["findings"].insert(0, f)
+json.dump(run, open(sys.argv[2], "w"))
+PY
+"$PGCI" report --in "$T/huge.json" --format md -o "$T/huge"
+[ "$(wc -c < "$T/huge/report.md")" -gt 1500000 ] || fail "the huge report is not over the limit"
+python3 -c 'import sys; assert len(open(sys.argv[1], encoding="utf-8").read()) < 1000000' "$T/huge/report.md" ||
+    fail "the huge report's characters are over the limit"
+: > "$T/summary-huge.md"
+GITHUB_STEP_SUMMARY="$T/summary-huge.md" "$PGCI" report --in "$T/huge.json" --format github > /dev/null
+[ "$(wc -c < "$T/summary-huge.md")" -le 1000000 ] || fail "job summary of $(wc -c < "$T/summary-huge.md") bytes"
+expect_grep '^# Patchgen drift report$' "$T/summary-huge.md"
+expect_grep '^## Deprecations$' "$T/summary-huge.md"
+expect_grep '^## Configs$' "$T/summary-huge.md"
+expect_grep '^## Follow-ups$' "$T/summary-huge.md"
+expect_grep "^> .* to fit GitHub's job summary limit: .*Drift from the checked-in files" "$T/summary-huge.md"
+# what an earlier step left in the file counts too
+head -c 600000 "$T/huge/report.md" > "$T/summary-half.md"
+GITHUB_STEP_SUMMARY="$T/summary-half.md" "$PGCI" report --in "$T/huge.json" --format github > /dev/null
+[ "$(wc -c < "$T/summary-half.md")" -le 1000000 ] || fail "job summary after 600000 bytes: $(wc -c < "$T/summary-half.md") bytes"
+expect_grep '^## Follow-ups$' "$T/summary-half.md"
 
 # bad input: one clear line each, exit 2
 expect_fail 2 "unknown format 'pdf'" "$PGCI" report --in "$T/run.json" --format pdf
