@@ -1,11 +1,13 @@
 /*
  * GitHub workflow commands: one annotation per finding, e.g.
  *   ::error file=demo/x.py,line=12,col=5,title=names::undefined name 'Optional'
+ * and first, when the gate could not run, one for its error.
  * The runner parses these lines, so values are escaped exactly as it expects:
  * in the message %, CR and LF; in properties also ':' and ','.
  */
 #include <string.h>
 
+#include "pipeline/run_shard.h"
 #include "reports/render.h"
 
 static void esc_data(strbuf *out, const char *s)
@@ -42,6 +44,13 @@ static void esc_prop(strbuf *out, const char *s)
 
 void report_github(strbuf *out, const run_doc *d)
 {
+    /* a gate that could not run fails the job with no finding to show why: one
+     * annotation says so in the PR's checks */
+    if (run_doc_error(d)) {
+        strbuf_adds(out, "::error title=pgci::");
+        esc_data(out, run_doc_error(d));
+        strbuf_addc(out, '\n');
+    }
     size_t i;
     json_t *f;
     json_array_foreach(run_doc_findings(d), i, f)

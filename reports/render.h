@@ -66,7 +66,8 @@ void report_comment(strbuf *out, const run_doc *d, const char *details_url, size
 void report_step_summary(strbuf *out, const run_doc *d, const char *details_url, size_t limit);
 
 /* github.c: workflow commands, one per finding ("::error file=...,line=...,
- * title=...::message"), escaped as the runner expects. */
+ * title=...::message"), first one for the error of a gate that could not run,
+ * escaped as the runner expects. */
 void report_github(strbuf *out, const run_doc *d);
 
 /* sarif.c: SARIF 2.1.0 for code scanning. */

@@ -82,10 +82,11 @@ rc=0
 "$PGCI" check -C "$W" --ruff "$RUFF" --tag v9.9.9 --run-json "$T/env.json" > "$T/env.out" 2> "$T/env.err" || rc=$?
 [ "$rc" = 2 ] || fail "unknown tag: exit $rc"
 [ "$(grep -c . "$T/env.err")" = 1 ] || fail "unknown tag: $(cat "$T/env.err")"
-"$PGCI" report --in "$T/env.json" --format comment,sarif -o "$T/e"
+"$PGCI" report --in "$T/env.json" --format comment,sarif,github -o "$T/e"
 grep -q '^\*\*The gate could not run\*\*: .*v9.9.9' "$T/e/comment.md" || fail "comment: $(head -5 "$T/e/comment.md")"
+grep -q '^::error title=pgci::.*v9.9.9' "$T/e/annotations.txt" || fail "no annotation for the error: $(head -3 "$T/e/annotations.txt")"
 python3 -c 'import json,sys; inv=json.load(open(sys.argv[1]))["runs"][0]["invocations"][0]; assert inv["executionSuccessful"] is False, inv' "$T/e/report.sarif"
-echo "ok   an environment failure: exit 2 in one line; run.json, the comment and SARIF say the gate could not run"
+echo "ok   an environment failure: exit 2 in one line; run.json, the comment, SARIF and an annotation say the gate could not run"
 
 # pgci help CMD is CMD --help; every command takes -q
 "$PGCI" help check > "$T/h1"

@@ -351,6 +351,26 @@ static void test_github_escaping(void **state)
     run_doc_free(&d);
 }
 
+/* A gate that could not run says so in one annotation, before any finding, so the
+ * failure shows in the PR's checks. */
+static void test_github_gate_error(void **state)
+{
+    (void)state;
+    run_doc d;
+    run_doc_init(&d, "check", 0);
+    findings fs = FINDINGS_INIT;
+    findings_add(&fs, "names", SEV_WARNING, NULL, "x.py", 1, 0, NULL, "t");
+    run_doc_set_findings(&d, &fs);
+    run_doc_set_error(&d, "cannot fetch a:b, 100% gone\nHTTP 404");
+    strbuf out = STRBUF_INIT;
+    report_github(&out, &d);
+    assert_string_equal(out.buf, "::error title=pgci::cannot fetch a:b, 100%25 gone%0AHTTP 404\n"
+                                 "::warning file=x.py,line=1,title=pgci names::t\n");
+    strbuf_free(&out);
+    findings_free(&fs);
+    run_doc_free(&d);
+}
+
 static void test_sarif(void **state)
 {
     (void)state;
@@ -532,14 +552,23 @@ static void test_sarif_uri(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_md_inline),       cmocka_unit_test(test_roundtrip_and_validation),
-        cmocka_unit_test(test_merge_sorted),    cmocka_unit_test(test_markdown),
-        cmocka_unit_test(test_comment_limit),   cmocka_unit_test(test_comment_drops_largest),
-        cmocka_unit_test(test_github_escaping), cmocka_unit_test(test_sarif),
-        cmocka_unit_test(test_fence_in_detail), cmocka_unit_test(test_merge_errors),
-        cmocka_unit_test(test_merge_refuses),   cmocka_unit_test(test_merge_order),
-        cmocka_unit_test(test_md_code),         cmocka_unit_test(test_inputs_as_code),
-        cmocka_unit_test(test_html_defused),    cmocka_unit_test(test_comment_long_error),
+        cmocka_unit_test(test_md_inline),
+        cmocka_unit_test(test_roundtrip_and_validation),
+        cmocka_unit_test(test_merge_sorted),
+        cmocka_unit_test(test_markdown),
+        cmocka_unit_test(test_comment_limit),
+        cmocka_unit_test(test_comment_drops_largest),
+        cmocka_unit_test(test_github_escaping),
+        cmocka_unit_test(test_github_gate_error),
+        cmocka_unit_test(test_sarif),
+        cmocka_unit_test(test_fence_in_detail),
+        cmocka_unit_test(test_merge_errors),
+        cmocka_unit_test(test_merge_refuses),
+        cmocka_unit_test(test_merge_order),
+        cmocka_unit_test(test_md_code),
+        cmocka_unit_test(test_inputs_as_code),
+        cmocka_unit_test(test_html_defused),
+        cmocka_unit_test(test_comment_long_error),
         cmocka_unit_test(test_sarif_uri),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
