@@ -8,8 +8,9 @@
  * <details> (largest first), then droppable sections go whole (largest first, so
  * one huge section does not take every small one after it with it), then the kept
  * sections lose their <details> (a survey's error sections keep their titles,
- * configs and actions). The rest stay in document order, and one line names what
- * was left out and what was folded. A section is never cut in half: a half section
+ * configs and actions). What room is left then gives back sections folded or
+ * dropped on the way, smallest first. The rest stay in document order, and one
+ * line names what was left out and what was folded. A section is never cut in half: a half section
  * can leave an open code fence or <details> that breaks everything after it. Only
  * when the kept sections alone are too long (a huge error message) is the text
  * cut, closing exactly what the cut leaves open.
@@ -166,26 +167,65 @@ static int fit_step(const md_doc *m, int *state, size_t *size, const size_t *bri
     return 0;
 }
 
+/* What the sections as they stand take, with the note they need. */
+static size_t fit_total(const md_doc *m, const int *state, const size_t *size,
+                        const report_fit *fit, strbuf *note)
+{
+    size_t total = 1; /* the last newline */
+    for (size_t i = 0; i < m->len; i++)
+        total += size[i];
+    fit_note(note, m, state, fit);
+    return total + measure(note->buf, fit->bytes);
+}
+
+/* Gives back what room is left: a section folded or dropped on the way (folding a
+ * small one did not make the rest fit) comes back whole, or else folded, smallest
+ * first. */
+static void fit_restore(const md_doc *m, int *state, size_t *size, const size_t *whole,
+                        const size_t *brief, const report_fit *fit, strbuf *note)
+{
+    int *tried = pgci_calloc(m->len ? m->len : 1, sizeof(int));
+    for (;;) {
+        size_t i = SIZE_MAX;
+        for (size_t j = 0; j < m->len; j++)
+            if (state[j] != SECTION_WHOLE && !tried[j] && (i == SIZE_MAX || whole[j] < whole[i]))
+                i = j;
+        if (i == SIZE_MAX)
+            break;
+        tried[i] = 1;
+        int was = state[i];
+        size_t was_size = size[i];
+        for (int to = SECTION_WHOLE; to < was; to++) {
+            if (to == SECTION_FOLDED && !m->items[i].brief)
+                continue;
+            state[i] = to;
+            size[i] = to == SECTION_WHOLE ? whole[i] : brief[i];
+            if (fit_total(m, state, size, fit, note) <= fit->limit)
+                break;
+            state[i] = was;
+            size[i] = was_size;
+        }
+    }
+    free(tried);
+}
+
 void report_markdown_fit(strbuf *out, const run_doc *d, const report_fit *fit)
 {
     md_doc m = {0};
     report_markdown_sections(&m, d);
-    size_t n = m.len ? m.len : 1, start = out->len, body = 1; /* the last newline */
+    size_t n = m.len ? m.len : 1, start = out->len;
     int *state = pgci_calloc(n, sizeof(int));
-    size_t *size = pgci_calloc(n, sizeof(size_t)), *brief = pgci_calloc(n, sizeof(size_t));
+    size_t *size = pgci_calloc(n, sizeof(size_t)), *whole = pgci_calloc(n, sizeof(size_t)),
+           *brief = pgci_calloc(n, sizeof(size_t));
     for (size_t i = 0; i < m.len; i++) {
-        size[i] = measure(m.items[i].text, fit->bytes);
+        size[i] = whole[i] = measure(m.items[i].text, fit->bytes);
         brief[i] = m.items[i].brief ? measure(m.items[i].brief, fit->bytes) : 0;
     }
     strbuf note = STRBUF_INIT;
-    for (;;) {
-        body = 1;
-        for (size_t i = 0; i < m.len; i++)
-            body += size[i];
-        fit_note(&note, &m, state, fit);
-        if (body + measure(note.buf, fit->bytes) <= fit->limit || !fit_step(&m, state, size, brief))
-            break;
-    }
+    while (fit_total(&m, state, size, fit, &note) > fit->limit && fit_step(&m, state, size, brief))
+        ;
+    fit_restore(&m, state, size, whole, brief, fit, &note);
+    fit_note(&note, &m, state, fit);
     for (size_t i = 0; i < m.len; i++)
         if (state[i] != SECTION_DROPPED)
             strbuf_adds(out, state[i] == SECTION_FOLDED ? m.items[i].brief : m.items[i].text);
@@ -198,6 +238,7 @@ void report_markdown_fit(strbuf *out, const run_doc *d, const report_fit *fit)
     strbuf_free(&note);
     free(state);
     free(size);
+    free(whole);
     free(brief);
     md_doc_free(&m);
 }

@@ -331,7 +331,8 @@ static void add_check_section(md_doc *m, const run_doc *d, const char *id)
     strbuf_addf(&sb, "## %s\n\n", heading.buf);
 
     strvec configs = STRVEC_INIT, titles = STRVEC_INIT;
-    size_t i;
+    strbuf brief = STRBUF_INIT; /* sb without the details, up to sb[briefed] */
+    size_t briefed = 0, i;
     json_t *f;
     json_array_foreach(fs, i, f)
     {
@@ -393,16 +394,24 @@ static void add_check_section(md_doc *m, const run_doc *d, const char *id)
         strbuf_adds(&sb, "\n");
         if (detail && *detail) {
             int is_diff = !strncmp(detail, "--- ", 4) || strstr(detail, "\n@@ ") != NULL;
+            strbuf_add(&brief, sb.buf + briefed, sb.len - briefed);
             strbuf_adds(&sb, "\n  <details><summary>details</summary>\n\n");
             /* indented so the fence stays inside the list item */
             md_fenced(&sb, detail, is_diff ? "diff" : "", "  ");
             strbuf_adds(&sb, "\n  </details>\n\n");
+            briefed = sb.len;
         }
         strvec_free(&where);
         strvec_free(&cfgs);
     }
     strbuf_adds(&sb, "\n");
+    int folds = briefed > 0;
+    strbuf_add(&brief, sb.buf + briefed, sb.len - briefed);
     md_doc_add(m, id, heading.buf, &sb, 0);
+    /* without the details (diffs), a fitted report can keep the findings' list */
+    if (folds)
+        m->items[m->len - 1].brief = strbuf_detach(&brief, NULL);
+    strbuf_free(&brief);
     strbuf_free(&heading);
     strvec_free(&configs);
     strvec_free(&titles);

@@ -330,6 +330,48 @@ static void test_comment_drops_largest(void **state)
     run_doc_free(&d);
 }
 
+/* A check section with huge diffs keeps its list of findings in the comment,
+ * without the diffs, rather than going whole. */
+static void test_comment_folds_check_details(void **state)
+{
+    (void)state;
+    run_doc d;
+    run_doc_init(&d, "check", 0);
+    run_doc_set_check(&d, "drift", "ran", NULL);
+    run_doc_set_check(&d, "names", "ran", NULL);
+    findings fs = FINDINGS_INIT;
+    strbuf diff = STRBUF_INIT;
+    strbuf_adds(&diff, "--- a/x.py\n+++ b/x.py\n@@ -1,2000 +1,2000 @@\n");
+    for (int i = 0; i < 2000; i++)
+        strbuf_addf(&diff, "-old line %d\n+new line %d\n", i, i);
+    for (int i = 0; i < 10; i++) {
+        finding *f = findings_add(&fs, "drift", SEV_ERROR, "demo.cfg", NULL, 0, 0, NULL,
+                                  "demo/generated/patched_%d.py differs", i);
+        finding_set_detail(f, diff.buf);
+    }
+    finding *f = findings_add(&fs, "names", SEV_ERROR, "demo.cfg", "demo/x.py", 3, 1, NULL,
+                              "undefined name `Optional`");
+    finding_set_detail(f, "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-old\n+new\n");
+    run_doc_set_findings(&d, &fs);
+    strbuf c = STRBUF_INIT;
+    report_comment(&c, &d, NULL, 0);
+    assert_true(c.len <= 65536);
+    const char *drift = strstr(c.buf, "## Drift"), *names = strstr(c.buf, "## Undefined");
+    assert_non_null(drift);
+    assert_non_null(names);
+    assert_non_null(strstr(drift, "- **error** demo/generated/patched_0.py differs — `demo.cfg`\n"
+                                  "- **error** demo/generated/patched_1.py differs"));
+    assert_non_null(strstr(drift, "patched_9.py differs"));
+    assert_true(strstr(drift, "```diff") > names); /* only the small section's diff */
+    assert_non_null(strstr(c.buf, "\n> Shown without their details to fit GitHub's comment "
+                                  "limit: Drift from the checked-in files. The full report"));
+    assert_null(strstr(c.buf, "Left out"));
+    strbuf_free(&diff);
+    strbuf_free(&c);
+    findings_free(&fs);
+    run_doc_free(&d);
+}
+
 static void test_github_escaping(void **state)
 {
     (void)state;
@@ -558,6 +600,7 @@ int main(void)
         cmocka_unit_test(test_markdown),
         cmocka_unit_test(test_comment_limit),
         cmocka_unit_test(test_comment_drops_largest),
+        cmocka_unit_test(test_comment_folds_check_details),
         cmocka_unit_test(test_github_escaping),
         cmocka_unit_test(test_github_gate_error),
         cmocka_unit_test(test_sarif),
