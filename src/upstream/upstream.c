@@ -25,6 +25,33 @@
 
 #define DEFAULT_URL "https://github.com/huggingface/transformers/raw/{tag}/src/{path}"
 
+char *upstream_redact(const char *s)
+{
+    strbuf out = STRBUF_INIT;
+    const char *p = s;
+    for (const char *m; (m = strstr(p, "://"));) {
+        const char *host = m + 3;
+        size_t auth = strcspn(host, "/?#@ \t\n'\"");
+        strbuf_add(&out, p, (size_t)(host - p));
+        p = host;
+        if (host[auth] == '@') { /* user information before the host */
+            strbuf_adds(&out, "***");
+            p = host + auth;
+        }
+    }
+    strbuf_adds(&out, p);
+    return strbuf_detach(&out, NULL);
+}
+
+/* Rewrites the current error's message with upstream_redact; returns r. */
+static int redact_error(int r)
+{
+    char *msg = upstream_redact(pgci_error_last());
+    pgci_error_set(r, "%s", msg);
+    free(msg);
+    return r;
+}
+
 struct upstream {
     upstream_kind kind;
     char *spec;       /* the URL template, the absolute clone path, or the directory template */
@@ -291,7 +318,7 @@ int upstream_open(upstream **out, const upstream_opts *opts)
             goto fail;
         }
         u->spec = pgci_strdup(spec);
-        u->describe = pgci_strdup(spec);
+        u->describe = upstream_redact(spec);
         break;
     case UPSTREAM_GIT:
         u->spec = absolute(path, o.base_dir);
@@ -316,7 +343,7 @@ int upstream_open(upstream **out, const upstream_opts *opts)
     return 0;
 fail:
     upstream_free(u);
-    return r;
+    return r < 0 ? redact_error(r) : r;
 }
 
 void upstream_free(upstream *u)
@@ -349,9 +376,11 @@ static char *display_name(const char *tag, const char *module, const char *path)
     return pgci_asprintf("%.*s@%s src/%s", pkg, module, tag, path);
 }
 
+/* The key of a cached file: the template (without its user information: two
+ * tokens for one URL read the same files), the tag, the path. */
 static char *cache_key(const upstream *u, const char *tag, const char *path)
 {
-    return pgci_asprintf("pgci-cache-v1\nhttp\n%s\n%s\n%s", u->spec, tag, path);
+    return pgci_asprintf("pgci-cache-v1\nhttp\n%s\n%s\n%s", u->describe, tag, path);
 }
 
 /* upstream_validate_shared(), skipped for bytes an earlier run of this pgci build
@@ -444,7 +473,9 @@ static int record(upstream *u, const char *tag, const char *name, const char *pa
     if (code == 0)
         cache_store(u, tag, path, body);
     if (code < 0) {
-        *error = pgci_asprintf("cannot fetch %s from %s: %s", name, where, pgci_error_last());
+        char *msg = pgci_asprintf("cannot fetch %s from %s: %s", name, where, pgci_error_last());
+        *error = upstream_redact(msg);
+        free(msg);
         strbuf_reset(body);
         return code;
     }
@@ -728,7 +759,7 @@ int upstream_list_tags(upstream *u, strvec *out)
                                   u->describe);
         int r = git_remote_tags(repo, out);
         free(repo);
-        return r;
+        return r < 0 ? redact_error(r) : r;
     }
     if (u->kind == UPSTREAM_DIR)
         return dir_src_tags(u->spec, out);

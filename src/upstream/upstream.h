@@ -94,8 +94,13 @@ void upstream_set_parse_set(upstream *u, py_parse_set *parses);
 /* The same, keeping the tree in `parses` (NULL: as upstream_validate). */
 int upstream_validate_shared(const char *data, size_t len, const char *name, py_parse_set *parses);
 
-/* A short description of the source for messages: the URL template, the
- * repository path or the directory. */
+/* s with the user information of every URL in it ("https://user:token@host/")
+ * written as "***@": a token in a source template never reaches a message, a
+ * log, run.json or the cache's keys. Caller frees. */
+char *upstream_redact(const char *s);
+
+/* A short description of the source for messages: the URL template (its user
+ * information redacted), the repository path or the directory. */
 const char *upstream_describe(const upstream *u);
 
 /* Counters since upstream_open(). */

@@ -138,6 +138,20 @@ ms2=$((($(date +%s%N) - t0) / 1000000))
 { [ "$RC" -eq 0 ] && [ "$ms2" -ge 900 ] && [ "$ms2" -lt 5000 ]; } || fail "retry-after cap: exit $RC after $ms2 ms"
 echo "ok   429 with Retry-After: 1 waited $ms ms; Retry-After: 3600 capped at 1 s ($ms2 ms)"
 
+# --- a token in the source template stays out of every message and the cache -----------
+CRED="http://pgci:s3cret-token@127.0.0.1:$SERVER_PORT"
+mkdir -p "$T/cred"
+for behaviour in status-404 ok; do
+    XDG_CACHE_HOME=$T/cred/cache "$PGCI" fetch --source "$CRED/$behaviour/{tag}/src/{path}" \
+        --retry-delay 50 --tag v1 --module "$M" --print >"$T/cred/out" 2>"$T/cred/err" || true
+    ! grep -q "s3cret" "$T/cred/err" || fail "credentials: the token is in the messages: $(cat "$T/cred/err")"
+    grep -q "http://\*\*\*@127.0.0.1:$SERVER_PORT/$behaviour/" "$T/cred/err" ||
+        fail "credentials: the source is not named, redacted: $(cat "$T/cred/err")"
+done
+[ -n "$(find "$T/cred/cache" -type f)" ] || fail "credentials: nothing cached"
+! grep -rq "s3cret" "$T/cred/cache" || fail "credentials: the token is in the cache"
+echo "ok   a token in the source template: redacted in messages and cache keys"
+
 # --- failures -------------------------------------------------------------------------
 expect_fail 404 status-404 1 "HTTP 404"
 expect_fail 403 status-403 1 "HTTP 403"

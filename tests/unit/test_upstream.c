@@ -53,6 +53,26 @@ static void test_spec_kind(void **state)
     assert_int_equal(upstream_spec_kind(NULL, &p), -1);
 }
 
+static void test_redact(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"https://user:tok@host/x/{tag}/{path}", "https://***@host/x/{tag}/{path}"},
+        {"cannot fetch a from http://u@h:80/p: HTTP 404",
+         "cannot fetch a from http://***@h:80/p: HTTP 404"},
+        {"https://host/a@b/{path}", "https://host/a@b/{path}"}, /* an @ in the path is no user */
+        {"two: http://a:b@x/ and https://c@y/z", "two: http://***@x/ and https://***@y/z"},
+        {"no url at all", "no url at all"},
+        {"dir:/tmp/x@y/{tag}", "dir:/tmp/x@y/{tag}"},
+        {"https://", "https://"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *got = upstream_redact(cases[i][0]);
+        assert_string_equal(got, cases[i][1]);
+        free(got);
+    }
+}
+
 static void test_url_template(void **state)
 {
     (void)state;
@@ -480,13 +500,10 @@ static void test_dir_source(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_spec_kind),
-        cmocka_unit_test(test_url_template),
-        cmocka_unit_test(test_module_path_and_names),
-        cmocka_unit_test(test_validate),
-        cmocka_unit_test(test_cache),
-        cmocka_unit_test(test_cache_default_dir),
-        cmocka_unit_test(test_open_specs),
+        cmocka_unit_test(test_spec_kind),         cmocka_unit_test(test_redact),
+        cmocka_unit_test(test_url_template),      cmocka_unit_test(test_module_path_and_names),
+        cmocka_unit_test(test_validate),          cmocka_unit_test(test_cache),
+        cmocka_unit_test(test_cache_default_dir), cmocka_unit_test(test_open_specs),
         cmocka_unit_test(test_dir_source),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
