@@ -279,3 +279,80 @@ void proc_result_free(proc_result *res)
     strbuf_free(&res->out);
     strbuf_free(&res->err);
 }
+
+/* The child's side of proc_call: fn's reason goes up the pipe, nothing else. */
+static void call_child(proc_call_fn fn, void *arg, int w)
+{
+    strbuf why = STRBUF_INIT;
+    int r = fn(arg, &why);
+    if (r != 0 && why.len == 0)
+        strbuf_adds(&why, "failed without a reason");
+    for (size_t off = 0; r != 0 && off < why.len;) {
+        ssize_t n = write(w, why.buf + off, why.len - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        off += (size_t)n;
+    }
+    _exit(r != 0 ? 1 : 0);
+}
+
+/* Reads the child's reason until it closes the pipe or the deadline (0: none)
+ * passes; 1 when the pipe closed. */
+static int call_wait(int r, long deadline, strbuf *why)
+{
+    for (;;) {
+        int wait = -1;
+        if (deadline) {
+            long left = deadline - (long)now_ms();
+            if (left <= 0)
+                return 0;
+            wait = (int)left;
+        }
+        struct pollfd p = {r, POLLIN, 0};
+        int n = poll(&p, 1, wait);
+        if (n < 0 && errno != EINTR)
+            return 0;
+        if (n > 0 && drain(r, why, (size_t)1 << 16))
+            return 1;
+    }
+}
+
+int proc_call(proc_call_fn fn, void *arg, long timeout_ms, strbuf *why)
+{
+    int p[2];
+    if (pipe(p) < 0)
+        return pgci_error_set(PGCI_EIO, "cannot make a pipe: %s", strerror(errno));
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(p[0]);
+        close(p[1]);
+        return pgci_error_set(PGCI_EIO, "cannot fork: %s", strerror(e));
+    }
+    if (pid == 0) {
+        close(p[0]);
+        call_child(fn, arg, p[1]);
+    }
+    close(p[1]);
+    fcntl(p[0], F_SETFL, O_NONBLOCK);
+    long deadline = timeout_ms > 0 ? (long)now_ms() + timeout_ms : 0;
+    int closed = call_wait(p[0], deadline, why);
+    close(p[0]);
+    if (!closed)
+        kill(pid, SIGKILL);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    if (!closed)
+        return pgci_error_set(PGCI_ELIMIT, "no answer within %ld ms", timeout_ms);
+    if (WIFSIGNALED(st)) {
+        strbuf_addf(why, "%sthe child process died of signal %d", why->len ? "; " : "",
+                    WTERMSIG(st));
+        return pgci_error_set(PGCI_EIO, "%s", why->buf);
+    }
+    if (WEXITSTATUS(st) != 0)
+        return pgci_error_set(PGCI_ERROR, "%s", why->buf);
+    return 0;
+}

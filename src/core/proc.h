@@ -41,6 +41,20 @@ int proc_run(const proc_opts *opts, proc_result *res);
 
 void proc_result_free(proc_result *res);
 
+/* A function to run in a child process: 0, or non-zero with its reason in why. */
+typedef int (*proc_call_fn)(void *arg, strbuf *why);
+
+/* Runs fn(arg) in a forked child and waits for it up to timeout_ms (0: no
+ * limit), killing it on expiry: a deadline for library calls that cannot take
+ * one (libgit2 1.5's fetch waits for a silent server forever). The child shares
+ * nothing with the parent afterwards: what fn changes on disk is seen, what it
+ * changes in memory is not. It leaves with _exit, so no atexit handler, stdio
+ * flush or leak check runs twice. Call it only while the process has one thread.
+ * Returns 0 when fn returned 0; PGCI_ELIMIT when it ran past timeout_ms;
+ * PGCI_ERROR with fn's reason in why (and the error slot) when it failed;
+ * PGCI_EIO when the child could not start or died by a signal. */
+int proc_call(proc_call_fn fn, void *arg, long timeout_ms, strbuf *why);
+
 /* "ruff check --fix ..." for messages: argv joined with spaces. */
 void proc_argv_string(strbuf *out, const char *const *argv);
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "core/arena.h"
+#include "core/clock.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/fs_safe.h"
@@ -327,6 +328,50 @@ static void test_proc(void **state)
     assert_int_equal(proc_run(&o3, &r), PGCI_ENOTFOUND);
     assert_non_null(strstr(pgci_error_last(), "pgci-no-such-command"));
     proc_result_free(&r);
+}
+
+static int call_ok(void *arg, strbuf *why)
+{
+    (void)why;
+    /* the child's memory is its own: the parent's copy stays 0 */
+    *(int *)arg = 1;
+    return 0;
+}
+
+static int call_fails(void *arg, strbuf *why)
+{
+    strbuf_addf(why, "broken %s", (const char *)arg);
+    return -1;
+}
+
+static int call_hangs(void *arg, strbuf *why)
+{
+    (void)arg;
+    (void)why;
+    sleep(60);
+    return 0;
+}
+
+static void test_proc_call(void **state)
+{
+    (void)state;
+    int touched = 0;
+    strbuf why = STRBUF_INIT;
+    assert_int_equal(proc_call(call_ok, &touched, 5000, &why), 0);
+    assert_int_equal(touched, 0);
+    assert_int_equal(why.len, 0);
+
+    assert_int_equal(proc_call(call_fails, "pipe", 5000, &why), PGCI_ERROR);
+    assert_string_equal(why.buf, "broken pipe");
+    assert_string_equal(pgci_error_last(), "broken pipe");
+    strbuf_reset(&why);
+
+    double t0 = now_ms();
+    assert_int_equal(proc_call(call_hangs, NULL, 200, &why), PGCI_ELIMIT);
+    double took = now_ms() - t0;
+    assert_true(took >= 190 && took < 5000);
+    assert_string_equal(pgci_error_last(), "no answer within 200 ms");
+    strbuf_free(&why);
 }
 
 /* 1 while pid names a live process (a zombie is dead: it only waits to be reaped). */
@@ -735,6 +780,7 @@ int main(void)
         cmocka_unit_test(test_scratch_write),
         cmocka_unit_test(test_safe_write),
         cmocka_unit_test(test_proc),
+        cmocka_unit_test(test_proc_call),
         cmocka_unit_test(test_proc_env_and_group),
         cmocka_unit_test(test_opts),
         cmocka_unit_test(test_tempfile_threads_and_signal),
