@@ -54,8 +54,8 @@ size_t http_fetch_jobs(const http_params *p, http_job *jobs, size_t n, http_done
 typedef struct git_src git_src;
 
 /* Opens the clone at repo_path; with fetch_tags, first fetches the tags of its
- * remote "origin". */
-int git_src_open(git_src **out, const char *repo_path, int fetch_tags);
+ * remote "origin", giving up after timeout_ms (0: no limit). */
+int git_src_open(git_src **out, const char *repo_path, int fetch_tags, long timeout_ms);
 void git_src_free(git_src *g);
 
 /* The blob at refs/tags/<tag>:src/<path>, else refs/tags/<tag>:<path>. where gets

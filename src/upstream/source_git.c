@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/proc.h"
 #include "core/version.h"
 #include "upstream/git_api.h"
 #include "upstream/source.h"
@@ -31,29 +32,69 @@ const char *__lsan_default_suppressions(void)
     return "leak:libpcre2-8.so\n";
 }
 
-static int fetch_tags(git_src *g)
+typedef struct fetch_call {
+    const git_api *api;
+    git_remote *remote;
+} fetch_call;
+
+/* In the child process of proc_call: the fetch itself. */
+static int fetch_in_child(void *arg, strbuf *why)
+{
+    fetch_call *c = arg;
+    const git_api *G = c->api;
+    char *refspec = "+refs/tags/*:refs/tags/*";
+    git_strarray specs = {&refspec, 1};
+    git_fetch_options fo;
+    G->fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
+    fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_ALL;
+    if (G->remote_fetch(c->remote, &specs, &fo, "pgci: fetch tags") < 0) {
+        strbuf_adds(why, git_api_why(G));
+        return -1;
+    }
+    return 0;
+}
+
+/* libgit2 1.5 has no timeout for a server that accepts the connection and never
+ * answers (GIT_OPT_SET_SERVER_TIMEOUT came in 1.7), and its progress callbacks
+ * fire only while data flows: the fetch runs in a child process that pgci kills
+ * at the deadline. The child writes the refs and objects to disk; the repository
+ * is opened again afterwards so that nothing cached before the fetch hides them. */
+static int fetch_tags(git_src *g, long timeout_ms)
 {
     const git_api *G = g->api;
     git_remote *remote = NULL;
     if (G->remote_lookup(&remote, g->repo, "origin") < 0)
         return pgci_error_set(PGCI_ENET, "cannot fetch tags into %s: no remote 'origin': %s",
                               g->path, git_api_why(G));
-    char *refspec = "+refs/tags/*:refs/tags/*";
-    git_strarray specs = {&refspec, 1};
-    git_fetch_options fo;
-    G->fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
-    fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_ALL;
-    int r = G->remote_fetch(remote, &specs, &fo, "pgci: fetch tags");
-    int out = 0;
-    if (r < 0)
-        out = pgci_error_set(PGCI_ENET, "cannot fetch tags from %s into %s: %s",
-                             G->remote_url(remote) ? G->remote_url(remote) : "origin", g->path,
-                             git_api_why(G));
+    const char *url = G->remote_url(remote) ? G->remote_url(remote) : "origin";
+    fetch_call c = {G, remote};
+    strbuf why = STRBUF_INIT;
+    int r = proc_call(fetch_in_child, &c, timeout_ms, &why);
+    if (r == PGCI_ELIMIT && timeout_ms % 1000 == 0)
+        r = pgci_error_set(PGCI_ENET,
+                           "cannot fetch tags from %s into %s: no answer within %ld s "
+                           "(--timeout)",
+                           url, g->path, timeout_ms / 1000);
+    else if (r == PGCI_ELIMIT)
+        r = pgci_error_set(PGCI_ENET,
+                           "cannot fetch tags from %s into %s: no answer within %ld ms (--timeout)",
+                           url, g->path, timeout_ms);
+    else if (r < 0)
+        r = pgci_error_set(PGCI_ENET, "cannot fetch tags from %s into %s: %s", url, g->path,
+                           pgci_error_last());
+    strbuf_free(&why);
     G->remote_free(remote);
-    return out;
+    if (r < 0)
+        return r;
+    G->repository_free(g->repo);
+    g->repo = NULL;
+    if (G->repository_open_ext(&g->repo, g->path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
+        return pgci_error_set(PGCI_EIO, "cannot open git repository %s after fetching: %s", g->path,
+                              git_api_why(G));
+    return 0;
 }
 
-int git_src_open(git_src **out, const char *repo_path, int want_fetch)
+int git_src_open(git_src **out, const char *repo_path, int want_fetch, long timeout_ms)
 {
     const git_api *G = git_api_get();
     if (!G)
@@ -68,7 +109,7 @@ int git_src_open(git_src **out, const char *repo_path, int want_fetch)
         return r;
     }
     if (want_fetch) {
-        int r = fetch_tags(g);
+        int r = fetch_tags(g, timeout_ms);
         if (r < 0) {
             git_src_free(g);
             return r;

@@ -323,7 +323,7 @@ int upstream_open(upstream **out, const upstream_opts *opts)
     case UPSTREAM_GIT:
         u->spec = absolute(path, o.base_dir);
         u->describe = pgci_asprintf("git repository %s", u->spec);
-        if ((r = git_src_open(&u->git, u->spec, o.git_fetch)) < 0)
+        if ((r = git_src_open(&u->git, u->spec, o.git_fetch, u->hp.total_timeout_ms)) < 0)
             goto fail;
         break;
     case UPSTREAM_DIR:

@@ -194,6 +194,27 @@ grep -qxF "# generated for v1/$P" "$T/unwritable.out" || fail "unwritable cache:
 ! grep -q '^pgci: error:' "$T/unwritable.err" || fail "unwritable cache: an error: $(cat "$T/unwritable.err")"
 echo "ok   unwritable cache: files used, one warning"
 
+# a git: clone whose origin accepts the connection and never answers: libgit2 1.5
+# would wait forever; --timeout bounds the --git-fetch, with one line and exit 2
+g() { git -C "$1" -c user.name=pgci -c user.email=pgci@example.org -c init.defaultBranch=main "${@:2}"; }
+mkdir -p "$T/gitorigin/src/transformers/models/llama"
+printf 'X = 1\n' >"$T/gitorigin/$P"
+g "$T/gitorigin" init -q && g "$T/gitorigin" add -A && g "$T/gitorigin" commit -qm one &&
+    g "$T/gitorigin" tag v1 && git clone -q "$T/gitorigin" "$T/gitclone" &&
+    git -C "$T/gitclone" remote set-url origin "$BASE/silent/repo.git" || fail "silent origin: setup"
+before=$(server_count "$LOG" silent)
+start=$(date +%s)
+timeout 30 "$PGCI" fetch --source "git:$T/gitclone" --git-fetch --tag v1 --module "$M" --timeout 2 \
+    >"$T/silent.out" 2>"$T/silent.err"
+rc=$? took=$(($(date +%s) - start))
+[ "$rc" -eq 2 ] || fail "silent origin: exit $rc after $took s (124: still hung at 30 s)"
+[ "$took" -le 10 ] || fail "silent origin: took $took s with --timeout 2"
+printf 'pgci: error: cannot fetch tags from %s into %s: no answer within 2 s (--timeout)\n' \
+    "$BASE/silent/repo.git" "$T/gitclone" | cmp -s - "$T/silent.err" ||
+    fail "silent origin: $(cat "$T/silent.err")"
+[ "$(($(server_count "$LOG" silent) - before))" -eq 1 ] || fail "silent origin: the request never reached the server"
+echo "ok   git: --git-fetch from an origin that never answers"
+
 # connection refused: retried (the server may be restarting), then reported
 port=$(free_port)
 XDG_CACHE_HOME=$T/refused/cache "$PGCI" fetch --source "http://127.0.0.1:$port/{tag}/src/{path}" \

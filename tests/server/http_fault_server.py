@@ -19,6 +19,7 @@ echoed into generated bodies:
   retry-after-S       the first request of a path gets 429 with Retry-After: S
   html                200, an HTML page (the `curl` without -f trap)
   stall               200, Content-Length 1000, 20 bytes, then silence
+  silent              reads the request and never answers (not even a status line)
   truncated           200, Content-Length 5000, 100 bytes, then the connection closes
   big                 200, --big bytes of valid Python with a Content-Length
   bigstream           the same without Content-Length (ends when the connection closes)
@@ -142,6 +143,9 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"# a body that stops\n")
             self.wfile.flush()
             time.sleep(self.server.lifetime)
+        elif what == "silent":
+            time.sleep(self.server.lifetime)
+            self.close_connection = True
         elif what == "truncated":
             self.send_response(200)
             self.send_header("Content-Length", "5000")

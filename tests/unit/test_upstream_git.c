@@ -1,17 +1,21 @@
 /* Unit tests for the git source: throwaway repositories built here through libgit2
  * (annotated and lightweight tags, a src/ layout and a root layout), then read
  * through the upstream interface: found blobs, the root fallback, a missing tag, a
- * missing path, non-Python content, corrupt repositories, tag order, and fetching
- * new tags from a clone's origin. */
+ * missing path, non-Python content, corrupt repositories, tag order, fetching
+ * new tags from a clone's origin, and a fetch from an origin that never answers. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <arpa/inet.h>
 #include <git2.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "core/error.h"
 #include "core/fs.h"
@@ -352,6 +356,54 @@ static void test_git_fetch_tags(void **state)
     strbuf_free(&clone_path);
 }
 
+/* A socket listening on 127.0.0.1 that never accepts: the kernel completes the
+ * TCP handshake, the request goes into its buffer, and no byte ever comes back. */
+static int silent_listener(int *port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof(a);
+    assert_int_equal(bind(fd, (struct sockaddr *)&a, len), 0);
+    assert_int_equal(listen(fd, 8), 0);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+    *port = ntohs(a.sin_port);
+    return fd;
+}
+
+static void test_git_fetch_silent_origin(void **state)
+{
+    fixture *f = *state;
+    strbuf clone_path = STRBUF_INIT, url = STRBUF_INIT;
+    strbuf_addf(&clone_path, "%s/silent-clone", f->root.buf);
+    git_repository *clone;
+    assert_int_equal(git_clone(&clone, f->repo.buf, clone_path.buf, NULL), 0);
+    int port = 0, fd = silent_listener(&port);
+    strbuf_addf(&url, "http://127.0.0.1:%d/repo.git", port);
+    assert_int_equal(git_remote_set_url(clone, "origin", url.buf), 0);
+    git_repository_free(clone);
+
+    /* libgit2 1.5 has no timeout of its own: without pgci's, this waits forever
+     * (the alarm ends the test as a failure instead) */
+    alarm(30);
+    strbuf spec = STRBUF_INIT;
+    strbuf_addf(&spec, "git:%s", clone_path.buf);
+    upstream_opts o = {.spec = spec.buf, .git_fetch = 1, .total_timeout_ms = 1000};
+    upstream *u = NULL;
+    assert_int_equal(upstream_open(&u, &o), PGCI_ENET);
+    alarm(0);
+    assert_null(u);
+    strbuf want = STRBUF_INIT;
+    strbuf_addf(&want, "cannot fetch tags from %s into %s: no answer within 1 s (--timeout)",
+                url.buf, clone_path.buf);
+    assert_string_equal(pgci_error_last(), want.buf);
+    close(fd);
+    strbuf_free(&want);
+    strbuf_free(&spec);
+    strbuf_free(&url);
+    strbuf_free(&clone_path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -363,6 +415,7 @@ int main(void)
         cmocka_unit_test(test_repo_url),
         cmocka_unit_test(test_corrupt),
         cmocka_unit_test(test_git_fetch_tags),
+        cmocka_unit_test(test_git_fetch_silent_origin),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
