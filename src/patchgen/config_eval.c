@@ -992,6 +992,8 @@ static int module_parse(ce_module *m, py_tree **out)
     }
     if (r == 0)
         r = pysrc_check_nesting(t);
+    if (r == 0)
+        r = ce_check_compile(t);
     strbuf norm = STRBUF_INIT;
     int normalized = r == 0 ? pysrc_normalize_identifiers(&norm, t) : 0;
     if (normalized < 0)

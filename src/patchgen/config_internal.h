@@ -313,6 +313,11 @@ int ce_check_shared(config_eval *ev, ce_module *top);
  * (config_syntax.c). */
 int ce_check_syntax(const py_tree *t);
 
+/* The same for what CPython's compiler refuses in a tree that parsed: 'return'
+ * outside function, a positional argument after a keyword one, a duplicate
+ * parameter, ... (config_compile.c). */
+int ce_check_compile(const py_tree *t);
+
 /* --- config_final.c --------------------------------------------------------- */
 /* The pg_config for PatchConfig `src`, bound to `var` in module m. */
 int ce_finalize(const ce_module *m, const char *var, const ce_config *src, pg_config **out);

@@ -114,4 +114,13 @@ mutate 11 'x = 08'
 mutate 11 'def broken(:'
 mutate 11 'x = 1 +'
 mutate 38 'x = (1,\n  2)\nclass A:\n  def f(:'
+# ...and what it refuses after parsing (a tree tree-sitter accepts whole)
+mutate 11 'return 1'
+mutate 11 'f(a=1,\n  2,\n)'
+mutate 11 'f(a=1, a=2)'
+mutate 11 'def g(a, b, a):\n    pass'
+mutate 11 'def g(x=1, y):\n    pass'
+mutate 11 'for i in range(2):\n    pass\nelse:\n    break'
+mutate 37 '    (a, b) += 1'
+mutate 11 'class K:\n    yield 1'
 echo "$n configs Python cannot compile refused at its line; workspace untouched"

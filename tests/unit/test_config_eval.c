@@ -1020,6 +1020,20 @@ static void test_syntax_like_python(void **state)
         /* a Python 2 statement on a line the tokenizer refuses: CPython's TabError */
         {"if True:\n        x = 1\n\tprint 'x'\n",
          "5:2: syntax error: inconsistent use of tabs and spaces in indentation"},
+        /* what CPython's compiler refuses in a tree that parsed (config_compile.c) */
+        {"def f():\n    await g()\n", "4:5: syntax error: 'await' outside async function"},
+        {"async def f():\n    g = lambda: await h()\n",
+         "4:17: syntax error: 'await' outside async function"},
+        {"class C:\n    return 2\n", "4:5: syntax error: 'return' outside function"},
+        {"def f():\n    for i in x:\n        def g():\n            break\n",
+         "6:13: syntax error: 'break' outside loop"},
+        {"f(**d, 2)\n",
+         "3:9: syntax error: positional argument follows keyword argument unpacking"},
+        {"def f(a, *args: int, b, **a: int):\n    pass\n",
+         "3:27: syntax error: duplicate argument 'a' in function definition"},
+        {"x = [1]\n[x] += [2]\n",
+         "4:1: syntax error: 'list' is an illegal expression for augmented assignment"},
+        {"nonlocal x\n", "3:1: syntax error: nonlocal declaration not allowed at module level"},
         /* a logical line that continues the one before, deep in a def */
         {"def f():\n    if True:\n        y = g(1) +\n        z = 2\n",
          "5:19: syntax error: invalid syntax"},
@@ -1040,6 +1054,15 @@ static void test_syntax_like_python(void **state)
         "y = [1 if x else 2]\ns = rb'\\'' + f\"{x!r:>{w}}\" + '''a\n  b''' + Rb\"x\"\n",
         "class A:\n\tdef f(self):\n\t\treturn 1\n",
         "x = 1e5 + 2", /* a number at the very end: nothing read past it (ASan, valgrind) */
+        /* what the compile-stage rules must let through */
+        "def f(a, *args: int, b, **kw: int):\n    pass\ndef g(x=1, *, y):\n    pass\n"
+        "def h(x=1, /, y=2):\n    pass\n",
+        "for i in x:\n    if i:\n        break\n    else:\n        continue\n"
+        "while x:\n    try:\n        continue\n    finally:\n        pass\n",
+        "async def f():\n    await g()\n    x = [await h() for h in y]\ng = lambda: (yield)\n",
+        "f(*a, b=1, *c)\nf(a, *b, c=1, **d)\nf(**d, c=1)\nf(x for x in y)\n"
+        "x += 1\nx.y += 1\nx[0] += 1\n",
+        "class C:\n    for i in x:\n        break\n",
     };
     for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
         strbuf sb = STRBUF_INIT;
