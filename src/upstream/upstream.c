@@ -423,6 +423,12 @@ static void trim_blank(const char *s, size_t len, size_t *b, size_t *e)
  * body (a 200 or 204 with nothing in it; only a package's __init__.py may be
  * empty), or a JSON document (an API's error object served with 200). Either
  * would pass the syntax check, be cached, and fail every later check. */
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
 static int refuse_not_a_module(const upstream *u, const char *data, size_t len, const char *base)
 {
     /* what a server does; a directory or a git tree just holds the file */
@@ -608,6 +614,14 @@ int upstream_fetch_batch(upstream *u, const upstream_item *items, size_t n, strb
                 char *key = cache_key(u, tag, paths[i]);
                 int hit = cache_get(u->cache_dir, key, &results[i]);
                 free(key);
+                /* what an older pgci cached before it refused empty and JSON
+                 * bodies is a miss, fetched again */
+                if (hit && refuse_not_a_module(u, results[i].buf, results[i].len,
+                                               base_name(paths[i])) < 0) {
+                    pgci_error_clear();
+                    strbuf_reset(&results[i]);
+                    hit = 0;
+                }
                 if (hit) {
                     u->stats.cached++;
                     u->stats.bytes += results[i].len;

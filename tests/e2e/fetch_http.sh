@@ -93,6 +93,20 @@ XDG_CACHE_HOME=$T/ok/nocache "$PGCI" fetch --source "$BASE/ok/{tag}/src/{path}" 
 [ ! -e "$T/ok/nocache" ] || fail "ok --no-cache: a cache was written"
 echo "ok   200, cache by content, warm run without a request, --no-cache"
 
+# an entry an older pgci cached for an empty body (it refused none then): a miss,
+# fetched again, not returned as the module
+cp -r "$T/ok/cache" "$T/ok/oldcache"
+empty=$(printf '' | sha256sum | cut -d' ' -f1)
+: >"$T/ok/oldcache/pgci/objects/$empty"
+keyf=$(find "$T/ok/oldcache/pgci/keys" -type f)
+{ echo "$empty"; tail -n +2 "$keyf"; } >"$keyf.new" && mv "$keyf.new" "$keyf"
+before=$(server_count "$LOG" ok)
+XDG_CACHE_HOME=$T/ok/oldcache "$PGCI" fetch --source "$BASE/ok/{tag}/src/{path}" --tag v1 \
+    --module "$M" --print >"$T/ok/out3" 2>"$T/ok/err3" || fail "old empty entry: exit $?"
+cmp -s "$T/ok/out" "$T/ok/out3" || fail "old empty entry: returned $(wc -c <"$T/ok/out3") bytes"
+[ "$(($(server_count "$LOG" ok) - before))" -eq 1 ] || fail "old empty entry: not fetched again"
+echo "ok   an empty body an older pgci cached: fetched again"
+
 # many modules x tags in parallel; a later warm run with one more tag asks only for it
 mods=()
 for m in llama qwen3 mixtral gemma mistral phi; do mods+=(--module "transformers.models.$m.modeling_$m"); done
