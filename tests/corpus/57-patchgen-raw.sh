@@ -15,13 +15,10 @@ export PYTHONDONTWRITEBYTECODE=1
 export PGCI_VERIFY_REPARSE=1
 tf=$(corpus_wheel transformers 5.9.0) || exit 1
 ws=$(veomni_sdist 0.1.12) || exit 1
-wheel=$(corpus_wheel veomni 0.1.11) || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export XDG_CACHE_HOME=$tmp/xdg
-mkdir -p "$tmp/pg/veomni"
-: >"$tmp/pg/veomni/__init__.py"
-cp -r "$wheel/veomni/patchgen" "$tmp/pg/veomni/"
+corpus_patchgen "$tmp/pg" || exit 1
 python3 tests/corpus/patchgen_stubbed.py "$tmp/pg" "$ws" "$tf" "$tmp/patchgen" >"$tmp/n" 2>"$tmp/err" ||
     { echo "FAIL: the real patchgen did not run:"; tail -5 "$tmp/err"; exit 1; }
 status=0

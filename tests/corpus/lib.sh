@@ -2,6 +2,15 @@
 # the corpus cache (never into the repository).
 PGCI_CORPUS_CACHE=${PGCI_CORPUS_CACHE:-$HOME/.cache/pgci-corpus}
 
+# corpus_patchgen DIR -> the real patchgen alone, importable from DIR: veomni
+# 0.1.11's veomni/patchgen/ (from the registry) under an empty veomni package, so
+# nothing else of veomni, and no torch, is imported.
+corpus_patchgen() {
+    local wheel
+    wheel=$(corpus_wheel veomni 0.1.11) || { echo "cannot get veomni 0.1.11 from the registry" >&2; return 1; }
+    mkdir -p "$1/veomni" && : >"$1/veomni/__init__.py" && cp -r "$wheel/veomni/patchgen" "$1/veomni/"
+}
+
 # corpus_wheel NAME VERSION -> prints the directory holding the unpacked wheel.
 corpus_wheel() {
     local name=$1 version=$2

@@ -23,13 +23,11 @@ cd "$repo"
 PGCI=${PGCI:-$repo/bin/pgci}
 RUFF=${PGCI_RUFF:-$repo/${PGCI_BUILD:-build}/deps/ruff}
 [ -x "$RUFF" ] || { echo "no ruff at $RUFF (run make build)"; exit 1; }
-wheel=$(corpus_wheel veomni 0.1.11) || { echo "cannot get veomni 0.1.11 from the registry"; exit 1; }
 
 tmp=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/pg/veomni" "$tmp/bin"
-: >"$tmp/pg/veomni/__init__.py"
-cp -r "$wheel/veomni/patchgen" "$tmp/pg/veomni/"
+corpus_patchgen "$tmp/pg" || exit 1
+mkdir -p "$tmp/bin"
 ln -s "$RUFF" "$tmp/bin/ruff"
 
 fail=0

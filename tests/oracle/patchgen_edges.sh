@@ -12,12 +12,9 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
 . tests/corpus/lib.sh
 PGCI=${PGCI:-$repo/bin/pgci}
-wheel=$(corpus_wheel veomni 0.1.11) || { echo "cannot get veomni 0.1.11 from the registry"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/pg/veomni"
-: >"$tmp/pg/veomni/__init__.py"
-cp -r "$wheel/veomni/patchgen" "$tmp/pg/veomni/"
+corpus_patchgen "$tmp/pg" || exit 1
 python3 tests/oracle/patchgen_edges.py "$tmp/pg" "$tmp/ws"
 "$PGCI" regen -C "$tmp/ws" --tag v9.9.9 --upstream "dir:$tmp/ws/upstream" --no-ruff -o "$tmp/pgci" -q -j 2
 n=0

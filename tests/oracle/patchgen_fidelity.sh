@@ -11,12 +11,9 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
 . tests/corpus/lib.sh
 PGCI=${PGCI:-$repo/bin/pgci}
-wheel=$(corpus_wheel veomni 0.1.11) || { echo "cannot get veomni 0.1.11 from the registry"; exit 1; }
 tmp=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/pg/veomni"
-: >"$tmp/pg/veomni/__init__.py"
-cp -r "$wheel/veomni/patchgen" "$tmp/pg/veomni/"
+corpus_patchgen "$tmp/pg" || exit 1
 python3 tests/oracle/patchgen_fidelity.py "$tmp/pg" "$tmp/ws"
 n=0
 bad=0
