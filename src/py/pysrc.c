@@ -105,6 +105,14 @@ static size_t first_bad_utf8(const char *s, size_t len, int *non_ascii)
 static int check_encoding(const char *s, size_t len, const char *path)
 {
     unsigned line, col;
+    const char *nul = memchr(s, '\0', len);
+    if (nul) {
+        position(s, (size_t)(nul - s), &line, &col);
+        return pgci_error_set(PGCI_EINVALID,
+                              "%s:%u:%u: syntax error: a NUL byte (Python refuses it: \"source "
+                              "code string cannot contain null bytes\")",
+                              path, line, col);
+    }
     int non_ascii;
     size_t bad = first_bad_utf8(s, len, &non_ascii);
     if (bad < len) {

@@ -28,7 +28,7 @@
  * an ASCII-compatible coding line (latin-1, iso-8859-N, cp125N, ascii). Refused: a
  * byte that is not UTF-8, non-ASCII text under another coding line (Python decodes
  * it one way, patchgen's comment reader as UTF-8), an unknown coding, a byte order
- * mark. */
+ * mark, a NUL byte (Python: "source code string cannot contain null bytes"). */
 int pysrc_prepare(strbuf *out, const char *src, size_t len, const char *path);
 
 /* Fails when brackets nest deeper than PYSRC_MAX_BRACKETS (CPython: "too many

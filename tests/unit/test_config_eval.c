@@ -67,13 +67,18 @@ static void expect_fixture_error(const char *rel, int code, const char *msg)
 }
 
 /* Evaluates an inline config (no workspace). */
-static int eval_src(const char *src, const char *var, pg_config **out)
+static int eval_src_len(const char *src, size_t len, const char *var, pg_config **out)
 {
     config_eval *ev;
     config_eval_new(&ev, NULL);
-    int r = config_eval_buffer(ev, "/cfg/inline_patch_gen_config.py", src, strlen(src), var, out);
+    int r = config_eval_buffer(ev, "/cfg/inline_patch_gen_config.py", src, len, var, out);
     config_eval_free(ev); /* the pg_config must outlive its evaluator */
     return r;
+}
+
+static int eval_src(const char *src, const char *var, pg_config **out)
+{
+    return eval_src_len(src, strlen(src), var, out);
 }
 
 static pg_config *eval_ok(const char *src)
@@ -940,6 +945,16 @@ static void test_python_refusals(void **state)
              "reader keeps it on line 1)",
              F);
     expect_src_error("\xEF\xBB\xBF" HEAD, PGCI_EUNSUPPORTED, msg);
+    /* a NUL byte: Python refuses the file ("source code string cannot contain null
+     * bytes"), tree-sitter reads past it */
+    static const char nul[] = HEAD "X = 1\n\0\nY = 2\n";
+    pg_config *c = NULL;
+    assert_int_equal(eval_src_len(nul, sizeof(nul) - 1, NULL, &c), PGCI_EINVALID);
+    snprintf(msg, sizeof(msg),
+             "%s:4:1: syntax error: a NUL byte (Python refuses it: \"source code string cannot "
+             "contain null bytes\")",
+             F);
+    assert_string_equal(pgci_error_last(), msg);
     char deep[700];
     snprintf(deep, sizeof(deep), HEAD "def h():\n    return %.*s1%.*s\n", 201,
              "((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((("
