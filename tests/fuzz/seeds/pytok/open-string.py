@@ -1,0 +1,4 @@
+s = """abc
+
+def f():
+    pass

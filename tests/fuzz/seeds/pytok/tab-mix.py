@@ -1,0 +1,3 @@
+def f(x):
+	if x:
+        return 1
