@@ -12,6 +12,7 @@
 #include "checks/callees.h"
 #include "core/error.h"
 #include "core/vec.h"
+#include "patchgen/codegen_text.h"
 
 /* The bases of cls (through its module) that base_mod defines, into out. */
 static void external_walk(strvec *out, const index_module *m, const index_module *base_mod,
@@ -82,9 +83,14 @@ static void report(findings *out, const survey_pair *p, const char *cls, const c
         "class lives outside `transformers.`",
         cls, mb->qualname, p->tag_b);
     if (f && mb->end_byte <= p->base_src_b_len) {
-        char *text = pgci_strndup(p->base_src_b + mb->start_byte, mb->end_byte - mb->start_byte);
-        finding_set_detail(f, text);
-        free(text);
+        /* from its line's start, dedented: a method's decorator and def line up */
+        size_t from = mb->start_byte;
+        while (from > 0 && strchr(" \t", p->base_src_b[from - 1]))
+            from--;
+        strbuf text = STRBUF_INIT;
+        cgtext_dedent(&text, p->base_src_b + from, mb->end_byte - from);
+        finding_set_detail(f, text.buf);
+        strbuf_free(&text);
     }
 }
 

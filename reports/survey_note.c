@@ -220,10 +220,67 @@ static void what_changed(strbuf *sb, json_t *fs, const char *id, const char *ta,
     }
 }
 
-/* Every finding of the change with its detail, folded. */
-static void finding_list(strbuf *sb, json_t *fs, const char *id, size_t n)
+/* The detail every finding of the change has, when they all have the same one
+ * (upstream's text of one base method, inherited by each config's classes); NULL
+ * when there are fewer than two or any differs. */
+static const char *common_detail(json_t *fs, const char *id)
+{
+    const char *common = NULL;
+    size_t i, k = 0;
+    json_t *f;
+    json_array_foreach(fs, i, f)
+    {
+        if (!in_change(f, id))
+            continue;
+        const char *det = str(f, "detail");
+        if (!*det || (common && strcmp(common, det)))
+            return NULL;
+        common = det;
+        k++;
+    }
+    return k > 1 ? common : NULL;
+}
+
+/* Whether det, but for its last line break, is a part of the text above. */
+static int shown_above(const char *above, const char *det)
+{
+    size_t n = strlen(det);
+    while (n && det[n - 1] == '\n')
+        n--;
+    return n && memmem(above, strlen(above), det, n) != NULL;
+}
+
+/* Appends the fenced block of a detail, each line indented as a list item's. */
+static void item_block(strbuf *sb, const char *det)
+{
+    strbuf block = STRBUF_INIT;
+    fenced(&block, det, is_diff(det) ? "diff" : "");
+    strbuf_adds(sb, "\n");
+    for (const char *p = block.buf; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) + 1 : strlen(p);
+        strbuf_adds(sb, "  ");
+        strbuf_add(sb, p, len);
+        p += len;
+    }
+    strbuf_adds(sb, "\n");
+    strbuf_free(&block);
+}
+
+/* Every finding of the change with its detail, folded; a detail they all share
+ * once, before them, or not at all when `above` (what the section shows already)
+ * holds it. */
+static void finding_list(strbuf *sb, json_t *fs, const char *id, size_t n, const char *above)
 {
     strbuf_addf(sb, "<details><summary>%zu %s</summary>\n\n", n, n == 1 ? "finding" : "findings");
+    const char *common = common_detail(fs, id);
+    if (common && above && shown_above(above, common)) {
+        /* nothing: the section's "What changed" is every finding's detail */
+    } else if (common) {
+        strbuf_adds(sb, "The same for each:\n\n");
+        fenced(sb, common, is_diff(common) ? "diff" : "");
+        strbuf_adds(sb, "\n");
+    }
     size_t i;
     json_t *f;
     json_array_foreach(fs, i, f)
@@ -245,20 +302,8 @@ static void finding_list(strbuf *sb, json_t *fs, const char *id, size_t n)
         survey_note_inline(sb, str(f, "title"));
         strbuf_addc(sb, '\n');
         const char *det = str(f, "detail");
-        if (*det) {
-            strbuf block = STRBUF_INIT;
-            fenced(&block, det, is_diff(det) ? "diff" : "");
-            strbuf_adds(sb, "\n");
-            for (const char *p = block.buf; *p;) {
-                const char *e = strchr(p, '\n');
-                size_t len = e ? (size_t)(e - p) + 1 : strlen(p);
-                strbuf_adds(sb, "  ");
-                strbuf_add(sb, p, len);
-                p += len;
-            }
-            strbuf_adds(sb, "\n");
-            strbuf_free(&block);
-        }
+        if (*det && !common)
+            item_block(sb, det);
     }
     strbuf_adds(sb, "\n</details>\n\n");
 }
@@ -338,14 +383,17 @@ static void full_section(strbuf *sb, json_t *fs, json_t *c, const char *ta, cons
     strbuf_addf(sb, "\n\nHits %zu %s: ", nc, nc == 1 ? "config" : "configs");
     hits(sb, fs, id, 0);
     strbuf_adds(sb, ".\n\n");
+    size_t at = sb->len;
     if (!strcmp(str(c, "severity"), "error"))
         what_changed(sb, fs, id, ta, tb);
+    char *above = pgci_strndup(sb->buf + at, sb->len - at);
     if (*str(c, "action")) {
         strbuf_adds(sb, "**Action:** ");
         survey_note_inline(sb, str(c, "action"));
         strbuf_adds(sb, ".\n\n");
     }
-    finding_list(sb, fs, id, (size_t)json_integer_value(json_object_get(c, "findings")));
+    finding_list(sb, fs, id, (size_t)json_integer_value(json_object_get(c, "findings")), above);
+    free(above);
 }
 
 /* Whose action the section's intro already says. */
@@ -382,7 +430,7 @@ static void bullet(strbuf *sb, json_t *fs, json_t *c)
     }
     strbuf_adds(sb, ".\n\n  ");
     strbuf block = STRBUF_INIT;
-    finding_list(&block, fs, id, (size_t)json_integer_value(json_object_get(c, "findings")));
+    finding_list(&block, fs, id, (size_t)json_integer_value(json_object_get(c, "findings")), NULL);
     for (const char *p = block.buf; *p;) {
         const char *e = strchr(p, '\n');
         size_t len = e ? (size_t)(e - p) + 1 : strlen(p);
