@@ -350,18 +350,16 @@ static char *input_norm(const run_doc *d, const char *key)
 }
 
 /* The key where two runs' inputs differ (their string members but the workspace
- * path; a verify run's tag too: merging verify runs unites suites run at several
- * tags), or NULL. */
+ * path), or NULL. */
 static const char *inputs_differ(const run_doc *a, const run_doc *b)
 {
-    int verify = !strcmp(run_doc_command(a), "verify");
     const run_doc *both[2] = {a, b};
     for (int side = 0; side < 2; side++) {
         const char *k;
         json_t *v;
         json_object_foreach(json_object_get(both[side]->root, "inputs"), k, v)
         {
-            if (!strcmp(k, "files") || !strcmp(k, "workspace") || (verify && !strcmp(k, "tag")))
+            if (!strcmp(k, "files") || !strcmp(k, "workspace"))
                 continue;
             char *x = input_norm(a, k), *y = input_norm(b, k);
             int same = (!x && !y) || (x && y && !strcmp(x, y));
@@ -374,9 +372,76 @@ static const char *inputs_differ(const run_doc *a, const run_doc *b)
     return NULL;
 }
 
+/* configs[module].status of d, or "none". */
+static const char *config_status(const run_doc *d, const char *module)
+{
+    const char *st =
+        json_string_value(json_object_get(find_by(run_doc_configs(d), "module", module), "status"));
+    return st ? st : "none";
+}
+
+/* Parts of one run split by config: no config in two of them (the same run given
+ * twice would count its findings twice). */
+static int disjoint_configs(const run_doc *runs, const char *const *paths, size_t n)
+{
+    for (size_t s = 1; s < n; s++) {
+        size_t i;
+        json_t *c;
+        json_array_foreach(run_doc_configs(&runs[s]), i, c)
+        {
+            const char *m = json_string_value(json_object_get(c, "module"));
+            for (size_t t = 0; m && t < s; t++)
+                if (find_by(run_doc_configs(&runs[t]), "module", m)) {
+                    char bt[32], bs[32];
+                    return pgci_error_set(PGCI_EINVALID,
+                                          "cannot merge %s and %s: both ran config %s (the same "
+                                          "run twice, or overlapping runs)",
+                                          run_name(paths, t, bt, sizeof(bt)),
+                                          run_name(paths, s, bs, sizeof(bs)), m);
+                }
+        }
+    }
+    return 0;
+}
+
+/* Parts of one verify run split by suite: each regenerated every config (--tag)
+ * or none (the checked-in tree), so their configs agree, and no suite is in two
+ * of them. */
+static int verify_parts(const run_doc *runs, const char *const *paths, size_t n)
+{
+    char b0[32], bs[32];
+    for (size_t s = 1; s < n; s++) {
+        const char *p0 = run_name(paths, 0, b0, sizeof(b0)),
+                   *ps = run_name(paths, s, bs, sizeof(bs));
+        for (int side = 0; side < 2; side++) {
+            size_t i;
+            json_t *c;
+            json_array_foreach(run_doc_configs(side ? &runs[s] : &runs[0]), i, c)
+            {
+                const char *m = json_string_value(json_object_get(c, "module"));
+                const char *x = m ? config_status(&runs[0], m) : "",
+                           *y = m ? config_status(&runs[s], m) : "";
+                if (strcmp(x, y))
+                    return pgci_error_set(PGCI_EINVALID,
+                                          "cannot merge %s and %s: they regenerated config %s "
+                                          "differently (%s, %s)",
+                                          p0, ps, m, x, y);
+            }
+        }
+        for (size_t t = 0; t < s; t++) {
+            char bt[32];
+            int r = verify_doc_check_parts(runs[t].root, runs[s].root,
+                                           run_name(paths, t, bt, sizeof(bt)), ps, 1);
+            if (r < 0)
+                return r;
+        }
+    }
+    return 0;
+}
+
 /* Refuses runs that are not parts of one run: another command, another pgci,
- * other inputs, or a config that two of them ran (the same run given twice would
- * count its findings twice). */
+ * other inputs, suites run at another tag or on another tree, or a config (a
+ * verify run: a suite) that two of them ran. */
 static int check_parts(const run_doc *runs, const char *const *paths, size_t n)
 {
     char b0[32], b1[32];
@@ -403,25 +468,14 @@ static int check_parts(const run_doc *runs, const char *const *paths, size_t n)
                                   "(%s, %s)",
                                   p0, ps, k, x ?: "none", y ?: "none");
         }
+        /* a survey's shards each ran every suite (--verify): the same tag and tree */
+        int rc = verify_doc_check_parts(runs[0].root, r->root, p0, ps, 0);
+        if (rc < 0)
+            return rc;
     }
-    for (size_t s = 1; s < n; s++) {
-        size_t i;
-        json_t *c;
-        json_array_foreach(run_doc_configs(&runs[s]), i, c)
-        {
-            const char *m = json_string_value(json_object_get(c, "module"));
-            for (size_t t = 0; m && t < s; t++)
-                if (find_by(run_doc_configs(&runs[t]), "module", m)) {
-                    char bt[32];
-                    return pgci_error_set(PGCI_EINVALID,
-                                          "cannot merge %s and %s: both ran config %s (the same "
-                                          "run twice, or overlapping runs)",
-                                          run_name(paths, t, bt, sizeof(bt)),
-                                          run_name(paths, s, b1, sizeof(b1)), m);
-                }
-        }
-    }
-    return 0;
+    if (!strcmp(run_doc_command(&runs[0]), "verify"))
+        return verify_parts(runs, paths, n);
+    return disjoint_configs(runs, paths, n);
 }
 
 /* Unites the runs' input files (sorted, each path once); two hashes of one path

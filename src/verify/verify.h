@@ -127,6 +127,13 @@ void verify_doc_set(json_t *run_root, json_t *verification);
  * types renderers rely on. `path` names the file in messages. */
 int verify_doc_validate(json_t *run_root, const char *path);
 
+/* Refuses (PGCI_EINVALID, one line naming a_name and b_name) two runs whose
+ * verifications are not parts of one: suites run at another tag or on another tree
+ * (checked-in, scratch) and, with by_suite (pgci verify runs, split by suite), a
+ * suite that both ran. 0 when either has no verification. */
+int verify_doc_check_parts(json_t *a_root, json_t *b_root, const char *a_name, const char *b_name,
+                           int by_suite);
+
 /* Adds src's verification suites to dst's (a suite already in dst stays), for
  * pgci report --merge. */
 void verify_doc_merge(json_t *dst_root, json_t *src_root);

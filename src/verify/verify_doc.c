@@ -99,6 +99,40 @@ static json_t *find_suite(json_t *suites, const char *name)
     return NULL;
 }
 
+/* verification.<key> of a run as a string, or "none". */
+static const char *member(json_t *v, const char *key)
+{
+    const char *s = json_string_value(json_object_get(v, key));
+    return s ? s : "none";
+}
+
+int verify_doc_check_parts(json_t *a_root, json_t *b_root, const char *a_name, const char *b_name,
+                           int by_suite)
+{
+    json_t *a = verify_doc_get(a_root), *b = verify_doc_get(b_root);
+    if (!a || !b)
+        return 0;
+    static const char *const keys[] = {"tag", "tree"};
+    for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+        if (strcmp(member(a, keys[k]), member(b, keys[k])))
+            return pgci_error_set(PGCI_EINVALID,
+                                  "cannot merge %s and %s: their suites ran with different "
+                                  "verification.%s (%s, %s)",
+                                  a_name, b_name, keys[k], member(a, keys[k]), member(b, keys[k]));
+    size_t i;
+    json_t *s;
+    json_array_foreach(by_suite ? json_object_get(b, "suites") : NULL, i, s)
+    {
+        const char *n = json_string_value(json_object_get(s, "name"));
+        if (n && find_suite(json_object_get(a, "suites"), n))
+            return pgci_error_set(PGCI_EINVALID,
+                                  "cannot merge %s and %s: both ran suite %s (the same run twice, "
+                                  "or overlapping runs)",
+                                  a_name, b_name, n);
+    }
+    return 0;
+}
+
 void verify_doc_merge(json_t *dst_root, json_t *src_root)
 {
     json_t *src = verify_doc_get(src_root);

@@ -255,15 +255,26 @@ s = {x["name"]: x for x in v["suites"]}
 assert [c["name"] for c in s["based-on"]["cases"]] == ["test_llama[1.1.0]", "test_qwen3[1.0.0]"]
 assert s["gpu"]["status"] == "not-run" and s["pass"]["status"] == "passed"
 PY
-# merging keeps the first document's suites and adds the others' it lacks
-"$PGCI" report --merge "$T/tag.json" "$T/run.json" -o "$T/merged"
-python3 - "$T/merged/run.json" <<'PY'
-import json, sys
-v = json.load(open(sys.argv[1]))["verification"]
-names = [s["name"] for s in v["suites"]]
-assert names[0] == "based-on" and v["tag"] == "v1.1.0", (names, v["tag"])
-assert sorted(names) == sorted(["based-on", "pass", "fail", "crash", "timeout", "daemon", "noxml", "malformed",
-                                "empty", "exit-nonzero", "gpu", "env"]), names
-assert [c["name"] for c in v["suites"][0]["cases"]] == ["test_llama[1.1.0]", "test_qwen3[1.0.0]"]
+# merging: verify runs are split by suite, so the parts of one run are runs of other
+# suites at the same tag on the same tree; their merge is the run of all of them
+"$PGCI" verify -C "$W" pass --tag v1.1.0 --ruff "$RUFF" --run-json "$T/tag2.json" > /dev/null
+"$PGCI" verify -C "$W" based-on pass --tag v1.1.0 --ruff "$RUFF" --run-json "$T/tagall.json" > /dev/null
+"$PGCI" report --merge "$T/tag.json" "$T/tag2.json" -o "$T/merged"
+python3 - "$T/merged/run.json" "$T/tagall.json" <<'PY'
+import json, re, sys
+junit = lambda run: json.loads(re.sub(r'/pgci-junit-[^/"]*/', "/JUNIT/", json.dumps(run)))
+merged, whole = (junit(json.load(open(p))) for p in sys.argv[1:])
+assert merged == whole, [k for k in whole if merged.get(k) != whole[k]]
+assert [s["name"] for s in merged["verification"]["suites"]] == ["based-on", "pass"]
 PY
+# and runs that are not parts of one run are refused with one line, exit 2: the same
+# run twice (no config to tell on the checked-in tree), another tag, another tree
+expect_fail 2 "^pgci: error: cannot merge $T/run.json and $T/run.json: both ran suite pass \(the same run twice, or overlapping runs\)$" \
+    "$PGCI" report --merge "$T/run.json" "$T/run.json"
+expect_fail 2 "both ran suite based-on" "$PGCI" report --merge "$T/tag.json" "$T/tagall.json"
+expect_fail 2 "^pgci: error: cannot merge $T/tag.json and $T/run.json: they ran with different inputs.tag \(v1.1.0, v1.0.0\)$" \
+    "$PGCI" report --merge "$T/tag.json" "$T/run.json"
+"$PGCI" verify -C "$W" based-on --tag v1.0.0 --ruff "$RUFF" --run-json "$T/tagpin.json" > /dev/null
+expect_fail 2 "different verification.tree \(scratch, checked-in\)" \
+    "$PGCI" report --merge "$T/tagpin.json" "$T/run.json"
 echo "verify: every suite outcome, the report, --tag (copy and git), survey --verify: ok"

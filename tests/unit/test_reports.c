@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "pipeline/run_shard.h"
 #include "reports/render.h"
+#include "verify/verify.h"
 
 static void build_run(run_doc *d, int nfindings)
 {
@@ -175,6 +176,73 @@ static void test_merge_refuses(void **state)
 static const char *str_at(json_t *arr, size_t i, const char *key)
 {
     return json_string_value(json_object_get(json_array_get(arr, i), key));
+}
+
+/* A pgci verify run for the merge tests: suites[0..n) passed at tag on tree
+ * ("scratch": every config regenerated, b failing). */
+static void verify_run(run_doc *d, const char *tag, const char *tree, const char *const *suites,
+                       size_t n)
+{
+    run_doc_init(d, "verify", 0);
+    run_doc_set_input(d, "workspace", "/ws/a");
+    run_doc_set_input(d, "pin", "1.0.0");
+    run_doc_set_input(d, "tag", tag);
+    if (!strcmp(tree, "scratch")) {
+        run_doc_set_config(d, "a", NULL, "ok", NULL);
+        run_doc_set_config(d, "b", NULL, "failed", "b: cannot regenerate");
+    }
+    json_t *v = json_pack("{s:s, s:s, s:[]}", "tag", tag, "tree", tree, "suites");
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(json_object_get(v, "suites"),
+                              json_pack("{s:s, s:s, s:n, s:[], s:i, s:i, s:i, s:i, s:i}", "name",
+                                        suites[i], "status", "passed", "reason", "cases", "tests",
+                                        1, "passed", 1, "failed", 0, "errors", 0, "skipped", 0));
+    verify_doc_set(d->root, v);
+}
+
+/* Verify runs are split by suite: their configs are every config or none, so two
+ * runs of one suite, at two tags or on two trees, are not parts of one run. */
+static void test_merge_verify_parts(void **state)
+{
+    (void)state;
+    const char *ab[] = {"pass", "based-on"}, *c[] = {"gpu"}, *names[] = {"x.json", "y.json"};
+    run_doc p[2], m;
+    /* two parts at one tag: merged, the suites of both */
+    verify_run(&p[0], "v1.1.0", "scratch", ab, 2);
+    verify_run(&p[1], "v1.1.0", "scratch", c, 1);
+    assert_int_equal(run_doc_merge(&m, p, names, 2), 0);
+    json_t *suites = json_object_get(verify_doc_get(m.root), "suites");
+    assert_int_equal(json_array_size(suites), 3);
+    assert_string_equal(str_at(suites, 2, "name"), "gpu");
+    assert_int_equal(json_array_size(run_doc_configs(&m)), 2);
+    run_doc_free(&m);
+    /* the same run twice (no config on the checked-in tree to tell) */
+    run_doc_free(&p[0]);
+    run_doc_free(&p[1]);
+    verify_run(&p[0], "v1.0.0", "checked-in", ab, 2);
+    verify_run(&p[1], "v1.0.0", "checked-in", ab, 2);
+    assert_int_equal(run_doc_merge(&m, p, names, 2), PGCI_EINVALID);
+    assert_string_equal(pgci_error_last(), "cannot merge x.json and y.json: both ran suite pass "
+                                           "(the same run twice, or overlapping runs)");
+    assert_null(m.root);
+    /* another tag */
+    run_doc_free(&p[1]);
+    verify_run(&p[1], "v1.1.0", "scratch", c, 1);
+    assert_int_equal(run_doc_merge(&m, p, names, 2), PGCI_EINVALID);
+    assert_non_null(strstr(pgci_error_last(), "different inputs.tag (v1.0.0, v1.1.0)"));
+    /* another tree at the same tag */
+    run_doc_free(&p[1]);
+    verify_run(&p[1], "v1.0.0", "scratch", c, 1);
+    assert_int_equal(run_doc_merge(&m, p, names, 2), PGCI_EINVALID);
+    assert_non_null(strstr(pgci_error_last(), "different verification.tree (checked-in, scratch)"));
+    /* scratch copies that regenerated differently */
+    run_doc_free(&p[0]);
+    verify_run(&p[0], "v1.0.0", "scratch", ab, 2);
+    run_doc_set_config(&p[1], "b", NULL, "ok", NULL);
+    assert_int_equal(run_doc_merge(&m, p, names, 2), PGCI_EINVALID);
+    assert_non_null(strstr(pgci_error_last(), "regenerated config b differently (failed, ok)"));
+    run_doc_free(&p[0]);
+    run_doc_free(&p[1]);
 }
 
 /* The merge lists configs in the workspace's order and each input file once,
@@ -608,6 +676,7 @@ int main(void)
         cmocka_unit_test(test_merge_errors),
         cmocka_unit_test(test_merge_refuses),
         cmocka_unit_test(test_merge_order),
+        cmocka_unit_test(test_merge_verify_parts),
         cmocka_unit_test(test_md_code),
         cmocka_unit_test(test_inputs_as_code),
         cmocka_unit_test(test_html_defused),
