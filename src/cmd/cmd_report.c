@@ -126,6 +126,31 @@ static int write_step_summary(const run_doc *d, const char *details_url)
     return bad ? pgci_error_set(PGCI_EIO, "cannot write $GITHUB_STEP_SUMMARY (%s)", p) : 0;
 }
 
+/* Renders d in each format: into outdir's files, else on stdout. */
+static int write_reports(const report_format *const *fmt, size_t n, const run_doc *d,
+                         const char *outdir, const char *details_url)
+{
+    int code = EXIT_CLEAN;
+    for (size_t i = 0; i < n && code == EXIT_CLEAN; i++) {
+        strbuf out = STRBUF_INIT;
+        if (fmt[i]->render(&out, d, details_url) < 0) {
+            code = cmd_error();
+        } else if (outdir) {
+            strbuf p = STRBUF_INIT;
+            fs_join(&p, outdir, fmt[i]->file);
+            if (fs_write_atomic(p.buf, out.buf, out.len) < 0)
+                code = cmd_error();
+            strbuf_free(&p);
+        } else {
+            fwrite(out.buf, 1, out.len, stdout);
+        }
+        if (code == EXIT_CLEAN && fmt[i]->step_summary && write_step_summary(d, details_url) < 0)
+            code = cmd_error();
+        strbuf_free(&out);
+    }
+    return code;
+}
+
 int cmd_report(int argc, const char **argv)
 {
     strvec ins = STRVEC_INIT, fmts = STRVEC_INIT, rest = STRVEC_INIT;
@@ -181,6 +206,7 @@ int cmd_report(int argc, const char **argv)
     }
     run_doc *docs = pgci_calloc(ins.len, sizeof(run_doc));
     run_doc merged = {0};
+    char *merge_failed = NULL; /* what only the merge sees: the report is written, exit 2 */
     const run_doc *d = NULL;
     size_t loaded = 0;
     for (; loaded < ins.len; loaded++)
@@ -194,10 +220,13 @@ int cmd_report(int argc, const char **argv)
         goto free_docs;
     }
     if (ins.len > 1) {
-        if (run_doc_merge(&merged, docs, (const char *const *)ins.items, ins.len) < 0) {
+        int mr = run_doc_merge(&merged, docs, (const char *const *)ins.items, ins.len);
+        if (mr < 0) {
             cmd_error();
             goto free_docs;
         }
+        if (mr > 0)
+            merge_failed = pgci_strdup(pgci_error_last());
         d = &merged;
         /* a survey's upstream changes group the merged findings as a whole */
         if (!strcmp(run_doc_command(d), "survey"))
@@ -209,25 +238,13 @@ int cmd_report(int argc, const char **argv)
         cmd_error();
         goto free_docs;
     }
-    code = EXIT_CLEAN;
-    for (size_t i = 0; i < fmts.len && code == EXIT_CLEAN; i++) {
-        strbuf out = STRBUF_INIT;
-        if (fmt[i]->render(&out, d, details_url) < 0) {
-            code = cmd_error();
-        } else if (outdir) {
-            strbuf p = STRBUF_INIT;
-            fs_join(&p, outdir, fmt[i]->file);
-            if (fs_write_atomic(p.buf, out.buf, out.len) < 0)
-                code = cmd_error();
-            strbuf_free(&p);
-        } else {
-            fwrite(out.buf, 1, out.len, stdout);
-        }
-        if (code == EXIT_CLEAN && fmt[i]->step_summary && write_step_summary(d, details_url) < 0)
-            code = cmd_error();
-        strbuf_free(&out);
+    code = write_reports(fmt, fmts.len, d, outdir, details_url);
+    if (merge_failed && code == EXIT_CLEAN) {
+        fprintf(stderr, "pgci: error: %s\n", merge_failed);
+        code = EXIT_ERROR;
     }
 free_docs:
+    free(merge_failed);
     for (size_t i = 0; i < loaded; i++)
         run_doc_free(&docs[i]);
     free(docs);

@@ -255,7 +255,8 @@ static int gate_require_generated(const gate_state *s)
 }
 
 /* Two configs that write the same generated file (pipeline.h): the gate stops
- * before anything is written. */
+ * before anything is written. A shard records what its configs write, for the
+ * merge of the shards to compare (run_shard.h). */
 static int gate_require_distinct_outputs(const gate_state *s)
 {
     const char **cfgs = pgci_calloc(s->n ? s->n : 1, sizeof(*cfgs));
@@ -271,6 +272,15 @@ static int gate_require_distinct_outputs(const gate_state *s)
         free(dir);
     }
     int r = pipeline_require_distinct_outputs(s->ws->root, cfgs, (const char *const *)pys, s->n);
+    /* a shard sees its own configs: the merge of the shards compares them all */
+    if (r == 0 && s->o->shard_n > 1) {
+        for (size_t i = 0; i < s->n; i++) {
+            char *file = pys[i] ? pipeline_output_file(s->ws->root, pys[i]) : NULL;
+            free(pys[i]);
+            pys[i] = file;
+        }
+        run_doc_set_shard_outputs(&s->out->doc, cfgs, (const char *const *)pys, s->n);
+    }
     for (size_t i = 0; i < s->n; i++)
         free(pys[i]);
     free(pys);

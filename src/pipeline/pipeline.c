@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/hashmap.h"
+#include "pipeline/run_shard.h"
 
 int pipeline_parse_shard(const char *s, int *k, int *n)
 {
@@ -138,6 +139,17 @@ static char *output_identity(const char *root, const char *rel)
     return id;
 }
 
+char *pipeline_output_file(const char *root, const char *rel)
+{
+    char *id = output_identity(root, rel);
+    char *real_root = id[0] == '/' ? realpath(root, NULL) : NULL;
+    size_t n = real_root ? strlen(real_root) : 0;
+    if (n > 1 && !strncmp(id, real_root, n) && id[n] == '/')
+        memmove(id, id + n + 1, strlen(id + n + 1) + 1);
+    free(real_root);
+    return id;
+}
+
 int pipeline_require_distinct_outputs(const char *root, const char *const *configs,
                                       const char *const *pys, size_t n)
 {
@@ -150,10 +162,7 @@ int pipeline_require_distinct_outputs(const char *root, const char *const *confi
         uintptr_t first = (uintptr_t)hashmap_get(&seen, id);
         if (first) {
             char *py = path_clean(pys[first - 1]);
-            r = pgci_error_set(PGCI_EINVALID,
-                               "%s and %s both write %s, so each regeneration overwrites the "
-                               "other's: give one of them another target_file",
-                               configs[first - 1], configs[i], py);
+            r = run_doc_shared_output_error(configs[first - 1], configs[i], py);
             free(py);
         } else {
             hashmap_put(&seen, id, (void *)(uintptr_t)(i + 1));

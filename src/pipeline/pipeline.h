@@ -45,4 +45,11 @@ int pipeline_upstream_open_with(upstream **out, const workspace *ws, const char 
 int pipeline_require_distinct_outputs(const char *root, const char *const *configs,
                                       const char *const *pys, size_t n);
 
+/* The file the generated path rel (relative to root) names, as
+ * pipeline_require_distinct_outputs tells files apart, relative to root's real
+ * path when it is under it ("a/./gen/x.py" and a path through a symlinked
+ * directory to it are one name), malloc'ed: what a shard records, so that
+ * report --merge can tell two configs of different shards writing one file. */
+char *pipeline_output_file(const char *root, const char *rel);
+
 #endif

@@ -509,20 +509,24 @@ static int merge_files(run_doc *out, const run_doc *runs, const char *const *pat
     return r;
 }
 
-/* The merged run failed if any part did: it carries every part's error, on one
- * line, each named by its file when there are several. */
-static void merge_errors(run_doc *out, const run_doc *runs, const char *const *paths, size_t n)
+/* The merged run failed if any part did, or (own: what only the merge sees) as a
+ * whole: it carries every error, on one line, each part's named by its file when
+ * there are several. */
+static void merge_errors(run_doc *out, const run_doc *runs, const char *const *paths, size_t n,
+                         const char *own)
 {
-    size_t with = 0, last = 0;
+    size_t with = own != NULL, last = 0;
     for (size_t s = 0; s < n; s++)
         if (run_doc_error(&runs[s]))
             with++, last = s;
     json_object_del(out->root, "error");
     if (with == 1) {
-        run_doc_set_error(out, run_doc_error(&runs[last]));
+        run_doc_set_error(out, own ? own : run_doc_error(&runs[last]));
         return;
     }
     strbuf sb = STRBUF_INIT;
+    if (own)
+        strbuf_adds(&sb, own);
     for (size_t s = 0; with && s < n; s++) {
         const char *e = run_doc_error(&runs[s]);
         char b[32];
@@ -631,8 +635,12 @@ int run_doc_merge(run_doc *out, const run_doc *shards, const char *const *paths,
         run_doc_free(out);
         return rc;
     }
-    merge_errors(out, shards, paths, n);
+    /* two configs of different shards writing one file: each shard passed */
     json_t *shard = json_object_get(out->root, "shard");
+    char *own = NULL;
+    if (shard && run_doc_check_shared_outputs(shards, n) < 0)
+        own = pgci_strdup(pgci_error_last());
+    merge_errors(out, shards, paths, n, own);
     sort_configs(json_object_get(out->root, "configs"), json_object_get(shard, "all"));
     sort_findings_json(json_object_get(out->root, "findings"));
     /* a package-wide finding comes once from each `--shard` holding the package */
@@ -640,6 +648,11 @@ int run_doc_merge(run_doc *out, const run_doc *shards, const char *const *paths,
         run_doc_dedupe_findings(out);
     json_object_del(out->root, "shard"); /* the merge is the whole run */
     update_summary(out);
+    if (own) {
+        pgci_error_set(PGCI_EINVALID, "%s", own);
+        free(own);
+        return 1;
+    }
     return 0;
 }
 

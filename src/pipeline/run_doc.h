@@ -68,7 +68,9 @@ int run_doc_parse(run_doc *d, const char *text, size_t len, const char *path);
  * (sorted, each once) united, timings added, every part's error kept. Refuses
  * (PGCI_EINVALID) parts of another command, pgci version or inputs (the workspace
  * path aside), two parts that ran one config, and two hashes of one input file.
- * paths[s] names shards[s] in messages (paths may be NULL). */
+ * paths[s] names shards[s] in messages (paths may be NULL). Returns 1 when the
+ * merged run failed on what no part could see (two configs of different shards
+ * writing one generated file): its error, and pgci_error_last(), say so. */
 int run_doc_merge(run_doc *out, const run_doc *shards, const char *const *paths, size_t n);
 
 /* Accessors for renderers. */

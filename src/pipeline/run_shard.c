@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/fs.h"
+#include "core/vec.h"
 
 static json_t *str_array(const strvec *v)
 {
@@ -24,6 +26,62 @@ void run_doc_set_shard(run_doc *d, int k, int n, const strvec *configs, const st
     json_object_set_new(s, "configs", str_array(configs));
     json_object_set_new(s, "all", str_array(all));
     json_object_set_new(d->root, "shard", s);
+}
+
+void run_doc_set_shard_outputs(run_doc *d, const char *const *configs, const char *const *files,
+                               size_t n)
+{
+    json_t *sh = json_object_get(d->root, "shard");
+    if (!json_is_object(sh))
+        return;
+    json_t *o = json_object();
+    for (size_t i = 0; i < n; i++)
+        if (configs[i] && files[i])
+            json_object_set_new(o, configs[i], json_string(files[i]));
+    json_object_set_new(sh, "outputs", o);
+}
+
+int run_doc_shared_output_error(const char *a, const char *b, const char *file)
+{
+    return pgci_error_set(PGCI_EINVALID,
+                          "%s and %s both write %s, so each regeneration overwrites the other's: "
+                          "give one of them another target_file",
+                          a, b, file);
+}
+
+typedef struct config_output {
+    const char *config, *file;
+} config_output;
+
+/* The workspace's order: discovery sorts configs by path, part by part. */
+static int cmp_output(const void *pa, const void *pb)
+{
+    return fs_path_cmp(((const config_output *)pa)->config, ((const config_output *)pb)->config);
+}
+
+int run_doc_check_shared_outputs(const run_doc *docs, size_t n)
+{
+    VEC(config_output) all = VEC_INIT;
+    for (size_t s = 0; s < n; s++) {
+        const char *cfg;
+        json_t *f;
+        json_object_foreach(json_object_get(json_object_get(docs[s].root, "shard"), "outputs"), cfg,
+                            f)
+        {
+            if (json_is_string(f))
+                VEC_PUSH(&all, ((config_output){cfg, json_string_value(f)}));
+        }
+    }
+    if (all.len > 1)
+        qsort(all.items, all.len, sizeof(all.items[0]), cmp_output);
+    int r = 0;
+    for (size_t i = 1; i < all.len && r == 0; i++)
+        for (size_t j = 0; j < i && r == 0; j++)
+            if (!strcmp(all.items[i].file, all.items[j].file))
+                r = run_doc_shared_output_error(all.items[j].config, all.items[i].config,
+                                                all.items[j].file);
+    VEC_FREE(&all);
+    return r;
 }
 
 void run_doc_set_error(run_doc *d, const char *message)

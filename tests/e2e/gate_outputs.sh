@@ -40,13 +40,42 @@ for cmd in "check" "check --fix" "regen --write --diff"; do
         "$PGCI" $cmd -C "$W" --ruff "$RUFF"
 done
 tree_sum | cmp -s - "$T/twice.before" || fail "two configs on one file: something was written"
+# sharded, each shard sees its own configs (llama2 in 1/2, llama in 2/2) and does
+# not stop; the merge of the shards sees every config's output and fails the merged
+# run with the unsharded gate's line: on stderr (exit 2, the reports written), as
+# run.json's error and in the report
+twice_line="$L2 and $LCFG both write $LPY, so each regeneration overwrites the other's: give one of them another target_file"
+shards_twice() { # name
+    local k rc
+    for k in 1 2; do
+        rc=0
+        "$PGCI" check -C "$W" --ruff "$RUFF" --shard $k/2 --run-json "$T/$1-$k.json" > /dev/null 2>&1 || rc=$?
+        [ "$rc" != 2 ] || fail "$1: shard $k/2 stopped by itself: the test does not split the two configs"
+    done
+    expect_fail 2 "^pgci: error: $twice_line$" \
+        "$PGCI" report --merge "$T/$1-1.json" "$T/$1-2.json" --format json,md -o "$T/$1-merged"
+    python3 - "$T/$1-merged/run.json" "$twice_line" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+assert run["error"] == sys.argv[2], run["error"]
+assert "shard" not in run and len(run["configs"]) == 5, run["configs"]
+PY
+    grep -q '^\*\*The gate could not run\*\*: .*both write .*give one of them another target' "$T/$1-merged/report.md" ||
+        fail "$1: the merged report does not say the gate could not run"
+    # unsharded: the same line in run.json
+    "$PGCI" check -C "$W" --ruff "$RUFF" --run-json "$T/$1-whole.json" > /dev/null 2>&1 || true
+    python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["error"]; assert e == sys.argv[2], e' \
+        "$T/$1-whole.json" "$twice_line"
+}
+shards_twice twice
 # the same file named another way ("./"): still one file
 sed -i 's/target_file="patched_modeling_llama_gpu.py"/target_file=".\/patched_modeling_llama_gpu.py"/' "$W/$L2"
 grep -q 'target_file="./patched' "$W/$L2" || fail "the ./ edit did not apply"
 tree_sum > "$T/twice.before"
 expect_fail 2 "^pgci: error: $L2 and $LCFG both write $LPY, " "$PGCI" check -C "$W" --ruff "$RUFF" --fix
 tree_sum | cmp -s - "$T/twice.before" || fail "two configs on one file (./): something was written"
-echo "ok   two configs writing one file: one line naming both, exit 2, nothing written"
+shards_twice twice-dot
+echo "ok   two configs writing one file: one line naming both, exit 2, nothing written; across shards, the merge's line"
 
 # --- a deleted generated file whose model has a sibling ---------------------------------
 # check says --fix writes it; the protocol-siblings error that its absence causes

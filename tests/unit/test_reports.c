@@ -290,6 +290,53 @@ static void test_merge_order(void **state)
     strvec_free(&c2);
 }
 
+/* Two configs of different shards writing one file: each shard passed, the merge
+ * fails with the unsharded gate's line, naming the pair the gate names (the first
+ * in the workspace's order); a shard's own error is kept beside it. */
+static void test_merge_shared_output(void **state)
+{
+    (void)state;
+    strvec all = STRVEC_INIT, c1 = STRVEC_INIT, c2 = STRVEC_INIT;
+    const char *mods[] = {"m.a", "m.a_b", "m.b"};
+    for (int i = 0; i < 3; i++)
+        strvec_push(&all, mods[i]);
+    strvec_push(&c1, mods[1]);
+    strvec_push(&c1, mods[2]);
+    strvec_push(&c2, mods[0]);
+    const char *m1[] = {"m.a_b", "m.b"}, *m2[] = {"m.a"}, *names[] = {"s1.json", "s2.json"};
+    /* m/a/x.py (shard 2) comes before m/a-b/x.py (shard 1): discovery compares
+     * paths part by part, where strcmp would put "a-b/" first */
+    const char *cfg1[] = {"m/a-b/x.py", "m/b/x.py"}, *cfg2[] = {"m/a/x.py"};
+    const char *out1[] = {"gen/two.py", "gen/one.py"}, *out2[] = {"gen/two.py"};
+    run_doc p[2], m;
+    part_run(&p[0], "v1", m1, 2);
+    part_run(&p[1], "v1", m2, 1);
+    run_doc_set_shard(&p[0], 1, 2, &c1, &all);
+    run_doc_set_shard(&p[1], 2, 2, &c2, &all);
+    run_doc_set_shard_outputs(&p[0], cfg1, out1, 2);
+    assert_int_equal(run_doc_merge(&m, p, names, 2), 0); /* shard 2 recorded none */
+    run_doc_free(&m);
+    run_doc_set_shard_outputs(&p[1], cfg2, out2, 1);
+    const char *want = "m/a/x.py and m/a-b/x.py both write gen/two.py, so each regeneration "
+                       "overwrites the other's: give one of them another target_file";
+    assert_int_equal(run_doc_merge(&m, p, names, 2), 1);
+    assert_string_equal(pgci_error_last(), want);
+    assert_string_equal(run_doc_error(&m), want);
+    assert_null(json_object_get(m.root, "shard"));
+    assert_int_equal(json_array_size(run_doc_configs(&m)), 3);
+    run_doc_free(&m);
+    run_doc_set_error(&p[1], "cannot fetch x: HTTP 404");
+    assert_int_equal(run_doc_merge(&m, p, names, 2), 1);
+    assert_non_null(strstr(run_doc_error(&m), "give one of them another target_file; s2.json: "
+                                              "cannot fetch x: HTTP 404"));
+    run_doc_free(&m);
+    run_doc_free(&p[0]);
+    run_doc_free(&p[1]);
+    strvec_free(&all);
+    strvec_free(&c1);
+    strvec_free(&c2);
+}
+
 static void test_markdown(void **state)
 {
     (void)state;
@@ -677,6 +724,7 @@ int main(void)
         cmocka_unit_test(test_merge_refuses),
         cmocka_unit_test(test_merge_order),
         cmocka_unit_test(test_merge_verify_parts),
+        cmocka_unit_test(test_merge_shared_output),
         cmocka_unit_test(test_md_code),
         cmocka_unit_test(test_inputs_as_code),
         cmocka_unit_test(test_html_defused),
