@@ -424,10 +424,51 @@ static int cmp_check_order(const void *a, const void *b)
     return ox != oy ? (ox < oy ? -1 : 1) : strcmp(x, y);
 }
 
+/* A survey's Configs section without its folded table (what a fitted report shows
+ * of it): how the configs fare at the new tag, in one line. */
+static void configs_brief(strbuf *sb, const run_doc *d)
+{
+    json_t *cs = run_doc_configs(d);
+    static const char *const known[] = {"ok", "drift", "failed"};
+    static const char *const one[] = {"regenerates with no error", "regenerates with errors",
+                                      "fails to regenerate"};
+    static const char *const many[] = {"regenerate with no error", "regenerate with errors",
+                                       "fail to regenerate"};
+    long n = (long)json_array_size(cs), standing = 0, other = 0;
+    size_t i;
+    json_t *c;
+    json_array_foreach(cs, i, c) standing += json_is_true(json_object_get(c, "standing"));
+    const char *to = run_doc_input(d, "to") ? run_doc_input(d, "to") : "the new tag";
+    strbuf_addf(sb, "## Configs\n\n%ld %s at ", n, plural(n, "config", "configs"));
+    md_inline(sb, to);
+    const char *sep = ": ";
+    for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++) {
+        long m = configs_with_status(cs, known[k]);
+        if (!m)
+            continue;
+        strbuf_addf(sb, "%s%ld %s", sep, m, plural(m, one[k], many[k]));
+        sep = ", ";
+        if (!strcmp(known[k], "failed") && standing) {
+            strbuf_addf(sb, " (%ld of them at ", standing);
+            md_inline(sb, run_doc_input(d, "from") ? run_doc_input(d, "from") : "the old tag");
+            strbuf_adds(sb, " too)");
+        }
+    }
+    json_array_foreach(cs, i, c)
+    {
+        const char *st = str(c, "status");
+        other += strcmp(st, "ok") && strcmp(st, "drift") && strcmp(st, "failed");
+    }
+    if (other)
+        strbuf_addf(sb, "%s%ld with another status", sep, other);
+    strbuf_adds(sb, ".\n\n");
+}
+
 /* The configs' table. A survey folds it: its sections already name the configs
  * each change hits, and its first sentence how many fail to regenerate; the table
- * is for looking one up (29 rows were a tenth of a long jump's note). */
-static void add_configs(strbuf *sb, const run_doc *d, int fold)
+ * is for looking one up (29 rows were a tenth of a long jump's note). Folded, its
+ * brief counts how the configs fare at the new tag. */
+static void add_configs(strbuf *sb, strbuf *brief, const run_doc *d, int fold)
 {
     json_t *cs = run_doc_configs(d), *fs = run_doc_findings(d);
     strbuf_adds(sb, "## Configs\n\n");
@@ -435,11 +476,13 @@ static void add_configs(strbuf *sb, const run_doc *d, int fold)
         strbuf_adds(sb, "No configs in this run.\n\n");
         return;
     }
-    if (fold)
+    if (fold) {
         strbuf_addf(sb,
                     "<details><summary>Each of the %zu configs: regeneration against the new "
                     "tag, findings</summary>\n\n",
                     json_array_size(cs));
+        configs_brief(brief, d);
+    }
     strbuf_adds(sb, "<table>\n<tr><th>config</th><th>status</th><th>errors</th><th>warnings</th>"
                     "<th>notes</th></tr>\n");
     size_t i;
@@ -593,8 +636,12 @@ void report_markdown_sections(md_doc *m, const run_doc *d)
             add_check_section(m, d, ids.items[k]);
     strvec_free(&ids);
 
-    add_configs(&sb, d, !strcmp(run_doc_command(d), "survey"));
+    strbuf brief = STRBUF_INIT;
+    add_configs(&sb, &brief, d, !strcmp(run_doc_command(d), "survey"));
     md_doc_add(m, "configs", "Configs", &sb, 0);
+    if (brief.len)
+        m->items[m->len - 1].brief = strbuf_detach(&brief, NULL);
+    strbuf_free(&brief);
     add_verification(&sb, d);
     md_doc_add(m, "verification", "Verification", &sb, 0);
     add_followups(&sb, d);

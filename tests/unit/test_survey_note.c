@@ -120,10 +120,71 @@ static void test_shared_detail_once(void **state)
     run_doc_free(&d);
 }
 
+/* A survey's Configs table is folded; a fitted comment that has no room for it
+ * shows its brief, one line counting how the configs fare at the new tag, instead
+ * of leaving the section out. */
+static void test_configs_brief(void **state)
+{
+    (void)state;
+    run_doc d;
+    assert_int_equal(run_doc_load(&d, "tests/e2e/expected/golden/survey/run.json"), 0);
+    long n[3] = {0, 0, 0};
+    static const char *const st[] = {"ok", "drift", "failed"};
+    size_t i;
+    json_t *c;
+    json_array_foreach(run_doc_configs(&d), i, c)
+    {
+        for (int k = 0; k < 3; k++)
+            n[k] += !strcmp(json_string_value(json_object_get(c, "status")), st[k]);
+    }
+    assert_true(n[0] == 1 && n[1] == 1 && n[2] == 2); /* each wording below is reached */
+    char *want = pgci_asprintf("## Configs\n\n%zu configs at v1.1.0: %ld regenerates with no "
+                               "error, %ld regenerates with errors, %ld fail to regenerate.\n\n",
+                               json_array_size(run_doc_configs(&d)), n[0], n[1], n[2]);
+    md_doc m = {0};
+    report_markdown_sections(&m, &d);
+    const md_section *cs = NULL;
+    for (size_t k = 0; k < m.len; k++)
+        if (!strcmp(m.items[k].id, "configs"))
+            cs = &m.items[k];
+    assert_non_null(cs);
+    assert_non_null(strstr(cs->text, "<table>"));
+    assert_non_null(cs->brief);
+    assert_string_equal(cs->brief, want);
+    md_doc_free(&m);
+    /* fitted: where the comment shows Configs without its details, the brief is there */
+    int folded = 0;
+    for (size_t limit = 3000; limit <= 12000; limit += 250) {
+        strbuf out = STRBUF_INIT;
+        report_comment(&out, &d, NULL, limit);
+        const char *note = strstr(out.buf, "shown without their details");
+        if (!note)
+            note = strstr(out.buf, "Shown without their details");
+        if (note && strstr(note, "Configs")) {
+            folded++;
+            assert_non_null(strstr(out.buf, want));
+            assert_null(strstr(out.buf, "<tr><td><code>demo.models.llama"));
+        }
+        strbuf_free(&out);
+    }
+    assert_true(folded > 0);
+    /* a config failing at the old tag too is counted as the summary counts it */
+    json_object_set_new(json_array_get(run_doc_configs(&d), 1), "standing", json_true());
+    m = (md_doc){0};
+    report_markdown_sections(&m, &d);
+    for (size_t k = 0; k < m.len; k++)
+        if (!strcmp(m.items[k].id, "configs"))
+            assert_non_null(strstr(m.items[k].brief, "2 fail to regenerate (1 of them at v1.0.0 "
+                                                     "too).\n"));
+    md_doc_free(&m);
+    free(want);
+    run_doc_free(&d);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_inline),
-                                       cmocka_unit_test(test_comment_keeps_error_sections),
-                                       cmocka_unit_test(test_shared_detail_once)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_inline), cmocka_unit_test(test_comment_keeps_error_sections),
+        cmocka_unit_test(test_shared_detail_once), cmocka_unit_test(test_configs_brief)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
