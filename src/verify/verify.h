@@ -134,8 +134,10 @@ int verify_doc_validate(json_t *run_root, const char *path);
 int verify_doc_check_parts(json_t *a_root, json_t *b_root, const char *a_name, const char *b_name,
                            int by_suite);
 
-/* Adds src's verification suites to dst's (a suite already in dst stays), for
- * pgci report --merge. */
+/* Adds src's verification suites to dst's, for pgci report --merge. A suite
+ * already in dst stays when src's run of it ended alike; when not (a survey's
+ * shards each run every suite, and one is flaky), the worse run stays (failed over
+ * passed over not-run), its reason saying what the other did. */
 void verify_doc_merge(json_t *dst_root, json_t *src_root);
 
 #endif

@@ -3,9 +3,11 @@
  * loaded one must look like for the renderers, and how shards merge.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
+#include "core/strbuf.h"
 #include "verify/verify.h"
 
 json_t *verify_doc_get(json_t *run_root)
@@ -133,6 +135,49 @@ int verify_doc_check_parts(json_t *a_root, json_t *b_root, const char *a_name, c
     return 0;
 }
 
+static long long count(json_t *s, const char *key)
+{
+    return json_integer_value(json_object_get(s, key));
+}
+
+/* Whether two runs of one suite ended alike: status and counts. */
+static int same_outcome(json_t *a, json_t *b)
+{
+    static const char *const keys[] = {"tests", "passed", "failed", "errors", "skipped"};
+    if (strcmp(member(a, "status"), member(b, "status")))
+        return 0;
+    for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+        if (count(a, keys[k]) != count(b, keys[k]))
+            return 0;
+    return 1;
+}
+
+/* Which of two runs of a suite the merge keeps: a failure over a pass, a pass
+ * over a run that did not happen. */
+static int rank(json_t *s)
+{
+    const char *st = member(s, "status");
+    return !strcmp(st, "failed") ? 2 : !strcmp(st, "passed") ? 1 : 0;
+}
+
+/* A survey's shards each ran every suite: two runs of one that ended otherwise
+ * (a flaky suite) keep the worse, and its reason says what the other run did. */
+static void merge_disagreeing(json_t *suites, size_t at, json_t *kept, json_t *other)
+{
+    json_t *worse = rank(other) > rank(kept) ? other : kept;
+    json_t *better = worse == other ? kept : other;
+    json_t *out = json_deep_copy(worse);
+    const char *why = json_string_value(json_object_get(worse, "reason"));
+    char *note = pgci_asprintf("%s%sthe shards' runs disagree: another run %s (%lld of %lld "
+                               "passed, %lld failed, %lld errors)",
+                               why ? why : "", why ? "; " : "", member(better, "status"),
+                               count(better, "passed"), count(better, "tests"),
+                               count(better, "failed"), count(better, "errors"));
+    json_object_set_new(out, "reason", json_string(note));
+    free(note);
+    json_array_set_new(suites, at, out);
+}
+
 void verify_doc_merge(json_t *dst_root, json_t *src_root)
 {
     json_t *src = verify_doc_get(src_root);
@@ -149,7 +194,14 @@ void verify_doc_merge(json_t *dst_root, json_t *src_root)
     json_array_foreach(json_object_get(src, "suites"), i, s)
     {
         const char *n = json_string_value(json_object_get(s, "name"));
-        if (n && !find_suite(ds, n))
+        json_t *have = n ? find_suite(ds, n) : NULL;
+        if (n && !have)
             json_array_append(ds, s);
+        else if (have && !same_outcome(have, s)) {
+            size_t at = 0;
+            while (json_array_get(ds, at) != have)
+                at++;
+            merge_disagreeing(ds, at, have, s);
+        }
     }
 }

@@ -245,6 +245,44 @@ static void test_merge_verify_parts(void **state)
     run_doc_free(&p[1]);
 }
 
+/* A survey's shards each run every suite (--verify): a suite whose runs ended
+ * otherwise (a flaky one) keeps the failure, whatever the shards' order, and says
+ * what the other run did; runs that agree merge as one. */
+static void test_merge_suite_runs_disagree(void **state)
+{
+    (void)state;
+    const char *one[] = {"pass"};
+    for (int order = 0; order < 2; order++) {
+        run_doc a, b;
+        verify_run(&a, "v1.1.0", "scratch", one, 1);
+        verify_run(&b, "v1.1.0", "scratch", one, 1);
+        json_t *bad =
+            json_array_get(json_object_get(verify_doc_get(order ? a.root : b.root), "suites"), 0);
+        json_object_set_new(bad, "status", json_string("failed"));
+        json_object_set_new(bad, "passed", json_integer(0));
+        json_object_set_new(bad, "failed", json_integer(1));
+        verify_doc_merge(a.root, b.root);
+        json_t *suites = json_object_get(verify_doc_get(a.root), "suites");
+        assert_int_equal(json_array_size(suites), 1);
+        assert_string_equal(str_at(suites, 0, "status"), "failed");
+        assert_string_equal(str_at(suites, 0, "reason"),
+                            "the shards' runs disagree: another run passed (1 of 1 passed, 0 "
+                            "failed, 0 errors)");
+        run_doc_free(&a);
+        run_doc_free(&b);
+    }
+    run_doc a, b;
+    verify_run(&a, "v1.1.0", "scratch", one, 1);
+    verify_run(&b, "v1.1.0", "scratch", one, 1);
+    verify_doc_merge(a.root, b.root);
+    json_t *suites = json_object_get(verify_doc_get(a.root), "suites");
+    assert_int_equal(json_array_size(suites), 1);
+    assert_string_equal(str_at(suites, 0, "status"), "passed");
+    assert_true(json_is_null(json_object_get(json_array_get(suites, 0), "reason")));
+    run_doc_free(&a);
+    run_doc_free(&b);
+}
+
 /* The merge lists configs in the workspace's order and each input file once,
  * sorted, as the unsharded run does. */
 static void test_merge_order(void **state)
@@ -724,6 +762,7 @@ int main(void)
         cmocka_unit_test(test_merge_refuses),
         cmocka_unit_test(test_merge_order),
         cmocka_unit_test(test_merge_verify_parts),
+        cmocka_unit_test(test_merge_suite_runs_disagree),
         cmocka_unit_test(test_merge_shared_output),
         cmocka_unit_test(test_md_code),
         cmocka_unit_test(test_inputs_as_code),
