@@ -144,6 +144,7 @@ static const struct {
 } families[] = {
     {"missing-target", "vanished", CHANGE_DROPPED},
     {"vanished", "vanished", CHANGE_DROPPED},
+    {"vanished-called", "vanished-called", CHANGE_CONTRACT},
     {"unreachable", "unreachable", CHANGE_DROPPED},
     {"import-removed", "name", CHANGE_BREAKS},
     {"name-removed", "name", CHANGE_BREAKS},
@@ -408,6 +409,16 @@ static int title_of_removal(strbuf *t, strbuf *act, const change *c)
             strbuf_addf(t, "`%s` vanished upstream", s);
             strbuf_adds(act, "port the patch to what replaced it, or drop it");
         }
+    } else if (!strcmp(fam, "vanished-called")) {
+        strbuf_addf(t, "`%s` vanished upstream; the config's own code still calls the override", s);
+        if (c->advice)
+            strbuf_addf(act,
+                        "nothing upstream calls it any more: keep it as the config's own method, "
+                        "or port its callers as upstream's notice says, \"%s\"",
+                        c->advice);
+        else
+            strbuf_adds(act, "nothing upstream calls it any more: keep it as the config's own "
+                             "method, or port its callers to what replaced it");
     } else if (!strcmp(fam, "unreachable")) {
         strbuf_addf(t, "`%s` is no longer instantiated by name upstream", s);
         strbuf_adds(act, "patch what upstream builds now (the factory's class), or the "
@@ -624,7 +635,8 @@ int changes_target_count_kind(const char *check, const char *kind)
 {
     if (!kind || !check)
         return 0;
-    if (!strcmp(kind, "vanished") || !strcmp(kind, "missing-target"))
+    if (!strcmp(kind, "vanished") || !strcmp(kind, "vanished-called") ||
+        !strcmp(kind, "missing-target"))
         return 1;
     return !strcmp(check, "signatures") && strcmp(kind, "appeared") &&
                    strcmp(kind, "import-removed") && strcmp(kind, "body-changed")

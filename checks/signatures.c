@@ -1821,6 +1821,37 @@ static void auto_docstring(sig_ctx *c, const char *target, const index_def *up_a
 
 /* ---- per target ----------------------------------------------------------------------- */
 
+/* The config's override of another method of `cls`, one upstream still has at B,
+ * whose body calls `self.<method>(...)`: patchgen appends an override whose method
+ * upstream no longer defines to the class (PATCHGEN_SPEC §3), so that call runs it
+ * and the patch still applies. Its target, or NULL when none calls it. */
+static const char *appended_caller(const sig_ctx *c, const char *cls, const char *method)
+{
+    size_t n = strlen(cls);
+    const pg_config *cfg = c->p->cfg;
+    for (size_t i = 0; i < cfg->patches.len; i++) {
+        const pg_patch *q = &cfg->patches.items[i];
+        if (q == c->patch || q->type != PG_METHOD_OVERRIDE || strncmp(q->target, cls, n) ||
+            q->target[n] != '.' || !strcmp(q->target + n + 1, method) ||
+            !index_find(c->p->b, q->target))
+            continue;
+        char *text = signatures_object_text(q->replacement);
+        if (!text)
+            continue;
+        survey_calls own;
+        const survey_calls *calls =
+            survey_object_calls(c->p, q->replacement, text, strlen(text), &own);
+        int hit = 0;
+        for (size_t k = 0; calls && k < calls->len && !hit; k++)
+            hit = calls->items[k].self_ && !strcmp(calls->items[k].name, method);
+        survey_calls_free(&own);
+        free(text);
+        if (hit)
+            return q->target;
+    }
+    return NULL;
+}
+
 static void vanished(sig_ctx *c, const char *target)
 {
     const char *names[3];
@@ -1860,9 +1891,24 @@ static void vanished(sig_ctx *c, const char *target)
     strbuf said = STRBUF_INIT;
     contracts_note_advice(&said, data, c->p, old);
     finding *f;
+    /* a method override whose class stays, called by another override of the
+     * config: appended to the class, it still runs (a warning, not a patch
+     * silently dropped) */
+    const char *caller = c->patch && c->patch->type == PG_METHOD_OVERRIDE && old && old->parent &&
+                                 index_find(c->p->b, old->parent->qualname)
+                             ? appended_caller(c, old->parent->qualname, old->name)
+                             : NULL;
+    if (caller) {
+        json_object_set_new(data, "called_by", json_string(caller));
+        f = add(c, SEV_WARNING, data, "vanished-called", target,
+                "`%s` vanished upstream between %s and %s; patchgen appends the override to "
+                "`%s`, where the config's `%s` still calls it%s",
+                target, c->p->tag_a, c->p->tag_b, old->parent->qualname, caller,
+                said.buf ? said.buf : "");
+    }
     /* a successor is claimed in the title only at a similarity a reviewer can
      * check; weaker candidates stay in the data and the detail */
-    if (n && scores[0] >= SIGNATURES_CONFIDENT)
+    else if (n && scores[0] >= SIGNATURES_CONFIDENT)
         f = add(c, SEV_ERROR, data, "vanished", target,
                 "`%s` vanished upstream between %s and %s; most likely successor: `%s`%s", target,
                 c->p->tag_a, c->p->tag_b, names[0], said.buf ? said.buf : "");

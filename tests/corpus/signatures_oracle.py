@@ -27,7 +27,10 @@ the configs with Python's ast, independently of pgci.
                               the override's def called through B's real shims;
                               the targets present at A and not at B, each a
                               `vanished` or `missing-target` error of that config
-                              and every such error one of them; the parameter
+                              and every such error one of them, but a method
+                              another override of its class still calls through
+                              `self` (appended by patchgen, it still runs): a
+                              `vanished-called` warning; the parameter
                               changes of each target present at
                               both releases, against pgci's run.json: every one
                               reported (param-removed, -added-required,
@@ -599,22 +602,53 @@ def reported(run):
     return got
 
 
-def compare_gone(targets, at_a, at_b, run):
+def still_called(overrides, at_b):
+    """(config, class) -> the methods an override of that class in the config calls
+    through `self` (`self.m(...)`, Python's ast: no comment or string), where the
+    override's own target is present at B: patchgen appends an override whose method
+    upstream dropped to its class, and such a call still runs it."""
+    out = {}
+    for cfg, mod, t, src in overrides:
+        if at_b.get(f"{mod}|{t}") in (None, "absent", "unimportable"):
+            continue
+        for n in ast.walk(ast.parse(src)):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+                    isinstance(n.func.value, ast.Name) and n.func.value.id == "self":
+                out.setdefault((cfg, t.split(".")[0]), set()).add((n.func.attr, t))
+    return out
+
+
+def compare_gone(targets, overrides, at_a, at_b, run):
     """The targets present at A and absent at B (a class, a method in its class, a
     function, where a helper goes), against pgci's `vanished` and `missing-target`
-    errors."""
+    errors; those a method override another override of its class still calls
+    (still_called), against its `vanished-called` warnings."""
     want = {(cfg, t) for cfg, mod, kind, t in targets
             if at_a.get(f"{mod}|{t}") not in (None, "absent", "unimportable") and
             at_b.get(f"{mod}|{t}") == "absent"}
+    kinds = {(cfg, t): kind for cfg, mod, kind, t in targets}
+    calls = still_called(overrides, at_b)
+    called = {(cfg, t) for cfg, t in want if kinds.get((cfg, t)) == "override_method" and "." in t
+              and any(m == t.split(".", 1)[1] and t2 != t
+                      for m, t2 in calls.get((cfg, t.split(".")[0]), ()))}
     got = {(f["config"], f["data"].get("target")) for f in run["findings"]
            if f["severity"] == "error" and f["data"].get("kind") in ("vanished", "missing-target")}
-    print(f"  the real targets: {len(want)} present at A and not at B; pgci: {len(got)} "
-          f"vanished, {len(want - got)} missed, {len(got - want)} not so")
-    for x in sorted(want - got):
+    got_called = {(f["config"], f["data"].get("target")) for f in run["findings"]
+                  if f["severity"] == "warning" and f["data"].get("kind") == "vanished-called"}
+    print(f"  the real targets: {len(want)} present at A and not at B ({len(called)} still "
+          f"called by the config's own overrides); pgci: {len(got)} vanished, "
+          f"{len(got_called)} vanished and still called, "
+          f"{len((want - called) - got) + len(called - got_called)} missed, "
+          f"{len(got - (want - called)) + len(got_called - called)} not so")
+    for x in sorted((want - called) - got):
         print("  missed:", x)
-    for x in sorted(got - want):
+    for x in sorted(called - got_called):
+        print("  missed (still called):", x)
+    for x in sorted(got - (want - called)):
         print("  false: ", x)
-    return want == got
+    for x in sorted(got_called - called):
+        print("  false (still called): ", x)
+    return want - called == got and called == got_called
 
 
 def compare_targets(targets, at_a, at_b, run):
@@ -726,6 +760,6 @@ def compare_calls(calls, provided, at_a, at_b, run):
 
 def compare(scanned, at_a, at_b, run):
     ok = compare_targets(scanned["targets"], at_a, at_b, run)
-    ok = compare_gone(scanned["targets"], at_a, at_b, run) and ok
+    ok = compare_gone(scanned["targets"], scanned["overrides"], at_a, at_b, run) and ok
     ok = compare_shims(scanned["overrides"], at_b, run) and ok
     return compare_calls(scanned["calls"], scanned["provided"], at_a, at_b, run) and ok

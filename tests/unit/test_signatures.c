@@ -36,18 +36,16 @@ static index_module *load(const char *tag, const char *model)
 
 /* Runs the survey for one patch between two indexed modules (the sources in
  * last_src); returns the findings as "severity kind: title" lines. */
-static char *survey_modules(index_module *a, index_module *b, pg_patch_type type,
-                            const char *target, const pg_object *replacement)
+static char *survey_patches(index_module *a, index_module *b, const pg_patch *patches, size_t n)
 {
     pg_config cfg;
     memset(&cfg, 0, sizeof(cfg));
     cfg.source_module = "transformers.models.x";
-    pg_patch patch = {0};
-    patch.type = type;
-    patch.target = target;
-    patch.replacement = replacement;
-    patch.reg_line = 7;
-    VEC_PUSH(&cfg.patches, patch);
+    for (size_t i = 0; i < n; i++) {
+        pg_patch patch = patches[i];
+        patch.reg_line = 7;
+        VEC_PUSH(&cfg.patches, patch);
+    }
     survey_pair p = {.config = "cfg",
                      .config_path = "cfg.py",
                      .cfg = &cfg,
@@ -76,6 +74,13 @@ static char *survey_modules(index_module *a, index_module *b, pg_patch_type type
     return strbuf_detach(&out, NULL);
 }
 
+static char *survey_modules(index_module *a, index_module *b, pg_patch_type type,
+                            const char *target, const pg_object *replacement)
+{
+    pg_patch patch = {.type = type, .target = target, .replacement = replacement};
+    return survey_patches(a, b, &patch, 1);
+}
+
 /* The same for one model of the fixture tags. */
 static char *survey(const char *model, pg_patch_type type, const char *target,
                     const pg_object *replacement)
@@ -84,11 +89,9 @@ static char *survey(const char *model, pg_patch_type type, const char *target,
     return survey_modules(a, b, type, target, replacement);
 }
 
-/* The same for two sources written here. */
-static char *survey_text(const char *src_a, const char *src_b, pg_patch_type type,
-                         const char *target, const pg_object *replacement)
+/* Indexes two sources written here into m[0], m[1] (kept in last_src). */
+static void load_text(const char *src_a, const char *src_b, index_module **m)
 {
-    index_module *m[2];
     const char *src[2] = {src_a, src_b};
     for (int i = 0; i < 2; i++) {
         strbuf_free(&last_src[i]);
@@ -96,6 +99,14 @@ static char *survey_text(const char *src_a, const char *src_b, pg_patch_type typ
         assert_int_equal(
             index_module_from_source(&m[i], last_src[i].buf, last_src[i].len, "m.py", "m"), 0);
     }
+}
+
+/* The same for two sources written here. */
+static char *survey_text(const char *src_a, const char *src_b, pg_patch_type type,
+                         const char *target, const pg_object *replacement)
+{
+    index_module *m[2];
+    load_text(src_a, src_b, m);
     return survey_modules(m[0], m[1], type, target, replacement);
 }
 
@@ -645,6 +656,64 @@ static void test_removed_import_used_by_patch(void **state)
     free(got);
 }
 
+/* A method override whose method upstream dropped is appended to the class
+ * (PATCHGEN_SPEC §3): when another override of the config, of a method upstream
+ * still has, calls it through `self`, the patch still runs, and the removal is a
+ * warning that says so, not "silently dropped" (5.16.1 -> 5.18.0: the Qwen3-VL
+ * configs' `fast_pos_embed_interpolate` and `rot_pos_emb`, called by their own
+ * `*VisionModel.forward`; 5.12.1 -> 5.14.1: the NPU configs' own
+ * `*TextModel.forward` calls `_update_linear_attn_mask`). A call written in a
+ * comment or a string is none; nor does a caller help once the class is gone. */
+static void test_vanished_method_still_called(void **state)
+{
+    (void)state;
+    static const char a[] = "class Vision(nn.Module):\n"
+                            "    def rot_pos_emb(self, grid):\n"
+                            "        return grid * 2\n\n"
+                            "    def forward(self, x):\n"
+                            "        return x + self.rot_pos_emb(x)\n";
+    static const char b[] = "class Vision(nn.Module):\n"
+                            "    def forward(self, x):\n"
+                            "        return x + get_ids(x)\n";
+    static const char gone[] = "class Other(nn.Module):\n"
+                               "    def forward(self, x):\n"
+                               "        return x\n";
+    static const char rot[] = "@config.override_method(\"Vision.rot_pos_emb\")\n"
+                              "def rot(self, grid):\n"
+                              "    return grid * 3\n";
+    static const char calls[] = "@config.override_method(\"Vision.forward\")\n"
+                                "def fwd(self, x):\n"
+                                "    return x + self.rot_pos_emb(x)\n";
+    static const char mentions[] = "@config.override_method(\"Vision.forward\")\n"
+                                   "def fwd(self, x):\n"
+                                   "    return x + get_ids(x)  # was self.rot_pos_emb(x)\n";
+    pg_object o_rot = cfg_def("rot", rot), o_calls = cfg_def("fwd", calls),
+              o_mentions = cfg_def("fwd", mentions);
+    pg_patch ps[2] = {
+        {.type = PG_METHOD_OVERRIDE, .target = "Vision.rot_pos_emb", .replacement = &o_rot},
+        {.type = PG_METHOD_OVERRIDE, .target = "Vision.forward", .replacement = &o_calls}};
+    index_module *m[2];
+    load_text(a, b, m);
+    char *got = survey_patches(m[0], m[1], ps, 2);
+    assert_non_null(strstr(got, "warning vanished-called: `Vision.rot_pos_emb` vanished upstream "
+                                "between v1.0.0 and v1.1.0; patchgen appends the override to "
+                                "`Vision`, where the config's `Vision.forward` still calls it\n"));
+    assert_null(strstr(got, "error vanished"));
+    free(got);
+    /* the override of forward mentions it in a comment only */
+    ps[1].replacement = &o_mentions;
+    load_text(a, b, m);
+    got = survey_patches(m[0], m[1], ps, 2);
+    assert_non_null(strstr(got, "error vanished: `Vision.rot_pos_emb` vanished upstream"));
+    free(got);
+    /* the class went: the override lands nowhere */
+    ps[1].replacement = &o_calls;
+    load_text(a, gone, m);
+    got = survey_patches(m[0], m[1], ps, 2);
+    assert_non_null(strstr(got, "error vanished: `Vision.rot_pos_emb` vanished upstream"));
+    free(got);
+}
+
 static void test_rename_candidates_scored(void **state)
 {
     (void)state;
@@ -768,6 +837,7 @@ int main(void)
         cmocka_unit_test(test_auto_docstring_common_args),
         cmocka_unit_test(test_auto_docstring_replaced),
         cmocka_unit_test(test_removed_import_used_by_patch),
+        cmocka_unit_test(test_vanished_method_still_called),
         cmocka_unit_test(test_rename_candidates_scored),
         cmocka_unit_test(test_render),
         cmocka_unit_test(test_object_text),
