@@ -180,6 +180,8 @@ static void report_kwargs(findings *out, const survey_pair *p, const pg_patch *p
     }
 }
 
+#define OVERRIDES_A_METHOD_OF "a patch overrides a method of"
+
 static void report(findings *out, const survey_pair *p, const pg_patch *patch, const index_def *d,
                    const char *how, strvec *seen)
 {
@@ -200,7 +202,11 @@ static void report(findings *out, const survey_pair *p, const pg_patch *patch, c
         return;
     strvec_push(seen, d->qualname);
     report_kwargs(out, p, patch, d);
-    if (d->kind == INDEX_CLASS)
+    /* the arguments its __init__ deprecates matter to a patch that builds the class
+     * or stands in for it, not to one that overrides another of its methods (5.16.1
+     * -> 5.18.0: `DeepseekV4RotaryEmbedding.__init__`'s `device`, reaching its 5.18
+     * removal, was a warning on the DeepSeek-V4 configs' override of `forward`) */
+    if (d->kind == INDEX_CLASS && strcmp(how, OVERRIDES_A_METHOD_OF))
         report_kwargs(out, p, patch, index_member(d, "__init__"));
     /* @deprecate_kwarg lines deprecate an argument (above), not the definition */
     strbuf body = STRBUF_INIT;
@@ -280,7 +286,7 @@ void check_deprecations(findings *out, const survey_pair *p)
         if (d) {
             report(out, p, patch, d, "a patch overrides", &seen);
             if (d->parent)
-                report(out, p, patch, d->parent, "a patch overrides a method of", &seen);
+                report(out, p, patch, d->parent, OVERRIDES_A_METHOD_OF, &seen);
         }
         char *text = signatures_object_text(patch->replacement);
         if (text)

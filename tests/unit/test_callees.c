@@ -1355,6 +1355,36 @@ static void test_self_call_through_shim(void **state)
     free(got);
 }
 
+/* An argument a class's `__init__` deprecates is no fact of an override of another
+ * of its methods: nothing there builds the class (5.16.1 -> 5.18.0: the DeepSeek-V4
+ * configs override `DeepseekV4RotaryEmbedding.forward`, and `__init__`'s
+ * `@deprecate_kwarg("device", version="5.18")` reaching its removal was a warning on
+ * them). A body that builds the class still hears of it. */
+static void test_init_kwarg_shim_under_another_method(void **state)
+{
+    (void)state;
+    static const char src[] = "class Rope(nn.Module):\n"
+                              "    @deprecate_kwarg(\"device\", version=\"1.5\")\n"
+                              "    def __init__(self, config, device=None):\n"
+                              "        self.dim = config.dim\n"
+                              "    def forward(self, x):\n"
+                              "        return x\n"
+                              "class Model(nn.Module):\n"
+                              "    def forward(self, x):\n"
+                              "        return x\n";
+    tpatch ps[] = {
+        {PG_METHOD_OVERRIDE, "Rope.forward", "def forward(self, x):\n    return x * 2\n"}};
+    char *got = survey(src, src, ps, 1);
+    expect(got, "");
+    free(got);
+    tpatch builds[] = {{PG_METHOD_OVERRIDE, "Model.forward",
+                        "def forward(self, x):\n    return Rope(self.config)(x)\n"}};
+    got = survey(src, src, builds, 1);
+    expect(got, "warning kwarg-deprecated: `Rope.__init__`: argument `device` is deprecated "
+                "upstream at v2.0 (removal in 1.5)\n");
+    free(got);
+}
+
 /* A parameter of the patch's target dropped behind `@deprecate_kwarg("old")` (no new
  * name) is one fact: the removal, which names the shim and its removal version, not
  * a removal and a deprecation of the same argument (transformers 5.10's
@@ -2806,6 +2836,7 @@ int main(void)
         cmocka_unit_test(test_patched_init_sets_attr),
         cmocka_unit_test(test_self_calls),
         cmocka_unit_test(test_self_call_through_shim),
+        cmocka_unit_test(test_init_kwarg_shim_under_another_method),
         cmocka_unit_test(test_param_removed_through_shim),
         cmocka_unit_test(test_override_renamed_by_shim),
         cmocka_unit_test(test_override_keeps_shim),
