@@ -165,6 +165,7 @@ static const struct {
     {"kwarg-deprecated", "deprecation", CHANGE_DEPRECATION},
     {"auto-docstring", "auto-docstring", CHANGE_CONTRACT},
     {"appeared", "appeared", CHANGE_OTHER},
+    {"kernel-forward-added", "kernel-forward", CHANGE_CONTRACT},
 };
 
 /* Whether an auto-docstring finding's data says its arguments went undocumented
@@ -557,6 +558,13 @@ static void title_of_contract(strbuf *t, strbuf *act, const change *c)
             strbuf_addf(t, "%s%s", i ? (i + 1 == c->phrases.len ? " and " : ", ") : "",
                         c->phrases.items[i]);
         strbuf_adds(act, "port the patch bodies to upstream's new attributes");
+    } else if (!strcmp(fam, "kernel-forward")) {
+        strbuf_addf(t,
+                    "`%s` became replaceable by a hub kernel: with `use_kernels=True` its "
+                    "overridden `forward` can be bypassed",
+                    s);
+        strbuf_adds(act, "keep kernels off for these models, or check that the hub layer does "
+                         "what the override does");
     } else if (!strcmp(fam, "attrs-added")) {
         strbuf_addf(t, "`%s.__init__` sets new attributes", s);
     } else if (!strcmp(fam, "appeared")) {

@@ -1821,6 +1821,29 @@ static void auto_docstring(sig_ctx *c, const char *target, const index_def *up_a
 
 /* ---- per target ----------------------------------------------------------------------- */
 
+/* Upstream put `@use_kernel_forward_from_hub("Name")` on class cb, whose `forward`
+ * the config overrides (ca: the class at A, without it): with kernels enabled
+ * (`use_kernels=True`), kernels' kernelize replaces the forward of a module of a
+ * class so marked by the hub layer mapped to that name, the override's with it
+ * (5.12.1 -> 5.14.1: `Qwen3_5GatedDeltaNet`; 5.16.1 -> 5.18.0: `Qwen3_5RMSNorm`). */
+static void kernel_forward_added(sig_ctx *c, const index_def *ca, const index_def *cb)
+{
+    static const char kf[] = "use_kernel_forward_from_hub";
+    for (size_t i = 0; i < cb->n_decorators; i++) {
+        char *n = decorator_name(cb->decorators[i]);
+        size_t len = strlen(n), k = sizeof(kf) - 1;
+        int marks = len >= k && !strcmp(n + len - k, kf) && (len == k || n[len - k - 1] == '.') &&
+                    find_decorator(ca, n) < 0;
+        free(n);
+        if (!marks || !first_time(c, "kernel-forward-added", cb->qualname, ""))
+            continue;
+        add(c, SEV_WARNING, NULL, "kernel-forward-added", cb->qualname,
+            "`%s`: decorator `@%s` added: with kernels enabled (`use_kernels=True`), a hub layer "
+            "mapped to it replaces `%s.forward`, which the config overrides",
+            cb->qualname, cb->decorators[i], cb->qualname);
+    }
+}
+
 /* The config's override of another method of `cls`, one upstream still has at B,
  * whose body calls `self.<method>(...)`: patchgen appends an override whose method
  * upstream no longer defines to the class (PATCHGEN_SPEC §3), so that call runs it
@@ -1958,6 +1981,8 @@ static void compare_target(sig_ctx *c, const pg_patch *patch, const char *target
         if (da->kind == INDEX_FUNCTION) {
             compare_function(c, target, da, db, 1);
             auto_docstring(c, target, da, db, c->patch_text);
+            if (!strcmp(da->name, "forward") && da->parent && db->parent)
+                kernel_forward_added(c, da->parent, db->parent);
         }
         break;
     case PG_FUNCTION_REPLACEMENT:

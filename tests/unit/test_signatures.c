@@ -714,6 +714,39 @@ static void test_vanished_method_still_called(void **state)
     free(got);
 }
 
+/* `@use_kernel_forward_from_hub` put on a class whose `forward` the config
+ * overrides: with `use_kernels=True` kernels' kernelize replaces that forward by the
+ * hub layer, the override with it (5.12.1 -> 5.14.1: `Qwen3_5GatedDeltaNet`). An
+ * override of another method of the class is no one's concern. */
+static void test_kernel_forward_added_to_overridden_class(void **state)
+{
+    (void)state;
+    static const char a[] = "class Norm(nn.Module):\n"
+                            "    def forward(self, x):\n"
+                            "        return x\n\n"
+                            "    def extra(self):\n"
+                            "        return 1\n";
+    static const char b[] = "@use_kernel_forward_from_hub(\"RMSNorm\")\n"
+                            "class Norm(nn.Module):\n"
+                            "    def forward(self, x):\n"
+                            "        return x\n\n"
+                            "    def extra(self):\n"
+                            "        return 1\n";
+    char *got = survey_text(a, b, PG_METHOD_OVERRIDE, "Norm.forward", NULL);
+    assert_string_equal(got, "warning kernel-forward-added: `Norm`: decorator "
+                             "`@use_kernel_forward_from_hub(\"RMSNorm\")` added: with kernels "
+                             "enabled (`use_kernels=True`), a hub layer mapped to it replaces "
+                             "`Norm.forward`, which the config overrides\n");
+    free(got);
+    got = survey_text(a, b, PG_METHOD_OVERRIDE, "Norm.extra", NULL);
+    assert_string_equal(got, "");
+    free(got);
+    /* there at both tags: no change */
+    got = survey_text(b, b, PG_METHOD_OVERRIDE, "Norm.forward", NULL);
+    assert_string_equal(got, "");
+    free(got);
+}
+
 static void test_rename_candidates_scored(void **state)
 {
     (void)state;
@@ -838,6 +871,7 @@ int main(void)
         cmocka_unit_test(test_auto_docstring_replaced),
         cmocka_unit_test(test_removed_import_used_by_patch),
         cmocka_unit_test(test_vanished_method_still_called),
+        cmocka_unit_test(test_kernel_forward_added_to_overridden_class),
         cmocka_unit_test(test_rename_candidates_scored),
         cmocka_unit_test(test_render),
         cmocka_unit_test(test_object_text),
