@@ -1252,11 +1252,21 @@ static void body_diff(finding *f, const sig_ctx *c, const index_def *a, const in
     const survey_pair *p = c->p;
     if (!f || !p->src_a || !p->src_b || a->end_byte > p->src_a_len || b->end_byte > p->src_b_len)
         return;
-    strbuf d = STRBUF_INIT;
+    strbuf d = STRBUF_INIT, x = STRBUF_INIT, y = STRBUF_INIT;
     strbuf_adds(&d, lead ? lead : "");
-    difflib_unified_diff(&d, p->src_a + a->start_byte, a->end_byte - a->start_byte,
-                         p->src_b + b->start_byte, b->end_byte - b->start_byte, p->tag_a, p->tag_b,
-                         1);
+    /* a definition ends where its last statement does, before the newline: each
+     * side gets one, or its last line runs into the next line of the diff ("-
+     * return router_logits+ scores = ...") and reads as changed when it is not */
+    strbuf_add(&x, p->src_a + a->start_byte, a->end_byte - a->start_byte);
+    strbuf_add(&y, p->src_b + b->start_byte, b->end_byte - b->start_byte);
+    if (x.len && x.buf[x.len - 1] != '\n')
+        strbuf_addc(&x, '\n');
+    if (y.len && y.buf[y.len - 1] != '\n')
+        strbuf_addc(&y, '\n');
+    difflib_unified_diff(&d, x.buf ? x.buf : "", x.len, y.buf ? y.buf : "", y.len, p->tag_a,
+                         p->tag_b, 1);
+    strbuf_free(&x);
+    strbuf_free(&y);
     size_t lines = 0, at = 0;
     while (at < d.len && lines < 40 + (lead ? 10 : 0))
         lines += d.buf[at++] == '\n';

@@ -16,6 +16,8 @@
 #include "core/fs.h"
 
 static strbuf last_src[2];
+/* the findings' details after their lines, for the next survey, when a test sets it */
+static int with_detail;
 /* transformers.utils.auto_docstring at B for the next survey, when a test sets it */
 static const index_module *docs_a, *docs_b;
 
@@ -65,6 +67,8 @@ static char *survey_patches(index_module *a, index_module *b, const pg_patch *pa
     for (size_t i = 0; i < fs.len; i++) {
         const char *kind = json_string_value(json_object_get(fs.items[i]->data, "kind"));
         strbuf_addf(&out, "%s %s: %s\n", severity_name(fs.items[i]->sev), kind, fs.items[i]->title);
+        if (with_detail && fs.items[i]->detail)
+            strbuf_adds(&out, fs.items[i]->detail);
         assert_int_equal(fs.items[i]->line, 7);
     }
     findings_free(&fs);
@@ -747,6 +751,43 @@ static void test_kernel_forward_added_to_overridden_class(void **state)
     free(got);
 }
 
+/* The upstream body's diff under an override: a definition's text ends before
+ * its newline, and the diff ran its last line into the next ("-        return
+ * router_logits+        scores = router_logits.sigmoid()": 5.12.1 -> 5.14.1's
+ * `DeepseekV3TopkRouter.forward`), an unchanged last line shown removed and added. */
+static void test_body_diff_last_line(void **state)
+{
+    (void)state;
+    static const char a[] = "class Router(nn.Module):\n"
+                            "    def forward(self, x):\n"
+                            "        logits = self.proj(x)\n"
+                            "        return logits";
+    static const char b[] = "class Router(nn.Module):\n"
+                            "    def forward(self, x):\n"
+                            "        logits = self.proj(x)\n"
+                            "        scores = logits.sigmoid()\n"
+                            "        return logits, scores";
+    static const char c[] = "class Router(nn.Module):\n"
+                            "    def forward(self, x):\n"
+                            "        logits = self.proj(x).float()\n"
+                            "        return logits";
+    with_detail = 1;
+    char *got = survey_text(a, b, PG_METHOD_OVERRIDE, "Router.forward", NULL);
+    assert_non_null(strstr(got, "@@ -2,2 +2,3 @@\n"
+                                "         logits = self.proj(x)\n"
+                                "-        return logits\n"
+                                "+        scores = logits.sigmoid()\n"
+                                "+        return logits, scores\n"));
+    free(got);
+    got = survey_text(a, c, PG_METHOD_OVERRIDE, "Router.forward", NULL);
+    assert_non_null(strstr(got, "-        logits = self.proj(x)\n"
+                                "+        logits = self.proj(x).float()\n"
+                                "         return logits\n"));
+    assert_null(strstr(got, "+        return logits"));
+    free(got);
+    with_detail = 0;
+}
+
 static void test_rename_candidates_scored(void **state)
 {
     (void)state;
@@ -872,6 +913,7 @@ int main(void)
         cmocka_unit_test(test_removed_import_used_by_patch),
         cmocka_unit_test(test_vanished_method_still_called),
         cmocka_unit_test(test_kernel_forward_added_to_overridden_class),
+        cmocka_unit_test(test_body_diff_last_line),
         cmocka_unit_test(test_rename_candidates_scored),
         cmocka_unit_test(test_render),
         cmocka_unit_test(test_object_text),
