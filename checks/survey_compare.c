@@ -91,12 +91,43 @@ void survey_compare_checks(survey_checked *c, const survey_pair *p, const index_
     free(ext);
 }
 
+static const char *data_str(const finding *f, const char *key)
+{
+    return json_string_value(json_object_get(f->data, key));
+}
+
+/* A target the signatures check found vanished is one fact: the targets check's
+ * "not in the module: patchgen drops the patch" of the same target goes (the
+ * vanished finding names the successor). */
+static void drop_missing_vanished(findings *got)
+{
+    strvec gone = STRVEC_INIT;
+    for (size_t i = 0; i < got->len; i++) {
+        const char *kind = data_str(got->items[i], "kind"), *t = data_str(got->items[i], "target");
+        if (kind && t && !strcmp(kind, "vanished"))
+            strvec_push(&gone, t);
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < got->len; i++) {
+        finding *f = got->items[i];
+        const char *kind = data_str(f, "kind"), *t = data_str(f, "target");
+        if (kind && t && !strcmp(kind, "missing-target") && strvec_find(&gone, t) >= 0) {
+            finding_free(f);
+            continue;
+        }
+        got->items[k++] = f;
+    }
+    got->len = k;
+    strvec_free(&gone);
+}
+
 void survey_compare_finish(findings *out, const survey_pair *p, survey_checked *c,
                            findings *targets)
 {
     findings got = FINDINGS_INIT;
     take_targets(&got, p, targets);
     findings_move(&got, &c->got);
+    drop_missing_vanished(&got);
     strvec drop = STRVEC_INIT, seen = STRVEC_INIT;
     for (size_t i = 0; i < c->standing.len; i++)
         strvec_push_owned(&drop, fact_key(c->standing.items[i]));

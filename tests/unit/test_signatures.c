@@ -13,6 +13,7 @@
 
 #include "checks/contracts.h"
 #include "checks/signatures.h"
+#include "checks/survey_compare.h"
 #include "core/fs.h"
 
 static strbuf last_src[2];
@@ -722,6 +723,71 @@ static void test_vanished_method_still_called(void **state)
  * overrides: with `use_kernels=True` kernels' kernelize replaces that forward by the
  * hub layer, the override with it (5.12.1 -> 5.14.1: `Qwen3_5GatedDeltaNet`). An
  * override of another method of the class is no one's concern. */
+/* A replaced class gone at B is one fact: the targets check's "patchgen drops the
+ * patch" of it goes beside the signatures check's "vanished" (which names the
+ * successor). */
+static void test_vanished_target_once(void **state)
+{
+    (void)state;
+    static const char a[] = "class NaiveMoe(nn.Module):\n"
+                            "    def forward(self, x):\n"
+                            "        return x\n";
+    static const char b[] = "class Experts(nn.Module):\n"
+                            "    def forward(self, x):\n"
+                            "        return x\n";
+    static const char repl[] = "@config.replace_class(\"NaiveMoe\")\n"
+                               "class Fused(nn.Module):\n"
+                               "    def forward(self, x):\n"
+                               "        return x * 2\n";
+    pg_object o = cfg_def("Fused", repl);
+    pg_config cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.source_module = "transformers.models.x";
+    pg_patch patch = {
+        .type = PG_CLASS_REPLACEMENT, .target = "NaiveMoe", .replacement = &o, .reg_line = 7};
+    VEC_PUSH(&cfg.patches, patch);
+    index_module *m[2];
+    load_text(a, b, m);
+    survey_pair p = {.config = "cfg",
+                     .config_path = "cfg.py",
+                     .cfg = &cfg,
+                     .a = m[0],
+                     .b = m[1],
+                     .tag_a = "v1.0.0",
+                     .tag_b = "v1.1.0",
+                     .src_a = last_src[0].buf,
+                     .src_a_len = last_src[0].len,
+                     .src_b = last_src[1].buf,
+                     .src_b_len = last_src[1].len};
+    findings targets = FINDINGS_INIT, out = FINDINGS_INIT;
+    const char *names[] = {"NaiveMoe", "Experts"};
+    for (int i = 0; i < 2; i++)
+        findings_add(&targets, "targets", SEV_ERROR, "cfg", "cfg.py", 7, 0,
+                     json_pack("{s:s, s:s}", "kind", "missing-target", "target", names[i]),
+                     "patch target `%s` is not in transformers.models.x", names[i]);
+    survey_compare(&out, &p, NULL, &targets);
+    size_t vanished = 0, missing = 0;
+    for (size_t i = 0; i < out.len; i++) {
+        const char *kind = json_string_value(json_object_get(out.items[i]->data, "kind"));
+        const char *t = json_string_value(json_object_get(out.items[i]->data, "target"));
+        if (t && !strcmp(t, "NaiveMoe")) {
+            vanished += !strcmp(kind, "vanished");
+            missing += !strcmp(kind, "missing-target");
+        }
+    }
+    assert_int_equal(vanished, 1);
+    assert_int_equal(missing, 0);
+    /* a target A did not have either is no change of the bump: left to the caller */
+    assert_int_equal(targets.len, 1);
+    assert_string_equal(json_string_value(json_object_get(targets.items[0]->data, "target")),
+                        "Experts");
+    findings_free(&out);
+    findings_free(&targets);
+    VEC_FREE(&cfg.patches);
+    index_module_free(m[0]);
+    index_module_free(m[1]);
+}
+
 static void test_kernel_forward_added_to_overridden_class(void **state)
 {
     (void)state;
@@ -912,6 +978,7 @@ int main(void)
         cmocka_unit_test(test_auto_docstring_replaced),
         cmocka_unit_test(test_removed_import_used_by_patch),
         cmocka_unit_test(test_vanished_method_still_called),
+        cmocka_unit_test(test_vanished_target_once),
         cmocka_unit_test(test_kernel_forward_added_to_overridden_class),
         cmocka_unit_test(test_body_diff_last_line),
         cmocka_unit_test(test_rename_candidates_scored),
