@@ -13,6 +13,7 @@
 
 #include "checks/inlined.h"
 #include "core/error.h"
+#include "core/fs.h"
 #include "core/hashmap.h"
 #include "py/parse_set.h"
 #include "py/structural.h"
@@ -53,6 +54,7 @@ struct survey_bodies {
     hashmap indexes; /* patch text -> index_entry */
     hashmap files;   /* "%p" of a config file's tree -> index_entry (survey_object_def) */
     hashmap calls;   /* body text -> survey_calls */
+    hashmap ws;      /* a workspace file's path -> index_entry (survey_file_index) */
 };
 
 typedef struct index_entry {
@@ -102,9 +104,41 @@ void survey_bodies_free(survey_bodies *b)
     hashmap_free_with(&b->indexes, index_entry_free);
     hashmap_free_with(&b->files, index_entry_free);
     hashmap_free_with(&b->calls, calls_entry_free);
+    hashmap_free_with(&b->ws, index_entry_free);
     hashmap_free(&b->same);
     pthread_mutex_destroy(&b->lock);
     free(b);
+}
+
+/* A file of the workspace indexed (NULL when it cannot be read or parsed). */
+static index_module *read_file_index(const char *path, const char *module)
+{
+    strbuf text = STRBUF_INIT;
+    index_module *m = NULL;
+    if (fs_read_file(&text, path, 16u << 20) < 0 ||
+        index_module_from_source(&m, text.buf ? text.buf : "", text.len, path, module) < 0)
+        m = NULL;
+    pgci_error_clear();
+    strbuf_free(&text);
+    return m;
+}
+
+const index_module *survey_file_index(const survey_pair *p, const char *path, const char *module,
+                                      index_module **own)
+{
+    *own = NULL;
+    if (!p->bodies)
+        return *own = read_file_index(path, module);
+    survey_bodies *b = p->bodies;
+    pthread_mutex_lock(&b->lock);
+    index_entry *e = hashmap_get(&b->ws, path);
+    if (!e) {
+        e = pgci_calloc(1, sizeof(*e));
+        e->m = read_file_index(path, module);
+        hashmap_put(&b->ws, path, e);
+    }
+    pthread_mutex_unlock(&b->lock);
+    return e->m;
 }
 
 /* The comparison of two stretches, asked once a run (p->bodies); `def` when they
@@ -425,6 +459,22 @@ static int same_def(const index_def *a, const index_def *b)
             return 0;
     for (size_t i = 0; i < a->n_doc_args; i++)
         if (strcmp(a->doc_args[i], b->doc_args[i]))
+            return 0;
+    /* a class's bases, decorators and annotated attributes (checks/init_fields.c) */
+    if (a->n_bases != b->n_bases || a->n_decorators != b->n_decorators || a->n_attrs != b->n_attrs)
+        return 0;
+    for (size_t i = 0; i < a->n_bases; i++)
+        if (strcmp(a->bases[i], b->bases[i]))
+            return 0;
+    for (size_t i = 0; i < a->n_decorators; i++)
+        if (strcmp(a->decorators[i], b->decorators[i]))
+            return 0;
+    for (size_t i = 0; i < a->n_attrs; i++)
+        if (strcmp(a->attrs[i].name, b->attrs[i].name) ||
+            !a->attrs[i].annotation != !b->attrs[i].annotation ||
+            (a->attrs[i].annotation && strcmp(a->attrs[i].annotation, b->attrs[i].annotation)) ||
+            !a->attrs[i].value != !b->attrs[i].value ||
+            (a->attrs[i].value && strcmp(a->attrs[i].value, b->attrs[i].value)))
             return 0;
     for (size_t i = 0; i < a->n_members; i++)
         if (!same_def(a->members[i], b->members[i]))

@@ -100,6 +100,15 @@ void survey_calls_free(survey_calls *own);
 const index_module *survey_patch_index(const survey_pair *p, const char *text, size_t len,
                                        index_module **own);
 
+/* The index of a file of the workspace (path, absolute; module, its dotted name,
+ * "<package>.__init__" for a package's, so that its relative imports resolve):
+ * read and indexed once a run when p->bodies is set (owned by p->bodies), else into
+ * *own (free it with index_module_free; *own is NULL otherwise). NULL when the
+ * file cannot be read or does not parse. A file's module of the same path is read
+ * once whatever module name a later call gives. */
+const index_module *survey_file_index(const survey_pair *p, const char *path, const char *module,
+                                      index_module **own);
+
 /* The def that o's lines text[0..len) (signatures_object_text) define, as
  * survey_patch_index(text)->defs[0] gives it - its kind, name, parameters,
  * documented arguments and members - read from the index of o's file, built once
