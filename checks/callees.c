@@ -26,10 +26,12 @@
 #include "checks/deprecate_kwarg.h"
 #include "checks/external_bases.h"
 #include "checks/inherited.h"
+#include "checks/init_fields.h"
 #include "checks/kwargs_flow.h"
 #include "checks/source_text.h"
 #include "py/structural.h"
 #include "core/error.h"
+#include "patchgen/codegen_source.h"
 
 typedef struct cctx {
     findings *out;
@@ -862,6 +864,47 @@ static void name_calls(cctx *c, const body_uses *u)
     strvec_free(&seen);
 }
 
+/* The dataclasses a body builds by name (`Out(loss=..., rope_deltas=...)`, the name
+ * as the generated code reads it): a keyword the class's fields took at A and do
+ * not at B is a TypeError whenever the call runs (checks/init_fields.h). One
+ * finding a class, from its first call that breaks. */
+static void built_classes(cctx *c, const body_uses *u)
+{
+    strvec done = STRVEC_INIT;
+    for (size_t i = 0; i < u->n_name_calls; i++) {
+        const body_call *call = &u->name_calls[i];
+        if (!isupper((unsigned char)call->method[0]))
+            continue;
+        strbuf name = STRBUF_INIT;
+        strbuf_adds(&name, call->method);
+        if (c->patch && c->patch->name_map_len)
+            cgsrc_apply_name_map(&name, c->patch->name_map, c->patch->name_map_len);
+        init_fields_break b;
+        if (strvec_find(&done, name.buf) < 0 && init_fields_call_breaks(c->p, name.buf, call, &b)) {
+            strvec_push(&done, name.buf);
+            json_t *data = json_object();
+            json_object_set_new(data, "dataclass", json_string(name.buf));
+            json_object_set_new(data, "field", json_string(b.keyword));
+            if (b.renamed)
+                json_object_set_new(data, "renamed", json_true());
+            if (b.notice)
+                json_object_set_new(data, "advice", json_string(b.notice));
+            char *how = pgci_asprintf("%s()", name.buf);
+            json_object_set_new(data, "call", json_string(how));
+            json_object_set_new(data, "because", json_string(b.because));
+            finding *f = add(c, SEV_ERROR, data, "dataclass-field-removed", b.declared_by,
+                             "`%s` builds `%s(...)`, whose fields changed at %s: %s", c->where,
+                             name.buf, c->p->tag_b, b.because);
+            if (f)
+                finding_set_detail(f, b.detail);
+            free(how);
+            init_fields_break_free(&b);
+        }
+        strbuf_free(&name);
+    }
+    strvec_free(&done);
+}
+
 /* 1 when the name at p (in text) is what a local a body calls may hold: the value
  * of an assignment (`fn = name`, `fn = name if c else other`) or the choice after
  * `else`. */
@@ -1146,6 +1189,7 @@ static void follow(cctx *c, const pg_object *o, const char *cls)
             element_uses(c, cls, u);
         }
         name_calls(c, u);
+        built_classes(c, u);
         strvec mapped;
         module_names(c, name_map_loads(c->patch, &u->loads, &mapped));
         strvec_free(&mapped);

@@ -151,6 +151,7 @@ static const struct {
     {"callee-vanished", "callee-vanished", CHANGE_BREAKS},
     {"callee-inherited", "callee-inherited", CHANGE_OTHER},
     {"stand-in-attr-missing", "stand-in", CHANGE_BREAKS},
+    {"dataclass-field-removed", "dataclass-field", CHANGE_BREAKS},
     {"init-attr-renamed", "attr", CHANGE_CONTRACT},
     {"init-attr-removed", "attrs-removed", CHANGE_CONTRACT},
     {"element-attr-removed", "attrs-removed", CHANGE_CONTRACT},
@@ -204,6 +205,8 @@ static void classify(json_t *f, fact *x)
     const char *subject = "";
     if (!strcmp(x->family, "name"))
         target = str(d, "name") ? str(d, "name") : target;
+    else if (!strcmp(x->family, "dataclass-field"))
+        subject = str(d, "field") ? str(d, "field") : "";
     else if (!strcmp(x->family, "attr") || !strcmp(x->family, "deprecation"))
         subject = str(d, "attribute")   ? str(d, "attribute")
                   : str(d, "parameter") ? str(d, "parameter")
@@ -432,6 +435,24 @@ static int title_of_removal(strbuf *t, strbuf *act, const change *c)
                     "give the stand-in `%s` (a module-level class, to stay picklable), or stop "
                     "running the method on a stand-in",
                     a ? a : "?");
+    } else if (!strcmp(fam, "dataclass-field")) {
+        const char *fd = str(d, "field") ? str(d, "field") : "?";
+        if (json_is_true(json_object_get(d, "renamed")))
+            strbuf_addf(t,
+                        "`%s=` now arrives as `cache=` in the dataclasses patch bodies build on "
+                        "`%s`, which have no such field",
+                        fd, s);
+        else
+            strbuf_addf(t,
+                        "`%s` lost the field `%s`, which patch bodies still pass to a dataclass "
+                        "built on it",
+                        s, fd);
+        strbuf_addf(act,
+                    "stop passing `%s=`, or declare the field on the dataclass the bodies "
+                    "build",
+                    fd);
+        if (c->advice) /* the field's deprecation in upstream's docstring at A */
+            strbuf_addf(act, "; upstream's docstring of the field said: \"%s\"", c->advice);
     } else if (!strcmp(fam, "callee-vanished")) {
         strbuf_addf(t, "`%s` is gone, and patch bodies call it", s);
         if (succ)

@@ -20,6 +20,7 @@
 #include "checks/checks.h"
 #include "checks/contracts.h"
 #include "checks/external_bases.h"
+#include "checks/init_fields.h"
 #include "checks/regen_finding.h"
 #include "checks/signatures.h"
 #include "checks/survey_compare.h"
@@ -349,8 +350,25 @@ static void survey_fetch_callees(survey_state *s)
         if (!s->cfgs[i])
             continue;
         const module_pair *mp = &s->mods[find_module(s->mods, s->nmods, s->cfgs[i]->source_module)];
-        if (mp->a)
-            callees_imported_modules(&s->ext, s->cfgs[i], mp->a);
+        if (!mp->a)
+            continue;
+        callees_imported_modules(&s->ext, s->cfgs[i], mp->a);
+        /* the modules the dataclasses the bodies build take their fields from
+         * (checks/init_fields.h); the bodies' reading is the comparison's, kept */
+        if (!s->bodies)
+            s->bodies = survey_bodies_new();
+        survey_pair sp = {.config = s->sel[i]->module,
+                          .cfg = s->cfgs[i],
+                          .a = mp->a,
+                          .b = mp->a,
+                          .src_a = mp->src_a.buf,
+                          .src_a_len = mp->src_a.len,
+                          .src_b = mp->src_a.buf,
+                          .src_b_len = mp->src_a.len,
+                          .parses = s->parses,
+                          .parses_a = s->parses_a,
+                          .bodies = s->bodies};
+        init_fields_modules(&s->ext, &sp);
     }
     size_t first = s->nmods;
     s->mods = pgci_realloc(s->mods, (s->nmods + s->ext.len + 1) * sizeof(*s->mods));
