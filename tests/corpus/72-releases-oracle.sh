@@ -14,7 +14,12 @@
 #  - every module-level name a patch body reads (symtable: CPython's scoping,
 #    decorators kept by patchgen included) that the real module had at the old
 #    release and not at the new one is an error (`name-removed`,
-#    `import-removed`), and every such error is one (names_oracle.py).
+#    `import-removed`), and every such error is one (names_oracle.py);
+#  - every call `Name(...)` of a dataclass a patch body builds (the real class,
+#    the config's helper subclasses executed over the real module, the
+#    workspace's modules executed statement by statement) that binds at the old
+#    release and raises at the new one, called with the body's keywords, is a
+#    `dataclass-field-removed` error, and every such error is one (fields_oracle.py).
 # The releases are imported with the torch of the venv 80-hf-parity.sh installs,
 # each beside the huggingface_hub and tokenizers its version check asks for
 # (pinned, into the corpus cache); each release is imported once per workspace.
