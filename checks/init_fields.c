@@ -295,6 +295,26 @@ static const pg_object *config_class(const pg_config *cfg, const char *name, int
     return NULL;
 }
 
+/* 1 when the config binds name in a way lookup_generated does not follow: a
+ * replaced function of that name, an added import under an alias or a plain
+ * `import name` (signatures_config_binds' other cases, without reading the
+ * post-import blocks again, which lookup_generated has read). */
+static int config_binds_otherwise(const pg_config *cfg, const char *name)
+{
+    for (size_t i = 0; i < cfg->patches.len; i++)
+        if (!strcmp(cfg->patches.items[i].target, name))
+            return 1;
+    for (size_t i = 0; i < cfg->additional_imports.len; i++) {
+        const pg_import *im = &cfg->additional_imports.items[i];
+        size_t n = strlen(name);
+        if ((im->alias && !strcmp(im->alias, name)) ||
+            (!im->is_from_import && !im->alias && !strncmp(im->module, name, n) &&
+             (im->module[n] == '\0' || im->module[n] == '.')))
+            return 1;
+    }
+    return 0;
+}
+
 /* 1 when the model's module binds name at its top level. */
 static int upstream_binds(const index_module *m, const char *name)
 {
@@ -327,19 +347,27 @@ static rclass lookup_generated(fctx *c, const char *name, int depth)
             r = (rclass){R_CLASS, d, NULL, 1};
         return r;
     }
+    /* an added import `from M import name` */
+    const char *added = NULL;
+    size_t adds = 0;
     for (size_t i = 0; i < p->cfg->additional_imports.len; i++) {
         const pg_import *im = &p->cfg->additional_imports.items[i];
         for (size_t k = 0; im->is_from_import && !im->alias && k < im->names_len; k++)
-            if (!strcmp(im->names[k], name))
-                return upstream_binds(up, name) ? r : lookup_in_module(c, im->module, name, depth);
+            if (!strcmp(im->names[k], name)) {
+                added = im->module;
+                adds++;
+            }
     }
-    /* a post-import block that imports it (qwen3_vl's `from veomni.utils.model_outputs
-     * import (...)`): one block binding it, by that import alone */
+    /* or a post-import block that imports it (qwen3_vl's `from
+     * veomni.utils.model_outputs import (...)`): one block binding it, by that
+     * import alone */
     const index_import *imp = NULL;
     size_t blocks = 0;
     for (size_t i = 0; i < p->cfg->post_import_blocks.len; i++) {
-        strbuf d = STRBUF_INIT;
         const char *block = p->cfg->post_import_blocks.items[i];
+        if (!strstr(block, name))
+            continue; /* a block that does not name it does not bind it */
+        strbuf d = STRBUF_INIT;
         cgtext_dedent(&d, block, strlen(block));
         index_module *own = NULL;
         const index_module *m = survey_patch_index(p, d.buf ? d.buf : "", d.len, &own);
@@ -347,11 +375,8 @@ static rclass lookup_generated(fctx *c, const char *name, int depth)
         strbuf_free(&d);
         if (own)
             VEC_PUSH(&c->own, own);
-        if (!m) {
-            if (strstr(block, name))
-                return r; /* a block that does not parse binds what it mentions */
-            continue;
-        }
+        if (!m)
+            return r; /* a block that does not parse binds what it mentions */
         if (!signatures_module_binds(m, name))
             continue;
         blocks++;
@@ -368,11 +393,23 @@ static rclass lookup_generated(fctx *c, const char *name, int depth)
         if (binders != 1)
             imp = NULL; /* bound twice, or not by an import */
     }
-    if (blocks == 1 && imp && !imp->level && imp->name && !imp->alias && !imp->in_if &&
-        !imp->in_try && !upstream_binds(up, name))
-        return lookup_in_module(c, imp->module, imp->name, depth);
-    if (blocks || signatures_config_binds(p, name)) /* an alias, an assignment */
+    /* bound once, by the config or by upstream's module as the config keeps it */
+    if (adds + blocks > 1 || ((adds || blocks) && upstream_binds(up, name)))
         return r;
+    if (adds)
+        return lookup_in_module(c, added, name, depth);
+    if (blocks == 1 && imp && !imp->level && imp->name && !imp->alias && !imp->in_if &&
+        !imp->in_try)
+        return lookup_in_module(c, imp->module, imp->name, depth);
+    if (blocks || config_binds_otherwise(p->cfg, name))
+        return r;
+    /* a definition the config leaves out of the module, an import it drops */
+    for (size_t i = 0; i < p->cfg->exclude.len; i++)
+        if (!strcmp(p->cfg->exclude.items[i], name))
+            return r;
+    for (size_t i = 0; i < p->cfg->drop_imported_names.len; i++)
+        if (!strcmp(p->cfg->drop_imported_names.items[i], name))
+            return r;
     return lookup_local(c, up, 1, name, depth);
 }
 

@@ -161,7 +161,8 @@ typedef struct fcase {
     const char *body;      /* the override of ToyForCausalLM.forward */
     const char *helper;    /* NULL: helper_text */
     int no_mixin_file;     /* the workspace module is not there */
-    int show_advice;       /* each finding\'s data.advice on a line of its own */
+    int show_advice;       /* each finding's data.advice on a line of its own */
+    const char *block;     /* a post-import block importing the mixin, for add_import's */
 } fcase;
 
 static char *ws_root(void)
@@ -236,7 +237,10 @@ static char *survey_case(const fcase *fc)
     cfg.module = "pkg.cfg";
     const char *names[] = {"AuxMixin"};
     pg_import im = {.module = "pkg.outputs", .names = names, .names_len = 1, .is_from_import = 1};
-    VEC_PUSH(&cfg.additional_imports, im);
+    if (fc->block)
+        VEC_PUSH(&cfg.post_import_blocks, fc->block);
+    else
+        VEC_PUSH(&cfg.additional_imports, im);
     const char *ht = fc->helper ? fc->helper : helper_text;
     pg_object helper = {.name = "ToyLogProbs",
                         .module = "pkg.cfg",
@@ -299,6 +303,7 @@ static char *survey_case(const fcase *fc)
     survey_bodies_free(memo);
     VEC_FREE(&cfg.patches);
     VEC_FREE(&cfg.additional_imports);
+    VEC_FREE(&cfg.post_import_blocks);
     VEC_FREE(&cfg.positioned_helpers);
     index_module_free(a);
     index_module_free(b);
@@ -461,6 +466,29 @@ static void test_unjudged(void **state)
     free(got);
 }
 
+/* The mixin imported by a post-import block (the Qwen3-VL configs' way): followed
+ * when the block binds it by that import alone; a block that binds it twice, or
+ * does not parse, leaves the call unjudged. */
+static void test_mixin_through_block(void **state)
+{
+    (void)state;
+    const char *blocks[] = {
+        "\n    import os\n    from pkg.outputs import (  # noqa\n        AuxMixin,\n    )\n",
+        "\n    from pkg.outputs import AuxMixin\n    AuxMixin = dict\n",
+        "\n    from pkg.outputs import AuxMixin\n    def (\n",
+    };
+    const char *want[] = {want_rope, "", ""};
+    for (int i = 0; i < 3; i++) {
+        fcase fc = {.generic_a = generic_plain,
+                    .generic_b = generic_always,
+                    .body = body_rope,
+                    .block = blocks[i]};
+        char *got = survey_case(&fc);
+        expect(got, want[i]);
+        free(got);
+    }
+}
+
 /* What the survey fetches for the chains: modeling_outputs and generic.py when a
  * class a body builds leaves the model's module for another transformers module
  * or reaches ModelOutput at A; nothing for a body that builds no such class. */
@@ -560,6 +588,7 @@ int main(void)
         cmocka_unit_test(test_old_name_field),
         cmocka_unit_test(test_field_moved_into_subclass),
         cmocka_unit_test(test_unjudged),
+        cmocka_unit_test(test_mixin_through_block),
         cmocka_unit_test(test_modules),
         cmocka_unit_test(test_changes_title),
     };
