@@ -257,8 +257,11 @@ int cmd_fetch(int argc, const char **argv)
         goto out;
     }
     if (!tags.len) {
-        pgci_error_set(PGCI_EUSAGE, "fetch: no --tag given%s (see pgci fetch --help)",
-                       ws ? " and the workspace has no transformers pin" : "");
+        if (ws)
+            workspace_no_tag_error(ws, "fetch: no --tag given and the workspace has no "
+                                       "transformers pin (see pgci fetch --help)");
+        else
+            pgci_error_set(PGCI_EUSAGE, "fetch: no --tag given (see pgci fetch --help)");
         code = cmd_error();
         goto out;
     }

@@ -409,9 +409,12 @@ int cmd_index(int argc, const char **argv)
                                              "do not mix (see pgci index --help)");
         else if (!by_file && !modules.len)
             rc = modules_from_workspace(&ws, &common, &modules, &source, &tag, &tag_owned);
-        if (rc == 0 && !by_file && !tag)
-            rc = pgci_error_set(PGCI_EUSAGE, "index: no --tag given%s (see pgci index --help)",
-                                ws ? " and the workspace has no transformers pin" : " (or --file)");
+        if (rc == 0 && !by_file && !tag && ws)
+            rc = workspace_no_tag_error(ws, "index: no --tag given and the workspace has no "
+                                            "transformers pin (see pgci index --help)");
+        else if (rc == 0 && !by_file && !tag)
+            rc = pgci_error_set(PGCI_EUSAGE,
+                                "index: no --tag given (or --file) (see pgci index --help)");
         else if (rc == 0 && json && totals_only)
             rc = pgci_error_set(PGCI_EUSAGE, "index: --json and --totals do not mix");
         else if (rc == 0 && tag && (rc = upstream_tag_check(tag)) == 0)

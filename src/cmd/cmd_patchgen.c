@@ -463,7 +463,7 @@ int cmd_patchgen(int argc, const char **argv)
         goto done;
     }
     if (!ws->pin) {
-        pgci_error_set(PGCI_EUSAGE, "%s pins no transformers version", ws->pyproject);
+        workspace_no_tag_error(ws, "%s pins no transformers version", ws->pyproject);
         rc = cmd_error();
         goto done;
     }

@@ -424,7 +424,7 @@ int cmd_regen(int argc, const char **argv)
     if (cli.tag) {
         tag = pgci_strdup(cli.tag);
     } else if (!(tag = workspace_pin_tag(ws))) {
-        pgci_error_set(PGCI_EUSAGE, "%s pins no transformers version: pass --tag", ws->pyproject);
+        workspace_no_tag_error(ws, "%s pins no transformers version: pass --tag", ws->pyproject);
         rc = cmd_error();
         goto done;
     }

@@ -269,8 +269,8 @@ int cmd_run(int argc, const char **argv)
     int is_demo = !common.workspace && strcmp(dir, ".");
     char *tag = go.tag ? pgci_strdup(go.tag) : workspace_pin_tag(ws);
     if (!tag) {
-        fprintf(stderr, "pgci: error: %s pins no transformers version: pass --tag\n",
-                ws->pyproject);
+        workspace_no_tag_error(ws, "%s pins no transformers version: pass --tag", ws->pyproject);
+        code = cmd_error();
         workspace_free(ws);
         goto out;
     }

@@ -117,10 +117,10 @@ static int gate_resolve(gate_state *s)
     if (o->tag)
         out->tag = pgci_strdup(o->tag);
     else if (!(out->tag = workspace_pin_tag(ws)))
-        return pgci_error_set(PGCI_EUSAGE,
-                              "%s pins no transformers version: pass --tag TAG or add "
-                              "transformers==X.Y.Z to its dependencies",
-                              ws->pyproject);
+        return workspace_no_tag_error(ws,
+                                      "%s pins no transformers version: pass --tag TAG or add "
+                                      "transformers==X.Y.Z to its dependencies",
+                                      ws->pyproject);
 
     out->ruff_cmd = pipeline_ruff_command(ws, o->ruff);
     const char *ruff = out->ruff_cmd;

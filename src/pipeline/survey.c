@@ -46,8 +46,8 @@ static int resolve_tags(const workspace *ws, const survey_opts *o, upstream *up,
     const char *from = o->from ? o->from : "pin";
     if (!strcmp(from, "pin")) {
         if (!ws->pin)
-            return pgci_error_set(PGCI_EUSAGE, "--from pin: %s pins no transformers version",
-                                  ws->pyproject);
+            return workspace_no_tag_error(ws, "--from pin: %s pins no transformers version",
+                                          ws->pyproject);
         out->from = workspace_pin_tag(ws);
     } else {
         out->from = pgci_strdup(from);

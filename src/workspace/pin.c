@@ -9,6 +9,8 @@
  * pyproject mentions "pip install transformers==5.9.0" in one). Each string is read
  * as a PEP 508 requirement; only an exact "==" version is a pin.
  */
+#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
@@ -147,4 +149,18 @@ char *workspace_pin_tag(const workspace *ws)
     if (!ws->pin)
         return NULL;
     return pgci_asprintf("%s%s", ws->pin[0] == 'v' ? "" : "v", ws->pin);
+}
+
+int workspace_no_tag_error(const workspace *ws, const char *fmt, ...)
+{
+    if (ws->pin_conflict)
+        return pgci_error_set(PGCI_EINVALID, "%s", ws->pin_conflict);
+    strbuf msg = STRBUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_vaddf(&msg, fmt, ap);
+    va_end(ap);
+    int r = pgci_error_set(PGCI_EUSAGE, "%s", msg.buf);
+    strbuf_free(&msg);
+    return r;
 }

@@ -182,7 +182,16 @@ int workspace_read_pyproject(workspace *ws, const toml_value *doc)
             ws->upstream = resolve_upstream(ws->root, ws->upstream_raw);
         }
     }
-    return workspace_find_pin(doc, ws->pyproject_name, &ws->pin, &ws->pin_where);
+    /* Two pins (VeOmni once pinned 4.57.3 in its default group and 5.2.0 in the extra
+     * its patchgen CI ran with) are the user's to choose between with --tag: the
+     * workspace opens, and only a command that needs the pin and has no tag fails. */
+    r = workspace_find_pin(doc, ws->pyproject_name, &ws->pin, &ws->pin_where);
+    if (r == PGCI_EINVALID) {
+        ws->pin_conflict = pgci_strdup(pgci_error_last());
+        pgci_error_clear();
+        return 0;
+    }
+    return r;
 }
 
 /* The directory to start from, made absolute. */
@@ -309,6 +318,7 @@ void workspace_free(workspace *ws)
     free(ws->pyproject_name);
     free(ws->upstream_raw);
     free(ws->pin_where);
+    free(ws->pin_conflict);
     toml_free(ws->doc);
     free(ws);
 }

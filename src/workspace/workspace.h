@@ -45,6 +45,8 @@ typedef struct workspace {
                                `upstream` has relative dir:/git: paths made absolute
                                against the workspace root */
     char *pin_where;        /* where the pin was found: "project.dependencies (line 7)" */
+    char *pin_conflict;     /* two different pins (pin NULL): the message, an error only
+                               for a command that needs the pin and was given no --tag */
     toml_value *doc;        /* the whole parsed pyproject.toml (owned) */
     const toml_value *pgci; /* the [tool.pgci] table inside doc, or NULL: checks read
                                their own settings from it (toml_get(ws->pgci, "...")) */
@@ -65,7 +67,8 @@ int workspace_read_pyproject(workspace *ws, const toml_value *doc);
  * pyproject: [project] dependencies and optional-dependencies, [dependency-groups],
  * and any other array under a key containing "dependencies" (tool.uv, ...).
  * Extras and spaces are tolerated ("transformers[torch] == 5.9.0"); ranges are not
- * pins. *pin is NULL when there is none; two different pins are an error. *where
+ * pins. *pin is NULL when there is none; two different pins are an error (which
+ * workspace_open keeps in pin_conflict for the commands given no --tag). *where
  * (optional) says where it was found. */
 int workspace_find_pin(const toml_value *doc, const char *name, char **pin, char **where);
 
@@ -73,6 +76,12 @@ int workspace_find_pin(const toml_value *doc, const char *name, char **pin, char
  * "v5.9.0", and a pin written with its "v" ("==v5.9.0") kept as it is. NULL when
  * the workspace pins no transformers version. */
 char *workspace_pin_tag(const workspace *ws);
+
+/* Sets the error of a command that needs the pin's tag and was given none: the
+ * conflict when the workspace pins two versions, else fmt's message. Returns the
+ * error code (PGCI_EUSAGE, or PGCI_EINVALID for a conflict). */
+int workspace_no_tag_error(const workspace *ws, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* Discovers *_patch_gen_config.py under ws->root/ws->search_root into ws->configs.
  * Follows patchgen: recursive, names starting with '_' skipped, symlinked

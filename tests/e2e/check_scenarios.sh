@@ -251,4 +251,25 @@ done
 expect_fail 2 "modeling_llama.py is empty: not a Python module" "$PGCI" check -C "$W" --ruff "$RUFF" --no-cache
 fresh noruff
 expect_fail 2 "ruff" "$PGCI" check -C "$W" --ruff "$T/no-such-ruff"
+fresh twopins
+# two pins (VeOmni's default group pinned 4.57.3 while the extra its patchgen CI
+# installed pinned 5.2.0): without --tag the gate stops on the conflict; the --tag
+# its message suggests must then be enough, for every command that takes one (the
+# workspace used to fail to open, whatever the tag)
+sed -i 's/^patchgen = \[$/legacy = ["transformers==1.1.0"]\npatchgen = [/' "$W/pyproject.toml"
+grep -q '^legacy = \["transformers==1.1.0"\]$' "$W/pyproject.toml"
+expect_fail 2 "pyproject.toml:[0-9]+: transformers==1.1.0 conflicts with transformers==1.0.0 in project.dependencies \(line [0-9]+\); pgci needs one pin \(or pass --tag\)" \
+    "$PGCI" check -C "$W" --ruff "$RUFF"
+expect_fail 2 "transformers==1.1.0 conflicts with transformers==1.0.0" "$PGCI" regen -C "$W" --ruff "$RUFF"
+expect_fail 2 "transformers==1.1.0 conflicts with transformers==1.0.0" "$PGCI" survey -C "$W" --to v1.1.0 --ruff "$RUFF"
+"$PGCI" check -C "$W" --ruff "$RUFF" --tag v1.0.0 -q > "$T/twopins.out" 2>&1 ||
+    { echo "two pins, --tag v1.0.0: exit $?" >&2; cat "$T/twopins.out" >&2; exit 1; }
+expect_grep "^4 configs checked against transformers v1.0.0: 0 failed to regenerate, 0 drifted; 0 errors," "$T/twopins.out"
+"$PGCI" regen -C "$W" --ruff "$RUFF" --tag v1.0.0 -q > "$T/twopins-regen.out" 2>&1 ||
+    { echo "two pins, regen --tag v1.0.0: exit $?" >&2; cat "$T/twopins-regen.out" >&2; exit 1; }
+# the survey's exit 1 is v1.1.0's findings; 2 would be the workspace refused
+rc=0
+"$PGCI" survey -C "$W" --ruff "$RUFF" --from v1.0.0 --to v1.1.0 -q > "$T/twopins-survey.out" 2>&1 || rc=$?
+[ "$rc" != 2 ] || { echo "two pins, survey --from v1.0.0: exit 2" >&2; cat "$T/twopins-survey.out" >&2; exit 1; }
+expect_grep "of 4 configs fail to regenerate against v1.1.0" "$T/twopins-survey.out"
 echo "check scenarios: ok"

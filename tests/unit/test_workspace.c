@@ -273,6 +273,35 @@ static void test_pin(void **state)
     toml_free(doc);
 }
 
+/* A workspace with two pins opens; the conflict is the error of a command that needs
+ * the pin and was given no --tag (it used to stop every command, --tag or not). */
+static void test_pin_conflict_is_the_no_tag_error(void **state)
+{
+    (void)state;
+    workspace ws;
+    toml_value *doc = NULL;
+    char *src = pgci_asprintf("%s[project]\ndependencies = [\"transformers==5.9.0\"]\n"
+                              "[dependency-groups]\nlegacy = [\"transformers==4.57.3\"]\n",
+                              PATCHGEN);
+    assert_int_equal(read_pp(src, &ws, &doc), 0);
+    assert_null(ws.pin);
+    assert_null(workspace_pin_tag(&ws));
+    const char *want = "pyproject.toml:7: transformers==4.57.3 conflicts with transformers==5.9.0 "
+                       "in project.dependencies (line 5); pgci needs one pin (or pass --tag)";
+    assert_string_equal(ws.pin_conflict, want);
+    assert_int_equal(workspace_no_tag_error(&ws, "%s pins no transformers version", "x"),
+                     PGCI_EINVALID);
+    assert_string_equal(pgci_error_last(), want);
+    clear_pp(&ws, doc);
+    /* no pin at all: the caller's message */
+    assert_int_equal(read_pp(PATCHGEN, &ws, &doc), 0);
+    assert_int_equal(workspace_no_tag_error(&ws, "%s pins no transformers version", "x"),
+                     PGCI_EUSAGE);
+    assert_string_equal(pgci_error_last(), "x pins no transformers version");
+    clear_pp(&ws, doc);
+    free(src);
+}
+
 /* The one pin -> tag every command uses: pgci check, survey, regen, patchgen and
  * run wrote "v" + pin, so a pin written "==v5.9.0" became the tag "vv5.9.0" there
  * while pgci fetch and index read "v5.9.0". */
@@ -590,6 +619,7 @@ int main(void)
         cmocka_unit_test(test_pyproject_errors),
         cmocka_unit_test(test_pin),
         cmocka_unit_test(test_pin_tag),
+        cmocka_unit_test(test_pin_conflict_is_the_no_tag_error),
         cmocka_unit_test(test_discovery_order),
         cmocka_unit_test(test_open_walks_up_and_errors),
         cmocka_unit_test(test_path_safety),
