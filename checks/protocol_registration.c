@@ -11,8 +11,8 @@
  *     `from transformers... import A` (upstream: allowed only for a class the
  *     config excludes from its generated file, or one its source module does not
  *     define, such as PreTrainedModel);
- *   - whether those imports sit under `if IS_NPU_AVAILABLE:` / `else:` (the NPU
- *     module must be imported under the flag, the GPU module not under it);
+ *   - whether those imports sit under `if IS_NPU_AVAILABLE:` (or `elif`) / `else:`
+ *     (the NPU module must be imported under the flag, the GPU module not under it);
  *   - `X.<converter_attr> = staticmethod(f)`, directly or in a
  *     `for cls in (A, B): cls.<attr> = ...` loop;
  *   - `return X` statements: the classes the registry hands to the loader.
@@ -281,20 +281,31 @@ static void walk(walker *w, TSNode n, int branch, const char *loop_var, char **l
         return;
     }
     if (py_is(n, "if_statement")) {
-        int neg;
-        if (flag_branch(w, py_field(n, "condition"), &neg)) {
-            walk(w, py_field(n, "consequence"), neg ? BR_GPU : BR_NPU, loop_var, loop_names,
-                 n_loop);
-            uint32_t cnt = ts_node_named_child_count(n);
-            for (uint32_t i = 0; i < cnt; i++) {
-                TSNode c = ts_node_named_child(n, i);
-                if (py_is(c, "else_clause"))
-                    walk(w, c, neg ? BR_NPU : BR_GPU, loop_var, loop_names, n_loop);
-                else if (py_is(c, "elif_clause"))
+        /* The clause tested on the flag may be the `if` or an `elif` (`if
+         * IS_CUDA_AVAILABLE: <gpu> elif IS_NPU_AVAILABLE: <npu>`): the clauses
+         * before it keep the outer branch, the `else` after it is the other device,
+         * and an `elif` after it is neither. */
+        int neg = 0, found = flag_branch(w, py_field(n, "condition"), &neg);
+        walk(w, py_field(n, "consequence"), found ? (neg ? BR_GPU : BR_NPU) : branch, loop_var,
+             loop_names, n_loop);
+        uint32_t cnt = ts_node_named_child_count(n);
+        for (uint32_t i = 0; i < cnt; i++) {
+            TSNode c = ts_node_named_child(n, i);
+            if (py_is(c, "elif_clause")) {
+                if (found) {
                     walk(w, c, BR_NONE, loop_var, loop_names, n_loop);
+                } else if (flag_branch(w, py_field(c, "condition"), &neg)) {
+                    found = 1;
+                    walk(w, py_field(c, "consequence"), neg ? BR_GPU : BR_NPU, loop_var, loop_names,
+                         n_loop);
+                } else {
+                    walk(w, c, branch, loop_var, loop_names, n_loop);
+                }
+            } else if (py_is(c, "else_clause")) {
+                walk(w, c, found ? (neg ? BR_NPU : BR_GPU) : branch, loop_var, loop_names, n_loop);
             }
-            return;
         }
+        return;
     }
     if (py_is(n, "for_statement")) {
         TSNode left = py_field(n, "left"), right = py_field(n, "right");

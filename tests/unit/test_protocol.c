@@ -285,6 +285,38 @@ static void test_registration_forms(void **state)
         "under `if IS_NPU_AVAILABLE:`");
     findings_free(&fs2);
 
+    /* the NPU module under an `elif IS_NPU_AVAILABLE:` after a CUDA branch (VeOmni's
+     * qwen3_5 packages, March-May 2026) is under the flag; the GPU module under the
+     * `if` before it is not */
+    const char *elif = "@MODELING_REGISTRY.register(\"q\")\n"
+                       "def reg(a):\n"
+                       "    if IS_CUDA_AVAILABLE:\n"
+                       "        from .generated.patched_q_gpu import QModel\n"
+                       "    elif IS_NPU_AVAILABLE:\n"
+                       "        from .generated.patched_q_npu import QModel\n"
+                       "    return QModel\n";
+    findings fs_elif = FINDINGS_INIT;
+    assert_int_equal(registration(&t, elif, 1, 0, &fs_elif), 0);
+    /* ... and the GPU module in an `elif` of the flag's `else` side is not under it */
+    const char *elif_swapped = "@MODELING_REGISTRY.register(\"q\")\n"
+                               "def reg(a):\n"
+                               "    if IS_CUDA_AVAILABLE:\n"
+                               "        from .generated.patched_q_npu import QModel\n"
+                               "    elif IS_NPU_AVAILABLE:\n"
+                               "        from .generated.patched_q_gpu import QModel\n"
+                               "    return QModel\n";
+    assert_int_equal(registration(&t, elif_swapped, 1, 0, &fs_elif), 2);
+    findings_sort(&fs_elif);
+    assert_int_equal(fs_elif.items[0]->line, 6);
+    assert_string_equal(
+        fs_elif.items[0]->title,
+        "imports the GPU module .generated.patched_q_gpu under `if IS_NPU_AVAILABLE:`");
+    assert_int_equal(fs_elif.items[1]->line, 4);
+    assert_string_equal(fs_elif.items[1]->title,
+                        "imports .generated.patched_q_npu unconditionally: the NPU module "
+                        "belongs under `if IS_NPU_AVAILABLE:`");
+    findings_free(&fs_elif);
+
     /* a wrong model type, and a module no config generates; imports outside the
      * registered function (a config registry) are not the modeling's */
     const char *stray = "@MODEL_CONFIG_REGISTRY.register(\"q\")\n"
