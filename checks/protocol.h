@@ -18,6 +18,7 @@
 
 #include "checks/check.h"
 #include "core/vec.h"
+#include "py/py.h"
 
 /* Severity of a rule; PROTO_OFF turns it off. */
 #define PROTO_OFF (-1)
@@ -122,6 +123,19 @@ int proto_exists(const workspace *ws, const char *rel);
 finding *proto_add(findings *fs, const proto_settings *s, const char *rule, const char *config,
                    const char *path, unsigned line, const char *title_fmt, ...)
     __attribute__((format(printf, 7, 8)));
+
+/* Code that runs under another transformers (checks/protocol_gate.c): 1 when
+ * cond is `is_transformers_version_greater_or_equal_to("X")` (a dotted name ending
+ * so, under `not` or parentheses too) and holds at tag, 0 when it does not, -1 when
+ * cond is no such test or tag is NULL. */
+int proto_version_test(const py_tree *t, TSNode cond, const char *tag);
+/* 1 when an if statement has an elif clause (whose tests the gate does not weigh). */
+int proto_gate_has_elif(TSNode if_stmt);
+/* Adds to out the modules of the package (stems) that t imports relatively only in
+ * branches such a test makes dead at tag. */
+void proto_dead_imports(const py_tree *t, const char *tag, strvec *out);
+/* Adds to out the package's modules (stems) t imports relatively, anywhere. */
+void proto_relative_imports(const py_tree *t, strvec *out);
 
 /* Replaces every "{key}" in pattern by value; malloc'ed. */
 char *proto_subst(const char *pattern, const char *key, const char *value);

@@ -70,6 +70,7 @@ typedef struct walker {
     const proto_settings *s;
     reg_model *m;
     int in_registered; /* inside a function the registry decorator registers */
+    const char *tag;   /* the tag the check runs at: a version test's dead branch is skipped */
 } walker;
 
 static char *text(const walker *w, TSNode n)
@@ -250,6 +251,17 @@ static void walk(walker *w, TSNode n, int branch, const char *loop_var, char **l
         walk(w, py_field(n, "definition"), branch, loop_var, loop_names, n_loop);
         w->in_registered = saved;
         return;
+    }
+    if (py_is(n, "if_statement") && !proto_gate_has_elif(n)) {
+        /* `if is_transformers_version_greater_or_equal_to("5.0.0"): ... else: ...`:
+         * only the branch that runs at the tag is the package's modeling */
+        int v = proto_version_test(w->t, py_field(n, "condition"), w->tag);
+        if (v >= 0) {
+            TSNode live = py_field(n, v ? "consequence" : "alternative");
+            if (!ts_node_is_null(live))
+                walk(w, live, branch, loop_var, loop_names, n_loop);
+            return;
+        }
     }
     if (!w->in_registered) {
         /* outside the registered functions only module-level imports count (a
@@ -569,7 +581,7 @@ static void check_package(const check_ctx *ctx, const proto_settings *s, const p
     }
     reg_model m;
     memset(&m, 0, sizeof(m));
-    walker w = {&t, s, &m, 0};
+    walker w = {&t, s, &m, 0, ctx->tag};
     walk(&w, py_root(&t), BR_NONE, NULL, NULL, 0);
 
     check_decorator(s, p, &m, rel.buf, out);

@@ -24,9 +24,46 @@
 #include "core/fs.h"
 #include "upstream/git_api.h"
 
+/* The package's modules (stems) that only a branch dead at the tag imports, from
+ * its __init__.py, and what those import in turn within the package (a legacy
+ * modeling_<m>.py importing gpu_patch.py): the older pin's path, kept on purpose. */
+static void legacy_modules(const check_ctx *ctx, const proto_package *p, strvec *out)
+{
+    strbuf rel = STRBUF_INIT, src = STRBUF_INIT;
+    fs_join(&rel, p->dir, "__init__.py");
+    py_tree t;
+    if (proto_read(ctx->ws, rel.buf, &src) == 0 && py_parse(&t, src.buf, src.len, rel.buf) == 0) {
+        proto_dead_imports(&t, ctx->tag, out);
+        py_tree_free(&t);
+    }
+    pgci_error_clear();
+    for (size_t i = 0; i < out->len; i++) {
+        strbuf_reset(&rel);
+        strbuf_reset(&src);
+        fs_join(&rel, p->dir, out->items[i]);
+        strbuf_adds(&rel, ".py");
+        if (proto_read(ctx->ws, rel.buf, &src) < 0 || py_parse(&t, src.buf, src.len, rel.buf) < 0) {
+            pgci_error_clear();
+            continue;
+        }
+        /* what it imports within the package is on the same path */
+        strvec more = STRVEC_INIT;
+        proto_relative_imports(&t, &more);
+        for (size_t k = 0; k < more.len; k++)
+            if (strvec_find(out, more.items[k]) < 0)
+                strvec_push(out, more.items[k]);
+        strvec_free(&more);
+        py_tree_free(&t);
+    }
+    strbuf_free(&rel);
+    strbuf_free(&src);
+}
+
 static void check_files(const check_ctx *ctx, const proto_settings *s, const proto_package *p,
                         findings *out)
 {
+    strvec legacy = STRVEC_INIT;
+    legacy_modules(ctx, p, &legacy);
     const char *base = strrchr(p->dir, '/');
     base = base ? base + 1 : p->dir;
     const char *models[2] = {p->model, strcmp(base, p->model) ? base : NULL};
@@ -36,7 +73,13 @@ static void check_files(const check_ctx *ctx, const proto_settings *s, const pro
             char *name = proto_subst(s->retired.items[i], "model", models[m]);
             strbuf rel = STRBUF_INIT;
             fs_join(&rel, p->dir, name);
-            if (strvec_find(&seen, rel.buf) < 0 && proto_exists(ctx->ws, rel.buf)) {
+            size_t stem = strlen(name) > 3 && !strcmp(name + strlen(name) - 3, ".py")
+                              ? strlen(name) - 3
+                              : strlen(name);
+            char *mod = pgci_strndup(name, stem);
+            int kept = strvec_find(&legacy, mod) >= 0;
+            free(mod);
+            if (!kept && strvec_find(&seen, rel.buf) < 0 && proto_exists(ctx->ws, rel.buf)) {
                 strvec_push(&seen, rel.buf);
                 proto_add(out, s, "retired.file", p->inputs.items[0]->module, rel.buf, 0,
                           "%s is retired: %s is generated from %s now", name, p->dir,
@@ -47,6 +90,7 @@ static void check_files(const check_ctx *ctx, const proto_settings *s, const pro
         }
     }
     strvec_free(&seen);
+    strvec_free(&legacy);
 }
 
 /* ---- --base ------------------------------------------------------------------ */

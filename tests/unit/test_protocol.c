@@ -398,6 +398,61 @@ static void test_registration_forms(void **state)
 
 /* --- comments ------------------------------------------------------------------ */
 
+/* `if is_transformers_version_greater_or_equal_to("X"): <generated> else: <legacy>`
+ * (VeOmni's packages while its pins spanned 4.57 and 5.x): at a tag the test holds,
+ * the legacy branch is dead, and neither its transformers imports nor the retired
+ * files only it imports (directly or through each other) are errors; at a tag it
+ * does not hold, the legacy path is what runs. */
+static void test_version_gated_legacy(void **state)
+{
+    (void)state;
+    tws t;
+    tws_open(&t, pyproject);
+    findings fs = FINDINGS_INIT;
+    const char *init = "from ..loader import MODELING_REGISTRY\n"
+                       "from ..utils import is_transformers_version_greater_or_equal_to\n"
+                       "\n"
+                       "@MODELING_REGISTRY.register(\"q\")\n"
+                       "def reg(architecture):\n"
+                       "    if is_transformers_version_greater_or_equal_to(\"%s\"):\n"
+                       "        from .generated.patched_q_gpu import QForCausalLM, QModel\n"
+                       "    else:\n"
+                       "        from transformers import QForCausalLM, QModel\n"
+                       "\n"
+                       "        from .modeling_q import apply_legacy_patch\n"
+                       "\n"
+                       "        apply_legacy_patch()\n"
+                       "    if 'Causal' in architecture:\n"
+                       "        return QForCausalLM\n"
+                       "    return QModel\n";
+    put(t.ws.root, "m/q/modeling_q.py", "from .gpu_patch import apply_legacy_patch\n");
+    put(t.ws.root, "m/q/gpu_patch.py", "def apply_legacy_patch():\n    pass\n");
+    char src[1024];
+    /* run at v1.0.0: the test holds for 0.9 and 1.0.0, not for 2.0 */
+    static const char *const gates[] = {"0.9", "1.0.0", "2.0"};
+    for (int g = 0; g < 3; g++) {
+        snprintf(src, sizeof(src), init, gates[g]);
+        size_t errs = registration(&t, src, 0, 0, &fs);
+        if (g < 2) {
+            assert_int_equal(errs, 0);
+        } else {
+            assert_true(errs >= 1);
+            assert_string_equal(fs.items[0]->title,
+                                "the registered classes do not come from .generated.patched_q_gpu "
+                                "(what m/q/q_gpu_patch_gen_config.py generates)");
+        }
+        findings_free(&fs);
+        check_input in = input("m.q.q_gpu_patch_gen_config", "m/q/q_gpu_patch_gen_config.py",
+                               "m/q/generated/patched_q_gpu.py");
+        assert_int_equal(run_check(&check_protocol_retired, &t, &in, 1, &fs), CHECK_RAN);
+        /* modeling_q.py and gpu_patch.py: kept for the older pin, or retired when
+         * the legacy path is the one that runs */
+        assert_int_equal(fs.len, g < 2 ? 0 : 2);
+        findings_free(&fs);
+    }
+    tws_close(&t);
+}
+
 static void test_comment_markers(void **state)
 {
     (void)state;
@@ -711,6 +766,7 @@ int main(void)
         cmocka_unit_test(test_settings_errors),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_registration_forms),
+        cmocka_unit_test(test_version_gated_legacy),
         cmocka_unit_test(test_comment_markers),
         cmocka_unit_test(test_shared_headers),
         cmocka_unit_test(test_copied_body),
