@@ -202,6 +202,8 @@ static void classify(json_t *f, fact *x)
     x->how = by_severity(sev, x->how);
     if (!strcmp(x->family, "deprecation") && strcmp(sev, "warning"))
         x->how = CHANGE_OTHER;
+    if (json_is_true(json_object_get(d, "fails_regen")))
+        x->how = CHANGE_FAILS_REGEN; /* ruff refuses the generated file on that name */
     const char *subject = "";
     if (!strcmp(x->family, "name"))
         target = str(d, "name") ? str(d, "name") : target;

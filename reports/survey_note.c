@@ -102,7 +102,8 @@ static const char *finding_how(json_t *f)
 {
     const char *kind = str(json_object_get(f, "data"), "kind");
     const char *sev = str(f, "severity");
-    if (!strcmp(str(f, "check"), "regen"))
+    if (!strcmp(str(f, "check"), "regen") ||
+        json_is_true(json_object_get(json_object_get(f, "data"), "fails_regen")))
         return "fails to regenerate";
     if (!strcmp(kind, "missing-target") || !strcmp(kind, "vanished") ||
         !strcmp(kind, "unreachable"))

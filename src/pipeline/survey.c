@@ -779,10 +779,44 @@ static void survey_settle_bases(survey_state *s)
     run_doc_add_timing(&s->out->doc, "bases", now_ms() - t0);
 }
 
+/* A config failing at both tags fails at B for a cause of the bump's when ruff's
+ * words at B name, undefined, a name a patch body reads that A's module had and
+ * B's has not (a name-removed or import-removed finding): 5.14.1 dropped
+ * `apply_rotary_pos_emb` from a module whose config already failed at 5.12.1 on
+ * another name, which 5.14.1 brought back. Those findings are the failure's cause
+ * (data.fails_regen), and the failure is the bump's, not standing. */
+static void standing_new_causes(survey_state *s)
+{
+    survey_result *out = s->out;
+    for (size_t i = 0; i < s->n; i++) {
+        const char *err = s->outs[i].error;
+        if (!s->cfgs[i] || s->outs[i].status >= 0 || !s->standing[i] || !err)
+            continue;
+        for (size_t k = 0; k < out->fs.len; k++) {
+            finding *f = out->fs.items[k];
+            const char *kind = json_string_value(json_object_get(f->data, "kind"));
+            const char *name = json_string_value(json_object_get(f->data, "name"));
+            if (!f->config || strcmp(f->config, s->sel[i]->module) || !kind || !name ||
+                (strcmp(kind, "name-removed") && strcmp(kind, "import-removed")))
+                continue;
+            char *undefined = pgci_asprintf("F821 Undefined name `%s`", name);
+            if (strstr(err, undefined)) {
+                json_object_set_new(f->data, "fails_regen", json_true());
+                if (s->standing[i]) {
+                    s->standing[i] = 0;
+                    out->n_standing--;
+                }
+            }
+            free(undefined);
+        }
+    }
+}
+
 /* Counts and each config's status from the findings. */
 static void survey_config_status(survey_state *s)
 {
     survey_result *out = s->out;
+    standing_new_causes(s);
     strvec vanished = STRVEC_INIT, changed = STRVEC_INIT;
     for (size_t k = 0; k < out->fs.len; k++) {
         const finding *f = out->fs.items[k];

@@ -328,6 +328,39 @@ if grep -q '"check": "name-map-fields"' "$T/nm.json"; then
     exit 1
 fi
 
+# a config failing at both tags for other names: at v1.0.0 its body's `warnings` is
+# undefined (v1.1.0 imports it), at v1.1.0 its `Optional` (v1.0.0 imported it). The
+# failure at v1.1.0 is the bump's: counted so, and the Optional change lists it as
+# failing to regenerate, not standing and not "breaks at run time".
+scenario cause
+cfg=$T/cause/workspace/demo/models/qwen3/qwen3_gpu_patch_gen_config.py
+replace_once "$cfg" "    residual = hidden_states\n    hidden_states = self.input_layernorm(hidden_states)\n" \
+    "    warnings.warn('demo')\n    residual = hidden_states\n    hidden_states = self.input_layernorm(hidden_states)\n"
+"$PGCI" survey -C "$T/cause/workspace" --ruff "$RUFF" --run-json "$T/cause.json" \
+    > /dev/null || true
+"$PGCI" regen -C "$T/cause/workspace" demo.models.qwen3.qwen3_gpu_patch_gen_config \
+    --tag v1.0.0 --ruff "$RUFF" > /dev/null 2> "$T/cause-a.txt" && { echo "qwen3_gpu should fail at v1.0.0" >&2; exit 1; }
+grep -q 'F821 Undefined name `warnings`' "$T/cause-a.txt"
+"$PGCI" report --in "$T/cause.json" > "$T/cause.md"
+grep -q "to v1.1.0: 2 fail to regenerate against v1.1.0, " "$T/cause.md" || {
+    echo "the bump's new cause of qwen3_gpu's failure was counted as standing:" >&2
+    sed -n 3p "$T/cause.md" >&2
+    exit 1
+}
+python3 - "$T/cause.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+qwen3 = [c for c in d["configs"] if c["module"].endswith("qwen3_gpu_patch_gen_config")][0]
+assert qwen3["status"] == "failed" and not qwen3.get("standing"), qwen3
+named = [f for f in d["findings"] if f["config"].endswith("qwen3_gpu_patch_gen_config")
+         and f["data"].get("kind") in ("name-removed", "import-removed")
+         and f["data"].get("name") == "Optional"]
+assert named and all(f["data"].get("fails_regen") for f in named), named
+ch = [c for c in d["changes"] if c.get("symbol") == "Optional"][0]
+assert ch["how"] == "fails-to-regenerate", ch
+PY
+echo "ok   a failure at both tags for a name the bump removed is the bump's"
+
 # --to latest through a dir: source whose {tag} is part of a name: its tags are the
 # directories there, as the upstream layer lists them (pgci fetch --list-tags)
 mkdir "$T/tx"
