@@ -157,6 +157,7 @@ static const struct {
     {"element-attr-removed", "attrs-removed", CHANGE_CONTRACT},
     {"init-attr-added", "attrs-added", CHANGE_OTHER},
     {"body-changed", "body", CHANGE_CONTRACT},
+    {"replaced-body-changed", "replaced-body", CHANGE_CONTRACT},
     {"callee-signature-changed", "callee-signature", CHANGE_CONTRACT},
     {"callee-return-changed", "callee-return", CHANGE_CONTRACT},
     {"callee-body-changed", "callee-body", CHANGE_OTHER},
@@ -175,6 +176,19 @@ static int cause_is(json_t *d, const char *cause)
 {
     const char *c = str(d, "cause");
     return c && !strcmp(c, cause);
+}
+
+/* "forward,__init__" of a replaced class's changed methods (data.methods), into
+ * *own. */
+static const char *methods_key(json_t *d, char **own)
+{
+    strbuf k = STRBUF_INIT;
+    json_t *v;
+    size_t i;
+    json_array_foreach(json_object_get(d, "methods"), i, v)
+        strbuf_addf(&k, "%s%s", i ? "," : "", json_string_value(v));
+    *own = strbuf_detach(&k, NULL);
+    return *own;
 }
 
 static void classify(json_t *f, fact *x)
@@ -205,10 +219,13 @@ static void classify(json_t *f, fact *x)
     if (json_is_true(json_object_get(d, "fails_regen")))
         x->how = CHANGE_FAILS_REGEN; /* ruff refuses the generated file on that name */
     const char *subject = "";
+    char *own = NULL;
     if (!strcmp(x->family, "name"))
         target = str(d, "name") ? str(d, "name") : target;
     else if (!strcmp(x->family, "dataclass-field"))
         subject = str(d, "field") ? str(d, "field") : "";
+    else if (!strcmp(x->family, "replaced-body")) /* one title per set of methods */
+        subject = methods_key(d, &own);
     else if (!strcmp(x->family, "attr") || !strcmp(x->family, "deprecation"))
         subject = str(d, "attribute")   ? str(d, "attribute")
                   : str(d, "parameter") ? str(d, "parameter")
@@ -233,6 +250,7 @@ static void classify(json_t *f, fact *x)
     int by_name = !strcmp(x->family, "name") || (!strcmp(x->family, "vanished") && top_level);
     x->symbol = by_name ? pgci_strdup(target) : wildcard(target, str(d, "module"));
     x->key = pgci_asprintf("%s:%s:%s", by_name ? "name" : x->family, x->symbol, subject);
+    free(own);
 }
 
 static void fact_free(fact *x)
@@ -517,6 +535,15 @@ static void title_of_contract(strbuf *t, strbuf *act, const change *c)
     } else if (!strcmp(fam, "body") || !strcmp(fam, "signature")) {
         strbuf_addf(t, "`%s`: the upstream body changed under the override", s);
         strbuf_adds(act, "read the upstream diff and port what applies into the override");
+    } else if (!strcmp(fam, "replaced-body")) {
+        json_t *ms = json_object_get(d, "methods");
+        size_t m = json_array_size(ms);
+        strbuf_addf(t, "`%s` changed under the replacement: ", s);
+        for (size_t i = 0; i < m; i++)
+            strbuf_addf(t, "%s`%s`", i ? (i + 1 == m ? " and " : ", ") : "",
+                        json_string_value(json_array_get(ms, i)));
+        strbuf_adds(t, m == 1 ? " changed its body" : " changed their bodies");
+        strbuf_adds(act, "read the upstream diffs and port what applies into the replacement");
     } else if (!strcmp(fam, "return-value") || !strcmp(fam, "callee-value")) {
         strbuf_addf(t, "`%s`%s computes ", s,
                     !strcmp(fam, "callee-value") ? " (called by patch bodies)" : "");
@@ -670,7 +697,8 @@ int changes_target_count_kind(const char *check, const char *kind)
         !strcmp(kind, "missing-target"))
         return 1;
     return !strcmp(check, "signatures") && strcmp(kind, "appeared") &&
-                   strcmp(kind, "import-removed") && strcmp(kind, "body-changed")
+                   strcmp(kind, "import-removed") && strcmp(kind, "body-changed") &&
+                   strcmp(kind, "replaced-body-changed")
                ? 2
                : 0;
 }

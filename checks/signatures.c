@@ -10,7 +10,8 @@
  *             patch uses no longer imported;
  *   warning - the contract moved under the patch: optional parameter added,
  *             parameter removed, kind or default changed, decorators, bases, the
- *             body of an overridden method;
+ *             body of an overridden method, the bodies of a replaced class's
+ *             methods (one finding a class);
  *   info    - annotations, a target that appeared.
  */
 #include "checks/signatures.h"
@@ -1244,16 +1245,15 @@ static int same_body(sig_ctx *c, const index_def *a, const index_def *b)
     return survey_same_def_body(c->p, a, b);
 }
 
-/* The upstream change under an override as a unified diff of the two bodies, cut
- * to its first 40 lines (the note folds it). */
-static void body_diff(finding *f, const sig_ctx *c, const index_def *a, const index_def *b,
-                      const char *lead)
+/* The unified diff of definitions a (of A's source) and b (of B's) into *d, its
+ * headers labelled la and lb; 0 when a span lies outside its source. */
+static int def_diff(strbuf *d, const sig_ctx *c, const index_def *a, const index_def *b,
+                    const char *la, const char *lb)
 {
     const survey_pair *p = c->p;
-    if (!f || !p->src_a || !p->src_b || a->end_byte > p->src_a_len || b->end_byte > p->src_b_len)
-        return;
-    strbuf d = STRBUF_INIT, x = STRBUF_INIT, y = STRBUF_INIT;
-    strbuf_adds(&d, lead ? lead : "");
+    if (!p->src_a || !p->src_b || a->end_byte > p->src_a_len || b->end_byte > p->src_b_len)
+        return 0;
+    strbuf x = STRBUF_INIT, y = STRBUF_INIT;
     /* a definition ends where its last statement does, before the newline: each
      * side gets one, or its last line runs into the next line of the diff ("-
      * return router_logits+ scores = ...") and reads as changed when it is not */
@@ -1263,17 +1263,38 @@ static void body_diff(finding *f, const sig_ctx *c, const index_def *a, const in
         strbuf_addc(&x, '\n');
     if (y.len && y.buf[y.len - 1] != '\n')
         strbuf_addc(&y, '\n');
-    difflib_unified_diff(&d, x.buf ? x.buf : "", x.len, y.buf ? y.buf : "", y.len, p->tag_a,
-                         p->tag_b, 1);
+    difflib_unified_diff(d, x.buf ? x.buf : "", x.len, y.buf ? y.buf : "", y.len, la, lb, 1);
     strbuf_free(&x);
     strbuf_free(&y);
-    size_t lines = 0, at = 0;
-    while (at < d.len && lines < 40 + (lead ? 10 : 0))
-        lines += d.buf[at++] == '\n';
-    if (at < d.len) {
-        strbuf_setlen(&d, at);
-        strbuf_adds(&d, "... (cut at 40 lines)\n");
+    return 1;
+}
+
+/* d cut after its first `lines` lines from byte `from` on, with a line saying so. */
+static void cut_lines(strbuf *d, size_t from, size_t lines)
+{
+    size_t n = 0, at = from;
+    while (at < d->len && n < lines)
+        n += d->buf[at++] == '\n';
+    if (at < d->len) {
+        strbuf_setlen(d, at);
+        strbuf_adds(d, "... (cut at 40 lines)\n");
     }
+}
+
+/* The upstream change under an override as a unified diff of the two bodies, cut
+ * to its first 40 lines (the note folds it). */
+static void body_diff(finding *f, const sig_ctx *c, const index_def *a, const index_def *b,
+                      const char *lead)
+{
+    if (!f)
+        return;
+    strbuf d = STRBUF_INIT;
+    strbuf_adds(&d, lead ? lead : "");
+    if (!def_diff(&d, c, a, b, c->p->tag_a, c->p->tag_b)) {
+        strbuf_free(&d);
+        return;
+    }
+    cut_lines(&d, 0, 40 + (lead ? 10 : 0));
     if (d.len)
         finding_set_detail(f, d.buf);
     strbuf_free(&d);
@@ -1452,14 +1473,24 @@ static size_t values_changed(const sig_ctx *c, const index_def *a, const index_d
     return changed;
 }
 
+/* Whether upstream changed what a's body runs by b's, beyond what another finding
+ * says: not formatting, comments, docstrings or a name's annotation (same_body),
+ * not the class's reported `self.` renames alone, not its own parameters'
+ * removals and renames alone, not a one-use temporary folded in place. The
+ * override's body change and a replaced class's methods ask the same. */
+static int body_changed(sig_ctx *c, const index_def *a, const index_def *b)
+{
+    return index_def_fingerprint(a) != index_def_fingerprint(b) && !same_body(c, a, b) &&
+           !only_renames(c, a, b) && !only_param_changes(c, a, b) &&
+           !survey_same_def_body_inlined(c->p, a, b);
+}
+
 static void compare_function(sig_ctx *c, const char *target, const index_def *a, const index_def *b,
                              int body_matters)
 {
     compare_params(c, target, a, b);
     compare_decorators(c, target, a, b);
-    if (!body_matters || index_def_fingerprint(a) == index_def_fingerprint(b) ||
-        same_body(c, a, b) || only_renames(c, a, b) || only_param_changes(c, a, b) ||
-        survey_same_def_body_inlined(c->p, a, b))
+    if (!body_matters || !body_changed(c, a, b))
         return;
     strbuf names = STRBUF_INIT, d = STRBUF_INIT;
     finding *f;
@@ -1498,6 +1529,89 @@ static const index_def *same_member(const index_def *a, size_t i, const index_de
     return NULL;
 }
 
+/* "`a`", "`a` and `b`", "`a`, `b` and `c`" of names, the last joined by conj
+ * (" and ", " or "). */
+static void name_list(strbuf *t, const strvec *names, const char *conj)
+{
+    for (size_t i = 0; i < names->len; i++)
+        strbuf_addf(t, "%s`%s`", i ? (i + 1 == names->len ? conj : ", ") : "", names->items[i]);
+}
+
+/* Upstream changed the bodies of methods from[i] -> to[i] of class `target`, which
+ * the config replaces: the replacement stands in for each (a method it does not
+ * define is its own bases', not upstream's, which it no longer has at all), so the
+ * change is the maintainer's to read and port, as under an override. One finding
+ * for the class, the methods' diffs its detail, and which of them the
+ * replacement defines (read from its source; an import's is not read). */
+static void replaced_bodies(sig_ctx *c, const char *target, const index_def **from,
+                            const index_def **to, size_t n)
+{
+    strvec names = STRVEC_INIT, defined = STRVEC_INIT, missing = STRVEC_INIT;
+    for (size_t i = 0; i < n; i++)
+        if (strvec_find(&names, from[i]->name) < 0)
+            strvec_push(&names, from[i]->name);
+    index_module *own = NULL;
+    const index_def *repl = c->patch_text
+                                ? survey_object_def(c->p, c->patch ? c->patch->replacement : NULL,
+                                                    c->patch_text, strlen(c->patch_text), &own)
+                                : NULL;
+    pgci_error_clear();
+    if (repl && repl->kind != INDEX_CLASS)
+        repl = NULL;
+    json_t *data = json_object(), *ms = json_array(), *ds = json_array();
+    for (size_t i = 0; i < names.len; i++) {
+        json_array_append_new(ms, json_string(names.items[i]));
+        if (repl && index_member(repl, names.items[i])) {
+            strvec_push(&defined, names.items[i]);
+            json_array_append_new(ds, json_string(names.items[i]));
+        } else {
+            strvec_push(&missing, names.items[i]);
+        }
+    }
+    json_object_set_new(data, "methods", ms);
+    if (repl)
+        json_object_set_new(data, "defined", ds);
+    else
+        json_decref(ds);
+    strbuf t = STRBUF_INIT;
+    strbuf_addf(&t, "`%s` changed under the replacement: ", target);
+    name_list(&t, &names, " and ");
+    strbuf_addf(&t, " changed %s (written against %s)",
+                names.len == 1 ? "its body" : "their bodies", c->p->tag_a);
+    if (repl && !missing.len) {
+        strbuf_adds(&t, "; the replacement defines ");
+        name_list(&t, &defined, " and ");
+    } else if (repl && !defined.len) {
+        strbuf_adds(&t, "; the replacement does not define ");
+        name_list(&t, &missing, " or ");
+    } else if (repl) {
+        strbuf_adds(&t, "; the replacement defines ");
+        name_list(&t, &defined, " and ");
+        strbuf_adds(&t, ", not ");
+        name_list(&t, &missing, " or ");
+    }
+    finding *f = add(c, SEV_WARNING, data, "replaced-body-changed", target, "%s", t.buf);
+    strbuf d = STRBUF_INIT;
+    for (size_t i = 0; i < n; i++) {
+        size_t at = d.len;
+        char *la = pgci_asprintf("%s %s", c->p->tag_a, from[i]->qualname);
+        char *lb = pgci_asprintf("%s %s", c->p->tag_b, to[i]->qualname);
+        if (def_diff(&d, c, from[i], to[i], la, lb))
+            cut_lines(&d, at, 40);
+        free(la);
+        free(lb);
+    }
+    if (d.len)
+        finding_set_detail(f, d.buf);
+    strbuf_free(&d);
+    strbuf_free(&t);
+    strvec_free(&names);
+    strvec_free(&defined);
+    strvec_free(&missing);
+    if (own)
+        index_module_free(own);
+}
+
 static void compare_class(sig_ctx *c, const char *target, const index_def *a, const index_def *b,
                           int replaced)
 {
@@ -1508,6 +1622,9 @@ static void compare_class(sig_ctx *c, const char *target, const index_def *a, co
         return;
     /* a replaced class stands in for all of upstream's: every method matters */
     compare_class_attrs(c, target, a, b);
+    const index_def **from = pgci_calloc(a->n_members + 1, sizeof(*from));
+    const index_def **to = pgci_calloc(a->n_members + 1, sizeof(*to));
+    size_t changed = 0;
     for (size_t i = 0; i < a->n_members; i++) {
         const index_def *ma = a->members[i];
         if (ma->kind != INDEX_FUNCTION)
@@ -1519,7 +1636,15 @@ static void compare_class(sig_ctx *c, const char *target, const index_def *a, co
             continue;
         }
         compare_function(c, ma->qualname, ma, mb, 0);
+        if (body_changed(c, ma, mb)) {
+            from[changed] = ma;
+            to[changed++] = mb;
+        }
     }
+    if (changed)
+        replaced_bodies(c, target, from, to, changed);
+    free(from);
+    free(to);
     for (size_t i = 0; i < b->n_members; i++) {
         const index_def *mb = b->members[i];
         if (mb->kind == INDEX_FUNCTION && !same_member(b, i, a))
@@ -1980,7 +2105,8 @@ static void compare_target(sig_ctx *c, const pg_patch *patch, const char *target
     if (patch->type == PG_METHOD_OVERRIDE && da->parent && db->parent &&
         !config_owns_init(c->p->cfg, da->parent->qualname))
         init_renames(c, da->parent, db->parent, &renames);
-    else if (patch->type == PG_INIT_MODIFICATION && da->kind == INDEX_CLASS &&
+    else if ((patch->type == PG_INIT_MODIFICATION || patch->type == PG_CLASS_REPLACEMENT) &&
+             da->kind == INDEX_CLASS && db->kind == INDEX_CLASS &&
              !config_owns_init(c->p->cfg, target))
         init_renames(c, da, db, &renames);
     c->renames = &renames;

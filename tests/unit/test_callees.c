@@ -2339,6 +2339,7 @@ static void test_target_count_kind(void **state)
     assert_int_equal(changes_target_count_kind("signatures", "param-renamed"), 2);
     assert_int_equal(changes_target_count_kind("signatures", "decorator-removed"), 2);
     assert_int_equal(changes_target_count_kind("signatures", "body-changed"), 0);
+    assert_int_equal(changes_target_count_kind("signatures", "replaced-body-changed"), 0);
     assert_int_equal(changes_target_count_kind("signatures", "import-removed"), 0);
     assert_int_equal(changes_target_count_kind("signatures", "appeared"), 0);
     assert_int_equal(changes_target_count_kind("callees", "callee-vanished"), 0);
@@ -2622,6 +2623,68 @@ static void test_changes_body_joins_signature(void **state)
     json_decref(fs);
 }
 
+/* Upstream's body changes under a replaced class: one change per class and set
+ * of methods, across the configs that replace it (the GPU and NPU twins) and the
+ * models' copies (`*Experts`), a contract change; a copy whose other methods
+ * changed too is another change (its title would be false of the rest). */
+static void test_changes_replaced_body(void **state)
+{
+    (void)state;
+    json_t *fs = json_array();
+    static const struct {
+        const char *cfg, *target, *module, *methods[2];
+    } in[] = {
+        {"c.moe_gpu",
+         "Qwen3MoeExperts",
+         "transformers.models.qwen3_moe.modeling_qwen3_moe",
+         {"forward", NULL}},
+        {"c.moe_npu",
+         "Qwen3MoeExperts",
+         "transformers.models.qwen3_moe.modeling_qwen3_moe",
+         {"forward", NULL}},
+        {"c.v4_gpu",
+         "DeepseekV4Experts",
+         "transformers.models.deepseek_v4.modeling_deepseek_v4",
+         {"forward", NULL}},
+        {"c.oss_gpu",
+         "GptOssExperts",
+         "transformers.models.gpt_oss.modeling_gpt_oss",
+         {"__init__", "forward"}},
+    };
+    for (size_t i = 0; i < sizeof(in) / sizeof(*in); i++) {
+        json_t *ms = json_array();
+        for (size_t k = 0; k < 2 && in[i].methods[k]; k++)
+            json_array_append_new(ms, json_string(in[i].methods[k]));
+        json_array_append_new(
+            fs, jfinding("signatures", "warning", in[i].cfg, "t",
+                         json_pack("{s:s, s:s, s:s, s:o}", "kind", "replaced-body-changed",
+                                   "target", in[i].target, "module", in[i].module, "methods", ms),
+                         NULL));
+    }
+    json_t *cs = changes_group(fs);
+    assert_int_equal(json_array_size(cs), 2);
+    int experts = 0, oss = 0;
+    for (size_t i = 0; i < 2; i++) {
+        json_t *c = json_array_get(cs, i);
+        const char *t = json_string_value(json_object_get(c, "title"));
+        assert_string_equal(json_string_value(json_object_get(c, "kind")), "replaced-body");
+        assert_string_equal(json_string_value(json_object_get(c, "how")), "contract-changed");
+        assert_string_equal(json_string_value(json_object_get(c, "action")),
+                            "read the upstream diffs and port what applies into the replacement");
+        if (!strcmp(t, "`*Experts` changed under the replacement: `forward` changed its body")) {
+            experts++;
+            assert_int_equal(json_array_size(json_object_get(c, "configs")), 3);
+        } else if (!strcmp(t, "`GptOssExperts` changed under the replacement: `__init__` and "
+                              "`forward` changed their bodies")) {
+            oss++;
+        }
+    }
+    assert_int_equal(experts, 1);
+    assert_int_equal(oss, 1);
+    json_decref(cs);
+    json_decref(fs);
+}
+
 /* ---- a config's bodies read inside its file's tree ---------------------------------- */
 
 /* What survey_object_view reads of each object of cfg, checked against a parse of
@@ -2860,6 +2923,7 @@ int main(void)
         cmocka_unit_test(test_inherited_module_keyed),
         cmocka_unit_test(test_target_count_kind),
         cmocka_unit_test(test_changes_group),
+        cmocka_unit_test(test_changes_replaced_body),
         cmocka_unit_test(test_changes_quote_deprecation_advice),
         cmocka_unit_test(test_changes_auto_docstring),
         cmocka_unit_test(test_changes_body_joins_signature),

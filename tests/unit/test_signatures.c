@@ -723,6 +723,138 @@ static void test_vanished_method_still_called(void **state)
  * overrides: with `use_kernels=True` kernels' kernelize replaces that forward by the
  * hub layer, the override with it (5.12.1 -> 5.14.1: `Qwen3_5GatedDeltaNet`). An
  * override of another method of the class is no one's concern. */
+/* Upstream changed a method's body under a replaced class: 5.18.0 wrote every
+ * `*Experts.forward` `one_hot(top_k_index, num_classes=self.num_experts + 1)` (the
+ * expert-parallel sentinel index no longer crashes `one_hot`), which ten VeOmni
+ * configs replacing those classes still wrote without `+ 1`; a replaced class's
+ * methods were compared by signature only, and the survey said nothing. One
+ * warning for the class, its methods' diffs the detail, with which of them the
+ * replacement defines. What the override's body change leaves quiet stays quiet:
+ * a docstring (the class's or a method's), class attributes (their own finding),
+ * a parameter dropped and the line that passed it on (its own finding). */
+static void test_replaced_class_body_changed(void **state)
+{
+    (void)state;
+    static const char a[] = "class Experts(nn.Module):\n"
+                            "    \"\"\"The experts.\"\"\"\n"
+                            "    top_k = 2\n"
+                            "\n"
+                            "    def __init__(self, config):\n"
+                            "        super().__init__()\n"
+                            "        self.num_experts = config.num_experts\n"
+                            "\n"
+                            "    def route(self, x, cache_position=None):\n"
+                            "        return self.inner(\n"
+                            "            x,\n"
+                            "            cache_position=cache_position,\n"
+                            "        )\n"
+                            "\n"
+                            "    def scale(self, x):\n"
+                            "        \"\"\"Scales.\"\"\"\n"
+                            "        return x * 2\n"
+                            "\n"
+                            "    def forward(self, hidden, top_k_index):\n"
+                            "        \"\"\"Runs the experts.\"\"\"\n"
+                            "        mask = one_hot(top_k_index, num_classes=self.num_experts)\n"
+                            "        return mask\n";
+    static const char b[] =
+        "class Experts(nn.Module):\n"
+        "    \"\"\"The experts, as 3D tensors.\"\"\"\n"
+        "    top_k = 4\n"
+        "\n"
+        "    def __init__(self, config):\n"
+        "        super().__init__()\n"
+        "        self.num_experts = config.num_experts\n"
+        "\n"
+        "    def route(self, x):\n"
+        "        return self.inner(\n"
+        "            x,\n"
+        "        )\n"
+        "\n"
+        "    def scale(self, x):\n"
+        "        \"\"\"Scales `x` by two.\"\"\"\n"
+        "        return x * 2\n"
+        "\n"
+        "    def forward(self, hidden, top_k_index):\n"
+        "        \"\"\"Runs each expert.\"\"\"\n"
+        "        mask = one_hot(top_k_index, num_classes=self.num_experts + 1)\n"
+        "        return mask\n";
+    static const char repl[] =
+        "@config.replace_class(\"Experts\")\n"
+        "class Fused(nn.Module):\n"
+        "    def __init__(self, config):\n"
+        "        super().__init__()\n"
+        "        self.num_experts = config.num_experts\n"
+        "\n"
+        "    def forward(self, hidden, top_k_index):\n"
+        "        return one_hot(top_k_index, num_classes=self.num_experts)\n";
+    pg_object o = cfg_def("Fused", repl);
+    o.end_line = 8;
+    with_detail = 1;
+    char *got = survey_text(a, b, PG_CLASS_REPLACEMENT, "Experts", &o);
+    with_detail = 0;
+    assert_string_equal(
+        got, "warning class-attr-changed: `Experts`: class attribute `top_k` changed: 2 → 4\n"
+             "warning param-removed: `Experts.route`: parameter `cache_position` removed (v1.0.0 "
+             "→ v1.1.0)\n"
+             "v1.0.0: route(self, x, cache_position=None)\n"
+             "v1.1.0: route(self, x)\n"
+             "warning replaced-body-changed: `Experts` changed under the replacement: `forward` "
+             "changed its body (written against v1.0.0); the replacement defines `forward`\n"
+             "--- v1.0.0 Experts.forward\n"
+             "+++ v1.1.0 Experts.forward\n"
+             "@@ -1,4 +1,4 @@\n"
+             " def forward(self, hidden, top_k_index):\n"
+             "-        \"\"\"Runs the experts.\"\"\"\n"
+             "-        mask = one_hot(top_k_index, num_classes=self.num_experts)\n"
+             "+        \"\"\"Runs each expert.\"\"\"\n"
+             "+        mask = one_hot(top_k_index, num_classes=self.num_experts + 1)\n"
+             "         return mask\n");
+    free(got);
+    /* the class surveyed against itself: nothing */
+    got = survey_text(b, b, PG_CLASS_REPLACEMENT, "Experts", &o);
+    assert_string_equal(got, "");
+    free(got);
+    /* two methods, one finding; `route`, which the replacement does not define, is
+     * its bases' (what runs is not upstream's any more) */
+    static const char b2[] =
+        "class Experts(nn.Module):\n"
+        "    def __init__(self, config):\n"
+        "        super().__init__()\n"
+        "        self.num_experts = config.num_local_experts\n"
+        "\n"
+        "    def route(self, x, cache_position=None):\n"
+        "        return self.inner(\n"
+        "            x + 1,\n"
+        "            cache_position=cache_position,\n"
+        "        )\n"
+        "\n"
+        "    def scale(self, x):\n"
+        "        return x * 2\n"
+        "\n"
+        "    def forward(self, hidden, top_k_index):\n"
+        "        mask = one_hot(top_k_index, num_classes=self.num_experts + 1)\n"
+        "        return mask\n";
+    got = survey_text(a, b2, PG_CLASS_REPLACEMENT, "Experts", &o);
+    assert_non_null(strstr(got, "warning replaced-body-changed: `Experts` changed under the "
+                                "replacement: `__init__`, `route` and `forward` changed their "
+                                "bodies (written against v1.0.0); the replacement defines "
+                                "`__init__` and `forward`, not `route`\n"));
+    assert_null(strstr(strstr(got, "replaced-body-changed") + 1, "replaced-body-changed"));
+    free(got);
+    /* without the replacement's source (an import), the methods alone */
+    got = survey_text(a, b2, PG_CLASS_REPLACEMENT, "Experts", NULL);
+    assert_non_null(strstr(got, "warning replaced-body-changed: `Experts` changed under the "
+                                "replacement: `__init__`, `route` and `forward` changed their "
+                                "bodies (written against v1.0.0)\n"));
+    free(got);
+    /* an override of the method is the override's body change, as before */
+    got = survey_text(a, b2, PG_METHOD_OVERRIDE, "Experts.forward", NULL);
+    assert_string_equal(got, "warning body-changed: `Experts.forward`: the upstream body changed "
+                             "under the patch (written against v1.0.0)\n");
+    free(got);
+}
+
 /* A replaced class gone at B is one fact: the targets check's "patchgen drops the
  * patch" of it goes beside the signatures check's "vanished" (which names the
  * successor). */
@@ -979,6 +1111,7 @@ int main(void)
         cmocka_unit_test(test_removed_import_used_by_patch),
         cmocka_unit_test(test_vanished_method_still_called),
         cmocka_unit_test(test_vanished_target_once),
+        cmocka_unit_test(test_replaced_class_body_changed),
         cmocka_unit_test(test_kernel_forward_added_to_overridden_class),
         cmocka_unit_test(test_body_diff_last_line),
         cmocka_unit_test(test_rename_candidates_scored),
