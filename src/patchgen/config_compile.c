@@ -108,6 +108,15 @@ static int refuse(cc *c, TSNode n, const char *why)
     return 1;
 }
 
+static int has_comma(TSNode n)
+{
+    uint32_t k = ts_node_child_count(n);
+    for (uint32_t i = 0; i < k; i++)
+        if (!strcmp(ts_node_type(ts_node_child(n, i)), ","))
+            return 1;
+    return 0;
+}
+
 /* The innermost function, lambda or class around the node, or NULL at module level. */
 static const scope *enclosing(const cc *c)
 {
@@ -154,7 +163,7 @@ static int check_args(cc *c, TSNode args)
         const char *type = ts_node_type(a);
         size_t len;
         const char *text = py_text(c->t, a, &len);
-        if (!strcmp(type, "comment")) {
+        if (ts_node_is_extra(a)) { /* a comment, a backslash continuation */
             continue;
         } else if (!strcmp(type, "identifier") && is_keyword(text, len)) {
             bad = refuse(c, a, "invalid syntax");
@@ -272,7 +281,13 @@ static int check_one(cc *c, int kind, TSNode n)
     case C_PARAMS:
         return check_params(c, n);
     case C_AUGMENTED: {
-        const char *type = ts_node_type(py_field(n, "left"));
+        TSNode left = py_field(n, "left");
+        /* `(a) += 1` is a's: a group, no tuple */
+        while ((!strcmp(ts_node_type(left), "tuple") ||
+                !strcmp(ts_node_type(left), "tuple_pattern")) &&
+               ts_node_named_child_count(left) == 1 && !has_comma(left))
+            left = ts_node_named_child(left, 0);
+        const char *type = ts_node_type(left);
         if (!strcmp(type, "pattern_list") || !strcmp(type, "tuple") ||
             !strcmp(type, "tuple_pattern"))
             return refuse(c, n, "'tuple' is an illegal expression for augmented assignment");

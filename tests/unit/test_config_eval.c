@@ -1078,6 +1078,8 @@ static void test_syntax_like_python(void **state)
         "f(*a, b=1, *c)\nf(a, *b, c=1, **d)\nf(**d, c=1)\nf(x for x in y)\n"
         "x += 1\nx.y += 1\nx[0] += 1\n",
         "class C:\n    for i in x:\n        break\n",
+        /* a backslash continuation between arguments; a name in parentheses */
+        "f(a=1,\\\n  b=2)\n(a) += 1\n(a.b) += 1\n",
     };
     for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
         strbuf sb = STRBUF_INIT;
