@@ -4,3 +4,5 @@
 CONFIG_DUMP := $(BUILD)/tests/tools/config_dump
 
 test unit corpus-test: $(CONFIG_DUMP)
+# tests/e2e/config_errors.sh evaluates configs Python compiles with it
+e2e: $(CONFIG_DUMP)

@@ -2,8 +2,9 @@
  * config_compile.c - what CPython refuses after its parser accepted a config.
  *
  * patchgen imports the config, so `compile()` must accept it; a config that
- * parses can still be refused by CPython's AST validation and compiler, and
- * tree-sitter-python accepts all of these:
+ * parses can still be refused by CPython's parser rules that tree-sitter-python
+ * has not, its symbol table and its compiler, and tree-sitter-python accepts all
+ * of these:
  *
  *   return 1                   'return' outside function (yield, await too)
  *   break                      'break' outside loop (continue too)
@@ -13,18 +14,32 @@
  *   def f(x=1, y): ...         non-default argument follows default argument
  *   (a, b) += 1                'tuple' is an illegal expression for augmented assignment
  *   nonlocal x (module level)  nonlocal declaration not allowed at module level
+ *   x = 1; global x            name 'x' is assigned to before global declaration
+ *   nonlocal x (none bound)    no binding for nonlocal 'x' found
+ *   [y := 1 for y in z]        assignment expression cannot rebind comprehension ...
+ *   del f(); with a as f(): .. cannot delete function call; cannot assign to ...
+ *   *a = b; a, *b, *c = d      starred assignment target must be in a list or tuple
+ *   x = *a                     can't use starred expression here
+ *   [await x for x in y]       asynchronous comprehension outside of an asynchronous ...
  *
  * One walk of the tree, each node's kind read from a table by its symbol (a
- * tree-sitter query over the same nodes cost four times as much); a stack of the
- * enclosing functions, classes and loop bodies answers "outside function" and
- * "outside loop". Scope rules that need a symbol
- * table (a nonlocal with no binding, a global after use) are not checked.
+ * tree-sitter query over the same nodes cost four times as much). A stack of the
+ * enclosing scopes (function, lambda and class bodies, comprehensions), loop
+ * bodies and comprehension iterables answers "outside function", "outside loop"
+ * and "inside list comprehension". The symbol table's rules read a scope's names
+ * only where a construct that needs them appears (config_symtab.c): a global or
+ * nonlocal statement, an assignment expression in a comprehension. CPython runs
+ * its stages in order, so the refusal kept is the first of the earliest stage
+ * (config_compile.h).
  */
+#include "patchgen/config_compile.h"
+
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/error.h"
-#include "core/vec.h"
 #include "patchgen/config_internal.h"
 
 enum {
@@ -32,7 +47,6 @@ enum {
     C_DEF,
     C_LAMBDA,
     C_CLASS,
-    C_LOOP,
     C_RETURN,
     C_YIELD,
     C_AWAIT,
@@ -42,8 +56,28 @@ enum {
     C_PARAMS,
     C_AUGMENTED,
     C_NONLOCAL,
+    C_GLOBAL,
     C_FOR,
     C_WHILE,
+    C_LISTCOMP,
+    C_SETCOMP,
+    C_DICTCOMP,
+    C_GENEXP,
+    C_FORIN,
+    C_WALRUS,
+    C_DELETE,
+    C_ASTARGET,
+    C_ASSIGN,
+    C_EXPRSTMT,
+    C_SPLAT,
+    C_TUPLE,
+    C_PAREN,
+    C_PATLIST,
+    C_WITH,
+    C_IMPORT_FROM,
+    C_FUTURE,
+    C_TRY,
+    C_TYPE_ALIAS,
     C_N
 };
 
@@ -65,12 +99,36 @@ static const struct {
              {"lambda_parameters", C_PARAMS},
              {"augmented_assignment", C_AUGMENTED},
              {"nonlocal_statement", C_NONLOCAL},
+             {"global_statement", C_GLOBAL},
              {"for_statement", C_FOR},
-             {"while_statement", C_WHILE}};
+             {"while_statement", C_WHILE},
+             {"list_comprehension", C_LISTCOMP},
+             {"set_comprehension", C_SETCOMP},
+             {"dictionary_comprehension", C_DICTCOMP},
+             {"generator_expression", C_GENEXP},
+             {"for_in_clause", C_FORIN},
+             {"named_expression", C_WALRUS},
+             {"delete_statement", C_DELETE},
+             {"as_pattern_target", C_ASTARGET},
+             {"assignment", C_ASSIGN},
+             {"expression_statement", C_EXPRSTMT},
+             {"list_splat", C_SPLAT},
+             {"list_splat_pattern", C_SPLAT},
+             {"tuple", C_TUPLE},
+             {"tuple_pattern", C_TUPLE},
+             {"parenthesized_expression", C_PAREN},
+             {"pattern_list", C_PATLIST},
+             {"list_pattern", C_PATLIST},
+             {"with_statement", C_WITH},
+             {"import_from_statement", C_IMPORT_FROM},
+             {"future_import_statement", C_FUTURE},
+             {"try_statement", C_TRY},
+             {"type_alias_statement", C_TYPE_ALIAS}};
 
 static unsigned char *kind_of; /* symbol -> C_* */
 static uint32_t n_symbols;
-static TSFieldId field_body;
+static TSFieldId field_body, field_right, field_left, field_type, field_value, field_type_params;
+static TSSymbol sym_async, sym_list_splat_pattern, sym_comma;
 static pthread_once_t kinds_once = PTHREAD_ONCE_INIT;
 
 static void kinds_init(void)
@@ -86,54 +144,88 @@ static void kinds_init(void)
                 kind_of[sym] = (unsigned char)kinds[k].kind;
     }
     field_body = ts_language_field_id_for_name(l, "body", 4);
+    field_right = ts_language_field_id_for_name(l, "right", 5);
+    field_left = ts_language_field_id_for_name(l, "left", 4);
+    field_type = ts_language_field_id_for_name(l, "type", 4);
+    field_value = ts_language_field_id_for_name(l, "value", 5);
+    field_type_params = ts_language_field_id_for_name(l, "type_parameters", 15);
+    sym_async = ts_language_symbol_for_name(l, "async", 5, false);
+    sym_comma = ts_language_symbol_for_name(l, ",", 1, false);
+    sym_list_splat_pattern = ts_language_symbol_for_name(l, "list_splat_pattern", 18, true);
 }
 
-typedef struct scope {
-    int depth; /* of the node in the walk */
-    int kind;  /* C_DEF, C_LAMBDA, C_CLASS or C_LOOP (a for or while loop's body) */
-    int async; /* an `async def` */
-} scope;
-
-typedef struct cc {
-    const py_tree *t;
-    VEC(scope) stack;
-    TSPoint at;
-    char why[160];
-} cc;
-
-static int refuse(cc *c, TSNode n, const char *why)
+static int refuse(cc *c, TSNode n, int stage, uint64_t key, const char *fmt, va_list ap)
 {
-    c->at = ts_node_start_point(n);
-    snprintf(c->why, sizeof(c->why), "%s", why);
-    return 1;
+    if (stage < c->stage || (stage == c->stage && key < c->key)) {
+        c->stage = stage;
+        c->key = key;
+        c->at = ts_node_start_point(n);
+        vsnprintf(c->why, sizeof(c->why), fmt, ap);
+    }
+    return stage == CC_PARSER;
+}
+
+int cc_refuse(cc *c, TSNode n, int stage, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    /* the compiler goes through the code in order: a refusal found later (an async
+     * comprehension once an await shows it one) can be earlier */
+    uint64_t key = stage == CC_COMPILER ? 2 * (uint64_t)ts_node_start_byte(n) + 1 : UINT64_MAX;
+    int r = refuse(c, n, stage, key, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+int cc_refuse_key(cc *c, TSNode n, int stage, uint64_t key, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int r = refuse(c, n, stage, key, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+const cc_scope *cc_enclosing(const cc *c, size_t from, size_t *at)
+{
+    for (size_t i = from; i-- > 0;) {
+        int k = c->stack.items[i].kind;
+        if (k == K_LOOP || k == K_ITER_INNER)
+            continue;
+        if (k == K_ITER_OUTER) {
+            if (i > 0)
+                i--; /* its comprehension, which it is evaluated outside of */
+            continue;
+        }
+        if (at)
+            *at = i;
+        return &c->stack.items[i];
+    }
+    return NULL;
+}
+
+static const cc_scope *current(const cc *c, size_t *at)
+{
+    return cc_enclosing(c, c->stack.len, at);
+}
+
+static int in_loop(const cc *c)
+{
+    return c->stack.len && c->stack.items[c->stack.len - 1].kind == K_LOOP;
+}
+
+static int starts_async(TSNode n)
+{
+    return ts_node_child_count(n) > 0 && ts_node_symbol(ts_node_child(n, 0)) == sym_async;
 }
 
 static int has_comma(TSNode n)
 {
     uint32_t k = ts_node_child_count(n);
     for (uint32_t i = 0; i < k; i++)
-        if (!strcmp(ts_node_type(ts_node_child(n, i)), ","))
+        if (ts_node_symbol(ts_node_child(n, i)) == sym_comma)
             return 1;
     return 0;
-}
-
-/* The innermost function, lambda or class around the node, or NULL at module level. */
-static const scope *enclosing(const cc *c)
-{
-    for (size_t i = c->stack.len; i-- > 0;)
-        if (c->stack.items[i].kind != C_LOOP)
-            return &c->stack.items[i];
-    return NULL;
-}
-
-static int in_loop(const cc *c)
-{
-    return c->stack.len && c->stack.items[c->stack.len - 1].kind == C_LOOP;
-}
-
-static int is_async_def(TSNode def)
-{
-    return ts_node_child_count(def) > 0 && !strcmp(ts_node_type(ts_node_child(def, 0)), "async");
 }
 
 /* A name tree-sitter read where Python sees a keyword (`f(a, pass)`: it takes an
@@ -166,28 +258,25 @@ static int check_args(cc *c, TSNode args)
         if (ts_node_is_extra(a)) { /* a comment, a backslash continuation */
             continue;
         } else if (!strcmp(type, "identifier") && is_keyword(text, len)) {
-            bad = refuse(c, a, "invalid syntax");
+            bad = cc_refuse(c, a, CC_PARSER, "invalid syntax");
         } else if (!strcmp(type, "keyword_argument")) {
             keyword = 1;
             char *name = py_text_dup(c->t, py_field(a, "name"));
-            if (strvec_find(&names, name) >= 0) {
-                char why[120];
-                snprintf(why, sizeof(why), "keyword argument repeated: %s", name);
-                bad = refuse(c, a, why);
-            }
+            if (strvec_find(&names, name) >= 0)
+                cc_refuse(c, a, CC_COMPILER, "keyword argument repeated: %s", name);
             strvec_push_owned(&names, name);
         } else if (!strcmp(type, "dictionary_splat")) {
             kwsplat = 1;
         } else if (!strcmp(type, "list_splat")) {
             if (kwsplat)
-                bad =
-                    refuse(c, a, "iterable argument unpacking follows keyword argument unpacking");
+                bad = cc_refuse(c, a, CC_PARSER,
+                                "iterable argument unpacking follows keyword argument unpacking");
         } else if (kwsplat || keyword) {
             /* CPython points at the call's closing parenthesis */
             uint32_t n = ts_node_child_count(args);
-            bad = refuse(c, n ? ts_node_child(args, n - 1) : args,
-                         kwsplat ? "positional argument follows keyword argument unpacking"
-                                 : "positional argument follows keyword argument");
+            bad = cc_refuse(c, n ? ts_node_child(args, n - 1) : args, CC_PARSER,
+                            kwsplat ? "positional argument follows keyword argument unpacking"
+                                    : "positional argument follows keyword argument");
         }
     }
     strvec_free(&names);
@@ -209,8 +298,7 @@ static TSNode unwrap_typed(TSNode p)
     return p;
 }
 
-/* The name a parameter binds, or a null node (`*`, `/`). */
-static TSNode param_name(TSNode p)
+TSNode cc_param_name(TSNode p)
 {
     p = unwrap_typed(p);
     const char *type = ts_node_type(p);
@@ -225,109 +313,557 @@ static TSNode param_name(TSNode p)
     return (TSNode){0};
 }
 
-/* def f(a, a), def f(x=1, y) */
+/* The parser's rules on the stars of a parameter list: a bare `*` with no named
+ * parameter after it, two of them, anything after `**kw`. CPython points at the
+ * `*` of a def and at the token after it in a lambda. */
+static int check_stars(cc *c, TSNode params, TSNode p, uint32_t i, int *star, int *kwsplat)
+{
+    p = unwrap_typed(p);
+    const char *type = ts_node_type(p);
+    int lambda = !strcmp(ts_node_type(params), "lambda_parameters");
+    if (*kwsplat)
+        return cc_refuse(c, p, CC_PARSER, "arguments cannot follow var-keyword argument");
+    if (!strcmp(type, "dictionary_splat_pattern")) {
+        *kwsplat = 1;
+        return 0;
+    }
+    int bare = !strcmp(type, "keyword_separator");
+    if (!bare && strcmp(type, "list_splat_pattern"))
+        return 0;
+    if (*star)
+        return cc_refuse(c, p, CC_PARSER, "* argument may appear only once");
+    *star = 1;
+    if (!bare)
+        return 0;
+    uint32_t k = ts_node_named_child_count(params), j = i + 1;
+    while (j < k && ts_node_is_extra(ts_node_named_child(params, j)))
+        j++;
+    TSNode next = j < k ? unwrap_typed(ts_node_named_child(params, j)) : (TSNode){0};
+    if (!ts_node_is_null(next) && strcmp(ts_node_type(next), "dictionary_splat_pattern"))
+        return 0;
+    TSNode at = p;
+    if (lambda)
+        at = !ts_node_is_null(next) ? next : ts_node_next_sibling(params); /* the ':' */
+    return cc_refuse(c, ts_node_is_null(at) ? p : at, CC_PARSER,
+                     "named arguments must follow bare *");
+}
+
+/* def f(a, a), def f(x=1, y), def f(*), def f(**k, a) */
 static int check_params(cc *c, TSNode params)
 {
-    int defaults = 0, star = 0, bad = 0;
+    int defaults = 0, star = 0, kwsplat = 0, bad = 0;
     strvec names = STRVEC_INIT;
     uint32_t k = ts_node_named_child_count(params);
     for (uint32_t i = 0; i < k && !bad; i++) {
         TSNode p = ts_node_named_child(params, i);
         const char *type = ts_node_type(p);
-        if (!strcmp(type, "comment") || !strcmp(type, "positional_separator"))
+        if (ts_node_is_extra(p) || !strcmp(type, "positional_separator"))
             continue;
-        if (!strcmp(type, "keyword_separator") || is_splat(unwrap_typed(p)))
-            star = 1;
+        if ((bad = check_stars(c, params, p, i, &star, &kwsplat)))
+            break;
         int has_default =
             !strcmp(type, "default_parameter") || !strcmp(type, "typed_default_parameter");
         if (has_default)
             defaults = 1;
-        else if (defaults && !star &&
+        else if (defaults && !star && !kwsplat &&
                  (!strcmp(type, "identifier") || !strcmp(type, "typed_parameter")))
-            bad = refuse(c, p, "non-default argument follows default argument");
-        TSNode n = param_name(p);
+            bad = cc_refuse(c, p, CC_PARSER, "non-default argument follows default argument");
+        TSNode n = cc_param_name(p);
         if (bad || ts_node_is_null(n))
             continue;
         char *name = py_text_dup(c->t, n);
-        if (strvec_find(&names, name) >= 0) {
-            char why[120];
-            snprintf(why, sizeof(why), "duplicate argument '%s' in function definition", name);
-            bad = refuse(c, n, why);
-        }
+        if (strvec_find(&names, name) >= 0)
+            cc_refuse(c, n, CC_SYMTABLE, "duplicate argument '%s' in function definition", name);
         strvec_push_owned(&names, name);
     }
     strvec_free(&names);
     return bad;
 }
 
-static int check_one(cc *c, int kind, TSNode n)
+/* A comprehension awaits (an `await` in it, an `async for` clause, an inner one
+ * that awaits): CPython compiles it only in an async function or inside another
+ * comprehension (then that one awaits), unless it is a generator expression. */
+static void comp_awaits(cc *c, size_t i)
 {
-    const scope *in = enclosing(c);
+    for (;;) {
+        cc_scope *s = &c->stack.items[i];
+        s->flags |= SF_COROUTINE;
+        if (s->flags & SF_GENEXP)
+            return;
+        const cc_scope *e = cc_enclosing(c, i, &i);
+        if (e && e->kind == K_COMP)
+            continue;
+        if ((!e || e->kind != K_DEF || !(e->flags & SF_ASYNC)) && !(s->flags & SF_REPORTED)) {
+            s->flags |= SF_REPORTED;
+            cc_refuse(c, s->node, CC_COMPILER,
+                      "asynchronous comprehension outside of an asynchronous function");
+        }
+        return;
+    }
+}
+
+static const char *comp_name(TSNode comp)
+{
+    const char *type = ts_node_type(comp);
+    if (!strcmp(type, "list_comprehension"))
+        return "list comprehension";
+    if (!strcmp(type, "set_comprehension"))
+        return "set comprehension";
+    if (!strcmp(type, "dictionary_comprehension"))
+        return "dict comprehension";
+    return "generator expression";
+}
+
+/* yield: outside a function, inside a comprehension, `yield from` in an async
+ * function, and an async function that returned a value before is a generator. */
+static void check_yield(cc *c, TSNode n)
+{
+    size_t i;
+    const cc_scope *in = current(c, &i);
+    if (in && in->kind == K_COMP) {
+        cc_refuse(c, n, CC_SYMTABLE, "'yield' inside %s", comp_name(in->node));
+        return;
+    }
+    if (!in || in->kind == K_CLASS) {
+        cc_refuse(c, n, CC_COMPILER, "'yield' outside function");
+        return;
+    }
+    if (in->kind != K_DEF)
+        return;
+    cc_scope *def = &c->stack.items[i];
+    def->flags |= SF_YIELD;
+    if (!(def->flags & SF_ASYNC))
+        return;
+    if (ts_node_child_count(n) > 1 && !strcmp(ts_node_type(ts_node_child(n, 1)), "from"))
+        cc_refuse(c, n, CC_COMPILER, "'yield from' inside async function");
+    if (!ts_node_is_null(def->ret))
+        cc_refuse(c, def->ret, CC_COMPILER, "'return' with value in async generator");
+}
+
+static void check_return(cc *c, TSNode n)
+{
+    size_t i;
+    const cc_scope *in = current(c, &i);
+    if (!in || in->kind != K_DEF) {
+        cc_refuse(c, n, CC_COMPILER, "'return' outside function");
+        return;
+    }
+    cc_scope *def = &c->stack.items[i];
+    if (!(def->flags & SF_ASYNC) || ts_node_named_child_count(n) == 0)
+        return;
+    if (def->flags & SF_YIELD)
+        cc_refuse(c, n, CC_COMPILER, "'return' with value in async generator");
+    else if (ts_node_is_null(def->ret))
+        def->ret = n;
+}
+
+static void check_await(cc *c, TSNode n)
+{
+    size_t i;
+    const cc_scope *in = current(c, &i);
+    if (in && in->kind == K_COMP)
+        comp_awaits(c, i);
+    else if (!in || in->kind == K_CLASS)
+        cc_refuse(c, n, CC_COMPILER, "'await' outside function");
+    else if (in->kind != K_DEF || !(in->flags & SF_ASYNC))
+        cc_refuse(c, n, CC_COMPILER, "'await' outside async function");
+}
+
+/* A docstring: an expression statement of one str literal (no f-string, no bytes). */
+static int is_docstring(const cc *c, TSNode stmt)
+{
+    if (strcmp(ts_node_type(stmt), "expression_statement") || ts_node_named_child_count(stmt) != 1)
+        return 0;
+    TSNode e = ts_node_named_child(stmt, 0);
+    int concatenated = !strcmp(ts_node_type(e), "concatenated_string");
+    uint32_t k = concatenated ? ts_node_named_child_count(e) : 1;
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode s = concatenated ? ts_node_named_child(e, i) : e;
+        if (strcmp(ts_node_type(s), "string") || ts_node_named_child_count(s) == 0)
+            return 0;
+        size_t len;
+        const char *p = py_text(c->t, ts_node_named_child(s, 0), &len); /* string_start */
+        for (size_t j = 0; j < len; j++)
+            if (strchr("bBfF", p[j]))
+                return 0;
+    }
+    return 1;
+}
+
+/* from __future__ import ...: only a docstring and other future imports may come
+ * before it (Python/future.c), and only the features Python 3.11 knows. */
+static void check_future(cc *c, TSNode stmt, int depth)
+{
+    static const char *const known[] = {
+        "nested_scopes",  "generators",       "division",       "absolute_import", "with_statement",
+        "print_function", "unicode_literals", "barry_as_FLUFL", "generator_stop",  "annotations"};
+    const char *late = "from __future__ imports must occur at the beginning of the file";
+    if (depth != 1) {
+        cc_refuse(c, stmt, CC_COMPILER, "%s", late);
+        return;
+    }
+    TSNode module = ts_node_parent(stmt);
+    uint32_t k = ts_node_named_child_count(module);
+    int first = 1;
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode s = ts_node_named_child(module, i);
+        if (ts_node_start_byte(s) >= ts_node_start_byte(stmt))
+            break;
+        if (!strcmp(ts_node_type(s), "comment"))
+            continue;
+        if (!strcmp(ts_node_type(s), "future_import_statement") || (first && is_docstring(c, s))) {
+            first = 0;
+            continue;
+        }
+        /* future.c reads on past a statement on the same line only (and gives the
+         * column from 0 there) */
+        TSPoint at = ts_node_start_point(stmt);
+        if (ts_node_start_point(s).row != at.row) {
+            cc_refuse(c, stmt, CC_COMPILER, "%s", late);
+        } else if (c->stage > CC_FUTURE) {
+            cc_refuse(c, stmt, CC_FUTURE, "%s", late);
+            c->at.column -= c->at.column > 0;
+        }
+        return;
+    }
+    for (uint32_t i = 0; i < ts_node_named_child_count(stmt); i++) {
+        TSNode n = ts_node_named_child(stmt, i);
+        if (!strcmp(ts_node_type(n), "aliased_import"))
+            n = py_field(n, "name");
+        if (strcmp(ts_node_type(n), "dotted_name"))
+            continue;
+        char *name = py_text_dup(c->t, n);
+        size_t j = 0;
+        while (j < sizeof(known) / sizeof(*known) && strcmp(known[j], name))
+            j++;
+        if (!strcmp(name, "braces"))
+            cc_refuse(c, stmt, CC_FUTURE, "not a chance");
+        else if (j == sizeof(known) / sizeof(*known))
+            cc_refuse(c, stmt, CC_FUTURE, "future feature %.100s is not defined", name);
+        else if (!strcmp(name, "annotations"))
+            c->future_annotations = 1;
+        free(name);
+    }
+}
+
+/* try: ... except: ... except E: ... */
+static void check_try(cc *c, TSNode n)
+{
+    TSNode bare = {0};
+    uint32_t k = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode h = ts_node_named_child(n, i);
+        if (strcmp(ts_node_type(h), "except_clause"))
+            continue;
+        if (!ts_node_is_null(bare)) {
+            cc_refuse(c, bare, CC_COMPILER, "default 'except:' must be last");
+            return;
+        }
+        if (ts_node_is_null(ts_node_child_by_field_id(h, field_value)))
+            bare = h;
+    }
+}
+
+/* `except E as NAME`: Python takes a name only; it stops at the token after the name
+ * the target starts with, or at the target. */
+static void check_except_target(cc *c, TSNode target)
+{
+    TSNode x = ts_node_named_child(target, 0);
+    if (ts_node_is_null(x) || !strcmp(ts_node_type(x), "identifier"))
+        return;
+    TSNode at = x;
+    while (ts_node_child_count(at) > 0)
+        at = ts_node_child(at, 0);
+    if (!strcmp(ts_node_type(at), "identifier")) {
+        TSNode next = ts_node_next_sibling(at);
+        for (TSNode up = at; ts_node_is_null(next) && !ts_node_eq(up, x);) {
+            up = ts_node_parent(up);
+            next = ts_node_next_sibling(up);
+        }
+        while (!ts_node_is_null(next) && ts_node_child_count(next) > 0)
+            next = ts_node_child(next, 0);
+        if (!ts_node_is_null(next))
+            at = next;
+    }
+    cc_refuse(c, at, CC_PARSER, "invalid syntax");
+}
+
+/* One level of the walk: the node and what it is, and the starred targets counted
+ * in it (a tuple or list target). */
+typedef struct level {
+    TSNode node;
+    unsigned char kind, stars;
+} level;
+typedef VEC(level) levels;
+
+/* `x = *a`: CPython compiles an assignment's value before its targets, so this
+ * comes before what it refuses in them (`*a = *b` is refused at `*b`). */
+static void value_splat(cc *c, TSNode n, const levels *lv, int depth)
+{
+    int top = depth - 1;
+    while (top > 0 && lv->items[top - 1].kind == C_ASSIGN)
+        top--;
+    cc_refuse_key(c, n, CC_COMPILER, 2 * (uint64_t)ts_node_start_byte(lv->items[top].node),
+                  "can't use starred expression here");
+}
+
+/* A `*x` (list_splat, list_splat_pattern) in its parent. */
+static int check_splat(cc *c, TSNode n, levels *lv, int depth)
+{
+    level *up = &lv->items[depth - 1];
+    int pattern = ts_node_symbol(n) == sym_list_splat_pattern;
+    const char *here = "can't use starred expression here";
+    switch (up->kind) {
+    case C_PAREN:
+        return cc_refuse(c, n, CC_PARSER, "cannot use starred expression here");
+    case C_TUPLE:
+        if (ts_node_named_child_count(up->node) == 1 && !has_comma(up->node))
+            return cc_refuse(c, n, CC_PARSER, "cannot use starred expression here");
+        /* fall through */
+    case C_PATLIST:
+        if (pattern && ++up->stars == 2)
+            cc_refuse(c, up->node, CC_COMPILER, "multiple starred expressions in assignment");
+        return 0;
+    case C_LISTCOMP:
+    case C_SETCOMP:
+    case C_GENEXP:
+        return cc_refuse(c, n, CC_PARSER, "iterable unpacking cannot be used in comprehension");
+    case C_FORIN:
+        if (!pattern)
+            return cc_refuse(c, n, CC_PARSER, "invalid syntax");
+        /* fall through */
+    case C_ASSIGN:
+    case C_FOR:
+        if (pattern)
+            cc_refuse(c, n, CC_COMPILER, "starred assignment target must be in a list or tuple");
+        else if (up->kind == C_ASSIGN)
+            value_splat(c, n, lv, depth);
+        else
+            cc_refuse(c, n, CC_COMPILER, "%s", here);
+        return 0;
+    case C_EXPRSTMT: /* `*a, b` is a tuple */
+        if (!has_comma(up->node))
+            cc_refuse(c, n, CC_COMPILER, "%s", here);
+        return 0;
+    case C_AUGMENTED:
+    case C_RETURN:
+    case C_YIELD:
+        cc_refuse(c, n, CC_COMPILER, "%s", here);
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+/* An annotated assignment after a global or nonlocal declaration of its name. */
+static void check_assign(cc *c, TSNode n)
+{
+    if (c->dirs.len && !ts_node_is_null(ts_node_child_by_field_id(n, field_type)))
+        cc_annotated(c, n);
+}
+
+/* (a, b) += 1, [a] += 1; `(a) += 1` is a's */
+static int check_augmented(cc *c, TSNode n)
+{
+    TSNode left = ts_node_child_by_field_id(n, field_left);
+    for (;;) {
+        const char *type = ts_node_type(left);
+        int group = (!strcmp(type, "tuple") || !strcmp(type, "tuple_pattern") ||
+                     !strcmp(type, "parenthesized_expression")) &&
+                    ts_node_named_child_count(left) == 1 && !has_comma(left);
+        if (group) {
+            left = ts_node_named_child(left, 0);
+        } else if (!strcmp(type, "pattern_list") || !strcmp(type, "tuple") ||
+                   !strcmp(type, "tuple_pattern")) {
+            return cc_refuse(c, left, CC_PARSER,
+                             "'tuple' is an illegal expression for augmented assignment");
+        } else if (!strcmp(type, "list") || !strcmp(type, "list_pattern")) {
+            return cc_refuse(c, left, CC_PARSER,
+                             "'list' is an illegal expression for augmented assignment");
+        } else {
+            return 0;
+        }
+    }
+}
+
+static int check_one(cc *c, int kind, TSNode n, levels *lv, int depth)
+{
+    level *up = depth > 0 ? &lv->items[depth - 1] : NULL;
     switch (kind) {
     case C_RETURN:
-        return (!in || in->kind != C_DEF) && refuse(c, n, "'return' outside function");
+        check_return(c, n);
+        return 0;
     case C_YIELD:
-        return (!in || in->kind == C_CLASS) && refuse(c, n, "'yield' outside function");
+        check_yield(c, n);
+        return 0;
     case C_AWAIT:
-        if (!in || in->kind == C_CLASS)
-            return refuse(c, n, "'await' outside function");
-        return (in->kind != C_DEF || !in->async) && refuse(c, n, "'await' outside async function");
+        check_await(c, n);
+        return 0;
     case C_BREAK:
-        return !in_loop(c) && refuse(c, n, "'break' outside loop");
+        return !in_loop(c) && cc_refuse(c, n, CC_COMPILER, "'break' outside loop");
     case C_CONTINUE:
-        return !in_loop(c) && refuse(c, n, "'continue' not properly in loop");
+        return !in_loop(c) && cc_refuse(c, n, CC_COMPILER, "'continue' not properly in loop");
     case C_ARGS:
         return check_args(c, n);
     case C_PARAMS:
         return check_params(c, n);
-    case C_AUGMENTED: {
-        TSNode left = py_field(n, "left");
-        /* `(a) += 1` is a's: a group, no tuple */
-        while ((!strcmp(ts_node_type(left), "tuple") ||
-                !strcmp(ts_node_type(left), "tuple_pattern")) &&
-               ts_node_named_child_count(left) == 1 && !has_comma(left))
-            left = ts_node_named_child(left, 0);
-        const char *type = ts_node_type(left);
-        if (!strcmp(type, "pattern_list") || !strcmp(type, "tuple") ||
-            !strcmp(type, "tuple_pattern"))
-            return refuse(c, n, "'tuple' is an illegal expression for augmented assignment");
-        if (!strcmp(type, "list") || !strcmp(type, "list_pattern"))
-            return refuse(c, n, "'list' is an illegal expression for augmented assignment");
+    case C_AUGMENTED:
+        if (up && up->kind == C_ASSIGN) /* `x = y += 1`: CPython stops at the `+=` */
+            return cc_refuse(c, ts_node_child(n, 1), CC_PARSER, "invalid syntax");
+        return check_augmented(c, n);
+    case C_NONLOCAL:
+    case C_GLOBAL:
+        cc_directive_stmt(c, n, kind == C_GLOBAL);
+        return 0;
+    case C_WALRUS:
+        cc_walrus(c, n);
+        return 0;
+    case C_DELETE:
+        cc_delete(c, n);
+        return c->stage == CC_PARSER;
+    case C_ASTARGET: {
+        TSNode p = depth > 1 ? lv->items[depth - 2].node : n;
+        if (!strcmp(ts_node_type(p), "except_clause"))
+            check_except_target(c, n);
+        else
+            cc_with_target(c, n);
+        return c->stage == CC_PARSER;
+    }
+    case C_ASSIGN:
+        check_assign(c, n);
+        return 0;
+    case C_SPLAT:
+        return up && check_splat(c, n, lv, depth);
+    case C_FOR:
+    case C_WITH:
+        if (starts_async(n)) {
+            const cc_scope *in = current(c, NULL);
+            if (!in || in->kind != K_DEF || !(in->flags & SF_ASYNC))
+                cc_refuse(c, n, CC_COMPILER, "'async %s' outside async function",
+                          kind == C_FOR ? "for" : "with");
+        }
+        return 0;
+    case C_IMPORT_FROM:
+        if (current(c, NULL))
+            for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+                if (!strcmp(ts_node_type(ts_node_named_child(n, i)), "wildcard_import"))
+                    cc_refuse(c, ts_node_named_child(n, i), CC_SYMTABLE,
+                              "import * only allowed at module level");
+        return 0;
+    case C_FUTURE:
+        check_future(c, n, depth);
+        return 0;
+    case C_TRY:
+        check_try(c, n);
+        return 0;
+    case C_TYPE_ALIAS: { /* Python 3.12's `type X = int`: CPython 3.11 stops at X */
+        TSNode left = ts_node_named_child(n, 0), name = ts_node_named_child(left, 0);
+        /* tree-sitter reads `type(x).y = 1` as one too */
+        if (!ts_node_is_null(name) && (!strcmp(ts_node_type(name), "identifier") ||
+                                       !strcmp(ts_node_type(name), "generic_type")))
+            return cc_refuse(c, left, CC_PARSER, "invalid syntax");
         return 0;
     }
-    case C_NONLOCAL:
-        return !in && refuse(c, n, "nonlocal declaration not allowed at module level");
     default:
         return 0;
+    }
+}
+
+static void push(cc *c, int depth, int kind, int flags, TSNode node)
+{
+    cc_scope s = {.depth = depth,
+                  .kind = (unsigned char)kind,
+                  .flags = (unsigned char)flags,
+                  .node = node,
+                  .dirs_at = (uint32_t)c->dirs.len};
+    VEC_PUSH(&c->stack, s);
+}
+
+/* The scopes, loop bodies and iterables that begin at the node the cursor is on,
+ * whose parent is `up`. */
+static void enter(cc *c, TSTreeCursor *cur, TSNode n, const level *up, int kind, int depth)
+{
+    if (kind >= C_LISTCOMP && kind <= C_GENEXP)
+        push(c, depth, K_COMP, kind == C_GENEXP ? SF_GENEXP : 0, n);
+    if (!up)
+        return;
+    switch (up->kind) {
+    case C_DEF:
+    case C_LAMBDA:
+    case C_CLASS: {
+        TSFieldId field = ts_tree_cursor_current_field_id(cur);
+        if (field == field_body)
+            push(c, depth,
+                 up->kind == C_DEF      ? K_DEF
+                 : up->kind == C_LAMBDA ? K_LAMBDA
+                                        : K_CLASS,
+                 up->kind == C_DEF && starts_async(up->node) ? SF_ASYNC : 0, up->node);
+        else if (field == field_type_params) /* Python 3.12's `def f[T]()` */
+            cc_refuse(c, n, CC_PARSER, up->kind == C_DEF ? "expected '('" : "invalid syntax");
+        return;
+    }
+    case C_FOR:
+    case C_WHILE:
+        if (ts_tree_cursor_current_field_id(cur) == field_body)
+            push(c, depth, K_LOOP, 0, n);
+        return;
+    case C_FORIN:
+        if (ts_tree_cursor_current_field_id(cur) == field_right && c->stack.len > 0) {
+            /* the comprehension is on top: its clauses are its children */
+            const cc_scope *comp = &c->stack.items[c->stack.len - 1];
+            push(c, depth, comp->clauses <= 1 ? K_ITER_OUTER : K_ITER_INNER, 0, n);
+        }
+        return;
+    default:
+        return;
+    }
+}
+
+/* A comprehension's `for ... in` clause: the comprehension is on top of the stack. */
+static void for_in_clause(cc *c, TSNode n)
+{
+    if (!c->stack.len || c->stack.items[c->stack.len - 1].kind != K_COMP)
+        return;
+    cc_scope *comp = &c->stack.items[c->stack.len - 1];
+    if (comp->clauses < UINT16_MAX)
+        comp->clauses++;
+    if (starts_async(n))
+        comp_awaits(c, c->stack.len - 1);
+    if (comp->clauses > 1)
+        cc_comp_clause(c, n);
+}
+
+/* Leaves the scopes that began at this depth or deeper; their declarations go. */
+static void leave(cc *c, int depth)
+{
+    while (c->stack.len && c->stack.items[c->stack.len - 1].depth >= depth) {
+        const cc_scope *s = &c->stack.items[--c->stack.len];
+        if (s->kind != K_LOOP && s->kind != K_ITER_OUTER && s->kind != K_ITER_INNER)
+            c->dirs.len = s->dirs_at;
     }
 }
 
 int ce_check_compile(const py_tree *t)
 {
     pthread_once(&kinds_once, kinds_init);
-    cc c = {t, VEC_INIT, {0, 0}, {0}};
+    cc c = {.t = t, .stage = CC_NONE};
     TSTreeCursor cur = ts_tree_cursor_new(py_root(t));
-    int depth = 0, bad = 0;
-    VEC(int) kinds_up = VEC_INIT; /* the kind of the node at each depth */
+    int depth = 0;
+    levels lv = VEC_INIT; /* the node at each depth */
     for (;;) {
         TSNode n = ts_tree_cursor_current_node(&cur);
         TSSymbol sym = ts_node_symbol(n);
         int kind = sym < n_symbols ? kind_of[sym] : C_NONE;
-        while ((int)kinds_up.len > depth)
-            kinds_up.len--;
-        VEC_PUSH(&kinds_up, kind);
-        int up = depth > 0 ? kinds_up.items[depth - 1] : C_NONE;
-        if (kind == C_DEF || kind == C_LAMBDA || kind == C_CLASS) {
-            scope sc = {depth, kind, kind == C_DEF && is_async_def(n)};
-            VEC_PUSH(&c.stack, sc);
-        } else if ((up == C_FOR || up == C_WHILE) &&
-                   ts_tree_cursor_current_field_id(&cur) == field_body) {
-            scope sc = {depth, C_LOOP, 0};
-            VEC_PUSH(&c.stack, sc);
-        } else if (kind != C_NONE && kind != C_FOR && kind != C_WHILE &&
-                   (bad = check_one(&c, kind, n))) {
+        lv.len = (size_t)depth;
+        level l = {n, (unsigned char)kind, 0};
+        VEC_PUSH(&lv, l);
+        level *up = depth > 0 ? &lv.items[depth - 1] : NULL;
+        if (kind != C_NONE || (up && up->kind != C_NONE))
+            enter(&c, &cur, n, up, kind, depth);
+        if (kind == C_FORIN)
+            for_in_clause(&c, n);
+        if (kind != C_NONE && check_one(&c, kind, n, &lv, depth))
             break;
-        }
         if (ts_tree_cursor_goto_first_child(&cur)) {
             depth++;
             continue;
@@ -341,14 +877,14 @@ int ce_check_compile(const py_tree *t)
                 goto done;
             depth--;
         }
-        while (c.stack.len && c.stack.items[c.stack.len - 1].depth >= depth)
-            c.stack.len--;
+        leave(&c, depth);
     }
 done:
     ts_tree_cursor_delete(&cur);
-    VEC_FREE(&kinds_up);
+    VEC_FREE(&lv);
     VEC_FREE(&c.stack);
-    if (!bad)
+    VEC_FREE(&c.dirs);
+    if (c.stage == CC_NONE)
         return 0;
     return pgci_error_set(PGCI_EINVALID, "%s:%u:%u: syntax error: %s", t->path, c.at.row + 1,
                           c.at.column + 1, c.why);

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "patchgen/config_compile.h"
 #include "patchgen/config_internal.h"
 #include "py/pytok.h"
 
@@ -190,9 +191,11 @@ int ce_check_syntax(const py_tree *t)
     pytok_result tok;
     pytok_scan(t->src, t->len, &tok);
     pytok_error parser = {0};
-    if (py_first_error(t, &(TSNode){0}))
+    TSNode err;
+    if (py_first_error(t, &err)) {
         tree_error(t, &tok, &parser);
-    else
+        cc_target_error(t, &tok, err, &parser); /* `f() = 1`, `for f() in x` */
+    } else
         line_run_on(t, &tok, &parser);
     if (before(&tok.parser_indent, &parser) || !parser.line)
         parser = tok.parser_indent;

@@ -73,13 +73,18 @@ echo "15 configs refused with one clear error each; workspace untouched"
 # one "file:LINE:col: syntax error: ..." line at the line python3's compile() names
 # (when there is a python3), nothing written. tree-sitter-python accepts the
 # indentation errors (once they evaluated, and the override silently vanished).
+# `exact` cases compare the column and the message too, with CPython 3.11's (the
+# messages are its; with another python3 only the line is compared). `accept`
+# cases are ones Python compiles: pgci must not refuse them for their syntax.
 G=cfgfix/basic/toy_gpu_patch_gen_config.py
 n=0
+py311=0
+python3 -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null && py311=1
 mutate() { # after-line text (printf escapes)
     local after=$1 text=$2 rc=0 f
     rm -rf "$tmp/mut" && cp -r fixtures/configs "$tmp/mut"
     f="$tmp/mut/$G"
-    { head -n "$after" "fixtures/configs/$G"; printf "$text\n"; tail -n +"$((after + 1))" "fixtures/configs/$G"; } >"$f"
+    { head -n "$after" "fixtures/configs/$G"; printf -- "$text\n"; tail -n +"$((after + 1))" "fixtures/configs/$G"; } >"$f"
     local mut_before
     mut_before=$(cd "$tmp/mut" && find . -type f | sort | xargs sha256sum)
     "$PGCI" regen -q -C "$tmp/mut" "$G" >"$tmp/out" 2>"$tmp/err" || rc=$?
@@ -96,10 +101,42 @@ except SyntaxError as e:
     print(e.lineno)' "$f")
         [ "$got" = "$want" ] || { echo "$text: python3 says line $want, pgci:" >&2; cat "$tmp/err" >&2; exit 1; }
     fi
+    if [ "${exact:-}" ] && [ "$py311" = 1 ]; then
+        want=$(python3 -c 'import sys
+try:
+    compile(open(sys.argv[1]).read(), sys.argv[1], "exec")
+except SyntaxError as e:
+    print("%s:%s: syntax error: %s" % (e.lineno, e.offset, e.msg) if e.offset else "%s:" % e.lineno)' "$f")
+        local all
+        all=$(sed -E "s|^pgci: error: $G:||" "$tmp/err")
+        case $want in
+        *": syntax error: "*) [ "$all" = "$want" ] ;;
+        *) [ "${all%%:*}:" = "$want" ] ;;
+        esac || { echo "$text: python3 says \"$want\", pgci:" >&2; cat "$tmp/err" >&2; exit 1; }
+    fi
     [ "$mut_before" = "$(cd "$tmp/mut" && find . -type f | sort | xargs sha256sum)" ] ||
         { echo "$text: the workspace changed" >&2; exit 1; }
     echo "ok  line $got: $(sed 's/^pgci: error: [^ ]* //' "$tmp/err")"
     n=$((n + 1))
+}
+exact() { exact=1 mutate "$@"; }
+a=0
+accept() { # after-line text: Python compiles it, and pgci evaluates past its syntax
+    local after=$1 text=$2 f
+    rm -rf "$tmp/mut" && cp -r fixtures/configs "$tmp/mut"
+    f="$tmp/mut/$G"
+    { head -n "$after" "fixtures/configs/$G"; printf -- "$text\n"; tail -n +"$((after + 1))" "fixtures/configs/$G"; } >"$f"
+    if command -v python3 >/dev/null && ! python3 -c 'import sys; compile(open(sys.argv[1]).read(), sys.argv[1], "exec")' "$f"; then
+        echo "$text: python3 refuses it: not a case to accept" >&2
+        exit 1
+    fi
+    "${PGCI_BUILD:-build}/tests/tools/config_dump" -C "$tmp/mut" "$G" >"$tmp/err" 2>&1 || true
+    if grep -q "syntax error" "$tmp/err"; then
+        echo "$text: Python compiles it, pgci refused it:" >&2
+        cat "$tmp/err" >&2
+        exit 1
+    fi
+    a=$((a + 1))
 }
 mutate 11 '  y = 3'                                   # unexpected indent
 mutate 11 'if True:\n\tx = 1\n        y = 2'        # TabError
@@ -123,4 +160,108 @@ mutate 11 'def g(x=1, y):\n    pass'
 mutate 11 'for i in range(2):\n    pass\nelse:\n    break'
 mutate 37 '    (a, b) += 1'
 mutate 11 'class K:\n    yield 1'
+# ...with CPython's message and column: what its symbol table refuses
+exact 11 'def f():\n    nonlocal x'
+exact 11 'def f():\n    x = 1\n    def g():\n        def h():\n            nonlocal x\n        global x'
+exact 11 'class A:\n    x = 1\n    def f():\n        nonlocal x'
+exact 11 'def g():\n    x = 1\n    def a():\n        global x\n        def f():\n            nonlocal x'
+exact 11 'def f():\n    x = 1\n    global x'
+exact 11 'def f():\n    print(x)\n    global x'
+exact 11 'def f():\n    x: int\n    global x'
+exact 11 'def f():\n    global x\n    x: int'
+exact 11 'def f():\n    x = 1\n    def g():\n        nonlocal x\n        x: int'
+exact 11 'x: int\nglobal x'
+exact 11 'print(x)\nglobal x'
+exact 11 'def f(x):\n    global x'
+exact 11 'def f(x):\n    nonlocal x'
+exact 11 'def f():\n    x = 1\n    def g():\n        global x\n        nonlocal x'
+exact 11 'def f():\n    nonlocal x\n    global x'
+exact 11 'def f():\n    del x\n    global x'
+exact 11 'def f():\n    for x in y:\n        pass\n    global x'
+exact 11 'def f():\n    with a as x:\n        pass\n    global x'
+exact 11 'def f():\n    try:\n        pass\n    except E as x:\n        pass\n    global x'
+exact 11 'def f():\n    def g(a=x):\n        pass\n    global x'
+exact 11 'def f():\n    [y := 1 for z in w]\n    global y'
+exact 11 'def f():\n    x.y = 1\n    global x'
+exact 11 'def f():\n    nonlocal y\nnonlocal x'
+exact 11 '[y := 1 for y in z]'
+exact 11 '[x for y in z if (y := 1)]'
+exact 11 '[[(y := 1) for w in u] for y in z]'
+exact 11 '{(y := 1): x for y in z}'
+exact 11 'class A:\n    [y := 1 for x in z]'
+exact 11 '[x for x in (y := z)]'
+exact 11 '[x for x in (lambda: (y := 1))()]'
+exact 11 '[i for i in z if (j := 0) for (k, j) in u]'
+exact 11 'def f():\n    [(yield x) for x in y]'
+exact 11 'def f():\n    {x: (yield) for x in y}'
+exact 11 'def f():\n    from os import *'
+# ...its compiler
+exact 11 'def f():\n    [await x for x in y]'
+exact 11 'def f():\n    [x async for x in y]'
+exact 11 'def f():\n    [[await x for x in y] for z in w]'
+exact 11 'def f():\n    async with a:\n        pass'
+exact 11 'async def f():\n    yield from x'
+exact 11 'async def f():\n    return 2\n    yield 1'
+exact 11 '*a = b'
+exact 11 'a, *b, *c = d'
+exact 11 '*a = *b'
+exact 11 'x = *a'
+exact 11 'for *a in b:\n    pass'
+exact 11 '[x for *a in b]'
+exact 11 'def f():\n    return *a'
+exact 11 'try:\n    pass\nexcept:\n    pass\nexcept ValueError:\n    pass'
+exact 11 'from __future__ import annotations'
+exact 11 'return 1\ndef f(a, a):\n    pass'
+# ...and its parser: targets it cannot assign to or delete
+exact 11 'del f()'
+exact 11 'del (a, f())'
+exact 11 'del *a, b'
+exact 11 'del x if y else z'
+exact 11 'with a as f():\n    pass'
+exact 11 'with a as (b, *c, *d):\n    pass'
+exact 11 'with a as (*b):\n    pass'
+exact 11 'x = (*a)'
+exact 11 'try:\n    pass\nexcept E as f():\n    pass'
+exact 11 'f() = 1'
+exact 11 '(a, 1) = x'
+exact 11 'None = 1'
+exact 11 'x = f() = 1'
+exact 11 'a, f() = 1'
+exact 11 'f(), a = 1'
+exact 11 'f() = lambda: 1'
+exact 11 'x + 1 += 2'
+exact 11 '(f()) += 1'
+exact 11 'x = [a] += 1'
+exact 11 'for f() in y:\n    pass'
+exact 37 '    for (a, 1) in y:\n        pass'
+exact 11 '[x for a, f() in y]'
+exact 11 'def f():\n    yield = 1'
+exact 11 'def f(*):\n    pass'
+exact 11 'def f(**k, a):\n    pass'
+exact 11 'f = lambda *: 1'
+exact 11 '[*a for a in b]'
+exact 11 'def f[T](x):\n    pass'
+exact 11 'type X = int'
 echo "$n configs Python cannot compile refused at its line; workspace untouched"
+
+# What Python compiles is not refused for its syntax: the symbol table's rules
+# where a name is bound later, in an enclosing function, by an import...
+accept 11 'def f():\n    def g():\n        nonlocal x\n    x = 1'
+accept 11 'def f():\n    import os\n    global os'
+accept 11 'def f():\n    global x, y\n    y = 1\n    print(x)'
+accept 11 'def f():\n    (x): int\n    global x'
+accept 11 'global x\nx: int'
+accept 11 'def g():\n    x = 1\n    class A:\n        global x\n        def f():\n            nonlocal x'
+accept 11 'def f():\n    lambda: y\n    global y'
+accept 11 'def f():\n    [y for x in z]\n    global y'
+accept 11 'def f():\n    f(y=1)\n    global y'
+accept 11 '[i for i in z if [(j := 0) for q in r] for j in u]'
+accept 11 'def f():\n    (await x for x in y)'
+accept 11 'async def f():\n    [x async for x in y]\n    return 2'
+accept 11 'def f(x=1, **kw: int):\n    pass'
+accept 11 'f(a=1,\\\n  b=2)'
+accept 11 '(a) += 1\n(a.b) += 1'
+accept 11 'type(a).b = 1'
+accept 11 '*a, = b\na[*b] = 1\nx = *a, b\ndel (a), [b]'
+accept 0 '"""doc"""\nfrom __future__ import annotations'
+echo "$a configs Python compiles evaluated past their syntax"

@@ -1049,6 +1049,45 @@ static void test_syntax_like_python(void **state)
         {"x = [1]\n[x] += [2]\n",
          "4:1: syntax error: 'list' is an illegal expression for augmented assignment"},
         {"nonlocal x\n", "3:1: syntax error: nonlocal declaration not allowed at module level"},
+        /* what its symbol table refuses (config_symtab.c) */
+        {"def f():\n    nonlocal x\n", "4:5: syntax error: no binding for nonlocal 'x' found"},
+        {"def f():\n    x = 1\n    def g():\n        global x\n        nonlocal x\n",
+         "6:9: syntax error: name 'x' is nonlocal and global"},
+        {"def f():\n    print(x)\n    global x\n",
+         "5:5: syntax error: name 'x' is used prior to global declaration"},
+        {"x = 1\nglobal x\n",
+         "4:1: syntax error: name 'x' is assigned to before global declaration"},
+        {"def f(x):\n    global x\n", "4:5: syntax error: name 'x' is parameter and global"},
+        {"def f():\n    global x\n    x: int\n",
+         "5:5: syntax error: annotated name 'x' can't be global"},
+        {"[y := 1 for y in z]\n", "3:2: syntax error: assignment expression cannot rebind "
+                                  "comprehension iteration variable 'y'"},
+        {"class C:\n    [y := 1 for x in z]\n", "4:6: syntax error: assignment expression within a "
+                                                "comprehension cannot be used in a class body"},
+        {"[x for x in (y := z)]\n", "3:14: syntax error: assignment expression cannot be used in a "
+                                    "comprehension iterable expression"},
+        {"def f():\n    [(yield) for x in y]\n",
+         "4:7: syntax error: 'yield' inside list comprehension"},
+        /* its compiler and the parser's rules on targets (config_target.c) */
+        {"def f():\n    [await x for x in y]\n",
+         "4:5: syntax error: asynchronous comprehension outside of an asynchronous function"},
+        {"*a = *b\n", "3:6: syntax error: can't use starred expression here"},
+        {"a, *b, *c = d\n", "3:1: syntax error: multiple starred expressions in assignment"},
+        {"for *a in b:\n    pass\n",
+         "3:5: syntax error: starred assignment target must be in a list or tuple"},
+        {"del (a, f())\n", "3:9: syntax error: cannot delete function call"},
+        {"with a as (b, f()):\n    pass\n", "3:15: syntax error: cannot assign to function call"},
+        {"f() = 1\n",
+         "3:1: syntax error: cannot assign to function call here. Maybe you meant '==' "
+         "instead of '='?"},
+        {"x = f() = 1\n", "3:5: syntax error: cannot assign to function call"},
+        {"x + 1 += 2\n", "3:1: syntax error: 'expression' is an illegal expression for augmented "
+                         "assignment"},
+        {"def f():\n    for g() in y:\n        pass\n    return 1\n",
+         "4:9: syntax error: cannot assign to function call"},
+        /* the stages in CPython's order: the symbol table's before the compiler's */
+        {"return 1\ndef f(a, a):\n    pass\n",
+         "4:10: syntax error: duplicate argument 'a' in function definition"},
         /* a logical line that continues the one before, deep in a def */
         {"def f():\n    if True:\n        y = g(1) +\n        z = 2\n",
          "5:19: syntax error: invalid syntax"},
@@ -1078,8 +1117,16 @@ static void test_syntax_like_python(void **state)
         "f(*a, b=1, *c)\nf(a, *b, c=1, **d)\nf(**d, c=1)\nf(x for x in y)\n"
         "x += 1\nx.y += 1\nx[0] += 1\n",
         "class C:\n    for i in x:\n        break\n",
-        /* a backslash continuation between arguments; a name in parentheses */
+        /* ...and the symbol table's and the targets' rules */
+        "def f():\n    def g():\n        nonlocal x\n    x = 1\n",
+        "def f():\n    import os\n    global os\n",
+        "def f():\n    (x): int\n    global x\n",
+        "def f():\n    [y := 1 for x in z]\n    return y\n",
+        "[i for i in z if [(j := 0) for q in r] for j in u]\n",
+        "def f():\n    (await x for x in y)\n",
+        "def f(x=1, **kw: int):\n    pass\n",
         "f(a=1,\\\n  b=2)\n(a) += 1\n(a.b) += 1\n",
+        "*a, = b\na[*b] = 1\nx = *a, b\ndel (a), [b]\ntype(a).b = 1\n",
     };
     for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
         strbuf sb = STRBUF_INIT;

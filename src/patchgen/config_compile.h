@@ -1,0 +1,124 @@
+/*
+ * config_compile.h - internal to config_compile.c, config_symtab.c and
+ * config_target.c: the walk's state, shared by the rules of CPython's compiler
+ * (config_compile.c), its symbol table (config_symtab.c) and its assignment targets
+ * (config_target.c).
+ */
+#ifndef PGCI_PATCHGEN_CONFIG_COMPILE_H
+#define PGCI_PATCHGEN_CONFIG_COMPILE_H
+
+#include <stdint.h>
+#include <tree_sitter/api.h>
+
+#include "core/vec.h"
+#include "py/py.h"
+
+/* The stages of CPython 3.11's compile(), in the order they run: a refusal of an
+ * earlier stage wins over one of a later stage wherever it is in the file. Within
+ * the parser's, future.c's and the symbol table's visit the first found wins (the
+ * walk goes in source order, nearly as CPython does), within the compiler's the
+ * first in the source (an async comprehension is found to be one at its await),
+ * within the analysis the one cc_refuse_key orders first. */
+enum {
+    CC_PARSER,   /* the parser's invalid_* rules (Grammar/python.gram) */
+    CC_FUTURE,   /* Python/future.c, before the symbol table */
+    CC_SYMTABLE, /* Python/symtable.c while it visits the tree */
+    CC_ANALYSIS, /* symtable.c's analysis of each scope's names, after the visit */
+    CC_COMPILER, /* Python/compile.c */
+    CC_NONE
+};
+
+/* What a stack entry is: a scope, a loop's body, or a comprehension's iterable. */
+enum {
+    K_DEF,        /* a function's body (parameters, defaults and decorators are outside) */
+    K_LAMBDA,     /* a lambda's body */
+    K_CLASS,      /* a class body */
+    K_COMP,       /* a comprehension or generator expression, but its first iterable */
+    K_LOOP,       /* a for or while loop's body (not its else:) */
+    K_ITER_OUTER, /* a comprehension's first iterable: evaluated in the enclosing scope */
+    K_ITER_INNER  /* a later iterable: in the comprehension's scope */
+};
+
+enum {
+    SF_ASYNC = 1,     /* K_DEF: an `async def` */
+    SF_YIELD = 2,     /* K_DEF: its body yields */
+    SF_GENEXP = 4,    /* K_COMP: a generator expression */
+    SF_COROUTINE = 8, /* K_COMP: awaits (an asynchronous comprehension) */
+    SF_REPORTED = 16  /* K_COMP: refused as one already */
+};
+
+typedef struct cc_scope {
+    int depth; /* of the node that began it, in the walk */
+    unsigned char kind, flags;
+    uint16_t clauses; /* K_COMP: its `for ... in` clauses met so far */
+    TSNode node;      /* K_DEF, K_LAMBDA, K_CLASS: the definition; K_COMP: the comprehension */
+    TSNode ret;       /* K_DEF: its first `return VALUE`, until a yield shows it an error */
+    uint32_t dirs_at; /* where its global and nonlocal declarations begin in cc.dirs */
+} cc_scope;
+
+/* One name of a global or nonlocal statement. */
+typedef struct cc_directive {
+    TSNode name, stmt;
+    int global;
+} cc_directive;
+
+typedef struct cc {
+    const py_tree *t;
+    VEC(cc_scope) stack;
+    VEC(cc_directive) dirs; /* of the scopes on the stack and the module's */
+    int future_annotations; /* `from __future__ import annotations`: annotations unread */
+    int stage;              /* of the refusal kept; CC_NONE while there is none */
+    uint64_t key;           /* its order within the stage (cc_refuse_key) */
+    TSPoint at;
+    char why[200];
+} cc;
+
+/* Keeps the refusal "why" at node n when it comes before the one kept (above); 1
+ * when it is the parser's (nothing can come before it: the caller may stop). */
+int cc_refuse(cc *c, TSNode n, int stage, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* The same, where refusals of the stage are ordered by key, not as found (the
+ * analysis goes through the scopes in the order they begin, each scope's names
+ * before the scopes in it). */
+int cc_refuse_key(cc *c, TSNode n, int stage, uint64_t key, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* The innermost scope (K_DEF, K_LAMBDA, K_CLASS, K_COMP) whose code the walk is
+ * in, or NULL at module level; *at (when not NULL) its index in the stack. */
+const cc_scope *cc_enclosing(const cc *c, size_t from, size_t *at);
+
+/* The name a parameter binds, or a null node (`*`, `/`). */
+TSNode cc_param_name(TSNode p);
+
+/* --- config_symtab.c --------------------------------------------------------- */
+/* A global (global=1) or nonlocal statement in the current scope. */
+void cc_directive_stmt(cc *c, TSNode stmt, int global);
+/* An annotated assignment `x: T` in the current scope. */
+void cc_annotated(cc *c, TSNode assign);
+/* An assignment expression. */
+void cc_walrus(cc *c, TSNode named);
+/* A comprehension's `for ... in` clause after its first (the scope on top). */
+void cc_comp_clause(cc *c, TSNode clause);
+
+/* --- config_target.c --------------------------------------------------------- */
+enum { TARGET_STAR, TARGET_FOR, TARGET_DEL };
+/* CPython's name for an expression in its messages ("function call", "literal"). */
+const char *cc_expr_name(const py_tree *t, TSNode e);
+/* The part of target e Python cannot assign to (TARGET_STAR, TARGET_FOR) or delete,
+ * and *why its message; a null node when e is a valid target. */
+TSNode cc_invalid_target(const py_tree *t, TSNode e, int targets, char *why, size_t n);
+/* A delete statement; the target of `with ... as` (an as_pattern_target). */
+void cc_delete(cc *c, TSNode del);
+void cc_with_target(cc *c, TSNode target);
+
+/* In a tree with an error, err the first: when the logical line it begins in has
+ * a target Python cannot assign to (`f() = 1`, `for f() in x`, `x + 1 += 2`) and
+ * tree-sitter's error is not before it, sets e to CPython's refusal of it and
+ * returns 1 (config_syntax.c). */
+struct pytok_result;
+struct pytok_error;
+int cc_target_error(const py_tree *t, const struct pytok_result *tok, TSNode err,
+                    struct pytok_error *e);
+
+#endif

@@ -1,0 +1,696 @@
+/*
+ * config_target.c - what Python cannot assign to or delete.
+ *
+ * tree-sitter-python takes any expression after `del` and after `with ... as`,
+ * where CPython's parser takes names, attributes, subscripts and tuples and lists
+ * of them (Grammar/python.gram's del_targets and star_targets), and refuses the
+ * rest with "cannot delete function call", "cannot assign to literal" at the first
+ * part it cannot take (Parser/pegen.c's _PyPegen_get_invalid_target). Of a target
+ * it takes, its compiler refuses a starred one alone and two stars in one tuple.
+ * The same names serve the parser's refusals in a tree with an error
+ * (config_syntax.c): `f() = 1`, `for f() in x`.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "patchgen/config_compile.h"
+#include "patchgen/config_internal.h"
+#include "py/pytok.h"
+
+static int is(TSNode n, const char *type)
+{
+    return !strcmp(ts_node_type(n), type);
+}
+
+/* An f-string among the parts of a string literal. */
+static int is_fstring(const py_tree *t, TSNode e)
+{
+    uint32_t k = is(e, "concatenated_string") ? ts_node_named_child_count(e) : 1;
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode s = is(e, "concatenated_string") ? ts_node_named_child(e, i) : e;
+        if (ts_node_named_child_count(s) == 0)
+            continue;
+        size_t len;
+        const char *p = py_text(t, ts_node_named_child(s, 0), &len); /* string_start */
+        for (size_t j = 0; j < len; j++)
+            if (p[j] == 'f' || p[j] == 'F')
+                return 1;
+    }
+    return 0;
+}
+
+const char *cc_expr_name(const py_tree *t, TSNode e)
+{
+    static const struct {
+        const char *type, *name;
+    } names[] = {{"attribute", "attribute"},
+                 {"subscript", "subscript"},
+                 {"list_splat", "starred"},
+                 {"list_splat_pattern", "starred"},
+                 {"identifier", "name"},
+                 {"list", "list"},
+                 {"list_pattern", "list"},
+                 {"tuple", "tuple"},
+                 {"tuple_pattern", "tuple"},
+                 {"expression_list", "tuple"},
+                 {"pattern_list", "tuple"},
+                 {"lambda", "lambda"},
+                 {"call", "function call"},
+                 {"boolean_operator", "expression"},
+                 {"binary_operator", "expression"},
+                 {"unary_operator", "expression"},
+                 {"not_operator", "expression"},
+                 {"generator_expression", "generator expression"},
+                 {"yield", "yield expression"},
+                 {"await", "await expression"},
+                 {"list_comprehension", "list comprehension"},
+                 {"set_comprehension", "set comprehension"},
+                 {"dictionary_comprehension", "dict comprehension"},
+                 {"dictionary", "dict literal"},
+                 {"set", "set display"},
+                 {"integer", "literal"},
+                 {"float", "literal"},
+                 {"true", "True"},
+                 {"false", "False"},
+                 {"none", "None"},
+                 {"ellipsis", "ellipsis"},
+                 {"comparison_operator", "comparison"},
+                 {"conditional_expression", "conditional expression"},
+                 {"named_expression", "named expression"}};
+    while (is(e, "parenthesized_expression") && ts_node_named_child_count(e) > 0)
+        e = ts_node_named_child(e, 0);
+    if (is(e, "string") || is(e, "concatenated_string"))
+        return is_fstring(t, e) ? "f-string expression" : "literal";
+    for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+        if (is(e, names[i].type))
+            return names[i].name;
+    return "expression";
+}
+
+static int has_comma(TSNode n)
+{
+    for (uint32_t i = 0; i < ts_node_child_count(n); i++)
+        if (!strcmp(ts_node_type(ts_node_child(n, i)), ","))
+            return 1;
+    return 0;
+}
+
+static int is_star(TSNode n)
+{
+    return is(n, "list_splat") || is(n, "list_splat_pattern");
+}
+
+static TSNode invalid(const py_tree *t, TSNode e, int targets, const char **star)
+{
+    if (is(e, "parenthesized_expression") || is(e, "tuple") || is(e, "tuple_pattern")) {
+        /* `(*a)`: a group, not a tuple, and a star is no expression */
+        if (ts_node_named_child_count(e) == 1 && is_star(ts_node_named_child(e, 0)) &&
+            (is(e, "parenthesized_expression") || !has_comma(e))) {
+            *star = "cannot use starred expression here";
+            return ts_node_named_child(e, 0);
+        }
+    }
+    if (is(e, "parenthesized_expression") || is(e, "tuple") || is(e, "tuple_pattern") ||
+        is(e, "list") || is(e, "list_pattern") || is(e, "expression_list") ||
+        is(e, "pattern_list")) {
+        for (uint32_t i = 0; i < ts_node_named_child_count(e); i++) {
+            TSNode ch = ts_node_named_child(e, i);
+            if (ts_node_is_extra(ch))
+                continue;
+            TSNode r = invalid(t, ch, targets, star);
+            if (!ts_node_is_null(r))
+                return r;
+        }
+        return (TSNode){0};
+    }
+    if (is_star(e)) {
+        if (targets == TARGET_DEL || ts_node_named_child_count(e) == 0)
+            return e;
+        return invalid(t, ts_node_named_child(e, 0), targets, star);
+    }
+    if (is(e, "comparison_operator") && targets == TARGET_FOR) {
+        /* `for a in b in c`: the target is what comes before the first `in` */
+        if (ts_node_child_count(e) > 1 && !strcmp(ts_node_type(ts_node_child(e, 1)), "in"))
+            return invalid(t, ts_node_named_child(e, 0), targets, star);
+        return (TSNode){0};
+    }
+    if (is(e, "identifier") || is(e, "attribute") || is(e, "subscript") || ts_node_is_extra(e))
+        return (TSNode){0};
+    return e;
+}
+
+TSNode cc_invalid_target(const py_tree *t, TSNode e, int targets, char *why, size_t n)
+{
+    const char *star = NULL;
+    TSNode r = invalid(t, e, targets, &star);
+    if (ts_node_is_null(r))
+        return r;
+    if (star)
+        snprintf(why, n, "%s", star);
+    else
+        snprintf(why, n, targets == TARGET_DEL ? "cannot delete %s" : "cannot assign to %s",
+                 cc_expr_name(t, r));
+    return r;
+}
+
+void cc_delete(cc *c, TSNode del)
+{
+    char why[96];
+    for (uint32_t i = 0; i < ts_node_named_child_count(del); i++) {
+        TSNode r =
+            cc_invalid_target(c->t, ts_node_named_child(del, i), TARGET_DEL, why, sizeof(why));
+        if (!ts_node_is_null(r)) {
+            cc_refuse(c, r, CC_PARSER, "%s", why);
+            return;
+        }
+    }
+}
+
+/* The compiler's rules on a target the parser took: a star alone, two in a tuple. */
+static void starred(cc *c, TSNode e, int top)
+{
+    while (is(e, "parenthesized_expression") && ts_node_named_child_count(e) == 1)
+        e = ts_node_named_child(e, 0);
+    if (is_star(e)) {
+        if (top)
+            cc_refuse(c, e, CC_COMPILER, "starred assignment target must be in a list or tuple");
+        else if (ts_node_named_child_count(e) > 0)
+            starred(c, ts_node_named_child(e, 0), 0);
+        return;
+    }
+    if (!is(e, "tuple") && !is(e, "list") && !is(e, "expression_list"))
+        return;
+    int stars = 0;
+    for (uint32_t i = 0; i < ts_node_named_child_count(e); i++)
+        stars += is_star(ts_node_named_child(e, i));
+    if (stars > 1) {
+        cc_refuse(c, e, CC_COMPILER, "multiple starred expressions in assignment");
+        return;
+    }
+    for (uint32_t i = 0; i < ts_node_named_child_count(e); i++)
+        starred(c, ts_node_named_child(e, i), 0);
+}
+
+void cc_with_target(cc *c, TSNode target)
+{
+    TSNode x = {0};
+    for (uint32_t i = 0; i < ts_node_named_child_count(target) && ts_node_is_null(x); i++)
+        if (!ts_node_is_extra(ts_node_named_child(target, i)))
+            x = ts_node_named_child(target, i);
+    if (ts_node_is_null(x))
+        return;
+    char why[96];
+    TSNode r = cc_invalid_target(c->t, x, TARGET_STAR, why, sizeof(why));
+    if (!ts_node_is_null(r))
+        cc_refuse(c, r, CC_PARSER, "%s", why);
+    else
+        starred(c, x, 1);
+}
+
+/* --- the parser's refusals of a target, in a tree with an error ---------------- */
+
+/* A token of one logical line: a name, a string, a number or an operator. */
+typedef struct ltok {
+    uint32_t start, end;
+    int depth; /* of the brackets around it (an opening bracket: outside it) */
+    char kind; /* 'n' name, 's' string, 'd' number, 'o' operator */
+} ltok;
+typedef VEC(ltok) ltoks;
+
+static int name_byte(unsigned char ch)
+{
+    return ch == '_' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+           (ch >= '0' && ch <= '9') || ch >= 0x80;
+}
+
+/* The end of the string literal whose quote is at src[i]. */
+static size_t string_end(const char *src, size_t i, size_t end)
+{
+    char q = src[i];
+    int triple = i + 2 < end && src[i + 1] == q && src[i + 2] == q;
+    i += triple ? 3 : 1;
+    while (i < end) {
+        if (src[i] == '\\') {
+            i += 2;
+        } else if (src[i] == q &&
+                   (!triple || (i + 2 < end && src[i + 1] == q && src[i + 2] == q))) {
+            return i + (triple ? 3 : 1);
+        } else if (src[i] == '\n' && !triple) {
+            return i;
+        } else {
+            i++;
+        }
+    }
+    return end;
+}
+
+/* The operator at src[i]: its length (the longest of Python's). */
+static size_t op_len(const char *s, size_t left)
+{
+    static const char *const ops[] = {
+        "**=", "//=", ">>=", "<<=", "...", "==", "!=", "<=", ">=", ":=", "->", "+=",
+        "-=",  "*=",  "/=",  "%=",  "&=",  "|=", "^=", "@=", "**", "//", "<<", ">>"};
+    for (size_t i = 0; i < sizeof(ops) / sizeof(*ops); i++) {
+        size_t n = strlen(ops[i]);
+        if (n <= left && !memcmp(s, ops[i], n))
+            return n;
+    }
+    return 1;
+}
+
+/* The tokens of src[from..to): what CPython's tokenizer reads of a logical line,
+ * as far as targets need (strings whole, comments and continuations skipped). */
+static void line_tokens(const char *src, size_t from, size_t to, ltoks *out)
+{
+    int depth = 0;
+    for (size_t i = from; i < to;) {
+        unsigned char ch = (unsigned char)src[i];
+        size_t j = i;
+        if (strchr(" \t\f\r\n\\", ch)) {
+            i++;
+            continue;
+        }
+        if (ch == '#') {
+            while (i < to && src[i] != '\n')
+                i++;
+            continue;
+        }
+        char kind = 'o';
+        if (name_byte(ch) && !(ch >= '0' && ch <= '9')) {
+            while (j < to && name_byte((unsigned char)src[j]))
+                j++;
+            kind = 'n';
+            if (j < to && (src[j] == '\'' || src[j] == '"') && j - i <= 2) {
+                j = string_end(src, j, to); /* a prefixed string: rb'...' */
+                kind = 's';
+            }
+        } else if (ch == '\'' || ch == '"') {
+            j = string_end(src, i, to);
+            kind = 's';
+        } else if ((ch >= '0' && ch <= '9') ||
+                   (ch == '.' && i + 1 < to && src[i + 1] >= '0' && src[i + 1] <= '9')) {
+            while (j < to && (name_byte((unsigned char)src[j]) || src[j] == '.' ||
+                              ((src[j] == '+' || src[j] == '-') && strchr("eE", src[j - 1]))))
+                j++;
+            kind = 'd';
+        } else {
+            j = i + op_len(src + i, to - i);
+            if (strchr(")]}", ch) && depth > 0)
+                depth--;
+        }
+        ltok t = {(uint32_t)i, (uint32_t)j, depth, kind};
+        VEC_PUSH(out, t);
+        if (kind == 'o' && strchr("([{", ch))
+            depth++;
+        i = j;
+    }
+}
+
+static int tok_is(const char *src, const ltok *t, const char *s)
+{
+    size_t n = strlen(s);
+    return t->end - t->start == n && !memcmp(src + t->start, s, n);
+}
+
+/* What the parser refuses of a target found in the text: where and why. */
+typedef struct found {
+    uint32_t at;     /* the refusal's byte */
+    uint32_t rs, re; /* the target's bytes */
+    char why[128];
+} found;
+
+/* Parses src[a..b) as an expression: the module's statement, or a null node when
+ * it is not one expression statement without error. */
+static TSNode parse_expr(py_tree *p, const char *src, uint32_t a, uint32_t b)
+{
+    if (py_parse(p, src + a, b - a, "<target>") < 0)
+        return (TSNode){0};
+    TSNode root = py_root(p);
+    if (ts_node_has_error(root) || ts_node_named_child_count(root) != 1)
+        return (TSNode){0};
+    TSNode stmt = ts_node_named_child(root, 0);
+    if (!is(stmt, "expression_statement") || ts_node_named_child_count(stmt) == 0)
+        return (TSNode){0};
+    return stmt;
+}
+
+/* The expression an expression statement holds: its one child, or itself for a
+ * tuple without parentheses (`a, b`). */
+static TSNode stmt_expr(TSNode stmt)
+{
+    if (ts_node_named_child_count(stmt) == 1 && !has_comma(stmt))
+        return ts_node_named_child(stmt, 0);
+    return stmt;
+}
+
+static TSNode invalid_in(const py_tree *t, TSNode e, int targets, const char **star)
+{
+    if (!is(e, "expression_statement"))
+        return invalid(t, e, targets, star);
+    for (uint32_t i = 0; i < ts_node_named_child_count(e); i++) {
+        TSNode r = invalid(t, ts_node_named_child(e, i), targets, star);
+        if (!ts_node_is_null(r))
+            return r;
+    }
+    return (TSNode){0};
+}
+
+/* `for TARGET in`: the target between tokens k (after `for`) and the `in` at its
+ * depth. */
+static void for_target(const char *src, const ltoks *ts, size_t k, found *f)
+{
+    size_t in = k;
+    while (in < ts->len && !(ts->items[in].depth == ts->items[k - 1].depth &&
+                             ts->items[in].kind == 'n' && tok_is(src, &ts->items[in], "in")))
+        in++;
+    if (in == k || in >= ts->len)
+        return;
+    py_tree p;
+    uint32_t a = ts->items[k].start;
+    TSNode stmt = parse_expr(&p, src, a, ts->items[in - 1].end);
+    const char *star = NULL;
+    TSNode r = ts_node_is_null(stmt) ? stmt : invalid_in(&p, stmt_expr(stmt), TARGET_FOR, &star);
+    if (!ts_node_is_null(r) && !star) {
+        f->at = a + ts_node_start_byte(r);
+        f->rs = a;
+        f->re = ts->items[in - 1].end;
+        snprintf(f->why, sizeof(f->why), "cannot assign to %s", cc_expr_name(&p, r));
+    }
+    py_tree_free(&p);
+}
+
+/* Whether CPython's bitwise_or takes the whole expression: an operand of a
+ * comparison, not a comparison, `not`, `and`, a lambda, a conditional. */
+static int is_bitwise_or(TSNode e)
+{
+    static const char *const others[] = {"comparison_operator",
+                                         "not_operator",
+                                         "boolean_operator",
+                                         "conditional_expression",
+                                         "lambda",
+                                         "list_splat",
+                                         "yield",
+                                         "named_expression",
+                                         "expression_statement"};
+    for (size_t i = 0; i < sizeof(others) / sizeof(*others); i++)
+        if (is(e, others[i]))
+            return 0;
+    return 1;
+}
+
+/* Whether CPython's bitwise_or takes the start of the expression. */
+static int starts_bitwise_or(TSNode e)
+{
+    if (is_bitwise_or(e))
+        return 1;
+    if (is(e, "comparison_operator") || is(e, "boolean_operator") ||
+        is(e, "conditional_expression") || is(e, "expression_statement"))
+        return ts_node_named_child_count(e) > 0 && starts_bitwise_or(ts_node_named_child(e, 0));
+    return 0;
+}
+
+/* `A = B` where B begins with a bitwise_or that no `=` or `:=` follows: CPython's
+ * "cannot assign to ... here. Maybe you meant '==' instead of '='?". */
+static int value_is_bitwise_or(const char *src, const uint32_t *parts, size_t n)
+{
+    py_tree p;
+    TSNode stmt = parse_expr(&p, src, parts[2], parts[3]);
+    int r = 0;
+    if (!ts_node_is_null(stmt)) {
+        TSNode v = stmt_expr(stmt);
+        r = starts_bitwise_or(v) && (n > 2 ? !is_bitwise_or(v) : !is(v, "named_expression"));
+    }
+    py_tree_free(&p);
+    return r;
+}
+
+/* CPython's invalid_named_expression, tried on the last element of the first
+ * target when the value is a bitwise_or no `=` follows: "invalid syntax. Maybe you
+ * meant '==' or ':=' instead of '='?" after a name, "cannot assign to X here. Maybe
+ * you meant '==' instead of '='?" after another bitwise_or but a list, a tuple, a
+ * generator expression, True, False and None. 0 when it does not apply. */
+static int named_expression(const py_tree *p, TSNode e, uint32_t off, found *f)
+{
+    if (is(e, "expression_statement")) { /* `a, f() = 1`: its last element */
+        uint32_t k = ts_node_named_child_count(e);
+        if (k == 0 || has_comma(ts_node_child(e, ts_node_child_count(e) - 1)))
+            return 0;
+        e = ts_node_named_child(e, k - 1);
+        if (is(e, "identifier")) {
+            f->at = off + ts_node_start_byte(e);
+            snprintf(f->why, sizeof(f->why),
+                     "invalid syntax. Maybe you meant '==' or ':=' instead of '='?");
+            return 1;
+        }
+    }
+    static const char *const others[] = {
+        "list", "tuple", "generator_expression", "true", "false", "none", "identifier"};
+    for (size_t i = 0; i < sizeof(others) / sizeof(*others); i++)
+        if (is(e, others[i]))
+            return 0;
+    if (!is_bitwise_or(e))
+        return 0;
+    while (is(e, "parenthesized_expression") && ts_node_named_child_count(e) == 1)
+        e = ts_node_named_child(e, 0); /* a group is its expression */
+    f->at = off + ts_node_start_byte(e);
+    snprintf(f->why, sizeof(f->why),
+             "cannot assign to %s here. Maybe you meant '==' instead of '='?", cc_expr_name(p, e));
+    return 1;
+}
+
+/* `A = B = ...`: the first target (parts[i], from the start to an `=`) Python cannot
+ * assign to (Grammar/python.gram's invalid_assignment and invalid_named_expression). */
+static void assign_target(const char *src, const uint32_t *parts, size_t n, found *f)
+{
+    for (size_t i = 0; i + 1 < n; i++) {
+        uint32_t a = parts[2 * i], b = parts[2 * i + 1];
+        int starred = src[a] == '*'; /* `*x =`: tree-sitter reads `*f()` as a call */
+        py_tree p;
+        TSNode stmt = parse_expr(&p, src, a + starred, b);
+        if (ts_node_is_null(stmt)) {
+            py_tree_free(&p);
+            return;
+        }
+        TSNode e = stmt_expr(stmt);
+        const char *star = NULL;
+        TSNode r = invalid_in(&p, e, TARGET_STAR, &star);
+        if (ts_node_is_null(r) || star) {
+            py_tree_free(&p);
+            if (star)
+                return;
+            continue;
+        }
+        f->rs = a;
+        f->re = b;
+        if (is(e, "yield") && !starred) {
+            f->at = a;
+            snprintf(f->why, sizeof(f->why), "assignment to yield expression not possible");
+        } else if (starred || i > 0 || !value_is_bitwise_or(src, parts, n) ||
+                   !named_expression(&p, e, a, f)) {
+            f->at = a + starred + ts_node_start_byte(r);
+            snprintf(f->why, sizeof(f->why), "cannot assign to %s", cc_expr_name(&p, r));
+        }
+        py_tree_free(&p);
+        return;
+    }
+}
+
+/* `A += B` where A is no name, attribute or subscript. */
+static void augmented_target(const char *src, uint32_t a, uint32_t b, found *f)
+{
+    py_tree p;
+    TSNode stmt = parse_expr(&p, src, a, b);
+    if (!ts_node_is_null(stmt)) {
+        TSNode e = stmt_expr(stmt), g = e;
+        while (is(g, "parenthesized_expression") && ts_node_named_child_count(g) == 1)
+            g = ts_node_named_child(g, 0);
+        if (!is(g, "identifier") && !is(g, "attribute") && !is(g, "subscript")) {
+            f->rs = a;
+            f->re = b;
+            f->at = a + ts_node_start_byte(g);
+            snprintf(f->why, sizeof(f->why),
+                     "'%s' is an illegal expression for augmented assignment",
+                     is(g, "expression_statement") ? "tuple" : cc_expr_name(&p, g));
+        }
+    }
+    py_tree_free(&p);
+}
+
+/* `del A`: the part of A Python cannot delete. */
+static void del_target(const char *src, uint32_t a, uint32_t b, found *f)
+{
+    py_tree p;
+    TSNode stmt = parse_expr(&p, src, a, b), r = {0};
+    char why[96];
+    if (!ts_node_is_null(stmt)) {
+        TSNode e = stmt_expr(stmt);
+        if (!is(e, "expression_statement")) /* else `del a, f()`: each */
+            r = cc_invalid_target(&p, e, TARGET_DEL, why, sizeof(why));
+        for (uint32_t i = 0;
+             ts_node_eq(e, stmt) && i < ts_node_named_child_count(stmt) && ts_node_is_null(r); i++)
+            r = cc_invalid_target(&p, ts_node_named_child(stmt, i), TARGET_DEL, why, sizeof(why));
+    }
+    if (!ts_node_is_null(r)) {
+        f->at = a + ts_node_start_byte(r);
+        f->rs = a;
+        f->re = b;
+        snprintf(f->why, sizeof(f->why), "%s", why);
+    }
+    py_tree_free(&p);
+}
+
+/* The simple statement tokens [from, to): an assignment's or augmented
+ * assignment's target. */
+static void statement_targets(const char *src, const ltoks *ts, size_t from, size_t to, found *f)
+{
+    static const char *const keywords[] = {
+        "if",     "elif",     "else",    "while", "for",  "def",    "class",    "with",
+        "try",    "except",   "finally", "async", "del",  "return", "import",   "from",
+        "global", "nonlocal", "assert",  "raise", "pass", "break",  "continue", "lambda"};
+    const ltok *first = &ts->items[from];
+    if (first->kind == 'n' && tok_is(src, first, "del") && to > from + 1) {
+        del_target(src, ts->items[from + 1].start, ts->items[to - 1].end, f);
+        return;
+    }
+    if (first->kind == 'o' && tok_is(src, first, "@"))
+        return;
+    for (size_t i = 0; first->kind == 'n' && i < sizeof(keywords) / sizeof(*keywords); i++)
+        if (tok_is(src, first, keywords[i]) && strcmp(keywords[i], "lambda"))
+            return;
+    int lambdas = 0; /* lambdas whose parameters run on: their `=` and `:` are theirs */
+    VEC(uint32_t) parts = VEC_INIT; /* [start, end) of each part between `=` */
+    VEC_PUSH(&parts, first->start);
+    for (size_t k = from; k < to; k++) {
+        const ltok *t = &ts->items[k];
+        if (t->depth > 0)
+            continue;
+        if (t->kind == 'n' && tok_is(src, t, "lambda")) {
+            lambdas++;
+            continue;
+        }
+        if (t->kind == 'o' && tok_is(src, t, ":")) {
+            if (!lambdas)
+                break; /* an annotation: not read here */
+            lambdas--;
+            continue;
+        }
+        if (lambdas)
+            continue;
+        if (t->kind == 'o' && t->end - t->start >= 2 && src[t->end - 1] == '=' &&
+            !tok_is(src, t, "==") && !tok_is(src, t, "!=") && !tok_is(src, t, "<=") &&
+            !tok_is(src, t, ">=") && !tok_is(src, t, ":=") && parts.len == 1) {
+            augmented_target(src, first->start, ts->items[k - 1].end, f);
+            break;
+        }
+        if (t->kind == 'o' && tok_is(src, t, "=") && k > from && k + 1 < to) {
+            VEC_PUSH(&parts, ts->items[k - 1].end);
+            VEC_PUSH(&parts, ts->items[k + 1].start);
+        }
+        if (k + 1 == to && parts.len > 1) {
+            VEC_PUSH(&parts, t->end);
+            assign_target(src, parts.items, parts.len / 2, f);
+        }
+    }
+    VEC_FREE(&parts);
+}
+
+/* The first target of logical line src[from..to) Python cannot assign to. */
+static void line_targets(const char *src, size_t from, size_t to, found *best)
+{
+    ltoks ts = VEC_INIT;
+    line_tokens(src, from, to, &ts);
+    size_t start = 0;
+    for (size_t k = 0; k <= ts.len; k++) {
+        found f = {UINT32_MAX, 0, 0, {0}};
+        if (k == ts.len || (ts.items[k].depth == 0 && tok_is(src, &ts.items[k], ";"))) {
+            if (k > start)
+                statement_targets(src, &ts, start, k, &f);
+            start = k + 1;
+        } else if (ts.items[k].kind == 'n' && tok_is(src, &ts.items[k], "for") &&
+                   (ts.items[k].depth > 0 || k == start ||
+                    (k == start + 1 && tok_is(src, &ts.items[start], "async")))) {
+            for_target(src, &ts, k + 1, &f);
+        }
+        if (f.at < best->at)
+            *best = f;
+    }
+    VEC_FREE(&ts);
+}
+
+static TSPoint point_at(const char *src, size_t at)
+{
+    TSPoint p = {0, 0};
+    for (size_t i = 0; i < at; i++) {
+        if (src[i] == '\n')
+            p.row++, p.column = 0;
+        else
+            p.column++;
+    }
+    return p;
+}
+
+/* The deepest first error under n: where tree-sitter's error is (an ERROR node
+ * can hold everything before it as well). */
+static TSNode deepest_error(TSNode n)
+{
+    while (!ts_node_is_missing(n)) {
+        uint32_t k = ts_node_child_count(n), i = 0;
+        for (; i < k; i++) {
+            TSNode c = ts_node_child(n, i);
+            if (ts_node_is_missing(c) || ts_node_has_error(c)) {
+                n = c;
+                break;
+            }
+        }
+        if (i == k)
+            break;
+    }
+    return n;
+}
+
+/* Whether the target explains the tree's error: with a name in its place (kept
+ * over as many lines), tree-sitter finds no error before its end. */
+static int explains(const py_tree *t, const found *f)
+{
+    char *copy = pgci_malloc(t->len + 1);
+    memcpy(copy, t->src, t->len);
+    uint32_t n = f->re - f->rs;
+    for (uint32_t i = 0; i < n; i++) {
+        char *ch = &copy[f->rs + i];
+        if (n <= 2)
+            *ch = '_';
+        else
+            *ch = i == 0 ? '(' : i == 1 ? '_' : i == n - 1 ? ')' : *ch == '\n' ? '\n' : ' ';
+    }
+    py_tree p;
+    int ok = py_parse(&p, copy, t->len, t->path) == 0;
+    TSNode err;
+    if (ok && py_first_error(&p, &err))
+        ok = ts_node_start_byte(deepest_error(err)) >= f->re;
+    py_tree_free(&p);
+    free(copy);
+    return ok;
+}
+
+int cc_target_error(const py_tree *t, const pytok_result *tok, TSNode err, pytok_error *e)
+{
+    /* the logical lines from where tree-sitter's error begins (its ERROR node holds
+     * what came before the error too) to the end of the deepest error in it */
+    TSNode deep = deepest_error(err);
+    uint32_t es = ts_node_start_byte(err), ee = ts_node_end_byte(deep);
+    found f = {UINT32_MAX, 0, 0, {0}};
+    for (size_t k = 0; k < tok->lines.len; k++) {
+        size_t from = tok->lines.items[k];
+        size_t to = k + 1 < tok->lines.len ? tok->lines.items[k + 1] : t->len;
+        if (to > es && from <= (ee > es ? ee - 1 : es))
+            line_targets(t->src, from, to, &f);
+    }
+    if (f.at == UINT32_MAX || !explains(t, &f))
+        return 0;
+    TSPoint p = point_at(t->src, f.at);
+    e->line = p.row + 1;
+    e->col = p.column + 1;
+    e->parser = 1;
+    snprintf(e->why, sizeof(e->why), "%s", f.why);
+    return 1;
+}
