@@ -579,6 +579,8 @@ static void statement_targets(const char *src, const ltoks *ts, size_t from, siz
         if (t->kind == 'o' && t->end - t->start >= 2 && src[t->end - 1] == '=' &&
             !tok_is(src, t, "==") && !tok_is(src, t, "!=") && !tok_is(src, t, "<=") &&
             !tok_is(src, t, ">=") && !tok_is(src, t, ":=") && parts.len == 1) {
+            if (k == from)
+                break; /* an operator with no target before it: the parser's error */
             augmented_target(src, first->start, ts->items[k - 1].end, f);
             break;
         }

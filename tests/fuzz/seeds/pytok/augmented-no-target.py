@@ -1,0 +1,4 @@
+class A:
+  #    def f(self):
+  %=     :   pass
+    x = 1
