@@ -99,24 +99,6 @@ static int is_dotted(const char *s)
 
 /* ---- modules ------------------------------------------------------------------------ */
 
-/* The workspace's root: the config's file less its module's path. */
-static char *workspace_root(const pg_config *cfg)
-{
-    if (!cfg || !cfg->file || !cfg->module)
-        return NULL;
-    strbuf rel = STRBUF_INIT;
-    for (const char *q = cfg->module; *q; q++)
-        strbuf_addc(&rel, *q == '.' ? '/' : *q);
-    strbuf_adds(&rel, ".py");
-    size_t fl = strlen(cfg->file);
-    char *root = NULL;
-    if (fl > rel.len + 1 && !strcmp(cfg->file + fl - rel.len, rel.buf) &&
-        cfg->file[fl - rel.len - 1] == '/')
-        root = pgci_strndup(cfg->file, fl - rel.len - 1);
-    strbuf_free(&rel);
-    return root;
-}
-
 /* A module of the workspace, `veomni.utils.model_outputs`: its file under the
  * root, `M.py` or the package's `M/__init__.py`; NULL when neither is there. */
 static const index_module *workspace_module(fctx *c, const char *name)
@@ -740,7 +722,7 @@ static void fctx_init(fctx *c, const survey_pair *p, int side)
     memset(c, 0, sizeof(*c));
     c->p = p;
     c->side = side;
-    c->root = workspace_root(p->cfg);
+    c->root = survey_workspace_root(p->cfg);
     c->mo = MO_UNREAD;
 }
 

@@ -55,7 +55,21 @@ struct survey_bodies {
     hashmap files;   /* "%p" of a config file's tree -> index_entry (survey_object_def) */
     hashmap calls;   /* body text -> survey_calls */
     hashmap ws;      /* a workspace file's path -> index_entry (survey_file_index) */
+    hashmap memo;    /* survey_memo's key -> memo_entry */
 };
+
+typedef struct memo_entry {
+    void *value;
+    void (*release)(void *);
+} memo_entry;
+
+static void memo_entry_free(void *v)
+{
+    memo_entry *e = v;
+    if (e->value && e->release)
+        e->release(e->value);
+    free(e);
+}
 
 typedef struct index_entry {
     index_module *m; /* NULL: the text does not parse */
@@ -105,6 +119,7 @@ void survey_bodies_free(survey_bodies *b)
     hashmap_free_with(&b->files, index_entry_free);
     hashmap_free_with(&b->calls, calls_entry_free);
     hashmap_free_with(&b->ws, index_entry_free);
+    hashmap_free_with(&b->memo, memo_entry_free);
     hashmap_free(&b->same);
     pthread_mutex_destroy(&b->lock);
     free(b);
@@ -139,6 +154,53 @@ const index_module *survey_file_index(const survey_pair *p, const char *path, co
     }
     pthread_mutex_unlock(&b->lock);
     return e->m;
+}
+
+void *survey_memo(const survey_pair *p, const char *key, void *(*make)(const char *key, void *arg),
+                  void *arg, void (*release)(void *), void **own)
+{
+    *own = NULL;
+    if (!p->bodies)
+        return *own = make(key, arg);
+    survey_bodies *b = p->bodies;
+    pthread_mutex_lock(&b->lock);
+    memo_entry *e = hashmap_get(&b->memo, key);
+    pthread_mutex_unlock(&b->lock);
+    if (e)
+        return e->value;
+    /* made without the lock (make may ask the memos); a thread that made it too
+     * keeps the first one */
+    void *v = make(key, arg);
+    pthread_mutex_lock(&b->lock);
+    e = hashmap_get(&b->memo, key);
+    if (!e) {
+        e = pgci_calloc(1, sizeof(*e));
+        e->value = v;
+        e->release = release;
+        hashmap_put(&b->memo, key, e);
+        v = NULL;
+    }
+    pthread_mutex_unlock(&b->lock);
+    if (v && release)
+        release(v);
+    return e->value;
+}
+
+char *survey_workspace_root(const pg_config *cfg)
+{
+    if (!cfg || !cfg->file || !cfg->module)
+        return NULL;
+    strbuf rel = STRBUF_INIT;
+    for (const char *q = cfg->module; *q; q++)
+        strbuf_addc(&rel, *q == '.' ? '/' : *q);
+    strbuf_adds(&rel, ".py");
+    size_t fl = strlen(cfg->file);
+    char *root = NULL;
+    if (fl > rel.len + 1 && !strcmp(cfg->file + fl - rel.len, rel.buf) &&
+        cfg->file[fl - rel.len - 1] == '/')
+        root = pgci_strndup(cfg->file, fl - rel.len - 1);
+    strbuf_free(&rel);
+    return root;
 }
 
 /* The comparison of two stretches, asked once a run (p->bodies); `def` when they

@@ -109,6 +109,19 @@ const index_module *survey_patch_index(const survey_pair *p, const char *text, s
 const index_module *survey_file_index(const survey_pair *p, const char *path, const char *module,
                                       index_module **own);
 
+/* What make(key, arg) returns, made once a run per key when p->bodies is set (kept
+ * there, freed with release(value) when the run's memos are), else made now into
+ * *own, which the caller releases. make runs without the memos' lock, so it may
+ * ask them; two threads may both make a value, and the second's is released. NULL
+ * values are kept like any other. */
+void *survey_memo(const survey_pair *p, const char *key, void *(*make)(const char *key, void *arg),
+                  void *arg, void (*release)(void *), void **own);
+
+/* The workspace's root directory: the config's file less its module's path
+ * (`/ws/veomni/models/x/cfg.py` of `veomni.models.x.cfg`: `/ws`), malloc'ed; NULL
+ * when the two do not agree. */
+char *survey_workspace_root(const pg_config *cfg);
+
 /* The def that o's lines text[0..len) (signatures_object_text) define, as
  * survey_patch_index(text)->defs[0] gives it - its kind, name, parameters,
  * documented arguments and members - read from the index of o's file, built once
