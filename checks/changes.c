@@ -152,6 +152,7 @@ static const struct {
     {"callee-inherited", "callee-inherited", CHANGE_OTHER},
     {"stand-in-attr-missing", "stand-in", CHANGE_BREAKS},
     {"dataclass-field-removed", "dataclass-field", CHANGE_BREAKS},
+    {"ws-import-removed", "ws-import", CHANGE_BREAKS},
     {"init-attr-renamed", "attr", CHANGE_CONTRACT},
     {"init-attr-removed", "attrs-removed", CHANGE_CONTRACT},
     {"element-attr-removed", "attrs-removed", CHANGE_CONTRACT},
@@ -241,6 +242,13 @@ static void classify(json_t *f, fact *x)
         x->target = pgci_strdup(args.buf);
         x->symbol = strbuf_detach(&args, NULL);
         x->key = pgci_asprintf("auto-docstring-table:%s", x->symbol);
+        return;
+    }
+    if (!strcmp(x->family, "ws-import")) {
+        /* a name gone from one module: one fact, whichever workspace files import it */
+        x->target = pgci_strdup(target);
+        x->symbol = pgci_strdup(target);
+        x->key = pgci_asprintf("ws-import:%s:%s", target, str(d, "module") ? str(d, "module") : "");
         return;
     }
     x->target = pgci_strdup(target);
@@ -473,6 +481,16 @@ static int title_of_removal(strbuf *t, strbuf *act, const change *c)
                     fd);
         if (c->advice) /* the field's deprecation in upstream's docstring at A */
             strbuf_addf(act, "; upstream's docstring of the field said: \"%s\"", c->advice);
+    } else if (!strcmp(fam, "ws-import")) {
+        const char *m = str(d, "module") ? str(d, "module") : "?";
+        const char *file = str(d, "file") ? str(d, "file") : "?";
+        json_int_t line = json_integer_value(json_object_get(d, "line"));
+        strbuf_addf(t,
+                    "the workspace's `%s` imports `%s` from `%s`, which no longer has it: the "
+                    "generated modules that import that file fail at import",
+                    file, s, m);
+        strbuf_addf(act, "import it from where it moved, or drop it (`%s` line %lld)", file,
+                    (long long)line);
     } else if (!strcmp(fam, "callee-vanished")) {
         strbuf_addf(t, "`%s` is gone, and patch bodies call it", s);
         if (succ)

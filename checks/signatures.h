@@ -71,6 +71,11 @@ typedef struct survey_pair {
     /* the modules the functions patch bodies call are imported from (callees.h) */
     const survey_ext *ext;
     size_t n_ext;
+    /* the transformers modules the workspace's modules that the generated module
+     * imports import names from (checks/ws_imports.h), at A and B; apart from ext,
+     * whose modules the other checks follow calls into */
+    const survey_ext *ws_ext;
+    size_t n_ws_ext;
 } survey_pair;
 
 /* Compares every target of one config; appends findings. */

@@ -86,9 +86,18 @@ void survey_compare_checks(survey_checked *c, const survey_pair *p, const index_
         ext[i].src_b_len = ext[i].src_a_len;
     }
     same.ext = ext;
+    survey_ext *ws_ext = pgci_calloc(p->n_ws_ext + 1, sizeof(*ws_ext));
+    for (size_t i = 0; i < p->n_ws_ext; i++) {
+        ws_ext[i] = p->ws_ext[i];
+        ws_ext[i].b = ws_ext[i].a;
+        ws_ext[i].src_b = ws_ext[i].src_a;
+        ws_ext[i].src_b_len = ws_ext[i].src_a_len;
+    }
+    same.ws_ext = ws_ext;
     if (p->a && p->src_a)
         run_checks(&c->standing, &same);
     free(ext);
+    free(ws_ext);
 }
 
 static const char *data_str(const finding *f, const char *key)

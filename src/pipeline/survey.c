@@ -25,6 +25,7 @@
 #include "checks/signatures.h"
 #include "checks/survey_compare.h"
 #include "checks/survey_trees.h"
+#include "checks/ws_imports.h"
 #include "core/clock.h"
 #include "core/error.h"
 #include "core/fs.h"
@@ -240,6 +241,8 @@ typedef struct survey_state {
     double index_ms;
     strvec ext;       /* the modules patch bodies call functions from (checks/callees.h) */
     survey_ext *exts; /* ext's modules at both tags, for every config's pair */
+    strvec wsext;     /* those the workspace's imported modules import from (ws_imports.h) */
+    survey_ext *wsexts;
 } survey_state;
 
 /* The upstream and the two tags, recorded as the run's inputs. */
@@ -338,9 +341,30 @@ static void survey_fetch(survey_state *s)
     run_doc_add_timing(&s->out->doc, "fetch+index", now_ms() - t0);
 }
 
+/* The pair survey_fetch_callees reads config i's bodies and A's module through: A's
+ * module on both sides (what is fetched depends on A alone). */
+static survey_pair fetch_pair(survey_state *s, size_t i, const module_pair *mp)
+{
+    if (!s->bodies)
+        s->bodies = survey_bodies_new();
+    return (survey_pair){.config = s->sel[i]->module,
+                         .cfg = s->cfgs[i],
+                         .a = mp->a,
+                         .b = mp->a,
+                         .src_a = mp->src_a.buf,
+                         .src_a_len = mp->src_a.len,
+                         .src_b = mp->src_a.buf,
+                         .src_b_len = mp->src_a.len,
+                         .parses = s->parses,
+                         .parses_a = s->parses_a,
+                         .bodies = s->bodies};
+}
+
 /* The modules patch bodies call functions from, as each model's module imports them
  * at A (checks/callees.h), fetched at both tags in one more batch. The model's
- * modules at A are indexed here for their imports; the comparison keeps those. */
+ * modules at A are indexed here for their imports; the comparison keeps those.
+ * Then the modules the workspace's modules each generated module imports import
+ * names from (checks/ws_imports.h): the models' modules, and those read anyway. */
 static void survey_fetch_callees(survey_state *s)
 {
     double t0 = now_ms();
@@ -355,28 +379,34 @@ static void survey_fetch_callees(survey_state *s)
         callees_imported_modules(&s->ext, s->cfgs[i], mp->a);
         /* the modules the dataclasses the bodies build take their fields from
          * (checks/init_fields.h); the bodies' reading is the comparison's, kept */
-        if (!s->bodies)
-            s->bodies = survey_bodies_new();
-        survey_pair sp = {.config = s->sel[i]->module,
-                          .cfg = s->cfgs[i],
-                          .a = mp->a,
-                          .b = mp->a,
-                          .src_a = mp->src_a.buf,
-                          .src_a_len = mp->src_a.len,
-                          .src_b = mp->src_a.buf,
-                          .src_b_len = mp->src_a.len,
-                          .parses = s->parses,
-                          .parses_a = s->parses_a,
-                          .bodies = s->bodies};
+        survey_pair sp = fetch_pair(s, i, mp);
         init_fields_modules(&s->ext, &sp);
     }
-    size_t first = s->nmods;
-    s->mods = pgci_realloc(s->mods, (s->nmods + s->ext.len + 1) * sizeof(*s->mods));
+    strvec read = STRVEC_INIT;
+    for (size_t i = 0; i < s->nmods; i++)
+        strvec_push(&read, s->mods[i].module);
     for (size_t i = 0; i < s->ext.len; i++)
-        if (find_module(s->mods, s->nmods, s->ext.items[i]) < 0) {
-            memset(&s->mods[s->nmods], 0, sizeof(*s->mods));
-            s->mods[s->nmods++].module = pgci_strdup(s->ext.items[i]);
-        }
+        strvec_push(&read, s->ext.items[i]);
+    for (size_t i = 0; i < s->n; i++) {
+        if (!s->cfgs[i])
+            continue;
+        const module_pair *mp = &s->mods[find_module(s->mods, s->nmods, s->cfgs[i]->source_module)];
+        if (!mp->a)
+            continue;
+        survey_pair sp = fetch_pair(s, i, mp);
+        ws_imports_modules(&s->wsext, &sp, &read);
+    }
+    strvec_free(&read);
+    size_t first = s->nmods;
+    s->mods = pgci_realloc(s->mods, (s->nmods + s->ext.len + s->wsext.len + 1) * sizeof(*s->mods));
+    for (size_t k = 0; k < 2; k++) {
+        const strvec *more = k ? &s->wsext : &s->ext;
+        for (size_t i = 0; i < more->len; i++)
+            if (find_module(s->mods, s->nmods, more->items[i]) < 0) {
+                memset(&s->mods[s->nmods], 0, sizeof(*s->mods));
+                s->mods[s->nmods++].module = pgci_strdup(more->items[i]);
+            }
+    }
     if (s->nmods > first) {
         py_parse_set *const parses[2] = {s->parses_a, s->parses};
         const char *const tags[2] = {s->out->from, s->out->to};
@@ -541,6 +571,12 @@ static void survey_pairs(survey_state *s)
         s->exts[i] = (survey_ext){m->module,    m->a,         m->b,        m->src_a.buf,
                                   m->src_b.buf, m->src_a.len, m->src_b.len};
     }
+    s->wsexts = pgci_calloc(s->wsext.len + 1, sizeof(*s->wsexts));
+    for (size_t i = 0; i < s->wsext.len; i++) {
+        const module_pair *m = &mods[find_module(mods, nmods, s->wsext.items[i])];
+        s->wsexts[i] = (survey_ext){m->module,    m->a,         m->b,        m->src_a.buf,
+                                    m->src_b.buf, m->src_a.len, m->src_b.len};
+    }
     for (size_t i = 0; i < s->n; i++) {
         if (!s->cfgs[i])
             continue;
@@ -573,6 +609,8 @@ static void survey_pairs(survey_state *s)
             .docs_b = di >= 0 ? mods[di].b : NULL,
             .ext = s->exts,
             .n_ext = s->ext.len,
+            .ws_ext = s->wsexts,
+            .n_ws_ext = s->wsext.len,
         };
         if (ui >= 0 && mods[ui].a && mods[ui].b) {
             c->sp.base_a = mods[ui].a;
@@ -937,6 +975,8 @@ static void survey_state_free(survey_state *s)
     survey_bodies_free(s->bodies);
     strvec_free(&s->ext);
     free(s->exts);
+    strvec_free(&s->wsext);
+    free(s->wsexts);
     module_pair *mods = s->mods;
     for (size_t i = 0; i < s->nmods; i++) {
         free(mods[i].module);

@@ -118,6 +118,59 @@ expect_grep '^Why it breaks:$' "$T/vl.report/report.md"
 expect_grep '^- `create_causal_mask\(\)`: it passes `cache_position=`, which the new signature lacks$' \
     "$T/vl.report/report.md"
 
+# a module of the workspace that a generated module imports: its top-level import
+# of qwen3's `Qwen3MLP`, which v1.1.0 renamed (DRIFT.md), raises ImportError when
+# the llama config's generated module is imported, though no patch body changed;
+# its imports in a `try` and in a function do not run unguarded at import time
+scenario wsimp
+mkdir -p "$T/wsimp/workspace/demo/utils"
+printf '"""Shared helpers."""\n' > "$T/wsimp/workspace/demo/utils/__init__.py"
+cat > "$T/wsimp/workspace/demo/utils/outputs.py" <<'PY'
+"""What the demo's patched models share."""
+
+from transformers.models.qwen3.modeling_qwen3 import Qwen3MLP, Qwen3RMSNorm
+
+try:
+    from transformers.models.qwen3.modeling_qwen3 import Qwen3FeedForwardSoon
+except ImportError:
+    Qwen3FeedForwardSoon = None
+
+
+def scaled(x):
+    from transformers.models.mini_vl.modeling_mini_vl import scale_tokens
+
+    return scale_tokens(x, 2)
+
+
+DEMO_MLP = (Qwen3MLP, Qwen3RMSNorm)
+PY
+wcfg=$T/wsimp/workspace/demo/models/llama/llama_gpu_patch_gen_config.py
+replace_once "$wcfg" 'config.add_import("os", is_from_import=False)\n' \
+    'config.add_import("os", is_from_import=False)\nconfig.add_import("demo.utils.outputs", names=["DEMO_MLP"])\n'
+replace_once "$wcfg" '    if "swiglu" in demo_kernels:\n' '    if "swiglu" in demo_kernels and DEMO_MLP:\n'
+"$PGCI" survey -C "$T/wsimp/workspace" --ruff "$RUFF" --no-cache --format json \
+    --run-json "$T/wsimp.run.json" > "$T/wsimp.json" || true
+python3 - "$T/wsimp.json" "$T/wsimp.run.json" <<'PY'
+import json, sys
+fs = [f for f in json.load(open(sys.argv[1])) if f["data"].get("kind") == "ws-import-removed"]
+got = [(f["severity"], f["config"].split(".")[-1], f["path"], f["line"], f["title"]) for f in fs]
+assert got == [("error", "llama_gpu_patch_gen_config", "demo/utils/outputs.py", 3,
+                "`demo/utils/outputs.py` line 3 imports `Qwen3MLP` from "
+                "`transformers.models.qwen3.modeling_qwen3`, which no longer has it at v1.1.0: "
+                "importing the generated module raises ImportError")], got
+run = json.load(open(sys.argv[2]))
+f = next(f for f in run["findings"] if f["data"].get("kind") == "ws-import-removed")
+c = next(c for c in run["changes"] if c["id"] == f["data"]["change"])
+assert c["how"] == "breaks-at-run-time" and c["action"] == (
+    "import it from where it moved, or drop it (`demo/utils/outputs.py` line 3)"), c
+PY
+# the same workspace against each tag itself: nothing
+for tag in v1.0.0 v1.1.0; do
+    "$PGCI" survey -C "$T/wsimp/workspace" --ruff "$RUFF" --from $tag --to $tag --format json \
+        > "$T/wsimp.same.json" || true
+    ! grep -q ws-import-removed "$T/wsimp.same.json"
+done
+
 # no change, no finding: a survey of each tag against itself reports nothing at all
 # (standing facts - notes about what patchgen leaves out, a name_map field trap
 # already there, a config that fails to regenerate at both tags - are pgci check's)
