@@ -19,7 +19,12 @@
 #    the config's helper subclasses executed over the real module, the
 #    workspace's modules executed statement by statement) that binds at the old
 #    release and raises at the new one, called with the body's keywords, is a
-#    `dataclass-field-removed` error, and every such error is one (fields_oracle.py).
+#    `dataclass-field-removed` error, and every such error is one (fields_oracle.py);
+#  - every `from transformers.<module> import NAME` at the top level of a module of
+#    the workspace that a config's generated module loads (its checked-in imports of
+#    the workspace run for real, in a process of its own) that runs at the old
+#    release and cannot import at the new one is a `ws-import-removed` error of that
+#    config, and every such error is one (ws_imports_oracle.py).
 # The releases are imported with the torch of the venv 80-hf-parity.sh installs,
 # each beside the huggingface_hub and tokenizers its version check asks for
 # (pinned, into the corpus cache); each release is imported once per workspace.
@@ -29,11 +34,13 @@ cd "$repo"
 . tests/corpus/setup.sh
 PY=$(corpus_hf_venv) || exit 1
 # what releases older than the venv's transformers need besides: huggingface_hub
-# 1.x with its httpx stack, and tokenizers 0.22
+# 1.x with its httpx stack, and tokenizers 0.22; and what veomni's own modules
+# import besides torch (psutil), for ws_imports_oracle.py
 hub1=$PGCI_CORPUS_CACHE/hf-extra-hub1
 tok=$PGCI_CORPUS_CACHE/hf-extra-tokenizers0.22
+psutil=$PGCI_CORPUS_CACHE/hf-extra-psutil
 for spec in "$hub1|httpx==0.28.1 httpcore==1.0.9 h11==0.16.0 anyio==4.11.0 sniffio==1.3.1 certifi==2024.8.30 idna==3.10 huggingface_hub==1.33.0" \
-    "$tok|tokenizers==0.22.1"; do
+    "$tok|tokenizers==0.22.1" "$psutil|psutil==7.0.0"; do
     dir=${spec%%|*}
     if [ ! -f "$dir/.done" ]; then
         rm -rf "$dir"
@@ -73,7 +80,7 @@ at() {
     local f=$tmp/$1-$2.json pp
     if [ ! -f "$f" ]; then
         pp=$(pythonpath "$2") || return 1
-        PYTHONPATH=$pp "$PY" $oracle probe "$tmp/$1.scan.json" > "$f" 2> "$f.err" ||
+        PYTHONPATH=$pp:$psutil "$PY" $oracle probe "$tmp/$1.scan.json" > "$f" 2> "$f.err" ||
             { tail -n 5 "$f.err" >&2; rm -f "$f"; return 1; }
         python3 - "$f" <<'PY' || return 1
 import json, sys
