@@ -112,6 +112,11 @@ TSNode cc_invalid_target(const py_tree *t, TSNode e, int targets, char *why, siz
 void cc_delete(cc *c, TSNode del);
 void cc_with_target(cc *c, TSNode target);
 
+/* The deepest first error under n: where tree-sitter's error is (an ERROR node
+ * can hold everything before it as well): a missing token, or an ERROR node with
+ * no child in error. */
+TSNode cc_deepest_error(TSNode n);
+
 /* In a tree with an error, err the first: when the logical line it begins in has
  * a target Python cannot assign to (`f() = 1`, `for f() in x`, `x + 1 += 2`) and
  * tree-sitter's error is not before it, sets e to CPython's refusal of it and

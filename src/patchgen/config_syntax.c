@@ -84,18 +84,7 @@ static void tree_error(const py_tree *t, const pytok_result *tok, pytok_error *e
 {
     TSNode n;
     py_first_error(t, &n);
-    while (!ts_node_is_missing(n)) {
-        uint32_t k = ts_node_child_count(n), i = 0;
-        for (; i < k; i++) {
-            TSNode c = ts_node_child(n, i);
-            if (ts_node_is_missing(c) || ts_node_has_error(c)) {
-                n = c;
-                break;
-            }
-        }
-        if (i == k)
-            break;
-    }
+    n = cc_deepest_error(n);
     if (ts_node_is_missing(n)) {
         char why[64];
         snprintf(why, sizeof(why), "invalid syntax (expected '%s')", ts_node_type(n));

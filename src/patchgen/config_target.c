@@ -631,9 +631,7 @@ static TSPoint point_at(const char *src, size_t at)
     return p;
 }
 
-/* The deepest first error under n: where tree-sitter's error is (an ERROR node
- * can hold everything before it as well). */
-static TSNode deepest_error(TSNode n)
+TSNode cc_deepest_error(TSNode n)
 {
     while (!ts_node_is_missing(n)) {
         uint32_t k = ts_node_child_count(n), i = 0;
@@ -668,7 +666,7 @@ static int explains(const py_tree *t, const found *f)
     int ok = py_parse(&p, copy, t->len, t->path) == 0;
     TSNode err;
     if (ok && py_first_error(&p, &err))
-        ok = ts_node_start_byte(deepest_error(err)) >= f->re;
+        ok = ts_node_start_byte(cc_deepest_error(err)) >= f->re;
     py_tree_free(&p);
     free(copy);
     return ok;
@@ -678,7 +676,7 @@ int cc_target_error(const py_tree *t, const pytok_result *tok, TSNode err, pytok
 {
     /* the logical lines from where tree-sitter's error begins (its ERROR node holds
      * what came before the error too) to the end of the deepest error in it */
-    TSNode deep = deepest_error(err);
+    TSNode deep = cc_deepest_error(err);
     uint32_t es = ts_node_start_byte(err), ee = ts_node_end_byte(deep);
     found f = {UINT32_MAX, 0, 0, {0}};
     for (size_t k = 0; k < tok->lines.len; k++) {
