@@ -25,6 +25,8 @@
 #include "index/index.h"
 #include "py/parse_set.h"
 
+#include "survey_twice.h"
+
 /* ---- the modules ------------------------------------------------------------------- */
 
 #define MODEL "transformers.models.toy.modeling_toy"
@@ -165,6 +167,19 @@ typedef struct fcase {
     const char *block;     /* a post-import block importing the mixin, for add_import's */
 } fcase;
 
+/* A dataclass-field-removed finding, and its advice when the case asks. */
+static void field_line(strbuf *out, const finding *f, const void *arg)
+{
+    const fcase *fc = arg;
+    const char *kind = json_string_value(json_object_get(f->data, "kind"));
+    const char *advice = json_string_value(json_object_get(f->data, "advice"));
+    if (!kind || strcmp(kind, "dataclass-field-removed"))
+        return;
+    strbuf_addf(out, "%s %s: %s\n", severity_name(f->sev), kind, f->title);
+    if (fc->show_advice)
+        strbuf_addf(out, "advice: %s\n", advice ? advice : "(none)");
+}
+
 static char *ws_root(void)
 {
     char tmpl[] = "/tmp/pgci-init-fields-XXXXXX";
@@ -277,30 +292,7 @@ static char *survey_case(const fcase *fc)
                       .src_b_len = strlen(mb),
                       .ext = ext,
                       .n_ext = 2};
-    strbuf got[2] = {STRBUF_INIT, STRBUF_INIT};
-    py_parse_set *set = py_parse_set_new();
-    survey_bodies *memo = survey_bodies_new();
-    for (int pass = 0; pass < 2; pass++) {
-        sp.parses = pass ? set : NULL;
-        sp.bodies = pass ? memo : NULL;
-        findings fs = FINDINGS_INIT, targets = FINDINGS_INIT;
-        survey_compare(&fs, &sp, NULL, &targets);
-        for (size_t i = 0; i < fs.len; i++) {
-            const char *kind = json_string_value(json_object_get(fs.items[i]->data, "kind"));
-            const char *advice = json_string_value(json_object_get(fs.items[i]->data, "advice"));
-            if (kind && !strcmp(kind, "dataclass-field-removed"))
-                strbuf_addf(&got[pass], "%s %s: %s\n", severity_name(fs.items[i]->sev), kind,
-                            fs.items[i]->title);
-            if (kind && !strcmp(kind, "dataclass-field-removed") && fc->show_advice)
-                strbuf_addf(&got[pass], "advice: %s\n", advice ? advice : "(none)");
-        }
-        findings_free(&fs);
-        findings_free(&targets);
-    }
-    assert_string_equal(got[1].buf ? got[1].buf : "", got[0].buf ? got[0].buf : "");
-    strbuf_free(&got[1]);
-    py_parse_set_free(set);
-    survey_bodies_free(memo);
+    char *got = survey_twice(&sp, field_line, fc);
     VEC_FREE(&cfg.patches);
     VEC_FREE(&cfg.additional_imports);
     VEC_FREE(&cfg.post_import_blocks);
@@ -314,7 +306,7 @@ static char *survey_case(const fcase *fc)
     free(cfg_file);
     rm_root(root);
     free(root);
-    return strbuf_detach(&got[0], NULL);
+    return got;
 }
 
 static void expect(const char *got, const char *want)

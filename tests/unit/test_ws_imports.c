@@ -26,6 +26,8 @@
 #include "index/index.h"
 #include "py/parse_set.h"
 
+#include "survey_twice.h"
+
 #define MODEL "transformers.models.toy.modeling_toy"
 #define OTHER "transformers.models.other.modeling_other"
 
@@ -92,6 +94,18 @@ typedef struct wcase {
     const char *body;    /* the override's body (NULL: one that uses AuxMixin) */
     int details;         /* each finding's detail after it */
 } wcase;
+
+/* A ws-import-removed finding, with its detail when the case asks. */
+static void import_line(strbuf *out, const finding *f, const void *arg)
+{
+    const wcase *wc = arg;
+    const char *kind = json_string_value(json_object_get(f->data, "kind"));
+    if (!kind || strcmp(kind, "ws-import-removed"))
+        return;
+    strbuf_addf(out, "%s %s:%u: %s\n", severity_name(f->sev), f->path, f->line, f->title);
+    if (wc->details)
+        strbuf_adds(out, f->detail ? f->detail : "(no detail)\n");
+}
 
 static const char body_aux[] = "def forward(self, x):\n"
                                "    return AuxMixin(x)\n";
@@ -199,31 +213,7 @@ static char *survey_case(const wcase *wc)
                       .src_b_len = strlen(model_b),
                       .ws_ext = ws_ext,
                       .n_ws_ext = 1};
-    strbuf got[2] = {STRBUF_INIT, STRBUF_INIT};
-    py_parse_set *set = py_parse_set_new();
-    survey_bodies *memo = survey_bodies_new();
-    for (int pass = 0; pass < 2; pass++) {
-        sp.parses = pass ? set : NULL;
-        sp.bodies = pass ? memo : NULL;
-        findings fs = FINDINGS_INIT, targets = FINDINGS_INIT;
-        survey_compare(&fs, &sp, NULL, &targets);
-        for (size_t i = 0; i < fs.len; i++) {
-            const finding *f = fs.items[i];
-            const char *kind = json_string_value(json_object_get(f->data, "kind"));
-            if (!kind || strcmp(kind, "ws-import-removed"))
-                continue;
-            strbuf_addf(&got[pass], "%s %s:%u: %s\n", severity_name(f->sev), f->path, f->line,
-                        f->title);
-            if (wc->details)
-                strbuf_adds(&got[pass], f->detail ? f->detail : "(no detail)\n");
-        }
-        findings_free(&fs);
-        findings_free(&targets);
-    }
-    assert_string_equal(got[1].buf ? got[1].buf : "", got[0].buf ? got[0].buf : "");
-    strbuf_free(&got[1]);
-    py_parse_set_free(set);
-    survey_bodies_free(memo);
+    char *got = survey_twice(&sp, import_line, wc);
     VEC_FREE(&cfg.patches);
     VEC_FREE(&cfg.additional_imports);
     VEC_FREE(&cfg.post_import_blocks);
@@ -234,7 +224,7 @@ static char *survey_case(const wcase *wc)
     free(cfg_file);
     rm_ws(root);
     free(root);
-    return strbuf_detach(&got[0], NULL);
+    return got;
 }
 
 static void expect(const wcase *wc, const char *want)
