@@ -32,7 +32,9 @@ fi
 out=$1
 BUILD=${PGCI_BUILD:-build}
 CC=${CC:-cc}
-for f in "$BUILD/obj/src/main.o" "$BUILD/libpgci.a" bin/pgci "$BUILD/deps/ruff"; do
+# the build's program, where the Makefile links it (bin/pgci for build/ only)
+if [ "$BUILD" = build ]; then bin=bin/pgci; else bin=$BUILD/bin/pgci; fi
+for f in "$BUILD/obj/src/main.o" "$BUILD/libpgci.a" "$bin" "$BUILD/deps/ruff"; do
     [ -e "$f" ] || { echo "scripts/gpu-bundle.sh: $f is missing: run make first" >&2; exit 1; }
 done
 b=$out/bundle
@@ -54,7 +56,7 @@ system_lib() {
 libs=()
 while read -r name; do
     system_lib "$name" || libs+=("-l:$name")
-done < <(readelf -d bin/pgci | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+done < <(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
 # shellcheck disable=SC2016 # $ORIGIN is for the dynamic loader, not the shell
 "$CC" -o "$b/bin/pgci" "$BUILD/obj/src/main.o" "$BUILD/libpgci.a" "${libs[@]}" \
     -lpthread -ldl -lm -Wl,--disable-new-dtags,-rpath,'$ORIGIN/../lib'

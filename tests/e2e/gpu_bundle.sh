@@ -10,10 +10,12 @@
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${PGCI_BUILD:-build}
-[ -x bin/pgci ] || { echo "FAIL: bin/pgci not built"; exit 1; }
-# The bundle is of the plain build: under `make asan`/`make tsan` bin/pgci and the
-# objects are instrumented, and a sanitizer's runtime is not something to carry.
-if readelf -d bin/pgci | grep -qE 'NEEDED.*lib(a|t|ub)san' ||
+# the build's program, where the Makefile links it (bin/pgci for build/ only)
+if [ "$BUILD" = build ]; then bin=bin/pgci; else bin=$BUILD/bin/pgci; fi
+[ -x "$bin" ] || { echo "FAIL: $bin not built"; exit 1; }
+# The bundle is of the plain build: under `make asan`/`make tsan` the program and
+# the objects are instrumented, and a sanitizer's runtime is not something to carry.
+if readelf -d "$bin" | grep -qE 'NEEDED.*lib(a|t|ub)san' ||
     nm "$BUILD/obj/src/main.o" 2>/dev/null | grep -qE ' U __(a|t|ub)san'; then
     echo "gpu_bundle: not run under a sanitizer build (the bundle is the plain build's)"
     exit 0
