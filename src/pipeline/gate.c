@@ -272,14 +272,15 @@ static int gate_require_distinct_outputs(const gate_state *s)
         free(dir);
     }
     int r = pipeline_require_distinct_outputs(s->ws->root, cfgs, (const char *const *)pys, s->n);
-    /* a shard sees its own configs: the merge of the shards compares them all */
-    if (r == 0 && s->o->shard_n > 1) {
+    /* a shard, or a run over named configs, sees its own configs: the merge of
+     * the parts compares them all */
+    if (r == 0 && (s->o->shard_n > 1 || (s->o->only && s->o->only->len))) {
         for (size_t i = 0; i < s->n; i++) {
             char *file = pys[i] ? pipeline_output_file(s->ws->root, pys[i]) : NULL;
             free(pys[i]);
             pys[i] = file;
         }
-        run_doc_set_shard_outputs(&s->out->doc, cfgs, (const char *const *)pys, s->n);
+        run_doc_set_outputs(&s->out->doc, cfgs, (const char *const *)pys, s->n);
     }
     for (size_t i = 0; i < s->n; i++)
         free(pys[i]);

@@ -635,11 +635,19 @@ int run_doc_merge(run_doc *out, const run_doc *shards, const char *const *paths,
         run_doc_free(out);
         return rc;
     }
-    /* two configs of different shards writing one file: each shard passed */
+    /* two configs of different parts writing one file: each part passed */
     json_t *shard = json_object_get(out->root, "shard");
     char *own = NULL;
-    if (shard && run_doc_check_shared_outputs(shards, n) < 0)
+    if (run_doc_check_shared_outputs(shards, n) < 0)
         own = pgci_strdup(pgci_error_last());
+    /* runs over named configs: the merge is a part too, writing what they write */
+    for (size_t s = 1; s < n; s++)
+        if (json_is_object(json_object_get(shards[s].root, "outputs"))) {
+            if (!json_is_object(json_object_get(out->root, "outputs")))
+                json_object_set_new(out->root, "outputs", json_object());
+            json_object_update(json_object_get(out->root, "outputs"),
+                               json_object_get(shards[s].root, "outputs"));
+        }
     merge_errors(out, shards, paths, n, own);
     sort_configs(json_object_get(out->root, "configs"), json_object_get(shard, "all"));
     sort_findings_json(json_object_get(out->root, "findings"));

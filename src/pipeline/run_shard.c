@@ -28,17 +28,21 @@ void run_doc_set_shard(run_doc *d, int k, int n, const strvec *configs, const st
     json_object_set_new(d->root, "shard", s);
 }
 
-void run_doc_set_shard_outputs(run_doc *d, const char *const *configs, const char *const *files,
-                               size_t n)
+void run_doc_set_outputs(run_doc *d, const char *const *configs, const char *const *files, size_t n)
 {
     json_t *sh = json_object_get(d->root, "shard");
-    if (!json_is_object(sh))
-        return;
     json_t *o = json_object();
     for (size_t i = 0; i < n; i++)
         if (configs[i] && files[i])
             json_object_set_new(o, configs[i], json_string(files[i]));
-    json_object_set_new(sh, "outputs", o);
+    json_object_set_new(json_is_object(sh) ? sh : d->root, "outputs", o);
+}
+
+/* A part's outputs: its shard's, or those of a run over named configs. */
+static json_t *part_outputs(const run_doc *d)
+{
+    json_t *o = json_object_get(json_object_get(d->root, "shard"), "outputs");
+    return o ? o : json_object_get(d->root, "outputs");
 }
 
 int run_doc_shared_output_error(const char *a, const char *b, const char *file)
@@ -65,8 +69,7 @@ int run_doc_check_shared_outputs(const run_doc *docs, size_t n)
     for (size_t s = 0; s < n; s++) {
         const char *cfg;
         json_t *f;
-        json_object_foreach(json_object_get(json_object_get(docs[s].root, "shard"), "outputs"), cfg,
-                            f)
+        json_object_foreach(part_outputs(&docs[s]), cfg, f)
         {
             if (json_is_string(f))
                 VEC_PUSH(&all, ((config_output){cfg, json_string_value(f)}));

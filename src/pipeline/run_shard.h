@@ -18,17 +18,18 @@
 /* Records shard k of n, with this shard's config modules and all of them. */
 void run_doc_set_shard(run_doc *d, int k, int n, const strvec *configs, const strvec *all);
 
-/* Records what each config of the shard writes: files[i] (relative to the
- * workspace; NULL: nothing) is the generated .py of configs[i] (its path), under
- * shard.outputs. Nothing when d records no shard. */
-void run_doc_set_shard_outputs(run_doc *d, const char *const *configs, const char *const *files,
-                               size_t n);
+/* Records what each config of a run over part of the workspace (a shard, or the
+ * configs named on the command line) writes: files[i] (relative to the workspace;
+ * NULL: nothing) is the generated .py of configs[i] (its path), under
+ * shard.outputs, or the run's "outputs" when d records no shard. */
+void run_doc_set_outputs(run_doc *d, const char *const *configs, const char *const *files,
+                         size_t n);
 
 /* The one-line error of two configs writing one generated file, a and b in the
  * workspace's order (PGCI_EINVALID): the gate's, and the merge's of shards. */
 int run_doc_shared_output_error(const char *a, const char *b, const char *file);
 
-/* Two configs of the shards docs[0..n) that write one file (shard.outputs): the
+/* Two configs of the parts docs[0..n) that write one file (their outputs): the
  * first such pair in the workspace's order, as the unsharded gate finds it, with
  * the error set; 0 when none. Returns PGCI_EINVALID then. */
 int run_doc_check_shared_outputs(const run_doc *docs, size_t n);

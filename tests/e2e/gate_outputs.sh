@@ -68,6 +68,18 @@ PY
         "$T/$1-whole.json" "$twice_line"
 }
 shards_twice twice
+# the same two as runs over named configs (`pgci check CONFIG`, one job each): the
+# merge fails with the same line; each run alone passes
+rc=0
+"$PGCI" check -C "$W" --ruff "$RUFF" "$L2" --run-json "$T/named-1.json" > /dev/null 2>&1 || rc=$?
+[ "$rc" != 2 ] || fail "check $L2 alone stopped"
+"$PGCI" check -C "$W" --ruff "$RUFF" "$LCFG" --run-json "$T/named-2.json" > /dev/null 2>&1 || rc=$?
+[ "$rc" != 2 ] || fail "check $LCFG alone stopped"
+expect_fail 2 "^pgci: error: $twice_line$" \
+    "$PGCI" report --merge "$T/named-1.json" "$T/named-2.json" --format json -o "$T/named-merged"
+for f in named-1.json named-merged/run.json; do
+    python3 tests/tools/validate_json.py docs/run.schema.json "$T/$f" > /dev/null || fail "$f: not run.schema.json's"
+done
 # the same file named another way ("./"): still one file
 sed -i 's/target_file="patched_modeling_llama_gpu.py"/target_file=".\/patched_modeling_llama_gpu.py"/' "$W/$L2"
 grep -q 'target_file="./patched' "$W/$L2" || fail "the ./ edit did not apply"
@@ -75,7 +87,7 @@ tree_sum > "$T/twice.before"
 expect_fail 2 "^pgci: error: $L2 and $LCFG both write $LPY, " "$PGCI" check -C "$W" --ruff "$RUFF" --fix
 tree_sum | cmp -s - "$T/twice.before" || fail "two configs on one file (./): something was written"
 shards_twice twice-dot
-echo "ok   two configs writing one file: one line naming both, exit 2, nothing written; across shards, the merge's line"
+echo "ok   two configs writing one file: one line naming both, exit 2, nothing written; across shards or named runs, the merge's line"
 
 # --- a deleted generated file whose model has a sibling ---------------------------------
 # check says --fix writes it; the protocol-siblings error that its absence causes

@@ -351,10 +351,10 @@ static void test_merge_shared_output(void **state)
     part_run(&p[1], "v1", m2, 1);
     run_doc_set_shard(&p[0], 1, 2, &c1, &all);
     run_doc_set_shard(&p[1], 2, 2, &c2, &all);
-    run_doc_set_shard_outputs(&p[0], cfg1, out1, 2);
+    run_doc_set_outputs(&p[0], cfg1, out1, 2);
     assert_int_equal(run_doc_merge(&m, p, names, 2), 0); /* shard 2 recorded none */
     run_doc_free(&m);
-    run_doc_set_shard_outputs(&p[1], cfg2, out2, 1);
+    run_doc_set_outputs(&p[1], cfg2, out2, 1);
     const char *want = "m/a/x.py and m/a-b/x.py both write gen/two.py, so each regeneration "
                        "overwrites the other's: give one of them another target_file";
     assert_int_equal(run_doc_merge(&m, p, names, 2), 1);
@@ -370,6 +370,29 @@ static void test_merge_shared_output(void **state)
     run_doc_free(&m);
     run_doc_free(&p[0]);
     run_doc_free(&p[1]);
+    /* the same two parts as runs over named configs (`pgci check CONFIG...`, no
+     * shard): the same line; a merge of clean parts writes what they all write */
+    run_doc q[3];
+    part_run(&q[0], "v1", m1, 2);
+    part_run(&q[1], "v1", m2, 1);
+    run_doc_set_outputs(&q[0], cfg1, out1, 2);
+    run_doc_set_outputs(&q[1], cfg2, out2, 1);
+    assert_null(json_object_get(q[0].root, "shard"));
+    assert_int_equal(run_doc_merge(&m, q, names, 2), 1);
+    assert_string_equal(run_doc_error(&m), want);
+    run_doc_free(&m);
+    const char *out3[] = {"gen/three.py"};
+    run_doc_free(&q[1]);
+    part_run(&q[1], "v1", m2, 1);
+    run_doc_set_outputs(&q[1], cfg2, out3, 1);
+    assert_int_equal(run_doc_merge(&m, q, names, 2), 0);
+    json_t *o = json_object_get(m.root, "outputs");
+    assert_int_equal(json_object_size(o), 3);
+    assert_string_equal(json_string_value(json_object_get(o, "m/a/x.py")), "gen/three.py");
+    assert_string_equal(json_string_value(json_object_get(o, "m/b/x.py")), "gen/one.py");
+    run_doc_free(&m);
+    run_doc_free(&q[0]);
+    run_doc_free(&q[1]);
     strvec_free(&all);
     strvec_free(&c1);
     strvec_free(&c2);
