@@ -129,8 +129,13 @@ finding *proto_add(findings *fs, const proto_settings *s, const char *rule, cons
  * so, under `not` or parentheses too) and holds at tag, 0 when it does not, -1 when
  * cond is no such test or tag is NULL. */
 int proto_version_test(const py_tree *t, TSNode cond, const char *tag);
-/* 1 when an if statement has an elif clause (whose tests the gate does not weigh). */
-int proto_gate_has_elif(TSNode if_stmt);
+/* The clauses of an if statement (`if`, `elif`s, `else`) at tag, when every test
+ * up to the one that holds is such a version test: 1, the body that runs in *live
+ * (null when none does) and the others in dead[0..*n_dead) (dead has room for
+ * one per named child of if_stmt); 0 when a test before the one that holds is
+ * not one the tag decides. */
+int proto_gate_branches(const py_tree *t, TSNode if_stmt, const char *tag, TSNode *live,
+                        TSNode *dead, size_t *n_dead);
 /* Adds to out the modules of the package (stems) that t imports relatively only in
  * branches such a test makes dead at tag. */
 void proto_dead_imports(const py_tree *t, const char *tag, strvec *out);

@@ -97,34 +97,74 @@ static void imports_under(const py_tree *t, TSNode n, strvec *out)
         imports_under(t, ts_node_named_child(n, i), out);
 }
 
+/* One clause of an if statement at the tag: its body goes live or dead; 0 when
+ * its test is not one the tag decides. */
+static int weigh_clause(const py_tree *t, TSNode cond, TSNode body, const char *tag, int *taken,
+                        TSNode *live, TSNode *dead, size_t *n_dead)
+{
+    if (ts_node_is_null(body))
+        return 1;
+    if (*taken) {
+        dead[(*n_dead)++] = body;
+        return 1;
+    }
+    int v = ts_node_is_null(cond) ? 1 : proto_version_test(t, cond, tag);
+    if (v < 0)
+        return 0;
+    if (v) {
+        *live = body;
+        *taken = 1;
+    } else {
+        dead[(*n_dead)++] = body;
+    }
+    return 1;
+}
+
+int proto_gate_branches(const py_tree *t, TSNode if_stmt, const char *tag, TSNode *live,
+                        TSNode *dead, size_t *n_dead)
+{
+    *live = (TSNode){0};
+    *n_dead = 0;
+    int taken = 0; /* a clause whose test holds came before */
+    if (!weigh_clause(t, py_field(if_stmt, "condition"), py_field(if_stmt, "consequence"), tag,
+                      &taken, live, dead, n_dead))
+        return 0;
+    uint32_t cnt = ts_node_named_child_count(if_stmt);
+    for (uint32_t i = 0; i < cnt; i++) {
+        TSNode c = ts_node_named_child(if_stmt, i);
+        int ok = 1;
+        if (py_is(c, "elif_clause"))
+            ok = weigh_clause(t, py_field(c, "condition"), py_field(c, "consequence"), tag, &taken,
+                              live, dead, n_dead);
+        else if (py_is(c, "else_clause"))
+            ok = weigh_clause(t, (TSNode){0}, py_field(c, "body"), tag, &taken, live, dead, n_dead);
+        if (!ok) /* a clause the tag does not decide: whether the later ones run is open */
+            return 0;
+    }
+    return 1;
+}
+
 static void dead_walk(const py_tree *t, TSNode n, const char *tag, strvec *dead, strvec *live)
 {
     if (py_is(n, "import_from_statement")) {
         relative_stems(t, n, live);
         return;
     }
-    if (py_is(n, "if_statement") && !proto_gate_has_elif(n)) {
-        int v = proto_version_test(t, py_field(n, "condition"), tag);
-        if (v >= 0) {
-            TSNode cons = py_field(n, "consequence"), alt = py_field(n, "alternative");
-            dead_walk(t, v ? cons : alt, tag, dead, live);
-            if (!ts_node_is_null(v ? alt : cons))
-                imports_under(t, v ? alt : cons, dead);
+    if (py_is(n, "if_statement")) {
+        TSNode on, off[64];
+        size_t n_off;
+        if (ts_node_named_child_count(n) <= 64 &&
+            proto_gate_branches(t, n, tag, &on, off, &n_off)) {
+            if (!ts_node_is_null(on))
+                dead_walk(t, on, tag, dead, live);
+            for (size_t i = 0; i < n_off; i++)
+                imports_under(t, off[i], dead);
             return;
         }
     }
     uint32_t cnt = ts_node_named_child_count(n);
     for (uint32_t i = 0; i < cnt; i++)
         dead_walk(t, ts_node_named_child(n, i), tag, dead, live);
-}
-
-int proto_gate_has_elif(TSNode if_stmt)
-{
-    uint32_t cnt = ts_node_named_child_count(if_stmt);
-    for (uint32_t i = 0; i < cnt; i++)
-        if (py_is(ts_node_named_child(if_stmt, i), "elif_clause"))
-            return 1;
-    return 0;
 }
 
 void proto_dead_imports(const py_tree *t, const char *tag, strvec *out)

@@ -252,14 +252,15 @@ static void walk(walker *w, TSNode n, int branch, const char *loop_var, char **l
         w->in_registered = saved;
         return;
     }
-    if (py_is(n, "if_statement") && !proto_gate_has_elif(n)) {
-        /* `if is_transformers_version_greater_or_equal_to("5.0.0"): ... else: ...`:
-         * only the branch that runs at the tag is the package's modeling */
-        int v = proto_version_test(w->t, py_field(n, "condition"), w->tag);
-        if (v >= 0) {
-            TSNode live = py_field(n, v ? "consequence" : "alternative");
-            if (!ts_node_is_null(live))
-                walk(w, live, branch, loop_var, loop_names, n_loop);
+    if (py_is(n, "if_statement") && ts_node_named_child_count(n) <= 64) {
+        /* `if is_transformers_version_greater_or_equal_to("5.0.0"): ... else: ...`
+         * (and `elif`s): only the branch that runs at the tag is the package's
+         * modeling */
+        TSNode on, off[64];
+        size_t n_off;
+        if (proto_gate_branches(w->t, n, w->tag, &on, off, &n_off)) {
+            if (!ts_node_is_null(on))
+                walk(w, on, branch, loop_var, loop_names, n_loop);
             return;
         }
     }

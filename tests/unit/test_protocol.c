@@ -453,6 +453,56 @@ static void test_version_gated_legacy(void **state)
     tws_close(&t);
 }
 
+/* The same test with an `elif`: the clauses are weighed in order at the tag, the
+ * first that holds runs and the rest are dead; a clause before it whose test the
+ * tag does not decide leaves the statement as it was (every branch read). */
+static void test_version_gated_elif(void **state)
+{
+    (void)state;
+    tws t;
+    tws_open(&t, pyproject);
+    findings fs = FINDINGS_INIT;
+    const char *init = "from ..loader import MODELING_REGISTRY\n"
+                       "from ..utils import is_transformers_version_greater_or_equal_to\n"
+                       "\n"
+                       "@MODELING_REGISTRY.register(\"q\")\n"
+                       "def reg(architecture):\n"
+                       "    if %s(\"%s\"):\n"
+                       "        from .generated.patched_q_gpu import QForCausalLM, QModel\n"
+                       "    elif is_transformers_version_greater_or_equal_to(\"0.5\"):\n"
+                       "        from transformers import QForCausalLM, QModel\n"
+                       "\n"
+                       "        from .modeling_q import apply_legacy_patch\n"
+                       "\n"
+                       "        apply_legacy_patch()\n"
+                       "    else:\n"
+                       "        raise ImportError(\"too old\")\n"
+                       "    if 'Causal' in architecture:\n"
+                       "        return QForCausalLM\n"
+                       "    return QModel\n";
+    put(t.ws.root, "m/q/modeling_q.py", "from .gpu_patch import apply_legacy_patch\n");
+    put(t.ws.root, "m/q/gpu_patch.py", "def apply_legacy_patch():\n    pass\n");
+    char src[1024];
+    /* at v1.0.0: the first test holds for 1.0.0 (the elif is dead), not for 2.0
+     * (the elif's legacy path runs); an undecided first test (a flag) decides
+     * nothing: every branch is read, as before, the legacy files in use */
+    static const char *const fn[] = {"is_transformers_version_greater_or_equal_to",
+                                     "is_transformers_version_greater_or_equal_to", "some_flag"};
+    static const char *const gates[] = {"1.0.0", "2.0", "1.0.0"};
+    for (int g = 0; g < 3; g++) {
+        snprintf(src, sizeof(src), init, fn[g], gates[g]);
+        size_t errs = registration(&t, src, 0, 0, &fs);
+        assert_int_equal(errs > 0, g == 1);
+        findings_free(&fs);
+        check_input in = input("m.q.q_gpu_patch_gen_config", "m/q/q_gpu_patch_gen_config.py",
+                               "m/q/generated/patched_q_gpu.py");
+        assert_int_equal(run_check(&check_protocol_retired, &t, &in, 1, &fs), CHECK_RAN);
+        assert_int_equal(fs.len, g == 0 ? 0 : 2);
+        findings_free(&fs);
+    }
+    tws_close(&t);
+}
+
 static void test_comment_markers(void **state)
 {
     (void)state;
@@ -767,6 +817,7 @@ int main(void)
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_registration_forms),
         cmocka_unit_test(test_version_gated_legacy),
+        cmocka_unit_test(test_version_gated_elif),
         cmocka_unit_test(test_comment_markers),
         cmocka_unit_test(test_shared_headers),
         cmocka_unit_test(test_copied_body),
