@@ -163,6 +163,7 @@ static const struct {
     {"callee-return-changed", "callee-return", CHANGE_CONTRACT},
     {"callee-body-changed", "callee-body", CHANGE_OTHER},
     {"return-value-changed", "return-value", CHANGE_CONTRACT},
+    {"return-count-changed", "return-count", CHANGE_CONTRACT},
     {"callee-value-changed", "callee-value", CHANGE_CONTRACT},
     {"deprecation", "deprecation", CHANGE_DEPRECATION},
     {"kwarg-deprecated", "deprecation", CHANGE_DEPRECATION},
@@ -562,6 +563,13 @@ static void title_of_contract(strbuf *t, strbuf *act, const change *c)
                         json_string_value(json_array_get(ms, i)));
         strbuf_adds(t, m == 1 ? " changed its body" : " changed their bodies");
         strbuf_adds(act, "read the upstream diffs and port what applies into the replacement");
+    } else if (!strcmp(fam, "return-count")) {
+        strbuf_addf(t, "`%s` now returns `%s` where it returned `%s`", s,
+                    str(d, "returns") ? str(d, "returns") : "?",
+                    str(d, "returned") ? str(d, "returned") : "?");
+        strbuf_adds(act, "upstream's callers are written for what it returns now: make the "
+                         "override return the same, or keep the old shape where every caller "
+                         "that unpacks it is patched too");
     } else if (!strcmp(fam, "return-value") || !strcmp(fam, "callee-value")) {
         strbuf_addf(t, "`%s`%s computes ", s,
                     !strcmp(fam, "callee-value") ? " (called by patch bodies)" : "");

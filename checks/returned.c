@@ -146,6 +146,38 @@ static void read_bindings(returned *r, const py_tree *t, TSNode n, uint32_t unti
     }
 }
 
+/* A blank of a line break's kind at s[i] (a backslash continuation counts): its
+ * length, 0 when s[i] is none. */
+static size_t blank_at(const char *s, size_t i, size_t len)
+{
+    if (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')
+        return 1;
+    return s[i] == '\\' && i + 1 < len && (s[i + 1] == '\n' || s[i + 1] == '\r') ? 2 : 0;
+}
+
+/* n's text, all its lines, each run of blanks and line breaks one space (none just
+ * inside brackets), malloc'ed. */
+static char *folded(const py_tree *t, TSNode n)
+{
+    size_t len;
+    const char *s = py_text(t, n, &len);
+    strbuf out = STRBUF_INIT;
+    for (size_t i = 0; i < len;) {
+        size_t k = blank_at(s, i, len);
+        if (!k) {
+            strbuf_addc(&out, s[i++]);
+            continue;
+        }
+        while (i < len && (k = blank_at(s, i, len)))
+            i += k;
+        char prev = out.len ? out.buf[out.len - 1] : '(';
+        char next = i < len ? s[i] : ')';
+        if (!strchr("([{", prev) && !strchr(")]}", next))
+            strbuf_addc(&out, ' ');
+    }
+    return strbuf_detach(&out, NULL);
+}
+
 int returned_read(returned *r, const py_tree *t, unsigned at)
 {
     memset(r, 0, sizeof(*r));
@@ -164,6 +196,14 @@ int returned_read(returned *r, const py_tree *t, unsigned at)
         value = ts_node_named_child(value, 0);
     int many = py_is(value, "expression_list") || py_is(value, "tuple");
     r->n = many ? ts_node_named_child_count(value) : 1;
+    r->many = many;
+    r->single_plain = !many && (py_is(value, "identifier") || py_is(value, "attribute"));
+    r->text = folded(t, value);
+    size_t tl = strlen(r->text);
+    if (py_is(value, "tuple") && tl >= 2 && r->text[0] == '(' && r->text[tl - 1] == ')') {
+        memmove(r->text, r->text + 1, tl - 2); /* `return (a, b)`: the values */
+        r->text[tl - 2] = '\0';
+    }
     r->values = pgci_calloc(r->n ? r->n : 1, sizeof(*r->values));
     for (size_t i = 0; i < r->n; i++) {
         TSNode e = many ? ts_node_named_child(value, (uint32_t)i) : value;
@@ -176,6 +216,7 @@ int returned_read(returned *r, const py_tree *t, unsigned at)
 
 void returned_free(returned *r)
 {
+    free(r->text);
     for (size_t i = 0; i < r->n; i++) {
         free(r->values[i].name);
         strvec_free(&r->values[i].steps);
@@ -183,6 +224,15 @@ void returned_free(returned *r)
     }
     free(r->values);
     memset(r, 0, sizeof(*r));
+}
+
+int returned_count_changed(const returned *a, const returned *b)
+{
+    if (!a->n || !b->n || (!a->many && !b->many))
+        return 0;
+    if (a->many && b->many)
+        return a->n != b->n;
+    return a->many ? b->single_plain : a->single_plain;
 }
 
 int returned_value_changed(const returned *a, const returned *b, size_t i)

@@ -30,6 +30,9 @@ typedef struct returned_value {
 typedef struct returned {
     returned_value *values; /* of the body's last top-level `return`; n 0 when none */
     size_t n;
+    int many;         /* that return gives a tuple (`return a, b`, `return (a, b)`) */
+    int single_plain; /* it gives one name or attribute (`return x`, `return self.x`) */
+    char *text;       /* what it returns as written, on one line; NULL when n is 0 */
 } returned;
 
 /* Reads the definition (decorated or not) that starts at byte `at` of t. Fails
@@ -37,6 +40,12 @@ typedef struct returned {
 int returned_read(returned *r, const py_tree *t, unsigned at);
 
 void returned_free(returned *r);
+
+/* 1 when a and b return tuples of different sizes, or one a tuple and the other a
+ * single name or attribute (`return router_logits` where it is now `return
+ * router_logits, topk_weights, topk_indices`): what upstream's callers unpack of it
+ * changed. A single value of another form (a call) may be a tuple itself: 0. */
+int returned_count_changed(const returned *a, const returned *b);
 
 /* 1 when value i is a name at both sides and the steps binding it differ while
  * sharing at least one step: a step added to, dropped from or replaced in the

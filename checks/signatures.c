@@ -1473,6 +1473,37 @@ static size_t values_changed(const sig_ctx *c, const index_def *a, const index_d
     return changed;
 }
 
+/* Upstream's last `return` gives another number of values (returned.h): what it
+ * returns at each tag, as written, into *was and *now (malloc'ed), and how many
+ * values each gives; 0 when it does not. */
+static int count_changed(const sig_ctx *c, const index_def *a, const index_def *b, char **was,
+                         char **now, size_t *n_was, size_t *n_now)
+{
+    const survey_pair *p = c->p;
+    returned ra, rb;
+    *was = *now = NULL;
+    if (survey_returned(p, p->src_a, p->src_a_len, a, &ra) < 0) {
+        pgci_error_clear();
+        return 0;
+    }
+    if (survey_returned(p, p->src_b, p->src_b_len, b, &rb) < 0) {
+        pgci_error_clear();
+        returned_free(&ra);
+        return 0;
+    }
+    int changed = returned_count_changed(&ra, &rb);
+    if (changed) {
+        *was = ra.text;
+        *now = rb.text;
+        *n_was = ra.many ? ra.n : 1;
+        *n_now = rb.many ? rb.n : 1;
+        ra.text = rb.text = NULL;
+    }
+    returned_free(&ra);
+    returned_free(&rb);
+    return changed;
+}
+
 /* Whether upstream changed what a's body runs by b's, beyond what another finding
  * says: not formatting, comments, docstrings or a name's annotation (same_body),
  * not the class's reported `self.` renames alone, not its own parameters'
@@ -1495,6 +1526,8 @@ static void compare_function(sig_ctx *c, const char *target, const index_def *a,
     strbuf names = STRBUF_INIT, d = STRBUF_INIT;
     finding *f;
     json_t *values = json_array();
+    char *was = NULL, *now = NULL;
+    size_t n_was = 0, n_now = 0;
     if (values_changed(c, a, b, &names, values, &d)) {
         strbuf_addc(&d, '\n');
         json_t *data = json_object();
@@ -1503,12 +1536,26 @@ static void compare_function(sig_ctx *c, const char *target, const index_def *a,
                 "`%s`: upstream now computes what it returns as %s by other steps (the patch was "
                 "written against %s)",
                 target, names.buf, c->p->tag_a);
+    } else if ((json_decref(values), count_changed(c, a, b, &was, &now, &n_was, &n_now))) {
+        json_t *data = json_object();
+        json_object_set_new(data, "returned", json_string(was));
+        json_object_set_new(data, "returns", json_string(now));
+        char how_now[32] = "", how_was[32] = "";
+        if (n_now > 1)
+            snprintf(how_now, sizeof(how_now), "%zu values, ", n_now);
+        if (n_was > 1)
+            snprintf(how_was, sizeof(how_was), "%zu values, ", n_was);
+        f = add(c, SEV_WARNING, data, "return-count-changed", target,
+                "`%s`: upstream now returns %s`%s`, where it returned %s`%s` (the patch was "
+                "written against %s)",
+                target, how_now, now, how_was, was, c->p->tag_a);
     } else {
-        json_decref(values);
         f = add(c, SEV_WARNING, NULL, "body-changed", target,
                 "`%s`: the upstream body changed under the patch (written against %s)", target,
                 c->p->tag_a);
     }
+    free(was);
+    free(now);
     body_diff(f, c, a, b, d.len ? d.buf : NULL);
     strbuf_free(&names);
     strbuf_free(&d);

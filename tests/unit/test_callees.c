@@ -1100,6 +1100,46 @@ static void test_value_changed(void **state)
     free(got);
 }
 
+/* An override's target whose last `return` gives another number of values
+ * (DeepSeek-V3's router at 5.14.1: `return router_logits` became `return
+ * router_logits, topk_weights, topk_indices`, written over three lines here): the
+ * finding says so, not only "the body changed". A single value that is a call
+ * may be a tuple itself: a body change. */
+static void test_return_count_changed(void **state)
+{
+    (void)state;
+    static const char a[] = "class Router(nn.Module):\n"
+                            "    def forward(self, h):\n"
+                            "        logits = F.linear(h, self.weight)\n"
+                            "        return logits\n"
+                            "    def route(self, h):\n"
+                            "        return self.inner(h)\n";
+    static const char b[] = "class Router(nn.Module):\n"
+                            "    def forward(self, h):\n"
+                            "        logits = F.linear(h, self.weight)\n"
+                            "        top, idx = torch.topk(logits.sigmoid(), self.k)\n"
+                            "        return (\n"
+                            "            logits,\n"
+                            "            top, idx\n"
+                            "        )\n"
+                            "    def route(self, h):\n"
+                            "        top, idx = self.inner(h)\n"
+                            "        return top, idx\n";
+    tpatch over[] = {{PG_METHOD_OVERRIDE, "Router.forward",
+                      "def forward(self, h):\n"
+                      "    return F.linear(h, self.weight)\n"},
+                     {PG_METHOD_OVERRIDE, "Router.route",
+                      "def route(self, h):\n"
+                      "    return self.inner(h)\n"}};
+    char *got = survey(a, b, over, 2);
+    expect(got, "warning return-count-changed: `Router.forward`: upstream now returns 3 values, "
+                "`logits, top, idx`, where it returned `logits` (the patch was written against "
+                "v1.0)\n"
+                "warning body-changed: `Router.route`: the upstream body changed under the patch "
+                "(written against v1.0)\n");
+    free(got);
+}
+
 /* The submodule made through a factory (`Cls._from_config(...)`, transformers'
  * way for a sub-config's model) is followed as `Cls(...)` is: Qwen3-Omni's thinker
  * at 5.22.2 swapped `self.model` for a wrapper whose `**kwargs` carry the
@@ -2887,6 +2927,7 @@ int main(void)
         cmocka_unit_test(test_imported_modules),
         cmocka_unit_test(test_submodule_call),
         cmocka_unit_test(test_value_changed),
+        cmocka_unit_test(test_return_count_changed),
         cmocka_unit_test(test_kwarg_collision),
         cmocka_unit_test(test_kwarg_collision_factory),
         cmocka_unit_test(test_stand_in),
