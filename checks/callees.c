@@ -144,7 +144,7 @@ static int has_external_base(const index_module *m, const char *cls)
 
 /* The config provides cls.name itself: an override of it, or a replacement of cls
  * that defines it. */
-static int config_defines(const pg_config *cfg, const char *cls, const char *name)
+int callees_config_defines(const pg_config *cfg, const char *cls, const char *name)
 {
     size_t n = strlen(cls);
     for (size_t i = 0; i < cfg->patches.len; i++) {
@@ -539,7 +539,7 @@ static void forward_call(cctx *c, const char *cls, const body_call *call, int el
     const index_def *fa = ca ? callees_resolve(p->a, ca, "forward") : NULL;
     const index_def *fb = cb ? callees_resolve(p->b, cb, "forward") : NULL;
     if (fa && fb && fa->kind == INDEX_FUNCTION && fb->kind == INDEX_FUNCTION &&
-        !config_defines(p->cfg, cb, "forward")) {
+        !callees_config_defines(p->cfg, cb, "forward")) {
         char *how = pgci_asprintf(element ? "self.%s[i]()" : "self.%s()", call->method);
         char *note = pgci_asprintf(" (a `%s`)", cb);
         callee k = {how, NULL, note, 1, fa, fb, p->src_a, p->src_b, p->src_a_len, p->src_b_len};
@@ -624,7 +624,7 @@ static char *kw_second(cctx *c, const index_def *fn, const char *kw, int depth, 
         char *sub = g ? NULL : class_made(p->b, p->src_b, p->src_b_len, cls, s->callee + 5, 0);
         if (sub)
             g = callees_resolve(p->b, sub, "forward");
-        if (g && g->parent && !config_defines(p->cfg, g->parent->qualname, g->name))
+        if (g && g->parent && !callees_config_defines(p->cfg, g->parent->qualname, g->name))
             at = kw_second(c, g, kw, depth + 1, seen);
         free(sub);
     }
@@ -698,8 +698,9 @@ static void element_uses(cctx *c, const char *cls, const body_uses *u)
         const char *container = u->elem_attrs.items[i], *attr = u->elem_attrs.items[i + 1];
         char *ca = class_made(p->a, p->src_a, p->src_a_len, cls, container, 1);
         char *cb = ca ? class_made(p->b, p->src_b, p->src_b_len, cls, container, 1) : NULL;
-        if (cb && !config_defines(p->cfg, cb, "__init__") && !signatures_config_binds(p, cb) &&
-            provides_attr(p->a, ca, attr) && !provides_attr(p->b, cb, attr)) {
+        if (cb && !callees_config_defines(p->cfg, cb, "__init__") &&
+            !signatures_config_binds(p, cb) && provides_attr(p->a, ca, attr) &&
+            !provides_attr(p->b, cb, attr)) {
             int ext = has_external_base(p->b, cb);
             json_t *data = json_object();
             json_object_set_new(data, "attribute", json_string(attr));
@@ -726,10 +727,10 @@ static void self_calls(cctx *c, const char *cls, const body_uses *u)
             continue;
         strvec_push(&seen, call->method);
         const index_def *da = callees_resolve(p->a, cls, call->method);
-        if (config_defines(p->cfg, cls, call->method) || !index_find(p->b, cls))
+        if (callees_config_defines(p->cfg, cls, call->method) || !index_find(p->b, cls))
             continue;
         if (!da) { /* a submodule, unless the config's __init__ makes what it calls */
-            if (!config_defines(p->cfg, cls, "__init__"))
+            if (!callees_config_defines(p->cfg, cls, "__init__"))
                 forward_call(c, cls, call, 0);
             continue;
         }
@@ -745,6 +746,12 @@ static void self_calls(cctx *c, const char *cls, const body_uses *u)
         free(how);
     }
     strvec_free(&seen);
+}
+
+char *callees_class_made(const index_module *m, const char *src, size_t len, const char *cls,
+                         const char *attr)
+{
+    return class_made(m, src, len, cls, attr, 0);
 }
 
 /* ---- calls of module-level and imported functions ---------------------------------- */
@@ -1155,7 +1162,7 @@ static void stand_ins(cctx *c, const body_uses *u)
         const index_def *b = callees_resolve(p->b, s->cls, s->method);
         strvec ra = STRVEC_INIT, rb = STRVEC_INIT;
         if (a && b && a->kind == INDEX_FUNCTION && b->kind == INDEX_FUNCTION &&
-            !config_defines(p->cfg, s->cls, s->method) && !same_body(c, a, b) &&
+            !callees_config_defines(p->cfg, s->cls, s->method) && !same_body(c, a, b) &&
             method_reads(c, 0, a, &ra) == 0 && method_reads(c, 1, b, &rb) == 0) {
             for (size_t j = 0; j < rb.len; j++) {
                 const char *x = rb.items[j];

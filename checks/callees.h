@@ -65,6 +65,16 @@ char *callees_import_source(const index_module *m, const char *name);
  * where a lazily exported class is defined). */
 char *callees_import_source_any(const index_module *m, const char *name);
 
+/* 1 when cfg gives class cls a method `name`: an override of `cls.name`, or a
+ * replacement of cls whose text defines it. */
+int callees_config_defines(const pg_config *cfg, const char *cls, const char *name);
+
+/* The class (m defines it) of what cls's `__init__` in module m (src[0..len))
+ * assigns to `self.<attr>` by calling it, `Cls(...)` or `Cls._from_config(...)`,
+ * malloc'ed; NULL when none. */
+char *callees_class_made(const index_module *m, const char *src, size_t len, const char *cls,
+                         const char *attr);
+
 /* Appends to mods (unique) the transformers modules module a (the model's module
  * at A) imports a function from that a patch body of cfg may call (its name
  * followed by `(` anywhere in a body's text): what the survey fetches at both tags

@@ -26,6 +26,7 @@
 #include "checks/keyword_calls.h"
 #include "checks/source_text.h"
 #include "checks/survey_trees.h"
+#include "checks/unpackers.h"
 #include "core/error.h"
 #include "patchgen/codegen_text.h"
 #include "patchgen/difflib.h"
@@ -1504,6 +1505,30 @@ static int count_changed(const sig_ctx *c, const index_def *a, const index_def *
     return changed;
 }
 
+/* What the method override returns: the number of values of its last top-level
+ * `return` (1 for one name or attribute); 0 when that cannot be told (no such
+ * return, one value of another form, not an override). */
+static size_t patch_returns(const sig_ctx *c)
+{
+    if (!c->patch_text || !c->patch || c->patch->type != PG_METHOD_OVERRIDE)
+        return 0;
+    size_t len = strlen(c->patch_text), n = 0;
+    index_module *own = NULL;
+    const index_module *ix = survey_patch_index(c->p, c->patch_text, len, &own);
+    py_tree t;
+    if (ix && ix->n_defs && survey_tree_get(c->p, &t, c->patch_text, len, "<patch>") == 0) {
+        returned r;
+        if (returned_read(&r, &t, ix->defs[0]->start_byte) == 0)
+            n = r.many ? r.n : (size_t)r.single_plain;
+        returned_free(&r);
+        survey_tree_release(c->p, &t);
+    }
+    pgci_error_clear();
+    if (own)
+        index_module_free(own);
+    return n;
+}
+
 /* Whether upstream changed what a's body runs by b's, beyond what another finding
  * says: not formatting, comments, docstrings or a name's annotation (same_body),
  * not the class's reported `self.` renames alone, not its own parameters'
@@ -1540,6 +1565,26 @@ static void compare_function(sig_ctx *c, const char *target, const index_def *a,
         json_t *data = json_object();
         json_object_set_new(data, "returned", json_string(was));
         json_object_set_new(data, "returns", json_string(now));
+        size_t n_patch = b->parent ? patch_returns(c) : 0;
+        unpack_site site;
+        if (n_patch && n_patch != n_now &&
+            unpackers_find(c->p, b->parent->qualname, b->name, n_patch, &site)) {
+            json_object_set_new(data, "caller", json_string(site.where));
+            json_object_set_new(data, "caller_line", json_integer(site.line));
+            f = add(c, SEV_ERROR, data, "return-count-changed", target,
+                    "`%s`: at %s upstream's `%s` (line %u) unpacks %zu values of `%s`, and the "
+                    "override returns %zu, as upstream did at %s (`%s`, now `%s`): a ValueError "
+                    "on every call",
+                    target, c->p->tag_b, site.where, site.line, site.count, site.call, n_patch,
+                    c->p->tag_a, was, now);
+            unpack_site_free(&site);
+            body_diff(f, c, a, b, NULL);
+            free(was);
+            free(now);
+            strbuf_free(&names);
+            strbuf_free(&d);
+            return;
+        }
         char how_now[32] = "", how_was[32] = "";
         if (n_now > 1)
             snprintf(how_now, sizeof(how_now), "%zu values, ", n_now);

@@ -1140,6 +1140,86 @@ static void test_return_count_changed(void **state)
     free(got);
 }
 
+/* The same router, and a block upstream does not let the config patch: at B it
+ * unpacks three values of `self.gate(h)` where the override still returns one, a
+ * ValueError on every call (unpackers.h); an error naming the caller. The
+ * block's forward patched too, or a starred target, or the override already
+ * returning three: the warning. The class's own method calling `self.route()`
+ * counts for `route`. */
+static void test_return_count_breaks_caller(void **state)
+{
+    (void)state;
+    static const char a[] = "class Router(nn.Module):\n"
+                            "    def forward(self, h):\n"
+                            "        logits = F.linear(h, self.weight)\n"
+                            "        return logits\n"
+                            "    def route(self, h):\n"
+                            "        top = self.inner(h)\n"
+                            "        return top\n"
+                            "    def use(self, h):\n"
+                            "        return self.route(h)\n"
+                            "class Block(nn.Module):\n"
+                            "    def __init__(self, config):\n"
+                            "        self.gate = Router(config)\n"
+                            "    def forward(self, h):\n"
+                            "        logits = self.gate(h)\n"
+                            "        return logits\n";
+    static const char b[] = "class Router(nn.Module):\n"
+                            "    def forward(self, h):\n"
+                            "        logits = F.linear(h, self.weight)\n"
+                            "        top, idx = torch.topk(logits, self.k)\n"
+                            "        return logits, top, idx\n"
+                            "    def route(self, h):\n"
+                            "        top, idx = self.inner(h)\n"
+                            "        return top, idx\n"
+                            "    def use(self, h):\n"
+                            "        top, idx = self.route(h)\n"
+                            "        return top\n"
+                            "class Block(nn.Module):\n"
+                            "    def __init__(self, config):\n"
+                            "        self.gate = Router(config)\n"
+                            "    def forward(self, h):\n"
+                            "        logits, top, idx = self.gate(h)\n"
+                            "        return logits\n";
+    tpatch router[] = {{PG_METHOD_OVERRIDE, "Router.forward",
+                        "def forward(self, h):\n"
+                        "    logits = F.linear(h, self.weight.float())\n"
+                        "    return logits\n"}};
+    char *got = survey(a, b, router, 1);
+    expect(got, "error return-count-changed: `Router.forward`: at v2.0 upstream's `Block.forward` "
+                "(line 16) unpacks 3 values of `self.gate(...)`, and the override returns 1, as "
+                "upstream did at v1.0 (`logits`, now `logits, top, idx`): a "
+                "ValueError on every call\n");
+    free(got);
+    tpatch both[] = {router[0],
+                     {PG_METHOD_OVERRIDE, "Block.forward",
+                      "def forward(self, h):\n"
+                      "    return self.gate(h)\n"}};
+    got = survey(a, b, both, 2);
+    assert_non_null(strstr(got, "warning return-count-changed: `Router.forward`: upstream now "
+                                "returns 3 values"));
+    assert_null(strstr(got, "error"));
+    free(got);
+    tpatch three[] = {{PG_METHOD_OVERRIDE, "Router.forward",
+                       "def forward(self, h):\n"
+                       "    logits = F.linear(h, self.weight.float())\n"
+                       "    top, idx = torch.topk(logits, self.k)\n"
+                       "    return (logits, top, idx)\n"}};
+    got = survey(a, b, three, 1);
+    assert_non_null(strstr(got, "warning return-count-changed: `Router.forward`"));
+    assert_null(strstr(got, "error"));
+    free(got);
+    tpatch route[] = {{PG_METHOD_OVERRIDE, "Router.route",
+                       "def route(self, h):\n"
+                       "    top = self.inner(h)\n"
+                       "    return top\n"}};
+    got = survey(a, b, route, 1);
+    assert_non_null(strstr(got, "error return-count-changed: `Router.route`: at v2.0 upstream's "
+                                "`Router.use` (line 10) unpacks 2 values of `self.route(...)`, and "
+                                "the override returns 1"));
+    free(got);
+}
+
 /* The submodule made through a factory (`Cls._from_config(...)`, transformers'
  * way for a sub-config's model) is followed as `Cls(...)` is: Qwen3-Omni's thinker
  * at 5.22.2 swapped `self.model` for a wrapper whose `**kwargs` carry the
@@ -2928,6 +3008,7 @@ int main(void)
         cmocka_unit_test(test_submodule_call),
         cmocka_unit_test(test_value_changed),
         cmocka_unit_test(test_return_count_changed),
+        cmocka_unit_test(test_return_count_breaks_caller),
         cmocka_unit_test(test_kwarg_collision),
         cmocka_unit_test(test_kwarg_collision_factory),
         cmocka_unit_test(test_stand_in),
