@@ -183,9 +183,11 @@ void survey_compare(findings *out, const survey_pair *p, const index_module *con
 }
 
 int *survey_failing_at_a(const workspace *ws, const ws_config *const *sel, size_t n,
-                         const regen_batch_opts *at_b, const regen_output *outs, const char *tag_a)
+                         const regen_batch_opts *at_b, const regen_output *outs, const char *tag_a,
+                         char ***why_a)
 {
     int *standing = pgci_calloc(n ? n : 1, sizeof(int));
+    char **why = *why_a = pgci_calloc(n ? n : 1, sizeof(char *));
     const ws_config **again = pgci_calloc(n ? n : 1, sizeof(*again));
     pg_config **cfgs = pgci_calloc(n ? n : 1, sizeof(*cfgs));
     const char **errs = pgci_calloc(n ? n : 1, sizeof(*errs));
@@ -205,8 +207,7 @@ int *survey_failing_at_a(const workspace *ws, const ws_config *const *sel, size_
     } else if (m) {
         regen_batch_opts o = *at_b;
         o.base.tag = tag_a;
-        o.verdict_only = 1; /* standing or not is all that is read */
-        o.verdict_words = 0;
+        o.verdict_only = 1; /* standing or not, and why (regen_causes.h) */
         /* the configs B had evaluated, if it had them */
         o.evaluated = at_b->evaluated ? cfgs : NULL;
         o.eval_errors = at_b->evaluated ? errs : NULL;
@@ -215,6 +216,8 @@ int *survey_failing_at_a(const workspace *ws, const ws_config *const *sel, size_
         pgci_error_clear();
         for (size_t k = 0; k < m; k++) {
             standing[at[k]] = outs_a[k].status < 0;
+            if (standing[at[k]] && outs_a[k].error)
+                why[at[k]] = pgci_strdup(outs_a[k].error);
             regen_output_free(&outs_a[k]);
         }
         free(outs_a);

@@ -44,8 +44,11 @@ void survey_checked_free(survey_checked *c);
  * that fail against A as well: 1 at their index in the returned array (n ints,
  * malloc'ed). Their failure is not the bump's; `pgci check` reports it. Only
  * the failing configs are regenerated again, against A (none when A is B), from
- * the configs at_b->evaluated holds when it holds them (not evaluated again). */
+ * the configs at_b->evaluated holds when it holds them (not evaluated again).
+ * *why_a: n messages (malloc'ed, as the array), each standing config's failure at
+ * A in at_b's words (regen_causes.h reads it); NULL where there is none. */
 int *survey_failing_at_a(const workspace *ws, const ws_config *const *sel, size_t n,
-                         const regen_batch_opts *at_b, const regen_output *outs, const char *tag_a);
+                         const regen_batch_opts *at_b, const regen_output *outs, const char *tag_a,
+                         char ***why_a);
 
 #endif

@@ -21,6 +21,7 @@
 #include "checks/contracts.h"
 #include "checks/external_bases.h"
 #include "checks/init_fields.h"
+#include "checks/regen_causes.h"
 #include "checks/regen_finding.h"
 #include "checks/signatures.h"
 #include "checks/survey_compare.h"
@@ -222,6 +223,7 @@ typedef struct survey_state {
     survey_bodies *bodies;  /* what each patch body uses, read once (checks/survey_trees.h) */
     rcache *results;        /* the result cache; NULL: --no-cache */
     int *standing;          /* configs failing against A too: not the bump's (pgci check) */
+    char **standing_why;    /* each one's failure at A (survey_failing_at_a) */
     findings targets;       /* the targets check's, sorted into changes per config */
     survey_cmp *cmps;       /* one per config: the comparison, beside the regeneration */
     pthread_t cmp_thread;
@@ -514,7 +516,7 @@ static void survey_regenerate(survey_state *s)
     at_a.parses = s->parses_a;
     upstream_set_parse_set(s->up, s->parses_a);
     cg_shared_set_parse_set(bo.base.shared, s->parses_a);
-    s->standing = survey_failing_at_a(ws, sel, n, &at_a, outs, out->from);
+    s->standing = survey_failing_at_a(ws, sel, n, &at_a, outs, out->from, &s->standing_why);
     cg_shared_free(bo.base.shared);
     upstream_set_parse_set(s->up, s->parses);
     strbuf_free(&ruff_version); /* bo's ruff settings are used up to here */
@@ -850,11 +852,41 @@ static void standing_new_causes(survey_state *s)
     }
 }
 
+/* A config failing at both tags whose failure at B has a cause its failure at A
+ * had not (regen_causes.h; a name the bump removed is standing_new_causes'): what
+ * the maintainer meets next after the bump, an error of its own, not standing. */
+static void standing_other_causes(survey_state *s)
+{
+    survey_result *out = s->out;
+    for (size_t i = 0; i < s->n; i++) {
+        const char *err = s->outs[i].error, *was = s->standing_why[i];
+        if (!s->cfgs[i] || s->outs[i].status >= 0 || !s->standing[i] || !err || !was)
+            continue;
+        regen_causes ca, cb;
+        regen_causes_read(&ca, was);
+        regen_causes_read(&cb, err);
+        strvec fresh = STRVEC_INIT;
+        if (regen_causes_new(&ca, &cb, &fresh) && fresh.len) {
+            s->standing[i] = 0;
+            out->n_standing--;
+            char *what = pgci_asprintf("fails to regenerate against %s, for a cause it had not "
+                                       "at %s (%s)",
+                                       out->to, out->from, fresh.items[0]);
+            regen_finding(&out->fs, s->sel[i]->module, s->sel[i]->path, what, err);
+            free(what);
+        }
+        strvec_free(&fresh);
+        regen_causes_free(&ca);
+        regen_causes_free(&cb);
+    }
+}
+
 /* Counts and each config's status from the findings. */
 static void survey_config_status(survey_state *s)
 {
     survey_result *out = s->out;
     standing_new_causes(s);
+    standing_other_causes(s);
     strvec vanished = STRVEC_INIT, changed = STRVEC_INIT;
     for (size_t k = 0; k < out->fs.len; k++) {
         const finding *f = out->fs.items[k];
@@ -999,6 +1031,9 @@ static void survey_state_free(survey_state *s)
     }
     free(s->eval_errs);
     free(mods);
+    for (size_t i = 0; s->standing_why && i < s->n; i++)
+        free(s->standing_why[i]);
+    free(s->standing_why);
     free(s->standing);
     findings_free(&s->targets);
     free(s->outs);

@@ -243,6 +243,28 @@ expect_grep "^pgci surveyed 4 configs from v1.0.0 to v1.1.0: 3 fail to regenerat
 expect_grep "^<tr><td><code>demo.models.qwen3_moe.qwen3_moe_gpu_patch_gen_config</code></td><td>failed at v1.0.0 too \(not the bump's\): .*F821 Undefined name \`router_logits_nowhere\`" "$T/both.md"
 [ "$(grep -c "too (not the bump's)" "$T/both.md")" = 1 ]
 
+# the same standing failure, and at v1.1.0 a cause it had not at v1.0.0: upstream
+# now defines the config's helper `demo_kernel_bound` too (ruff's F811): what the
+# maintainer meets next after the bump, so not standing, an error of its own
+# (regen_causes.h); before, the config was counted standing and said nothing
+scenario both2
+replace_once "$T/both2/workspace/demo/models/qwen3_moe/qwen3_moe_gpu_patch_gen_config.py" \
+    "        return final_hidden_states, router_logits\\n" \
+    "        return final_hidden_states, router_logits_nowhere\\n"
+printf '\n\ndef demo_kernel_bound(name):\n    return False\n' \
+    >> "$T/both2/upstream/v1.1.0/transformers/models/qwen3_moe/modeling_qwen3_moe.py"
+"$PGCI" survey -C "$T/both2/workspace" --ruff "$RUFF" --no-cache --run-json "$T/both2.run.json" \
+    --format json > "$T/both2.json" || true
+python3 - "$T/both2.json" "$T/both2.run.json" <<'PY'
+import json, sys
+f = [x for x in json.load(open(sys.argv[1])) if x["check"] == "regen" and "qwen3_moe" in x["config"]]
+assert len(f) == 1 and f[0]["severity"] == "error", f
+assert f[0]["title"].startswith("fails to regenerate against v1.1.0, for a cause it had not at v1.0.0 "
+                                "(F811 Redefinition of unused `demo_kernel_bound` from line #): "), f
+st = {c["module"].split(".")[-1]: c.get("standing", False) for c in json.load(open(sys.argv[2]))["configs"]}
+assert st["qwen3_moe_gpu_patch_gen_config"] is False, st
+PY
+
 # rope-compat: the model's configuration turns partial rotary on at v1.1.0
 scenario rope
 conf=$T/rope/upstream/v1.1.0/transformers/models/llama/configuration_llama.py
