@@ -1099,19 +1099,170 @@ static void module_names(cctx *c, const strvec *loads)
 
 /* ---- reachability ------------------------------------------------------------------ */
 
+/* The config's own code builds cls: a body of a patch (but of cls's own methods), a
+ * helper or a post-import block calls `cls(...)` or `cls._from_config(...)`. The
+ * generated module then builds the patched class there whatever upstream does (an
+ * override of `Model.__init__` that keeps `Vision._from_config(...)`). */
+static int config_builds(const pg_config *cfg, const char *cls)
+{
+    size_t n = strlen(cls);
+    for (size_t i = 0; i < cfg->patches.len; i++) {
+        const pg_patch *p = &cfg->patches.items[i];
+        if (!p->replacement || (!strncmp(p->target, cls, n) && p->target[n] == '.') ||
+            (p->type == PG_CLASS_REPLACEMENT && !strcmp(p->target, cls)))
+            continue;
+        char *text = signatures_object_text(p->replacement);
+        int has = text && source_instantiates(text, strlen(text), cls);
+        free(text);
+        if (has)
+            return 1;
+    }
+    const pg_object *const *hs = (const pg_object *const *)cfg->helpers.items;
+    for (size_t i = 0; i < cfg->helpers.len + cfg->positioned_helpers.len; i++) {
+        const pg_object *h = i < cfg->helpers.len
+                                 ? hs[i]
+                                 : cfg->positioned_helpers.items[i - cfg->helpers.len].helper;
+        char *text = signatures_object_text(h);
+        int has = text && source_instantiates(text, strlen(text), cls);
+        free(text);
+        if (has)
+            return 1;
+    }
+    for (size_t i = 0; i < cfg->post_import_blocks.len; i++) {
+        const char *b = cfg->post_import_blocks.items[i];
+        if (source_instantiates(b, strlen(b), cls))
+            return 1;
+    }
+    return 0;
+}
+
+/* The existing rule: a patched class the module built by name at A and does not
+ * mention at all at B. */
+static int unreachable_at_b(const survey_pair *p, const char *cls)
+{
+    return index_find(p->a, cls) && index_find(p->b, cls) &&
+           source_instantiates(p->src_a, p->src_a_len, cls) &&
+           !source_references(p->src_b, p->src_b_len, cls) && !config_builds(p->cfg, cls);
+}
+
 /* A class the module built by name at A and does not mention at all at B: whatever
  * builds it now (a factory, AutoModel.from_config) bypasses the patched class. */
 static void reachability(cctx *c, const char *cls)
 {
     const survey_pair *p = c->p;
-    if (!index_find(p->a, cls) || !index_find(p->b, cls) ||
-        !source_instantiates(p->src_a, p->src_a_len, cls) ||
-        source_references(p->src_b, p->src_b_len, cls))
+    if (!unreachable_at_b(p, cls))
         return;
     add(c, SEV_ERROR, NULL, "unreachable", cls,
         "`%s` is patched, but upstream no longer instantiates it at %s (nothing in the module "
         "names it): the patch silently stops applying",
         cls, p->tag_b);
+}
+
+/* def's span of src (a top-level class of the module). */
+static int span_instantiates(const char *src, size_t len, const index_def *d, const char *name)
+{
+    if (!src || d->end_byte > len || d->start_byte >= d->end_byte)
+        return 0;
+    return source_instantiates(src + d->start_byte, d->end_byte - d->start_byte, name);
+}
+
+static int span_references(const char *src, size_t len, const index_def *d, const char *name)
+{
+    if (!src || d->end_byte > len || d->start_byte >= d->end_byte)
+        return 0;
+    return source_references(src + d->start_byte, d->end_byte - d->start_byte, name);
+}
+
+/* The patched classes (of classes) the module at B builds from cls by name, cls
+ * included, in the order met: what an instance of cls runs of the patches. */
+static void patched_under(const survey_pair *p, const char *cls, const strvec *patched, strvec *out)
+{
+    strvec seen = STRVEC_INIT;
+    strvec_push(&seen, cls);
+    for (size_t i = 0; i < seen.len; i++) {
+        const char *x = seen.items[i];
+        if (strvec_find(patched, x) >= 0 && strvec_find(out, x) < 0)
+            strvec_push(out, x);
+        const index_def *d = index_find(p->b, x);
+        if (!d || d->kind != INDEX_CLASS)
+            continue;
+        for (size_t k = 0; k < p->b->n_defs; k++) {
+            const index_def *y = p->b->defs[k];
+            if (y->kind == INDEX_CLASS && strvec_find(&seen, y->name) < 0 &&
+                span_instantiates(p->src_b, p->src_b_len, d, y->name))
+                strvec_push(&seen, y->name);
+        }
+    }
+    strvec_free(&seen);
+}
+
+/* A class X that built a class T by name at A and, at B, names T no more and builds
+ * through `AutoModel` (`self.language_model = AutoModel.from_config(...)`): the
+ * factory builds transformers' own T, not the generated module's, so every patch
+ * of T and of what T builds stops applying inside X, though T may still be built
+ * by name elsewhere (`Qwen3_5ForCausalLM`) and so escape the rule above. Not when
+ * the config owns the method of X that calls the factory, or builds T itself. */
+static void auto_built(cctx *c, const strvec *patched)
+{
+    const survey_pair *p = c->p;
+    if (!p->src_a || !p->src_b || !source_instantiates(p->src_b, p->src_b_len, "AutoModel"))
+        return;
+    for (size_t i = 0; i < p->b->n_defs; i++) {
+        const index_def *xb = p->b->defs[i];
+        const index_def *xa = index_find(p->a, xb->name);
+        if (xb->kind != INDEX_CLASS || !xa || xa->kind != INDEX_CLASS ||
+            !span_instantiates(p->src_b, p->src_b_len, xb, "AutoModel"))
+            continue;
+        int owned = 0;
+        for (size_t m = 0; m < xb->n_members; m++) {
+            const index_def *md = xb->members[m];
+            if (md->kind == INDEX_FUNCTION &&
+                span_instantiates(p->src_b, p->src_b_len, md, "AutoModel") &&
+                callees_config_defines(p->cfg, xb->name, md->name))
+                owned = 1;
+        }
+        for (size_t k = 0; k < p->cfg->patches.len; k++)
+            owned |= p->cfg->patches.items[k].type == PG_CLASS_REPLACEMENT &&
+                     !strcmp(p->cfg->patches.items[k].target, xb->name);
+        if (owned)
+            continue;
+        for (size_t k = 0; k < p->a->n_defs; k++) {
+            const index_def *t = p->a->defs[k];
+            if (t->kind != INDEX_CLASS || t == xa || !index_find(p->b, t->name) ||
+                !span_instantiates(p->src_a, p->src_a_len, xa, t->name) ||
+                span_references(p->src_b, p->src_b_len, xb, t->name) ||
+                config_builds(p->cfg, t->name))
+                continue;
+            /* the rule above has it, the class's name gone from the whole module */
+            if (strvec_find(patched, t->name) >= 0 && unreachable_at_b(p, t->name))
+                continue;
+            strvec under = STRVEC_INIT;
+            patched_under(p, t->name, patched, &under);
+            if (under.len) {
+                strbuf list = STRBUF_INIT;
+                json_t *data = json_object();
+                json_t *arr = json_array();
+                for (size_t u = 0; u < under.len; u++) {
+                    strbuf_addf(&list, "%s`%s`",
+                                !u                   ? ""
+                                : u + 1 == under.len ? (under.len == 2 ? " and " : ", and ")
+                                                     : ", ",
+                                under.items[u]);
+                    json_array_append_new(arr, json_string(under.items[u]));
+                }
+                json_object_set_new(data, "builder", json_string(xb->name));
+                json_object_set_new(data, "patched", arr);
+                c->where = xb->name;
+                add(c, SEV_ERROR, data, "auto-built", t->name,
+                    "`%s` builds its `%s` through `AutoModel` at %s (%s named the class): "
+                    "transformers' own class runs there, so the patches of %s silently stop "
+                    "applying inside `%s`",
+                    xb->name, t->name, p->tag_b, p->tag_a, list.buf, xb->name);
+                strbuf_free(&list);
+            }
+            strvec_free(&under);
+        }
+    }
 }
 
 /* ---- per config -------------------------------------------------------------------- */
@@ -1230,6 +1381,7 @@ void check_callees(findings *out, const survey_pair *p)
         free(cls);
     }
     c.patch = NULL;
+    auto_built(&c, &classes);
     for (size_t i = 0; i < p->cfg->helpers.len; i++) {
         c.where = p->cfg->helpers.items[i]->name;
         follow(&c, p->cfg->helpers.items[i], NULL);

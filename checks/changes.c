@@ -146,6 +146,7 @@ static const struct {
     {"vanished", "vanished", CHANGE_DROPPED},
     {"vanished-called", "vanished-called", CHANGE_CONTRACT},
     {"unreachable", "unreachable", CHANGE_DROPPED},
+    {"auto-built", "auto-built", CHANGE_DROPPED},
     {"import-removed", "name", CHANGE_BREAKS},
     {"name-removed", "name", CHANGE_BREAKS},
     {"callee-vanished", "callee-vanished", CHANGE_BREAKS},
@@ -226,6 +227,8 @@ static void classify(json_t *f, fact *x)
         target = str(d, "name") ? str(d, "name") : target;
     else if (!strcmp(x->family, "dataclass-field"))
         subject = str(d, "field") ? str(d, "field") : "";
+    else if (!strcmp(x->family, "auto-built")) /* one title per class that builds it */
+        subject = str(d, "builder") ? str(d, "builder") : "";
     else if (!strcmp(x->family, "replaced-body")) /* one title per set of methods */
         subject = methods_key(d, &own);
     else if (!strcmp(x->family, "attr") || !strcmp(x->family, "deprecation"))
@@ -456,6 +459,13 @@ static int title_of_removal(strbuf *t, strbuf *act, const change *c)
         strbuf_addf(t, "`%s` is no longer instantiated by name upstream", s);
         strbuf_adds(act, "patch what upstream builds now (the factory's class), or the "
                          "composite model's construction");
+    } else if (!strcmp(fam, "auto-built")) {
+        const char *b = str(d, "builder") ? str(d, "builder") : "?";
+        strbuf_addf(t, "`%s` builds `%s` through `AutoModel` upstream", b, s);
+        strbuf_addf(act,
+                    "build `%s` by name in an override of `%s.__init__` (upstream's construction "
+                    "before the bump), so the generated module's patched classes run there",
+                    s, b);
     } else if (!strcmp(fam, "stand-in")) {
         const char *a = str(d, "attribute");
         strbuf_addf(t, "`%s` now reads `self.%s`, which the patches' stand-in for `self` lacks", s,

@@ -106,7 +106,7 @@ static const char *finding_how(json_t *f)
         json_is_true(json_object_get(json_object_get(f, "data"), "fails_regen")))
         return "fails to regenerate";
     if (!strcmp(kind, "missing-target") || !strcmp(kind, "vanished") ||
-        !strcmp(kind, "unreachable"))
+        !strcmp(kind, "unreachable") || !strcmp(kind, "auto-built"))
         return "silently dropped or bypassed";
     if (!strcmp(sev, "error"))
         return "breaks at run time";
