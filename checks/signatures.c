@@ -549,6 +549,48 @@ static char *keyword_caller(const sig_ctx *c, const char *target, const char *co
     return keyword_caller_at(c, 1, target, kws, n_kws, -1, call);
 }
 
+/* The patch's own text reads the keyword `key` out of its `**kwargs` by name: a
+ * string literal spelled `"key"` or `'key'` (`kwargs.get("key")`, `kwargs["key"]`). */
+static int patch_reads_key(const sig_ctx *c, const char *key)
+{
+    const pg_patch *pt = c->patch;
+    char *text = pt && pt->replacement ? signatures_object_text(pt->replacement) : NULL;
+    char *dq = pgci_asprintf("\"%s\"", key), *sq = pgci_asprintf("'%s'", key);
+    int r = !text || strstr(text, dq) || strstr(text, sq);
+    free(dq);
+    free(sq);
+    free(text);
+    return r;
+}
+
+/* The patch's own text tests `name` for None (`name is None`, `name is not None`,
+ * `if name`, `if not name`, `name or`) or passes it on as it is (`name=name`): its
+ * default is a case the body handles, or the callee's to handle (a cache left None
+ * on a training step). A body that only reads it (`apply_rotary_pos_emb_vision(q,
+ * rotary_pos_emb)`) fails on the default; one that names it only in its signature
+ * does not read it. */
+static int patch_tests_none(const sig_ctx *c, const char *name)
+{
+    const pg_patch *pt = c->patch;
+    char *text = pt && pt->replacement ? signatures_object_text(pt->replacement) : NULL;
+    static const char *const forms[] = {"%s is None", "%s is not None", "if %s:",   "if not %s",
+                                        "if %s ",     "%s or ",         "%s if %s", "%s=%s"};
+    int r = !text, uses = 0;
+    size_t n = strlen(name);
+    for (const char *q = text; !r && (q = strstr(q, name)); q += n)
+        uses += (q == text || !(isalnum((unsigned char)q[-1]) || q[-1] == '_')) &&
+                !(isalnum((unsigned char)q[n]) || q[n] == '_');
+    r |= uses < 2; /* the parameter alone: the body does not read it */
+    for (size_t i = 0; !r && i < sizeof(forms) / sizeof(forms[0]); i++) {
+        char *f = pgci_asprintf(forms[i], name, name);
+        for (const char *q = text; !r && (q = strstr(q, f)); q++)
+            r = q == text || !(isalnum((unsigned char)q[-1]) || q[-1] == '_' || q[-1] == '.');
+        free(f);
+    }
+    free(text);
+    return r;
+}
+
 /* What an override that carries upstream's renaming shim gets (takes: patch_takes
  * of the new name); *caller, *call when a call passing either name is found. */
 static void override_shim(const sig_ctx *c, strbuf *t, json_t *data, const char *target,
@@ -556,11 +598,19 @@ static void override_shim(const sig_ctx *c, strbuf *t, json_t *data, const char 
 {
     const char *kws[] = {new_name, old};
     char *call = NULL;
-    *caller = takes == 0 ? keyword_caller(c, target, kws, 2, &call) : NULL;
+    *caller =
+        takes == 0 || (takes == 2 && !patch_reads_key(c, new_name) && !patch_tests_none(c, old))
+            ? keyword_caller(c, target, kws, 2, &call)
+            : NULL;
     strbuf_addf(
         t, "; the override keeps upstream's `@deprecate_kwarg`, which turns `%s=` into `%s=`, ",
         old, new_name);
-    if (takes == 2)
+    if (takes == 2 && *caller)
+        strbuf_addf(t,
+                    "and `%s=` goes into the override's `**kwargs`: %s, so `%s` keeps its "
+                    "default there",
+                    new_name, *caller, old);
+    else if (takes == 2)
         strbuf_addf(t,
                     "and `%s=` goes into the override's `**kwargs`: a call passing either by name "
                     "no longer reaches `%s`",
@@ -572,9 +622,12 @@ static void override_shim(const sig_ctx *c, strbuf *t, json_t *data, const char 
                        "TypeError (no call found passes it by name)");
     if (*caller) { /* for the note's "Why it breaks" */
         json_object_set_new(data, "call", json_string(call));
-        char *why = pgci_asprintf("%s, which the override's `@deprecate_kwarg` turns into `%s=`: "
-                                  "the override does not take it",
-                                  *caller, new_name);
+        char *why = takes == 2 ? pgci_asprintf("%s, which the override's `**kwargs` takes in "
+                                               "place of `%s`",
+                                               *caller, old)
+                               : pgci_asprintf("%s, which the override's `@deprecate_kwarg` "
+                                               "turns into `%s=`: the override does not take it",
+                                               *caller, new_name);
         json_object_set_new(data, "because", json_string(why));
         free(why);
     }
