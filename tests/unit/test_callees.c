@@ -2286,7 +2286,7 @@ static void test_override_keeps_shim(void **state)
     } cases[] = {
         {b_kw, "def forward(self, x, past_key_values=None, cache=None):\n    return x\n", NULL,
          "`@deprecate_kwarg` keeps `past_key_values` working until 5.40.0\n"},
-        {b_kw, "def forward(self, x, past_key_values=None, **kwargs):\n    return x\n", NULL,
+        {b_pos, "def forward(self, x, past_key_values=None, **kwargs):\n    return x\n", NULL,
          "and `cache=` goes into the override's `**kwargs`: a call passing either by name no "
          "longer reaches `past_key_values`\n"},
         {b_pos, "def forward(self, x, past_key_values=None):\n    return x\n", NULL,
@@ -2304,6 +2304,39 @@ static void test_override_keeps_shim(void **state)
          "def forward(self, x, state=None):\n    return self.net(x, past_key_values=state)\n",
          "which the override does not take: the config's `Outer.forward` passes "
          "`past_key_values=`, a TypeError\n"},
+        /* upstream's Outer.forward, which still runs, passes `cache=`: the override's
+         * `**kwargs` takes it, and `past_key_values` is None there (qwen2_5_omni's
+         * vision attention at 5.10.4: an AttributeError on `None.cos()`) */
+        {b_kw,
+         "def forward(self, x, past_key_values=None, **kwargs):\n    return x + past_key_values\n",
+         NULL,
+         "and `cache=` goes into the override's `**kwargs`: `Outer.forward` passes `cache=` "
+         "(line 10), so `past_key_values` keeps its default there\n"},
+        /* one that does not read it loses nothing */
+        {b_kw, "def forward(self, x, past_key_values=None, **kwargs):\n    return x\n", NULL,
+         "and `cache=` goes into the override's `**kwargs`: a call passing either by name no "
+         "longer reaches `past_key_values`\n"},
+        /* unless the override passes it on as it is (a cache left None on a training
+         * step is the callee's to handle), tests it for None, */
+        {b_kw,
+         "def forward(self, x, past_key_values=None, **kwargs):\n"
+         "    return self.inner(x, past_key_values=past_key_values)\n",
+         NULL,
+         "and `cache=` goes into the override's `**kwargs`: a call passing either by name no "
+         "longer reaches `past_key_values`\n"},
+        {b_kw,
+         "def forward(self, x, past_key_values=None, **kwargs):\n"
+         "    return x if past_key_values is None else x + past_key_values\n",
+         NULL,
+         "and `cache=` goes into the override's `**kwargs`: a call passing either by name no "
+         "longer reaches `past_key_values`\n"},
+        /* or reads it out of its `**kwargs` */
+        {b_kw,
+         "def forward(self, x, past_key_values=None, **kwargs):\n"
+         "    return x + kwargs.get(\"cache\", past_key_values)\n",
+         NULL,
+         "and `cache=` goes into the override's `**kwargs`: a call passing either by name no "
+         "longer reaches `past_key_values`\n"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         tpatch ps[] = {{PG_METHOD_OVERRIDE, "Net.forward", cases[i].body},
@@ -2325,6 +2358,72 @@ static void test_override_keeps_shim(void **state)
         strbuf_free(&want);
         free(got);
     }
+}
+
+/* 5.12.1's VL models build their towers through `AutoModel.from_config`: the
+ * factory builds transformers' own classes, not the generated module's. A tower the
+ * module names nowhere else is the unreachable rule's; one another class still
+ * builds by name (`Qwen3_5ForCausalLM`'s `Qwen3_5TextModel`) escaped it, and with
+ * it every patch of the classes the tower builds (the GatedDeltaNet, the layers). A
+ * config that builds the tower itself (qwen3_5_moe's override of
+ * `Qwen3_5MoeModel.__init__`) keeps its patches: neither rule then. */
+static void test_auto_built_bypasses_patched(void **state)
+{
+    (void)state;
+    static const char common[] = "class Layer(nn.Module):\n"
+                                 "    def forward(self, x):\n"
+                                 "        return x\n"
+                                 "class Text(PreTrainedModel):\n"
+                                 "    def __init__(self, config):\n"
+                                 "        self.layers = [Layer(config)]\n"
+                                 "class Vision(PreTrainedModel):\n"
+                                 "    def forward(self, x):\n"
+                                 "        return x\n"
+                                 "class ForCausalLM(PreTrainedModel):\n"
+                                 "    def __init__(self, config):\n"
+                                 "        self.model = Text(config)\n";
+    char *a = pgci_asprintf("%sclass Model(PreTrainedModel):\n"
+                            "    def __init__(self, config):\n"
+                            "        self.visual = Vision._from_config(config.vision_config)\n"
+                            "        self.language_model = Text._from_config(config.text_config)\n",
+                            common);
+    char *b =
+        pgci_asprintf("%sclass Model(PreTrainedModel):\n"
+                      "    def __init__(self, config):\n"
+                      "        self.visual = AutoModel.from_config(config.vision_config)\n"
+                      "        self.language_model = AutoModel.from_config(config.text_config)\n",
+                      common);
+    static const char unreachable[] =
+        "error unreachable: `Vision` is patched, but upstream no longer instantiates it at v2.0 "
+        "(nothing in the module names it): the patch silently stops applying\n";
+    static const char auto_built[] =
+        "error auto-built: `Model` builds its `Text` through `AutoModel` at v2.0 (v1.0 named the "
+        "class): transformers' own class runs there, so the patches of `Layer` silently stop "
+        "applying inside `Model`\n";
+    tpatch ps[] = {
+        {PG_METHOD_OVERRIDE, "Layer.forward", "def forward(self, x):\n    return x\n"},
+        {PG_METHOD_OVERRIDE, "Vision.forward", "def forward(self, x):\n    return x + 1\n"},
+        {PG_METHOD_OVERRIDE, "Model.__init__", NULL}};
+    char *got = survey(a, b, ps, 2);
+    strbuf want = STRBUF_INIT;
+    strbuf_addf(&want, "%s%s", unreachable, auto_built);
+    expect(got, want.buf);
+    free(got);
+    strbuf_free(&want);
+    /* the config's own Model.__init__ builds both by name */
+    ps[2].body = "def __init__(self, config):\n"
+                 "    self.visual = Vision._from_config(config.vision_config)\n"
+                 "    self.language_model = Text._from_config(config.text_config)\n";
+    got = survey(a, b, ps, 3);
+    expect(got, "warning body-changed: `Model.__init__`: the upstream body changed under the "
+                "patch (written against v1.0)\n");
+    free(got);
+    /* a tag against itself: nothing */
+    got = survey(b, b, ps, 2);
+    expect(got, "");
+    free(got);
+    free(a);
+    free(b);
 }
 
 /* A method the body calls through self starts announcing its removal: the
@@ -3056,6 +3155,7 @@ int main(void)
         cmocka_unit_test(test_fans_walked_once),
         cmocka_unit_test(test_vanished_quotes_deprecation),
         cmocka_unit_test(test_init_attr_read_by_a_later_override),
+        cmocka_unit_test(test_auto_built_bypasses_patched),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
