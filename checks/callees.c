@@ -749,9 +749,9 @@ static void self_calls(cctx *c, const char *cls, const body_uses *u)
 }
 
 char *callees_class_made(const index_module *m, const char *src, size_t len, const char *cls,
-                         const char *attr)
+                         const char *attr, int anywhere)
 {
-    return class_made(m, src, len, cls, attr, 0);
+    return class_made(m, src, len, cls, attr, anywhere);
 }
 
 /* ---- calls of module-level and imported functions ---------------------------------- */

@@ -70,10 +70,12 @@ char *callees_import_source_any(const index_module *m, const char *name);
 int callees_config_defines(const pg_config *cfg, const char *cls, const char *name);
 
 /* The class (m defines it) of what cls's `__init__` in module m (src[0..len))
- * assigns to `self.<attr>` by calling it, `Cls(...)` or `Cls._from_config(...)`,
- * malloc'ed; NULL when none. */
+ * assigns to `self.<attr>` by calling it, `Cls(...)` or `Cls._from_config(...)`;
+ * with `anywhere` the first such call in the value (`None if c.skip else
+ * Cls(...)`, each element of `nn.ModuleList([Cls(c) for ...])`); malloc'ed, NULL
+ * when none. */
 char *callees_class_made(const index_module *m, const char *src, size_t len, const char *cls,
-                         const char *attr);
+                         const char *attr, int anywhere);
 
 /* Appends to mods (unique) the transformers modules module a (the model's module
  * at A) imports a function from that a patch body of cfg may call (its name

@@ -285,9 +285,19 @@ static unsigned line_at(const char *s, size_t off)
     return line;
 }
 
+/* `None if <test> else cls(...)`: an instance of cls where the test fails (a
+ * layer that shares its neighbour's, GLM-MoE-DSA's indexer at 5.12.1). */
+static int none_else_made(const char *v, const char *cls, size_t cl)
+{
+    if (strncmp(v, "None if ", 8))
+        return 0;
+    const char *e = strstr(v, " else ");
+    return e && !strstr(e + 6, " else ") && !strncmp(e + 6, cls, cl) && e[6 + cl] == '(';
+}
+
 /* The attributes class d's `__init__` makes instances of cls: `self.<attr> =
- * cls(...)`; into *elements those it makes a ModuleList of: `self.<attr> =
- * nn.ModuleList([cls(...) for ...])`. */
+ * cls(...)` (or `None if <test> else cls(...)`); into *elements those it makes a
+ * ModuleList of: `self.<attr> = nn.ModuleList([cls(...) for ...])`. */
 static void made_attrs(strvec *out, strvec *elements, const index_def *d, const char *src,
                        size_t len, const char *cls)
 {
@@ -295,7 +305,7 @@ static void made_attrs(strvec *out, strvec *elements, const index_def *d, const 
     size_t cl = strlen(cls);
     for (size_t i = 0; init && i < d->n_init_attrs; i++) {
         char *v = source_attr_value(src, len, init, d->init_attrs[i]);
-        if (v && !strncmp(v, cls, cl) && v[cl] == '(') {
+        if (v && ((!strncmp(v, cls, cl) && v[cl] == '(') || none_else_made(v, cls, cl))) {
             strvec_push(out, d->init_attrs[i]);
         } else if (v && strstr(v, "ModuleList(")) {
             for (const char *p = v; (p = strstr(p, cls)); p += cl)

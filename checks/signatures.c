@@ -837,6 +837,47 @@ static void param_added_optional(sig_ctx *c, const char *target, const index_def
     free(call);
 }
 
+/* A required parameter upstream added to a target: an error, upstream's callers at
+ * B passing it to a patch written without it; unless the target is a method
+ * override whose callers are the module's own (unpackers.h) and none of them that
+ * still runs (upstream's, or the config's bodies) passes it in a way the override
+ * refuses (GLM-MoE-DSA's indexer at 5.12.1, called only by the attention the
+ * config also overrides): a warning, the contract changed under the patch. */
+static void param_added_required(sig_ctx *c, const char *target, const index_def *a,
+                                 const index_def *b, const char *name)
+{
+    const char *ta = c->p->tag_a, *tb = c->p->tag_b;
+    const pg_patch *pt = c->patch;
+    const char *quiet = NULL;
+    if (pt && pt->type == PG_METHOD_OVERRIDE && !strcmp(pt->target, target) && b->parent &&
+        unpackers_callers_in_module(c->p, b->parent->qualname, b->name)) {
+        /* a call that still runs passes it by name, or by position (as many
+         * arguments as reach its place: the override's parameter there may be
+         * another, `cache_position` taking `past_key_values`) */
+        const char *kws[] = {name};
+        char *call = NULL, *caller = NULL;
+        long at = param_index(b, name), self = b->n_params && !strcmp(b->params[0].name, "self");
+        int takes = patch_takes(c, target, name);
+        if (takes == 0)
+            caller = keyword_caller_at(c, 1, target, kws, 1, -1, &call);
+        if (!caller && at >= self) {
+            free(call);
+            caller = keyword_caller_at(c, 1, target, NULL, 0, at - self, &call);
+        }
+        if (!caller && takes >= 0)
+            quiet = "; no call of it that still runs passes it (upstream's callers in the "
+                    "module are patched too)";
+        free(caller);
+        free(call);
+    }
+    json_t *data = sig_data(a, b);
+    json_object_set_new(data, "parameter", json_string(name));
+    finding *f = add(c, quiet ? SEV_WARNING : SEV_ERROR, data, "param-added-required", target,
+                     "`%s`: required parameter `%s` added (%s → %s)%s", target, name, ta, tb,
+                     quiet ? quiet : "");
+    set_sig_detail(f, a, b, ta, tb);
+}
+
 /* The parameters renamed from a to b: same position and kind, both names gone from
  * the other side, and likely_rename; renamed[i] set for each (a's index i, which
  * is b's too). */
@@ -872,12 +913,7 @@ static void compare_params(sig_ctx *c, const char *target, const index_def *a, c
             param_added_optional(c, target, a, b, b->params[i].name);
             continue;
         }
-        json_t *data = sig_data(a, b);
-        json_object_set_new(data, "parameter", json_string(b->params[i].name));
-        finding *f =
-            add(c, SEV_ERROR, data, "param-added-required", target,
-                "`%s`: required parameter `%s` added (%s → %s)", target, b->params[i].name, ta, tb);
-        set_sig_detail(f, a, b, ta, tb);
+        param_added_required(c, target, a, b, b->params[i].name);
     }
     /* reordered: the names both sides have, in a different relative order */
     strvec oa = STRVEC_INIT, ob = STRVEC_INIT;

@@ -93,20 +93,39 @@ static void search_method(const survey_pair *p, const index_def *m, ufind *f)
 }
 
 /* What class cls's method `method` is called through in class d at B: the
- * attribute d's `__init__` assigns an instance of cls to (`self.gate = Router(c)`)
- * for `forward`, or the method itself on cls; NULL when d does not call it so. */
+ * attribute d's `__init__` assigns an instance of cls to (`self.gate = Router(c)`,
+ * `self.indexer = None if c.skip else Indexer(c)`) for `forward`, or the method
+ * itself on cls; NULL when d does not call it so. */
 static char *through(const survey_pair *p, const index_def *d, const char *cls, const char *method)
 {
     if (strcmp(method, "forward"))
         return !strcmp(d->name, cls) ? pgci_strdup(method) : NULL;
     for (size_t i = 0; i < d->n_init_attrs; i++) {
-        char *made = callees_class_made(p->b, p->src_b, p->src_b_len, d->name, d->init_attrs[i]);
+        char *made = callees_class_made(p->b, p->src_b, p->src_b_len, d->name, d->init_attrs[i], 1);
         int hit = made && !strcmp(made, cls);
         free(made);
         if (hit)
             return pgci_strdup(d->init_attrs[i]);
     }
     return NULL;
+}
+
+int unpackers_callers_in_module(const survey_pair *p, const char *cls, const char *method)
+{
+    if (!p->b || !p->src_b)
+        return 0;
+    if (strcmp(method, "forward"))
+        return method[0] == '_' && method[1] != '_';
+    for (size_t i = 0; i < p->b->n_defs; i++) {
+        const index_def *d = p->b->defs[i];
+        if (d->kind != INDEX_CLASS || d->parent || d->conditional)
+            continue;
+        char *attr = through(p, d, cls, method);
+        free(attr);
+        if (attr)
+            return 1;
+    }
+    return 0;
 }
 
 int unpackers_find(const survey_pair *p, const char *cls, const char *method, size_t n,

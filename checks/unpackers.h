@@ -36,4 +36,10 @@ int unpackers_find(const survey_pair *p, const char *cls, const char *method, si
 
 void unpack_site_free(unpack_site *s);
 
+/* 1 when cls.method's callers are module B's own code: `forward` of a class that
+ * another class of the module builds by name in its `__init__` (a submodule: the
+ * framework calls a model's `forward`, not a layer's), or a private method
+ * (`_name`, not a dunder), called through `self`. */
+int unpackers_callers_in_module(const survey_pair *p, const char *cls, const char *method);
+
 #endif

@@ -1220,6 +1220,72 @@ static void test_return_count_breaks_caller(void **state)
     free(got);
 }
 
+/* A required parameter added to an overridden layer's forward (GLM-MoE-DSA's
+ * indexer at 5.12.1): an error while upstream's caller that still runs passes it;
+ * a warning when that caller is patched too and the config's call passes nothing
+ * the override refuses. A model nothing in the module builds (the framework calls
+ * its forward) stays an error. */
+static void test_required_param_callers(void **state)
+{
+    (void)state;
+    static const char a[] = "class Indexer(nn.Module):\n"
+                            "    def forward(self, h, q):\n"
+                            "        return h\n"
+                            "class Attention(nn.Module):\n"
+                            "    def __init__(self, config):\n"
+                            "        self.indexer = None if config.skip else Indexer(config)\n"
+                            "    def forward(self, h, q):\n"
+                            "        return self.indexer(h, q)\n"
+                            "class Model(nn.Module):\n"
+                            "    def forward(self, h):\n"
+                            "        return h\n";
+    static const char b[] = "class Indexer(nn.Module):\n"
+                            "    def forward(self, h, q, position_ids):\n"
+                            "        return h\n"
+                            "class Attention(nn.Module):\n"
+                            "    def __init__(self, config):\n"
+                            "        self.indexer = None if config.skip else Indexer(config)\n"
+                            "    def forward(self, h, q, position_ids):\n"
+                            "        return self.indexer(h, q, position_ids=position_ids)\n"
+                            "class Model(nn.Module):\n"
+                            "    def forward(self, h, mask):\n"
+                            "        return h\n";
+    tpatch indexer = {PG_METHOD_OVERRIDE, "Indexer.forward",
+                      "def forward(self, h, q):\n"
+                      "    return h\n"};
+    char *got = survey(a, b, &indexer, 1);
+    assert_non_null(strstr(got, "error param-added-required: `Indexer.forward`: required "
+                                "parameter `position_ids` added (v1.0 → v2.0)\n"));
+    free(got);
+    tpatch both[] = {indexer,
+                     {PG_METHOD_OVERRIDE, "Attention.forward",
+                      "def forward(self, h, q):\n"
+                      "    return self.indexer(h, q)\n"}};
+    got = survey(a, b, both, 2);
+    assert_non_null(strstr(got, "warning param-added-required: `Indexer.forward`: required "
+                                "parameter `position_ids` added (v1.0 → v2.0); no call of it "
+                                "that still runs passes it (upstream's callers in the module are "
+                                "patched too)\n"));
+    free(got);
+    /* the config's own caller passing it by position, into the override's `q`
+     * (as `cache_position` took `past_key_values` in Qwen3.5's mask at 5.9.0) */
+    tpatch positional[] = {indexer,
+                           {PG_METHOD_OVERRIDE, "Attention.forward",
+                            "def forward(self, h, q, position_ids):\n"
+                            "    return self.indexer(h, q, position_ids)\n"}};
+    got = survey(a, b, positional, 2);
+    assert_non_null(strstr(got, "error param-added-required: `Indexer.forward`: required "
+                                "parameter `position_ids` added (v1.0 → v2.0)\n"));
+    free(got);
+    tpatch model = {PG_METHOD_OVERRIDE, "Model.forward",
+                    "def forward(self, h):\n"
+                    "    return h\n"};
+    got = survey(a, b, &model, 1);
+    assert_non_null(strstr(got, "error param-added-required: `Model.forward`: required parameter "
+                                "`mask` added (v1.0 → v2.0)\n"));
+    free(got);
+}
+
 /* The submodule made through a factory (`Cls._from_config(...)`, transformers'
  * way for a sub-config's model) is followed as `Cls(...)` is: Qwen3-Omni's thinker
  * at 5.22.2 swapped `self.model` for a wrapper whose `**kwargs` carry the
@@ -3108,6 +3174,7 @@ int main(void)
         cmocka_unit_test(test_value_changed),
         cmocka_unit_test(test_return_count_changed),
         cmocka_unit_test(test_return_count_breaks_caller),
+        cmocka_unit_test(test_required_param_callers),
         cmocka_unit_test(test_kwarg_collision),
         cmocka_unit_test(test_kwarg_collision_factory),
         cmocka_unit_test(test_stand_in),
