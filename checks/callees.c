@@ -407,8 +407,9 @@ static int callee_values(cctx *c, const body_call *call, const callee *k)
     for (size_t i = 0; ra.n == rb.n && i < ra.n; i++) {
         if (!reads_value(call, i, ra.n) || !returned_value_changed(&ra, &rb, i))
             continue;
-        strbuf_addf(&names, "%s`%s`", json_array_size(values) ? ", " : "", ra.values[i].name);
-        json_array_append_new(values, json_string(ra.values[i].name));
+        strbuf_addf(&names, "%s`%s`", json_array_size(values) ? ", " : "",
+                    returned_value_name(&ra, &rb, i));
+        json_array_append_new(values, json_string(returned_value_name(&ra, &rb, i)));
         returned_describe(&d, &ra, &rb, i, c->p->tag_a, c->p->tag_b);
     }
     size_t changed = json_array_size(values);

@@ -73,8 +73,10 @@ static char *one_line(const py_tree *t, TSNode n)
     return strbuf_detach(&b, NULL);
 }
 
+/* Adds to the value returned as `name` the step `how` + the shape of value (or
+ * value_shape, when given). */
 static void add_step(returned *r, const py_tree *t, TSNode stmt, const char *name, const char *how,
-                     TSNode value)
+                     TSNode value, const char *value_shape)
 {
     for (size_t i = 0; i < r->n; i++) {
         returned_value *v = &r->values[i];
@@ -82,15 +84,31 @@ static void add_step(returned *r, const py_tree *t, TSNode stmt, const char *nam
             continue;
         strbuf s = STRBUF_INIT;
         strbuf_adds(&s, how);
-        shape(&s, t, value);
+        if (value_shape)
+            strbuf_adds(&s, value_shape);
+        else
+            shape(&s, t, value);
         strbuf_rtrim(&s);
         strvec_push_owned(&v->steps, strbuf_detach(&s, NULL));
         strvec_push_owned(&v->texts, one_line(t, stmt));
     }
 }
 
-/* One binding statement: each name it binds that a returned value names. */
-static void read_binding(returned *r, const py_tree *t, TSNode n)
+/* The shape of the last plain binding of `name` in last (pairs name, shape), or
+ * NULL. */
+static const char *last_shape(const strvec *last, const char *name)
+{
+    for (size_t k = last->len; k >= 2; k -= 2)
+        if (!strcmp(last->items[k - 2], name))
+            return last->items[k - 1];
+    return NULL;
+}
+
+/* One binding statement: each name it binds that a returned value names. A field
+ * set to a name (`out.a = tmp`) takes the shape of tmp's last plain binding in
+ * last, which this records: a one-use temporary folded in place
+ * (`out.a = f(x)`) is the same step. */
+static void read_binding(returned *r, const py_tree *t, TSNode n, strvec *last)
 {
     int aug = py_is(n, "augmented_assignment"), loop = py_is(n, "for_statement");
     TSNode left = py_field(n, "left"), right = py_field(n, "right");
@@ -100,6 +118,24 @@ static void read_binding(returned *r, const py_tree *t, TSNode n)
         right = py_field(right, "right");
     if (ts_node_is_null(right))
         return;
+    if (py_is(left, "attribute") && !aug && !loop) { /* name.attr = value */
+        TSNode obj = py_field(left, "object"), attr = py_field(left, "attribute");
+        if (!py_is(obj, "identifier") || !pynode_is_real(obj) || ts_node_is_null(attr))
+            return;
+        char *name = py_text_dup(t, obj), *field = py_text_dup(t, attr);
+        char *how = pgci_asprintf(".%s = ", field);
+        const char *folded = NULL;
+        if (py_is(right, "identifier") && pynode_is_real(right)) {
+            char *tmp = py_text_dup(t, right);
+            folded = last_shape(last, tmp);
+            free(tmp);
+        }
+        add_step(r, t, n, name, how, right, folded);
+        free(how);
+        free(field);
+        free(name);
+        return;
+    }
     if (py_is(left, "identifier") && pynode_is_real(left)) {
         char *name = py_text_dup(t, left), *how = NULL;
         if (aug) { /* x += y is the step x = x + y */
@@ -109,7 +145,14 @@ static void read_binding(returned *r, const py_tree *t, TSNode n)
             how = pgci_asprintf("%s %.*s ", name, (int)(ol ? ol - 1 : 0), o);
             free(o);
         }
-        add_step(r, t, n, name, how ? how : loop ? "for in " : "", right);
+        add_step(r, t, n, name, how ? how : loop ? "for in " : "", right, NULL);
+        if (!aug && !loop) {
+            strbuf sh = STRBUF_INIT;
+            shape(&sh, t, right);
+            strbuf_rtrim(&sh);
+            strvec_push(last, name);
+            strvec_push_owned(last, strbuf_detach(&sh, NULL));
+        }
         free(how);
         free(name);
         return;
@@ -123,14 +166,14 @@ static void read_binding(returned *r, const py_tree *t, TSNode n)
             continue;
         char *name = py_text_dup(t, e);
         char *how = pgci_asprintf("%s[%u of %u] ", loop ? "for in " : "", i + 1, m);
-        add_step(r, t, n, name, how, right);
+        add_step(r, t, n, name, how, right, NULL);
         free(how);
         free(name);
     }
 }
 
 /* Every binding in n before byte `until`, in source order. */
-static void read_bindings(returned *r, const py_tree *t, TSNode n, uint32_t until)
+static void read_bindings(returned *r, const py_tree *t, TSNode n, uint32_t until, strvec *last)
 {
     uint32_t k = ts_node_named_child_count(n);
     for (uint32_t i = 0; i < k; i++) {
@@ -141,8 +184,8 @@ static void read_bindings(returned *r, const py_tree *t, TSNode n, uint32_t unti
             py_is(c, "decorated_definition") || py_is(c, "lambda"))
             continue;
         if (py_is(c, "assignment") || py_is(c, "augmented_assignment") || py_is(c, "for_statement"))
-            read_binding(r, t, c);
-        read_bindings(r, t, c, until);
+            read_binding(r, t, c, last);
+        read_bindings(r, t, c, until, last);
     }
 }
 
@@ -207,10 +250,20 @@ int returned_read(returned *r, const py_tree *t, unsigned at)
     r->values = pgci_calloc(r->n ? r->n : 1, sizeof(*r->values));
     for (size_t i = 0; i < r->n; i++) {
         TSNode e = many ? ts_node_named_child(value, (uint32_t)i) : value;
-        if (py_is(e, "identifier") && pynode_is_real(e))
+        if (py_is(e, "identifier") && pynode_is_real(e)) {
             r->values[i].name = py_text_dup(t, e);
+        } else if (py_is(e, "call")) {
+            strbuf sh = STRBUF_INIT;
+            shape(&sh, t, e);
+            strbuf_rtrim(&sh);
+            r->values[i].call = 1;
+            strvec_push_owned(&r->values[i].steps, strbuf_detach(&sh, NULL));
+            strvec_push_owned(&r->values[i].texts, one_line(t, ret));
+        }
     }
-    read_bindings(r, t, body, ts_node_start_byte(ret));
+    strvec last = STRVEC_INIT;
+    read_bindings(r, t, body, ts_node_start_byte(ret), &last);
+    strvec_free(&last);
     return 0;
 }
 
@@ -235,24 +288,38 @@ int returned_count_changed(const returned *a, const returned *b)
     return a->many ? b->single_plain : a->single_plain;
 }
 
+/* Whether value v is one this module can follow: a name, or a call returned. */
+static int readable(const returned_value *v)
+{
+    return v->name || v->call;
+}
+
 int returned_value_changed(const returned *a, const returned *b, size_t i)
 {
-    if (i >= a->n || i >= b->n || !a->values[i].name || !b->values[i].name)
+    if (i >= a->n || i >= b->n || !readable(&a->values[i]) || !readable(&b->values[i]) ||
+        !returned_value_name(a, b, i))
         return 0;
     const strvec *sa = &a->values[i].steps, *sb = &b->values[i].steps;
     int same = sa->len == sb->len, shared = 0;
     for (size_t j = 0; same && j < sa->len; j++)
         same = !strcmp(sa->items[j], sb->items[j]);
     for (size_t j = 0; !same && !shared && j < sa->len; j++)
-        shared = strvec_find(sb, sa->items[j]) >= 0;
+        shared = sa->items[j][0] != '.' && strvec_find(sb, sa->items[j]) >= 0;
     return !same && shared;
+}
+
+const char *returned_value_name(const returned *a, const returned *b, size_t i)
+{
+    if (i < a->n && a->values[i].name)
+        return a->values[i].name;
+    return i < b->n ? b->values[i].name : NULL;
 }
 
 static void describe_side(strbuf *out, const returned_value *v, const char *tag, int width)
 {
     strbuf_addf(out, "  %-*s", width + 1, tag);
     if (!v->texts.len)
-        strbuf_addf(out, " (`%s` is not assigned before the return)\n", v->name);
+        strbuf_addf(out, " (`%s` is not assigned before the return)\n", v->name ? v->name : "?");
     for (size_t j = 0; j < v->texts.len; j++)
         strbuf_addf(out, "%*s %s\n", j ? width + 3 : 0, "", v->texts.items[j]);
 }
@@ -260,12 +327,20 @@ static void describe_side(strbuf *out, const returned_value *v, const char *tag,
 void returned_describe(strbuf *out, const returned *a, const returned *b, size_t i,
                        const char *tag_a, const char *tag_b)
 {
-    if (i >= a->n || i >= b->n || !a->values[i].name || !b->values[i].name)
+    if (i >= a->n || i >= b->n || !readable(&a->values[i]) || !readable(&b->values[i]) ||
+        !returned_value_name(a, b, i))
         return;
     const returned_value *va = &a->values[i], *vb = &b->values[i];
-    strbuf_addf(out, "the value it returns as `%s`", va->name);
-    if (strcmp(va->name, vb->name))
-        strbuf_addf(out, " (`%s` at %s)", vb->name, tag_b);
+    if (va->name) {
+        strbuf_addf(out, "the value it returns as `%s`", va->name);
+        if (vb->name && strcmp(va->name, vb->name))
+            strbuf_addf(out, " (`%s` at %s)", vb->name, tag_b);
+        else if (!vb->name)
+            strbuf_addf(out, " (a call returned as is at %s)", tag_b);
+    } else {
+        strbuf_addf(out, "the value it returns (a call returned as is at %s; `%s` at %s)", tag_a,
+                    vb->name, tag_b);
+    }
     if (a->n > 1)
         strbuf_addf(out, " (value %zu of %zu)", i + 1, a->n);
     strbuf_adds(out, ", bound by:\n");

@@ -23,7 +23,12 @@
 
 typedef struct returned_value {
     char *name;   /* the name returned at this position; NULL when not a plain name */
-    strvec steps; /* each binding of name before the return: its shape (arguments out) */
+    int call;     /* not a name but a call returned as is (`return self.visual(x)`): its
+                     one step is that call, so that `out = self.visual(x); out.y = z;
+                     return out` at another release shares it */
+    strvec steps; /* each binding of name before the return: its shape (arguments out);
+                     a field of it set (`name.attr = value`) is the step `.attr = value`,
+                     which alone is never the step two releases share */
     strvec texts; /* the same bindings as written, one line each, for messages */
 } returned_value;
 
@@ -47,12 +52,17 @@ void returned_free(returned *r);
  * changed. A single value of another form (a call) may be a tuple itself: 0. */
 int returned_count_changed(const returned *a, const returned *b);
 
-/* 1 when value i is a name at both sides and the steps binding it differ while
- * sharing at least one step: a step added to, dropped from or replaced in the
- * same computation (the router's softmax). Steps that share nothing are a
- * rewrite (a helper now computes the value), which says nothing of the value
- * itself: 0, and the body's change is reported as such. */
+/* 1 when value i is a name or a returned call at both sides (a name at one at
+ * least) and the steps binding it differ while sharing at least one step that
+ * binds the name: a step added to, dropped from or replaced in the same
+ * computation (the router's softmax, a field of the result rebound). Steps that
+ * share nothing are a rewrite (a helper now computes the value), which says
+ * nothing of the value itself: 0, and the body's change is reported as such. */
 int returned_value_changed(const returned *a, const returned *b, size_t i);
+
+/* The name value i is returned as: a's, else b's (a returned call at a); NULL
+ * when neither is a name. */
+const char *returned_value_name(const returned *a, const returned *b, size_t i);
 
 /* Appends to out what a and b bind value i with, under the two tags' names:
  *     5.2.0: router_logits = F.linear(hidden_states, self.weight)

@@ -1554,8 +1554,8 @@ static size_t values_changed(const sig_ctx *c, const index_def *a, const index_d
     for (size_t i = 0; ra.n == rb.n && i < ra.n; i++) {
         if (!returned_value_changed(&ra, &rb, i))
             continue;
-        strbuf_addf(names, "%s`%s`", changed++ ? ", " : "", ra.values[i].name);
-        json_array_append_new(values, json_string(ra.values[i].name));
+        strbuf_addf(names, "%s`%s`", changed++ ? ", " : "", returned_value_name(&ra, &rb, i));
+        json_array_append_new(values, json_string(returned_value_name(&ra, &rb, i)));
         returned_describe(d, &ra, &rb, i, p->tag_a, p->tag_b);
     }
     returned_free(&ra);

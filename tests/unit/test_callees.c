@@ -299,7 +299,6 @@ static void test_returned(void **state)
                                "  v1.0:  logits = F.linear(h, self.weight)\n"
                                "         logits = torch.softmax(logits, dim=-1)\n"
                                "  v2.0:  logits = F.linear(h, self.weight)\n");
-    strbuf_free(&d);
     /* x += y and x = x + y are one step; a rewrite that shares no step with the
      * old one says nothing of the value */
     static const char c[] = "class Router(nn.Module):\n"
@@ -318,6 +317,58 @@ static void test_returned(void **state)
     assert_string_equal(rc.values[0].steps.items[1], "out + idx");
     assert_string_equal(rb.values[1].steps.items[1], "top / top . sum ()");
     assert_false(returned_value_changed(&rc, &re, 0));
+    /* a field of the value set is a step of it, but never the one shared: the same
+     * field set after another computation is a rewrite; a call returned as is is
+     * the step its name binds elsewhere */
+    static const char f1[] = "def f(x):\n"
+                             "    out = route(x)\n"
+                             "    out.a = list(x)\n"
+                             "    return out\n";
+    static const char f2[] = "def f(x):\n"
+                             "    out = other(x)\n"
+                             "    out.a = list(x)\n"
+                             "    return out\n";
+    static const char f3[] = "def f(x):\n"
+                             "    return route(x)\n";
+    /* f1 with the field's value through a one-use temporary */
+    static const char f4[] = "def f(x):\n"
+                             "    out = route(x)\n"
+                             "    parts = list(x)\n"
+                             "    out.a = parts\n"
+                             "    return out\n";
+    returned r1, r2, r3, r4;
+    py_tree t1, t2, t3, t4;
+    returned_of(&r1, &t1, f1, "f");
+    returned_of(&r2, &t2, f2, "f");
+    returned_of(&r3, &t3, f3, "f");
+    returned_of(&r4, &t4, f4, "f");
+    assert_string_equal(r4.values[0].steps.items[1], ".a = list ()");
+    assert_false(returned_value_changed(&r1, &r4, 0));
+    assert_string_equal(r1.values[0].steps.items[1], ".a = list ()");
+    assert_null(r3.values[0].name);
+    assert_string_equal(r3.values[0].steps.items[0], "route ()");
+    assert_false(returned_value_changed(&r1, &r2, 0));
+    assert_true(returned_value_changed(&r3, &r1, 0));
+    assert_true(returned_value_changed(&r1, &r3, 0));
+    assert_false(returned_value_changed(&r3, &r3, 0)); /* no name on either side */
+    assert_string_equal(returned_value_name(&r3, &r1, 0), "out");
+    strbuf_reset(&d);
+    returned_describe(&d, &r3, &r1, 0, "v1.0", "v2.0");
+    assert_string_equal(d.buf,
+                        "the value it returns (a call returned as is at v1.0; `out` at v2.0), "
+                        "bound by:\n"
+                        "  v1.0:  return route(x)\n"
+                        "  v2.0:  out = route(x)\n"
+                        "         out.a = list(x)\n");
+    strbuf_free(&d);
+    returned_free(&r1);
+    returned_free(&r2);
+    returned_free(&r3);
+    returned_free(&r4);
+    py_tree_free(&t1);
+    py_tree_free(&t2);
+    py_tree_free(&t3);
+    py_tree_free(&t4);
     returned_free(&ra);
     returned_free(&rb);
     returned_free(&rc);
@@ -1283,6 +1334,58 @@ static void test_required_param_callers(void **state)
     got = survey(a, b, &model, 1);
     assert_non_null(strstr(got, "error param-added-required: `Model.forward`: required parameter "
                                 "`mask` added (v1.0 → v2.0)\n"));
+    free(got);
+}
+
+/* A callee that returned a call's result as is and now rebinds a field of it
+ * before returning it (transformers 5.16.1's Qwen-Omni thinkers: `get_image_features`
+ * returned `self.visual(...)`, now splits its `pooler_output` into a list, which the
+ * thinker override's `.pooler_output.to(...)` cannot take): what the patch reads of
+ * the result is computed by another step, a warning, where it was a note that the
+ * body changed. A return folded into a name (`out = f(); return out` for `return
+ * f()`) is the same body; a field set the same way at both tags is no change. */
+static void test_value_field_rebound(void **state)
+{
+    (void)state;
+    static const char a[] = "class Thinker(nn.Module):\n"
+                            "    def get_image_features(self, pixel_values, grid):\n"
+                            "        pixel_values = pixel_values.type(self.visual.dtype)\n"
+                            "        return self.visual(pixel_values, grid_thw=grid)\n"
+                            "    def get_video_features(self, pixel_values, grid):\n"
+                            "        return self.visual(pixel_values, grid_thw=grid)\n"
+                            "    def get_audio_features(self, x):\n"
+                            "        out = self.audio(x)\n"
+                            "        out.last = None\n"
+                            "        return out\n"
+                            "    def forward(self, x):\n"
+                            "        return x\n";
+    static const char b[] = "class Thinker(nn.Module):\n"
+                            "    def get_image_features(self, pixel_values, grid):\n"
+                            "        pixel_values = pixel_values.type(self.visual.dtype)\n"
+                            "        vision_outputs = self.visual(pixel_values, grid_thw=grid)\n"
+                            "        sizes = (grid.prod(-1) // 4).tolist()\n"
+                            "        embeds = torch.split(vision_outputs.pooler_output, sizes)\n"
+                            "        vision_outputs.pooler_output = list(embeds)\n"
+                            "        return vision_outputs\n"
+                            "    def get_video_features(self, pixel_values, grid):\n"
+                            "        outputs = self.visual(pixel_values, grid_thw=grid)\n"
+                            "        return outputs\n"
+                            "    def get_audio_features(self, x):\n"
+                            "        out = self.audio(x)\n"
+                            "        out.last = None\n"
+                            "        return out\n"
+                            "    def forward(self, x):\n"
+                            "        return x\n";
+    tpatch ps[] = {{PG_METHOD_OVERRIDE, "Thinker.forward",
+                    "def forward(self, x, pixel_values=None, grid=None):\n"
+                    "    image_embeds = self.get_image_features(pixel_values, grid).pooler_output\n"
+                    "    image_embeds = image_embeds.to(x.device, x.dtype)\n"
+                    "    video_embeds = self.get_video_features(pixel_values, grid).pooler_output\n"
+                    "    audio = self.get_audio_features(x)\n"
+                    "    return x + image_embeds + video_embeds + audio.last_hidden_state\n"}};
+    char *got = survey(a, b, ps, 1);
+    expect(got, "warning callee-value-changed: `Thinker.forward` uses `vision_outputs` of what "
+                "`self.get_image_features()` returns, computed by other steps at v2.0\n");
     free(got);
 }
 
@@ -3175,6 +3278,7 @@ int main(void)
         cmocka_unit_test(test_return_count_changed),
         cmocka_unit_test(test_return_count_breaks_caller),
         cmocka_unit_test(test_required_param_callers),
+        cmocka_unit_test(test_value_field_rebound),
         cmocka_unit_test(test_kwarg_collision),
         cmocka_unit_test(test_kwarg_collision_factory),
         cmocka_unit_test(test_stand_in),
