@@ -672,6 +672,38 @@ static void test_attr_removed_no_guess(void **state)
     free(got);
 }
 
+/* A buffer or parameter registered by name is set as much as one assigned:
+ * transformers 5.16.1 wrote `self.register_buffer("e_score_correction_bias", ...)`
+ * as `self.e_score_correction_bias = nn.Buffer(...)` (no attribute added), and
+ * 5.9.0 the other way round GlmMoeDsaIndexer's `self._cached_keys = None` (no
+ * attribute gone: the error said so). */
+static void test_registered_attrs(void **state)
+{
+    (void)state;
+    static const char a[] =
+        "class Router(nn.Module):\n"
+        "    def __init__(self, config):\n"
+        "        self.register_buffer(\"bias\", torch.zeros(4), persistent=True)\n"
+        "        self.register_parameter('w', nn.Parameter(torch.ones(4)))\n"
+        "        self.scale = nn.Buffer(torch.ones(4))\n"
+        "    def forward(self, x):\n"
+        "        return x\n";
+    static const char b[] = "class Router(nn.Module):\n"
+                            "    def __init__(self, config):\n"
+                            "        self.bias = nn.Buffer(torch.zeros(4))\n"
+                            "        self.w = nn.Parameter(torch.ones(4))\n"
+                            "        self.register_buffer(\"scale\", torch.ones(4))\n"
+                            "        self.extra = config.extra\n"
+                            "    def forward(self, x):\n"
+                            "        return x\n";
+    tpatch ps[] = {{PG_METHOD_OVERRIDE, "Router.forward",
+                    "def forward(self, x):\n"
+                    "    return x * self.w + self.bias * self.scale\n"}};
+    char *got = survey(a, b, ps, 1);
+    expect(got, "info init-attr-added: `Router.__init__`: `self.extra` added\n");
+    free(got);
+}
+
 /* The config overrides __init__ and sets self.act itself: upstream's __init__ no
  * longer runs, its attributes are not the patch's. */
 static void test_patched_init_sets_attr(void **state)
@@ -3279,6 +3311,7 @@ int main(void)
         cmocka_unit_test(test_return_count_breaks_caller),
         cmocka_unit_test(test_required_param_callers),
         cmocka_unit_test(test_value_field_rebound),
+        cmocka_unit_test(test_registered_attrs),
         cmocka_unit_test(test_kwarg_collision),
         cmocka_unit_test(test_kwarg_collision_factory),
         cmocka_unit_test(test_stand_in),
