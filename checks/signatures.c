@@ -1367,6 +1367,25 @@ static const index_assign *last_attr(const index_def *d, const char *name)
     return v;
 }
 
+/* Whether two class attribute values are one value as Python reads them: the
+ * same text, or the same expression but for layout, quotes and trailing commas
+ * (structural.h), `x = ["a",\n "b",\n]` as `x = ['a', 'b']`. */
+static int same_value(const char *x, const char *y)
+{
+    if (str_eq(x, y))
+        return 1;
+    if (!x || !y)
+        return 0;
+    char *sa = pgci_asprintf("v = %s\n", x), *sb = pgci_asprintf("v = %s\n", y);
+    structural_result res = {0};
+    int same = structural_compare(sa, strlen(sa), sb, strlen(sb), &res) == 0 && res.equal;
+    pgci_error_clear();
+    structural_result_free(&res);
+    free(sa);
+    free(sb);
+    return same;
+}
+
 static void compare_class_attrs(sig_ctx *c, const char *target, const index_def *a,
                                 const index_def *b)
 {
@@ -1378,7 +1397,7 @@ static void compare_class_attrs(sig_ctx *c, const char *target, const index_def 
         if (!y)
             add(c, SEV_WARNING, NULL, "class-attr-removed", target,
                 "`%s`: class attribute `%s` removed", target, x->name);
-        else if (!str_eq(x->value, y->value))
+        else if (!same_value(x->value, y->value))
             add(c, SEV_WARNING, NULL, "class-attr-changed", target,
                 "`%s`: class attribute `%s` changed: %s → %s", target, x->name,
                 x->value ? x->value : "(none)", y->value ? y->value : "(none)");

@@ -511,6 +511,32 @@ static void test_class_attr_assigned_twice(void **state)
     free(got);
 }
 
+/* A class attribute's value compares as Python reads it, not as it is laid out:
+ * a list wrapped one element a line with a trailing comma, or quoted the other
+ * way, is the same value (the wording of 5.16.1's GptOss change showed upstream's
+ * text joined: `["a", "b", "c",]`); a value changed still is. */
+static void test_class_attr_layout(void **state)
+{
+    (void)state;
+    static const char a[] = "class Cfg:\n"
+                            "    modules = [\"Layer\", \"Block\"]\n"
+                            "    impls = ['fa3', 'fa4']\n";
+    static const char b[] = "class Cfg:\n"
+                            "    modules = [\n"
+                            "        \"Layer\",\n"
+                            "        \"Block\",\n"
+                            "    ]\n"
+                            "    impls = [\n"
+                            "        \"fa3\",\n"
+                            "        \"fa4\",\n"
+                            "        \"metal\",\n"
+                            "    ]\n";
+    char *got = survey_text(a, b, PG_CLASS_REPLACEMENT, "Cfg", NULL);
+    assert_string_equal(got, "warning class-attr-changed: `Cfg`: class attribute `impls` changed: "
+                             "['fa3', 'fa4'] → [\"fa3\", \"fa4\", \"metal\",]\n");
+    free(got);
+}
+
 /* @auto_docstring documents an argument by name from auto_docstring.py's *Args
  * classes (transformers 5.24.0 prints "[ERROR] `cache_position` is part of ...'s
  * signature, but not documented" and nothing for `output_attentions`, which
@@ -1106,6 +1132,7 @@ int main(void)
         cmocka_unit_test(test_decorator_dropped_under_a_replacement),
         cmocka_unit_test(test_replaced_class_property_setter),
         cmocka_unit_test(test_class_attr_assigned_twice),
+        cmocka_unit_test(test_class_attr_layout),
         cmocka_unit_test(test_auto_docstring_common_args),
         cmocka_unit_test(test_auto_docstring_replaced),
         cmocka_unit_test(test_removed_import_used_by_patch),
