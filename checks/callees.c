@@ -420,9 +420,15 @@ static int callee_values(cctx *c, const body_call *call, const callee *k)
         json_object_set_new(data, "values", values);
         if (k->from)
             json_object_set_new(data, "defined_in", json_string(k->from));
-        finding *f = add(c, SEV_WARNING, data, "callee-value-changed", k->b->qualname,
-                         "`%s` uses %s of what `%s`%s returns, computed by other steps at %s",
-                         c->where, names.buf, k->how, k->note, c->p->tag_b);
+        /* one value: the body uses what it returns, the name its body gives it */
+        finding *f =
+            ra.n == 1
+                ? add(c, SEV_WARNING, data, "callee-value-changed", k->b->qualname,
+                      "`%s` uses what `%s`%s returns, computed by other steps at %s (%s there)",
+                      c->where, k->how, k->note, c->p->tag_b, names.buf)
+                : add(c, SEV_WARNING, data, "callee-value-changed", k->b->qualname,
+                      "`%s` uses %s of what `%s`%s returns, computed by other steps at %s",
+                      c->where, names.buf, k->how, k->note, c->p->tag_b);
         if (f)
             finding_set_detail(f, d.buf);
     }

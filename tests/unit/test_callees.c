@@ -1416,8 +1416,9 @@ static void test_value_field_rebound(void **state)
                     "    audio = self.get_audio_features(x)\n"
                     "    return x + image_embeds + video_embeds + audio.last_hidden_state\n"}};
     char *got = survey(a, b, ps, 1);
-    expect(got, "warning callee-value-changed: `Thinker.forward` uses `vision_outputs` of what "
-                "`self.get_image_features()` returns, computed by other steps at v2.0\n");
+    expect(got, "warning callee-value-changed: `Thinker.forward` uses what "
+                "`self.get_image_features()` returns, computed by other steps at v2.0 "
+                "(`vision_outputs` there)\n");
     free(got);
 }
 
