@@ -339,6 +339,8 @@ static char *phrase_of(json_t *f)
         ph = pgci_strdup("changed base classes");
     else if (!strncmp(kind, "class-attr-", 11))
         ph = pgci_strdup("changed class attributes");
+    else if (!strcmp(kind, "init-attr-removed") && str(d, "attribute") && str(d, "moved_to"))
+        ph = pgci_asprintf("`self.%s` (now `self.%s`)", str(d, "attribute"), str(d, "moved_to"));
     else if ((!strcmp(kind, "init-attr-removed") || !strcmp(kind, "element-attr-removed")) &&
              str(d, "attribute"))
         ph = pgci_asprintf("`self.%s`", str(d, "attribute"));

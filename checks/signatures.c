@@ -1285,6 +1285,55 @@ static void init_sets(const sig_ctx *c, const char *src, size_t len, const index
     survey_tree_release(c->p, &t);
 }
 
+/* The name of the first parameter after `self` of method fn; NULL when none. */
+static const char *first_param(const index_def *fn)
+{
+    return fn && fn->n_params > 1 ? fn->params[1].name : NULL;
+}
+
+/* Where class b (at B) moved `old`, which its `__init__` no longer sets but set at A
+ * to `va`: an attribute `self.<holder> = Cls(<config>)` of b's `__init__`, Cls a
+ * class of the module whose own `__init__` takes that same config under the same
+ * name and sets `self.<old>` to the very value A's did (5.22.2 split
+ * `Qwen2_5OmniThinkerForConditionalGeneration` into it and a
+ * `Qwen2_5OmniThinkerModel` in `self.model`, which sets `self.audio_tower =
+ * Qwen2_5OmniAudioEncoder._from_config(config.audio_config)` as the thinker did).
+ * Returns the holder's name (malloc'ed) and the class in *cls; NULL when none. */
+static char *moved_into(const sig_ctx *c, const index_def *b, const char *old, const char *va,
+                        const char **cls)
+{
+    const index_def *ib = index_member(b, "__init__");
+    const char *cfg = first_param(ib);
+    if (!cfg || !va || !c->p->b)
+        return NULL;
+    for (size_t j = 0; j < b->n_init_attrs; j++) {
+        char *v = source_attr_value(c->p->src_b, c->p->src_b_len, ib, b->init_attrs[j]);
+        const char *q = v;
+        while (q && (isalnum((unsigned char)*q) || *q == '_'))
+            q++;
+        size_t n = q ? (size_t)(q - v) : 0, k = strlen(cfg);
+        int call = n && *q == '(' && !strncmp(q + 1, cfg, k) && !strcmp(q + 1 + k, ")");
+        char *name = call ? pgci_strndup(v, n) : NULL;
+        free(v);
+        const index_def *d = name ? index_find(c->p->b, name) : NULL;
+        free(name);
+        if (!d || d->kind != INDEX_CLASS || d->parent || d == b ||
+            find_str(d->init_attrs, d->n_init_attrs, old) < 0)
+            continue;
+        const index_def *id = index_member(d, "__init__");
+        const char *p = first_param(id);
+        char *vd =
+            p && !strcmp(p, cfg) ? source_attr_value(c->p->src_b, c->p->src_b_len, id, old) : NULL;
+        int same = vd && !strcmp(vd, va);
+        free(vd);
+        if (same) {
+            *cls = d->name;
+            return pgci_strdup(b->init_attrs[j]);
+        }
+    }
+    return NULL;
+}
+
 static void compare_init_attrs(sig_ctx *c, const char *target, const index_def *a,
                                const index_def *b)
 {
@@ -1322,8 +1371,30 @@ static void compare_init_attrs(sig_ctx *c, const char *target, const index_def *
             strbuf_free(&ev);
             free(va);
         } else {
-            add(c, sev, data, kind, target, "`%s.__init__`: `self.%s` no longer set%s", target, old,
-                why);
+            const char *cls = NULL;
+            char *va = source_attr_value(c->p->src_a, c->p->src_a_len, ia, old);
+            char *holder = moved_into(c, b, old, va, &cls);
+            if (holder) {
+                char *dest = pgci_asprintf("%s.%s", holder, old);
+                json_object_set_new(data, "moved_to", json_string(dest));
+                json_object_set_new(data, "holder_class", json_string(cls));
+                json_object_set_new(data, "evidence", json_string(va));
+                finding *f = add(c, sev, data, kind, target,
+                                 "`%s.__init__`: `self.%s` moved to `self.%s` (a `%s`)%s", target,
+                                 old, dest, cls, why);
+                char *ev = pgci_asprintf("evidence: `%s.__init__` sets `self.%s = %s(...)`, whose "
+                                         "`__init__` assigns `self.%s = %s` as `%s.__init__` did "
+                                         "at %s\n",
+                                         target, holder, cls, old, va, target, c->p->tag_a);
+                finding_set_detail(f, ev);
+                free(ev);
+                free(dest);
+                free(holder);
+            } else {
+                add(c, sev, data, kind, target, "`%s.__init__`: `self.%s` no longer set%s", target,
+                    old, why);
+            }
+            free(va);
         }
     }
     for (size_t j = 0; j < sets_b.len; j++) {

@@ -2878,6 +2878,33 @@ static void test_changes_element_attr(void **state)
     json_decref(fs);
 }
 
+/* Attributes that moved into a submodule the class now builds: the change says
+ * where each went (`self.model.visual`), the patch bodies' mechanical action. */
+static void test_changes_attr_moved(void **state)
+{
+    (void)state;
+    json_t *fs = json_array();
+    const char *m = "transformers.models.qwen2_5_omni.modeling_qwen2_5_omni";
+    const char *t = "Qwen2_5OmniThinkerForConditionalGeneration";
+    json_array_append_new(
+        fs, jfinding("signatures", "error", "c.omni25", "t1",
+                     json_pack("{s:s, s:s, s:s, s:s, s:s}", "kind", "init-attr-removed", "target",
+                               t, "module", m, "attribute", "visual", "moved_to", "model.visual"),
+                     NULL));
+    json_array_append_new(
+        fs, jfinding("signatures", "error", "c.omni25", "t2",
+                     json_pack("{s:s, s:s, s:s, s:s}", "kind", "init-attr-removed", "target", t,
+                               "module", m, "attribute", "spatial_merge_size"),
+                     NULL));
+    json_t *cs = changes_group(fs);
+    assert_int_equal(json_array_size(cs), 1);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(cs, 0), "title")),
+                        "`Qwen2_5OmniThinkerForConditionalGeneration.__init__` no longer sets "
+                        "`self.visual` (now `self.model.visual`) and `self.spatial_merge_size`");
+    json_decref(cs);
+    json_decref(fs);
+}
+
 /* Overrides of different methods, left undocumented because auto_docstring.py's
  * table stopped documenting one argument, are one fact, titled by the argument;
  * methods that became @auto_docstring group by their name. */
@@ -3356,6 +3383,7 @@ int main(void)
         cmocka_unit_test(test_changes_positioned_helper),
         cmocka_unit_test(test_changes_split_by_phrases),
         cmocka_unit_test(test_changes_element_attr),
+        cmocka_unit_test(test_changes_attr_moved),
         cmocka_unit_test(test_external_bases_settled),
         cmocka_unit_test(test_fans_walked_once),
         cmocka_unit_test(test_vanished_quotes_deprecation),

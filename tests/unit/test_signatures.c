@@ -413,6 +413,57 @@ static void test_init_attr_renamed_used_by_patch(void **state)
     free(got);
 }
 
+/* An `__init__` attribute that moved into a submodule the class now builds: 5.22.2
+ * split `Qwen2_5OmniThinkerForConditionalGeneration` into itself and a
+ * `Qwen2_5OmniThinkerModel` in `self.model`, which sets `self.audio_tower` to what
+ * the thinker set it to. The finding names the new place (the patch's mechanical
+ * action) and stays an error. Only with evidence: the holder built from the
+ * `__init__`'s own config, which the new class's `__init__` takes under the same
+ * name, and the very value; else it is "no longer set". */
+static void test_init_attr_moved_into_submodule(void **state)
+{
+    (void)state;
+    static const char a[] = "class Enc:\n    pass\n\n\nclass Text:\n    pass\n\n\n"
+                            "class Thinker:\n"
+                            "    def __init__(self, config):\n"
+                            "        self.audio_tower = Enc._from_config(config.audio_config)\n"
+                            "        self.visual = Enc(config.vision_config)\n"
+                            "        self.rope_deltas = None\n"
+                            "        self.model = Text(config.text_config)\n\n"
+                            "    def forward(self, x):\n"
+                            "        return self.model(x)\n";
+    static const char b[] = "class Enc:\n    pass\n\n\nclass Text:\n    pass\n\n\n"
+                            "class ThinkerModel:\n"
+                            "    def __init__(self, config):\n"
+                            "        self.audio_tower = Enc._from_config(config.audio_config)\n"
+                            "        self.visual = Enc(config)\n"
+                            "        self.language_model = Text(config.text_config)\n\n\n"
+                            "class Other:\n"
+                            "    def __init__(self, cfg):\n"
+                            "        self.rope_deltas = None\n\n\n"
+                            "class Thinker:\n"
+                            "    def __init__(self, config):\n"
+                            "        self.model = ThinkerModel(config)\n"
+                            "        self.other = Other(config)\n\n"
+                            "    def forward(self, x):\n"
+                            "        return self.model(x)\n";
+    static const char cfg_src[] = "@config.override_method(\"Thinker.forward\")\n"
+                                  "def forward(self, x):\n"
+                                  "    return self.audio_tower(x) + self.visual(x) + "
+                                  "self.rope_deltas\n";
+    pg_object o = cfg_def("forward", cfg_src);
+    char *got = survey_text(a, b, PG_METHOD_OVERRIDE, "Thinker.forward", &o);
+    assert_non_null(strstr(got, "error init-attr-removed: `Thinker.__init__`: `self.audio_tower` "
+                                "moved to `self.model.audio_tower` (a `ThinkerModel`) and the "
+                                "patch still uses it\n"));
+    /* another value, or another name for the config: no evidence */
+    assert_non_null(strstr(got, "error init-attr-removed: `Thinker.__init__`: `self.visual` no "
+                                "longer set and the patch still uses it\n"));
+    assert_non_null(strstr(got, "error init-attr-removed: `Thinker.__init__`: `self.rope_deltas` "
+                                "no longer set and the patch still uses it\n"));
+    free(got);
+}
+
 /* A replaced function is the config's source: a decorator upstream dropped does not
  * reach the generated code unless the replacement carries it (then a warning, as
  * for an override, which keeps upstream's decorators); one upstream added stays a
@@ -1128,6 +1179,7 @@ int main(void)
         cmocka_unit_test(test_reordered),
         cmocka_unit_test(test_default_changed),
         cmocka_unit_test(test_init_attr_renamed_used_by_patch),
+        cmocka_unit_test(test_init_attr_moved_into_submodule),
         cmocka_unit_test(test_body_change_that_is_only_a_rename),
         cmocka_unit_test(test_decorator_dropped_under_a_replacement),
         cmocka_unit_test(test_replaced_class_property_setter),
