@@ -548,7 +548,12 @@ static void forward_call(cctx *c, const char *cls, const body_call *call, int el
     if (fa && fb && fa->kind == INDEX_FUNCTION && fb->kind == INDEX_FUNCTION &&
         !callees_config_defines(p->cfg, cb, "forward")) {
         char *how = pgci_asprintf(element ? "self.%s[i]()" : "self.%s()", call->method);
-        char *note = pgci_asprintf(" (a `%s`)", cb);
+        /* the attribute holds another class at B (Qwen3-Omni's thinker, 5.22.2: the
+         * text model became a multimodal wrapper): both, or the signature reads as
+         * the same class's */
+        char *note = strcmp(ca, cb) ? pgci_asprintf(" (a `%s` at %s, a `%s` at %s)", cb, p->tag_b,
+                                                    ca, p->tag_a)
+                                    : pgci_asprintf(" (a `%s`)", cb);
         callee k = {how, NULL, note, 1, fa, fb, p->src_a, p->src_b, p->src_a_len, p->src_b_len};
         callee_changed(c, call, &k);
         free(how);

@@ -1455,7 +1455,8 @@ static void test_kwarg_collision_factory(void **state)
                     "    return self.model(h, deep=h, **kwargs)\n"}};
     char *got = survey(a, b, ps, 1);
     expect_has(got, 0, "error", "callee-signature-changed: ",
-               "`Top.forward` calls `self.model()` (a `Wrap`), whose signature changed at v2.0: "
+               "`Top.forward` calls `self.model()` (a `Wrap` at v2.0, a `Text` at v1.0), whose "
+               "signature changed at v2.0: "
                "`deep=` now goes into its `**kwargs` and on to `self.language_model()` (in "
                "`Wrap.forward`, line 8), which passes `deep=` too: a TypeError (multiple values "
                "for one keyword)");
