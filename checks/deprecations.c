@@ -7,6 +7,7 @@
  * `self`/`cls` (resolved on the patched class and its bases).
  */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,6 +145,18 @@ static int reported_by_signatures(const survey_pair *p, const pg_patch *patch, c
            !index_param_find(fn, k->old_name);
 }
 
+/* "removal in 5.40", or, for a release the tag already is past, "removal announced
+ * for 5.11, overdue at v5.12.1" (upstream's message was not updated: the next
+ * release may drop it). */
+static const char *removal_phrase(const char *ver, const char *tag_b, char *buf, size_t n)
+{
+    if (version_cmp(ver, tag_b) < 0)
+        snprintf(buf, n, "removal announced for %s, overdue at %s", ver, tag_b);
+    else
+        snprintf(buf, n, "removal in %s", ver);
+    return buf;
+}
+
 /* One finding per argument fn deprecates through @deprecate_kwarg. */
 static void report_kwargs(findings *out, const survey_pair *p, const pg_patch *patch,
                           const index_def *fn)
@@ -167,12 +180,13 @@ static void report_kwargs(findings *out, const survey_pair *p, const pg_patch *p
                             k.new_name ? json_string(k.new_name) : json_null());
         json_object_set_new(data, "removal_version", v ? json_string(v) : json_null());
         strbuf t = STRBUF_INIT;
+        char when[96];
         strbuf_addf(&t, "`%s`: argument `%s` is deprecated upstream at %s", fn->qualname,
                     k.old_name, p->tag_b);
         if (k.new_name)
             strbuf_addf(&t, " in favour of `%s`", k.new_name);
         if (v)
-            strbuf_addf(&t, " (removal in %s)", v);
+            strbuf_addf(&t, " (%s)", removal_phrase(v, p->tag_b, when, sizeof(when)));
         findings_add(out, "deprecations", sev, p->config, p->config_path,
                      patch ? patch->reg_line : 0, patch ? patch->reg_col : 0, data, "%s", t.buf);
         strbuf_free(&t);
@@ -228,10 +242,12 @@ static void report(findings *out, const survey_pair *p, const pg_patch *patch, c
     json_object_set_new(data, "removal_version", ver ? json_string(ver) : json_null());
     if (advice)
         json_object_set_new(data, "advice", json_string(advice));
+    char when[96];
     findings_add(out, "deprecations", sev, p->config, p->config_path, patch ? patch->reg_line : 0,
                  patch ? patch->reg_col : 0, data,
                  "`%s`, which %s, is deprecated upstream at %s%s%s%s%s%s", d->qualname, how,
-                 p->tag_b, ver ? ": removal in " : "", ver ? ver : "",
+                 p->tag_b, ver ? ": " : "",
+                 ver ? removal_phrase(ver, p->tag_b, when, sizeof(when)) : "",
                  advice ? "; it says: \"" : "", advice ? advice : "", advice ? "\"" : "");
     free(ver);
     free(advice);
