@@ -1157,17 +1157,50 @@ static int unreachable_at_b(const survey_pair *p, const char *cls)
            !source_references(p->src_b, p->src_b_len, cls) && !config_builds(p->cfg, cls);
 }
 
+static void patched_under(const survey_pair *p, const char *cls, const strvec *patched,
+                          strvec *out);
+
+/* "`a`, `b`, and `c`" of v[from..). */
+static void name_list(strbuf *sb, const strvec *v, size_t from)
+{
+    size_t n = v->len - from;
+    for (size_t u = 0; u < n; u++)
+        strbuf_addf(sb, "%s`%s`",
+                    !u           ? ""
+                    : u + 1 == n ? (n == 2 ? " and " : ", and ")
+                                 : ", ",
+                    v->items[from + u]);
+}
+
 /* A class the module built by name at A and does not mention at all at B: whatever
- * builds it now (a factory, AutoModel.from_config) bypasses the patched class. */
-static void reachability(cctx *c, const char *cls)
+ * builds it now (a factory, AutoModel.from_config) bypasses the patched class, and
+ * with it the patched classes it builds (patched_under: in an instance of the
+ * factory's class none of the generated module's runs). */
+static void reachability(cctx *c, const char *cls, const strvec *patched)
 {
     const survey_pair *p = c->p;
     if (!unreachable_at_b(p, cls))
         return;
-    add(c, SEV_ERROR, NULL, "unreachable", cls,
+    strvec under = STRVEC_INIT;
+    patched_under(p, cls, patched, &under);
+    json_t *data = NULL;
+    strbuf also = STRBUF_INIT;
+    if (under.len > 1) { /* under.items[0] is cls */
+        data = json_object();
+        json_t *arr = json_array();
+        for (size_t u = 1; u < under.len; u++)
+            json_array_append_new(arr, json_string(under.items[u]));
+        json_object_set_new(data, "patched", arr);
+        strbuf_adds(&also, ", and so do the patches of ");
+        name_list(&also, &under, 1);
+        strbuf_adds(&also, " inside it (it builds them)");
+    }
+    add(c, SEV_ERROR, data, "unreachable", cls,
         "`%s` is patched, but upstream no longer instantiates it at %s (nothing in the module "
-        "names it): the patch silently stops applying",
-        cls, p->tag_b);
+        "names it): the patch silently stops applying%s",
+        cls, p->tag_b, also.buf ? also.buf : "");
+    strbuf_free(&also);
+    strvec_free(&under);
 }
 
 /* def's span of src (a top-level class of the module). */
@@ -1254,14 +1287,9 @@ static void auto_built(cctx *c, const strvec *patched)
                 strbuf list = STRBUF_INIT;
                 json_t *data = json_object();
                 json_t *arr = json_array();
-                for (size_t u = 0; u < under.len; u++) {
-                    strbuf_addf(&list, "%s`%s`",
-                                !u                   ? ""
-                                : u + 1 == under.len ? (under.len == 2 ? " and " : ", and ")
-                                                     : ", ",
-                                under.items[u]);
+                name_list(&list, &under, 0);
+                for (size_t u = 0; u < under.len; u++)
                     json_array_append_new(arr, json_string(under.items[u]));
-                }
                 json_object_set_new(data, "builder", json_string(xb->name));
                 json_object_set_new(data, "patched", arr);
                 c->where = xb->name;
@@ -1377,6 +1405,7 @@ void check_callees(findings *out, const survey_pair *p)
         return;
     cctx c = {out, p, NULL, NULL, STRVEC_INIT};
     strvec classes = STRVEC_INIT;
+    VEC(const pg_patch *) first = VEC_INIT; /* the first patch of each class, beside it */
     for (size_t i = 0; i < p->cfg->patches.len; i++) {
         const pg_patch *patch = &p->cfg->patches.items[i];
         if (superseded(p->cfg, i))
@@ -1388,10 +1417,17 @@ void check_callees(findings *out, const survey_pair *p)
             follow(&c, patch->replacement, cls);
         if (cls && strvec_find(&classes, cls) < 0) {
             strvec_push(&classes, cls);
-            reachability(&c, cls);
+            VEC_PUSH(&first, patch);
         }
         free(cls);
     }
+    /* every patched class known: what an unreachable one built goes with it */
+    for (size_t i = 0; i < classes.len; i++) {
+        c.patch = first.items[i];
+        c.where = first.items[i]->target;
+        reachability(&c, classes.items[i], &classes);
+    }
+    VEC_FREE(&first);
     c.patch = NULL;
     auto_built(&c, &classes);
     for (size_t i = 0; i < p->cfg->helpers.len; i++) {

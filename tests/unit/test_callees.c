@@ -2564,6 +2564,46 @@ static void test_override_keeps_shim(void **state)
     }
 }
 
+/* An unreachable tower takes the patches of what it builds with it (5.12.1's
+ * Qwen3-VL text model: its attention's and its norm's patches ran only inside it):
+ * the error names them; a patched class the tower does not build is not named. */
+static void test_unreachable_names_built(void **state)
+{
+    (void)state;
+    static const char common[] = "class Block(nn.Module):\n"
+                                 "    def forward(self, x):\n"
+                                 "        return x\n"
+                                 "class Norm(nn.Module):\n"
+                                 "    def forward(self, x):\n"
+                                 "        return x\n"
+                                 "class Vision(PreTrainedModel):\n"
+                                 "    def __init__(self, config):\n"
+                                 "        self.blocks = nn.ModuleList([Block(config)])\n"
+                                 "    def forward(self, x):\n"
+                                 "        return x\n";
+    char *a = pgci_asprintf("%sclass Model(PreTrainedModel):\n"
+                            "    def __init__(self, config):\n"
+                            "        self.visual = Vision._from_config(config.vision_config)\n"
+                            "        self.norm = Norm(config)\n",
+                            common);
+    char *b = pgci_asprintf("%sclass Model(PreTrainedModel):\n"
+                            "    def __init__(self, config):\n"
+                            "        self.visual = AutoModel.from_config(config.vision_config)\n"
+                            "        self.norm = Norm(config)\n",
+                            common);
+    tpatch ps[] = {
+        {PG_METHOD_OVERRIDE, "Block.forward", "def forward(self, x):\n    return x\n"},
+        {PG_METHOD_OVERRIDE, "Norm.forward", "def forward(self, x):\n    return x * 2\n"},
+        {PG_METHOD_OVERRIDE, "Vision.forward", "def forward(self, x):\n    return x + 1\n"}};
+    char *got = survey(a, b, ps, 3);
+    expect(got, "error unreachable: `Vision` is patched, but upstream no longer instantiates it at "
+                "v2.0 (nothing in the module names it): the patch silently stops applying, and so "
+                "do the patches of `Block` inside it (it builds them)\n");
+    free(got);
+    free(a);
+    free(b);
+}
+
 /* 5.12.1's VL models build their towers through `AutoModel.from_config`: the
  * factory builds transformers' own classes, not the generated module's. A tower the
  * module names nowhere else is the unreachable rule's; one another class still
@@ -3391,6 +3431,7 @@ int main(void)
         cmocka_unit_test(test_vanished_quotes_deprecation),
         cmocka_unit_test(test_init_attr_read_by_a_later_override),
         cmocka_unit_test(test_auto_built_bypasses_patched),
+        cmocka_unit_test(test_unreachable_names_built),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
