@@ -78,6 +78,10 @@ enum {
     C_FUTURE,
     C_TRY,
     C_TYPE_ALIAS,
+    C_IDENT,
+    C_STRING,
+    C_CONCAT,
+    C_INTERP,
     C_N
 };
 
@@ -123,7 +127,12 @@ static const struct {
              {"import_from_statement", C_IMPORT_FROM},
              {"future_import_statement", C_FUTURE},
              {"try_statement", C_TRY},
-             {"type_alias_statement", C_TYPE_ALIAS}};
+             {"type_alias_statement", C_TYPE_ALIAS},
+             {"identifier", C_IDENT},
+             {"string", C_STRING},
+             {"concatenated_string", C_CONCAT},
+             {"interpolation", C_INTERP},
+             {"format_expression", C_INTERP}};
 
 static unsigned char *kind_of; /* symbol -> C_* */
 static uint32_t n_symbols;
@@ -154,12 +163,12 @@ static void kinds_init(void)
     sym_list_splat_pattern = ts_language_symbol_for_name(l, "list_splat_pattern", 18, true);
 }
 
-static int refuse(cc *c, TSNode n, int stage, uint64_t key, const char *fmt, va_list ap)
+static int refuse(cc *c, TSPoint at, int stage, uint64_t key, const char *fmt, va_list ap)
 {
     if (stage < c->stage || (stage == c->stage && key < c->key)) {
         c->stage = stage;
         c->key = key;
-        c->at = ts_node_start_point(n);
+        c->at = at;
         vsnprintf(c->why, sizeof(c->why), fmt, ap);
     }
     return stage == CC_PARSER;
@@ -171,8 +180,8 @@ int cc_refuse(cc *c, TSNode n, int stage, const char *fmt, ...)
     va_start(ap, fmt);
     /* the compiler goes through the code in order: a refusal found later (an async
      * comprehension once an await shows it one) can be earlier */
-    uint64_t key = stage == CC_COMPILER ? 2 * (uint64_t)ts_node_start_byte(n) + 1 : UINT64_MAX;
-    int r = refuse(c, n, stage, key, fmt, ap);
+    uint64_t key = stage == CC_COMPILER ? CC_KEY_AT(ts_node_start_byte(n)) : UINT64_MAX;
+    int r = refuse(c, ts_node_start_point(n), stage, key, fmt, ap);
     va_end(ap);
     return r;
 }
@@ -181,7 +190,16 @@ int cc_refuse_key(cc *c, TSNode n, int stage, uint64_t key, const char *fmt, ...
 {
     va_list ap;
     va_start(ap, fmt);
-    int r = refuse(c, n, stage, key, fmt, ap);
+    int r = refuse(c, ts_node_start_point(n), stage, key, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+int cc_refuse_at(cc *c, TSPoint at, int stage, uint64_t key, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int r = refuse(c, at, stage, key, fmt, ap);
     va_end(ap);
     return r;
 }
@@ -258,7 +276,10 @@ static int check_args(cc *c, TSNode args)
         if (ts_node_is_extra(a)) { /* a comment, a backslash continuation */
             continue;
         } else if (!strcmp(type, "identifier") && is_keyword(text, len)) {
-            bad = cc_refuse(c, a, CC_PARSER, "invalid syntax");
+            TSPoint at;
+            char why[200];
+            if (cc_parse_node(c->t, a, &at, why, sizeof(why))) /* `f(await)`: at the ')' */
+                bad = cc_refuse_at(c, at, CC_PARSER, UINT64_MAX, "%s", why);
         } else if (!strcmp(type, "keyword_argument")) {
             keyword = 1;
             char *name = py_text_dup(c->t, py_field(a, "name"));
@@ -603,7 +624,7 @@ static void value_splat(cc *c, TSNode n, const levels *lv, int depth)
     int top = depth - 1;
     while (top > 0 && lv->items[top - 1].kind == C_ASSIGN)
         top--;
-    cc_refuse_key(c, n, CC_COMPILER, 2 * (uint64_t)ts_node_start_byte(lv->items[top].node),
+    cc_refuse_key(c, n, CC_COMPILER, CC_KEY_BEFORE(ts_node_start_byte(lv->items[top].node)),
                   "can't use starred expression here");
 }
 
@@ -686,10 +707,31 @@ static int check_augmented(cc *c, TSNode n)
     }
 }
 
+/* The parser's refusal of one node (config_parse.c): a string's checks read the
+ * literals it is concatenated with and its f-strings' expressions. */
+static int check_parse(cc *c, TSNode n, const levels *lv, int depth)
+{
+    if (depth > 0 && lv->items[depth - 1].kind == C_CONCAT)
+        return 0;
+    for (int i = depth - 1; i >= 0; i--)
+        if (lv->items[i].kind == C_INTERP)
+            return 0;
+    TSPoint at;
+    char why[200];
+    return cc_parse_node(c->t, n, &at, why, sizeof(why)) &&
+           cc_refuse_at(c, at, CC_PARSER, UINT64_MAX, "%s", why);
+}
+
 static int check_one(cc *c, int kind, TSNode n, levels *lv, int depth)
 {
     level *up = depth > 0 ? &lv->items[depth - 1] : NULL;
     switch (kind) {
+    case C_IDENT:
+    case C_STRING:
+    case C_CONCAT:
+        return check_parse(c, n, lv, depth);
+    case C_FORIN:
+        return check_parse(c, n, lv, depth);
     case C_RETURN:
         check_return(c, n);
         return 0;
@@ -723,7 +765,8 @@ static int check_one(cc *c, int kind, TSNode n, levels *lv, int depth)
         return c->stage == CC_PARSER;
     case C_ASTARGET: {
         TSNode p = depth > 1 ? lv->items[depth - 2].node : n;
-        if (!strcmp(ts_node_type(p), "except_clause"))
+        if (!strcmp(ts_node_type(p), "except_clause") ||
+            !strcmp(ts_node_type(p), "except_group_clause"))
             check_except_target(c, n);
         else
             cc_with_target(c, n);

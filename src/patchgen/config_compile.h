@@ -78,6 +78,16 @@ typedef struct cc {
 int cc_refuse(cc *c, TSNode n, int stage, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* The keys of the compiler's refusals: where it meets them. A refusal at a node
+ * (CC_KEY_AT) comes after one its construct makes before it (CC_KEY_BEFORE: a def's
+ * parameters before its decorators); one after a construct's end (a target after
+ * the value assigned, a def's name after its body) comes before anything that
+ * begins there, the deeper node's first (depth: its ancestors). */
+#define CC_KEY_AT(byte) (((uint64_t)(byte) << 8) | 0x80)
+#define CC_KEY_BEFORE(byte) (((uint64_t)(byte) << 8) | 0x40)
+#define CC_KEY_AFTER(byte, depth)                                                                  \
+    (((uint64_t)(byte) << 8) | (uint64_t)(0x3f - ((depth) < 0x3f ? (depth) : 0x3f)))
+
 /* The same, where refusals of the stage are ordered by key, not as found (the
  * analysis goes through the scopes in the order they begin, each scope's names
  * before the scopes in it). */
@@ -100,6 +110,21 @@ void cc_annotated(cc *c, TSNode assign);
 void cc_walrus(cc *c, TSNode named);
 /* A comprehension's `for ... in` clause after its first (the scope on top). */
 void cc_comp_clause(cc *c, TSNode clause);
+
+/* The same at point `at` (where no node begins). */
+int cc_refuse_at(cc *c, TSPoint at, int stage, uint64_t key, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* --- config_parse.c ---------------------------------------------------------- */
+/* Whether s[0..n) is one of Python's keywords (None, True and False too). */
+int cc_is_keyword(const char *s, size_t n);
+/* What CPython's parser refuses in node n alone where tree-sitter-python took it: a
+ * keyword read as a name (`x.None`), a string literal's rules (bytes and str mixed,
+ * f-strings), a comprehension's `for x in a, b`: sets *at and why, returns 1. */
+int cc_parse_node(const py_tree *t, TSNode n, TSPoint *at, char *why, size_t size);
+/* In a tree with an error: the first of those before byte `limit`, outside the
+ * error (config_syntax.c). */
+int cc_parse_error_before(const py_tree *t, uint32_t limit, TSPoint *at, char *why, size_t size);
 
 /* --- config_target.c --------------------------------------------------------- */
 enum { TARGET_STAR, TARGET_FOR, TARGET_DEL };

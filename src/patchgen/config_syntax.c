@@ -31,6 +31,16 @@ static int before(const pytok_error *a, const pytok_error *b)
     return a->line && (!b->line || a->line < b->line || (a->line == b->line && a->col < b->col));
 }
 
+/* The byte at 1-based line and column. */
+static uint32_t byte_at(const py_tree *t, unsigned line, unsigned col)
+{
+    size_t i = 0;
+    for (unsigned l = 1; l < line && i < t->len; i++)
+        l += t->src[i] == '\n';
+    i += col > 0 ? col - 1 : 0;
+    return (uint32_t)(i < t->len ? i : t->len);
+}
+
 static void set(pytok_error *e, TSPoint p, const char *why)
 {
     e->line = p.row + 1;
@@ -76,6 +86,24 @@ static int error_runs_on(const py_tree *t, const pytok_result *tok, TSNode err, 
     return 0;
 }
 
+/* A node in error with no child in error holds a token tree-sitter inserted that
+ * no walk sees: a newline between two statements on one line (`import a as f()`
+ * is `import a as f` and `()`), where CPython stops at the second. */
+static int missing_newline(TSNode n, pytok_error *e)
+{
+    uint32_t k = ts_node_child_count(n);
+    for (uint32_t i = 1; i < k; i++) {
+        TSNode a = ts_node_child(n, i - 1), b = ts_node_child(n, i);
+        if (!ts_node_is_named(a) || !ts_node_is_named(b) || ts_node_is_extra(b))
+            continue;
+        if (ts_node_end_point(a).row == ts_node_start_point(b).row) {
+            set(e, ts_node_start_point(b), "invalid syntax");
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* The deepest first error node, and where in it to point: a missing token where
  * tree-sitter inserted it; in an ERROR node, the last token it swallowed (it
  * holds what parsed before the error as well), or the end of the line before
@@ -91,6 +119,8 @@ static void tree_error(const py_tree *t, const pytok_result *tok, pytok_error *e
         set(e, ts_node_start_point(n), why);
         return;
     }
+    if (strcmp(ts_node_type(n), "ERROR") && missing_newline(n, e))
+        return;
     TSNode err = n;
     for (uint32_t k; (k = ts_node_child_count(n)) > 0;)
         n = ts_node_child(n, k - 1);
@@ -186,6 +216,17 @@ int ce_check_syntax(const py_tree *t)
         cc_target_error(t, &tok, err, &parser); /* `f() = 1`, `for f() in x` */
     } else
         line_run_on(t, &tok, &parser);
+    if (parser.line) {
+        /* what the parser refuses before, in what tree-sitter took (`x.None`) */
+        TSPoint at;
+        char why[sizeof(parser.why)];
+        if (cc_parse_error_before(t, byte_at(t, parser.line, parser.col), &at, why, sizeof(why))) {
+            pytok_error k = {0};
+            set(&k, at, why);
+            if (before(&k, &parser))
+                parser = k;
+        }
+    }
     if (before(&tok.parser_indent, &parser) || !parser.line)
         parser = tok.parser_indent;
     const pytok_error *e = &parser;

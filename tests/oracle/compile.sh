@@ -9,7 +9,9 @@
 # the test (tests/oracle/compile_compare.py says what else it counts). Then modules
 # of a few lines, each with what CPython refuses from its first byte on (where a
 # scope and the module begin together): each refused at CPython's line and column
-# with its message, or compiled by both.
+# with its message, or compiled by both: among them a keyword where tree-sitter
+# reads a name (`x.None`), f-strings, bytes and str literals concatenated, `f(a for
+# a in b, c)` (config_parse.c).
 set -eu
 cd "$(dirname "$0")/../.."
 build=${PGCI_BUILD:-build}
@@ -54,6 +56,147 @@ from __future__ import nope
 *a = *b
 async def f():\n    return 2\n    yield 1
 def f():\n    [[await x for x in y] for z in w]
+x.None = 1
+x.True = 1
+x = a.None
+def f(None): pass
+lambda None: 1
+def f(*, None): pass
+f"{a!z}"
+b'\\xff' 'a'
+b'x' 'a'
+'a' b'x'
+f'a' b'x'
+f(a for a in b, c)
+import a as f()
+import None
+import a.None
+import None.a
+import a as None
+from x import None
+from None import x
+from x import y as None
+from x import (None)
+from . import None
+class None: pass
+def None(): pass
+global None
+nonlocal None
+match x:\n  case a.None: pass
+def f(None=1): pass
+x.None
+x.None.y
+x.if = 1
+def f(if): pass
+import if
+x.await
+x.async
+def f(await): pass
+print(x.None)
+x = a.True.b
+for x.None in y: pass
+def f(a, None=1): pass
+def f(a, *, b, None): pass
+global a, None
+x.None\ny.True
+x.None\ny = 1 +
+x.None\nf(a=1, 2)
+x.None\nreturn 1
+return 1\nx.None
+x.None = 1; return
+return; x.None = 1
+lambda: (yield)\nx.None
+f"{a!r }"
+f"{a!z:>10}"
+f"{a!z}" + 1
+x = (f"{a!z}"\n)
+f"{a!z}" f"x"
+f"x" f"{a!z}"
+f"{a:{b!z}}"
+f"{a=!z}"
+f"{a:{b:{c:{d}}}}"
+f"{lambda x: 1}"
+f"{*a}"
+f"{b'a' 'b'}"
+f"{a!z}"\nx.None
+x.None\nf"{a!z}"
+rf"{a!z}"
+F"{a!z}"
+f'''{a!z}'''
+f"{a}" b"x"
+b"x" f"{a}"
+u"x" b"x"
+b"x" u"y" b"z"
+b"x" "y" + 1
+(b"x"\n "y"\n)
+f(b"x"\n "y", z)
+x = b"x" "y" if c else d
+b"x" "y"\nx.None
+x = f"{*a}"
+x = f"  {*a}"
+x = f"{a!z}"  # c
+b"x" "y"  # c
+b"x" "y" \\\n + 1
+b"x" "y";
+x = 1; f"{a!z}"
+x = f"{b'a' 'b'}"
+x = f"  {b'a' 'b'}"
+x = f"""\n  {*a}"""
+x = f"{a!r }"
+x = f"{a!z }"
+x = f"{a!r  :x}"
+x = f"{a!z:{b!z}}"
+x = f"{a:{b:{c:{d}}}}" + f"{a!z}"
+x = f"{x:{a:{b}}}"
+def f():\n  return b"" ""
+'''a\nb''' b''
+f(a for a in b, c, d)
+f(a for a in b for c in d, e)
+f(a for a in b, c for c in d)
+[a for a in b, c]
+(a for a in b, c)
+{a for a in b, c}
+{a: 1 for a in b, c}
+f(a for a in b,)
+[a for a in b, c]\nx.None
+x.None\n[a for a in b, c]
+f(a for a in b, *c)
+f(a for a in b, c=1)
+f(a for a in b, **c)
+f(a for a in b, c)\nx = 1 +
+f(a async for a in b, c)
+import a as f[0]
+import a as f, b as g()
+from a import b as f()
+import a as f()\nx = 1
+x = b"é"
+x = "a" b"é"
+x = f"{a!z}" "\\x4"
+x = f"{'\\\\n'}"
+x = f"{"a"}"
+x = f'{x.None}'
+x = f'{f"{a!z}"}'
+x = f'{a["b" b"c"]}'
+x = f"{d["k"]}"
+x = f"{d['k']}" + f"{"a"}"
+x = f"{x:{"a"}}"
+x = f"a{"b"}c{d}"
+x = f'''{'''a'''}'''
+x = f"{x!r:{"a"}}"
+f(f"{d["k"]}")
+x = f"{d["k"]} {e}"
+x = f"{a}{"b"}"
+async = False
+async.x = 1
+x = async
+await = 1
+x = await
+print(await)
+class C:\n    async = False
+f(async=1)
+def f(async): pass
+import async
+x = nonlocal
 CASES
 echo "$i modules of a few lines"
 python3 tests/oracle/compile_compare.py --exact "$tool" "$tmp/cases"

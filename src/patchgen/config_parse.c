@@ -1,0 +1,658 @@
+/*
+ * config_parse.c - what CPython's parser refuses in one node of a tree that
+ * tree-sitter-python parsed without error.
+ *
+ *   x.None = 1, def f(None):   a keyword where tree-sitter read a name: CPython's
+ *                              tokenizer makes it a keyword, its parser stops there
+ *   b'a' 'b'                   cannot mix bytes and nonbytes literals
+ *   b'\xe9' (the byte itself)  bytes can only contain ASCII literal characters
+ *   f"{a!z}", f"{a!r }"        Python 3.11's f-string rules (Parser/string_parser.c):
+ *                              the conversion, '}' after it, nesting, a backslash or
+ *                              '#' in an expression, Python 3.12's nested quotes
+ *   f(a for a in b, c)         Generator expression must be parenthesized
+ *   [a for a in b, c]          invalid syntax (tree-sitter takes a Python 2 tuple)
+ *
+ * The string rules run in CPython's parser action that concatenates the literals,
+ * and its errors point at the token after the last one (the one the parser read
+ * to know the literals ended); an error in an f-string's expression is its
+ * sub-parser's, which points into "(" + the expression + ")" from the string's
+ * line ("f-string: invalid syntax").
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "patchgen/config_compile.h"
+#include "patchgen/config_internal.h"
+
+static int is(TSNode n, const char *type)
+{
+    return !strcmp(ts_node_type(n), type);
+}
+
+int cc_is_keyword(const char *s, size_t n)
+{
+    static const char *const kw[] = {
+        "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+        "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+        "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+        "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
+    if (n < 2 || n > 8)
+        return 0;
+    for (size_t i = 0; i < sizeof(kw) / sizeof(*kw); i++)
+        if (strlen(kw[i]) == n && !memcmp(kw[i], s, n))
+            return 1;
+    return 0;
+}
+
+/* An error: at a byte of the source, or (mapped) at a point already. */
+typedef struct perr {
+    int mapped;
+    uint32_t at;
+    TSPoint pt;
+    char why[200];
+} perr;
+
+static int fail(perr *e, uint32_t at, const char *prefix, const char *why)
+{
+    e->mapped = 0;
+    e->at = at;
+    snprintf(e->why, sizeof(e->why), "%s%s", prefix, why);
+    return 1;
+}
+
+/* The point of byte `at`, counted on from byte `from` at point p. */
+static TSPoint point_of(const py_tree *t, uint32_t from, TSPoint p, uint32_t at)
+{
+    for (uint32_t i = from; i < at && i < t->len; i++) {
+        if (t->src[i] == '\n')
+            p.row++, p.column = 0;
+        else
+            p.column++;
+    }
+    return p;
+}
+
+/* Whether n, a descendant of up, is inside brackets up has. */
+static int inside(TSNode up, TSNode n)
+{
+    uint32_t k = ts_node_child_count(up);
+    if (k < 2)
+        return 0;
+    const char *first = ts_node_type(ts_node_child(up, 0));
+    if (first[0] && !first[1] && strchr("([{", first[0]))
+        return 1; /* a list, a call's arguments, a parenthesized expression... */
+    if (is(up, "subscript"))
+        return ts_node_start_byte(n) >= ts_node_end_byte(ts_node_child(up, 0));
+    if (k > 16) /* a concatenation of many strings: no bracket of its own */
+        return 0;
+    int depth = 0;
+    uint32_t at = ts_node_start_byte(n);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode c = ts_node_child(up, i);
+        if (ts_node_start_byte(c) >= at)
+            break;
+        const char *s = ts_node_type(c);
+        if (s[0] && !s[1] && strchr("([{", s[0]))
+            depth++;
+        else if (s[0] && !s[1] && strchr(")]}", s[0]))
+            depth--;
+    }
+    return depth > 0;
+}
+
+/* Whether n is inside brackets of its logical line (newlines there are no tokens). */
+static int in_brackets(TSNode n)
+{
+    for (TSNode up = ts_node_parent(n); !ts_node_is_null(up); n = up, up = ts_node_parent(up)) {
+        const char *type = ts_node_type(up);
+        if (!strcmp(type, "module") || !strcmp(type, "block"))
+            return 0;
+        if (inside(up, n))
+            return 1;
+    }
+    return 0;
+}
+
+/* in_brackets(n), found once (*known: -1 until then). */
+static int brackets_at(TSNode n, int *known)
+{
+    if (*known < 0)
+        *known = in_brackets(n);
+    return *known;
+}
+
+/* The byte where CPython's next token begins from byte i (`stop`: the end of an
+ * f-string expression, where its sub-parser's ')' is): a NEWLINE token outside
+ * brackets is where the comment or the line break is. */
+static uint32_t next_token(const py_tree *t, TSNode n, uint32_t i, int *brackets, uint32_t stop)
+{
+    const char *s = t->src;
+    while (i < t->len && i < stop) {
+        char ch = s[i];
+        if (ch == ' ' || ch == '\t' || ch == '\f' || ch == '\r')
+            i++;
+        else if (ch == '\\' && i + 1 < t->len && s[i + 1] == '\n')
+            i += 2;
+        else if (ch == '\\' && i + 2 < t->len && s[i + 1] == '\r' && s[i + 2] == '\n')
+            i += 3;
+        else if (ch == '#' && brackets_at(n, brackets))
+            while (i < t->len && s[i] != '\n')
+                i++;
+        else if (ch == '\n' && brackets_at(n, brackets))
+            i++;
+        else
+            break;
+    }
+    return i < stop ? i : stop;
+}
+
+/* A string literal's prefix at src[i..]: its length (0 when none) and flags. */
+enum { S_BYTES = 1, S_RAW = 2, S_F = 4 };
+static int string_prefix(const py_tree *t, uint32_t i, int *flags)
+{
+    int n = 0;
+    *flags = 0;
+    while (n < 3 && i + n < t->len && strchr("rRbBuUfF", t->src[i + n]) && t->src[i + n])
+        n++;
+    if (n > 2 || i + n >= t->len || (t->src[i + n] != '\'' && t->src[i + n] != '"'))
+        return -1;
+    int u = 0;
+    for (int k = 0; k < n; k++) {
+        char ch = (char)(t->src[i + k] | 0x20);
+        int bit = ch == 'b' ? S_BYTES : ch == 'r' ? S_RAW : ch == 'f' ? S_F : 0;
+        if (ch == 'u')
+            u++;
+        else if (*flags & bit)
+            return -1;
+        *flags |= bit;
+    }
+    if ((u && n > 1) || ((*flags & S_BYTES) && (*flags & S_F)))
+        return -1;
+    return n;
+}
+
+/* The end of the string token whose quote is at src[q] as Python 3.11's tokenizer
+ * ends it (the first matching quote not escaped: it knows no nested f-string), or
+ * 0 when it does not end. */
+static uint32_t string_token_end(const py_tree *t, uint32_t q, uint32_t *body, uint32_t *body_end)
+{
+    const char *s = t->src;
+    char quote = s[q];
+    int triple = q + 2 < t->len && s[q + 1] == quote && s[q + 2] == quote;
+    uint32_t i = q + (triple ? 3 : 1);
+    *body = i;
+    while (i < t->len) {
+        if (s[i] == '\\') {
+            i += 2;
+        } else if (s[i] == quote &&
+                   (!triple || (i + 2 < t->len && s[i + 1] == quote && s[i + 2] == quote))) {
+            *body_end = i;
+            return i + (triple ? 3 : 1);
+        } else if (s[i] == '\n' && !triple) {
+            return 0;
+        } else {
+            i++;
+        }
+    }
+    return 0;
+}
+
+/* --- the f-string scanner of Python 3.11 (fstring_find_literal, _expr) -------- */
+
+typedef struct fscan {
+    const py_tree *t;
+    TSNode string;       /* tree-sitter's node for the token (its interpolations) */
+    uint32_t token, end; /* the token's first byte and the body's end */
+    int raw;
+    perr *e;
+    uint32_t after; /* where the top-level errors point: the token after the literals */
+} fscan;
+
+static int parse_sub(const py_tree *t, TSNode n, uint32_t stop, perr *e);
+
+/* The sub-parser's point for byte p of the expression that begins at r0: it parses
+ * "(" + the expression + ")" from the line of the string's token (and the lines
+ * before the '{'), its column the offset in that text. */
+static void map_sub(const fscan *f, uint32_t r0, uint32_t p, perr *e)
+{
+    TSPoint at = ts_node_start_point(f->string);
+    uint32_t from = ts_node_start_byte(f->string);
+    for (uint32_t i = from; i < r0; i++)
+        at.row += f->t->src[i] == '\n';
+    uint32_t col = 1 + (p - r0);
+    for (uint32_t i = r0; i < p; i++)
+        if (f->t->src[i] == '\n')
+            at.row++, col = p - i - 1;
+    at.column = col;
+    e->mapped = 1;
+    e->pt = at;
+}
+
+/* The tree-sitter node of the expression that begins at byte r0 in the string. */
+static int find_expr(TSNode n, uint32_t r0, uint32_t r1, TSNode *out)
+{
+    uint32_t k = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode c = ts_node_named_child(n, i);
+        if (ts_node_end_byte(c) <= r0 || ts_node_start_byte(c) >= r1)
+            continue;
+        if ((is(c, "interpolation") || is(c, "format_expression")) &&
+            ts_node_start_byte(c) + 1 == r0) {
+            *out = ts_node_child_by_field_name(c, "expression", 10);
+            return !ts_node_is_null(*out);
+        }
+        if (find_expr(c, r0, r1, out))
+            return 1;
+    }
+    return 0;
+}
+
+/* The expression between r0 and r1: empty, or what its sub-parser refuses. */
+static int compile_expr(fscan *f, uint32_t r0, uint32_t r1)
+{
+    const char *s = f->t->src;
+    uint32_t i = r0;
+    while (i < r1 && strchr(" \t\f\r\n", s[i]))
+        i++;
+    if (i == r1)
+        return fail(f->e, f->after, "", "f-string: empty expression not allowed");
+    TSNode x;
+    if (!find_expr(f->string, r0, r1, &x))
+        return 0;
+    int bad = 0;
+    if (is(x, "lambda") && ts_node_end_byte(x) > r1) /* its ':' ends the expression */
+        bad = fail(f->e, r1, "", "invalid syntax");
+    else if (is(x, "list_splat"))
+        bad = fail(f->e, ts_node_start_byte(x), "", "cannot use starred expression here");
+    else if (ts_node_end_byte(x) > r1)
+        return 0;
+    if (bad || parse_sub(f->t, x, r1, f->e)) {
+        char why[sizeof(f->e->why)];
+        memcpy(why, f->e->why, sizeof(why));
+        snprintf(f->e->why, sizeof(f->e->why), "f-string: %.180s", why);
+        if (!f->e->mapped)
+            map_sub(f, r0, f->e->at, f->e);
+        return 1;
+    }
+    return 0;
+}
+
+static int find_literal_and_expr(fscan *f, uint32_t *str, int recurse);
+
+/* The expression's end (fstring_find_expr's loop over its brackets and strings). */
+static int scan_expr(fscan *f, uint32_t *str)
+{
+    const char *s = f->t->src;
+    uint32_t end = f->end;
+    char parens[200];
+    int depth = 0;
+    char quote = 0;
+    int strtype = 0;
+    for (; *str < end; (*str)++) {
+        char ch = s[*str];
+        if (ch == '\\')
+            return fail(f->e, f->after, "", "f-string expression part cannot include a backslash");
+        if (quote) {
+            if (ch == quote) {
+                if (strtype == 3) {
+                    if (*str + 2 < end && s[*str + 1] == ch && s[*str + 2] == ch) {
+                        *str += 2;
+                        strtype = quote = 0;
+                        continue;
+                    }
+                } else {
+                    strtype = quote = 0;
+                    continue;
+                }
+            }
+            continue;
+        }
+        if (ch == '\'' || ch == '"') {
+            if (*str + 2 < end && s[*str + 1] == ch && s[*str + 2] == ch) {
+                strtype = 3;
+                *str += 2;
+            } else {
+                strtype = 1;
+            }
+            quote = ch;
+            continue;
+        }
+        if (ch == '[' || ch == '{' || ch == '(') {
+            if (depth >= (int)sizeof(parens))
+                return fail(f->e, f->after, "", "f-string: too many nested parenthesis");
+            parens[depth++] = ch;
+            continue;
+        }
+        if (ch == '#')
+            return fail(f->e, f->after, "", "f-string expression part cannot include '#'");
+        if (depth == 0 && strchr("!:}=<>", ch)) {
+            if (*str + 1 < end) {
+                char next = s[*str + 1];
+                if (next == '=' && strchr("!=<>", ch)) {
+                    (*str)++;
+                    continue;
+                }
+            }
+            if (ch == '>' || ch == '<')
+                continue;
+            break;
+        }
+        if (ch == ']' || ch == '}' || ch == ')') {
+            char why[80];
+            if (!depth) {
+                snprintf(why, sizeof(why), "f-string: unmatched '%c'", ch);
+                return fail(f->e, f->after, "", why);
+            }
+            char open = parens[--depth];
+            if (!((open == '(' && ch == ')') || (open == '[' && ch == ']') ||
+                  (open == '{' && ch == '}'))) {
+                snprintf(why, sizeof(why),
+                         "f-string: closing parenthesis '%c' does not match opening "
+                         "parenthesis '%c'",
+                         ch, open);
+                return fail(f->e, f->after, "", why);
+            }
+        }
+    }
+    if (quote)
+        return fail(f->e, f->after, "", "f-string: unterminated string");
+    if (depth) {
+        char why[40];
+        snprintf(why, sizeof(why), "f-string: unmatched '%c'", parens[depth - 1]);
+        return fail(f->e, f->after, "", why);
+    }
+    return 0;
+}
+
+/* fstring_find_expr: *str is just past the '{'. */
+static int find_expr_part(fscan *f, uint32_t *str, int recurse)
+{
+    const char *s = f->t->src;
+    uint32_t end = f->end;
+    if (recurse >= 2)
+        return fail(f->e, f->after, "", "f-string: expressions nested too deeply");
+    uint32_t r0 = *str;
+    if (scan_expr(f, str))
+        return 1;
+    const char *expecting = "f-string: expecting '}'";
+    if (*str >= end)
+        return fail(f->e, f->after, "", expecting);
+    if (compile_expr(f, r0, *str))
+        return 1;
+    if (s[*str] == '=') {
+        (*str)++;
+        while (*str < end && strchr(" \t\n\r\f\v", s[*str]))
+            (*str)++;
+        if (*str >= end)
+            return fail(f->e, f->after, "", expecting);
+    }
+    if (s[*str] == '!') {
+        (*str)++;
+        if (*str >= end)
+            return fail(f->e, f->after, "", expecting);
+        char conv = s[(*str)++];
+        if (conv != 's' && conv != 'r' && conv != 'a')
+            return fail(f->e, f->after, "",
+                        "f-string: invalid conversion character: expected 's', 'r', or 'a'");
+    }
+    if (*str >= end)
+        return fail(f->e, f->after, "", expecting);
+    if (s[*str] == ':') {
+        (*str)++;
+        /* the format spec: literals and expressions, one level deeper */
+        for (;;) {
+            int r = find_literal_and_expr(f, str, recurse + 1);
+            if (r < 0)
+                return 1;
+            if (r == 0)
+                break;
+        }
+    }
+    if (*str >= end || s[*str] != '}')
+        return fail(f->e, f->after, "", expecting);
+    (*str)++;
+    return 0;
+}
+
+/* fstring_find_literal then fstring_find_expr: -1 on an error, 1 when an
+ * expression was read (more may follow), 0 at the end (of the string, or of a
+ * format spec at its '}'). */
+static int find_literal_and_expr(fscan *f, uint32_t *str, int recurse)
+{
+    const char *s = f->t->src;
+    while (*str < f->end) {
+        char ch = s[*str];
+        if (!f->raw && ch == '\\' && *str + 1 < f->end) {
+            *str += 2;
+            continue;
+        }
+        if (recurse == 0 && (ch == '{' || ch == '}') && *str + 1 < f->end && s[*str + 1] == ch) {
+            *str += 2;
+            continue;
+        }
+        if (ch == '}') {
+            if (recurse == 0) {
+                fail(f->e, f->after, "", "f-string: single '}' is not allowed");
+                return -1;
+            }
+            return 0; /* the format spec's end */
+        }
+        if (ch == '{') {
+            (*str)++;
+            return find_expr_part(f, str, recurse) ? -1 : 1;
+        }
+        (*str)++;
+    }
+    return 0;
+}
+
+static int check_fstring(fscan *f, uint32_t body)
+{
+    uint32_t str = body;
+    for (;;) {
+        int r = find_literal_and_expr(f, &str, 0);
+        if (r < 0)
+            return 1;
+        if (r == 0)
+            return 0;
+    }
+}
+
+/* The string literals that begin at node n's first byte, as Python 3.11 tokenizes
+ * them (it ends a string at its quote where tree-sitter-python reads Python 3.12's
+ * nested f-string), checked as its parser's action does: the first error. `stop`:
+ * the end of the f-string expression n is in (its sub-parser's ')'), or UINT32_MAX. */
+static int check_strings(const py_tree *t, TSNode n, uint32_t stop, perr *e)
+{
+    int brackets = stop != UINT32_MAX ? 1 : -1;
+    /* the tokens and, first, where the one after them is */
+    uint32_t starts[64], bodies[64], body_ends[64];
+    int flags[64];
+    size_t k = 0;
+    uint32_t i = ts_node_start_byte(n);
+    for (;;) {
+        int fl;
+        int len = string_prefix(t, i, &fl);
+        if (len < 0 || i >= stop)
+            break;
+        uint32_t body, body_end;
+        uint32_t end = string_token_end(t, i + (uint32_t)len, &body, &body_end);
+        if (!end)
+            return 0; /* the tokenizer's error, not the parser's */
+        if (k < sizeof(starts) / sizeof(*starts)) {
+            starts[k] = i, bodies[k] = body, body_ends[k] = body_end;
+            flags[k] = fl;
+            k++;
+        }
+        i = next_token(t, n, end, &brackets, stop);
+    }
+    uint32_t after = i;
+    for (size_t j = 0; j < k; j++) {
+        if (flags[j] & S_BYTES)
+            for (uint32_t b = bodies[j]; b < body_ends[j]; b++)
+                if ((unsigned char)t->src[b] >= 0x80)
+                    return fail(e, starts[j], "",
+                                "bytes can only contain ASCII literal characters");
+        if (j > 0 && (flags[j] & S_BYTES) != (flags[0] & S_BYTES))
+            return fail(e, after, "", "cannot mix bytes and nonbytes literals");
+        if (!(flags[j] & S_F))
+            continue;
+        /* tree-sitter's node of this token, for its expressions */
+        TSNode s = n;
+        if (is(n, "concatenated_string")) {
+            s = (TSNode){0};
+            for (uint32_t c = 0; c < ts_node_named_child_count(n); c++)
+                if (ts_node_start_byte(ts_node_named_child(n, c)) == starts[j])
+                    s = ts_node_named_child(n, c);
+        }
+        fscan f = {t, s, starts[j], body_ends[j], (flags[j] & S_RAW) != 0, e, after};
+        if (ts_node_is_null(s))
+            f.string = n;
+        if (check_fstring(&f, bodies[j]))
+            return 1;
+    }
+    return 0;
+}
+
+/* `for x in a, b` in a comprehension (tree-sitter takes Python 2's tuple). */
+static int comp_comma(const py_tree *t, TSNode clause, perr *e)
+{
+    uint32_t k = ts_node_child_count(clause);
+    int in = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode c = ts_node_child(clause, i);
+        if (is(c, "in"))
+            in = 1;
+        if (!in || !is(c, ","))
+            continue;
+        TSNode comp = ts_node_parent(clause);
+        TSNode up = ts_node_parent(comp);
+        if (is(comp, "generator_expression") && !ts_node_is_null(up) && is(up, "call")) {
+            TSNode body = ts_node_named_child(comp, 0);
+            return fail(e, ts_node_start_byte(body), "",
+                        "Generator expression must be parenthesized");
+        }
+        (void)t;
+        return fail(e, ts_node_start_byte(c), "", "invalid syntax");
+    }
+    return 0;
+}
+
+/* Whether CPython's parser takes keyword n and stops at the token after it: `async`
+ * beginning a statement (`async def`, `async for` and `async with` begin so),
+ * `await` where an expression may be (`await x`). */
+static int consumed(TSNode n, const char *s, size_t len)
+{
+    if (len == 5 && !memcmp(s, "async", 5)) {
+        uint32_t at = ts_node_start_byte(n);
+        for (TSNode up = ts_node_parent(n); !ts_node_is_null(up); up = ts_node_parent(up)) {
+            if (ts_node_start_byte(up) != at)
+                return 0;
+            if (is(up, "expression_statement"))
+                return 1;
+        }
+        return 0;
+    }
+    if (len != 5 || memcmp(s, "await", 5))
+        return 0;
+    TSNode up = ts_node_parent(n);
+    if (ts_node_is_null(up))
+        return 0;
+    static const char *const names[] = {"parameters",
+                                        "lambda_parameters",
+                                        "default_parameter",
+                                        "typed_parameter",
+                                        "typed_default_parameter",
+                                        "list_splat_pattern",
+                                        "dictionary_splat_pattern",
+                                        "dotted_name",
+                                        "aliased_import",
+                                        "function_definition",
+                                        "class_definition",
+                                        "keyword_argument",
+                                        "global_statement",
+                                        "nonlocal_statement",
+                                        "keyword_pattern",
+                                        "splat_pattern",
+                                        "as_pattern"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+        if (is(up, names[i]))
+            return is(up, "keyword_argument") &&
+                   !ts_node_eq(n, ts_node_child_by_field_name(up, "name", 4));
+    if (is(up, "attribute"))
+        return !ts_node_eq(n, ts_node_child_by_field_name(up, "attribute", 9));
+    return 1;
+}
+
+/* The checks of one node; `stop` as in check_strings. */
+static int check_node(const py_tree *t, TSNode n, uint32_t stop, perr *e)
+{
+    const char *type = ts_node_type(n);
+    if (!strcmp(type, "identifier")) {
+        size_t len;
+        const char *s = py_text(t, n, &len);
+        if (!cc_is_keyword(s, len))
+            return 0;
+        uint32_t at = ts_node_start_byte(n);
+        if (consumed(n, s, len)) {
+            int brackets = stop != UINT32_MAX ? 1 : -1;
+            at = next_token(t, n, ts_node_end_byte(n), &brackets, stop);
+        }
+        return fail(e, at, "", "invalid syntax");
+    }
+    if (!strcmp(type, "concatenated_string") || !strcmp(type, "string"))
+        return check_strings(t, n, stop, e);
+    if (!strcmp(type, "for_in_clause"))
+        return comp_comma(t, n, e);
+    return 0;
+}
+
+/* The checks of the nodes of an f-string's expression n, in order. */
+static int parse_sub(const py_tree *t, TSNode n, uint32_t stop, perr *e)
+{
+    if (check_node(t, n, stop, e))
+        return 1;
+    const char *type = ts_node_type(n);
+    if (!strcmp(type, "string") || !strcmp(type, "concatenated_string"))
+        return 0; /* its own checks read its expressions */
+    uint32_t k = ts_node_child_count(n);
+    for (uint32_t i = 0; i < k; i++)
+        if (parse_sub(t, ts_node_child(n, i), stop, e))
+            return 1;
+    return 0;
+}
+
+int cc_parse_node(const py_tree *t, TSNode n, TSPoint *at, char *why, size_t size)
+{
+    perr e = {0};
+    if (!check_node(t, n, UINT32_MAX, &e))
+        return 0;
+    *at = e.mapped ? e.pt : point_of(t, 0, (TSPoint){0, 0}, e.at);
+    snprintf(why, size, "%s", e.why);
+    return 1;
+}
+
+int cc_parse_error_before(const py_tree *t, uint32_t limit, TSPoint *at, char *why, size_t size)
+{
+    TSTreeCursor cur = ts_tree_cursor_new(py_root(t));
+    int found = 0;
+    for (int enter = 1; py_cursor_next(&cur, enter);) {
+        TSNode n = ts_tree_cursor_current_node(&cur);
+        enter = 1;
+        if (ts_node_start_byte(n) >= limit)
+            break;
+        if (is(n, "ERROR") || ts_node_is_missing(n) || ts_node_end_byte(n) > limit) {
+            /* what holds the error, or runs past it: only its first nodes */
+            enter = !is(n, "ERROR") && !ts_node_is_missing(n);
+            continue;
+        }
+        if (cc_parse_node(t, n, at, why, size)) {
+            found = 1;
+            break;
+        }
+        /* a literal's checks read its parts and its f-strings' expressions */
+        enter = !is(n, "string") && !is(n, "concatenated_string");
+    }
+    ts_tree_cursor_delete(&cur);
+    return found;
+}
