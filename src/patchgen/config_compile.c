@@ -82,6 +82,8 @@ enum {
     C_STRING,
     C_CONCAT,
     C_INTERP,
+    C_IMPORT,
+    C_CASE,
     C_N
 };
 
@@ -132,7 +134,9 @@ static const struct {
              {"string", C_STRING},
              {"concatenated_string", C_CONCAT},
              {"interpolation", C_INTERP},
-             {"format_expression", C_INTERP}};
+             {"format_expression", C_INTERP},
+             {"import_statement", C_IMPORT},
+             {"case_clause", C_CASE}};
 
 static unsigned char *kind_of; /* symbol -> C_* */
 static uint32_t n_symbols;
@@ -265,7 +269,6 @@ static int is_keyword(const char *s, size_t n)
 static int check_args(cc *c, TSNode args)
 {
     int keyword = 0, kwsplat = 0;
-    strvec names = STRVEC_INIT;
     int bad = 0;
     uint32_t k = ts_node_named_child_count(args);
     for (uint32_t i = 0; i < k && !bad; i++) {
@@ -282,10 +285,6 @@ static int check_args(cc *c, TSNode args)
                 bad = cc_refuse_at(c, at, CC_PARSER, UINT64_MAX, "%s", why);
         } else if (!strcmp(type, "keyword_argument")) {
             keyword = 1;
-            char *name = py_text_dup(c->t, py_field(a, "name"));
-            if (strvec_find(&names, name) >= 0)
-                cc_refuse(c, a, CC_COMPILER, "keyword argument repeated: %s", name);
-            strvec_push_owned(&names, name);
         } else if (!strcmp(type, "dictionary_splat")) {
             kwsplat = 1;
         } else if (!strcmp(type, "list_splat")) {
@@ -300,7 +299,8 @@ static int check_args(cc *c, TSNode args)
                                     : "positional argument follows keyword argument");
         }
     }
-    strvec_free(&names);
+    if (!bad)
+        cc_debug_keywords(c, args);
     return bad;
 }
 
@@ -731,7 +731,21 @@ static int check_one(cc *c, int kind, TSNode n, levels *lv, int depth)
     case C_CONCAT:
         return check_parse(c, n, lv, depth);
     case C_FORIN:
-        return check_parse(c, n, lv, depth);
+        if (check_parse(c, n, lv, depth))
+            return 1;
+        cc_debug_comp_clause(c, n);
+        return 0;
+    case C_DEF:
+    case C_LAMBDA:
+    case C_CLASS:
+        cc_debug_def(c, n);
+        return 0;
+    case C_IMPORT:
+        cc_debug_import(c, n);
+        return 0;
+    case C_CASE:
+        cc_debug_case(c, n);
+        return 0;
     case C_RETURN:
         check_return(c, n);
         return 0;
@@ -752,6 +766,7 @@ static int check_one(cc *c, int kind, TSNode n, levels *lv, int depth)
     case C_AUGMENTED:
         if (up && up->kind == C_ASSIGN) /* `x = y += 1`: CPython stops at the `+=` */
             return cc_refuse(c, ts_node_child(n, 1), CC_PARSER, "invalid syntax");
+        cc_debug_augmented(c, n);
         return check_augmented(c, n);
     case C_NONLOCAL:
     case C_GLOBAL:
@@ -759,26 +774,34 @@ static int check_one(cc *c, int kind, TSNode n, levels *lv, int depth)
         return 0;
     case C_WALRUS:
         cc_walrus(c, n);
+        cc_debug_walrus(c, n);
         return 0;
     case C_DELETE:
         cc_delete(c, n);
+        cc_debug_delete(c, n);
         return c->stage == CC_PARSER;
     case C_ASTARGET: {
         TSNode p = depth > 1 ? lv->items[depth - 2].node : n;
         if (!strcmp(ts_node_type(p), "except_clause") ||
-            !strcmp(ts_node_type(p), "except_group_clause"))
+            !strcmp(ts_node_type(p), "except_group_clause")) {
             check_except_target(c, n);
-        else
+            cc_debug_except(c, n, p);
+        } else {
             cc_with_target(c, n);
+            cc_debug_with_target(c, n);
+        }
         return c->stage == CC_PARSER;
     }
     case C_ASSIGN:
         check_assign(c, n);
+        cc_debug_assign(c, n);
         return 0;
     case C_SPLAT:
         return up && check_splat(c, n, lv, depth);
     case C_FOR:
     case C_WITH:
+        if (kind == C_FOR)
+            cc_debug_for(c, n);
         if (starts_async(n)) {
             const cc_scope *in = current(c, NULL);
             if (!in || in->kind != K_DEF || !(in->flags & SF_ASYNC))
@@ -787,6 +810,7 @@ static int check_one(cc *c, int kind, TSNode n, levels *lv, int depth)
         }
         return 0;
     case C_IMPORT_FROM:
+        cc_debug_import(c, n);
         if (current(c, NULL))
             for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
                 if (!strcmp(ts_node_type(ts_node_named_child(n, i)), "wildcard_import"))

@@ -126,6 +126,27 @@ int cc_parse_node(const py_tree *t, TSNode n, TSPoint *at, char *why, size_t siz
  * error (config_syntax.c). */
 int cc_parse_error_before(const py_tree *t, uint32_t limit, TSPoint *at, char *why, size_t size);
 
+/* --- config_debug.c ---------------------------------------------------------- */
+/* `__debug__` bound (config_debug.c): each refuses "cannot assign to __debug__"
+ * where the compiler would. */
+int cc_is_debug(const cc *c, TSNode n);
+void cc_debug_assign(cc *c, TSNode assignment);
+void cc_debug_augmented(cc *c, TSNode augmented);
+void cc_debug_for(cc *c, TSNode for_statement);
+void cc_debug_comp_clause(cc *c, TSNode for_in_clause);
+void cc_debug_walrus(cc *c, TSNode named);
+void cc_debug_delete(cc *c, TSNode del);
+void cc_debug_with_target(cc *c, TSNode as_pattern_target);
+void cc_debug_except(cc *c, TSNode as_pattern_target, TSNode except_clause);
+void cc_debug_import(cc *c, TSNode stmt);
+void cc_debug_params(cc *c, TSNode def, TSNode params, uint64_t key);
+/* A function_definition, lambda or class_definition: its parameters and name. */
+void cc_debug_def(cc *c, TSNode def);
+/* A call's (a class's) keyword arguments: `__debug__=`, or one repeated; 1 when
+ * refused. */
+int cc_debug_keywords(cc *c, TSNode args);
+void cc_debug_case(cc *c, TSNode case_clause);
+
 /* --- config_target.c --------------------------------------------------------- */
 enum { TARGET_STAR, TARGET_FOR, TARGET_DEL };
 /* CPython's name for an expression in its messages ("function call", "literal"). */

@@ -10,8 +10,8 @@
 # of a few lines, each with what CPython refuses from its first byte on (where a
 # scope and the module begin together): each refused at CPython's line and column
 # with its message, or compiled by both: among them a keyword where tree-sitter
-# reads a name (`x.None`), f-strings, bytes and str literals concatenated, `f(a for
-# a in b, c)` (config_parse.c).
+# reads a name (`x.None`), `__debug__` bound, f-strings, bytes and str literals
+# concatenated, `f(a for a in b, c)` (config_parse.c, config_debug.c).
 set -eu
 cd "$(dirname "$0")/../.."
 build=${PGCI_BUILD:-build}
@@ -62,6 +62,16 @@ x = a.None
 def f(None): pass
 lambda None: 1
 def f(*, None): pass
+__debug__ = 1
+del __debug__
+def f(__debug__): pass
+f(__debug__=1)
+for __debug__ in x: pass
+a.__debug__ = 1
+import __debug__
+from x import y as __debug__
+class C: __debug__ = 1
+with a as __debug__: pass
 f"{a!z}"
 b'\\xff' 'a'
 b'x' 'a'
@@ -86,6 +96,54 @@ match x:\n  case a.None: pass
 def f(None=1): pass
 x.None
 x.None.y
+__debug__ += 1
+__debug__: int = 1
+__debug__: int
+x.__debug__: int = 1
+(__debug__ := 1)
+[__debug__ := 1 for x in y]
+[x for __debug__ in y]
+def __debug__(): pass
+class __debug__: pass
+async def __debug__(): pass
+lambda __debug__: 1
+lambda *__debug__: 1
+lambda **__debug__: 1
+lambda *, __debug__: 1
+lambda a=1, __debug__=2: 1
+def f(*, __debug__): pass
+def f(**__debug__): pass
+def f(*__debug__): pass
+def f(a, /, __debug__): pass
+def f(__debug__: int = 1): pass
+import x as __debug__
+import __debug__.a
+from x import __debug__
+from x import (a, __debug__)
+try:\n  pass\nexcept E as __debug__: pass
+match x:\n  case __debug__: pass
+match x:\n  case [__debug__]: pass
+match x:\n  case {**__debug__}: pass
+match x:\n  case [*__debug__]: pass
+match x:\n  case C(a=__debug__): pass
+match x:\n  case C(__debug__=1): pass
+match x:\n  case a as __debug__: pass
+del (__debug__)
+del [a, __debug__]
+a, __debug__ = 1, 2
+[a, *__debug__] = x
+(a, b.__debug__) = x
+x = __debug__ = 1
+with a as (b, __debug__): pass
+with a as b.__debug__: pass
+for x.__debug__ in y: pass
+f(x, __debug__=1)
+f(a=1, __debug__=2)
+class C(__debug__=1): pass
+class C(metaclass=1, __debug__=2): pass
+def f():\n  __debug__ = 1
+class C:\n  def f(self):\n    self.__debug__ = 1
+x = 1\n__debug__ = 1
 x.if = 1
 def f(if): pass
 import if
@@ -103,6 +161,52 @@ x.None\ny = 1 +
 x.None\nf(a=1, 2)
 x.None\nreturn 1
 return 1\nx.None
+__debug__ = 1\nx.None
+x.None\n__debug__ = 1
+f(__debug__=1, a=2, a=3)
+@d\ndef f(__debug__): pass
+@d\ndef __debug__(): pass
+@d(a=1, a=1)\ndef f(__debug__): pass
+def __debug__():\n  return\n  x = 1\n  __debug__ = 1
+class __debug__:\n  x = 1\n  __debug__ = 1
+async def f():\n  async for __debug__ in x: pass
+x.__debug__: int
+(__debug__): int
+(__debug__): int = 1
+(a\n .__debug__) = 1
+(a.\n __debug__) = 1
+a.f(__debug__=1)
+a.f(\n__debug__=1)
+import a\na.f(__debug__=1)
+f(\n__debug__=1)
+lambda: lambda __debug__: 1
+x = [lambda __debug__: 1 for y in z]
+[x for x in __debug__.f(__debug__=1)]
+[__debug__ for x in y for __debug__ in z]
+{__debug__: 1 for __debug__ in z}
+(__debug__ for x in y if (__debug__ := 2))
+try:\n  pass\nexcept* E as __debug__: pass
+match x:\n  case {"a": 1, **__debug__}: pass
+match x:\n  case C(a, b=__debug__): pass
+match x:\n  case (1 | __debug__): pass
+match x:\n  case C(__debug__=1, __debug__=2): pass
+match x:\n  case __debug__ if __debug__: pass
+with a as __debug__, b as c: pass
+with (a as __debug__): pass
+__debug__ = __debug__ = 1
+del a, __debug__
+del a.b, (c, [__debug__])
+for [a, (b, __debug__)] in c: pass
+a.f(g(b=1,b=1), x=1, x=2)
+f(g(b=1,b=1), x=1, x=2)
+a.f(g(b=1,b=1), __debug__=1)
+f(g(b=1,b=1), __debug__=1)
+(a\n.f)(__debug__=1)
+[f(a=1,a=1) for __debug__ in x]
+def f(a=g(b=1,b=1), __debug__=1): pass
+lambda a=g(b=1,b=1), __debug__=1: 1
+for __debug__ in x: f(a=1, a=1)
+def f():\n  import __debug__
 x.None = 1; return
 return; x.None = 1
 lambda: (yield)\nx.None
@@ -186,6 +290,28 @@ x = f"{x!r:{"a"}}"
 f(f"{d["k"]}")
 x = f"{d["k"]} {e}"
 x = f"{a}{"b"}"
+(x.__debug__): int
+(x\n.__debug__): int
+y = 1; (x.__debug__): int
+x.y.__debug__: int
+(x\n.__debug__): int = 1
+(__debug__) += 1
+__debug__ += 1; y = 1
+try:\n  pass\nexcept E as __debug__:\n  x = 1\n  y = 2
+@d\nclass __debug__: pass
+class C:\n  @d\n  def __debug__(self): pass
+def f():\n  class __debug__: pass
+with a as b, c as __debug__: pass
+async def f():\n  async with a as __debug__: pass
+import a, b as __debug__, c
+from a import (b,\n __debug__)
+def f(a, /, __debug__, *, b): pass
+x = lambda: 1\n__debug__ = 1
+match x:\n  case {"a": [b, c], **__debug__}: pass
+match x:\n  case [1] as __debug__: pass
+match x:\n  case C(a, __debug__): pass
+match x:\n  case 1 | 2:\n    pass\n  case __debug__: pass
+for x in y:\n  pass\nelse:\n  __debug__ = 1
 async = False
 async.x = 1
 x = async
