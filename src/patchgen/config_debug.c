@@ -12,7 +12,12 @@
  * argument. Refusals of the compiler are ordered by when it meets them
  * (config_compile.h's key): a target after the value assigned, a def's parameters
  * before its decorators, its name after its body.
+ *
+ * A match statement's captures are checked in the same pass, as the compiler's
+ * pattern_helper_store_name does: a name bound twice in one pattern ("multiple
+ * assignments to name 'a' in pattern"), and a class pattern's attribute repeated.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "patchgen/config_compile.h"
@@ -319,25 +324,91 @@ static TSNode last_pattern(TSNode p)
     }
 }
 
-/* The captures of pattern p: the first __debug__; 1 when found. */
-static int pattern(cc *c, TSNode p, uint64_t key)
+/* The names a case's pattern binds so far, and the key of its refusals. */
+typedef struct captures {
+    strvec names;
+    uint64_t key;
+    int in_union; /* an alternative's names are its own (not followed) */
+} captures;
+
+/* One name the compiler stores at `at` (pattern_helper_store_name): __debug__, or
+ * bound twice in the pattern; 1 when refused. */
+static int capture(cc *c, captures *cp, TSNode name, TSPoint at)
+{
+    if (ts_node_is_null(name) || py_text_eq(c->t, name, "_"))
+        return 0;
+    if (cc_is_debug(c, name)) {
+        refuse(c, at, cp->key, 0);
+        return 1;
+    }
+    if (cp->in_union)
+        return 0;
+    char *s = py_text_dup(c->t, name);
+    if (strvec_find(&cp->names, s) >= 0) {
+        cc_refuse_at(c, at, CC_COMPILER, cp->key, "multiple assignments to name '%s' in pattern",
+                     s);
+        free(s);
+        return 1;
+    }
+    strvec_push_owned(&cp->names, s);
+    return 0;
+}
+
+static int pattern(cc *c, captures *cp, TSNode p);
+
+/* C(a, b=p): the keywords' names first (validate_kwd_attrs: __debug__, one
+ * repeated, at its pattern), then the patterns. */
+static int class_pattern(cc *c, captures *cp, TSNode p)
+{
+    uint32_t k = ts_node_named_child_count(p);
+    for (uint32_t i = 1; i < k; i++) {
+        TSNode kw = ts_node_named_child(p, i);
+        if (is(kw, "case_pattern") && ts_node_named_child_count(kw) == 1)
+            kw = ts_node_named_child(kw, 0);
+        if (!is(kw, "keyword_pattern") || ts_node_named_child_count(kw) < 2)
+            continue;
+        TSNode name = ts_node_named_child(kw, 0);
+        TSPoint at = ts_node_start_point(ts_node_named_child(kw, 1));
+        if (cc_is_debug(c, name)) {
+            refuse(c, at, cp->key, 0);
+            return 1;
+        }
+        for (uint32_t j = i + 1; j < k; j++) {
+            TSNode other = ts_node_named_child(p, j);
+            if (is(other, "case_pattern") && ts_node_named_child_count(other) == 1)
+                other = ts_node_named_child(other, 0);
+            if (!is(other, "keyword_pattern") || ts_node_named_child_count(other) < 2)
+                continue;
+            size_t n, m;
+            const char *a = py_text(c->t, name, &n);
+            const char *b = py_text(c->t, ts_node_named_child(other, 0), &m);
+            if (n == m && !memcmp(a, b, n)) {
+                cc_refuse_at(c, ts_node_start_point(ts_node_named_child(other, 1)), CC_COMPILER,
+                             cp->key, "attribute name repeated in class pattern: %.*s", (int)n, a);
+                return 1;
+            }
+        }
+    }
+    for (uint32_t i = 1; i < k; i++)
+        if (pattern(c, cp, ts_node_named_child(p, i)))
+            return 1;
+    return 0;
+}
+
+/* The captures of pattern p in the compiler's order; 1 when one was refused. */
+static int pattern(cc *c, captures *cp, TSNode p)
 {
     const char *type = ts_node_type(p);
     uint32_t k = ts_node_named_child_count(p);
     if (!strcmp(type, "dotted_name")) { /* a capture when it is one name */
-        if (k == 1 && cc_is_debug(c, ts_node_named_child(p, 0))) {
-            TSNode at = p;
-            if (is(ts_node_parent(p), "case_pattern"))
-                at = ts_node_parent(p);
-            refuse(c, ts_node_start_point(at), key, 0);
-            return 1;
-        }
-        return 0;
+        if (k != 1)
+            return 0;
+        TSNode at = p;
+        if (is(ts_node_parent(p), "case_pattern"))
+            at = ts_node_parent(p);
+        return capture(c, cp, ts_node_named_child(p, 0), ts_node_start_point(at));
     }
     if (!strcmp(type, "splat_pattern")) {
-        TSNode name = ts_node_named_child(p, 0);
-        if (!cc_is_debug(c, name))
-            return 0;
         /* `**rest` is stored after the mapping's values, `*rest` at itself */
         TSPoint at = ts_node_start_point(p);
         TSNode up = ts_node_parent(p);
@@ -350,52 +421,47 @@ static int pattern(cc *c, TSNode p, uint64_t key)
             }
             at = ts_node_start_point(ts_node_is_null(last) ? up : last_pattern(last));
         }
-        refuse(c, at, key, 0);
-        return 1;
+        return capture(c, cp, ts_node_named_child(p, 0), at);
     }
     if (!strcmp(type, "as_pattern")) {
         TSNode sub = ts_node_named_child(p, 0);
-        if (pattern(c, sub, key))
+        if (pattern(c, cp, sub))
             return 1;
         TSNode alias = ts_node_named_child(p, k - 1);
-        if (k > 1 && is(alias, "identifier") && cc_is_debug(c, alias)) {
-            refuse(c, ts_node_start_point(last_pattern(sub)), key, 0);
-            return 1;
-        }
+        if (k > 1 && is(alias, "identifier"))
+            return capture(c, cp, alias, ts_node_start_point(last_pattern(sub)));
         return 0;
     }
-    if (!strcmp(type, "keyword_pattern")) {
-        /* C(__debug__=1): at the pattern */
-        TSNode name = ts_node_named_child(p, 0);
-        if (cc_is_debug(c, name) && k > 1) {
-            refuse(c, ts_node_start_point(ts_node_named_child(p, 1)), key, 0);
-            return 1;
-        }
-        return k > 1 && pattern(c, ts_node_named_child(p, 1), key);
-    }
+    if (!strcmp(type, "keyword_pattern"))
+        return k > 1 && pattern(c, cp, ts_node_named_child(p, 1));
     if (!strcmp(type, "dict_pattern")) { /* its values, then the rest */
         for (uint32_t i = 0; i < k; i++) {
             TSNode v = ts_node_named_child(p, i);
-            if (is(v, "case_pattern") && pattern(c, v, key))
+            if (is(v, "case_pattern") && pattern(c, cp, v))
                 return 1;
         }
         for (uint32_t i = 0; i < k; i++) {
             TSNode v = ts_node_named_child(p, i);
-            if (is(v, "splat_pattern") && pattern(c, v, key))
+            if (is(v, "splat_pattern") && pattern(c, cp, v))
                 return 1;
         }
         return 0;
     }
-    if (!strcmp(type, "class_pattern")) {
-        for (uint32_t i = 1; i < k; i++)
-            if (pattern(c, ts_node_named_child(p, i), key))
-                return 1;
-        return 0;
+    if (!strcmp(type, "class_pattern"))
+        return class_pattern(c, cp, p);
+    if (!strcmp(type, "union_pattern")) {
+        int was = cp->in_union;
+        cp->in_union = 1;
+        int r = 0;
+        for (uint32_t i = 0; i < k && !r; i++)
+            r = pattern(c, cp, ts_node_named_child(p, i));
+        cp->in_union = was;
+        return r;
     }
     if (!strcmp(type, "case_pattern") || !strcmp(type, "list_pattern") ||
-        !strcmp(type, "tuple_pattern") || !strcmp(type, "union_pattern")) {
+        !strcmp(type, "tuple_pattern")) {
         for (uint32_t i = 0; i < k; i++)
-            if (pattern(c, ts_node_named_child(p, i), key))
+            if (pattern(c, cp, ts_node_named_child(p, i)))
                 return 1;
     }
     return 0;
@@ -406,7 +472,12 @@ void cc_debug_case(cc *c, TSNode clause)
     uint32_t k = ts_node_named_child_count(clause);
     for (uint32_t i = 0; i < k; i++) {
         TSNode p = ts_node_named_child(clause, i);
-        if (is(p, "case_pattern") && pattern(c, p, at_start(p)))
+        if (!is(p, "case_pattern"))
+            continue;
+        captures cp = {STRVEC_INIT, at_start(p), 0};
+        int r = pattern(c, &cp, p);
+        strvec_free(&cp.names);
+        if (r)
             return;
     }
 }

@@ -323,6 +323,17 @@ f(async=1)
 def f(async): pass
 import async
 x = nonlocal
+match x:\n  case [a, a]: pass
+match x:\n  case [a, *a]: pass
+match x:\n  case {"k": a, **a}: pass
+match x:\n  case C(a, b=a): pass
+match x:\n  case [a] as a: pass
+match x:\n  case C(a=1, a=2): pass
+match x:\n  case C(a=1, b=2, a=3): pass
+match x:\n  case C(a=b, a=b): pass
+match x:\n  case [a, __debug__, a]: pass
+match x:\n  case {"k": [a, b], **a}: pass
+match x:\n  case [a, [b, a]]: pass
 CASES
 echo "$i modules of a few lines"
 python3 tests/oracle/compile_compare.py --exact "$tool" "$tmp/cases"
