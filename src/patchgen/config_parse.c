@@ -9,6 +9,8 @@
  *   f"{a!z}", f"{a!r }"        Python 3.11's f-string rules (Parser/string_parser.c):
  *                              the conversion, '}' after it, nesting, a backslash or
  *                              '#' in an expression, Python 3.12's nested quotes
+ *   "\x4", b"\x4"              an escape Python cannot decode (a \N{NAME}'s name is
+ *                              not looked up: pgci has no table of the names)
  *   f(a for a in b, c)         Generator expression must be parenthesized
  *   [a for a in b, c]          invalid syntax (tree-sitter takes a Python 2 tuple)
  *
@@ -279,6 +281,88 @@ static int compile_expr(fscan *f, uint32_t r0, uint32_t r1)
 
 static int find_literal_and_expr(fscan *f, uint32_t *str, int recurse);
 
+static int hex_value(char ch)
+{
+    return ch >= '0' && ch <= '9'   ? ch - '0'
+           : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+           : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
+                                    : -1;
+}
+
+/* Python 3.11's decoding of a literal's escapes in src[a..b) (not raw): sets why on
+ * one it cannot decode. Positions are in the text the decoder reads, where a str's
+ * every non-ASCII character is a 10-byte \UXXXXXXXX and a backslash before one is
+ * 6 bytes (decode_unicode_with_escapes). A \N{NAME}'s name is not looked up. */
+static int bad_escape(const char *s, uint32_t a, uint32_t b, int bytes, char *why, size_t n)
+{
+    const char *codec = "(unicode error) 'unicodeescape' codec can't decode bytes in position";
+    uint32_t pos = 0;
+    for (uint32_t i = a; i < b;) {
+        unsigned char ch = (unsigned char)s[i];
+        if (!bytes && ch >= 0x80) {
+            for (i++; i < b && ((unsigned char)s[i] & 0xC0) == 0x80; i++)
+                ;
+            pos += 10;
+            continue;
+        }
+        if (ch != '\\' || i + 1 >= b) {
+            i++, pos++;
+            continue;
+        }
+        uint32_t start = pos;
+        char c = s[i + 1];
+        if (!bytes && (unsigned char)c >= 0x80) {
+            i++, pos += 6;
+            continue;
+        }
+        i += 2, pos += 2;
+        int digits = c == 'x' ? 2 : bytes ? 0 : c == 'u' ? 4 : c == 'U' ? 8 : 0;
+        if (digits) {
+            uint32_t v = 0;
+            int k = 0;
+            for (; k < digits && i < b && hex_value(s[i]) >= 0; k++, i++, pos++)
+                v = v * 16 + (uint32_t)hex_value(s[i]);
+            if (k < digits && bytes) {
+                snprintf(why, n, "(value error) invalid \\x escape at position %u", start);
+                return 1;
+            }
+            if (k < digits) {
+                snprintf(why, n, "%s %u-%u: truncated \\%s escape", codec, start, pos - 1,
+                         c == 'x'   ? "xXX"
+                         : c == 'u' ? "uXXXX"
+                                    : "UXXXXXXXX");
+                return 1;
+            }
+            if (v > 0x10FFFF) {
+                snprintf(why, n, "%s %u-%u: illegal Unicode character", codec, start, pos - 1);
+                return 1;
+            }
+        } else if (c == 'N' && !bytes) {
+            uint32_t name = i + 1;
+            if (i < b && s[i] == '{') {
+                i++, pos++;
+                while (i < b && s[i] != '}')
+                    i++, pos++;
+            }
+            if (i >= b || name > i || s[i] != '}' || i == name) {
+                snprintf(why, n, "%s %u-%u: malformed \\N character escape", codec, start, pos - 1);
+                return 1;
+            }
+            i++, pos++;
+        }
+    }
+    return 0;
+}
+
+/* An f-string's literal text between a and b. */
+static int decode(fscan *f, uint32_t a, uint32_t b)
+{
+    char why[200];
+    if (f->raw || !bad_escape(f->t->src, a, b, 0, why, sizeof(why)))
+        return 0;
+    return fail(f->e, f->after, "", why);
+}
+
 /* The expression's end (fstring_find_expr's loop over its brackets and strings). */
 static int scan_expr(fscan *f, uint32_t *str)
 {
@@ -420,30 +504,46 @@ static int find_expr_part(fscan *f, uint32_t *str, int recurse)
 static int find_literal_and_expr(fscan *f, uint32_t *str, int recurse)
 {
     const char *s = f->t->src;
+    uint32_t chunk = *str; /* the literal text's start, decoded at its end */
     while (*str < f->end) {
         char ch = s[*str];
+        uint32_t at = *str;
         if (!f->raw && ch == '\\' && *str + 1 < f->end) {
+            ch = s[*str + 1];
             *str += 2;
-            continue;
+            if (ch == 'N') { /* \N{NAME}: its braces are no expression */
+                if (*str < f->end && s[(*str)++] == '{')
+                    while (*str < f->end && s[(*str)++] != '}')
+                        ;
+                continue;
+            }
+            if (ch != '{' && ch != '}')
+                continue;
+            at = *str - 1; /* `\{` begins an expression (with a warning) */
         }
-        if (recurse == 0 && (ch == '{' || ch == '}') && *str + 1 < f->end && s[*str + 1] == ch) {
-            *str += 2;
-            continue;
-        }
-        if (ch == '}') {
-            if (recurse == 0) {
+        if (ch == '{' || ch == '}') {
+            if (recurse == 0 && at + 1 < f->end && s[at + 1] == ch) {
+                if (decode(f, chunk, at + 1))
+                    return -1;
+                *str = chunk = at + 2;
+                continue;
+            }
+            if (ch == '}' && recurse == 0) {
                 fail(f->e, f->after, "", "f-string: single '}' is not allowed");
                 return -1;
             }
-            return 0; /* the format spec's end */
-        }
-        if (ch == '{') {
-            (*str)++;
+            if (decode(f, chunk, at))
+                return -1;
+            if (ch == '}') {
+                *str = at;
+                return 0; /* the format spec's end */
+            }
+            *str = at + 1;
             return find_expr_part(f, str, recurse) ? -1 : 1;
         }
         (*str)++;
     }
-    return 0;
+    return decode(f, chunk, *str) ? -1 : 0;
 }
 
 static int check_fstring(fscan *f, uint32_t body)
@@ -493,6 +593,10 @@ static int check_strings(const py_tree *t, TSNode n, uint32_t stop, perr *e)
                 if ((unsigned char)t->src[b] >= 0x80)
                     return fail(e, starts[j], "",
                                 "bytes can only contain ASCII literal characters");
+        char why[200];
+        if (!(flags[j] & (S_RAW | S_F)) &&
+            bad_escape(t->src, bodies[j], body_ends[j], flags[j] & S_BYTES, why, sizeof(why)))
+            return fail(e, after, "", why);
         if (j > 0 && (flags[j] & S_BYTES) != (flags[0] & S_BYTES))
             return fail(e, after, "", "cannot mix bytes and nonbytes literals");
         if (!(flags[j] & S_F))

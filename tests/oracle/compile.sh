@@ -334,6 +334,25 @@ match x:\n  case C(a=b, a=b): pass
 match x:\n  case [a, __debug__, a]: pass
 match x:\n  case {"k": [a, b], **a}: pass
 match x:\n  case [a, [b, a]]: pass
+x = "\\x4g"
+x = "ab\\x4"
+x = "é\\x4"
+x = "\\u12"
+x = "\\U1234"
+x = "\\U00110000"
+x = "\\N"
+x = "\\N{"
+x = "\\Nx"
+x = b"\\x4g"
+x = b"ab\\x"
+x = "\\x4" "a"
+x = f"a\\x4{b}"
+x = f"{b}\\x4"
+x = "\\x4" b"a"
+x = b"é" "a"
+x = "\\x"
+x = f"{x:{y}\\x4}"
+x = f"{{}}\\x4"
 CASES
 echo "$i modules of a few lines"
 python3 tests/oracle/compile_compare.py --exact "$tool" "$tmp/cases"
