@@ -216,14 +216,20 @@ int ce_check_syntax(const py_tree *t)
         cc_target_error(t, &tok, err, &parser); /* `f() = 1`, `for f() in x` */
     } else
         line_run_on(t, &tok, &parser);
-    if (parser.line) {
-        /* what the parser refuses before, in what tree-sitter took (`x.None`) */
+    /* what the parser refuses before any of these, in what tree-sitter took
+     * (`x.None`): the compile walk finds it where there is none */
+    const pytok_error *first = &parser;
+    if (before(&tok.parser_indent, first))
+        first = &tok.parser_indent;
+    if (before(&tok.error, first))
+        first = &tok.error;
+    if (first->line) {
         TSPoint at;
         char why[sizeof(parser.why)];
-        if (cc_parse_error_before(t, byte_at(t, parser.line, parser.col), &at, why, sizeof(why))) {
+        if (cc_parse_error_before(t, byte_at(t, first->line, first->col), &at, why, sizeof(why))) {
             pytok_error k = {0};
             set(&k, at, why);
-            if (before(&k, &parser))
+            if (before(&k, &parser) || !parser.line)
                 parser = k;
         }
     }

@@ -353,6 +353,10 @@ x = b"é" "a"
 x = "\\x"
 x = f"{x:{y}\\x4}"
 x = f"{{}}\\x4"
+x.None\n  y = 1
+f"{a!z}"\n  y = 1
+x.None\n\ty = 1\n        z = 2
+def f():\n  x.None\n y = 1
 CASES
 echo "$i modules of a few lines"
 python3 tests/oracle/compile_compare.py --exact "$tool" "$tmp/cases"
