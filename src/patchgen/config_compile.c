@@ -271,6 +271,9 @@ static int check_args(cc *c, TSNode args)
     int keyword = 0, kwsplat = 0;
     int bad = 0;
     uint32_t k = ts_node_named_child_count(args);
+    cc_keyword kws[16]; /* the keyword arguments' names: on the heap past 16 */
+    VEC(cc_keyword) more = VEC_INIT;
+    size_t nkw = 0;
     for (uint32_t i = 0; i < k && !bad; i++) {
         TSNode a = ts_node_named_child(args, i);
         const char *type = ts_node_type(a);
@@ -285,6 +288,16 @@ static int check_args(cc *c, TSNode args)
                 bad = cc_refuse_at(c, at, CC_PARSER, UINT64_MAX, "%s", why);
         } else if (!strcmp(type, "keyword_argument")) {
             keyword = 1;
+            cc_keyword kw = {a, NULL, 0};
+            kw.s = py_text(c->t, ts_node_child(a, 0), &kw.len); /* its name */
+            if (nkw < 16) {
+                kws[nkw++] = kw;
+            } else {
+                if (!more.len)
+                    for (size_t j = 0; j < nkw; j++)
+                        VEC_PUSH(&more, kws[j]);
+                VEC_PUSH(&more, kw);
+            }
         } else if (!strcmp(type, "dictionary_splat")) {
             kwsplat = 1;
         } else if (!strcmp(type, "list_splat")) {
@@ -299,8 +312,9 @@ static int check_args(cc *c, TSNode args)
                                     : "positional argument follows keyword argument");
         }
     }
-    if (!bad)
-        cc_debug_keywords(c, args);
+    if (!bad && nkw)
+        cc_debug_keywords(c, args, more.len ? more.items : kws, more.len ? more.len : nkw);
+    VEC_FREE(&more);
     return bad;
 }
 
@@ -713,6 +727,12 @@ static int check_parse(cc *c, TSNode n, const levels *lv, int depth)
 {
     if (depth > 0 && lv->items[depth - 1].kind == C_CONCAT)
         return 0;
+    if (lv->items[depth].kind == C_IDENT) {
+        size_t len;
+        const char *text = py_text(c->t, n, &len);
+        if (!cc_is_keyword(text, len)) /* most names: nothing more to read */
+            return 0;
+    }
     for (int i = depth - 1; i >= 0; i--)
         if (lv->items[i].kind == C_INTERP)
             return 0;

@@ -142,9 +142,15 @@ void cc_debug_import(cc *c, TSNode stmt);
 void cc_debug_params(cc *c, TSNode def, TSNode params, uint64_t key);
 /* A function_definition, lambda or class_definition: its parameters and name. */
 void cc_debug_def(cc *c, TSNode def);
-/* A call's (a class's) keyword arguments: `__debug__=`, or one repeated; 1 when
- * refused. */
-int cc_debug_keywords(cc *c, TSNode args);
+/* A keyword argument and its name. */
+typedef struct cc_keyword {
+    TSNode node;
+    const char *s;
+    size_t len;
+} cc_keyword;
+/* A call's (a class's) keyword arguments, in order: `__debug__=`, or one repeated;
+ * 1 when refused. */
+int cc_debug_keywords(cc *c, TSNode args, const cc_keyword *kw, size_t n);
 void cc_debug_case(cc *c, TSNode case_clause);
 
 /* --- config_target.c --------------------------------------------------------- */

@@ -270,32 +270,20 @@ static uint64_t keywords_key(TSNode args, TSNode *up)
     return is(*up, "class_definition") ? at_end(*up, 1) : before(args);
 }
 
-int cc_debug_keywords(cc *c, TSNode args)
+int cc_debug_keywords(cc *c, TSNode args, const cc_keyword *kw, size_t n)
 {
     TSNode up;
-    uint32_t k = ts_node_named_child_count(args);
-    for (uint32_t i = 0; i < k; i++) {
-        TSNode a = ts_node_named_child(args, i);
-        if (!is(a, "keyword_argument"))
-            continue;
-        TSNode name = ts_node_child_by_field_name(a, "name", 4);
-        if (cc_is_debug(c, name)) {
+    for (size_t i = 0; i < n; i++) {
+        if (kw[i].len == sizeof(debug) - 1 && !memcmp(kw[i].s, debug, kw[i].len)) {
             uint64_t key = keywords_key(args, &up);
             refuse(c, ts_node_start_point(up), key, 0);
             return 1;
         }
-        size_t len;
-        const char *s = py_text(c->t, name, &len);
-        for (uint32_t j = i + 1; j < k; j++) {
-            TSNode b = ts_node_named_child(args, j);
-            if (!is(b, "keyword_argument"))
-                continue;
-            size_t blen;
-            const char *bs = py_text(c->t, ts_node_child_by_field_name(b, "name", 4), &blen);
-            if (blen == len && !memcmp(s, bs, len)) {
+        for (size_t j = i + 1; j < n; j++) {
+            if (kw[j].len == kw[i].len && !memcmp(kw[i].s, kw[j].s, kw[i].len)) {
                 uint64_t key = keywords_key(args, &up);
-                cc_refuse_at(c, ts_node_start_point(b), CC_COMPILER, key,
-                             "keyword argument repeated: %.*s", (int)len, s);
+                cc_refuse_at(c, ts_node_start_point(kw[j].node), CC_COMPILER, key,
+                             "keyword argument repeated: %.*s", (int)kw[i].len, kw[i].s);
                 return 1;
             }
         }

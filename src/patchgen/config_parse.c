@@ -33,15 +33,20 @@ static int is(TSNode n, const char *type)
 
 int cc_is_keyword(const char *s, size_t n)
 {
-    static const char *const kw[] = {
-        "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
-        "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
-        "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
-        "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
+    /* by length: the walk asks this of every name */
+    static const char *const by_len[9] = {NULL,
+                                          NULL,
+                                          "as if in is or ",
+                                          "and def del for not try ",
+                                          "None True elif else from pass with ",
+                                          "False async await break class raise while yield ",
+                                          "assert except global import lambda return ",
+                                          "finally ",
+                                          "continue nonlocal "};
     if (n < 2 || n > 8)
         return 0;
-    for (size_t i = 0; i < sizeof(kw) / sizeof(*kw); i++)
-        if (strlen(kw[i]) == n && !memcmp(kw[i], s, n))
+    for (const char *k = by_len[n]; *k; k += n + 1)
+        if (k[0] == s[0] && !memcmp(k, s, n))
             return 1;
     return 0;
 }
