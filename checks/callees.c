@@ -29,6 +29,7 @@
 #include "checks/init_fields.h"
 #include "checks/kwargs_flow.h"
 #include "checks/source_text.h"
+#include "checks/plan_paths.h"
 #include "checks/ws_imports.h"
 #include "py/structural.h"
 #include "core/error.h"
@@ -1443,4 +1444,6 @@ void check_callees(findings *out, const survey_pair *p)
     strvec_free(&c.emitted);
     /* what the generated module imports through the workspace's own modules */
     ws_imports_compare(out, p);
+    /* the parallel plan's keys, resolved through the __init__ attributes */
+    plan_paths_compare(out, p);
 }

@@ -154,6 +154,7 @@ static const struct {
     {"stand-in-attr-missing", "stand-in", CHANGE_BREAKS},
     {"dataclass-field-removed", "dataclass-field", CHANGE_BREAKS},
     {"ws-import-removed", "ws-import", CHANGE_BREAKS},
+    {"plan-key-unmatched", "plan-key", CHANGE_DROPPED},
     {"init-attr-renamed", "attr", CHANGE_CONTRACT},
     {"init-attr-removed", "attrs-removed", CHANGE_CONTRACT},
     {"element-attr-removed", "attrs-removed", CHANGE_CONTRACT},

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "checks/body_uses.h"
@@ -441,6 +442,9 @@ static const char *map_from, *map_to;
 static const char *base_src;
 /* 1: each finding's detail follows its line in the next survey's text */
 static int show_detail;
+/* the config's file and module for the next survey (NULL: none), so that its
+ * workspace is the directory above them */
+static const char *cfg_file, *cfg_module;
 /* The modules the survey reads at B to settle questions about external bases
  * (checks/external_bases.h) for the next survey: name, source, ..., NULL; NULL: no
  * settling. A module asked for and not listed cannot be read. */
@@ -497,6 +501,9 @@ static char *survey_with(const char *src_a, const char *src_b, const tpatch *ps,
     pg_config cfg;
     memset(&cfg, 0, sizeof(cfg));
     cfg.source_module = "transformers.models.toy.modeling_toy";
+    cfg.file = cfg_file;
+    cfg.module = cfg_module;
+    cfg.target_file = cfg_file ? "patched_toy.py" : NULL;
     if (post_block)
         VEC_PUSH(&cfg.post_import_blocks, post_block);
     pg_object helper = {.name = "Helper",
@@ -3365,6 +3372,296 @@ static void test_object_views(void **state)
     strbuf_free(&p);
 }
 
+/* ---- the parallel plan's keys (checks/plan_paths.h) -------------------------------- */
+
+/* The toy model of the plan tests at A: Top -> thinker (Thinker) -> model
+ * (TextModel) -> layers (a ModuleList of Layer) -> mlp (Moe or MLP, by the
+ * config) -> experts (Experts) -> gate_up_proj, down_proj (parameters). */
+#define PLAN_COMMON                                                                                \
+    "class Experts(nn.Module):\n"                                                                  \
+    "    def __init__(self, config):\n"                                                            \
+    "        super().__init__()\n"                                                                 \
+    "        self.gate_up_proj = nn.Parameter(torch.empty(4, 8, 2))\n"                             \
+    "        self.down_proj = nn.Parameter(\n"                                                     \
+    "            torch.empty(4, 2, 4)\n"                                                           \
+    "        )\n"                                                                                  \
+    "class Moe(nn.Module):\n"                                                                      \
+    "    def __init__(self, config):\n"                                                            \
+    "        super().__init__()\n"                                                                 \
+    "        self.experts = Experts(config)\n"                                                     \
+    "class MLP(nn.Module):\n"                                                                      \
+    "    def __init__(self, config):\n"                                                            \
+    "        super().__init__()\n"                                                                 \
+    "        self.up = nn.Linear(2, 2)\n"                                                          \
+    "class Layer(GradientCheckpointingLayer):\n"                                                   \
+    "    def __init__(self, config, i):\n"                                                         \
+    "        super().__init__()\n"                                                                 \
+    "        if config.sparse:\n"                                                                  \
+    "            self.mlp = Moe(config)\n"                                                         \
+    "        else:\n"                                                                              \
+    "            self.mlp = MLP(config)\n"                                                         \
+    "class ToyPreTrainedModel(PreTrainedModel):\n"                                                 \
+    "    base_model_prefix = 'model'\n"                                                            \
+    "class TextModel(ToyPreTrainedModel):\n"                                                       \
+    "    def __init__(self, config):\n"                                                            \
+    "        super().__init__(config)\n"                                                           \
+    "        self.layers = nn.ModuleList(\n"                                                       \
+    "            [Layer(config, i) for i in range(config.n)]  # each a layer\n"                    \
+    "        )\n"                                                                                  \
+    "    def forward(self, x):\n"                                                                  \
+    "        for layer in self.layers:\n"                                                          \
+    "            x = layer(x)\n"                                                                   \
+    "        return x\n"
+
+#define PLAN_TOP                                                                                   \
+    "class Top(ToyPreTrainedModel, GenerationMixin):\n"                                            \
+    "    def __init__(self, config):\n"                                                            \
+    "        super().__init__(config)\n"                                                           \
+    "        self.thinker = Thinker._from_config(config.thinker_config)\n"                         \
+    "    def forward(self, x):\n"                                                                  \
+    "        return self.thinker(x)\n"
+
+static const char plan_a[] = PLAN_COMMON "class Thinker(ToyPreTrainedModel):\n"
+                                         "    def __init__(self, config):\n"
+                                         "        super().__init__(config)\n"
+                                         "        self.model = TextModel._from_config(config)\n"
+                                         "        self.lm_head = nn.Linear(2, 2)\n"
+                                         "    def forward(self, x):\n"
+                                         "        return self.model(x)\n" PLAN_TOP;
+
+/* B: the thinker's model a multimodal wrapper holding the text model */
+static const char plan_b[] =
+    PLAN_COMMON "class ThinkerModel(ToyPreTrainedModel):\n"
+                "    def __init__(self, config):\n"
+                "        super().__init__(config)\n"
+                "        self.language_model = TextModel._from_config(config)\n"
+                "    def forward(self, x):\n"
+                "        return self.language_model(x)\n"
+                "class Thinker(ToyPreTrainedModel):\n"
+                "    def __init__(self, config):\n"
+                "        super().__init__(config)\n"
+                "        self.model = ThinkerModel(config)\n"
+                "        self.lm_head = nn.Linear(2, 2)\n"
+                "    def forward(self, x):\n"
+                "        return self.model(x)\n" PLAN_TOP;
+
+static const char plan_py[] =
+    "from torch.distributed._tensor import Shard\n"
+    "\n"
+    "from ..distributed.parallel_plan import ParallelPlan\n"
+    "\n"
+    "\n"
+    "def get_parallel_plan():\n"
+    "    \"\"\"The plan (\"thinker.model.layers.*.mlp\": not a key).\"\"\"\n"
+    "    ep_plan = {\n"
+    "        \"thinker.model.layers.*.mlp.experts.gate_up_proj\": Shard(0),\n"
+    "        'thinker.model.layers.*.mlp.experts.down_proj': Shard(0),  # a comment\n"
+    "        \"thinker.lm_head.weight\": Shard(0),\n"
+    "        \"thinker.gone.layers.*.mlp.experts.down_proj\": Shard(0),\n"
+    "    }\n"
+    "    return ParallelPlan(extra_parallel_plan={\"ep\": ep_plan})\n";
+
+static const char plan_body[] = "def get_parallel_plan(self):\n"
+                                "    from ..parallel_plan import get_parallel_plan as _get\n"
+                                "\n"
+                                "    return _get()\n";
+
+/* A workspace holding pkg/parallel_plan.py (text); the config is pkg/cfg.py. */
+static char *plan_ws(const char *text)
+{
+    char tmpl[] = "/tmp/pgci-plan-XXXXXX";
+    char *d = mkdtemp(tmpl);
+    assert_non_null(d);
+    char *root = strdup(d);
+    char *pkg = pgci_asprintf("%s/pkg", root);
+    assert_int_equal(mkdir(pkg, 0755), 0);
+    char *f = pgci_asprintf("%s/parallel_plan.py", pkg);
+    assert_int_equal(fs_write_atomic(f, text, strlen(text)), 0);
+    free(f);
+    free(pkg);
+    return root;
+}
+
+static void plan_ws_rm(char *root)
+{
+    char *f = pgci_asprintf("%s/pkg/parallel_plan.py", root);
+    unlink(f);
+    free(f);
+    f = pgci_asprintf("%s/pkg", root);
+    rmdir(f);
+    free(f);
+    rmdir(root);
+    free(root);
+}
+
+/* The survey of the plan override (and more patches) on a and b in a workspace
+ * holding plan_py: its plan-key-unmatched lines. */
+static char *plan_survey(const char *a, const char *b, const tpatch *more, size_t n_more)
+{
+    char *root = plan_ws(plan_py);
+    char *file = pgci_asprintf("%s/pkg/cfg.py", root);
+    cfg_file = file;
+    cfg_module = "pkg.cfg";
+    tpatch ps[8] = {{PG_METHOD_OVERRIDE, "Top.get_parallel_plan", plan_body}};
+    assert_true(n_more < 8);
+    for (size_t i = 0; i < n_more; i++)
+        ps[i + 1] = more[i];
+    show_detail = 1;
+    char *got = survey(a, b, ps, n_more + 1);
+    show_detail = 0;
+    cfg_file = cfg_module = NULL;
+    free(file);
+    plan_ws_rm(root);
+    strbuf out = STRBUF_INIT;
+    for (const char *l = got; *l;) {
+        const char *e = strchr(l, '\n');
+        size_t n = e ? (size_t)(e - l + 1) : strlen(l);
+        if (strstr(l, "plan-key-unmatched") && strstr(l, "plan-key-unmatched") < l + n)
+            strbuf_add(&out, l, n);
+        else if (!strncmp(l, "v1.0: ", 6) || !strncmp(l, "v2.0: ", 6))
+            strbuf_add(&out, l, n);
+        l += n;
+    }
+    free(got);
+    return strbuf_detach(&out, NULL);
+}
+
+/* transformers 5.22.2 moved the Qwen3-Omni thinker's layers under
+ * `model.language_model`: the plan's keys match no parameter, and VeOmni
+ * replicates the experts it was to shard. The `lm_head.weight` key (an nn.Linear's)
+ * and the key that matched nothing at A are not judged. */
+static void test_plan_key_unmatched(void **state)
+{
+    (void)state;
+    char *got = plan_survey(plan_a, plan_b, NULL, 0);
+    expect(got, "error plan-key-unmatched: `pkg/parallel_plan.py` line 9: the parallel plan key "
+                "`thinker.model.layers.*.mlp.experts.gate_up_proj` matches no parameter at v2.0: "
+                "`thinker.model` (a `ThinkerModel`) has no `layers` (now "
+                "`thinker.model.language_model.layers.*.mlp.experts.gate_up_proj`): "
+                "ParallelPlan.apply leaves them replicated, silently\n"
+                "error plan-key-unmatched: `pkg/parallel_plan.py` line 10: the parallel plan key "
+                "`thinker.model.layers.*.mlp.experts.down_proj` matches no parameter at v2.0: "
+                "`thinker.model` (a `ThinkerModel`) has no `layers` (now "
+                "`thinker.model.language_model.layers.*.mlp.experts.down_proj`): "
+                "ParallelPlan.apply leaves them replicated, silently\n"
+                "v1.0: `Top.get_parallel_plan`'s key reaches a parameter of `Experts` through "
+                "`thinker.model` (a `TextModel`).\n"
+                "v2.0: `thinker.model` (a `ThinkerModel`): no `__init__` of its chain sets "
+                "`self.layers`, nothing else does.\n"
+                "v2.0: the same parameter of a `Experts` is "
+                "`thinker.model.language_model.layers.*.mlp.experts.gate_up_proj`.\n"
+                "v1.0: `Top.get_parallel_plan`'s key reaches a parameter of `Experts` through "
+                "`thinker.model` (a `TextModel`).\n"
+                "v2.0: `thinker.model` (a `ThinkerModel`): no `__init__` of its chain sets "
+                "`self.layers`, nothing else does.\n"
+                "v2.0: the same parameter of a `Experts` is "
+                "`thinker.model.language_model.layers.*.mlp.experts.down_proj`.\n");
+    free(got);
+    /* the same at both tags: nothing */
+    got = plan_survey(plan_a, plan_a, NULL, 0);
+    expect(got, "");
+    free(got);
+}
+
+/* B's text with `from` replaced by `to` (which must occur once). */
+static char *plan_b_with(const char *from, const char *to)
+{
+    const char *at = strstr(plan_b, from);
+    assert_non_null(at);
+    assert_null(strstr(at + 1, from));
+    return pgci_asprintf("%.*s%s%s", (int)(at - plan_b), plan_b, to, at + strlen(from));
+}
+
+/* What the resolver cannot follow with certainty at B leaves the key unjudged. */
+static void test_plan_key_unjudged(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        /* a factory it does not know */
+        {"self.model = ThinkerModel(config)", "self.model = AutoModel.from_config(config)"},
+        /* a conditional value */
+        {"self.model = ThinkerModel(config)",
+         "self.model = ThinkerModel(config) if config.mm else TextModel(config)"},
+        /* set outside __init__ */
+        {"        self.language_model = TextModel._from_config(config)\n",
+         "        self.language_model = TextModel._from_config(config)\n"
+         "    def build(self):\n"
+         "        self.layers = self.language_model.layers\n"},
+        /* set by name */
+        {"        self.language_model = TextModel._from_config(config)\n",
+         "        self.language_model = TextModel._from_config(config)\n"
+         "        setattr(self, 'lay' + 'ers', None)\n"},
+        /* a base of another module */
+        {"class ThinkerModel(ToyPreTrainedModel):", "class ThinkerModel(other.Base):"},
+        /* the layer lost `mlp`: after the `*`, which may span segments */
+        {"self.model = ThinkerModel(config)", "self.model = TextModel(config)"},
+    };
+    /* the control: B as it is breaks the keys */
+    char *got = plan_survey(plan_a, plan_b, NULL, 0);
+    assert_non_null(strstr(got, "has no `layers`"));
+    free(got);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+        char *b = plan_b_with(cases[i][0], cases[i][1]);
+        if (i == 5) {
+            char *b2 = b;
+            const char *m = "            self.mlp = Moe(config)\n";
+            const char *at = strstr(b2, m);
+            assert_non_null(at);
+            b = pgci_asprintf("%.*s            self.block = Moe(config)\n%s", (int)(at - b2), b2,
+                              at + strlen(m));
+            free(b2);
+        }
+        got = plan_survey(plan_a, b, NULL, 0);
+        if (*got)
+            fprintf(stderr, "case %zu\n%s", i, got);
+        assert_string_equal(got, "");
+        free(got);
+        free(b);
+    }
+}
+
+/* The config's own __init__ override and replaced classes come first, as the
+ * generated module runs them: B's upstream renamed `thinker` and dropped the
+ * experts' parameters, the config's override and replacement keep them. */
+static void test_plan_key_config_first(void **state)
+{
+    (void)state;
+    char *b1 = plan_b_with("self.model = ThinkerModel(config)", "self.model = TextModel(config)");
+    char *b2 = pgci_asprintf("%s", b1);
+    char *p;
+    for (int k = 0; k < 2; k++) { /* set and read by forward */
+        assert_non_null(p = strstr(b2, "self.thinker"));
+        memcpy(p, "self.brainer", 12);
+    }
+    assert_null(strstr(b2, "self.thinker"));
+    char *b3 = pgci_asprintf("%s", b2);
+    p = strstr(b3, "self.gate_up_proj = ");
+    assert_non_null(p);
+    memcpy(p, "self.gate_up_prox = ", 20);
+    /* upstream alone: the renamed attribute breaks the key before the `*` */
+    char *got = plan_survey(plan_a, b2, NULL, 0);
+    assert_non_null(strstr(got, "the model (a `Top`) has no `thinker`"));
+    free(got);
+    static const tpatch fix[] = {
+        {PG_METHOD_OVERRIDE, "Top.__init__",
+         "def top_init_patched(self, config):\n"
+         "    super().__init__(config)\n"
+         "    self.thinker = Thinker._from_config(config.thinker_config)\n"},
+        {PG_CLASS_REPLACEMENT, "Experts",
+         "class PatchedExperts(nn.Module):\n"
+         "    def __init__(self, config):\n"
+         "        super().__init__()\n"
+         "        self.gate_up_proj = nn.Parameter(torch.empty(4, 8, 2))\n"
+         "        self.down_proj = nn.Parameter(torch.empty(4, 2, 4))\n"},
+    };
+    got = plan_survey(plan_a, b3, fix, 2);
+    expect(got, "");
+    free(got);
+    free(b1);
+    free(b2);
+    free(b3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -3432,6 +3729,9 @@ int main(void)
         cmocka_unit_test(test_init_attr_read_by_a_later_override),
         cmocka_unit_test(test_auto_built_bypasses_patched),
         cmocka_unit_test(test_unreachable_names_built),
+        cmocka_unit_test(test_plan_key_unmatched),
+        cmocka_unit_test(test_plan_key_unjudged),
+        cmocka_unit_test(test_plan_key_config_first),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
