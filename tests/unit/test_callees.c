@@ -3604,11 +3604,15 @@ static void test_plan_key_unjudged(void **state)
         char *b = plan_b_with(cases[i][0], cases[i][1]);
         if (i == 5) {
             char *b2 = b;
-            const char *m = "            self.mlp = Moe(config)\n";
+            const char *m = "            self.mlp = Moe(config)\n"
+                            "        else:\n"
+                            "            self.mlp = MLP(config)\n";
             const char *at = strstr(b2, m);
             assert_non_null(at);
-            b = pgci_asprintf("%.*s            self.block = Moe(config)\n%s", (int)(at - b2), b2,
-                              at + strlen(m));
+            b = pgci_asprintf("%.*s            self.block = Moe(config)\n"
+                              "        else:\n"
+                              "            self.block = MLP(config)\n%s",
+                              (int)(at - b2), b2, at + strlen(m));
             free(b2);
         }
         got = plan_survey(plan_a, b, NULL, 0);
