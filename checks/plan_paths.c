@@ -292,8 +292,8 @@ static void read_assign(asgs *out, const lline *l, size_t body_indent)
         return;
     asg a = {0};
     a.top = l->indent == body_indent;
-    if ((size_t)(q - n) == 18 && !strncmp(n, "register_parameter", 18) && q[0] == '(' &&
-        (q[1] == '"' || q[1] == '\'')) {
+    if ((size_t)(q - n) == 18 && !strncmp(n, "register_parameter", 18) && e - q > 2 &&
+        q[0] == '(' && (q[1] == '"' || q[1] == '\'')) {
         const char *s = q + 2, *t = memchr(s, q[1], (size_t)(e - s));
         if (!t)
             return;
