@@ -249,6 +249,14 @@ static void classify(json_t *f, fact *x)
         x->key = pgci_asprintf("auto-docstring-table:%s", x->symbol);
         return;
     }
+    if (!strcmp(x->family, "plan-key")) {
+        /* the keys of one plan that break at one segment: one move upstream made */
+        const char *dead = str(d, "dead") ? str(d, "dead") : target;
+        x->target = pgci_strdup(dead);
+        x->symbol = pgci_strdup(dead);
+        x->key = pgci_asprintf("plan-key:%s:%s", str(d, "file") ? str(d, "file") : "", dead);
+        return;
+    }
     if (!strcmp(x->family, "ws-import")) {
         /* a name gone from one module: one fact, whichever workspace files import it */
         x->target = pgci_strdup(target);
@@ -413,6 +421,34 @@ static int is_typing_name(const char *n)
 
 /* Titles of what breaks: names, targets, classes and attributes that went. 0 when
  * the change is of another family. */
+/* Keys of a workspace parallel plan that broke at one segment (plan-key). */
+static void title_of_plan_key(strbuf *t, strbuf *act, json_t *d, const char *s)
+{
+    const char *file = str(d, "file") ? str(d, "file") : "?";
+    const char *seg = str(d, "segment") ? str(d, "segment") : "?";
+    const char *cls = str(d, "class") ? str(d, "class") : "?";
+    const char *holder = str(d, "prefix") && *str(d, "prefix") ? str(d, "prefix") : NULL;
+    const char *to = str(d, "moved_to");
+    json_int_t line = json_integer_value(json_object_get(d, "line"));
+    strbuf_addf(
+        t, "the workspace's `%s` shards parameters under `%s`, which no longer exists: ", file, s);
+    if (holder)
+        strbuf_addf(t, "`%s` (a `%s`) has no `%s`", holder, cls, seg);
+    else
+        strbuf_addf(t, "the model (a `%s`) has no `%s`", cls, seg);
+    if (to)
+        strbuf_addf(t, " (now `%s`)", to);
+    strbuf_adds(t, ": ParallelPlan.apply leaves them replicated, silently");
+    if (to)
+        strbuf_addf(act, "rewrite the plan's keys under `%s` to `%s` (`%s` line %lld)", s, to, file,
+                    (long long)line);
+    else
+        strbuf_addf(act,
+                    "rewrite the plan's keys to where upstream keeps the parameters now (`%s` "
+                    "line %lld)",
+                    file, (long long)line);
+}
+
 static int title_of_removal(strbuf *t, strbuf *act, const change *c)
 {
     const char *fam = c->f.family, *s = c->one_target ? c->f.target : c->f.symbol;
@@ -495,6 +531,8 @@ static int title_of_removal(strbuf *t, strbuf *act, const change *c)
                     fd);
         if (c->advice) /* the field's deprecation in upstream's docstring at A */
             strbuf_addf(act, "; upstream's docstring of the field said: \"%s\"", c->advice);
+    } else if (!strcmp(fam, "plan-key")) {
+        title_of_plan_key(t, act, d, s);
     } else if (!strcmp(fam, "ws-import")) {
         const char *m = str(d, "module") ? str(d, "module") : "?";
         const char *file = str(d, "file") ? str(d, "file") : "?";

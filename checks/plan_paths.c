@@ -885,6 +885,16 @@ static void report(pctx *c, const site *s, const strvec *segs, const res *ra, co
     json_object_set_new(data, "file", json_string(s->rel));
     json_object_set_new(data, "line", json_integer(s->line));
     json_object_set_new(data, "now", now ? json_string(now) : json_null());
+    /* the path that went, and where it went when the rest of the key follows it */
+    char *dead = joined(segs, rb->at + 1);
+    const char *rest = s->key + strlen(dead);
+    size_t nl = now ? strlen(now) : 0, rl = strlen(rest) + strlen(segs->items[rb->at]);
+    json_object_set_new(data, "prefix", json_string(prefix));
+    json_object_set_new(data, "dead", json_string(dead));
+    if (now && nl > rl && now[nl - rl - 1] == '.' && !strcmp(now + nl - strlen(rest), rest) &&
+        !strncmp(now + nl - rl, segs->items[rb->at], strlen(segs->items[rb->at])))
+        json_object_set_new(data, "moved_to", json_stringn(now, nl - strlen(rest)));
+    free(dead);
     json_object_set_new(data, "from", json_string(p->tag_a));
     json_object_set_new(data, "to", json_string(p->tag_b));
     strbuf where = STRBUF_INIT;

@@ -2864,6 +2864,43 @@ static void test_changes_group(void **state)
     json_decref(fs);
 }
 
+/* The keys of one plan that break at one segment are one change (one move
+ * upstream made), titled by the path that went and where it went. */
+static void test_changes_plan_keys(void **state)
+{
+    (void)state;
+    json_t *fs = json_array();
+    const char *keys[] = {"thinker.model.layers.*.mlp.experts.gate_up_proj",
+                          "thinker.model.layers.*.mlp.experts.down_proj"};
+    for (int i = 0; i < 4; i++)
+        json_array_append_new(
+            fs,
+            jfinding("callees", "error", i < 2 ? "c.gpu" : "c.npu", keys[i % 2],
+                     json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:s, s:s}", "kind",
+                               "plan-key-unmatched", "target", keys[i % 2], "segment", "layers",
+                               "class", "ThinkerModel", "file", "pkg/parallel_plan.py", "prefix",
+                               "thinker.model", "line", 15 + i % 2, "dead", "thinker.model.layers",
+                               "moved_to", "thinker.model.language_model.layers", "now",
+                               "thinker.model.language_model.layers.*.mlp.experts.x"),
+                     NULL));
+    json_t *cs = changes_group(fs);
+    assert_int_equal(json_array_size(cs), 1);
+    json_t *c = json_array_get(cs, 0);
+    assert_string_equal(json_string_value(json_object_get(c, "how")), "silently-dropped");
+    assert_string_equal(json_string_value(json_object_get(c, "title")),
+                        "the workspace's `pkg/parallel_plan.py` shards parameters under "
+                        "`thinker.model.layers`, which no longer exists: `thinker.model` (a "
+                        "`ThinkerModel`) has no `layers` (now "
+                        "`thinker.model.language_model.layers`): ParallelPlan.apply leaves them "
+                        "replicated, silently");
+    assert_string_equal(json_string_value(json_object_get(c, "action")),
+                        "rewrite the plan's keys under `thinker.model.layers` to "
+                        "`thinker.model.language_model.layers` (`pkg/parallel_plan.py` line 15)");
+    assert_int_equal(json_array_size(json_object_get(c, "configs")), 2);
+    json_decref(cs);
+    json_decref(fs);
+}
+
 /* A vanished target or callee whose A definition announced its removal: the
  * change's action quotes what the notice said to do instead (it said "port the
  * patch to what replaced it" / "call its successor", naming none). */
@@ -3734,6 +3771,7 @@ int main(void)
         cmocka_unit_test(test_auto_built_bypasses_patched),
         cmocka_unit_test(test_unreachable_names_built),
         cmocka_unit_test(test_plan_key_unmatched),
+        cmocka_unit_test(test_changes_plan_keys),
         cmocka_unit_test(test_plan_key_unjudged),
         cmocka_unit_test(test_plan_key_config_first),
     };
