@@ -978,8 +978,10 @@ static void judge_plan(pctx *c, const char *root, const char *module, const char
 static void follow_override(pctx *c, const pg_patch *x, const char *root, strvec *done)
 {
     char *text = signatures_object_text(x->replacement);
-    if (!text)
+    if (!text || !strstr(text, "import")) { /* most bodies import nothing: no line read */
+        free(text);
         return;
+    }
     char *owner = pgci_strndup(x->target, (size_t)(strrchr(x->target, '.') - x->target));
     const char *p = text, *end = text + strlen(text);
     lline l;

@@ -1274,7 +1274,14 @@ static void init_sets(const sig_ctx *c, const char *src, size_t len, const index
     const index_def *init = index_member(cls, "__init__");
     py_tree t;
     TSNode def;
-    if (!init || !init->n_params || survey_def_tree(c->p, src, len, init, &t) < 0) {
+    /* the walk only where a registering call can be: most __init__s have none */
+    if (!init || !src || init->end_byte > len || init->start_byte >= init->end_byte)
+        return;
+    const char *body = src + init->start_byte;
+    size_t n = init->end_byte - init->start_byte;
+    if (!memmem(body, n, "register_", 9) && !memmem(body, n, "add_module", 10))
+        return;
+    if (!init->n_params || survey_def_tree(c->p, src, len, init, &t) < 0) {
         pgci_error_clear();
         return;
     }
