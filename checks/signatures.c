@@ -1694,62 +1694,37 @@ static int only_param_changes(const sig_ctx *c, const index_def *a, const index_
 /* The values upstream's function returns whose steps changed in place (returned.h):
  * what its callers at B take from it is not what the patch, written against A,
  * returns. The names, "`a`, `b`", into *names and their steps into *d; 0 when none. */
-static size_t values_changed(const sig_ctx *c, const index_def *a, const index_def *b,
+static size_t values_changed(const sig_ctx *c, const returned *ra, const returned *rb,
                              strbuf *names, json_t *values, strbuf *d)
 {
-    const survey_pair *p = c->p;
-    returned ra, rb;
-    if (survey_returned(p, p->src_a, p->src_a_len, a, &ra) < 0) {
-        pgci_error_clear();
-        return 0;
-    }
-    if (survey_returned(p, p->src_b, p->src_b_len, b, &rb) < 0) {
-        pgci_error_clear();
-        returned_free(&ra);
-        return 0;
-    }
     size_t changed = 0;
-    for (size_t i = 0; ra.n == rb.n && i < ra.n; i++) {
-        if (!returned_value_changed(&ra, &rb, i))
+    for (size_t i = 0; ra->n == rb->n && i < ra->n; i++) {
+        if (!returned_value_changed(ra, rb, i))
             continue;
-        strbuf_addf(names, "%s`%s`", changed++ ? ", " : "", returned_value_name(&ra, &rb, i));
-        json_array_append_new(values, json_string(returned_value_name(&ra, &rb, i)));
-        returned_describe(d, &ra, &rb, i, p->tag_a, p->tag_b);
+        strbuf_addf(names, "%s`%s`", changed++ ? ", " : "", returned_value_name(ra, rb, i));
+        json_array_append_new(values, json_string(returned_value_name(ra, rb, i)));
+        returned_describe(d, ra, rb, i, c->p->tag_a, c->p->tag_b);
     }
-    returned_free(&ra);
-    returned_free(&rb);
     return changed;
 }
 
-/* Upstream's last `return` gives another number of values (returned.h): what it
- * returns at each tag, as written, into *was and *now (malloc'ed), and how many
- * values each gives; 0 when it does not. */
-static int count_changed(const sig_ctx *c, const index_def *a, const index_def *b, char **was,
-                         char **now, size_t *n_was, size_t *n_now)
+/* What a's and b's last `return` give (returned.h), read once for the value and
+ * count rules; 0 when either cannot be read (both empty then). */
+static int read_returns(const sig_ctx *c, const index_def *a, const index_def *b, returned *ra,
+                        returned *rb)
 {
     const survey_pair *p = c->p;
-    returned ra, rb;
-    *was = *now = NULL;
-    if (survey_returned(p, p->src_a, p->src_a_len, a, &ra) < 0) {
+    memset(rb, 0, sizeof(*rb));
+    if (survey_returned(p, p->src_a, p->src_a_len, a, ra) < 0) {
         pgci_error_clear();
         return 0;
     }
-    if (survey_returned(p, p->src_b, p->src_b_len, b, &rb) < 0) {
+    if (survey_returned(p, p->src_b, p->src_b_len, b, rb) < 0) {
         pgci_error_clear();
-        returned_free(&ra);
+        returned_free(ra);
         return 0;
     }
-    int changed = returned_count_changed(&ra, &rb);
-    if (changed) {
-        *was = ra.text;
-        *now = rb.text;
-        *n_was = ra.many ? ra.n : 1;
-        *n_now = rb.many ? rb.n : 1;
-        ra.text = rb.text = NULL;
-    }
-    returned_free(&ra);
-    returned_free(&rb);
-    return changed;
+    return 1;
 }
 
 /* What the method override returns: the number of values of its last top-level
@@ -1788,6 +1763,42 @@ static int body_changed(sig_ctx *c, const index_def *a, const index_def *b)
            !survey_same_def_body_inlined(c->p, a, b);
 }
 
+/* Upstream's last `return` gives another number of values (returned.h): an error
+ * when an upstream caller the config does not patch unpacks another number than
+ * the override returns (unpackers.h), else a warning naming both returns. */
+static finding *return_count(sig_ctx *c, const char *target, const index_def *b, const returned *ra,
+                             const returned *rb)
+{
+    size_t n_was = ra->many ? ra->n : 1, n_now = rb->many ? rb->n : 1;
+    json_t *data = json_object();
+    json_object_set_new(data, "returned", json_string(ra->text));
+    json_object_set_new(data, "returns", json_string(rb->text));
+    size_t n_patch = b->parent ? patch_returns(c) : 0;
+    unpack_site site;
+    if (n_patch && n_patch != n_now &&
+        unpackers_find(c->p, b->parent->qualname, b->name, n_patch, &site)) {
+        json_object_set_new(data, "caller", json_string(site.where));
+        json_object_set_new(data, "caller_line", json_integer(site.line));
+        finding *f = add(c, SEV_ERROR, data, "return-count-changed", target,
+                         "`%s`: at %s upstream's `%s` (line %u) unpacks %zu values of `%s`, and "
+                         "the override returns %zu, as upstream did at %s (`%s`, now `%s`): a "
+                         "ValueError on every call",
+                         target, c->p->tag_b, site.where, site.line, site.count, site.call, n_patch,
+                         c->p->tag_a, ra->text, rb->text);
+        unpack_site_free(&site);
+        return f;
+    }
+    char how_now[32] = "", how_was[32] = "";
+    if (n_now > 1)
+        snprintf(how_now, sizeof(how_now), "%zu values, ", n_now);
+    if (n_was > 1)
+        snprintf(how_was, sizeof(how_was), "%zu values, ", n_was);
+    return add(c, SEV_WARNING, data, "return-count-changed", target,
+               "`%s`: upstream now returns %s`%s`, where it returned %s`%s` (the patch was "
+               "written against %s)",
+               target, how_now, rb->text, how_was, ra->text, c->p->tag_a);
+}
+
 static void compare_function(sig_ctx *c, const char *target, const index_def *a, const index_def *b,
                              int body_matters)
 {
@@ -1798,9 +1809,9 @@ static void compare_function(sig_ctx *c, const char *target, const index_def *a,
     strbuf names = STRBUF_INIT, d = STRBUF_INIT;
     finding *f;
     json_t *values = json_array();
-    char *was = NULL, *now = NULL;
-    size_t n_was = 0, n_now = 0;
-    if (values_changed(c, a, b, &names, values, &d)) {
+    returned ra, rb;
+    int have = read_returns(c, a, b, &ra, &rb);
+    if (have && values_changed(c, &ra, &rb, &names, values, &d)) {
         strbuf_addc(&d, '\n');
         json_t *data = json_object();
         json_object_set_new(data, "values", values);
@@ -1808,46 +1819,17 @@ static void compare_function(sig_ctx *c, const char *target, const index_def *a,
                 "`%s`: upstream now computes what it returns as %s by other steps (the patch was "
                 "written against %s)",
                 target, names.buf, c->p->tag_a);
-    } else if ((json_decref(values), count_changed(c, a, b, &was, &now, &n_was, &n_now))) {
-        json_t *data = json_object();
-        json_object_set_new(data, "returned", json_string(was));
-        json_object_set_new(data, "returns", json_string(now));
-        size_t n_patch = b->parent ? patch_returns(c) : 0;
-        unpack_site site;
-        if (n_patch && n_patch != n_now &&
-            unpackers_find(c->p, b->parent->qualname, b->name, n_patch, &site)) {
-            json_object_set_new(data, "caller", json_string(site.where));
-            json_object_set_new(data, "caller_line", json_integer(site.line));
-            f = add(c, SEV_ERROR, data, "return-count-changed", target,
-                    "`%s`: at %s upstream's `%s` (line %u) unpacks %zu values of `%s`, and the "
-                    "override returns %zu, as upstream did at %s (`%s`, now `%s`): a ValueError "
-                    "on every call",
-                    target, c->p->tag_b, site.where, site.line, site.count, site.call, n_patch,
-                    c->p->tag_a, was, now);
-            unpack_site_free(&site);
-            body_diff(f, c, a, b, NULL);
-            free(was);
-            free(now);
-            strbuf_free(&names);
-            strbuf_free(&d);
-            return;
-        }
-        char how_now[32] = "", how_was[32] = "";
-        if (n_now > 1)
-            snprintf(how_now, sizeof(how_now), "%zu values, ", n_now);
-        if (n_was > 1)
-            snprintf(how_was, sizeof(how_was), "%zu values, ", n_was);
-        f = add(c, SEV_WARNING, data, "return-count-changed", target,
-                "`%s`: upstream now returns %s`%s`, where it returned %s`%s` (the patch was "
-                "written against %s)",
-                target, how_now, now, how_was, was, c->p->tag_a);
+    } else if ((json_decref(values), have && returned_count_changed(&ra, &rb))) {
+        f = return_count(c, target, b, &ra, &rb);
     } else {
         f = add(c, SEV_WARNING, NULL, "body-changed", target,
                 "`%s`: the upstream body changed under the patch (written against %s)", target,
                 c->p->tag_a);
     }
-    free(was);
-    free(now);
+    if (have) {
+        returned_free(&ra);
+        returned_free(&rb);
+    }
     body_diff(f, c, a, b, d.len ? d.buf : NULL);
     strbuf_free(&names);
     strbuf_free(&d);
