@@ -33,6 +33,8 @@
 #include "py/parse_set.h"
 #include "workspace/workspace.h"
 
+#include "tmp_pkg.h"
+
 /* ---- body_uses ------------------------------------------------------------------- */
 
 static void test_body_uses(void **state)
@@ -3503,39 +3505,13 @@ static const char plan_body[] = "def get_parallel_plan(self):\n"
                                 "\n"
                                 "    return _get()\n";
 
-/* A workspace holding pkg/parallel_plan.py (text); the config is pkg/cfg.py. */
-static char *plan_ws(const char *text)
-{
-    char tmpl[] = "/tmp/pgci-plan-XXXXXX";
-    char *d = mkdtemp(tmpl);
-    assert_non_null(d);
-    char *root = strdup(d);
-    char *pkg = pgci_asprintf("%s/pkg", root);
-    assert_int_equal(mkdir(pkg, 0755), 0);
-    char *f = pgci_asprintf("%s/parallel_plan.py", pkg);
-    assert_int_equal(fs_write_atomic(f, text, strlen(text)), 0);
-    free(f);
-    free(pkg);
-    return root;
-}
-
-static void plan_ws_rm(char *root)
-{
-    char *f = pgci_asprintf("%s/pkg/parallel_plan.py", root);
-    unlink(f);
-    free(f);
-    f = pgci_asprintf("%s/pkg", root);
-    rmdir(f);
-    free(f);
-    rmdir(root);
-    free(root);
-}
-
 /* The survey of the plan override (and more patches) on a and b in a workspace
  * holding plan_py: its plan-key-unmatched lines. */
 static char *plan_survey(const char *a, const char *b, const tpatch *more, size_t n_more)
 {
-    char *root = plan_ws(plan_py);
+    /* the workspace: pkg/parallel_plan.py; the config is pkg/cfg.py */
+    char *root = tmp_pkg_new("pgci-plan-");
+    tmp_pkg_put(root, "parallel_plan.py", plan_py);
     char *file = pgci_asprintf("%s/pkg/cfg.py", root);
     cfg_file = file;
     cfg_module = "pkg.cfg";
@@ -3548,7 +3524,7 @@ static char *plan_survey(const char *a, const char *b, const tpatch *more, size_
     show_detail = 0;
     cfg_file = cfg_module = NULL;
     free(file);
-    plan_ws_rm(root);
+    tmp_pkg_rm(root);
     strbuf out = STRBUF_INIT;
     for (const char *l = got; *l;) {
         const char *e = strchr(l, '\n');

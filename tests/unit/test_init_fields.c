@@ -26,6 +26,7 @@
 #include "py/parse_set.h"
 
 #include "survey_twice.h"
+#include "tmp_pkg.h"
 
 /* ---- the modules ------------------------------------------------------------------- */
 
@@ -182,27 +183,9 @@ static void field_line(strbuf *out, const finding *f, const void *arg)
 
 static char *ws_root(void)
 {
-    char tmpl[] = "/tmp/pgci-init-fields-XXXXXX";
-    char *d = mkdtemp(tmpl);
-    assert_non_null(d);
-    char *root = strdup(d);
-    char *pkg = pgci_asprintf("%s/pkg", root);
-    assert_int_equal(mkdir(pkg, 0755), 0);
-    char *f = pgci_asprintf("%s/outputs.py", pkg);
-    assert_int_equal(fs_write_atomic(f, mixin, strlen(mixin)), 0);
-    free(f);
-    free(pkg);
+    char *root = tmp_pkg_new("pgci-init-fields-");
+    tmp_pkg_put(root, "outputs.py", mixin);
     return root;
-}
-
-static void rm_root(const char *root)
-{
-    char *f = pgci_asprintf("%s/pkg/outputs.py", root), *pkg = pgci_asprintf("%s/pkg", root);
-    unlink(f);
-    rmdir(pkg);
-    rmdir(root);
-    free(f);
-    free(pkg);
 }
 
 static index_module *index_named(const char *src, const char *name)
@@ -304,8 +287,7 @@ static char *survey_case(const fcase *fc)
     index_module_free(ga);
     index_module_free(gb);
     free(cfg_file);
-    rm_root(root);
-    free(root);
+    tmp_pkg_rm(root);
     return got;
 }
 

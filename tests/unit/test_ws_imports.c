@@ -27,6 +27,7 @@
 #include "py/parse_set.h"
 
 #include "survey_twice.h"
+#include "tmp_pkg.h"
 
 #define MODEL "transformers.models.toy.modeling_toy"
 #define OTHER "transformers.models.other.modeling_other"
@@ -112,38 +113,14 @@ static const char body_aux[] = "def forward(self, x):\n"
 
 static char *write_ws(const wcase *wc)
 {
-    char tmpl[] = "/tmp/pgci-ws-imports-XXXXXX";
-    char *d = mkdtemp(tmpl);
-    assert_non_null(d);
-    char *root = strdup(d);
-    char *pkg = pgci_asprintf("%s/pkg", root);
-    assert_int_equal(mkdir(pkg, 0755), 0);
+    char *root = tmp_pkg_new("pgci-ws-imports-");
     const char *files[] = {"outputs.py", "__init__.py", "extra.py"};
     const char *texts[] = {wc->outputs ? wc->outputs : outputs_py, wc->init ? wc->init : "",
                            wc->extra};
-    for (int i = 0; i < 3; i++) {
-        if (!texts[i])
-            continue;
-        char *f = pgci_asprintf("%s/%s", pkg, files[i]);
-        assert_int_equal(fs_write_atomic(f, texts[i], strlen(texts[i])), 0);
-        free(f);
-    }
-    free(pkg);
+    for (int i = 0; i < 3; i++)
+        if (texts[i])
+            tmp_pkg_put(root, files[i], texts[i]);
     return root;
-}
-
-static void rm_ws(const char *root)
-{
-    const char *files[] = {"outputs.py", "__init__.py", "extra.py"};
-    for (int i = 0; i < 3; i++) {
-        char *f = pgci_asprintf("%s/pkg/%s", root, files[i]);
-        unlink(f);
-        free(f);
-    }
-    char *pkg = pgci_asprintf("%s/pkg", root);
-    rmdir(pkg);
-    rmdir(root);
-    free(pkg);
 }
 
 static index_module *index_named(const char *src, const char *name)
@@ -222,8 +199,7 @@ static char *survey_case(const wcase *wc)
     index_module_free(oa);
     index_module_free(ob);
     free(cfg_file);
-    rm_ws(root);
-    free(root);
+    tmp_pkg_rm(root);
     return got;
 }
 
@@ -419,8 +395,7 @@ static void test_modules(void **state)
     VEC_FREE(&cfg.additional_imports);
     index_module_free(a);
     free(cfg_file);
-    rm_ws(root);
-    free(root);
+    tmp_pkg_rm(root);
 }
 
 /* The configs' findings of one name gone from one module are one change, with the
