@@ -1004,7 +1004,8 @@ static void follow_override(pctx *c, const pg_patch *x, const char *root, strvec
 
 void plan_paths_compare(findings *out, const survey_pair *p)
 {
-    if (!p->a || !p->b || !p->cfg || !p->src_a || !p->src_b)
+    /* A in B's place (the survey's standing facts): no key can break */
+    if (!p->a || !p->b || !p->cfg || !p->src_a || !p->src_b || p->a == p->b)
         return;
     char *root = survey_workspace_root(p->cfg);
     if (!root)
