@@ -63,6 +63,19 @@ static void take_targets(findings *out, const survey_pair *p, findings *targets)
     findings_free(&moved);
 }
 
+/* A copy of modules e[0..n) with each one's A in its B's place (malloc'ed). */
+static survey_ext *a_for_b(const survey_ext *e, size_t n)
+{
+    survey_ext *same = pgci_calloc(n + 1, sizeof(*same));
+    for (size_t i = 0; i < n; i++) {
+        same[i] = e[i];
+        same[i].b = e[i].a;
+        same[i].src_b = e[i].src_a;
+        same[i].src_b_len = e[i].src_a_len;
+    }
+    return same;
+}
+
 void survey_compare_checks(survey_checked *c, const survey_pair *p, const index_module *config_a)
 {
     findings got = FINDINGS_INIT, standing = FINDINGS_INIT;
@@ -78,21 +91,8 @@ void survey_compare_checks(survey_checked *c, const survey_pair *p, const index_
     same.base_src_b = p->base_src_a;
     same.base_src_b_len = p->base_src_a_len;
     same.docs_b = p->docs_a;
-    survey_ext *ext = pgci_calloc(p->n_ext + 1, sizeof(*ext));
-    for (size_t i = 0; i < p->n_ext; i++) {
-        ext[i] = p->ext[i];
-        ext[i].b = ext[i].a;
-        ext[i].src_b = ext[i].src_a;
-        ext[i].src_b_len = ext[i].src_a_len;
-    }
+    survey_ext *ext = a_for_b(p->ext, p->n_ext), *ws_ext = a_for_b(p->ws_ext, p->n_ws_ext);
     same.ext = ext;
-    survey_ext *ws_ext = pgci_calloc(p->n_ws_ext + 1, sizeof(*ws_ext));
-    for (size_t i = 0; i < p->n_ws_ext; i++) {
-        ws_ext[i] = p->ws_ext[i];
-        ws_ext[i].b = ws_ext[i].a;
-        ws_ext[i].src_b = ws_ext[i].src_a;
-        ws_ext[i].src_b_len = ws_ext[i].src_a_len;
-    }
     same.ws_ext = ws_ext;
     if (p->a && p->src_a)
         run_checks(&c->standing, &same);
