@@ -9,6 +9,8 @@
 #    70-survey-5.24.0.expected (docs/survey.md: the hand review and its precision),
 #    and the reviewed warnings of 70-survey-5.24.0.reviewed are each named (5.18.0's
 #    one_hot fix under the replaced `*Experts` classes);
+#  - 5.22.2 -> 5.24.0 (the adjacent pair the fourth review read): the reviewed
+#    error-level changes in 70-survey-5.22.2-5.24.0.expected;
 #  - 5.24.0 -> 5.25.0 (the newest release when it was added): the reviewed error in
 #    70-survey-5.25.0.expected, and the 24 configs that fail against both tags are
 #    counted as such in both summaries (not the bump's, no finding);
@@ -27,7 +29,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ws=$(veomni_sdist 0.1.12) || exit 1
 mkdir -p "$tmp/tags"
-for v in 5.2.0 5.9.0 5.10.4 5.16.1 5.24.0 5.25.0; do
+for v in 5.2.0 5.9.0 5.10.4 5.16.1 5.22.2 5.24.0 5.25.0; do
     d=$(corpus_wheel transformers $v) || exit 1
     ln -s "$d" "$tmp/tags/v$v"
 done
@@ -137,6 +139,7 @@ survey v5.9.0 v5.16.1 a && check_changes a tests/corpus/70-survey-5.16.1.expecte
 survey v5.9.0 v5.10.4 e && check_changes e tests/corpus/70-survey-5.10.4.expected || rc=1
 survey v5.16.1 v5.24.0 b && check_changes b tests/corpus/70-survey-5.24.0.expected &&
     check_recall b tests/corpus/70-survey-5.24.0.reviewed "the reviewed warnings" || rc=1
+survey v5.22.2 v5.24.0 f && check_changes f tests/corpus/70-survey-5.22.2-5.24.0.expected || rc=1
 if survey v5.24.0 v5.25.0 c && check_changes c tests/corpus/70-survey-5.25.0.expected; then
     "$PGCI" survey -C "$ws" --from v5.24.0 --to v5.25.0 --source "dir:$tmp/tags/{tag}" \
         --ruff "$RUFF" -q > "$tmp/c.txt" || true
@@ -146,7 +149,7 @@ if survey v5.24.0 v5.25.0 c && check_changes c tests/corpus/70-survey-5.25.0.exp
 else
     rc=1
 fi
-for v in v5.2.0 v5.9.0 v5.16.1; do
+for v in v5.2.0 v5.9.0 v5.16.1 v5.22.2; do
     if [ $v = v5.2.0 ]; then sws=$ws11 sver=0.1.11 survey $v $v same || { rc=1; continue; }
     else survey $v $v same || { rc=1; continue; }; fi
     n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["findings"]))' "$tmp/same.json")
