@@ -793,6 +793,8 @@ static int check_one(cc *c, int kind, TSNode n, levels *lv, int depth)
         cc_directive_stmt(c, n, kind == C_GLOBAL);
         return 0;
     case C_WALRUS:
+        if (check_parse(c, n, lv, depth)) /* `return y := 1` */
+            return 1;
         cc_walrus(c, n);
         cc_debug_walrus(c, n);
         return 0;

@@ -13,6 +13,9 @@
  *                              not looked up: pgci has no table of the names)
  *   f(a for a in b, c)         Generator expression must be parenthesized
  *   [a for a in b, c]          invalid syntax (tree-sitter takes a Python 2 tuple)
+ *   return y := 1              an assignment expression where the grammar takes
+ *                              none: invalid syntax at the `:=`, or its message
+ *                              where an invalid_* rule reads it
  *
  * The string rules run in CPython's parser action that concatenates the literals,
  * and its errors point at the token after the last one (the one the parser read
@@ -693,6 +696,103 @@ static int consumed(TSNode n, const char *s, size_t len)
     return 1;
 }
 
+/* Whether CPython 3.11's grammar takes an assignment expression as the whole of
+ * child n of `up`: where it reads a named_expression (a group, a display's element,
+ * a list or set comprehension's element, a subscript, a condition, a match subject
+ * or guard, a decorator; an f-string's expression, which it parses in parentheses)
+ * or an assignment_expression (a call's argument, a generator's element). 2 for the
+ * first: its invalid_named_expression reads an expression before the `:=` there. */
+static int takes_walrus(TSNode up, TSNode n)
+{
+    static const char *const groups[] = {
+        "parenthesized_expression", "list", "set", "tuple", "decorator", "interpolation"};
+    for (size_t i = 0; i < sizeof(groups) / sizeof(*groups); i++)
+        if (is(up, groups[i]))
+            return 2;
+    TSNode body = ts_node_child_by_field_name(up, "body", 4);
+    if (is(up, "list_comprehension") || is(up, "set_comprehension"))
+        return ts_node_eq(body, n) ? 2 : 0;
+    if (is(up, "generator_expression")) /* a call's own: an argument */
+        return !ts_node_eq(body, n) ? 0 : is(ts_node_parent(up), "call") ? 1 : 2;
+    if (is(up, "argument_list"))
+        return 1;
+    if (is(up, "subscript"))
+        return ts_node_eq(n, ts_node_child_by_field_name(up, "value", 5)) ? 0 : 2;
+    if (is(up, "if_statement") || is(up, "elif_clause") || is(up, "while_statement"))
+        return ts_node_eq(n, ts_node_child_by_field_name(up, "condition", 9)) ? 2 : 0;
+    if (is(up, "match_statement"))
+        return ts_node_eq(n, ts_node_child_by_field_name(up, "subject", 7)) ? 2 : 0;
+    if (is(up, "if_clause")) /* a case's guard, not a comprehension's condition */
+        return is(ts_node_parent(up), "case_clause") ? 2 : 0;
+    if (is(up, "with_item")) { /* `with (a := 1, b):` is a tuple */
+        TSNode clause = ts_node_parent(up);
+        return !ts_node_is_null(clause) && ts_node_child_count(clause) > 0 &&
+               is(ts_node_child(clause, 0), "(");
+    }
+    return 0;
+}
+
+/* An assignment expression where CPython 3.11's grammar takes none (tree-sitter-
+ * python takes one wherever an expression may be): `return y := 1`, `f(a=b := 1)`,
+ * `x = lambda: a := 1`. Its parser stops at the `:=` ("invalid syntax"), or at the
+ * token after the expression where another of its rules takes it whole (`{a := 1:
+ * b}` is a set's first element to it, `a[b := 1:2]` a subscript); where it reads a
+ * named_expression, the expression that ends at the `:=` is refused ("cannot use
+ * assignment expressions with lambda"), and in an `if` expression's condition it
+ * expects the `else` (invalid_expression). */
+static int walrus_place(const py_tree *t, TSNode n, perr *e)
+{
+    /* the expression CPython reads up to the `:=`: n, or one that n ends */
+    TSNode slot = n, up = ts_node_parent(n);
+    while (!ts_node_is_null(up)) {
+        if (is(up, "conditional_expression") && ts_node_named_child_count(up) == 3 &&
+            ts_node_eq(slot, ts_node_named_child(up, 1)))
+            return fail(e, ts_node_start_byte(up), "", "expected 'else' after 'if' expression");
+        int ends = ts_node_end_byte(up) == ts_node_end_byte(slot);
+        if (!ends || !(is(up, "not_operator") || is(up, "boolean_operator") || is(up, "lambda") ||
+                       is(up, "conditional_expression")))
+            break;
+        slot = up;
+        up = ts_node_parent(up);
+    }
+    if (ts_node_is_null(up))
+        return 0;
+    TSNode op = ts_node_child(n, 1); /* the `:=` */
+    uint32_t at = ts_node_is_null(op) ? ts_node_start_byte(n) : ts_node_start_byte(op);
+    if (is(up, "type") && is(ts_node_parent(up), "function_definition") &&
+        ts_node_eq(up, ts_node_child_by_field_name(ts_node_parent(up), "return_type", 11)))
+        /* `-> a := 1`: the def's `:` is a forced token */
+        return fail(e, at, "", "expected ':'");
+    /* a dictionary's first key is a set's first element to CPython; after that */
+    TSNode outer = ts_node_parent(up);
+    int first_key = 0;
+    if (is(up, "pair") && ts_node_eq(slot, ts_node_child_by_field_name(up, "key", 3)) &&
+        !ts_node_is_null(outer)) {
+        first_key = ts_node_eq(up, is(outer, "dictionary_comprehension")
+                                       ? ts_node_child_by_field_name(outer, "body", 4)
+                                       : ts_node_named_child(outer, 0));
+        if (!first_key) /* invalid_kvpair, at the expression's last character */
+            return fail(e, ts_node_end_byte(ts_node_child(n, 0)) - 1, "",
+                        "':' expected after dictionary key");
+    }
+    int takes = first_key ? 2 : takes_walrus(up, slot);
+    if (ts_node_eq(slot, n) && takes && !first_key)
+        return 0;
+    if (!ts_node_eq(slot, n) && (takes == 2 || is(up, "expression_statement"))) {
+        char why[96];
+        snprintf(why, sizeof(why), "cannot use assignment expressions with %s",
+                 cc_expr_name(t, slot));
+        return fail(e, ts_node_start_byte(slot), "", why);
+    }
+    if (ts_node_eq(slot, n)) {
+        TSNode next = ts_node_next_sibling(n);
+        int slice_start = is(up, "slice") && ts_node_eq(n, ts_node_child(up, 0));
+        if ((first_key || slice_start) && !ts_node_is_null(next))
+            at = ts_node_start_byte(next);
+    }
+    return fail(e, at, "", "invalid syntax");
+}
+
 /* The checks of one node; `stop` as in check_strings. */
 static int check_node(const py_tree *t, TSNode n, uint32_t stop, perr *e)
 {
@@ -713,6 +813,8 @@ static int check_node(const py_tree *t, TSNode n, uint32_t stop, perr *e)
         return check_strings(t, n, stop, e);
     if (!strcmp(type, "for_in_clause"))
         return comp_comma(t, n, e);
+    if (!strcmp(type, "named_expression"))
+        return walrus_place(t, n, e);
     return 0;
 }
 

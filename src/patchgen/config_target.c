@@ -157,8 +157,13 @@ void cc_delete(cc *c, TSNode del)
 {
     char why[96];
     for (uint32_t i = 0; i < ts_node_named_child_count(del); i++) {
-        TSNode r =
-            cc_invalid_target(c->t, ts_node_named_child(del, i), TARGET_DEL, why, sizeof(why));
+        TSNode x = ts_node_named_child(del, i);
+        for (uint32_t j = 0; is(x, "expression_list") && j < ts_node_named_child_count(x); j++)
+            if (is(ts_node_named_child(x, j), "named_expression"))
+                return; /* `del a, x := 1`: the parser stops at the `:=` (config_parse.c) */
+        if (is(x, "named_expression"))
+            return;
+        TSNode r = cc_invalid_target(c->t, x, TARGET_DEL, why, sizeof(why));
         if (!ts_node_is_null(r)) {
             cc_refuse(c, r, CC_PARSER, "%s", why);
             return;

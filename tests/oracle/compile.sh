@@ -11,7 +11,8 @@
 # scope and the module begin together): each refused at CPython's line and column
 # with its message, or compiled by both: among them a keyword where tree-sitter
 # reads a name (`x.None`), `__debug__` bound, f-strings, bytes and str literals
-# concatenated, `f(a for a in b, c)` (config_parse.c, config_debug.c).
+# concatenated, `f(a for a in b, c)`, an assignment expression where the grammar
+# takes none (`return y := 1`) (config_parse.c, config_debug.c).
 set -eu
 cd "$(dirname "$0")/../.."
 build=${PGCI_BUILD:-build}
@@ -357,6 +358,108 @@ x.None\n  y = 1
 f"{a!z}"\n  y = 1
 x.None\n\ty = 1\n        z = 2
 def f():\n  x.None\n y = 1
+x := 1
+a = b := 1
+return y := 1
+def f():\n  return y := 1
+def f():\n  return (y := 1)
+f(a=b := 1)
+[x for x in y if a := 1]
+{a: b := 1}
+{a := 1: b}
+{x: 1, a := 1: b}
+{a := 1: b for x in y}
+lambda: x := 1
+assert x := 1
+assert x, y := 1
+with x := 1: pass
+with (x := 1): pass
+with (x := 1, b): pass
+with (x := 1) as c: pass
+for x in y := z: pass
+def f():\n  yield x := 1
+def f():\n  x = yield y := 1
+a[1:b := 2]
+a[b := 2]
+a[b := 2, c]
+a[b := 1:2]
+a[c, b := 1:2]
+f(*a := 1)
+f(**a := 1)
+print(a, b := 1)
+if a := 1: pass
+while a := 1: pass
+if not a := 1: pass
+while lambda: a := 1: pass
+x = 1 if a := 2 else 3
+x = (1 if a := 2 else 3)
+x = 1 if c else a := 2
+[1 if c else a := 2]
+[a if b := c else d]
+not a := 1
+x = not a := 1
+x = a or b := 1
+[a or b := 1]
+(a or b := 1)
+f(not a := 1)
+f(lambda: a := 1)
+(not a := 1 for x in y)
+[not a := 1 for x in y]
+a := b := 1
+raise x := 1
+del x := 1
+x: int = y := 1
+x += y := 1
+a, b := 1
+a, not b := 1
+lambda: a := 1, 2
+(a, b := 1)
+[a, b := 1]
+f(x for x in y := z)
+[x for x in y := z]
+[x := 1 for y in z]
+match x := 1:\n  case 1: pass
+match x:\n  case 1 if a := 1: pass
+match x:\n  case 1 if not a := 1: pass
+match not x := 1:\n  case 1: pass
+x = {a := 1, b}
+def f(a=b := 1): pass
+def f(a=(b := 1)): pass
+def f() -> a := 1: pass
+@a := b\ndef f(): pass
+@not a := b\ndef f(): pass
+x = lambda: (y := 1)
+f"{[a := 1]}"
+f"{f(a=b := 1)}"
+f"{[not a := 1]}"
+x = f"{(not a := 1)}"
+f(a, *b, c := 1)
+class C(a := 1): pass
+class C(x=a := 1): pass
+x = [a := 1]
+print(x, y := 2, z=3)
+x = yield a := 1
+def f():\n  x = yield a := 1
+lambda a=b := 1: 0
+x = lambda: a := 1
+a[lambda: b := 1]
+{**a := 1}
+{a: 1, **b := 1}
+f(a)(b := 1)
+x = [y for y in z if (a := 1)]
+f(not a := 1 for x in y)
+{x: 1, **y, a := 1: b}
+{x: 1, not a := 1: b}
+{x: 1, lambda: a := 1: b}
+{not a := 1: b}
+{not a := 1: b for x in y}
+def f() -> not a := 1: pass
+del a, x := 1
+del (x := 1)
+x: a := 1
+f(x for x in y)(not a := 1 for z in w)
+return y := 1\ndef f(a, a): pass
+y := 1\nx.None
 CASES
 echo "$i modules of a few lines"
 python3 tests/oracle/compile_compare.py --exact "$tool" "$tmp/cases"
