@@ -167,8 +167,29 @@ static void kinds_init(void)
     sym_list_splat_pattern = ts_language_symbol_for_name(l, "list_splat_pattern", 18, true);
 }
 
+/* A compiler refusal's key where it falls in regions compiled late: the region's
+ * key, then (within it) its own. Keys fit in 32 bits (a config is at most 8 MiB);
+ * one in regions inside regions keeps the two outermost. */
+static uint64_t remap(const cc *c, uint64_t key)
+{
+    uint64_t byte = key >> 8;
+    int after = (key & 0xff) < 0x40; /* CC_KEY_AFTER: at a node's end */
+    uint64_t k = key;
+    int in = 0;
+    for (size_t i = c->regions.len; i-- > 0;) {
+        const cc_region *r = &c->regions.items[i];
+        if (byte < r->start || byte > r->end || (byte == r->end && !after))
+            continue;
+        k = (r->key << 32) | (in ? k >> 32 : k);
+        in = 1;
+    }
+    return in ? k : key << 32;
+}
+
 static int refuse(cc *c, TSPoint at, int stage, uint64_t key, const char *fmt, va_list ap)
 {
+    if (stage == CC_COMPILER && key != UINT64_MAX)
+        key = remap(c, key);
     if (stage < c->stage || (stage == c->stage && key < c->key)) {
         c->stage = stage;
         c->key = key;
@@ -922,9 +943,42 @@ static void for_in_clause(cc *c, TSNode n)
         cc_comp_clause(c, n);
 }
 
+static void region(cc *c, TSNode n, uint64_t key, int depth)
+{
+    if (ts_node_is_null(n))
+        return;
+    cc_region r = {ts_node_start_byte(n), ts_node_end_byte(n), key, depth};
+    VEC_PUSH(&c->regions, r);
+}
+
+/* The regions of a class or a comprehension at `depth` (cc_region): after the
+ * class's keywords (config_debug.c) and before its name, its bases; after its last
+ * clause, a comprehension's element, then its first iterable. */
+static void regions(cc *c, TSNode n, int kind, int depth)
+{
+    uint64_t end = ts_node_end_byte(n);
+    if (kind == C_CLASS) {
+        region(c, ts_node_child_by_field_name(n, "superclasses", 12), CC_KEY_AFTER(end, depth + 1),
+               depth);
+        return;
+    }
+    region(c, ts_node_child_by_field_id(n, field_body), CC_KEY_AFTER(end, depth + 2), depth);
+    uint32_t k = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode clause = ts_node_named_child(n, i);
+        if (ts_node_symbol(clause) < n_symbols && kind_of[ts_node_symbol(clause)] == C_FORIN) {
+            region(c, ts_node_child_by_field_id(clause, field_right), CC_KEY_AFTER(end, depth + 1),
+                   depth);
+            return;
+        }
+    }
+}
+
 /* Leaves the scopes that began at this depth or deeper; their declarations go. */
 static void leave(cc *c, int depth)
 {
+    while (c->regions.len && c->regions.items[c->regions.len - 1].depth >= depth)
+        c->regions.len--;
     while (c->stack.len && c->stack.items[c->stack.len - 1].depth >= depth) {
         const cc_scope *s = &c->stack.items[--c->stack.len];
         if (s->kind != K_LOOP && s->kind != K_ITER_OUTER && s->kind != K_ITER_INNER)
@@ -951,6 +1005,8 @@ int ce_check_compile(const py_tree *t)
             enter(&c, &cur, n, up, kind, depth);
         if (kind == C_FORIN)
             for_in_clause(&c, n);
+        if (kind == C_CLASS || (kind >= C_LISTCOMP && kind <= C_GENEXP))
+            regions(&c, n, kind, depth);
         if (kind != C_NONE && check_one(&c, kind, n, &lv, depth))
             break;
         if (ts_tree_cursor_goto_first_child(&cur)) {
@@ -973,6 +1029,7 @@ done:
     VEC_FREE(&lv);
     VEC_FREE(&c.stack);
     VEC_FREE(&c.dirs);
+    VEC_FREE(&c.regions);
     if (c.stage == CC_NONE)
         return 0;
     return pgci_error_set(PGCI_EINVALID, "%s:%u:%u: syntax error: %s", t->path, c.at.row + 1,

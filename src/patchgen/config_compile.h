@@ -62,10 +62,21 @@ typedef struct cc_directive {
     int global;
 } cc_directive;
 
+/* Code the compiler compiles after what follows it in the source: a class's bases
+ * (after its body), a comprehension's element and its first iterable (after its
+ * clauses). A refusal whose key falls in [start, end] is ordered by `key` first,
+ * then by its own (cc_refuse's remap). */
+typedef struct cc_region {
+    uint32_t start, end;
+    uint64_t key;
+    int depth; /* of the node it belongs to, in the walk */
+} cc_region;
+
 typedef struct cc {
     const py_tree *t;
     VEC(cc_scope) stack;
     VEC(cc_directive) dirs; /* of the scopes on the stack and the module's */
+    VEC(cc_region) regions; /* of the nodes the walk is in, outermost first */
     int future_annotations; /* `from __future__ import annotations`: annotations unread */
     int stage;              /* of the refusal kept; CC_NONE while there is none */
     uint64_t key;           /* its order within the stage (cc_refuse_key) */

@@ -460,6 +460,47 @@ x: a := 1
 f(x for x in y)(not a := 1 for z in w)
 return y := 1\ndef f(a, a): pass
 y := 1\nx.None
+[f(a=1,a=1) for x in y for __debug__ in z]
+[f(a=1,a=1) for __debug__ in y]
+[f(a=1,a=1) for x in y if g(b=1,b=1)]
+[x for x in f(a=1,a=1) for __debug__ in z]
+[x for x in f(a=1,a=1) if g(b=1,b=1)]
+[x for __debug__ in f(a=1,a=1)]
+{f(a=1,a=1): g(b=1,b=1) for x in y}
+class C(B(a=1, a=1)):\n  __debug__ = 1
+class C(B(a=1, a=1), __debug__=1):\n  pass
+class C(B(a=1, a=1)):\n  x = f(b=1, b=1)
+@d(a=1, a=1)\nclass C:\n  __debug__ = 1
+@d(a=1, a=1)\nclass C(B(b=1,b=1)):\n  pass
+class __debug__(B(a=1, a=1)):\n  pass
+class C(B(a=1, a=1)):\n  def __debug__(self): pass
+def f(a=g(b=1,b=1)):\n  __debug__ = 1
+class C(__debug__=1):\n  x = f(a=1,a=1)
+class C(a=1, a=1):\n  x = f(b=1,b=1)
+class C(x=f(a=1, a=1), __debug__=1):\n  pass
+class C(x=f(a=1, a=1), y=1, y=2):\n  pass
+class __debug__:\n  x = f(b=1,b=1)
+class __debug__(f(a=1,a=1)): pass
+[x for x in f(a=1,a=1) for y in g(b=1, b=1)]
+[f(a=1,a=1) for x in y if g(b=1, b=1)]
+[f(a=1,a=1) for x in g(b=1,b=1)]
+{f(a=1,a=1): 1 for x in g(b=1,b=1)}
+(f(a=1,a=1) for x in g(b=1,b=1))
+[[f(a=1,a=1) for y in x] for x in g(b=1,b=1)]
+[f(c=1,c=1) for x in [g(a=1,a=1) for y in z for __debug__ in w]]
+[x for x in y for z in f(a=1,a=1) if g(b=1,b=1)]
+[x for x in y if g(b=1,b=1) for z in f(a=1,a=1)]
+[f(a=1,a=1) for x in y]\nclass C(B(b=1,b=1)):\n  __debug__ = 1
+class C(B(b=1,b=1)):\n  __debug__ = 1\ny = f(a=1,a=1)
+class C([f(a=1,a=1) for x in y for __debug__ in z]):\n  pass
+[f(g(b=1,b=1), a=1, a=1) for x in y]
+[(__debug__ := f(a=1,a=1)) for x in y]
+[lambda __debug__: f(a=1,a=1) for x in y]
+[x for x in (lambda: f(a=1,a=1))() for __debug__ in z]
+x = [f(a=1,a=1) for y in z]; __debug__ = 1
+[f(a=1,a=1) for x in y for z in [g(b=1,b=1) for w in v for __debug__ in u]]
+[[g(b=1,b=1) for w in v for __debug__ in u] for x in f(a=1,a=1)]
+class C(B([f(a=1,a=1) for x in g(b=1,b=1)])):\n  pass
 CASES
 echo "$i modules of a few lines"
 python3 tests/oracle/compile_compare.py --exact "$tool" "$tmp/cases"
