@@ -136,6 +136,12 @@ int cc_parse_node(const py_tree *t, TSNode n, TSPoint *at, char *why, size_t siz
 /* In a tree with an error: the first of those before byte `limit`, outside the
  * error (config_syntax.c). */
 int cc_parse_error_before(const py_tree *t, uint32_t limit, TSPoint *at, char *why, size_t size);
+/* In a tree whose first error err is inside a string literal (an f-string's
+ * expression: Python 3.11 reads the literal as one token): the string rules'
+ * refusal of its literals, an error in the expression as the f-string's sub-parser
+ * reports it ("f-string: empty expression not allowed", "f-string: invalid syntax")
+ * (config_syntax.c). */
+int cc_string_error(const py_tree *t, TSNode err, TSPoint *at, char *why, size_t size);
 
 /* --- config_debug.c ---------------------------------------------------------- */
 /* `__debug__` bound (config_debug.c): each refuses "cannot assign to __debug__"

@@ -257,6 +257,42 @@ static int find_expr(TSNode n, uint32_t r0, uint32_t r1, TSNode *out)
     return 0;
 }
 
+/* tree-sitter's error in the expression x of an interpolation, between r0 and r1,
+ * as the f-string's sub-parser reports it, which reads "(" + the expression + ")":
+ * two expressions side by side ("invalid syntax. Perhaps you forgot a comma?" at
+ * the first), one cut off (at the ')'), or at tree-sitter's error. */
+static int expr_error(fscan *f, TSNode x, uint32_t r0, uint32_t r1)
+{
+    TSNode in = ts_node_parent(x);
+    if (!ts_node_has_error(in))
+        return 0;
+    TSNode err = cc_deepest_error(in);
+    uint32_t at = ts_node_start_byte(err);
+    if (at < r0 || at > r1 || (at == r1 && !ts_node_is_missing(err)))
+        return 0;       /* past the expression: the conversion's or the format spec's */
+    uint32_t last = r1; /* the expression's end, without the spaces */
+    while (last > r0 && strchr(" \t\f\r\n", f->t->src[last - 1]))
+        last--;
+    TSNode prev = ts_node_prev_named_sibling(err);
+    if (is(err, "ERROR") && !ts_node_is_null(prev) && ts_node_child_count(err) > 0 &&
+        !is(prev, "lambda") && !is(prev, "conditional_expression") &&
+        ts_node_start_byte(prev) >= r0) {
+        /* invalid_expression: a disjunction, and another expression after it */
+        if (is(prev, "expression_list") && ts_node_named_child_count(prev) > 0)
+            prev = ts_node_named_child(prev, ts_node_named_child_count(prev) - 1);
+        TSNode first = ts_node_child(err, 0);
+        if (is(first, "if") && ts_node_named_child_count(err) > 0)
+            return fail(f->e, ts_node_start_byte(prev), "",
+                        "expected 'else' after 'if' expression");
+        if (ts_node_is_named(first))
+            return fail(f->e, ts_node_start_byte(prev), "",
+                        "invalid syntax. Perhaps you forgot a comma?");
+    }
+    if (ts_node_end_byte(err) >= last)
+        at = r1;
+    return fail(f->e, at, "", "invalid syntax");
+}
+
 /* The expression between r0 and r1: empty, or what its sub-parser refuses. */
 static int compile_expr(fscan *f, uint32_t r0, uint32_t r1)
 {
@@ -264,13 +300,20 @@ static int compile_expr(fscan *f, uint32_t r0, uint32_t r1)
     uint32_t i = r0;
     while (i < r1 && strchr(" \t\f\r\n", s[i]))
         i++;
+    if (i == r1 && r1 < f->end && strchr("!:=", s[r1])) {
+        char why[64];
+        snprintf(why, sizeof(why), "f-string: expression required before '%c'", s[r1]);
+        return fail(f->e, f->after, "", why);
+    }
     if (i == r1)
         return fail(f->e, f->after, "", "f-string: empty expression not allowed");
     TSNode x;
     if (!find_expr(f->string, r0, r1, &x))
         return 0;
     int bad = 0;
-    if (is(x, "lambda") && ts_node_end_byte(x) > r1) /* its ':' ends the expression */
+    if (expr_error(f, x, r0, r1))
+        bad = 1;
+    else if (is(x, "lambda") && ts_node_end_byte(x) > r1) /* its ':' ends the expression */
         bad = fail(f->e, r1, "", "invalid syntax");
     else if (is(x, "list_splat"))
         bad = fail(f->e, ts_node_start_byte(x), "", "cannot use starred expression here");
@@ -837,6 +880,20 @@ int cc_parse_node(const py_tree *t, TSNode n, TSPoint *at, char *why, size_t siz
 {
     perr e = {0};
     if (!check_node(t, n, UINT32_MAX, &e))
+        return 0;
+    *at = e.mapped ? e.pt : point_of(t, 0, (TSPoint){0, 0}, e.at);
+    snprintf(why, size, "%s", e.why);
+    return 1;
+}
+
+int cc_string_error(const py_tree *t, TSNode err, TSPoint *at, char *why, size_t size)
+{
+    TSNode s = {0};
+    for (TSNode up = cc_deepest_error(err); !ts_node_is_null(up); up = ts_node_parent(up))
+        if (is(up, "string") || is(up, "concatenated_string"))
+            s = up;
+    perr e = {0};
+    if (ts_node_is_null(s) || !check_strings(t, s, UINT32_MAX, &e))
         return 0;
     *at = e.mapped ? e.pt : point_of(t, 0, (TSPoint){0, 0}, e.at);
     snprintf(why, size, "%s", e.why);

@@ -214,6 +214,16 @@ int ce_check_syntax(const py_tree *t)
     if (py_first_error(t, &err)) {
         tree_error(t, &tok, &parser);
         cc_target_error(t, &tok, err, &parser); /* `f() = 1`, `for f() in x` */
+        TSPoint at;
+        char why[sizeof(parser.why)];
+        if (cc_string_error(t, err, &at, why, sizeof(why))) { /* `f"{}"` */
+            set(&parser, at, why);
+            /* unless a line before runs on into the string's (`x = 1 +`) */
+            pytok_error run = {0};
+            line_run_on(t, &tok, &run);
+            if (before(&run, &parser))
+                parser = run;
+        }
     } else
         line_run_on(t, &tok, &parser);
     /* what the parser refuses before any of these, in what tree-sitter took
