@@ -322,6 +322,7 @@ typedef struct found {
     uint32_t at;     /* the refusal's byte */
     uint32_t rs, re; /* the target's bytes */
     char why[128];
+    int name; /* a name must take its place (a keyword argument's), not a group */
 } found;
 
 /* Parses src[a..b) as an expression: the module's statement, or a null node when
@@ -544,6 +545,92 @@ static void del_target(const char *src, uint32_t a, uint32_t b, found *f)
     py_tree_free(&p);
 }
 
+/* `f(None=1)`, `f(a.b=1)`: the argument before the `=` at token k of a call
+ * (Grammar/python.gram's invalid_kwarg). */
+static void kwarg_target(const char *src, const ltoks *ts, size_t k, found *f)
+{
+    int depth = ts->items[k].depth;
+    size_t j = k;
+    while (j > 0 && ts->items[j - 1].depth >= depth &&
+           !(ts->items[j - 1].depth == depth && tok_is(src, &ts->items[j - 1], ",")))
+        j--;
+    if (j == 0 || j == k)
+        return;
+    const ltok *open = &ts->items[j - 1];
+    if (tok_is(src, open, ",")) { /* the call's `(` before it */
+        size_t o = j - 1;
+        while (o > 0 && ts->items[o].depth >= depth)
+            o--;
+        open = &ts->items[o];
+    } else if (open->depth != depth - 1) {
+        return;
+    }
+    size_t o = (size_t)(open - ts->items);
+    /* a call's (a class's) parentheses: after a name, a ')' or a ']', not a def's */
+    if (!tok_is(src, open, "(") || o == 0)
+        return;
+    const ltok *callee = &ts->items[o - 1];
+    if (!(callee->kind == 'n' || tok_is(src, callee, ")") || tok_is(src, callee, "]")) ||
+        (callee->kind == 'n' && o >= 2 &&
+         (tok_is(src, &ts->items[o - 2], "def") ||
+          cc_is_keyword(src + callee->start, callee->end - callee->start))))
+        return;
+    for (size_t i = j; i < k; i++)
+        if (ts->items[i].depth == depth &&
+            (tok_is(src, &ts->items[i], "=") || tok_is(src, &ts->items[i], "*") ||
+             tok_is(src, &ts->items[i], "**") || tok_is(src, &ts->items[i], ":=")))
+            return;
+    const ltok *a = &ts->items[j];
+    size_t len = a->end - a->start;
+    if (j + 1 == k && a->kind == 'n') {
+        if (!cc_is_keyword(src + a->start, len))
+            return; /* a keyword argument */
+        if (!tok_is(src, a, "None") && !tok_is(src, a, "True") && !tok_is(src, a, "False"))
+            return; /* `f(if=1)`: the parser stops at the keyword */
+        snprintf(f->why, sizeof(f->why), "cannot assign to %.*s", (int)len, src + a->start);
+    } else {
+        py_tree p;
+        TSNode stmt = parse_expr(&p, src, a->start, ts->items[k - 1].end);
+        if (ts_node_is_null(stmt)) {
+            py_tree_free(&p);
+            return;
+        }
+        TSNode e = stmt_expr(stmt); /* `(a)=1`: a group is its expression */
+        while (is(e, "parenthesized_expression") && ts_node_named_child_count(e) == 1)
+            e = ts_node_named_child(e, 0);
+        f->at = a->start + ts_node_start_byte(e);
+        py_tree_free(&p);
+        snprintf(f->why, sizeof(f->why),
+                 "expression cannot contain assignment, perhaps you meant \"==\"?");
+    }
+    if (f->why[0] == 'c') /* cannot assign to True: at it */
+        f->at = a->start;
+    f->rs = a->start;
+    f->re = ts->items[k - 1].end;
+    f->name = 1;
+}
+
+/* `None: int = 1`: an annotation's target that is no name, attribute or subscript
+ * (invalid_assignment). */
+static void annotated_target(const char *src, uint32_t a, uint32_t b, found *f)
+{
+    py_tree p;
+    TSNode stmt = parse_expr(&p, src, a, b);
+    if (!ts_node_is_null(stmt)) {
+        TSNode e = stmt_expr(stmt), g = e;
+        while (is(g, "parenthesized_expression") && ts_node_named_child_count(g) == 1)
+            g = ts_node_named_child(g, 0);
+        if (!is(g, "identifier") && !is(g, "attribute") && !is(g, "subscript") &&
+            !is(e, "expression_statement") && !is(g, "tuple") && !is(g, "list")) {
+            f->rs = a;
+            f->re = b;
+            f->at = a + ts_node_start_byte(g);
+            snprintf(f->why, sizeof(f->why), "illegal target for annotation");
+        }
+    }
+    py_tree_free(&p);
+}
+
 /* The simple statement tokens [from, to): an assignment's or augmented
  * assignment's target. */
 static void statement_targets(const char *src, const ltoks *ts, size_t from, size_t to, found *f)
@@ -574,8 +661,10 @@ static void statement_targets(const char *src, const ltoks *ts, size_t from, siz
             continue;
         }
         if (t->kind == 'o' && tok_is(src, t, ":")) {
+            if (!lambdas && parts.len == 1 && k > from)
+                annotated_target(src, first->start, ts->items[k - 1].end, f);
             if (!lambdas)
-                break; /* an annotation: not read here */
+                break;
             lambdas--;
             continue;
         }
@@ -608,7 +697,7 @@ static void line_targets(const char *src, size_t from, size_t to, found *best)
     line_tokens(src, from, to, &ts);
     size_t start = 0;
     for (size_t k = 0; k <= ts.len; k++) {
-        found f = {UINT32_MAX, 0, 0, {0}};
+        found f = {UINT32_MAX, 0, 0, {0}, 0};
         if (k == ts.len || (ts.items[k].depth == 0 && tok_is(src, &ts.items[k], ";"))) {
             if (k > start)
                 statement_targets(src, &ts, start, k, &f);
@@ -617,6 +706,8 @@ static void line_targets(const char *src, size_t from, size_t to, found *best)
                    (ts.items[k].depth > 0 || k == start ||
                     (k == start + 1 && tok_is(src, &ts.items[start], "async")))) {
             for_target(src, &ts, k + 1, &f);
+        } else if (ts.items[k].depth > 0 && tok_is(src, &ts.items[k], "=")) {
+            kwarg_target(src, &ts, k, &f);
         }
         if (f.at < best->at)
             *best = f;
@@ -662,7 +753,9 @@ static int explains(const py_tree *t, const found *f)
     uint32_t n = f->re - f->rs;
     for (uint32_t i = 0; i < n; i++) {
         char *ch = &copy[f->rs + i];
-        if (n <= 2)
+        if (f->name)
+            *ch = i == 0 ? '_' : *ch == '\n' ? '\n' : ' ';
+        else if (n <= 2)
             *ch = '_';
         else
             *ch = i == 0 ? '(' : i == 1 ? '_' : i == n - 1 ? ')' : *ch == '\n' ? '\n' : ' ';
@@ -683,7 +776,7 @@ int cc_target_error(const py_tree *t, const pytok_result *tok, TSNode err, pytok
      * what came before the error too) to the end of the deepest error in it */
     TSNode deep = cc_deepest_error(err);
     uint32_t es = ts_node_start_byte(err), ee = ts_node_end_byte(deep);
-    found f = {UINT32_MAX, 0, 0, {0}};
+    found f = {UINT32_MAX, 0, 0, {0}, 0};
     for (size_t k = 0; k < tok->lines.len; k++) {
         size_t from = tok->lines.items[k];
         size_t to = k + 1 < tok->lines.len ? tok->lines.items[k + 1] : t->len;

@@ -548,6 +548,41 @@ f"{a b:x}"
 f"{1 2}"
 f"{a + b c}"
 f"{(a b)}"
+f(None=1)
+f(True=1)
+f(False=1)
+f(a=1, None=2)
+f(x for x in y)(None=1)
+f(a.b=1)
+f(a[0]=1)
+f(1=2)
+f("a"=1)
+f(a + b=1)
+f(a, b.c=1, d)
+class C(None=1): pass
+class C(a.b=1): pass
+x = f(\n  None=1)
+f(g(None=1))
+None: int = 1
+True: int = 1
+f(): int = 1
+1: int = 1
+"a": int
+a + b: int
+(None): int = 1
+a.b: int = 1
+x = 1; None: int
+lambda None=1: 0
+print(None=1)
+f(if=1)
+f(a, None=1, b)
+f(a=1, b.c=2)
+f(x, (a)=1)
+f(*a, None=1)
+f(**k, a.b=1)
+x[f(None=1)]
+f(None=1)\nx.None
+x.None\nf(None=1)
 CASES
 echo "$i modules of a few lines"
 python3 tests/oracle/compile_compare.py --exact "$tool" "$tmp/cases"
