@@ -502,22 +502,37 @@ static void assign_target(const char *src, const uint32_t *parts, size_t n, foun
 }
 
 /* `A += B` where A is no name, attribute or subscript. */
+/* The target [a, b) parsed as an expression into *p: the expression in *e and, its
+ * parentheses around one element taken off, the result; a null node when it does
+ * not parse (the caller frees *p either way). */
+static TSNode bare_target(py_tree *p, const char *src, uint32_t a, uint32_t b, TSNode *e)
+{
+    TSNode stmt = parse_expr(p, src, a, b);
+    if (ts_node_is_null(stmt))
+        return stmt;
+    TSNode g = *e = stmt_expr(stmt);
+    while (is(g, "parenthesized_expression") && ts_node_named_child_count(g) == 1)
+        g = ts_node_named_child(g, 0);
+    return g;
+}
+
+/* A name, an attribute or a subscript: what an augmented or annotated
+ * assignment can assign to. */
+static int single_target(TSNode g)
+{
+    return is(g, "identifier") || is(g, "attribute") || is(g, "subscript");
+}
+
 static void augmented_target(const char *src, uint32_t a, uint32_t b, found *f)
 {
     py_tree p;
-    TSNode stmt = parse_expr(&p, src, a, b);
-    if (!ts_node_is_null(stmt)) {
-        TSNode e = stmt_expr(stmt), g = e;
-        while (is(g, "parenthesized_expression") && ts_node_named_child_count(g) == 1)
-            g = ts_node_named_child(g, 0);
-        if (!is(g, "identifier") && !is(g, "attribute") && !is(g, "subscript")) {
-            f->rs = a;
-            f->re = b;
-            f->at = a + ts_node_start_byte(g);
-            snprintf(f->why, sizeof(f->why),
-                     "'%s' is an illegal expression for augmented assignment",
-                     is(g, "expression_statement") ? "tuple" : cc_expr_name(&p, g));
-        }
+    TSNode e, g = bare_target(&p, src, a, b, &e);
+    if (!ts_node_is_null(g) && !single_target(g)) {
+        f->rs = a;
+        f->re = b;
+        f->at = a + ts_node_start_byte(g);
+        snprintf(f->why, sizeof(f->why), "'%s' is an illegal expression for augmented assignment",
+                 is(g, "expression_statement") ? "tuple" : cc_expr_name(&p, g));
     }
     py_tree_free(&p);
 }
@@ -615,18 +630,13 @@ static void kwarg_target(const char *src, const ltoks *ts, size_t k, found *f)
 static void annotated_target(const char *src, uint32_t a, uint32_t b, found *f)
 {
     py_tree p;
-    TSNode stmt = parse_expr(&p, src, a, b);
-    if (!ts_node_is_null(stmt)) {
-        TSNode e = stmt_expr(stmt), g = e;
-        while (is(g, "parenthesized_expression") && ts_node_named_child_count(g) == 1)
-            g = ts_node_named_child(g, 0);
-        if (!is(g, "identifier") && !is(g, "attribute") && !is(g, "subscript") &&
-            !is(e, "expression_statement") && !is(g, "tuple") && !is(g, "list")) {
-            f->rs = a;
-            f->re = b;
-            f->at = a + ts_node_start_byte(g);
-            snprintf(f->why, sizeof(f->why), "illegal target for annotation");
-        }
+    TSNode e, g = bare_target(&p, src, a, b, &e);
+    if (!ts_node_is_null(g) && !single_target(g) && !is(e, "expression_statement") &&
+        !is(g, "tuple") && !is(g, "list")) {
+        f->rs = a;
+        f->re = b;
+        f->at = a + ts_node_start_byte(g);
+        snprintf(f->why, sizeof(f->why), "illegal target for annotation");
     }
     py_tree_free(&p);
 }
