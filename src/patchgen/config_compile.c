@@ -711,10 +711,42 @@ static int check_splat(cc *c, TSNode n, levels *lv, int depth)
     }
 }
 
-/* An annotated assignment after a global or nonlocal declaration of its name. */
+/* `[a]: int`, `(a, b): int`, `a, b: int`: the parser takes one target only, a
+ * parenthesised one as itself (invalid_ann_assign_target); `*a: int` stops at the
+ * colon. */
+static void check_annotated(cc *c, TSNode n)
+{
+    TSNode left = ts_node_child_by_field_id(n, field_left);
+    if (ts_node_symbol(left) == sym_list_splat_pattern) {
+        TSNode colon = ts_node_next_sibling(left);
+        cc_refuse(c, ts_node_is_null(colon) ? left : colon, CC_PARSER, "invalid syntax");
+        return;
+    }
+    for (;;) {
+        const char *type = ts_node_type(left);
+        int tuple = !strcmp(type, "tuple_pattern") || !strcmp(type, "tuple");
+        if (tuple && ts_node_named_child_count(left) == 1 && !has_comma(left)) {
+            left = ts_node_named_child(left, 0);
+        } else if (tuple || !strcmp(type, "pattern_list")) {
+            cc_refuse(c, left, CC_PARSER, "only single target (not tuple) can be annotated");
+            return;
+        } else if (!strcmp(type, "list_pattern") || !strcmp(type, "list")) {
+            cc_refuse(c, left, CC_PARSER, "only single target (not list) can be annotated");
+            return;
+        } else {
+            return;
+        }
+    }
+}
+
+/* An annotated assignment: its target, and after a global or nonlocal declaration
+ * of its name. */
 static void check_assign(cc *c, TSNode n)
 {
-    if (c->dirs.len && !ts_node_is_null(ts_node_child_by_field_id(n, field_type)))
+    if (ts_node_is_null(ts_node_child_by_field_id(n, field_type)))
+        return;
+    check_annotated(c, n);
+    if (c->dirs.len)
         cc_annotated(c, n);
 }
 

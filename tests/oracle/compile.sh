@@ -583,6 +583,29 @@ f(**k, a.b=1)
 x[f(None=1)]
 f(None=1)\nx.None
 x.None\nf(None=1)
+[a]: int
+(a, b): int
+a, b: int
+(a): int
+((a, b)): int
+(a,): int
+((a)): int = 1
+[a, b]: int = 1
+*a: int
+(*a): int
+(): int
+[]: int
+x = 1; [a]: int
+def f():\n    (a, b): int = 1
+[a]: int\n(__debug__) = 1
+__debug__ = 1\n[a]: int
+(a, *b): int
+a, : int
+class C:\n    [x]: int
+a[0]: int = 1
+(a.b): int
+lambda: 1: int
+for x in y: [a]: int
 CASES
 echo "$i modules of a few lines"
 python3 tests/oracle/compile_compare.py --exact "$tool" "$tmp/cases"
