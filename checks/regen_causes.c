@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/strbuf.h"
+#include "patchgen/normalize.h"
 
 #define RUFF_FAILED "ruff normalisation failed: "
 #define EXITED " exited with status "
@@ -22,7 +23,7 @@ static int word_char(char ch)
 
 /* s[0..n) with each number outside backquotes one '#': a run of digits that is
  * not part of a name (`Qwen3_5Model` stays). */
-static void push_key(strvec *keys, const char *s, size_t n)
+static void push_key(regen_causes *c, const char *s, size_t n)
 {
     strbuf k = STRBUF_INIT;
     int quoted = 0;
@@ -42,37 +43,13 @@ static void push_key(strvec *keys, const char *s, size_t n)
         strbuf_addc(&k, s[i]);
     }
     strbuf_rtrim(&k);
-    if (k.len && strvec_find(keys, k.buf) < 0)
-        strvec_push(keys, k.buf);
+    if (k.len && strvec_find(&c->keys, k.buf) < 0) {
+        strvec_push(&c->keys, k.buf);
+        while (n && (s[n - 1] == ' ' || s[n - 1] == '\r'))
+            n--;
+        strvec_push_owned(&c->heads, pgci_strndup(s, n));
+    }
     strbuf_free(&k);
-}
-
-/* The length of a ruff rule code and the space after it at s ("F811 "), 0 when
- * s does not start with one. */
-static size_t rule_code(const char *s)
-{
-    size_t i = 0;
-    while (isupper((unsigned char)s[i]))
-        i++;
-    if (!i || i > 4 || !isdigit((unsigned char)s[i]))
-        return 0;
-    size_t d = i;
-    while (isdigit((unsigned char)s[i]))
-        i++;
-    return i - d <= 4 && s[i] == ' ' ? i + 1 : 0;
-}
-
-/* The diagnostic at s, a line of ruff's output: "F811 ..." at its start, or after
- * a concise format's "path:line:col: ". */
-static const char *diagnostic(const char *s, const char *end)
-{
-    if (rule_code(s))
-        return s;
-    for (const char *p = s; p + 2 < end; p++)
-        if (p[0] == ':' && p[1] == ' ' && p > s && isdigit((unsigned char)p[-1]) &&
-            rule_code(p + 2))
-            return p + 2;
-    return NULL;
 }
 
 static void read_ruff(regen_causes *c, const char *out)
@@ -82,10 +59,18 @@ static void read_ruff(regen_causes *c, const char *out)
     for (const char *p = out; *p;) {
         const char *nl = strchr(p, '\n');
         const char *end = nl ? nl : p + strlen(p);
-        const char *d = diagnostic(p, end);
+        const char *d = normalize_ruff_diagnostic(p, end);
         if (d)
-            push_key(&c->keys, d, (size_t)(end - d));
-        if (!strncmp(p, "... (", 5) && strstr(p, CUT) && strstr(p, CUT) < end)
+            push_key(c, d, (size_t)(end - d));
+        /* cut: the lines past it are unknown, unless their diagnostics follow
+         * in full (normalize.h) */
+        if (!strncmp(p, "... (", 5) && strstr(p, CUT) && strstr(p, CUT) < end) {
+            const char *listed = strstr(p, NORMALIZE_CUT_LISTED);
+            const char *none = strstr(p, NORMALIZE_CUT_NONE);
+            c->cut = (!listed || listed > end) && (!none || none > end);
+        }
+        if ((size_t)(end - p) == strlen(NORMALIZE_CUT_UNLISTED) &&
+            !strncmp(p, NORMALIZE_CUT_UNLISTED, (size_t)(end - p)))
             c->cut = 1;
         if (!nl)
             break;
@@ -93,7 +78,7 @@ static void read_ruff(regen_causes *c, const char *out)
     }
     if (c->keys.len == before) { /* no diagnostic (a file ruff cannot parse): its first line */
         const char *nl = strchr(first, '\n');
-        push_key(&c->keys, first, nl ? (size_t)(nl - first) : strlen(first));
+        push_key(c, first, nl ? (size_t)(nl - first) : strlen(first));
     }
 }
 
@@ -111,7 +96,7 @@ static const char *past_paths(const char *s)
 
 void regen_causes_read(regen_causes *c, const char *error)
 {
-    *c = (regen_causes){STRVEC_INIT, REGEN_STAGE_CODEGEN, 0};
+    *c = (regen_causes){STRVEC_INIT, STRVEC_INIT, REGEN_STAGE_CODEGEN, 0};
     if (!error)
         return;
     const char *r = strstr(error, RUFF_FAILED);
@@ -135,18 +120,19 @@ void regen_causes_read(regen_causes *c, const char *error)
             const char *comma = memchr(p, ',', (size_t)(end - p));
             const char *e = comma ? comma : end;
             char *key = pgci_asprintf("positioned helper target not found: %.*s", (int)(e - p), p);
-            push_key(&c->keys, key, strlen(key));
+            push_key(c, key, strlen(key));
             free(key);
             p = comma ? comma + 2 : end;
         }
         return;
     }
-    push_key(&c->keys, m, n);
+    push_key(c, m, n);
 }
 
 void regen_causes_free(regen_causes *c)
 {
     strvec_free(&c->keys);
+    strvec_free(&c->heads);
     memset(c, 0, sizeof(*c));
 }
 
@@ -158,4 +144,33 @@ int regen_causes_new(const regen_causes *a, const regen_causes *b, strvec *fresh
         if (strvec_find(&a->keys, b->keys.items[i]) < 0)
             strvec_push(fresh, b->keys.items[i]);
     return 1;
+}
+
+char *regen_cause_short(const char *head)
+{
+    const char *d = normalize_ruff_diagnostic(head, head + strlen(head));
+    const char *q = d ? strchr(d, '`') : NULL;
+    const char *qe = q ? strchr(q + 1, '`') : NULL;
+    if (!qe)
+        return pgci_strdup(head);
+    return pgci_asprintf("%.*s %.*s", (int)strcspn(d, " "), d, (int)(qe + 1 - q), q);
+}
+
+void regen_causes_others(const regen_causes *c, const char *line, size_t n, strvec *out)
+{
+    if (c->stage != REGEN_STAGE_RUFF)
+        return;
+    /* the first line's diagnostic, after "exited with status N: " */
+    regen_causes first = {STRVEC_INIT, STRVEC_INIT, REGEN_STAGE_RUFF, 0};
+    char *l = pgci_strndup(line, n);
+    const char *x = strstr(l, EXITED);
+    const char *colon = x ? strstr(x, ": ") : NULL;
+    const char *d = colon ? normalize_ruff_diagnostic(colon + 2, l + n) : NULL;
+    if (d)
+        push_key(&first, d, strlen(d));
+    for (size_t i = 0; i < c->keys.len; i++)
+        if (!first.keys.len || strcmp(first.keys.items[0], c->keys.items[i]))
+            strvec_push_owned(out, regen_cause_short(c->heads.items[i]));
+    regen_causes_free(&first);
+    free(l);
 }

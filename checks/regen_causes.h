@@ -28,8 +28,10 @@ typedef enum regen_stage {
 
 typedef struct regen_causes {
     strvec keys;
+    strvec heads; /* each key's text as the message has it (its numbers kept) */
     regen_stage stage;
-    int cut; /* ruff's output was cut short: causes past the cut are unknown */
+    int cut; /* ruff's output was cut short and the diagnostics past the cut are
+                not all listed after it (normalize.h): causes there are unknown */
 } regen_causes;
 
 /* Reads a regeneration's error message (regen_output.error) into c. */
@@ -42,5 +44,15 @@ void regen_causes_free(regen_causes *c);
  * never ran at a, its code generator having stopped first, while b's failure is
  * ruff's; or a's ruff output was cut). fresh is empty when b adds nothing. */
 int regen_causes_new(const regen_causes *a, const regen_causes *b, strvec *fresh);
+
+/* A cause short, for a title: a ruff diagnostic's rule and the first name it
+ * quotes ("F811 `causal_conv1d_fn`"), else the text as it is (malloc'ed). */
+char *regen_cause_short(const char *head);
+
+/* The causes of c, read from a message whose first line is line[0..n), less the
+ * one that line names (a ruff failure's first diagnostic), each short, into out:
+ * what a title made of the first line leaves unsaid. Nothing for the code
+ * generator's failure, whose one line says all. */
+void regen_causes_others(const regen_causes *c, const char *line, size_t n, strvec *out);
 
 #endif

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks/regen_causes.h"
 #include "core/strbuf.h"
 
 /* "path:LINE:COL: rest" -> line, col and rest, when the message starts with the
@@ -24,6 +25,32 @@ static const char *located(const char *message, const char *path, unsigned *line
     return end + 2;
 }
 
+/* The causes past the first line's, listed at most OTHERS_LISTED of them: a ruff
+ * failure's title names each distinct diagnostic (the Qwen3.5 configs at 5.16.1
+ * fail on two redefinitions and three undefined names, and the first line names
+ * one). */
+#define OTHERS_LISTED 8
+
+static void others(strbuf *more, const char *message, size_t first)
+{
+    regen_causes c;
+    regen_causes_read(&c, message);
+    strvec o = STRVEC_INIT;
+    regen_causes_others(&c, message, first, &o);
+    if (o.len) {
+        strbuf_addf(more, " (and %zu more: ", o.len);
+        for (size_t i = 0; i < o.len && i < OTHERS_LISTED; i++)
+            strbuf_addf(more, "%s%s", i ? ", " : "", o.items[i]);
+        if (o.len > OTHERS_LISTED)
+            strbuf_addf(more, " and %zu others", o.len - OTHERS_LISTED);
+        strbuf_adds(more, c.cut ? "; ruff's output cut short before the rest)" : ")");
+    } else if (c.cut) {
+        strbuf_adds(more, " (ruff's output cut short before the rest)");
+    }
+    strvec_free(&o);
+    regen_causes_free(&c);
+}
+
 void regen_finding(findings *out, const char *config, const char *path, const char *what,
                    const char *message)
 {
@@ -31,8 +58,11 @@ void regen_finding(findings *out, const char *config, const char *path, const ch
     message = located(message, path, &line, &col);
     const char *nl = strchr(message, '\n');
     int first = nl ? (int)(nl - message) : (int)strlen(message);
-    finding *f = findings_add(out, "regen", SEV_ERROR, config, path, line, col, NULL, "%s: %.*s",
-                              what, first, message);
+    strbuf more = STRBUF_INIT;
+    others(&more, message, (size_t)first);
+    finding *f = findings_add(out, "regen", SEV_ERROR, config, path, line, col, NULL, "%s: %.*s%s",
+                              what, first, message, more.buf);
+    strbuf_free(&more);
     if (nl && nl[1])
         finding_set_detail(f, nl + 1);
 }

@@ -6,8 +6,9 @@
 
 #include "checks/finding.h"
 
-/* Adds a "regen" error "<what>: <first line of message>"; the other lines of the
- * message (ruff's diagnostics, say) become the detail. */
+/* Adds a "regen" error "<what>: <first line of message>", and what other causes the
+ * message gives (regen_causes.h: " (and 4 more: F811 `causal_conv1d_fn`, ...)"); the other lines of
+ * the message (ruff's diagnostics, say) become the detail. */
 void regen_finding(findings *out, const char *config, const char *path, const char *what,
                    const char *message);
 

@@ -68,8 +68,89 @@ static void replace_all(strbuf *sb, const char *from, const char *to)
 /* ruff's diagnostics can run to thousands of lines: the message keeps whole lines
  * up to a fixed budget and says how many it left out. A fixed cut (and not the
  * error slot's own truncation) keeps the message the same wherever the workspace,
- * the temporary directory or ruff live. */
+ * the temporary directory or ruff live. The first line of each diagnostic past the
+ * cut that the kept lines do not show follows, up to a budget of its own: what
+ * failed is then all in the message (a failure's causes, checks/regen_causes.h,
+ * are compared between two releases; the survey titles a failure by them). */
 #define RUFF_OUTPUT_BUDGET 1500
+#define RUFF_HEADS_BUDGET 800
+
+static int is_upper(char c)
+{
+    return c >= 'A' && c <= 'Z';
+}
+
+static int is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* The length of a ruff rule code and the space after it at s ("F811 "), 0 when
+ * s does not start with one. */
+static size_t rule_code(const char *s, const char *end)
+{
+    const char *p = s;
+    while (p < end && is_upper(*p))
+        p++;
+    size_t letters = (size_t)(p - s);
+    if (!letters || letters > 4 || p >= end || !is_digit(*p))
+        return 0;
+    const char *d = p;
+    while (p < end && is_digit(*p))
+        p++;
+    return p - d <= 4 && p < end && *p == ' ' ? (size_t)(p - s) + 1 : 0;
+}
+
+const char *normalize_ruff_diagnostic(const char *line, const char *end)
+{
+    if (rule_code(line, end))
+        return line;
+    for (const char *p = line; p + 2 < end; p++)
+        if (p[0] == ':' && p[1] == ' ' && p > line && is_digit(p[-1]) && rule_code(p + 2, end))
+            return p + 2;
+    return NULL;
+}
+
+/* Whether the diagnostic d[0..n) is one of the first lines in heads (each line
+ * with its '\n'), or one in kept[0..klen) starts. */
+static int head_seen(const char *d, size_t n, const strbuf *heads, const char *kept, size_t klen)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        const char *p = pass ? kept : heads->buf, *end = p + (pass ? klen : heads->len);
+        while (p && p < end) {
+            const char *nl = memchr(p, '\n', (size_t)(end - p));
+            const char *e = nl ? nl : end;
+            const char *h = normalize_ruff_diagnostic(p, e);
+            if (h && (size_t)(e - h) == n && !memcmp(h, d, n))
+                return 1;
+            p = nl ? nl + 1 : NULL;
+        }
+    }
+    return 0;
+}
+
+/* The first line of each diagnostic in why[from..) that why[0..from) does not
+ * show, into heads (one a line), within RUFF_HEADS_BUDGET; 1 when some did not fit. */
+static int heads_past(const strbuf *why, size_t from, strbuf *heads)
+{
+    int left_out = 0;
+    for (const char *p = why->buf + from, *end = why->buf + why->len; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *e = nl ? nl : end;
+        const char *d = normalize_ruff_diagnostic(p, e);
+        size_t n = d ? (size_t)(e - d) : 0;
+        while (n && (d[n - 1] == ' ' || d[n - 1] == '\r'))
+            n--;
+        if (n && !head_seen(d, n, heads, why->buf, from)) {
+            if (heads->len + n + 1 > RUFF_HEADS_BUDGET)
+                left_out = 1;
+            else
+                strbuf_addf(heads, "%.*s\n", (int)n, d);
+        }
+        p = nl ? nl + 1 : end;
+    }
+    return left_out;
+}
 
 static void cap_output(strbuf *why)
 {
@@ -84,9 +165,22 @@ static void cap_output(strbuf *why)
     for (size_t i = cut; i < why->len; i++)
         more += why->buf[i] == '\n';
     more++; /* the last line has no newline (rtrimmed) */
+    strbuf heads = STRBUF_INIT;
+    int left_out = heads_past(why, cut, &heads);
     strbuf_setlen(why, cut);
     strbuf_rtrim(why);
-    strbuf_addf(why, "\n... (%zu more line%s of ruff output)", more, more == 1 ? "" : "s");
+    strbuf_addf(why, "\n... (%zu more line%s of ruff output%s)", more, more == 1 ? "" : "s",
+                heads.len  ? NORMALIZE_CUT_LISTED
+                : left_out ? ""
+                           : NORMALIZE_CUT_NONE);
+    if (heads.len) {
+        strbuf_addc(why, '\n');
+        strbuf_add(why, heads.buf, heads.len);
+        strbuf_rtrim(why);
+    }
+    if (left_out)
+        strbuf_adds(why, "\n" NORMALIZE_CUT_UNLISTED);
+    strbuf_free(&heads);
 }
 
 int normalize_ruff_failed(const char *const *argv, const char *tmpdir, int status, const char *err,

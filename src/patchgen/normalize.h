@@ -85,6 +85,21 @@ int normalize_settings_key(const normalize_opts *o, uint8_t out[SHA256_DIGEST_LE
  * passed last. Free with strvec_free. */
 void normalize_argv(const normalize_opts *o, int which, const char *file, strvec *argv);
 
+/* The diagnostic a line of ruff's text report (line[0..end)) starts: the line
+ * itself when it starts with a rule code ("F811 Redefinition ...", the full
+ * format's header), or the text after a concise format's "PATH:ROW:COL: "; NULL
+ * when the line starts none. */
+const char *normalize_ruff_diagnostic(const char *line, const char *end);
+
+/* The line ruff's output cut short ends with, in a refusal's message: "... (N
+ * more lines of ruff output)", with NORMALIZE_CUT_NONE before the ")" when the
+ * lines left out hold no diagnostic the kept ones do not, or NORMALIZE_CUT_LISTED
+ * and then those diagnostics' first lines, one a line, each once; when they do
+ * not all fit, NORMALIZE_CUT_UNLISTED ends the list. */
+#define NORMALIZE_CUT_NONE ", no other diagnostic among them"
+#define NORMALIZE_CUT_LISTED "; the other diagnostics there:"
+#define NORMALIZE_CUT_UNLISTED "... (and more)"
+
 /* "ruff 0.13.2" (the first line of `ruff --version`) into out. */
 int normalize_ruff_version(const char *ruff, strbuf *out);
 

@@ -869,11 +869,19 @@ static void standing_other_causes(survey_state *s)
         if (regen_causes_new(&ca, &cb, &fresh) && fresh.len) {
             s->standing[i] = 0;
             out->n_standing--;
-            char *what = pgci_asprintf("fails to regenerate against %s, for a cause it had not "
-                                       "at %s (%s)",
-                                       out->to, out->from, fresh.items[0]);
+            strbuf list = STRBUF_INIT; /* each new cause, the first in full: the change */
+            for (size_t k = 0; k < fresh.len; k++) {
+                char *c = k ? regen_cause_short(fresh.items[k]) : pgci_strdup(fresh.items[k]);
+                strbuf_addf(&list, "%s%s", k ? ", " : "", c);
+                free(c);
+            }
+            char *what =
+                pgci_asprintf("fails to regenerate against %s, for %s it had not at %s "
+                              "(%s)",
+                              out->to, fresh.len > 1 ? "causes" : "a cause", out->from, list.buf);
             regen_finding(&out->fs, s->sel[i]->module, s->sel[i]->path, what, err);
             free(what);
+            strbuf_free(&list);
         }
         strvec_free(&fresh);
         regen_causes_free(&ca);

@@ -108,13 +108,15 @@ cp "$gen/patched_modeling_qwen3_gpu.py" "$tmp/before.py"
 expect_error "failing ruff" "exited with status 3: ruff exploded" -C "$ws" --ruff "$tmp/badruff" --write
 cmp "$tmp/before.py" "$gen/patched_modeling_qwen3_gpu.py" || fail "a failed regen touched the output"
 [ -z "$(find "$ws" -name '*.tmp*')" ] || fail "temporary files left behind"
-# a ruff with pages of diagnostics: whole lines up to a budget, then a count; the
+# a ruff with pages of diagnostics: whole lines up to a budget, then a count and the
+# first lines of the diagnostics left out, up to a budget of their own; the
 # temporary directory reads <tmp>
 printf '#!/bin/sh\nfor i in $(seq 1 400); do echo "E999 diagnostic line $i in $4$5$6$7$8"; done\nexit 1\n' >"$tmp/noisyruff"
 chmod +x "$tmp/noisyruff"
-expect_error "noisy ruff" "more lines of ruff output)" -C "$ws" --ruff "$tmp/noisyruff" qwen3_gpu_patch_gen_config
+expect_error "noisy ruff" "more lines of ruff output; the other diagnostics there:)" -C "$ws" --ruff "$tmp/noisyruff" qwen3_gpu_patch_gen_config
 grep -q "<tmp>/patched_modeling_qwen3_gpu.py" "$tmp/err" || fail "temporary path not masked: $(head -c 300 "$tmp/err")"
 [ "$(wc -c <"$tmp/err")" -lt 3000 ] || fail "ruff output not capped ($(wc -c <"$tmp/err") bytes)"
+grep -q "^\.\.\. (and more)$" "$tmp/err" || fail "the list past the cut does not say it is cut"
 
 # 6. broken configs, each in a workspace of its own
 mkws() {

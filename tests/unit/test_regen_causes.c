@@ -8,11 +8,13 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "checks/regen_causes.h"
+#include "checks/regen_finding.h"
 
 #define RUFF_HEAD                                                                                  \
     "m/q/q_gpu_patch_gen_config.py: ruff normalisation failed: '/x/ruff check --fix --quiet "      \
@@ -119,11 +121,98 @@ static void test_new(void **state)
     strvec_free(&fresh);
 }
 
+/* ruff's output cut short, the diagnostics past the cut listed after it (normalize.h):
+ * A's whole list is known, so what B adds is told (before, a cut A said nothing) */
+static const char listed_a[] =
+    RUFF_HEAD "F811 Redefinition of unused `causal_conv1d_update` from line 125\n"
+              "   --> <tmp>/patched_q_gpu.py:379:5\n"
+              "... (33 more lines of ruff output; the other diagnostics there:)\n"
+              "F811 Redefinition of unused `causal_conv1d_fn` from line 124\n"
+              "F821 Undefined name `logger`";
+
+static const char listed_b[] =
+    RUFF_HEAD "F811 Redefinition of unused `causal_conv1d_update` from line 127\n"
+              "   --> <tmp>/patched_q_gpu.py:415:5\n"
+              "... (45 more lines of ruff output; the other diagnostics there:)\n"
+              "F811 Redefinition of unused `causal_conv1d_fn` from line 126\n"
+              "F821 Undefined name `logger`\n"
+              "F821 Undefined name `Qwen3_5MoeModelOutputWithPast`";
+
+/* cut, nothing past it the kept lines do not show */
+static const char same_past[] = RUFF_HEAD "F821 Undefined name `Optional`\n"
+                                          "   --> <tmp>/patched_q_gpu.py:3094:20\n"
+                                          "... (49 more lines of ruff output, no other "
+                                          "diagnostic among them)";
+
+/* cut, the list itself cut */
+static const char unlisted[] = RUFF_HEAD "F821 Undefined name `a`\n"
+                                         "... (400 more lines of ruff output; the other "
+                                         "diagnostics there:)\n"
+                                         "F821 Undefined name `b`\n"
+                                         "... (and more)";
+
+static void test_listed_past_the_cut(void **state)
+{
+    (void)state;
+    regen_causes c;
+    regen_causes_read(&c, listed_a);
+    assert_false(c.cut);
+    assert_int_equal(c.keys.len, 3);
+    assert_string_equal(c.keys.items[2], "F821 Undefined name `logger`");
+    assert_string_equal(c.heads.items[1],
+                        "F811 Redefinition of unused `causal_conv1d_fn` from line 124");
+    regen_causes_free(&c);
+    regen_causes_read(&c, same_past);
+    assert_false(c.cut);
+    assert_int_equal(c.keys.len, 1);
+    regen_causes_free(&c);
+    regen_causes_read(&c, unlisted);
+    assert_true(c.cut);
+    assert_int_equal(c.keys.len, 2);
+    regen_causes_free(&c);
+    strvec fresh = STRVEC_INIT;
+    assert_int_equal(added(listed_a, listed_b, &fresh), 1);
+    assert_int_equal(fresh.len, 1);
+    assert_string_equal(fresh.items[0], "F821 Undefined name `Qwen3_5MoeModelOutputWithPast`");
+    assert_int_equal(added(same_past, listed_b, &fresh), 1);
+    assert_int_equal(fresh.len, 4);
+    assert_int_equal(added(unlisted, listed_b, &fresh), 0);
+    strvec_free(&fresh);
+}
+
+/* a failure's title names each distinct cause, short, past the first line's */
+static void test_title_names_every_cause(void **state)
+{
+    (void)state;
+    findings fs = FINDINGS_INIT;
+    regen_finding(&fs, "m.q", "m/q/q_gpu_patch_gen_config.py", "fails to regenerate against v2",
+                  listed_b);
+    regen_finding(&fs, "m.q", "m/q/q_gpu_patch_gen_config.py", "fails", same_past);
+    regen_finding(&fs, "m.q", "m/q/q_gpu_patch_gen_config.py", "fails", unlisted);
+    regen_finding(&fs, "m.q", "m/q/q_gpu_patch_gen_config.py", "fails", positioned);
+    assert_int_equal(fs.len, 4);
+    const char *t = fs.items[0]->title;
+    assert_non_null(strstr(t, "status 1: F811 Redefinition of unused `causal_conv1d_update` from "
+                              "line 127 (and 3 more: F811 `causal_conv1d_fn`, F821 `logger`, "
+                              "F821 `Qwen3_5MoeModelOutputWithPast`)"));
+    assert_non_null(strstr(fs.items[1]->title, "Undefined name `Optional`"));
+    assert_null(strstr(fs.items[1]->title, "more"));
+    assert_non_null(strstr(fs.items[2]->title, "`a` (and 1 more: F821 `b`; ruff's output cut "
+                                               "short before the rest)"));
+    assert_null(strstr(fs.items[3]->title, "more"));
+    findings_free(&fs);
+    char *sh = regen_cause_short("error: Failed to parse <tmp>/x.py:12:5: Expected an expression");
+    assert_string_equal(sh, "error: Failed to parse <tmp>/x.py:12:5: Expected an expression");
+    free(sh);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_keys),
         cmocka_unit_test(test_new),
+        cmocka_unit_test(test_listed_past_the_cut),
+        cmocka_unit_test(test_title_names_every_cause),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/error.h"
 #include "core/strbuf.h"
 #include "core/vec.h"
 #include "patchgen/normalize_internal.h"
@@ -172,13 +173,61 @@ static void test_refused(void **state)
     }
 }
 
+/* A refusal's message cut at its budget lists the diagnostics past the cut the kept
+ * lines do not show, each once (normalize.h): what failed is all in the message. */
+static void ruff_refusal(strbuf *out, const char *last, int n_last)
+{
+    strbuf_reset(out);
+    for (int i = 0; i < 20; i++)
+        strbuf_addf(out,
+                    "F821 Undefined name `Optional`\n   --> /t/x.py:%d:20\n    |\n%d |     a: "
+                    "Optional[int] = None,\n    |                    ^^^^^^^^\n    |\n\n",
+                    100 + i, 100 + i);
+    for (int i = 0; i < n_last; i++)
+        strbuf_addf(out, "%s%s%d`\n   --> /t/x.py:%d:1\n    |\n\n", last, i ? "_" : "", i, 900 + i);
+}
+
+static void test_refusal_cut(void **state)
+{
+    (void)state;
+    const char *argv[] = {"ruff", "check", "--fix", "/t/x.py", NULL};
+    strbuf rep = STRBUF_INIT;
+    ruff_refusal(&rep, "F821 Undefined name `logger", 2);
+    normalize_ruff_failed(argv, "/t", 1, "", 0, rep.buf, rep.len);
+    const char *m = pgci_error_last();
+    assert_non_null(strstr(m, " more lines of ruff output; the other diagnostics there:)\n"
+                              "F821 Undefined name `logger0`\n"
+                              "F821 Undefined name `logger_1`"));
+    assert_null(strstr(strstr(m, "diagnostics there"), "Optional"));
+    assert_null(strstr(m, "(and more)"));
+    /* nothing past the cut that the kept lines do not show */
+    ruff_refusal(&rep, "", 0);
+    normalize_ruff_failed(argv, "/t", 1, "", 0, rep.buf, rep.len);
+    m = pgci_error_last();
+    assert_non_null(strstr(m, " more lines of ruff output, no other diagnostic among them)"));
+    /* more than the list's budget: it says so */
+    ruff_refusal(&rep, "F821 Undefined name `a_long_name_that_a_patch_body_reads_and_nothing_binds",
+                 40);
+    normalize_ruff_failed(argv, "/t", 1, "", 0, rep.buf, rep.len);
+    m = pgci_error_last();
+    assert_non_null(strstr(m, "nothing_binds0`\n"));
+    assert_non_null(strstr(m, "\n... (and more)"));
+    assert_true(strlen(m) < 2600);
+    /* the concise format's lines read from the rule on */
+    const char *l = "/t/x.py:3:5: F821 Undefined name `x`";
+    assert_ptr_equal(normalize_ruff_diagnostic(l, l + strlen(l)), strstr(l, "F821"));
+    l = "  3 | F821 is no diagnostic";
+    assert_null(normalize_ruff_diagnostic(l, l + strlen(l)));
+    strbuf_free(&rep);
+    pgci_error_clear();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_full),
-        cmocka_unit_test(test_concise_grouped_pylint),
-        cmocka_unit_test(test_nothing),
-        cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_full),        cmocka_unit_test(test_concise_grouped_pylint),
+        cmocka_unit_test(test_nothing),     cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_refusal_cut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
