@@ -232,6 +232,8 @@ static void classify(json_t *f, fact *x)
         subject = str(d, "builder") ? str(d, "builder") : "";
     else if (!strcmp(x->family, "replaced-body")) /* one title per set of methods */
         subject = methods_key(d, &own);
+    else if (!strcmp(x->family, "attrs-removed") && json_is_true(json_object_get(d, "registered")))
+        subject = "registered"; /* a buffer __init__ registered: its own change and action */
     else if (!strcmp(x->family, "attr") || !strcmp(x->family, "deprecation"))
         subject = str(d, "attribute")   ? str(d, "attribute")
                   : str(d, "parameter") ? str(d, "parameter")
@@ -579,6 +581,22 @@ static void values_named(strbuf *t, json_t *values)
         strbuf_adds(t, "a value");
 }
 
+/* "`Cls.__init__` no longer sets `self.a`, `self.b` and `self.c`", and what to do:
+ * port the bodies, or, for a buffer upstream's `__init__` registered (which the
+ * patch reads before it may set it), give it a value first. */
+static void title_of_attrs_removed(strbuf *t, strbuf *act, const change *c, const char *s)
+{
+    strbuf_addf(t, "`%s.__init__` no longer sets ", s);
+    for (size_t i = 0; i < c->phrases.len; i++)
+        strbuf_addf(t, "%s%s", i ? (i + 1 == c->phrases.len ? " and " : ", ") : "",
+                    c->phrases.items[i]);
+    if (json_is_true(json_object_get(json_object_get(c->first, "data"), "registered")))
+        strbuf_adds(act, "give the attribute a value before the patch bodies read it "
+                         "(upstream's `__init__` registered it), or port them off it");
+    else
+        strbuf_adds(act, "port the patch bodies to upstream's new attributes");
+}
+
 /* Titles of contract changes, deprecations and notes. */
 static void title_of_contract(strbuf *t, strbuf *act, const change *c)
 {
@@ -680,11 +698,7 @@ static void title_of_contract(strbuf *t, strbuf *act, const change *c)
         strbuf_adds(act, "read the base method and check the generated classes still take "
                          "upstream's path");
     } else if (!strcmp(fam, "attrs-removed")) {
-        strbuf_addf(t, "`%s.__init__` no longer sets ", s);
-        for (size_t i = 0; i < c->phrases.len; i++)
-            strbuf_addf(t, "%s%s", i ? (i + 1 == c->phrases.len ? " and " : ", ") : "",
-                        c->phrases.items[i]);
-        strbuf_adds(act, "port the patch bodies to upstream's new attributes");
+        title_of_attrs_removed(t, act, c, s);
     } else if (!strcmp(fam, "kernel-forward")) {
         strbuf_addf(t,
                     "`%s` became replaceable by a hub kernel: with `use_kernels=True` its "

@@ -1148,6 +1148,92 @@ static int class_patches_mention_attr(const sig_ctx *c, const char *cls, const c
     return 0;
 }
 
+/* How a method's text (a def) treats self.attr, an attribute upstream's
+ * `__init__` no longer sets: ATTR_SET_FIRST when the first statement of its body
+ * that names it assigns it (`self.attr = E`, E not naming it), so no read comes
+ * before it; ATTR_SET_LATER when it assigns it in some other place (under an `if`,
+ * after a read); ATTR_READ_ONLY when it never assigns it. */
+enum { ATTR_READ_ONLY, ATTR_SET_LATER, ATTR_SET_FIRST };
+
+static int assigns_attr(const char *text, const char *attr)
+{
+    size_t n = strlen(attr);
+    for (const char *p = text; (p = strstr(p, "self.")); p += 5) {
+        const char *q = p + 5 + n;
+        if (strncmp(p + 5, attr, n) || isalnum((unsigned char)*q) || *q == '_')
+            continue;
+        while (*q == ' ')
+            q++;
+        if (*q == '=' && q[1] != '=')
+            return 1;
+    }
+    return 0;
+}
+
+static int attr_set_first(const char *text, const char *attr)
+{
+    if (!text || !assigns_attr(text, attr))
+        return ATTR_READ_ONLY;
+    py_tree t;
+    if (py_parse(&t, text, strlen(text), "<patch>") < 0) {
+        pgci_error_clear();
+        return ATTR_SET_LATER;
+    }
+    int how = ATTR_SET_LATER;
+    TSNode def = pynode_named_child(py_root(&t), 0);
+    if (py_is(def, "decorated_definition"))
+        def = py_field(def, "definition");
+    TSNode body = py_is(def, "function_definition") ? py_field(def, "body") : def;
+    uint32_t k =
+        ts_node_is_null(body) || !py_is(body, "block") ? 0 : ts_node_named_child_count(body);
+    for (uint32_t i = 0; i < k; i++) {
+        char *st = py_text_dup(&t, ts_node_named_child(body, i));
+        int names = text_mentions_attr(st, attr);
+        if (names) {
+            /* `self.attr = E` alone: the statement's text up to its '=' is the target */
+            const char *eq = strchr(st, '=');
+            char *rhs = eq && eq[1] != '=' ? pgci_strdup(eq + 1) : NULL;
+            int target = eq && !strncmp(st, "self.", 5) && !strncmp(st + 5, attr, strlen(attr));
+            size_t tl = 5 + strlen(attr);
+            while (target && st[tl] == ' ')
+                tl++;
+            if (target && st + tl == eq && rhs && !text_mentions_attr(rhs, attr))
+                how = ATTR_SET_FIRST;
+            free(rhs);
+        }
+        free(st);
+        if (names)
+            break;
+    }
+    py_tree_free(&t);
+    return how;
+}
+
+/* How the config's method overrides of cls treat self.attr, which they read
+ * (attr_set_first): ATTR_SET_FIRST when every override naming it assigns it
+ * before anything else names it, else ATTR_SET_LATER when one assigns it, else
+ * ATTR_READ_ONLY. */
+static int class_patches_set_attr(const sig_ctx *c, const char *cls, const char *attr)
+{
+    size_t n = strlen(cls);
+    const pg_config *cfg = c->p->cfg;
+    int all_first = 1, any_set = 0;
+    for (size_t i = 0; i < cfg->patches.len; i++) {
+        const pg_patch *p = &cfg->patches.items[i];
+        if (p->type != PG_METHOD_OVERRIDE || strncmp(p->target, cls, n) || p->target[n] != '.')
+            continue;
+        char *own = p == c->patch ? NULL : signatures_object_text(p->replacement);
+        const char *text = p == c->patch ? c->patch_text : own;
+        if (text_mentions_attr(text, attr)) {
+            int how = attr_set_first(text, attr);
+            all_first &= how == ATTR_SET_FIRST;
+            any_set |= how != ATTR_READ_ONLY;
+        }
+        free(own);
+    }
+    return all_first ? ATTR_SET_FIRST : any_set ? ATTR_SET_LATER : ATTR_READ_ONLY;
+}
+
 static long find_str(const char **v, size_t n, const char *s)
 {
     for (size_t i = 0; i < n; i++)
@@ -1262,10 +1348,7 @@ static void registered_in(const py_tree *t, TSNode n, const char *self, strvec *
 
 /* What class cls's `__init__` (in src, the module at one tag) sets of self: its
  * `self.x = ...` targets (the index's) and the names it registers (registered_in).
- * A name set either way at B is not gone, one set either way at A is not added;
- * what is reported gone is still only an assigned one (a registered name that
- * goes, GlmMoeDsaIndexer's `_cached_keys` at 5.12.1, which the override assigns
- * before it reads it but on a first one-token call, is left out). */
+ * A name set either way at B is not gone, one set either way at A is not added. */
 static void init_sets(const sig_ctx *c, const char *src, size_t len, const index_def *cls,
                       strvec *out)
 {
@@ -1403,6 +1486,30 @@ static void compare_init_attrs(sig_ctx *c, const char *target, const index_def *
             }
             free(va);
         }
+    }
+    /* a name only registered at A (`self.register_buffer("x", None)` reads None
+     * until assigned) that B neither registers nor assigns: a read of it raises
+     * AttributeError at B as an assigned one's does, unless each override that
+     * names it assigns it first (GlmMoeDsaIndexer's `_cached_keys`, which 5.12.1
+     * moved into the cache: the override assigns it only when `seq_len > 1`, and
+     * reads it with `use_cache`) */
+    for (size_t i = 0; i < sets_a.len; i++) {
+        const char *old = sets_a.items[i];
+        if (find_str(a->init_attrs, a->n_init_attrs, old) >= 0 || strvec_find(&sets_b, old) >= 0)
+            continue;
+        int uses =
+            text_mentions_attr(c->patch_text, old) || class_patches_mention_attr(c, target, old);
+        int how = uses ? class_patches_set_attr(c, target, old) : ATTR_READ_ONLY;
+        if ((uses && how == ATTR_SET_FIRST) || !first_time(c, "init-attr-removed", target, old))
+            continue;
+        json_t *data = json_object();
+        json_object_set_new(data, "attribute", json_string(old));
+        json_object_set_new(data, "registered", json_true());
+        add(c, uses && how == ATTR_READ_ONLY ? SEV_ERROR : SEV_WARNING, data, "init-attr-removed",
+            target, "`%s.__init__`: `self.%s` no longer registered%s", target, old,
+            !uses                   ? ""
+            : how == ATTR_READ_ONLY ? " and the patch still uses it"
+                                    : ", and the patch can read it before it sets it");
     }
     for (size_t j = 0; j < sets_b.len; j++) {
         const char *name = sets_b.items[j];

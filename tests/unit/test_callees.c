@@ -713,6 +713,49 @@ static void test_registered_attrs(void **state)
     free(got);
 }
 
+/* A name only registered at A that goes at B is gone as an assigned one is: an
+ * error where the patch reads it and never sets it, a warning where it sets it
+ * but can read it first (5.12.1's GlmMoeDsaIndexer dropped `self._cached_keys`,
+ * which the override sets only under `if seq_len > 1:` and reads under
+ * `if use_cache:`, an AttributeError on a first one-token call with a cache), and
+ * nothing where every override that names it sets it first. */
+static void test_registered_attr_gone(void **state)
+{
+    (void)state;
+    static const char a[] =
+        "class Indexer(nn.Module):\n"
+        "    def __init__(self, config):\n"
+        "        self.wk = nn.Linear(4, 4)\n"
+        "        self.register_buffer(\"_cached_keys\", None, persistent=False)\n"
+        "        self.register_buffer(\"_scale\", None, persistent=False)\n"
+        "        self.register_buffer(\"_seen\", None, persistent=False)\n"
+        "    def forward(self, x, use_cache=False):\n"
+        "        return x\n";
+    static const char b[] = "class Indexer(nn.Module):\n"
+                            "    def __init__(self, config):\n"
+                            "        self.wk = nn.Linear(4, 4)\n"
+                            "    def forward(self, x, use_cache=False):\n"
+                            "        return x\n";
+    tpatch ps[] = {{PG_METHOD_OVERRIDE, "Indexer.forward",
+                    "def forward(self, x, use_cache=False):\n"
+                    "    self._seen = x.shape\n"
+                    "    k = self.wk(x) * self._scale\n"
+                    "    if x.shape[1] > 1:\n"
+                    "        self._cached_keys = None\n"
+                    "    if use_cache:\n"
+                    "        if self._cached_keys is not None:\n"
+                    "            k = torch.cat([self._cached_keys, k], dim=1)\n"
+                    "        self._cached_keys = k\n"
+                    "    return k, self._seen\n"}};
+    char *got = survey(a, b, ps, 1);
+    expect(got, "warning init-attr-removed: `Indexer.__init__`: `self._cached_keys` no longer "
+                "registered, and the patch can read it before it sets it\n"
+                "error init-attr-removed: `Indexer.__init__`: `self._scale` no longer registered "
+                "and the patch still uses it\n");
+    assert_null(strstr(got, "_seen"));
+    free(got);
+}
+
 /* The config overrides __init__ and sets self.act itself: upstream's __init__ no
  * longer runs, its attributes are not the patch's. */
 static void test_patched_init_sets_attr(void **state)
@@ -3696,6 +3739,7 @@ int main(void)
         cmocka_unit_test(test_required_param_callers),
         cmocka_unit_test(test_value_field_rebound),
         cmocka_unit_test(test_registered_attrs),
+        cmocka_unit_test(test_registered_attr_gone),
         cmocka_unit_test(test_kwarg_collision),
         cmocka_unit_test(test_kwarg_collision_factory),
         cmocka_unit_test(test_stand_in),
