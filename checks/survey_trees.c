@@ -44,18 +44,20 @@ static int read_uses(const survey_pair *p, body_uses *out, const char *text, siz
 
 typedef struct body_entry {
     int ok;
+    int ready; /* uses read (under the lock); until then its reader is at it */
     body_uses uses;
 } body_entry;
 
 struct survey_bodies {
     pthread_mutex_t lock;
-    hashmap by_text; /* body text -> body_entry */
-    hashmap same;    /* "a-pointer a-length b-pointer b-length" -> 1 + the answer */
-    hashmap indexes; /* patch text -> index_entry */
-    hashmap files;   /* "%p" of a config file's tree -> index_entry (survey_object_def) */
-    hashmap calls;   /* body text -> survey_calls */
-    hashmap ws;      /* a workspace file's path -> index_entry (survey_file_index) */
-    hashmap memo;    /* survey_memo's key -> memo_entry */
+    pthread_cond_t read; /* a body_entry became ready */
+    hashmap by_text;     /* body text -> body_entry */
+    hashmap same;        /* "a-pointer a-length b-pointer b-length" -> 1 + the answer */
+    hashmap indexes;     /* patch text -> index_entry */
+    hashmap files;       /* "%p" of a config file's tree -> index_entry (survey_object_def) */
+    hashmap calls;       /* body text -> survey_calls */
+    hashmap ws;          /* a workspace file's path -> index_entry (survey_file_index) */
+    hashmap memo;        /* survey_memo's key -> memo_entry */
 };
 
 typedef struct memo_entry {
@@ -79,6 +81,7 @@ survey_bodies *survey_bodies_new(void)
 {
     survey_bodies *b = pgci_calloc(1, sizeof(*b));
     pthread_mutex_init(&b->lock, NULL);
+    pthread_cond_init(&b->read, NULL);
     return b;
 }
 
@@ -121,6 +124,7 @@ void survey_bodies_free(survey_bodies *b)
     hashmap_free_with(&b->ws, index_entry_free);
     hashmap_free_with(&b->memo, memo_entry_free);
     hashmap_free(&b->same);
+    pthread_cond_destroy(&b->read);
     pthread_mutex_destroy(&b->lock);
     free(b);
 }
@@ -391,10 +395,22 @@ const body_uses *survey_object_uses(const survey_pair *p, const pg_object *o, co
     pthread_mutex_lock(&b->lock);
     body_entry *e = hashmap_getn(&b->by_text, text, len);
     if (!e) {
+        /* read without the lock, so that threads read different bodies at once; a
+         * thread that asks for this body meanwhile waits for it */
         e = pgci_calloc(1, sizeof(*e));
-        e->ok = read_object_uses(p, o, &e->uses, text, len) == 0;
         hashmap_putn(&b->by_text, text, len, e);
+        pthread_mutex_unlock(&b->lock);
+        body_uses uses;
+        memset(&uses, 0, sizeof(uses));
+        int ok = read_object_uses(p, o, &uses, text, len) == 0;
+        pthread_mutex_lock(&b->lock);
+        e->uses = uses;
+        e->ok = ok;
+        e->ready = 1;
+        pthread_cond_broadcast(&b->read);
     }
+    while (!e->ready)
+        pthread_cond_wait(&b->read, &b->lock);
     pthread_mutex_unlock(&b->lock);
     if (e->ok)
         return &e->uses;

@@ -344,11 +344,9 @@ static void survey_fetch(survey_state *s)
 }
 
 /* The pair survey_fetch_callees reads config i's bodies and A's module through: A's
- * module on both sides (what is fetched depends on A alone). */
-static survey_pair fetch_pair(survey_state *s, size_t i, const module_pair *mp)
+ * module on both sides (what is fetched depends on A alone); s->bodies made. */
+static survey_pair fetch_pair(const survey_state *s, size_t i, const module_pair *mp)
 {
-    if (!s->bodies)
-        s->bodies = survey_bodies_new();
     return (survey_pair){.config = s->sel[i]->module,
                          .cfg = s->cfgs[i],
                          .a = mp->a,
@@ -362,6 +360,58 @@ static survey_pair fetch_pair(survey_state *s, size_t i, const module_pair *mp)
                          .bodies = s->bodies};
 }
 
+/* What one config's bodies name, read on the workers (each config's own vector). */
+typedef struct callee_scan {
+    survey_state *s;
+    strvec *per;        /* [n]: each config's modules, in its order */
+    const strvec *read; /* for the second pass: the modules read anyway */
+} callee_scan;
+
+static const module_pair *scan_pair(const survey_state *s, size_t i)
+{
+    if (!s->cfgs[i])
+        return NULL;
+    const module_pair *mp = &s->mods[find_module(s->mods, s->nmods, s->cfgs[i]->source_module)];
+    return mp->a ? mp : NULL;
+}
+
+static void scan_callees(void *arg, size_t worker, size_t i)
+{
+    (void)worker;
+    callee_scan *cs = arg;
+    const module_pair *mp = scan_pair(cs->s, i);
+    if (!mp)
+        return;
+    callees_imported_modules(&cs->per[i], cs->s->cfgs[i], mp->a);
+    /* the modules the dataclasses the bodies build take their fields from
+     * (checks/init_fields.h); the bodies' reading is the comparison's, kept */
+    survey_pair sp = fetch_pair(cs->s, i, mp);
+    init_fields_modules(&cs->per[i], &sp);
+}
+
+static void scan_ws_imports(void *arg, size_t worker, size_t i)
+{
+    (void)worker;
+    callee_scan *cs = arg;
+    const module_pair *mp = scan_pair(cs->s, i);
+    if (!mp)
+        return;
+    survey_pair sp = fetch_pair(cs->s, i, mp);
+    ws_imports_modules(&cs->per[i], &sp, cs->read);
+}
+
+/* Each config's modules into *into, in the configs' order, each once: what one
+ * loop over the configs pushing into *into would make. */
+static void scan_merge(callee_scan *cs, strvec *into)
+{
+    for (size_t i = 0; i < cs->s->n; i++) {
+        for (size_t k = 0; k < cs->per[i].len; k++)
+            if (strvec_find(into, cs->per[i].items[k]) < 0)
+                strvec_push(into, cs->per[i].items[k]);
+        strvec_free(&cs->per[i]);
+    }
+}
+
 /* The modules patch bodies call functions from, as each model's module imports them
  * at A (checks/callees.h), fetched at both tags in one more batch. The model's
  * modules at A are indexed here for their imports; the comparison keeps those.
@@ -372,32 +422,20 @@ static void survey_fetch_callees(survey_state *s)
     double t0 = now_ms();
     index_jobs j = {{s->parses_a, s->parses}, s->mods, s->nmods};
     par_for(s->nmods, s->o->jobs, index_one, &j); /* items below nmods: side A */
-    for (size_t i = 0; i < s->n; i++) {
-        if (!s->cfgs[i])
-            continue;
-        const module_pair *mp = &s->mods[find_module(s->mods, s->nmods, s->cfgs[i]->source_module)];
-        if (!mp->a)
-            continue;
-        callees_imported_modules(&s->ext, s->cfgs[i], mp->a);
-        /* the modules the dataclasses the bodies build take their fields from
-         * (checks/init_fields.h); the bodies' reading is the comparison's, kept */
-        survey_pair sp = fetch_pair(s, i, mp);
-        init_fields_modules(&s->ext, &sp);
-    }
+    if (!s->bodies)                               /* made here: the workers share it */
+        s->bodies = survey_bodies_new();
+    callee_scan cs = {s, pgci_calloc(s->n ? s->n : 1, sizeof(strvec)), NULL};
+    par_for(s->n, s->o->jobs, scan_callees, &cs);
+    scan_merge(&cs, &s->ext);
     strvec read = STRVEC_INIT;
     for (size_t i = 0; i < s->nmods; i++)
         strvec_push(&read, s->mods[i].module);
     for (size_t i = 0; i < s->ext.len; i++)
         strvec_push(&read, s->ext.items[i]);
-    for (size_t i = 0; i < s->n; i++) {
-        if (!s->cfgs[i])
-            continue;
-        const module_pair *mp = &s->mods[find_module(s->mods, s->nmods, s->cfgs[i]->source_module)];
-        if (!mp->a)
-            continue;
-        survey_pair sp = fetch_pair(s, i, mp);
-        ws_imports_modules(&s->wsext, &sp, &read);
-    }
+    cs.read = &read;
+    par_for(s->n, s->o->jobs, scan_ws_imports, &cs);
+    scan_merge(&cs, &s->wsext);
+    free(cs.per);
     strvec_free(&read);
     size_t first = s->nmods;
     s->mods = pgci_realloc(s->mods, (s->nmods + s->ext.len + s->wsext.len + 1) * sizeof(*s->mods));

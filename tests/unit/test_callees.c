@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -3454,6 +3455,80 @@ static void test_object_views(void **state)
     strbuf_free(&p);
 }
 
+/* Threads asking one memo for the same bodies at once (the survey's workers): each
+ * body is read once, and every thread gets that reading, equal to a parse of the
+ * lines alone. */
+typedef struct uses_race {
+    const pg_config *cfg;
+    survey_bodies *memo;
+    const body_uses *got[64];
+    size_t n;
+} uses_race;
+
+static void *race_uses(void *arg)
+{
+    uses_race *r = arg;
+    survey_pair p = {.cfg = r->cfg, .bodies = r->memo};
+    r->n = 0;
+    for (size_t i = 0; i < r->cfg->patches.len && r->n < 64; i++) {
+        const pg_object *o = r->cfg->patches.items[i].replacement;
+        if (!o)
+            continue;
+        char *text = signatures_object_text(o);
+        body_uses own;
+        r->got[r->n++] = survey_object_uses(&p, o, text, strlen(text), &own);
+        body_uses_free(&own);
+        free(text);
+    }
+    return NULL;
+}
+
+static void test_object_uses_threads(void **state)
+{
+    (void)state;
+    workspace *ws;
+    assert_int_equal(workspace_open(&ws, "fixtures/workspace"), 0);
+    size_t raced = 0;
+    for (size_t c = 0; c < ws->configs.len; c++) {
+        config_eval *ev;
+        assert_int_equal(config_eval_new(&ev, ws), 0);
+        pg_config *cfg = NULL;
+        if (config_eval_file(ev, ws->configs.items[c].path, NULL, &cfg) == 0) {
+            survey_bodies *memo = survey_bodies_new();
+            uses_race r[4];
+            pthread_t th[4];
+            for (int t = 0; t < 4; t++) {
+                r[t] = (uses_race){.cfg = cfg, .memo = memo};
+                assert_int_equal(pthread_create(&th[t], NULL, race_uses, &r[t]), 0);
+            }
+            for (int t = 0; t < 4; t++)
+                assert_int_equal(pthread_join(th[t], NULL), 0);
+            for (size_t k = 0, i = 0; i < cfg->patches.len; i++) {
+                const pg_object *o = cfg->patches.items[i].replacement;
+                if (!o)
+                    continue;
+                for (int t = 1; t < 4; t++) /* one reading, shared */
+                    assert_ptr_equal(r[t].got[k], r[0].got[k]);
+                char *text = signatures_object_text(o);
+                body_uses alone;
+                assert_int_equal(body_uses_read(&alone, text, strlen(text)), 0);
+                assert_non_null(r[0].got[k]);
+                assert_true(body_uses_equal(r[0].got[k], &alone));
+                body_uses_free(&alone);
+                free(text);
+                k++;
+                raced++;
+            }
+            survey_bodies_free(memo);
+        }
+        pgci_error_clear();
+        config_eval_free(ev);
+        pg_config_free(cfg);
+    }
+    workspace_free(ws);
+    assert_true(raced >= 5);
+}
+
 /* ---- the parallel plan's keys (checks/plan_paths.h) -------------------------------- */
 
 /* The toy model of the plan tests at A: Top -> thinker (Thinker) -> model
@@ -3727,6 +3802,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_body_uses),
         cmocka_unit_test(test_object_views),
+        cmocka_unit_test(test_object_uses_threads),
         cmocka_unit_test(test_body_uses_calls),
         cmocka_unit_test(test_body_uses_decorators),
         cmocka_unit_test(test_body_uses_broken),
