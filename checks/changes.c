@@ -295,7 +295,10 @@ typedef struct change {
     json_t *first;        /* borrowed */
     int imports, defines; /* name family: imports that went, definitions that went */
     char *successor;
-    const char *advice; /* what upstream's deprecation notice said to do instead (borrowed) */
+    const char *advice;  /* what upstream's deprecation notice said to do instead (borrowed) */
+    strvec also;         /* the names a ruff failure's title lists past its first cause */
+    size_t also_n;       /* how many causes past the first it counts ("and 4 more") */
+    strvec also_configs; /* the configs whose failure has them */
 } change;
 
 #define BODY_PHRASE "changed its body"
@@ -382,6 +385,38 @@ static char *named_successor(json_t *f)
     return e ? pgci_strndup(p + 1, (size_t)(e - p - 1)) : NULL;
 }
 
+/* A regeneration failure's causes past the first, as its title lists them ("...
+ * (and 4 more: F811 `causal_conv1d_fn`, F821 `logger`)", regen_finding.c): their
+ * names join c->also, their number c->also_n. Ruff refuses the generated file for
+ * each, and the change the first cause names is not the whole of why. */
+static void take_other_causes(change *c, json_t *f)
+{
+    static const char needle[] = " more: ";
+    const char *t = str(f, "title"), *p = t ? strstr(t, " (and ") : NULL;
+    char *end;
+    unsigned long n = p ? strtoul(p + 6, &end, 10) : 0;
+    if (!n || strncmp(end, needle, sizeof(needle) - 1))
+        return;
+    const char *q = end + sizeof(needle) - 1, *stop = strchr(q, ')');
+    stop = stop ? stop : q + strlen(q);
+    while (q < stop) {
+        const char *o = memchr(q, '`', (size_t)(stop - q));
+        const char *e = o ? memchr(o + 1, '`', (size_t)(stop - o - 1)) : NULL;
+        if (!e)
+            break;
+        char *name = pgci_strndup(o + 1, (size_t)(e - o - 1));
+        if (strcmp(name, c->f.symbol) && strvec_find(&c->also, name) < 0)
+            strvec_push_owned(&c->also, name);
+        else
+            free(name);
+        q = e + 1;
+    }
+    if (n > c->also_n)
+        c->also_n = n;
+    if (str(f, "config") && strvec_find(&c->also_configs, str(f, "config")) < 0)
+        strvec_push(&c->also_configs, str(f, "config"));
+}
+
 static void change_take(change *c, json_t *f, const fact *x)
 {
     json_t *d = json_object_get(f, "data");
@@ -409,6 +444,8 @@ static void change_take(change *c, json_t *f, const fact *x)
     const char *advice = str(d, "advice");
     if (!c->advice && advice && *advice)
         c->advice = advice;
+    if (!strcmp(str(f, "check") ? str(f, "check") : "", "regen"))
+        take_other_causes(c, f);
     add_phrase(c, f);
 }
 
@@ -717,10 +754,33 @@ static void title_of_contract(strbuf *t, strbuf *act, const change *c)
     }
 }
 
+/* The causes of the change's regeneration failures past the one its title
+ * names: "; ruff also flags `a`, `b`, `c` and `d`" (four named at most, "and 2
+ * more" past them), "in 2 configs" when not every config it hits fails on them. */
+#define ALSO_NAMED 4
+
+static void title_other_causes(strbuf *t, const change *c)
+{
+    if (!c->also_n)
+        return;
+    size_t named = c->also.len < ALSO_NAMED ? c->also.len : ALSO_NAMED;
+    size_t rest = c->also_n > named ? c->also_n - named : 0;
+    strbuf_adds(t, "; ruff also flags ");
+    for (size_t i = 0; i < named; i++)
+        strbuf_addf(t, "%s`%s`", i ? (i + 1 == named && !rest ? " and " : ", ") : "",
+                    c->also.items[i]);
+    if (rest)
+        strbuf_addf(t, "%s%zu more %s", named ? " and " : "", rest, rest == 1 ? "cause" : "causes");
+    if (c->also_configs.len < c->configs.len)
+        strbuf_addf(t, " in %zu %s", c->also_configs.len,
+                    c->also_configs.len == 1 ? "config" : "configs");
+}
+
 static void title_of(strbuf *t, strbuf *act, const change *c)
 {
     if (!title_of_removal(t, act, c))
         title_of_contract(t, act, c);
+    title_other_causes(t, c);
 }
 
 static char *slug(const char *key, strvec *taken)
@@ -816,6 +876,8 @@ static void change_free(change *c)
     fact_free(&c->f);
     strvec_free(&c->configs);
     strvec_free(&c->phrases);
+    strvec_free(&c->also);
+    strvec_free(&c->also_configs);
     free(c->successor);
     free(c);
 }

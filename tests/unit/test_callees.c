@@ -2910,6 +2910,55 @@ static void test_changes_group(void **state)
     json_decref(fs);
 }
 
+/* A regeneration failure is grouped by its first cause, and its title lists the
+ * others ("(and 4 more: ...)", regen_finding.c): the change's title names them too,
+ * since the first alone is not why the file fails (the Qwen3.5 configs at 5.16.1:
+ * a redefinition, then four more names), and says in how many configs when not all. */
+static void test_changes_other_regen_causes(void **state)
+{
+    (void)state;
+    json_t *fs = json_array();
+    const char *more = " (and 5 more: F811 `conv_fn`, F821 `old_update`, F821 `fast_path`, "
+                       "F821 `logger`, F821 `conv_update`)";
+    for (int i = 0; i < 2; i++) {
+        char *t = pgci_asprintf("fails to regenerate: F811 Redefinition of unused `conv_update` "
+                                "from line 12%s",
+                                more);
+        json_array_append_new(fs, jfinding("regen", "error", i ? "c.npu" : "c.gpu", t, NULL, NULL));
+        free(t);
+    }
+    json_array_append_new(fs, jfinding("regen", "error", "c.a",
+                                       "fails to regenerate: F821 Undefined name `Out` (and 1 "
+                                       "more: F821 `BaseOut`)",
+                                       NULL, NULL));
+    json_array_append_new(fs,
+                          jfinding("regen", "error", "c.b",
+                                   "fails to regenerate: F821 Undefined name `Out`", NULL, NULL));
+    json_array_append_new(fs,
+                          jfinding("regen", "error", "c.c",
+                                   "fails to regenerate: F821 Undefined name `Plain`", NULL, NULL));
+    json_t *cs = changes_group(fs);
+    assert_int_equal(json_array_size(cs), 3);
+    const char *want[] = {
+        "`conv_update` is now defined upstream as well as by the config; ruff also flags "
+        "`conv_fn`, `old_update`, `fast_path`, `logger` and 1 more cause",
+        "`Out` is no longer imported by the modeling module upstream; ruff also flags `BaseOut` "
+        "in 1 config",
+        "`Plain` is no longer imported by the modeling module upstream"};
+    for (size_t i = 0; i < 3; i++) {
+        const char *got = NULL;
+        for (size_t k = 0; k < 3; k++) {
+            const char *t = json_string_value(json_object_get(json_array_get(cs, k), "title"));
+            if (!strncmp(t, want[i], 5))
+                got = t;
+        }
+        assert_non_null(got);
+        assert_string_equal(got, want[i]);
+    }
+    json_decref(cs);
+    json_decref(fs);
+}
+
 /* The keys of one plan that break at one segment are one change (one move
  * upstream made), titled by the path that went and where it went. */
 static void test_changes_plan_keys(void **state)
@@ -3852,6 +3901,7 @@ int main(void)
         cmocka_unit_test(test_inherited_module_keyed),
         cmocka_unit_test(test_target_count_kind),
         cmocka_unit_test(test_changes_group),
+        cmocka_unit_test(test_changes_other_regen_causes),
         cmocka_unit_test(test_changes_replaced_body),
         cmocka_unit_test(test_changes_quote_deprecation_advice),
         cmocka_unit_test(test_changes_auto_docstring),
