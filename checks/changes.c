@@ -299,6 +299,8 @@ typedef struct change {
     strvec also;         /* the names a ruff failure's title lists past its first cause */
     size_t also_n;       /* how many causes past the first it counts ("and 4 more") */
     strvec also_configs; /* the configs whose failure has them */
+    int callee_body;     /* a callee signature change whose body changed too (joined) */
+    json_t *shim;        /* its @deprecate_kwarg rename's data, joined (borrowed) */
 } change;
 
 #define BODY_PHRASE "changed its body"
@@ -446,6 +448,11 @@ static void change_take(change *c, json_t *f, const fact *x)
         c->advice = advice;
     if (!strcmp(str(f, "check") ? str(f, "check") : "", "regen"))
         take_other_causes(c, f);
+    if (!strcmp(c->f.family, "callee-signature")) {
+        c->callee_body |= !strcmp(kind, "callee-body-changed");
+        if (!c->shim && !strcmp(kind, "kwarg-deprecated"))
+            c->shim = d;
+    }
     add_phrase(c, f);
 }
 
@@ -634,6 +641,22 @@ static void title_of_attrs_removed(strbuf *t, strbuf *act, const change *c, cons
         strbuf_adds(act, "port the patch bodies to upstream's new attributes");
 }
 
+/* "`f` (called by patch bodies) changed its signature", "and its body" when its
+ * body change joined, and the deprecation shim of its renamed argument. */
+static void title_of_callee_signature(strbuf *t, strbuf *act, const change *c, const char *s)
+{
+    strbuf_addf(t, "`%s` (called by patch bodies) changed its signature%s", s,
+                c->callee_body ? " and its body" : "");
+    if (c->shim) {
+        const char *v = str(c->shim, "removal_version");
+        strbuf_addf(t, "; `%s` is deprecated for `%s`", str(c->shim, "parameter"),
+                    str(c->shim, "new_parameter"));
+        if (v)
+            strbuf_addf(t, " (removal in %s)", v);
+    }
+    strbuf_adds(act, "update the calls to the new signature");
+}
+
 /* Titles of contract changes, deprecations and notes. */
 static void title_of_contract(strbuf *t, strbuf *act, const change *c)
 {
@@ -686,8 +709,7 @@ static void title_of_contract(strbuf *t, strbuf *act, const change *c)
                                "took before; port the change into it, or keep it on purpose"
                              : "read the steps: check what the bodies do with that value now");
     } else if (!strcmp(fam, "callee-signature")) {
-        strbuf_addf(t, "`%s` (called by patch bodies) changed its signature", s);
-        strbuf_adds(act, "update the calls to the new signature");
+        title_of_callee_signature(t, act, c, s);
     } else if (!strcmp(fam, "callee-return")) {
         strbuf_addf(t, "`%s` (called by patch bodies) returns something else", s);
         strbuf_adds(act, "update how the bodies use its result");
@@ -967,11 +989,47 @@ static size_t split_signatures(json_t *fs, change **cs, size_t n, size_t *of)
     return n;
 }
 
-/* A body change whose findings are on exactly the targets of a signature change
- * (same configs, same methods) is one upstream edit with it: its findings join
- * that change ("dropped `a` and changed its body"). Where the sets differ, a joint
- * title would claim of some methods what only others did: they stay apart. Returns
- * the number of changes left, cs compacted and of remapped. */
+/* Whether parameter `name` is in a rendered signature ("f(self, a: int, b=1)"). */
+static int sig_has_param(const char *sig, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = sig ? strstr(sig, name) : NULL; n && p; p = strstr(p + 1, name))
+        if (p > sig && (p[-1] == '(' || p[-1] == ' ' || p[-1] == '*') && p[n] &&
+            strchr(":=,)", p[n]))
+            return 1;
+    return 0;
+}
+
+/* Whether change k joins signature change j, their findings on the same targets
+ * (sites): a body change joins the signature change of its method (one upstream
+ * edit); a callee's body change, and a note that an argument of the callee is
+ * deprecated for a new name the signature change shows (`@deprecate_kwarg`, its
+ * removal past B), join the callee's signature change: the rename, its shim and
+ * the body that reads the new name are one edit, which the note gives as one
+ * change (`compute_3d_position_ids` at 5.24.0: one warning and two notes each). */
+static int joins(const change *k, const change *j)
+{
+    if (strcmp(j->f.symbol, k->f.symbol))
+        return 0;
+    if (!strcmp(k->f.family, "body"))
+        return !strcmp(j->f.family, "signature");
+    if (strcmp(j->f.family, "callee-signature"))
+        return 0;
+    if (!strcmp(k->f.family, "callee-body"))
+        return 1;
+    json_t *d = json_object_get(k->first, "data"), *sd = json_object_get(j->first, "data");
+    const char *p = str(d, "parameter"), *np = str(d, "new_parameter");
+    return !strcmp(k->f.family, "deprecation") && k->how == CHANGE_OTHER && p && np &&
+           sig_has_param(str(sd, "old_signature"), p) &&
+           !sig_has_param(str(sd, "new_signature"), p) &&
+           sig_has_param(str(sd, "new_signature"), np);
+}
+
+/* A change joins another whose findings are on exactly its targets (same configs,
+ * same methods) where joins() says they are one upstream edit ("dropped `a` and
+ * changed its body"). Where the sets differ, a joint title would claim of some
+ * methods what only others did: they stay apart. Returns the number of changes
+ * left, cs compacted and of remapped. */
 static size_t join_bodies(json_t *fs, change **cs, size_t n, size_t *of)
 {
     size_t nf = json_array_size(fs);
@@ -981,9 +1039,8 @@ static size_t join_bodies(json_t *fs, change **cs, size_t n, size_t *of)
     size_t *into = pgci_calloc(n ? n : 1, sizeof(size_t));
     for (size_t k = 0; k < n; k++) {
         into[k] = k;
-        for (size_t j = 0; !strcmp(cs[k]->f.family, "body") && j < n; j++) {
-            if (j == k || strcmp(cs[j]->f.family, "signature") ||
-                strcmp(cs[j]->f.symbol, cs[k]->f.symbol) || !strvec_equal(&sites[j], &sites[k]))
+        for (size_t j = 0; j < n; j++) {
+            if (j == k || !joins(cs[k], cs[j]) || !strvec_equal(&sites[j], &sites[k]))
                 continue;
             into[k] = j;
             for (size_t i = 0; i < nf; i++) {

@@ -2959,6 +2959,82 @@ static void test_changes_other_regen_causes(void **state)
     json_decref(fs);
 }
 
+/* A callee's rename behind upstream's @deprecate_kwarg shim, called by patch bodies
+ * that still pass the old name: the signature change (a warning), the callee's body
+ * change and the deprecation (notes) are one upstream edit, one change, on the same
+ * configs and targets (`compute_3d_position_ids` at 5.24.0: three entries per
+ * config). A deprecation the signature change does not show, and a body change on
+ * other targets, stay apart. */
+static void test_changes_callee_shim(void **state)
+{
+    (void)state;
+    json_t *fs = json_array();
+    const char *m = "transformers.models.qwen2_vl.modeling_qwen2_vl";
+    const char *target = "Qwen2VLModel.compute_3d_position_ids";
+    for (int i = 0; i < 2; i++) {
+        const char *cfg = i ? "c.npu" : "c.gpu";
+        json_array_append_new(
+            fs,
+            jfinding("callees", "warning", cfg, "t1",
+                     json_pack("{s:s, s:s, s:s, s:s, s:s}", "kind", "callee-signature-changed",
+                               "target", target, "module", m, "old_signature",
+                               "compute_3d_position_ids(self, ids, past_key_values=None)",
+                               "new_signature", "compute_3d_position_ids(self, ids, cache=None)"),
+                     NULL));
+        json_array_append_new(fs,
+                              jfinding("callees", "info", cfg, "t2",
+                                       json_pack("{s:s, s:s, s:s}", "kind", "callee-body-changed",
+                                                 "target", target, "module", m),
+                                       NULL));
+        json_array_append_new(
+            fs, jfinding("deprecations", "info", cfg, "t3",
+                         json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "kind", "kwarg-deprecated",
+                                   "target", target, "module", m, "parameter", "past_key_values",
+                                   "new_parameter", "cache", "removal_version", "5.40.0"),
+                         NULL));
+    }
+    /* an argument the signature does not show renamed (on the same targets); a
+     * body change in one more config than the signature change */
+    for (int i = 0; i < 2; i++)
+        json_array_append_new(fs,
+                              jfinding("deprecations", "info", i ? "c.npu" : "c.gpu", "t4",
+                                       json_pack("{s:s, s:s, s:s, s:s, s:s}", "kind",
+                                                 "kwarg-deprecated", "target", target, "module", m,
+                                                 "parameter", "ids", "new_parameter", "input_ids"),
+                                       NULL));
+    const char *other = "Qwen2VLModel.get_rope_index";
+    json_array_append_new(
+        fs, jfinding("callees", "warning", "c.gpu", "t5",
+                     json_pack("{s:s, s:s, s:s, s:s, s:s}", "kind", "callee-signature-changed",
+                               "target", other, "module", m, "old_signature", "f(self, a)",
+                               "new_signature", "f(self, a, b=None)"),
+                     NULL));
+    for (int i = 0; i < 2; i++)
+        json_array_append_new(fs,
+                              jfinding("callees", "info", i ? "c.npu" : "c.gpu", "t6",
+                                       json_pack("{s:s, s:s, s:s}", "kind", "callee-body-changed",
+                                                 "target", other, "module", m),
+                                       NULL));
+    json_t *cs = changes_group(fs);
+    assert_int_equal(json_array_size(cs), 4);
+    json_t *c = json_array_get(cs, 0);
+    assert_string_equal(json_string_value(json_object_get(c, "title")),
+                        "`Qwen2VLModel.compute_3d_position_ids` (called by patch bodies) changed "
+                        "its signature and its body; `past_key_values` is deprecated for `cache` "
+                        "(removal in 5.40.0)");
+    assert_string_equal(json_string_value(json_object_get(c, "severity")), "warning");
+    assert_int_equal(json_integer_value(json_object_get(c, "findings")), 6);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(cs, 1), "title")),
+                        "`Qwen2VLModel.get_rope_index` (called by patch bodies) changed its "
+                        "signature");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(cs, 2), "title")),
+                        "`Qwen2VLModel.get_rope_index` (called by patch bodies) changed its body");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(cs, 3), "title")),
+                        "`Qwen2VLModel.compute_3d_position_ids`: argument `ids` is deprecated");
+    json_decref(cs);
+    json_decref(fs);
+}
+
 /* The keys of one plan that break at one segment are one change (one move
  * upstream made), titled by the path that went and where it went. */
 static void test_changes_plan_keys(void **state)
@@ -3902,6 +3978,7 @@ int main(void)
         cmocka_unit_test(test_target_count_kind),
         cmocka_unit_test(test_changes_group),
         cmocka_unit_test(test_changes_other_regen_causes),
+        cmocka_unit_test(test_changes_callee_shim),
         cmocka_unit_test(test_changes_replaced_body),
         cmocka_unit_test(test_changes_quote_deprecation_advice),
         cmocka_unit_test(test_changes_auto_docstring),
