@@ -989,6 +989,92 @@ static size_t split_signatures(json_t *fs, change **cs, size_t n, size_t *of)
     return n;
 }
 
+/* "config|target" of finding f, malloc'ed. */
+static char *site_of(json_t *f)
+{
+    const char *cfg = str(f, "config"), *t = str(json_object_get(f, "data"), "target");
+    return pgci_asprintf("%s|%s", cfg ? cfg : "", t ? t : "");
+}
+
+/* Whether every site of sub is one of sup's. */
+static int sites_within(const strvec *sub, const strvec *sup)
+{
+    for (size_t i = 0; i < sub->len; i++)
+        if (strvec_find(sup, sub->items[i]) < 0)
+            return 0;
+    return sub->len > 0;
+}
+
+/* A body change over several models' copies of a method whose signatures changed
+ * differently (split_signatures) covers the sites of more than one signature
+ * change: its findings on all the methods of one of them are a part of its own,
+ * which join_bodies then joins to it ("renamed `past_key_values` → `cache` and
+ * changed its body", true of each method there); the findings on no such whole
+ * signature change stay the body change. New changes go to the end of cs. Returns
+ * the number of changes. */
+static size_t split_bodies(json_t *fs, change **cs, size_t n, size_t *of)
+{
+    size_t nf = json_array_size(fs), n0 = n;
+    strvec *sites = pgci_calloc(n0 ? n0 : 1, sizeof(strvec));
+    for (size_t k = 0; k < n0; k++)
+        change_sites(&sites[k], fs, of, k);
+    size_t *group = pgci_calloc(nf ? nf : 1, sizeof(size_t));
+    for (size_t k = 0; k < n0; k++) {
+        if (strcmp(cs[k]->f.family, "body"))
+            continue;
+        /* each finding's group: the signature change whose sites hold its site, or
+         * k (the rest) */
+        size_t parts = 0;
+        for (size_t i = 0; i < nf; i++) {
+            if (of[i] != k)
+                continue;
+            group[i] = k;
+            char *site = site_of(json_array_get(fs, i));
+            for (size_t j = 0; j < n0; j++)
+                if (j != k && !strcmp(cs[j]->f.family, "signature") &&
+                    !strcmp(cs[j]->f.symbol, cs[k]->f.symbol) && sites[j].len < sites[k].len &&
+                    sites_within(&sites[j], &sites[k]) && strvec_find(&sites[j], site) >= 0) {
+                    group[i] = j;
+                    parts++;
+                    break;
+                }
+            free(site);
+        }
+        if (!parts)
+            continue;
+        change *rest = NULL;
+        for (size_t j = 0; j <= n0; j++) { /* j == n0: the rest */
+            size_t g = j < n0 ? j : k;
+            if (j == k)
+                continue;
+            change *part = NULL;
+            for (size_t i = 0; i < nf; i++)
+                if (of[i] == k && group[i] == g)
+                    take_into(j < n0 ? &part : &rest, json_array_get(fs, i));
+            if (!part)
+                continue;
+            cs[n] = part;
+            for (size_t i = 0; i < nf; i++)
+                if (of[i] == k && group[i] == g)
+                    of[i] = n;
+            n++;
+        }
+        change_free(cs[k]);
+        cs[k] = rest;
+        if (!rest) { /* every finding went into a part: the last part takes k's slot */
+            cs[k] = cs[--n];
+            for (size_t i = 0; i < nf; i++)
+                if (of[i] == n)
+                    of[i] = k;
+        }
+    }
+    for (size_t k = 0; k < n0; k++)
+        strvec_free(&sites[k]);
+    free(sites);
+    free(group);
+    return n;
+}
+
 /* Whether parameter `name` is in a rendered signature ("f(self, a: int, b=1)"). */
 static int sig_has_param(const char *sig, const char *name)
 {
@@ -1100,6 +1186,7 @@ json_t *changes_group(json_t *fs)
             of[i] = k;
         }
     n = split_signatures(fs, cs, n, of);
+    n = split_bodies(fs, cs, n, of);
     n = join_bodies(fs, cs, n, of);
     strvec taken = STRVEC_INIT;
     char **ids = pgci_calloc(n ? n : 1, sizeof(char *));

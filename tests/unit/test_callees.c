@@ -3035,6 +3035,68 @@ static void test_changes_callee_shim(void **state)
     json_decref(fs);
 }
 
+/* A body change over models' copies of a method whose signatures changed in
+ * different ways (two signature changes): its findings on every method of one
+ * signature change join that change, one upstream edit, and those on a method of
+ * no signature change (or of one whose methods did not all change their bodies)
+ * stay a body change (5.22.2 -> 5.24.0: `*Model.forward`'s body change over 11
+ * configs and the renames of `past_key_values` over 10 of them). */
+static void test_changes_split_bodies(void **state)
+{
+    (void)state;
+    json_t *fs = json_array();
+    const struct {
+        const char *cfg, *target, *module;
+        int sig, body; /* 0 none, 1 renamed, 2 renamed and gained */
+    } f[] = {
+        {"c.a1", "AaaModel.forward", "transformers.models.aaa.modeling_aaa", 1, 1},
+        {"c.a2", "AaaModel.forward", "transformers.models.aaa.modeling_aaa", 1, 1},
+        {"c.b", "BbbModel.forward", "transformers.models.bbb.modeling_bbb", 2, 1},
+        {"c.c", "CccModel.forward", "transformers.models.ccc.modeling_ccc", 0, 1},
+        {"c.d", "DddModel.forward", "transformers.models.ddd.modeling_ddd", 2, 0},
+    };
+    for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+        if (f[i].sig)
+            json_array_append_new(
+                fs, jfinding("signatures", "warning", f[i].cfg, "t",
+                             json_pack("{s:s, s:s, s:s, s:s, s:s}", "kind", "param-renamed",
+                                       "target", f[i].target, "module", f[i].module, "parameter",
+                                       "past_key_values", "new_parameter", "cache"),
+                             NULL));
+        if (f[i].sig == 2)
+            json_array_append_new(
+                fs,
+                jfinding("signatures", "warning", f[i].cfg, "t",
+                         json_pack("{s:s, s:s, s:s, s:s}", "kind", "param-added-optional", "target",
+                                   f[i].target, "module", f[i].module, "parameter", "mask"),
+                         NULL));
+        if (f[i].body)
+            json_array_append_new(fs,
+                                  jfinding("signatures", "warning", f[i].cfg, "t",
+                                           json_pack("{s:s, s:s, s:s}", "kind", "body-changed",
+                                                     "target", f[i].target, "module", f[i].module),
+                                           "--- a\n+++ b\n@@ -1 +1 @@\n-x\n+y\n"));
+    }
+    json_t *cs = changes_group(fs);
+    const char *want[][2] = {
+        {"`AaaModel.forward` renamed `past_key_values` → `cache` and changed its body", "4"},
+        {"`*Model.forward` renamed `past_key_values` → `cache` and gained `mask`", "4"},
+        {"`*Model.forward`: the upstream body changed under the override", "2"},
+    };
+    assert_int_equal(json_array_size(cs), 3);
+    for (size_t i = 0; i < 3; i++) {
+        json_t *got = NULL;
+        for (size_t k = 0; k < 3; k++)
+            if (!strcmp(json_string_value(json_object_get(json_array_get(cs, k), "title")),
+                        want[i][0]))
+                got = json_array_get(cs, k);
+        assert_non_null(got);
+        assert_int_equal(json_integer_value(json_object_get(got, "findings")), atoi(want[i][1]));
+    }
+    json_decref(cs);
+    json_decref(fs);
+}
+
 /* The keys of one plan that break at one segment are one change (one move
  * upstream made), titled by the path that went and where it went. */
 static void test_changes_plan_keys(void **state)
@@ -3979,6 +4041,7 @@ int main(void)
         cmocka_unit_test(test_changes_group),
         cmocka_unit_test(test_changes_other_regen_causes),
         cmocka_unit_test(test_changes_callee_shim),
+        cmocka_unit_test(test_changes_split_bodies),
         cmocka_unit_test(test_changes_replaced_body),
         cmocka_unit_test(test_changes_quote_deprecation_advice),
         cmocka_unit_test(test_changes_auto_docstring),
