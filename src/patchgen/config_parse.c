@@ -767,10 +767,11 @@ static int takes_walrus(TSNode up, TSNode n)
         return ts_node_eq(n, ts_node_child_by_field_name(up, "subject", 7)) ? 2 : 0;
     if (is(up, "if_clause")) /* a case's guard, not a comprehension's condition */
         return is(ts_node_parent(up), "case_clause") ? 2 : 0;
-    if (is(up, "with_item")) { /* `with (a := 1, b):` is a tuple */
+    if (is(up, "with_item")) { /* `with (a := 1, b):` is a tuple, each a named_expression */
         TSNode clause = ts_node_parent(up);
-        return !ts_node_is_null(clause) && ts_node_child_count(clause) > 0 &&
-               is(ts_node_child(clause, 0), "(");
+        int group = !ts_node_is_null(clause) && ts_node_child_count(clause) > 0 &&
+                    is(ts_node_child(clause, 0), "(");
+        return group ? 2 : 0;
     }
     return 0;
 }
@@ -785,17 +786,25 @@ static int takes_walrus(TSNode up, TSNode n)
  * expects the `else` (invalid_expression). */
 static int walrus_place(const py_tree *t, TSNode n, perr *e)
 {
-    /* the expression CPython reads up to the `:=`: n, or one that n ends */
-    TSNode slot = n, up = ts_node_parent(n);
+    /* the expression CPython reads up to the `:=`: n, or one that n ends (slot);
+     * the child of `up` that holds it (cur): tree-sitter-python binds `a := 1`
+     * tighter than `if`, where CPython's conditional is the value (`(a := 1 if b
+     * else c)`) */
+    TSNode slot = n, cur = n, up = ts_node_parent(n);
     while (!ts_node_is_null(up)) {
         if (is(up, "conditional_expression") && ts_node_named_child_count(up) == 3 &&
-            ts_node_eq(slot, ts_node_named_child(up, 1)))
+            ts_node_eq(cur, ts_node_named_child(up, 1)))
             return fail(e, ts_node_start_byte(up), "", "expected 'else' after 'if' expression");
-        int ends = ts_node_end_byte(up) == ts_node_end_byte(slot);
+        if (is(up, "conditional_expression") && ts_node_eq(cur, ts_node_named_child(up, 0))) {
+            cur = up;
+            up = ts_node_parent(up);
+            continue;
+        }
+        int ends = ts_node_end_byte(up) == ts_node_end_byte(cur);
         if (!ends || !(is(up, "not_operator") || is(up, "boolean_operator") || is(up, "lambda") ||
                        is(up, "conditional_expression")))
             break;
-        slot = up;
+        slot = cur = up;
         up = ts_node_parent(up);
     }
     if (ts_node_is_null(up))
@@ -809,7 +818,7 @@ static int walrus_place(const py_tree *t, TSNode n, perr *e)
     /* a dictionary's first key is a set's first element to CPython; after that */
     TSNode outer = ts_node_parent(up);
     int first_key = 0;
-    if (is(up, "pair") && ts_node_eq(slot, ts_node_child_by_field_name(up, "key", 3)) &&
+    if (is(up, "pair") && ts_node_eq(cur, ts_node_child_by_field_name(up, "key", 3)) &&
         !ts_node_is_null(outer)) {
         first_key = ts_node_eq(up, is(outer, "dictionary_comprehension")
                                        ? ts_node_child_by_field_name(outer, "body", 4)
@@ -818,8 +827,11 @@ static int walrus_place(const py_tree *t, TSNode n, perr *e)
             return fail(e, ts_node_end_byte(ts_node_child(n, 0)) - 1, "",
                         "':' expected after dictionary key");
     }
-    int takes = first_key ? 2 : takes_walrus(up, slot);
-    if (ts_node_eq(slot, n) && takes && !first_key)
+    /* a slice's start is a subscript's named_expression to CPython, as the first key
+     * is a set's element: it reads the expression to the `:` first */
+    int slice_start = is(up, "slice") && ts_node_eq(cur, ts_node_child(up, 0));
+    int takes = first_key || slice_start ? 2 : takes_walrus(up, cur);
+    if (ts_node_eq(slot, n) && takes && !first_key && !slice_start)
         return 0;
     if (!ts_node_eq(slot, n) && (takes == 2 || is(up, "expression_statement"))) {
         char why[96];
@@ -828,8 +840,7 @@ static int walrus_place(const py_tree *t, TSNode n, perr *e)
         return fail(e, ts_node_start_byte(slot), "", why);
     }
     if (ts_node_eq(slot, n)) {
-        TSNode next = ts_node_next_sibling(n);
-        int slice_start = is(up, "slice") && ts_node_eq(n, ts_node_child(up, 0));
+        TSNode next = ts_node_next_sibling(cur);
         if ((first_key || slice_start) && !ts_node_is_null(next))
             at = ts_node_start_byte(next);
     }

@@ -433,6 +433,29 @@ f"{[a := 1]}"
 f"{f(a=b := 1)}"
 f"{[not a := 1]}"
 x = f"{(not a := 1)}"
+(a := 1 if c else d)
+[a := 1 if c else d]
+f(a := 1 if c else d)
+if a := 1 if c else d: pass
+(a := 1 if b else c if d else e)
+(not a := 1 if b else c)
+(lambda: a := 1 if b else c)
+x = 1 if (a := 2 if b else c) else 3
+(x := 1 if a else 2 for y in z)
+f(x := 1 if a else 2 for y in z)
+x[a := 1 if b else c]
+x[a := 1 if b else c:2]
+{a := 1 if b else c}
+{a := 1 if b else c: 2}
+{1: 2, a := 1 if b else c: 2}
+return a := 1 if b else c
+x = a := 1 if b else c
+with (not a := 1, b): pass
+with (not a := 1) as c: pass
+with (a := 1 if b else c, d): pass
+x[not a := 2:]
+x[not a := 2:1, 3]
+a[lambda: b := 1:2]
 f(a, *b, c := 1)
 class C(a := 1): pass
 class C(x=a := 1): pass
