@@ -136,6 +136,15 @@ int cc_parse_node(const py_tree *t, TSNode n, TSPoint *at, char *why, size_t siz
 /* In a tree with an error: the first of those before byte `limit`, outside the
  * error (config_syntax.c). */
 int cc_parse_error_before(const py_tree *t, uint32_t limit, TSPoint *at, char *why, size_t size);
+/* Named expression n of a tree where its name stands for an operand that is no
+ * name and ends at byte `operand` (config_target.c: `(a.b := 1)` read as `(_ :=
+ * 1)`): 2 where CPython's invalid_named_expression reads the operand ("cannot use
+ * assignment expressions with attribute" at it), 1 with *at (a byte) and why where its parser
+ * refuses the place first ("invalid syntax" at the `:=` of a call's argument,
+ * "cannot use assignment expressions with lambda", "expected 'else' after 'if'
+ * expression"), 0 where it takes it. */
+int cc_walrus_operand(const py_tree *t, TSNode n, uint32_t operand, uint32_t *at, char *why,
+                      size_t size);
 /* In a tree whose first error err is inside a string literal (an f-string's
  * expression: Python 3.11 reads the literal as one token): the string rules'
  * refusal of its literals, an error in the expression as the f-string's sub-parser
@@ -187,9 +196,11 @@ void cc_with_target(cc *c, TSNode target);
 TSNode cc_deepest_error(TSNode n);
 
 /* In a tree with an error, err the first: when the logical line it begins in has
- * a target Python cannot assign to (`f() = 1`, `for f() in x`, `x + 1 += 2`) and
- * tree-sitter's error is not before it, sets e to CPython's refusal of it and
- * returns 1 (config_syntax.c). */
+ * a target Python cannot assign to (`f() = 1`, `for f() in x`, `x + 1 += 2`), an
+ * assignment expression's operand that is no name (`(a.b := 1)`) or a keyword
+ * argument before a comprehension (`f(a=1 for x in y)`) and tree-sitter's error
+ * is not before it, sets e to CPython's refusal of it and returns 1
+ * (config_syntax.c). */
 struct pytok_result;
 struct pytok_error;
 int cc_target_error(const py_tree *t, const struct pytok_result *tok, TSNode err,

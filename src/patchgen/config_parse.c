@@ -783,8 +783,12 @@ static int takes_walrus(TSNode up, TSNode n)
  * b}` is a set's first element to it, `a[b := 1:2]` a subscript); where it reads a
  * named_expression, the expression that ends at the `:=` is refused ("cannot use
  * assignment expressions with lambda"), and in an `if` expression's condition it
- * expects the `else` (invalid_expression). */
-static int walrus_place(const py_tree *t, TSNode n, perr *e)
+ * expects the `else` (invalid_expression). With `operand` set, n's name stands for
+ * an operand that is no name, ending at byte `operand` (config_target.c: `(a.b :=
+ * 1)`): 2 where CPython's invalid_named_expression reads it (the caller's "cannot
+ * use assignment expressions with attribute"), "invalid syntax" at the `:=` where
+ * only a name may be (a call's argument). */
+static int walrus_place(const py_tree *t, TSNode n, uint32_t operand, perr *e)
 {
     /* the expression CPython reads up to the `:=`: n, or one that n ends (slot);
      * the child of `up` that holds it (cur): tree-sitter-python binds `a := 1`
@@ -801,6 +805,10 @@ static int walrus_place(const py_tree *t, TSNode n, perr *e)
             continue;
         }
         int ends = ts_node_end_byte(up) == ts_node_end_byte(cur);
+        if (ends && is(up, "conditional_expression") &&
+            is(ts_node_named_child(up, 0), "named_expression"))
+            /* `(a := 1 if b else c := 2)`: a named expression's value, and a `:=` */
+            return fail(e, ts_node_start_byte(ts_node_child(n, 1)), "", "invalid syntax");
         if (!ends || !(is(up, "not_operator") || is(up, "boolean_operator") || is(up, "lambda") ||
                        is(up, "conditional_expression")))
             break;
@@ -824,15 +832,17 @@ static int walrus_place(const py_tree *t, TSNode n, perr *e)
                                        ? ts_node_child_by_field_name(outer, "body", 4)
                                        : ts_node_named_child(outer, 0));
         if (!first_key) /* invalid_kvpair, at the expression's last character */
-            return fail(e, ts_node_end_byte(ts_node_child(n, 0)) - 1, "",
+            return fail(e, (operand ? operand : ts_node_end_byte(ts_node_child(n, 0))) - 1, "",
                         "':' expected after dictionary key");
     }
     /* a slice's start is a subscript's named_expression to CPython, as the first key
      * is a set's element: it reads the expression to the `:` first */
     int slice_start = is(up, "slice") && ts_node_eq(cur, ts_node_child(up, 0));
     int takes = first_key || slice_start ? 2 : takes_walrus(up, cur);
+    if (operand && ts_node_eq(slot, n) && (takes == 2 || is(up, "expression_statement")))
+        return 2;
     if (ts_node_eq(slot, n) && takes && !first_key && !slice_start)
-        return 0;
+        return operand ? fail(e, at, "", "invalid syntax") : 0;
     if (!ts_node_eq(slot, n) && (takes == 2 || is(up, "expression_statement"))) {
         char why[96];
         snprintf(why, sizeof(why), "cannot use assignment expressions with %s",
@@ -868,7 +878,7 @@ static int check_node(const py_tree *t, TSNode n, uint32_t stop, perr *e)
     if (!strcmp(type, "for_in_clause"))
         return comp_comma(t, n, e);
     if (!strcmp(type, "named_expression"))
-        return walrus_place(t, n, e);
+        return walrus_place(t, n, 0, e);
     return 0;
 }
 
@@ -895,6 +905,18 @@ int cc_parse_node(const py_tree *t, TSNode n, TSPoint *at, char *why, size_t siz
     *at = e.mapped ? e.pt : point_of(t, 0, (TSPoint){0, 0}, e.at);
     snprintf(why, size, "%s", e.why);
     return 1;
+}
+
+int cc_walrus_operand(const py_tree *t, TSNode n, uint32_t operand, uint32_t *at, char *why,
+                      size_t size)
+{
+    perr e = {0};
+    int r = walrus_place(t, n, operand, &e);
+    if (r == 1) {
+        *at = e.at;
+        snprintf(why, size, "%s", e.why);
+    }
+    return r;
 }
 
 int cc_string_error(const py_tree *t, TSNode err, TSPoint *at, char *why, size_t size)

@@ -8,7 +8,8 @@
  * part it cannot take (Parser/pegen.c's _PyPegen_get_invalid_target). Of a target
  * it takes, its compiler refuses a starred one alone and two stars in one tuple.
  * The same names serve the parser's refusals in a tree with an error
- * (config_syntax.c): `f() = 1`, `for f() in x`.
+ * (config_syntax.c): `f() = 1`, `for f() in x`, and an assignment expression's
+ * operand that is no name, `(a.b := 1)` (its invalid_named_expression).
  */
 #include <stdio.h>
 #include <string.h>
@@ -322,7 +323,9 @@ typedef struct found {
     uint32_t at;     /* the refusal's byte */
     uint32_t rs, re; /* the target's bytes */
     char why[128];
-    int name; /* a name must take its place (a keyword argument's), not a group */
+    int name;    /* a name must take its place (a keyword argument's), not a group */
+    uint32_t op; /* an assignment expression's `:=` after the target, or 0 */
+    int chain;   /* the target holds another assignment expression (`a := 1 := 2`) */
 } found;
 
 /* Parses src[a..b) as an expression: the module's statement, or a null node when
@@ -347,6 +350,20 @@ static TSNode stmt_expr(TSNode stmt)
     if (ts_node_named_child_count(stmt) == 1 && !has_comma(stmt))
         return ts_node_named_child(stmt, 0);
     return stmt;
+}
+
+/* src[a..b) parsed in parentheses (it may run over lines) into *p: the expression,
+ * its offsets one past src[a]'s; a null node when it is not one (the caller frees
+ * *p either way). The text stays in *p's source. */
+static TSNode parse_group(py_tree *p, const char *src, uint32_t a, uint32_t b)
+{
+    char *group = pgci_malloc(b - a + 2);
+    group[0] = '(';
+    memcpy(group + 1, src + a, b - a);
+    group[b - a + 1] = ')';
+    TSNode stmt = parse_expr(p, group, 0, b - a + 2);
+    free(group);
+    return ts_node_is_null(stmt) ? stmt : stmt_expr(stmt);
 }
 
 static TSNode invalid_in(const py_tree *t, TSNode e, int targets, const char **star)
@@ -598,8 +615,35 @@ static void kwarg_target(const char *src, const ltoks *ts, size_t k, found *f)
     const ltok *a = &ts->items[j];
     size_t len = a->end - a->start;
     if (j + 1 == k && a->kind == 'n') {
-        if (!cc_is_keyword(src + a->start, len))
-            return; /* a keyword argument */
+        if (!cc_is_keyword(src + a->start, len)) {
+            /* a keyword argument, unless a comprehension's `for` follows its value
+             * (`f(a=1 for x in y)`: invalid_arguments, at the name) */
+            size_t e = k + 1;
+            while (e < ts->len && ts->items[e].depth >= depth &&
+                   !(ts->items[e].depth == depth &&
+                     (tok_is(src, &ts->items[e], ",") || tok_is(src, &ts->items[e], "for") ||
+                      tok_is(src, &ts->items[e], "async"))))
+                e++;
+            if (e == k + 1 || e >= ts->len || ts->items[e].depth != depth ||
+                tok_is(src, &ts->items[e], ","))
+                return;
+            size_t end = e; /* the comprehension, to the `,` or the `)` after it */
+            while (end < ts->len && ts->items[end].depth >= depth &&
+                   !(ts->items[end].depth == depth && tok_is(src, &ts->items[end], ",")))
+                end++;
+            py_tree p;
+            TSNode g = parse_group(&p, src, ts->items[k + 1].start, ts->items[end - 1].end);
+            int comp = !ts_node_is_null(g) && is(g, "generator_expression");
+            py_tree_free(&p);
+            if (!comp)
+                return;
+            f->at = f->rs = a->start;
+            f->re = ts->items[e - 1].end;
+            f->name = 1;
+            snprintf(f->why, sizeof(f->why),
+                     "invalid syntax. Maybe you meant '==' or ':=' instead of '='?");
+            return;
+        }
         if (!tok_is(src, a, "None") && !tok_is(src, a, "True") && !tok_is(src, a, "False"))
             return; /* `f(if=1)`: the parser stops at the keyword */
         snprintf(f->why, sizeof(f->why), "cannot assign to %.*s", (int)len, src + a->start);
@@ -623,6 +667,94 @@ static void kwarg_target(const char *src, const ltoks *ts, size_t k, found *f)
     f->rs = a->start;
     f->re = ts->items[k - 1].end;
     f->name = 1;
+}
+
+/* Whether token t ends an assignment expression's operand read backwards from its
+ * `:=`: a keyword but None, True, False and await (they begin one), a comma, `;`,
+ * `:`, `->`, `=` or an augmented assignment's operator. */
+static int operand_stop(const char *src, const ltok *t)
+{
+    if (t->kind == 'n')
+        return cc_is_keyword(src + t->start, t->end - t->start) && !tok_is(src, t, "None") &&
+               !tok_is(src, t, "True") && !tok_is(src, t, "False") && !tok_is(src, t, "await");
+    if (t->kind != 'o')
+        return 0;
+    if (tok_is(src, t, ",") || tok_is(src, t, ";") || tok_is(src, t, ":") || tok_is(src, t, "->"))
+        return 1;
+    /* `=` and an augmented assignment's operator, not a comparison */
+    return src[t->end - 1] == '=' && !tok_is(src, t, "==") && !tok_is(src, t, "!=") &&
+           !tok_is(src, t, "<=") && !tok_is(src, t, ">=") && !tok_is(src, t, ":=");
+}
+
+/* The node a group holds: e, its parentheses around one expression taken off. */
+static TSNode ungroup(TSNode e)
+{
+    while (is(e, "parenthesized_expression")) {
+        TSNode one = {0};
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < ts_node_named_child_count(e); i++)
+            if (!ts_node_is_extra(ts_node_named_child(e, i)))
+                one = ts_node_named_child(e, i), n++;
+        if (n != 1)
+            break;
+        e = one;
+    }
+    return e;
+}
+
+/* `(a.b := 1)`: the operand of the `:=` at token k, from the bracket, comma,
+ * keyword or statement start (token `from`) before it, when it is no name: CPython's
+ * invalid_named_expression reads an expression before a `:=` ("cannot use
+ * assignment expressions with attribute" at it, its parentheses taken off), or its
+ * parser stops at the `:=` where a name must be (cc_walrus_operand, after explains).
+ * After another `:=` (`(a := 1 := 2)`), the parser stops at this one: the target is
+ * both and what is between. */
+static void walrus_target(const char *src, const ltoks *ts, size_t from, size_t k, found *f)
+{
+    int depth = ts->items[k].depth, chain = 0;
+    size_t j = k;
+    for (; j > from && ts->items[j - 1].depth >= depth; j--) {
+        const ltok *t = &ts->items[j - 1];
+        if (t->depth == depth && operand_stop(src, t))
+            break;
+        chain |= t->depth == depth && tok_is(src, t, ":=");
+    }
+    /* not the operand's: a star before it, a decorator's `@`, a match statement's or
+     * a case's keyword */
+    if (j < k && (tok_is(src, &ts->items[j], "*") || tok_is(src, &ts->items[j], "**") ||
+                  (j == from && tok_is(src, &ts->items[j], "@"))))
+        j++;
+    if (j + 1 < k && j == from &&
+        (tok_is(src, &ts->items[j], "match") || tok_is(src, &ts->items[j], "case")) &&
+        ts->items[j + 1].kind != 'o')
+        j++;
+    const ltok *a = &ts->items[j];
+    if (j == k || (!chain && j + 1 == k && a->kind == 'n' &&
+                   !cc_is_keyword(src + a->start, a->end - a->start)))
+        return;
+    uint32_t rs = a->start, re = ts->items[k - 1].end;
+    if (chain) {
+        f->at = ts->items[k].start;
+        snprintf(f->why, sizeof(f->why), "invalid syntax");
+    } else {
+        py_tree p;
+        TSNode g = parse_group(&p, src, rs, re);
+        g = ts_node_is_null(g) ? g : ungroup(g);
+        int ok = !ts_node_is_null(g) && !is(g, "list_splat") && !is(g, "dictionary_splat");
+        if (ok) {
+            f->at = rs + ts_node_start_byte(g) - 1;
+            snprintf(f->why, sizeof(f->why), "cannot use assignment expressions with %s",
+                     cc_expr_name(&p, g));
+        }
+        py_tree_free(&p);
+        if (!ok)
+            return;
+    }
+    f->rs = rs;
+    f->re = re;
+    f->name = 1;
+    f->op = ts->items[k].start;
+    f->chain = chain;
 }
 
 /* `None: int = 1`: an annotation's target that is no name, attribute or subscript
@@ -707,7 +839,7 @@ static void line_targets(const char *src, size_t from, size_t to, found *best)
     line_tokens(src, from, to, &ts);
     size_t start = 0;
     for (size_t k = 0; k <= ts.len; k++) {
-        found f = {UINT32_MAX, 0, 0, {0}, 0};
+        found f = {UINT32_MAX, 0, 0, {0}, 0, 0, 0};
         if (k == ts.len || (ts.items[k].depth == 0 && tok_is(src, &ts.items[k], ";"))) {
             if (k > start)
                 statement_targets(src, &ts, start, k, &f);
@@ -718,6 +850,8 @@ static void line_targets(const char *src, size_t from, size_t to, found *best)
             for_target(src, &ts, k + 1, &f);
         } else if (ts.items[k].depth > 0 && tok_is(src, &ts.items[k], "=")) {
             kwarg_target(src, &ts, k, &f);
+        } else if (tok_is(src, &ts.items[k], ":=")) {
+            walrus_target(src, &ts, start, k, &f);
         }
         if (f.at < best->at)
             *best = f;
@@ -754,17 +888,39 @@ TSNode cc_deepest_error(TSNode n)
     return n;
 }
 
+/* An assignment expression's operand that is no name (walrus_target), in tree p
+ * where a name takes its place: CPython's refusal, decided by the place (a call's
+ * argument takes no operand but a name); 0 where tree-sitter read no assignment
+ * expression there. */
+static int walrus_refusal(const py_tree *p, found *f)
+{
+    TSNode x = ts_node_descendant_for_byte_range(py_root(p), f->op, f->op + 2);
+    if (!ts_node_is_null(x) && !is(x, "named_expression"))
+        x = ts_node_parent(x);
+    if (ts_node_is_null(x) || !is(x, "named_expression") || ts_node_start_byte(x) != f->rs)
+        return 0;
+    uint32_t at;
+    char why[sizeof(f->why)];
+    int r = cc_walrus_operand(p, x, f->re, &at, why, sizeof(why));
+    if (r == 1) {
+        f->at = at;
+        snprintf(f->why, sizeof(f->why), "%s", why);
+    }
+    return r || f->chain;
+}
+
 /* Whether the target explains the tree's error: with a name in its place (kept
  * over as many lines), tree-sitter finds no error before its end. */
-static int explains(const py_tree *t, const found *f)
+static int explains(const py_tree *t, found *f)
 {
     char *copy = pgci_malloc(t->len + 1);
     memcpy(copy, t->src, t->len);
+    copy[t->len] = '\0';
     uint32_t n = f->re - f->rs;
     for (uint32_t i = 0; i < n; i++) {
         char *ch = &copy[f->rs + i];
-        if (f->name)
-            *ch = i == 0 ? '_' : *ch == '\n' ? '\n' : ' ';
+        if (f->name) /* a continuation's backslash kept */
+            *ch = i == 0 ? '_' : *ch == '\n' || (*ch == '\\' && ch[1] == '\n') ? *ch : ' ';
         else if (n <= 2)
             *ch = '_';
         else
@@ -775,6 +931,8 @@ static int explains(const py_tree *t, const found *f)
     TSNode err;
     if (ok && py_first_error(&p, &err))
         ok = ts_node_start_byte(cc_deepest_error(err)) >= f->re;
+    if (ok && f->op)
+        ok = walrus_refusal(&p, f);
     py_tree_free(&p);
     free(copy);
     return ok;
@@ -786,7 +944,7 @@ int cc_target_error(const py_tree *t, const pytok_result *tok, TSNode err, pytok
      * what came before the error too) to the end of the deepest error in it */
     TSNode deep = cc_deepest_error(err);
     uint32_t es = ts_node_start_byte(err), ee = ts_node_end_byte(deep);
-    found f = {UINT32_MAX, 0, 0, {0}, 0};
+    found f = {UINT32_MAX, 0, 0, {0}, 0, 0, 0};
     for (size_t k = 0; k < tok->lines.len; k++) {
         size_t from = tok->lines.items[k];
         size_t to = k + 1 < tok->lines.len ? tok->lines.items[k + 1] : t->len;

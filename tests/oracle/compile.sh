@@ -12,7 +12,8 @@
 # with its message, or compiled by both: among them a keyword where tree-sitter
 # reads a name (`x.None`), `__debug__` bound, f-strings, bytes and str literals
 # concatenated, `f(a for a in b, c)`, an assignment expression where the grammar
-# takes none (`return y := 1`) (config_parse.c, config_debug.c).
+# takes none (`return y := 1`) or on an operand that is no name (`(a.b := 1)`)
+# (config_parse.c, config_debug.c, config_target.c).
 set -eu
 cd "$(dirname "$0")/../.."
 build=${PGCI_BUILD:-build}
@@ -456,6 +457,131 @@ with (a := 1 if b else c, d): pass
 x[not a := 2:]
 x[not a := 2:1, 3]
 a[lambda: b := 1:2]
+(None := 1)
+(a.b := 1)
+(a[0] := 1)
+[x.y := 1 for x in y]
+x = (1 := 2)
+if a.b := 1: pass
+(f() := 1)
+((a) := 1)
+f(a.b := 1)
+(a := 1 := 2)
+f(a=1 for x in y)
+(True := 1)
+(False := 1)
+(... := 1)
+(1.5 := 1)
+("x" "y" := 1)
+(f"x" := 1)
+(-a := 1)
+(a ** b := 1)
+(a < b := 1)
+(await a := 1)
+((a, b) := 1)
+([a, b] := 1)
+((x for x in y) := 1)
+({a: b} := 1)
+({a} := 1)
+([x for x in y] := 1)
+(((a)) := 1)
+((a.b) := 1)
+(a[0].b := 1)
+(a.b \\\n := 1)
+(a # c\n .b := 1)
+(a.b\n := 1)
+a.b := 1
+x = a.b := 1
+x = (a.b := 1)
+return a.b := 1
+def f():\n  return (a.b := 1)
+lambda: a.b := 1
+(lambda: a.b := 1)
+x = 1 if a.b := 2 else 3
+(1 if a.b := 2 else 3)
+(a.b := 1 if c else d)
+(a.b := 1, 2)
+(1, a.b := 1)
+[1, a.b := 1]
+{1, a.b := 1}
+{a.b := 1: 2}
+{1: 2, a.b := 1: 2}
+{1: a.b := 2}
+{a.b := 1 for x in y}
+f(x, a.b := 1)
+f(a.b := 1, x)
+f(*a.b := 1)
+f((a.b := 1))
+print(a.b := 1)
+f(x for x in y if a.b := 1)
+f(x for x in a.b := 1)
+f(a.b := 1 for x in y)
+g(f(a.b := 1))
+f[a.b := 1]
+f(a)[b.c := 1]
+x[1:a.b := 2]
+x[a.b := 2:1]
+x[a.b := 2:]
+x[-a := 2:1]
+x[a.b := 1, 2]
+while a.b := 1: pass
+while (a.b) := 1: pass
+if (a.b) := 1: pass
+if x: pass\nelif f() := 1: pass
+(a.b := c := 1)
+(a := b.c := 1)
+(a := 1 := 2 := 3)
+(a.b := 1 := 2)
+f(a := 1 := 2)
+(a := 1 if b else c := 2)
+[a := 1 if b else c := 2]
+f(a := 1 if b else c := 2)
+(a := 1 if b else c.d := 2)
+(a := 1 if b else not c := 2)
+(a := 1 if b else (c := 2))
+with (a.b := 1): pass
+with (a.b := 1, c): pass
+with (a.b := 1) as c: pass
+with (a, b.c := 1): pass
+with a, (b.c := 1): pass
+with (-a := 1, b): pass
+match a.b := 1:\n  case 1: pass
+match (a.b := 1):\n  case 1: pass
+match x:\n  case 1 if a.b := 1: pass
+@a.b := c\ndef f(): pass
+@(a.b := c)\ndef f(): pass
+assert (a.b := 1)
+assert a.b := 1
+del (a.b := 1)
+for x in (a.b := 1): pass
+(x for x in (a.b := 1))
+[x for x in y if (a.b := 1)]
+[x for x in y if a.b := 1]
+(a.b := 1)\nx.None
+(a.b := 1)\nx = 1 +
+x = 1; (a.b := 1)
+(a.b, c := 1)
+(match := 1)
+f(a=1 for x in y, b)
+f(x, a=1 for x in y)
+f(a=1 for x in y if z)
+f(a = 1 for x in y)
+f(a=1\n  for x in y)
+f(a=1 if b else c for x in y)
+f(a=lambda: 1 for x in y)
+f(a=b for x in y for z in w)
+f(a=1 async for x in y)
+f(*a, b=1 for x in y)
+f(**k, a=1 for x in y)
+f(a=1, b=2 for x in y)
+class C(a=1 for x in y): pass
+g(f(a=1 for x in y))
+f(x for x in y, a=1 for z in w)
+f(a=1 for x in y)(b=2)
+f(a=(1 for x in y))
+f(a=[1 for x in y])
+f(a.b=1 for x in y)
+f(None=1 for x in y)
 f(a, *b, c := 1)
 class C(a := 1): pass
 class C(x=a := 1): pass
