@@ -235,8 +235,13 @@ static void check_object(const check_input *in, const proto_settings *s, const l
                   "the patch for %s has no '%s %s' header with numbered items above it", target,
                   s->header_prefix, target);
     } else if (h.line && !header_names(l, &h, s->header_prefix, target)) {
+        /* the header as written, and what would name the patch */
+        int n = (int)l->len[h.line];
+        while (n > 0 && (l->at[h.line][n - 1] == ' ' || l->at[h.line][n - 1] == '\r'))
+            n--;
         proto_add(out, s, "comments.header", in->module, in->config_path, (unsigned)h.line,
-                  "the header names another target than the patch below it (%s)", target);
+                  "the header '%.*s%s' does not name the patch below it: write '%s %s'",
+                  n > 80 ? 77 : n, l->at[h.line], n > 80 ? "..." : "", s->header_prefix, target);
     }
     /* markers inside the definition */
     long open_num[64];

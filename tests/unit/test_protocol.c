@@ -578,8 +578,8 @@ static void test_comment_markers(void **state)
     assert_string_equal(fs.items[0]->title, "the docstring does not carry the regeneration command "
                                             "'patchgen m.q.q_gpu_patch_gen_config'");
     assert_int_equal(fs.items[1]->line, 3);
-    assert_string_equal(fs.items[1]->title,
-                        "the header names another target than the patch below it (Q.forward)");
+    assert_string_equal(fs.items[1]->title, "the header '# Patch: R.forward (extended)' does not "
+                                            "name the patch below it: write '# Patch: Q.forward'");
     findings_free(&fs);
 
     /* {dir}: the whole command, output directory included */
