@@ -326,6 +326,7 @@ typedef struct found {
     int name;    /* a name must take its place (a keyword argument's), not a group */
     uint32_t op; /* an assignment expression's `:=` after the target, or 0 */
     int chain;   /* the target holds another assignment expression (`a := 1 := 2`) */
+    uint32_t eq; /* a condition's `=` that `<` in its place makes Python, or 0 */
 } found;
 
 /* Parses src[a..b) as an expression: the module's statement, or a null node when
@@ -773,6 +774,93 @@ static void annotated_target(const char *src, uint32_t a, uint32_t b, found *f)
     py_tree_free(&p);
 }
 
+/* `if a=1:`, `while a.b = 1:`, `elif f()=1:`: an `=` in a condition, before its
+ * colon (a lambda's is the lambda's). CPython's invalid_named_expression: after a
+ * name whose value is a bitwise_or, "invalid syntax. Maybe you meant '==' or ':='
+ * instead of '='?" at the name; after another bitwise_or but a list, a tuple, a
+ * generator expression, True, False and None, "cannot assign to X here. Maybe you
+ * meant '==' instead of '='?" at it; else "invalid syntax" at the `=`. A comma
+ * before the `=` is left to the parser's error. */
+static void condition_target(const char *src, const ltoks *ts, size_t from, size_t to, found *f)
+{
+    size_t eq = 0, colon = to;
+    int lambdas = 0;
+    for (size_t k = from; k < to; k++) {
+        const ltok *t = &ts->items[k];
+        if (t->depth > 0)
+            continue;
+        if (t->kind == 'n' && tok_is(src, t, "lambda")) {
+            lambdas++;
+        } else if (tok_is(src, t, ":")) {
+            if (!lambdas) {
+                colon = k;
+                break;
+            }
+            lambdas--;
+        } else if (tok_is(src, t, ",") && !eq) {
+            return;
+        } else if (tok_is(src, t, "=") && !eq) {
+            eq = k;
+        }
+    }
+    if (!eq || eq == from)
+        return;
+    const ltok *a = &ts->items[from], *op = &ts->items[eq];
+    uint32_t b = ts->items[eq - 1].end;
+    /* the value: a bitwise_or (up to the first token no bitwise_or holds) that no
+     * `=` or `:=` follows */
+    static const char *const ends[] = {"if", "else", "and", "or",  "not",   "in",    "is",
+                                       "==", "!=",   "<",   ">",   "<=",    ">=",    "=",
+                                       ":=", ",",    ":",   "for", "async", "lambda"};
+    size_t v = eq + 1;
+    for (int stop = 0; v < colon && !stop; v += !stop)
+        for (size_t i = 0; !stop && ts->items[v].depth == 0 && i < sizeof(ends) / sizeof(*ends);
+             i++)
+            stop = tok_is(src, &ts->items[v], ends[i]);
+    int value = 0;
+    if (v > eq + 1 &&
+        !(v < colon && (tok_is(src, &ts->items[v], "=") || tok_is(src, &ts->items[v], ":=")))) {
+        py_tree p;
+        TSNode stmt = parse_expr(&p, src, ts->items[eq + 1].start, ts->items[v - 1].end);
+        value = !ts_node_is_null(stmt) && is_bitwise_or(stmt_expr(stmt));
+        py_tree_free(&p);
+    }
+    /* explained when, with a comparison in the `=`'s place, the first error (if any)
+     * comes after it */
+    f->eq = op->start;
+    f->rs = op->start;
+    f->re = op->end;
+    f->at = op->start;
+    snprintf(f->why, sizeof(f->why), "invalid syntax");
+    if (!value)
+        return;
+    if (eq == from + 1 && a->kind == 'n' && !cc_is_keyword(src + a->start, a->end - a->start)) {
+        f->at = a->start;
+        snprintf(f->why, sizeof(f->why),
+                 "invalid syntax. Maybe you meant '==' or ':=' instead of '='?");
+        return;
+    }
+    py_tree p;
+    TSNode stmt = parse_expr(&p, src, a->start, b);
+    if (!ts_node_is_null(stmt)) {
+        TSNode e = stmt_expr(stmt);
+        static const char *const others[] = {"list",  "tuple", "generator_expression", "true",
+                                             "false", "none",  "list_comprehension"};
+        int other = !is_bitwise_or(e);
+        for (size_t i = 0; i < sizeof(others) / sizeof(*others); i++)
+            other |= is(e, others[i]);
+        if (!other) {
+            while (is(e, "parenthesized_expression") && ts_node_named_child_count(e) == 1)
+                e = ts_node_named_child(e, 0); /* a group is its expression */
+            f->at = a->start + ts_node_start_byte(e);
+            snprintf(f->why, sizeof(f->why),
+                     "cannot assign to %s here. Maybe you meant '==' instead of '='?",
+                     cc_expr_name(&p, e));
+        }
+    }
+    py_tree_free(&p);
+}
+
 /* The simple statement tokens [from, to): an assignment's or augmented
  * assignment's target. */
 static void statement_targets(const char *src, const ltoks *ts, size_t from, size_t to, found *f)
@@ -788,6 +876,11 @@ static void statement_targets(const char *src, const ltoks *ts, size_t from, siz
     }
     if (first->kind == 'o' && tok_is(src, first, "@"))
         return;
+    if (first->kind == 'n' &&
+        (tok_is(src, first, "if") || tok_is(src, first, "elif") || tok_is(src, first, "while"))) {
+        condition_target(src, ts, from + 1, to, f);
+        return;
+    }
     for (size_t i = 0; first->kind == 'n' && i < sizeof(keywords) / sizeof(*keywords); i++)
         if (tok_is(src, first, keywords[i]) && strcmp(keywords[i], "lambda"))
             return;
@@ -839,7 +932,7 @@ static void line_targets(const char *src, size_t from, size_t to, found *best)
     line_tokens(src, from, to, &ts);
     size_t start = 0;
     for (size_t k = 0; k <= ts.len; k++) {
-        found f = {UINT32_MAX, 0, 0, {0}, 0, 0, 0};
+        found f = {UINT32_MAX, 0, 0, {0}, 0, 0, 0, 0};
         if (k == ts.len || (ts.items[k].depth == 0 && tok_is(src, &ts.items[k], ";"))) {
             if (k > start)
                 statement_targets(src, &ts, start, k, &f);
@@ -916,7 +1009,9 @@ static int explains(const py_tree *t, found *f)
     char *copy = pgci_malloc(t->len + 1);
     memcpy(copy, t->src, t->len);
     copy[t->len] = '\0';
-    uint32_t n = f->re - f->rs;
+    uint32_t n = f->eq ? 0 : f->re - f->rs;
+    if (f->eq)
+        copy[f->eq] = '<';
     for (uint32_t i = 0; i < n; i++) {
         char *ch = &copy[f->rs + i];
         if (f->name) /* a continuation's backslash kept */
@@ -944,7 +1039,7 @@ int cc_target_error(const py_tree *t, const pytok_result *tok, TSNode err, pytok
      * what came before the error too) to the end of the deepest error in it */
     TSNode deep = cc_deepest_error(err);
     uint32_t es = ts_node_start_byte(err), ee = ts_node_end_byte(deep);
-    found f = {UINT32_MAX, 0, 0, {0}, 0, 0, 0};
+    found f = {UINT32_MAX, 0, 0, {0}, 0, 0, 0, 0};
     for (size_t k = 0; k < tok->lines.len; k++) {
         size_t from = tok->lines.items[k];
         size_t to = k + 1 < tok->lines.len ? tok->lines.items[k + 1] : t->len;

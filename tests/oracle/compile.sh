@@ -755,6 +755,45 @@ a[0]: int = 1
 (a.b): int
 lambda: 1: int
 for x in y: [a]: int
+if a=1: pass
+elif_x = 1\nif x: pass\nelif a=1: pass
+while a = 1:\n    pass
+if a.b=1: pass
+if f()=1: pass
+if (a)=1: pass
+if a=1 and b: pass
+if not a=1: pass
+if a+b=1: pass
+if [a]=1: pass
+if None=1: pass
+if a=b=1: pass
+if a==b=1: pass
+if a=(b := 1): pass
+if a = b if c else d: pass
+if a=1:\n    pass\nx = (
+if x: y = 1\nif a=1: pass
+if True=1: pass
+if lambda: a=1: pass
+if a = not b: pass
+if a = lambda: 1: pass
+if x:\n    y = 1\nelif z: w = 2
+while (a)[0] = 1: pass
+if a=*b: pass
+if -a=1: pass
+if a[0]=1: pass
+if a.b=c=1: pass
+if x: pass\nelse: y = 1
+if f(a=1): pass
+if a = yield: pass
+if a = 1, 2: pass
+if a=1 if b: pass
+if a = b := 1: pass
+if a = -b ** 2 in c: pass
+if a = await b: pass
+if a = 1 if b else c = 2: pass
+while a=\\\n  1: pass
+if a.b = c: pass\nelse:\n    pass
+def f():\n    while x.y = 1:\n        pass
 CASES
 echo "$i modules of a few lines"
 python3 tests/oracle/compile_compare.py --exact "$tool" "$tmp/cases"
