@@ -578,6 +578,9 @@ static void del_target(const char *src, uint32_t a, uint32_t b, found *f)
     py_tree_free(&p);
 }
 
+static void eq_refusal(const char *src, const ltoks *ts, size_t from, size_t eq, size_t end,
+                       int depth, found *f);
+
 /* `f(None=1)`, `f(a.b=1)`: the argument before the `=` at token k of a call
  * (Grammar/python.gram's invalid_kwarg). */
 static void kwarg_target(const char *src, const ltoks *ts, size_t k, found *f)
@@ -599,15 +602,25 @@ static void kwarg_target(const char *src, const ltoks *ts, size_t k, found *f)
         return;
     }
     size_t o = (size_t)(open - ts->items);
-    /* a call's (a class's) parentheses: after a name, a ')' or a ']', not a def's */
-    if (!tok_is(src, open, "(") || o == 0)
+    /* a call's (a class's) parentheses: after a name, a ')' or a ']', not a def's;
+     * other brackets hold named expressions (a group, a display, a subscript) */
+    const ltok *callee = o > 0 ? &ts->items[o - 1] : NULL;
+    int call = tok_is(src, open, "(") && callee &&
+               (callee->kind == 'n' || tok_is(src, callee, ")") || tok_is(src, callee, "]"));
+    if (call && callee->kind == 'n' && o >= 2 && tok_is(src, &ts->items[o - 2], "def"))
         return;
-    const ltok *callee = &ts->items[o - 1];
-    if (!(callee->kind == 'n' || tok_is(src, callee, ")") || tok_is(src, callee, "]")) ||
-        (callee->kind == 'n' && o >= 2 &&
-         (tok_is(src, &ts->items[o - 2], "def") ||
-          cc_is_keyword(src + callee->start, callee->end - callee->start))))
+    if (call && callee->kind == 'n' &&
+        cc_is_keyword(src + callee->start, callee->end - callee->start))
+        call = tok_is(src, callee, "lambda") ? -1 : 0; /* `if (a=1)`: a group */
+    if (call < 0)
         return;
+    if (!call) {
+        size_t end = k + 1;
+        while (end < ts->len && ts->items[end].depth >= depth)
+            end++;
+        eq_refusal(src, ts, j, k, end, depth, f);
+        return;
+    }
     for (size_t i = j; i < k; i++)
         if (ts->items[i].depth == depth &&
             (tok_is(src, &ts->items[i], "=") || tok_is(src, &ts->items[i], "*") ||
@@ -774,37 +787,22 @@ static void annotated_target(const char *src, uint32_t a, uint32_t b, found *f)
     py_tree_free(&p);
 }
 
-/* `if a=1:`, `while a.b = 1:`, `elif f()=1:`: an `=` in a condition, before its
- * colon (a lambda's is the lambda's). CPython's invalid_named_expression: after a
- * name whose value is a bitwise_or, "invalid syntax. Maybe you meant '==' or ':='
- * instead of '='?" at the name; after another bitwise_or but a list, a tuple, a
- * generator expression, True, False and None, "cannot assign to X here. Maybe you
- * meant '==' instead of '='?" at it; else "invalid syntax" at the `=`. A comma
- * before the `=` is left to the parser's error. */
-static void condition_target(const char *src, const ltoks *ts, size_t from, size_t to, found *f)
+/* The `=` at ts[eq] after [from, eq), in a place CPython reads a named_expression
+ * (a condition, a group, a display's element, a subscript), its value running to
+ * the first token no bitwise_or holds before `end`, at depth `depth`:
+ * invalid_named_expression. After a name whose value is a bitwise_or no `=` or
+ * `:=` follows, "invalid syntax. Maybe you meant '==' or ':=' instead of '='?" at
+ * the name; after another bitwise_or but a list, a tuple, a generator expression,
+ * True, False and None, "cannot assign to X here. Maybe you meant '==' instead of
+ * '='?" at it; else "invalid syntax" at the `=`. */
+static void eq_refusal(const char *src, const ltoks *ts, size_t from, size_t eq, size_t end,
+                       int depth, found *f)
 {
-    size_t eq = 0, colon = to;
-    int lambdas = 0;
-    for (size_t k = from; k < to; k++) {
-        const ltok *t = &ts->items[k];
-        if (t->depth > 0)
-            continue;
-        if (t->kind == 'n' && tok_is(src, t, "lambda")) {
-            lambdas++;
-        } else if (tok_is(src, t, ":")) {
-            if (!lambdas) {
-                colon = k;
-                break;
-            }
-            lambdas--;
-        } else if (tok_is(src, t, ",") && !eq) {
+    size_t colon = end;
+    for (size_t i = from; i < eq; i++) /* `(a=b=1)`: the first `=` is the refusal */
+        if (ts->items[i].depth == depth &&
+            (tok_is(src, &ts->items[i], "=") || tok_is(src, &ts->items[i], ":=")))
             return;
-        } else if (tok_is(src, t, "=") && !eq) {
-            eq = k;
-        }
-    }
-    if (!eq || eq == from)
-        return;
     const ltok *a = &ts->items[from], *op = &ts->items[eq];
     uint32_t b = ts->items[eq - 1].end;
     /* the value: a bitwise_or (up to the first token no bitwise_or holds) that no
@@ -814,7 +812,7 @@ static void condition_target(const char *src, const ltoks *ts, size_t from, size
                                        ":=", ",",    ":",   "for", "async", "lambda"};
     size_t v = eq + 1;
     for (int stop = 0; v < colon && !stop; v += !stop)
-        for (size_t i = 0; !stop && ts->items[v].depth == 0 && i < sizeof(ends) / sizeof(*ends);
+        for (size_t i = 0; !stop && ts->items[v].depth == depth && i < sizeof(ends) / sizeof(*ends);
              i++)
             stop = tok_is(src, &ts->items[v], ends[i]);
     int value = 0;
@@ -859,6 +857,35 @@ static void condition_target(const char *src, const ltoks *ts, size_t from, size
         }
     }
     py_tree_free(&p);
+}
+
+/* `if a=1:`, `while a.b = 1:`, `elif f()=1:`: the first `=` in a condition, before
+ * its colon (a lambda's is the lambda's); a comma before it is left to the
+ * parser's error. */
+static void condition_target(const char *src, const ltoks *ts, size_t from, size_t to, found *f)
+{
+    size_t eq = 0, colon = to;
+    int lambdas = 0;
+    for (size_t k = from; k < to; k++) {
+        const ltok *t = &ts->items[k];
+        if (t->depth > 0)
+            continue;
+        if (t->kind == 'n' && tok_is(src, t, "lambda")) {
+            lambdas++;
+        } else if (tok_is(src, t, ":")) {
+            if (!lambdas) {
+                colon = k;
+                break;
+            }
+            lambdas--;
+        } else if (tok_is(src, t, ",") && !eq) {
+            return;
+        } else if (tok_is(src, t, "=") && !eq) {
+            eq = k;
+        }
+    }
+    if (eq && eq > from)
+        eq_refusal(src, ts, from, eq, colon, 0, f);
 }
 
 /* The simple statement tokens [from, to): an assignment's or augmented

@@ -794,6 +794,39 @@ if a = 1 if b else c = 2: pass
 while a=\\\n  1: pass
 if a.b = c: pass\nelse:\n    pass
 def f():\n    while x.y = 1:\n        pass
+[a=1]
+(a=1)
+{a=1}
+x = [1, a=1]
+x = (1, a.b=2)
+[a=1 for x in y]
+{a=1: 2}
+x[a=1]
+(a=b=1)
+[not a=1]
+(a, b=1)
+print((a=1))
+x = [f()=1]
+[a = 1, 2]
+(yield a=1)
+def f(a=1): pass
+class C(a=1): pass
+x = [lambda a=1: a]
+if (a=1): pass
+return (a=1)
+x = f"{a=}"
+x[0](a=1)
+x = (a = 1)
+f(x)[a=1]
+[(a)=1]
+x = [\n  a=1,\n]
+[*a=1]
+lambda a=(b=1): 0
+def f(a=(b=1)): pass
+async def f(a=1): pass
+f(a, b=(c=1))
+@d(a=1)\ndef f(): pass
+x = [a for a in b if (c=1)]
 CASES
 echo "$i modules of a few lines"
 python3 tests/oracle/compile_compare.py --exact "$tool" "$tmp/cases"
