@@ -578,6 +578,22 @@ static void del_target(const char *src, uint32_t a, uint32_t b, found *f)
     py_tree_free(&p);
 }
 
+/* Counts in *lambdas the lambdas whose parameters run on at t: 1 when t is one of
+ * theirs (`lambda`, a parameter, the `:` that ends them), 0 when it is the
+ * statement's own (a lambda's `=` and `:` are not an assignment's or a block's). */
+static int in_lambda(const char *src, const ltok *t, int *lambdas)
+{
+    if (t->kind == 'n' && tok_is(src, t, "lambda")) {
+        (*lambdas)++;
+        return 1;
+    }
+    if (*lambdas && t->kind == 'o' && tok_is(src, t, ":")) {
+        (*lambdas)--;
+        return 1;
+    }
+    return *lambdas > 0;
+}
+
 static void eq_refusal(const char *src, const ltoks *ts, size_t from, size_t eq, size_t end,
                        int depth, found *f);
 
@@ -615,6 +631,12 @@ static void kwarg_target(const char *src, const ltoks *ts, size_t k, found *f)
     if (call < 0)
         return;
     if (!call) {
+        int lambdas = 0; /* `[lambda a=1: a]`: the lambda's default */
+        for (size_t i = j; i < k; i++)
+            if (ts->items[i].depth == depth)
+                in_lambda(src, &ts->items[i], &lambdas);
+        if (lambdas)
+            return;
         size_t end = k + 1;
         while (end < ts->len && ts->items[end].depth >= depth)
             end++;
@@ -799,8 +821,9 @@ static void eq_refusal(const char *src, const ltoks *ts, size_t from, size_t eq,
                        int depth, found *f)
 {
     size_t colon = end;
+    int lambdas = 0;
     for (size_t i = from; i < eq; i++) /* `(a=b=1)`: the first `=` is the refusal */
-        if (ts->items[i].depth == depth &&
+        if (ts->items[i].depth == depth && !in_lambda(src, &ts->items[i], &lambdas) &&
             (tok_is(src, &ts->items[i], "=") || tok_is(src, &ts->items[i], ":=")))
             return;
     const ltok *a = &ts->items[from], *op = &ts->items[eq];
@@ -868,21 +891,16 @@ static void condition_target(const char *src, const ltoks *ts, size_t from, size
     int lambdas = 0;
     for (size_t k = from; k < to; k++) {
         const ltok *t = &ts->items[k];
-        if (t->depth > 0)
+        if (t->depth > 0 || in_lambda(src, t, &lambdas))
             continue;
-        if (t->kind == 'n' && tok_is(src, t, "lambda")) {
-            lambdas++;
-        } else if (tok_is(src, t, ":")) {
-            if (!lambdas) {
-                colon = k;
-                break;
-            }
-            lambdas--;
-        } else if (tok_is(src, t, ",") && !eq) {
-            return;
-        } else if (tok_is(src, t, "=") && !eq) {
-            eq = k;
+        if (tok_is(src, t, ":")) {
+            colon = k;
+            break;
         }
+        if (tok_is(src, t, ",") && !eq)
+            return;
+        if (tok_is(src, t, "=") && !eq)
+            eq = k;
     }
     if (eq && eq > from)
         eq_refusal(src, ts, from, eq, colon, 0, f);
@@ -916,22 +934,13 @@ static void statement_targets(const char *src, const ltoks *ts, size_t from, siz
     VEC_PUSH(&parts, first->start);
     for (size_t k = from; k < to; k++) {
         const ltok *t = &ts->items[k];
-        if (t->depth > 0)
+        if (t->depth > 0 || in_lambda(src, t, &lambdas))
             continue;
-        if (t->kind == 'n' && tok_is(src, t, "lambda")) {
-            lambdas++;
-            continue;
-        }
         if (t->kind == 'o' && tok_is(src, t, ":")) {
-            if (!lambdas && parts.len == 1 && k > from)
+            if (parts.len == 1 && k > from)
                 annotated_target(src, first->start, ts->items[k - 1].end, f);
-            if (!lambdas)
-                break;
-            lambdas--;
-            continue;
+            break;
         }
-        if (lambdas)
-            continue;
         if (t->kind == 'o' && t->end - t->start >= 2 && src[t->end - 1] == '=' &&
             !tok_is(src, t, "==") && !tok_is(src, t, "!=") && !tok_is(src, t, "<=") &&
             !tok_is(src, t, ">=") && !tok_is(src, t, ":=") && parts.len == 1) {

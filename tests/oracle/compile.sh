@@ -827,6 +827,13 @@ async def f(a=1): pass
 f(a, b=(c=1))
 @d(a=1)\ndef f(): pass
 x = [a for a in b if (c=1)]
+if lambda a=1: a: pass
+if lambda a=1: a=2: pass
+while lambda a=1: a.b = 2:\n    pass
+x = lambda a=1: a; if b=1: pass
+[lambda a=1: a=2]
+x = (lambda a=1: a, b=2)
+[lambda a=1, b=2: a]
 CASES
 echo "$i modules of a few lines"
 python3 tests/oracle/compile_compare.py --exact "$tool" "$tmp/cases"
