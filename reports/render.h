@@ -65,9 +65,12 @@ void report_comment(strbuf *out, const run_doc *d, const char *details_url, size
  * bytes (0: 1,000,000, under GitHub's 1 MiB, over which it drops the summary). */
 void report_step_summary(strbuf *out, const run_doc *d, const char *details_url, size_t limit);
 
-/* github.c: workflow commands, one per finding ("::error file=...,line=...,
- * title=...::message"), first one for the error of a gate that could not run,
- * escaped as the runner expects. */
+/* github.c: workflow commands, one per distinct finding ("::error file=...,line=...,
+ * title=...::message"; one finding under several configs is one annotation naming
+ * them), first one for the error of a gate that could not run, then, for each kind
+ * with more than GitHub shows, one saying how many there are; escaped as the
+ * runner expects. */
+#define GITHUB_ANNOTATIONS_PER_KIND 10 /* error, warning, notice: GitHub's limit a step */
 void report_github(strbuf *out, const run_doc *d);
 
 /* sarif.c: SARIF 2.1.0 for code scanning. */

@@ -7,6 +7,7 @@
 
 #include "core/pgci_version.h"
 #include "core/vec.h"
+#include "reports/finding_groups.h"
 #include "reports/render.h"
 #include "pipeline/run_shard.h"
 #include "reports/sarif_rules.h"
@@ -104,10 +105,11 @@ void report_sarif(strbuf *out, const run_doc *d)
     json_t *rules = json_array();
     json_t *results = json_array();
     strvec ids = STRVEC_INIT;
-    size_t i;
-    json_t *f;
-    json_array_foreach(run_doc_findings(d), i, f)
-    {
+    finding_groups gs = FINDING_GROUPS_INIT;
+    finding_groups_build(&gs, run_doc_findings(d));
+    for (size_t g = 0; g < gs.len; g++) {
+        json_t *f = gs.items[g].first;
+        const strvec *cfgs = &gs.items[g].configs;
         const char *check = json_string_value(json_object_get(f, "check"));
         long idx = strvec_find(&ids, check);
         if (idx < 0) {
@@ -127,9 +129,14 @@ void report_sarif(strbuf *out, const run_doc *d)
         json_t *msg = json_object();
         strbuf text = STRBUF_INIT;
         strbuf_adds(&text, json_string_value(json_object_get(f, "title")));
-        const char *cfg = json_string_value(json_object_get(f, "config"));
-        if (cfg)
-            strbuf_addf(&text, " (config %s)", cfg);
+        if (cfgs->len == 1)
+            strbuf_addf(&text, " (config %s)", cfgs->items[0]);
+        else if (cfgs->len > 1) {
+            strbuf_addf(&text, " (%zu configs: ", cfgs->len);
+            for (size_t c = 0; c < cfgs->len; c++)
+                strbuf_addf(&text, "%s%s", c ? ", " : "", cfgs->items[c]);
+            strbuf_addc(&text, ')');
+        }
         json_object_set_new(msg, "text", json_string(text.buf));
         strbuf_free(&text);
         json_object_set_new(res, "message", msg);
@@ -155,8 +162,15 @@ void report_sarif(strbuf *out, const run_doc *d)
             json_array_append_new(locs, loc);
             json_object_set_new(res, "locations", locs);
         }
+        if (cfgs->len) {
+            json_t *names = json_array();
+            for (size_t c = 0; c < cfgs->len; c++)
+                json_array_append_new(names, json_string(cfgs->items[c]));
+            json_object_set_new(res, "properties", json_pack("{s:o}", "configs", names));
+        }
         json_array_append_new(results, res);
     }
+    finding_groups_free(&gs);
     json_object_set_new(driver, "rules", rules);
     json_t *tool = json_object();
     json_object_set_new(tool, "driver", driver);

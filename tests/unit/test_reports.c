@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -589,6 +590,79 @@ static void test_github_gate_error(void **state)
     run_doc_free(&d);
 }
 
+/* One fact under several configs (a workspace file every config imports) is one
+ * annotation naming its configs, not one per config: GitHub shows ten of a kind,
+ * and 145 of 181 errors of a real survey were five such facts. */
+static void test_github_groups(void **state)
+{
+    (void)state;
+    run_doc d;
+    run_doc_init(&d, "survey", 0);
+    findings fs = FINDINGS_INIT;
+    findings_add(&fs, "callees", SEV_ERROR, "a_cfg", "ws/out.py", 39, 0, NULL, "imports X");
+    findings_add(&fs, "callees", SEV_ERROR, "b_cfg", "ws/out.py", 39, 0, NULL, "imports X");
+    findings_add(&fs, "callees", SEV_ERROR, "b_cfg", "ws/out.py", 40, 0, NULL, "imports X");
+    findings_add(&fs, "callees", SEV_WARNING, "c_cfg", "ws/out.py", 39, 0, NULL, "imports X");
+    run_doc_set_findings(&d, &fs);
+    strbuf out = STRBUF_INIT;
+    report_github(&out, &d);
+    assert_string_equal(out.buf,
+                        "::error file=ws/out.py,line=39,title=pgci callees (2 configs)::imports "
+                        "X%0A%0Aconfigs: a_cfg, b_cfg\n"
+                        "::error file=ws/out.py,line=40,title=pgci callees (b_cfg)::imports X\n"
+                        "::warning file=ws/out.py,line=39,title=pgci callees (c_cfg)::imports X\n");
+    strbuf_free(&out);
+    findings_free(&fs);
+    run_doc_free(&d);
+}
+
+/* More of a kind than GitHub shows (ten a step, first come first shown): the kind
+ * opens with one annotation saying how many there are and where the rest are; ten
+ * of a kind need none. The gate's own error counts among the errors shown. */
+static void test_github_limit(void **state)
+{
+    (void)state;
+    run_doc d;
+    run_doc_init(&d, "check", 0);
+    findings fs = FINDINGS_INIT;
+    char t[32];
+    for (int i = 0; i < 12; i++) {
+        snprintf(t, sizeof t, "e%d", i);
+        findings_add(&fs, "names", SEV_ERROR, "cfg", "x.py", i + 1, 0, NULL, t);
+        findings_add(&fs, "names", SEV_ERROR, "cfg2", "x.py", i + 1, 0, NULL, t);
+    }
+    for (int i = 0; i < 10; i++) {
+        snprintf(t, sizeof t, "w%d", i);
+        findings_add(&fs, "names", SEV_WARNING, "cfg", "x.py", i + 1, 0, NULL, t);
+    }
+    for (int i = 0; i < 11; i++) {
+        snprintf(t, sizeof t, "n%d", i);
+        findings_add(&fs, "names", SEV_INFO, "cfg", "x.py", i + 1, 0, NULL, t);
+    }
+    run_doc_set_findings(&d, &fs);
+    run_doc_set_error(&d, "gone");
+    strbuf out = STRBUF_INIT;
+    report_github(&out, &d);
+    const char *want =
+        "::error title=pgci::gone\n"
+        "::error title=pgci::12 errors (24 findings: one under several configs is one "
+        "annotation). GitHub shows 10 annotations of each kind a step, this one and the first "
+        "8; every one is in this step's log and the job summary.\n"
+        "::notice title=pgci::11 notes. GitHub shows 10 annotations of each kind a step, this "
+        "one and the first 9; every one is in this step's log and the job summary.\n"
+        "::";
+    assert_int_equal(strncmp(out.buf, want, strlen(want)), 0);
+    /* 2 + 1 announcements, then one line per distinct finding */
+    size_t lines = 0;
+    for (const char *p = out.buf; *p; p++)
+        lines += *p == '\n';
+    assert_int_equal(lines, 3 + 12 + 10 + 11);
+    assert_null(strstr(out.buf, "warnings."));
+    strbuf_free(&out);
+    findings_free(&fs);
+    run_doc_free(&d);
+}
+
 static void test_sarif(void **state)
 {
     (void)state;
@@ -610,6 +684,40 @@ static void test_sarif(void **state)
     assert_string_equal(json_string_value(json_object_get(r0, "level")), "warning");
     json_decref(s);
     strbuf_free(&out);
+    run_doc_free(&d);
+}
+
+/* Code scanning gets one result per distinct finding too, its configs in the
+ * message and as a property. */
+static void test_sarif_groups(void **state)
+{
+    (void)state;
+    run_doc d;
+    run_doc_init(&d, "survey", 0);
+    findings fs = FINDINGS_INIT;
+    findings_add(&fs, "callees", SEV_ERROR, "a_cfg", "ws/out.py", 39, 0, NULL, "imports X");
+    findings_add(&fs, "callees", SEV_ERROR, "b_cfg", "ws/out.py", 39, 0, NULL, "imports X");
+    findings_add(&fs, "callees", SEV_ERROR, "b_cfg", "ws/out.py", 40, 0, NULL, "imports X");
+    run_doc_set_findings(&d, &fs);
+    strbuf out = STRBUF_INIT;
+    report_sarif(&out, &d);
+    json_error_t e;
+    json_t *s = json_loads(out.buf, 0, &e);
+    assert_non_null(s);
+    json_t *res = json_object_get(json_array_get(json_object_get(s, "runs"), 0), "results");
+    assert_int_equal(json_array_size(res), 2);
+    json_t *r0 = json_array_get(res, 0);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(r0, "message"), "text")),
+                        "imports X (2 configs: a_cfg, b_cfg)");
+    json_t *cfgs = json_object_get(json_object_get(r0, "properties"), "configs");
+    assert_int_equal(json_array_size(cfgs), 2);
+    assert_string_equal(json_string_value(json_array_get(cfgs, 1)), "b_cfg");
+    json_t *r1 = json_array_get(res, 1);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(r1, "message"), "text")),
+                        "imports X (config b_cfg)");
+    json_decref(s);
+    strbuf_free(&out);
+    findings_free(&fs);
     run_doc_free(&d);
 }
 
@@ -779,6 +887,9 @@ int main(void)
         cmocka_unit_test(test_comment_folds_check_details),
         cmocka_unit_test(test_github_escaping),
         cmocka_unit_test(test_github_gate_error),
+        cmocka_unit_test(test_github_groups),
+        cmocka_unit_test(test_github_limit),
+        cmocka_unit_test(test_sarif_groups),
         cmocka_unit_test(test_sarif),
         cmocka_unit_test(test_fence_in_detail),
         cmocka_unit_test(test_merge_errors),
