@@ -21,7 +21,10 @@ int survey_tree_get(const survey_pair *p, py_tree *t, const char *src, size_t le
 void survey_tree_release(const survey_pair *p, py_tree *t);
 
 /* What patch bodies use, by text, read once a run and shared by the checks that
- * follow them and every config (p->bodies; NULL: read each time). Thread-safe. */
+ * follow them and every config (p->bodies; NULL: read each time). Thread-safe.
+ * It knows a config file by its tree's address (survey_object_def): the configs
+ * whose objects it reads must live until it is freed, or a tree made after one
+ * is freed may take its address and its index. */
 survey_bodies *survey_bodies_new(void);
 void survey_bodies_free(survey_bodies *b);
 

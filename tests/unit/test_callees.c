@@ -3546,7 +3546,20 @@ static size_t views_like_parses(const pg_config *cfg, survey_bodies *memo)
     return viewed;
 }
 
-static size_t views_of_workspace(const char *dir, survey_bodies *memo, size_t *configs)
+/* The configs a memo has read, kept until the memo is freed: it knows a config
+ * file by its tree's address, which a config freed before it would give to the
+ * next tree (survey_trees.h); the survey frees its configs after its memo. */
+typedef VEC(pg_config *) config_list;
+
+static void configs_free(config_list *l)
+{
+    for (size_t i = 0; i < l->len; i++)
+        pg_config_free(l->items[i]);
+    VEC_FREE(l);
+}
+
+static size_t views_of_workspace(const char *dir, survey_bodies *memo, size_t *configs,
+                                 config_list *keep)
 {
     workspace *ws;
     assert_int_equal(workspace_open(&ws, dir), 0);
@@ -3558,10 +3571,10 @@ static size_t views_of_workspace(const char *dir, survey_bodies *memo, size_t *c
         if (config_eval_file(ev, ws->configs.items[i].path, NULL, &cfg) == 0) {
             viewed += views_like_parses(cfg, memo);
             (*configs)++;
+            VEC_PUSH(keep, cfg);
         }
         pgci_error_clear();
         config_eval_free(ev); /* the config's objects keep their file's tree */
-        pg_config_free(cfg);
     }
     workspace_free(ws);
     return viewed;
@@ -3621,23 +3634,26 @@ static void test_object_views(void **state)
         "        return self.weight * hidden_states\n";
     assert_int_equal(fs_write_atomic(p.buf, cfg, sizeof(cfg) - 1), 0);
     survey_bodies *memo = survey_bodies_new();
+    config_list keep = VEC_INIT;
     size_t configs = 0;
-    assert_int_equal(views_of_workspace(dir, memo, &configs), 2); /* mlp_forward, rotate_half */
+    /* mlp_forward, rotate_half */
+    assert_int_equal(views_of_workspace(dir, memo, &configs, &keep), 2);
     assert_int_equal(configs, 1);
     /* the fixtures' workspaces: the demo, the survey's, the protocol's */
     static const char *const wss[] = {"fixtures/workspace", "fixtures/verify_workspace"};
     size_t viewed = 0;
     configs = 0;
     for (size_t i = 0; i < sizeof(wss) / sizeof(*wss); i++)
-        viewed += views_of_workspace(wss[i], memo, &configs);
+        viewed += views_of_workspace(wss[i], memo, &configs, &keep);
     assert_true(configs >= 5);
     assert_true(viewed >= 10);
     /* PGCI_NO_OBJECT_VIEWS: every object parsed alone */
     setenv("PGCI_NO_OBJECT_VIEWS", "1", 1);
     configs = 0;
-    assert_int_equal(views_of_workspace(dir, memo, &configs), 0);
+    assert_int_equal(views_of_workspace(dir, memo, &configs, &keep), 0);
     unsetenv("PGCI_NO_OBJECT_VIEWS");
     survey_bodies_free(memo);
+    configs_free(&keep);
     assert_int_equal(fs_remove_tree(dir), 0);
     strbuf_free(&p);
 }
