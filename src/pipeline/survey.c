@@ -360,28 +360,31 @@ static survey_pair fetch_pair(const survey_state *s, size_t i, const module_pair
                          .bodies = s->bodies};
 }
 
-/* What one config's bodies name, read on the workers (each config's own vector). */
-typedef struct callee_scan {
+/* What one config's bodies name, read on the workers (each config's own vector):
+ * `each` reads config i, whose model's module mp was fetched at A, into per[i]. */
+typedef struct callee_scan callee_scan;
+struct callee_scan {
     survey_state *s;
     strvec *per;        /* [n]: each config's modules, in its order */
     const strvec *read; /* for the second pass: the modules read anyway */
-} callee_scan;
+    void (*each)(callee_scan *cs, size_t i, const module_pair *mp);
+};
 
-static const module_pair *scan_pair(const survey_state *s, size_t i)
-{
-    if (!s->cfgs[i])
-        return NULL;
-    const module_pair *mp = &s->mods[find_module(s->mods, s->nmods, s->cfgs[i]->source_module)];
-    return mp->a ? mp : NULL;
-}
-
-static void scan_callees(void *arg, size_t worker, size_t i)
+/* par_for's callback: cs->each on config i, when it has a model's module at A. */
+static void scan_config(void *arg, size_t worker, size_t i)
 {
     (void)worker;
     callee_scan *cs = arg;
-    const module_pair *mp = scan_pair(cs->s, i);
-    if (!mp)
+    if (!cs->s->cfgs[i])
         return;
+    const module_pair *mp =
+        &cs->s->mods[find_module(cs->s->mods, cs->s->nmods, cs->s->cfgs[i]->source_module)];
+    if (mp->a)
+        cs->each(cs, i, mp);
+}
+
+static void scan_callees(callee_scan *cs, size_t i, const module_pair *mp)
+{
     callees_imported_modules(&cs->per[i], cs->s->cfgs[i], mp->a);
     /* the modules the dataclasses the bodies build take their fields from
      * (checks/init_fields.h); the bodies' reading is the comparison's, kept */
@@ -389,13 +392,8 @@ static void scan_callees(void *arg, size_t worker, size_t i)
     init_fields_modules(&cs->per[i], &sp);
 }
 
-static void scan_ws_imports(void *arg, size_t worker, size_t i)
+static void scan_ws_imports(callee_scan *cs, size_t i, const module_pair *mp)
 {
-    (void)worker;
-    callee_scan *cs = arg;
-    const module_pair *mp = scan_pair(cs->s, i);
-    if (!mp)
-        return;
     survey_pair sp = fetch_pair(cs->s, i, mp);
     ws_imports_modules(&cs->per[i], &sp, cs->read);
 }
@@ -424,8 +422,8 @@ static void survey_fetch_callees(survey_state *s)
     par_for(s->nmods, s->o->jobs, index_one, &j); /* items below nmods: side A */
     if (!s->bodies)                               /* made here: the workers share it */
         s->bodies = survey_bodies_new();
-    callee_scan cs = {s, pgci_calloc(s->n ? s->n : 1, sizeof(strvec)), NULL};
-    par_for(s->n, s->o->jobs, scan_callees, &cs);
+    callee_scan cs = {s, pgci_calloc(s->n ? s->n : 1, sizeof(strvec)), NULL, scan_callees};
+    par_for(s->n, s->o->jobs, scan_config, &cs);
     scan_merge(&cs, &s->ext);
     strvec read = STRVEC_INIT;
     for (size_t i = 0; i < s->nmods; i++)
@@ -433,7 +431,8 @@ static void survey_fetch_callees(survey_state *s)
     for (size_t i = 0; i < s->ext.len; i++)
         strvec_push(&read, s->ext.items[i]);
     cs.read = &read;
-    par_for(s->n, s->o->jobs, scan_ws_imports, &cs);
+    cs.each = scan_ws_imports;
+    par_for(s->n, s->o->jobs, scan_config, &cs);
     scan_merge(&cs, &s->wsext);
     free(cs.per);
     strvec_free(&read);

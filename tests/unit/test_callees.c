@@ -34,6 +34,7 @@
 #include "py/parse_set.h"
 #include "workspace/workspace.h"
 
+#include "survey_case.h"
 #include "tmp_pkg.h"
 
 /* ---- body_uses ------------------------------------------------------------------- */
@@ -418,21 +419,6 @@ typedef struct tpatch {
     const char *body; /* the replacement's source, or NULL */
 } tpatch;
 
-static unsigned count_lines(const char *s)
-{
-    unsigned n = 0;
-    for (; *s; s++)
-        n += *s == '\n';
-    return n;
-}
-
-static index_module *index_named(const char *src, const char *name)
-{
-    index_module *m;
-    assert_int_equal(index_module_from_source(&m, src, strlen(src), "m.py", name), 0);
-    return m;
-}
-
 /* The survey of one config (patches ps) between modules a and b (the model's
  * module, transformers.models.toy.modeling_toy), as "severity kind: title" lines,
  * in order; ext_a/ext_b: transformers.masking_utils at A and B, or NULL. */
@@ -502,10 +488,7 @@ static char *survey_with(const char *src_a, const char *src_b, const tpatch *ps,
     survey_ext ext = {"transformers.masking_utils", ea, eb, ext_a, ext_b, ext_a ? strlen(ext_a) : 0,
                       ext_b ? strlen(ext_b) : 0};
     pg_config cfg;
-    memset(&cfg, 0, sizeof(cfg));
-    cfg.source_module = "transformers.models.toy.modeling_toy";
-    cfg.file = cfg_file;
-    cfg.module = cfg_module;
+    config_of(&cfg, "transformers.models.toy.modeling_toy", cfg_file, cfg_module);
     cfg.target_file = cfg_file ? "patched_toy.py" : NULL;
     if (post_block)
         VEC_PUSH(&cfg.post_import_blocks, post_block);
@@ -528,13 +511,7 @@ static char *survey_with(const char *src_a, const char *src_b, const tpatch *ps,
         p.type = ps[i].type;
         p.target = ps[i].target;
         if (ps[i].body) {
-            objs[i] = (pg_object){.name = "body",
-                                  .module = "cfg",
-                                  .file = "/x/cfg.py",
-                                  .text = ps[i].body,
-                                  .start_line = 1,
-                                  .end_line = count_lines(ps[i].body),
-                                  .text_len = strlen(ps[i].body)};
+            objs[i] = body_of("body", "cfg", "/x/cfg.py", ps[i].body);
             p.replacement = &objs[i];
         }
         if (map_from) {
@@ -545,25 +522,12 @@ static char *survey_with(const char *src_a, const char *src_b, const tpatch *ps,
         VEC_PUSH(&cfg.patches, p);
     }
     index_module *base = base_src ? index_named(base_src, "transformers.modeling_utils") : NULL;
-    survey_pair p = {.base_a = base,
-                     .base_b = base,
-                     .base_src_a = base_src,
-                     .base_src_b = base_src,
-                     .base_src_a_len = base_src ? strlen(base_src) : 0,
-                     .base_src_b_len = base_src ? strlen(base_src) : 0,
-                     .config = "cfg",
-                     .config_path = "cfg.py",
-                     .cfg = &cfg,
-                     .a = a,
-                     .b = b,
-                     .tag_a = "v1.0",
-                     .tag_b = "v2.0",
-                     .src_b = src_b,
-                     .src_b_len = strlen(src_b),
-                     .src_a = src_a,
-                     .src_a_len = strlen(src_a),
-                     .ext = ea ? &ext : NULL,
-                     .n_ext = ea ? 1 : 0};
+    survey_pair p = pair_of(&cfg, "cfg.py", a, src_a, b, src_b);
+    p.base_a = p.base_b = base;
+    p.base_src_a = p.base_src_b = base_src;
+    p.base_src_a_len = p.base_src_b_len = base_src ? strlen(base_src) : 0;
+    p.ext = ea ? &ext : NULL;
+    p.n_ext = ea ? 1 : 0;
     /* once parsing every body where a check reads it, once through a parse set and
      * a memo of body uses as the survey runs: the same findings, each body parsed
      * once for B and A */

@@ -25,6 +25,7 @@
 #include "index/index.h"
 #include "py/parse_set.h"
 
+#include "survey_case.h"
 #include "survey_twice.h"
 #include "tmp_pkg.h"
 
@@ -188,21 +189,6 @@ static char *ws_root(void)
     return root;
 }
 
-static index_module *index_named(const char *src, const char *name)
-{
-    index_module *m;
-    assert_int_equal(index_module_from_source(&m, src, strlen(src), "m.py", name), 0);
-    return m;
-}
-
-static unsigned count_lines(const char *s)
-{
-    unsigned n = 0;
-    for (; *s; s++)
-        n += *s == '\n';
-    return n;
-}
-
 /* "severity kind: title" lines of the survey of the case's config, the same with a
  * memo and a parse set as without. */
 static char *survey_case(const fcase *fc)
@@ -229,10 +215,7 @@ static char *survey_case(const fcase *fc)
     };
     char *cfg_file = pgci_asprintf("%s/pkg/cfg.py", root);
     pg_config cfg;
-    memset(&cfg, 0, sizeof(cfg));
-    cfg.source_module = MODEL;
-    cfg.file = cfg_file;
-    cfg.module = "pkg.cfg";
+    config_of(&cfg, MODEL, cfg_file, "pkg.cfg");
     const char *names[] = {"AuxMixin"};
     pg_import im = {.module = "pkg.outputs", .names = names, .names_len = 1, .is_from_import = 1};
     if (fc->block)
@@ -250,31 +233,11 @@ static char *survey_case(const fcase *fc)
                         .is_class = 1};
     pg_positioned_helper h = {"ToyCausalLMOutputWithPast", &helper, "after"};
     VEC_PUSH(&cfg.positioned_helpers, h);
-    pg_object body = {.name = "forward",
-                      .module = "pkg.cfg",
-                      .file = cfg_file,
-                      .text = fc->body,
-                      .start_line = 1,
-                      .end_line = count_lines(fc->body),
-                      .text_len = strlen(fc->body)};
-    pg_patch p = {0};
-    p.type = PG_METHOD_OVERRIDE;
-    p.target = "ToyForCausalLM.forward";
-    p.replacement = &body;
-    VEC_PUSH(&cfg.patches, p);
-    survey_pair sp = {.config = "cfg",
-                      .config_path = "cfg.py",
-                      .cfg = &cfg,
-                      .a = a,
-                      .b = b,
-                      .tag_a = "v1.0",
-                      .tag_b = "v2.0",
-                      .src_a = ma,
-                      .src_a_len = strlen(ma),
-                      .src_b = mb,
-                      .src_b_len = strlen(mb),
-                      .ext = ext,
-                      .n_ext = 2};
+    pg_object body = body_of("forward", "pkg.cfg", cfg_file, fc->body);
+    override_with(&cfg, "ToyForCausalLM.forward", &body);
+    survey_pair sp = pair_of(&cfg, "cfg.py", a, ma, b, mb);
+    sp.ext = ext;
+    sp.n_ext = 2;
     char *got = survey_twice(&sp, field_line, fc);
     VEC_FREE(&cfg.patches);
     VEC_FREE(&cfg.additional_imports);
@@ -482,20 +445,9 @@ static void test_modules(void **state)
     for (int i = 0; i < 2; i++) {
         index_module *a = index_named(models[i], MODEL);
         pg_config cfg;
-        memset(&cfg, 0, sizeof(cfg));
-        cfg.source_module = MODEL;
-        pg_object body = {.name = "forward",
-                          .module = "pkg.cfg",
-                          .file = "/x/pkg/cfg.py",
-                          .text = bodies[i],
-                          .start_line = 1,
-                          .end_line = count_lines(bodies[i]),
-                          .text_len = strlen(bodies[i])};
-        pg_patch p = {0};
-        p.type = PG_METHOD_OVERRIDE;
-        p.target = "ToyForCausalLM.forward";
-        p.replacement = &body;
-        VEC_PUSH(&cfg.patches, p);
+        config_of(&cfg, MODEL, NULL, NULL);
+        pg_object body = body_of("forward", "pkg.cfg", "/x/pkg/cfg.py", bodies[i]);
+        override_with(&cfg, "ToyForCausalLM.forward", &body);
         pg_object helper = {.name = "ToyLogProbs",
                             .module = "pkg.cfg",
                             .file = "/x/pkg/cfg.py",

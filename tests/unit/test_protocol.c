@@ -79,6 +79,13 @@ static check_input input(const char *module, const char *config_path, const char
     return in;
 }
 
+/* The input of m/q's GPU config, the one most cases check. */
+static check_input q_gpu_input(void)
+{
+    return input("m.q.q_gpu_patch_gen_config", "m/q/q_gpu_patch_gen_config.py",
+                 "m/q/generated/patched_q_gpu.py");
+}
+
 static int run_check(const check_def *c, const tws *t, check_input *in, size_t n, findings *fs)
 {
     check_ctx ctx;
@@ -215,8 +222,7 @@ static size_t registration(tws *t, const char *init, int npu, int converter, fin
         put(t->ws.root, "m/q/checkpoint_tensor_converter.py", "def c(m):\n    return m\n");
     put(t->ws.root, "m/q/__init__.py", init);
     check_input in[2] = {
-        input("m.q.q_gpu_patch_gen_config", "m/q/q_gpu_patch_gen_config.py",
-              "m/q/generated/patched_q_gpu.py"),
+        q_gpu_input(),
         input("m.q.q_npu_patch_gen_config", "m/q/q_npu_patch_gen_config.py",
               "m/q/generated/patched_q_npu.py"),
     };
@@ -365,8 +371,7 @@ static void test_registration_forms(void **state)
     memset(&ec, 0, sizeof(ec));
     ec.exclude.items = excl;
     ec.exclude.len = 1;
-    check_input ein = input("m.q.q_gpu_patch_gen_config", "m/q/q_gpu_patch_gen_config.py",
-                            "m/q/generated/patched_q_gpu.py");
+    check_input ein = q_gpu_input();
     ein.upstream = up;
     ein.upstream_len = strlen(up);
     ein.cfg = &ec;
@@ -385,8 +390,7 @@ static void test_registration_forms(void **state)
     remove(p.buf);
     strbuf_free(&p);
     findings fs4 = FINDINGS_INIT;
-    check_input in = input("m.q.q_gpu_patch_gen_config", "m/q/q_gpu_patch_gen_config.py",
-                           "m/q/generated/patched_q_gpu.py");
+    check_input in = q_gpu_input();
     assert_int_equal(run_check(&check_protocol_registration, &t, &in, 1, &fs4), CHECK_RAN);
     assert_int_equal(fs4.len, 1);
     assert_string_equal(fs4.items[0]->title,
@@ -396,7 +400,46 @@ static void test_registration_forms(void **state)
     tws_close(&t);
 }
 
-/* --- comments ------------------------------------------------------------------ */
+/* --- version gates ------------------------------------------------------------- */
+
+/* The version-gated registrations below: m/q's __init__.py is GATED_HEAD, an `if`
+ * whose branch imports the generated classes (GATED_NEW), a branch that takes the
+ * legacy path (GATED_LEGACY), GATED_TAIL; the legacy path's files modeling_q.py and
+ * gpu_patch.py are in the workspace (gated_open). */
+#define GATED_HEAD                                                                                 \
+    "from ..loader import MODELING_REGISTRY\n"                                                     \
+    "from ..utils import is_transformers_version_greater_or_equal_to\n"                            \
+    "\n"                                                                                           \
+    "@MODELING_REGISTRY.register(\"q\")\n"                                                         \
+    "def reg(architecture):\n"
+#define GATED_NEW "        from .generated.patched_q_gpu import QForCausalLM, QModel\n"
+#define GATED_LEGACY                                                                               \
+    "        from transformers import QForCausalLM, QModel\n"                                      \
+    "\n"                                                                                           \
+    "        from .modeling_q import apply_legacy_patch\n"                                         \
+    "\n"                                                                                           \
+    "        apply_legacy_patch()\n"
+#define GATED_TAIL                                                                                 \
+    "    if 'Causal' in architecture:\n"                                                           \
+    "        return QForCausalLM\n"                                                                \
+    "    return QModel\n"
+
+static void gated_open(tws *t)
+{
+    tws_open(t, pyproject);
+    put(t->ws.root, "m/q/modeling_q.py", "from .gpu_patch import apply_legacy_patch\n");
+    put(t->ws.root, "m/q/gpu_patch.py", "def apply_legacy_patch():\n    pass\n");
+}
+
+/* How many files the retired check finds in t for m/q's GPU config. */
+static size_t gated_retired(tws *t, findings *fs)
+{
+    check_input in = q_gpu_input();
+    assert_int_equal(run_check(&check_protocol_retired, t, &in, 1, fs), CHECK_RAN);
+    size_t n = fs->len;
+    findings_free(fs);
+    return n;
+}
 
 /* `if is_transformers_version_greater_or_equal_to("X"): <generated> else: <legacy>`
  * (VeOmni's packages while its pins spanned 4.57 and 5.x): at a tag the test holds,
@@ -407,26 +450,11 @@ static void test_version_gated_legacy(void **state)
 {
     (void)state;
     tws t;
-    tws_open(&t, pyproject);
+    gated_open(&t);
     findings fs = FINDINGS_INIT;
-    const char *init = "from ..loader import MODELING_REGISTRY\n"
-                       "from ..utils import is_transformers_version_greater_or_equal_to\n"
-                       "\n"
-                       "@MODELING_REGISTRY.register(\"q\")\n"
-                       "def reg(architecture):\n"
-                       "    if is_transformers_version_greater_or_equal_to(\"%s\"):\n"
-                       "        from .generated.patched_q_gpu import QForCausalLM, QModel\n"
-                       "    else:\n"
-                       "        from transformers import QForCausalLM, QModel\n"
-                       "\n"
-                       "        from .modeling_q import apply_legacy_patch\n"
-                       "\n"
-                       "        apply_legacy_patch()\n"
-                       "    if 'Causal' in architecture:\n"
-                       "        return QForCausalLM\n"
-                       "    return QModel\n";
-    put(t.ws.root, "m/q/modeling_q.py", "from .gpu_patch import apply_legacy_patch\n");
-    put(t.ws.root, "m/q/gpu_patch.py", "def apply_legacy_patch():\n    pass\n");
+    const char *init =
+        GATED_HEAD "    if is_transformers_version_greater_or_equal_to(\"%s\"):\n" GATED_NEW
+                   "    else:\n" GATED_LEGACY GATED_TAIL;
     char src[1024];
     /* run at v1.0.0: the test holds for 0.9 and 1.0.0, not for 2.0 */
     static const char *const gates[] = {"0.9", "1.0.0", "2.0"};
@@ -442,13 +470,9 @@ static void test_version_gated_legacy(void **state)
                                 "(what m/q/q_gpu_patch_gen_config.py generates)");
         }
         findings_free(&fs);
-        check_input in = input("m.q.q_gpu_patch_gen_config", "m/q/q_gpu_patch_gen_config.py",
-                               "m/q/generated/patched_q_gpu.py");
-        assert_int_equal(run_check(&check_protocol_retired, &t, &in, 1, &fs), CHECK_RAN);
         /* modeling_q.py and gpu_patch.py: kept for the older pin, or retired when
          * the legacy path is the one that runs */
-        assert_int_equal(fs.len, g < 2 ? 0 : 2);
-        findings_free(&fs);
+        assert_int_equal(gated_retired(&t, &fs), g < 2 ? 0 : 2);
     }
     tws_close(&t);
 }
@@ -460,28 +484,13 @@ static void test_version_gated_elif(void **state)
 {
     (void)state;
     tws t;
-    tws_open(&t, pyproject);
+    gated_open(&t);
     findings fs = FINDINGS_INIT;
-    const char *init = "from ..loader import MODELING_REGISTRY\n"
-                       "from ..utils import is_transformers_version_greater_or_equal_to\n"
-                       "\n"
-                       "@MODELING_REGISTRY.register(\"q\")\n"
-                       "def reg(architecture):\n"
-                       "    if %s(\"%s\"):\n"
-                       "        from .generated.patched_q_gpu import QForCausalLM, QModel\n"
-                       "    elif is_transformers_version_greater_or_equal_to(\"0.5\"):\n"
-                       "        from transformers import QForCausalLM, QModel\n"
-                       "\n"
-                       "        from .modeling_q import apply_legacy_patch\n"
-                       "\n"
-                       "        apply_legacy_patch()\n"
-                       "    else:\n"
-                       "        raise ImportError(\"too old\")\n"
-                       "    if 'Causal' in architecture:\n"
-                       "        return QForCausalLM\n"
-                       "    return QModel\n";
-    put(t.ws.root, "m/q/modeling_q.py", "from .gpu_patch import apply_legacy_patch\n");
-    put(t.ws.root, "m/q/gpu_patch.py", "def apply_legacy_patch():\n    pass\n");
+    const char *init =
+        GATED_HEAD "    if %s(\"%s\"):\n" GATED_NEW
+                   "    elif is_transformers_version_greater_or_equal_to(\"0.5\"):\n" GATED_LEGACY
+                   "    else:\n"
+                   "        raise ImportError(\"too old\")\n" GATED_TAIL;
     char src[1024];
     /* at v1.0.0: the first test holds for 1.0.0 (the elif is dead), not for 2.0
      * (the elif's legacy path runs); an undecided first test (a flag) decides
@@ -494,13 +503,27 @@ static void test_version_gated_elif(void **state)
         size_t errs = registration(&t, src, 0, 0, &fs);
         assert_int_equal(errs > 0, g == 1);
         findings_free(&fs);
-        check_input in = input("m.q.q_gpu_patch_gen_config", "m/q/q_gpu_patch_gen_config.py",
-                               "m/q/generated/patched_q_gpu.py");
-        assert_int_equal(run_check(&check_protocol_retired, &t, &in, 1, &fs), CHECK_RAN);
-        assert_int_equal(fs.len, g == 0 ? 0 : 2);
-        findings_free(&fs);
+        assert_int_equal(gated_retired(&t, &fs), g == 0 ? 0 : 2);
     }
     tws_close(&t);
+}
+
+/* --- comments ------------------------------------------------------------------ */
+
+/* Writes src as m/q's GPU config in t, its absolute path into abs; c: a config of
+ * that file with docstring at line 1, no patches yet. Returns its check input. */
+static check_input q_config_of(tws *t, const char *src, const char *docstring, strbuf *abs,
+                               pg_config *c)
+{
+    put(t->ws.root, "m/q/q_gpu_patch_gen_config.py", src);
+    fs_join(abs, t->ws.root, "m/q/q_gpu_patch_gen_config.py");
+    memset(c, 0, sizeof(*c));
+    c->file = abs->buf;
+    c->docstring = docstring;
+    c->docstring_line = 1;
+    check_input in = q_gpu_input();
+    in.cfg = c;
+    return in;
 }
 
 static void test_comment_markers(void **state)
@@ -524,9 +547,10 @@ static void test_comment_markers(void **state)
                       "    # --- Patch.4 ---\n"                                  /* 14 */
                       "    # --- Patch.4 ---\n"                                  /* 15 */
                       "    return x\n";                                          /* 16 */
-    put(t.ws.root, "m/q/q_gpu_patch_gen_config.py", src);
     strbuf abs = STRBUF_INIT;
-    fs_join(&abs, t.ws.root, "m/q/q_gpu_patch_gen_config.py");
+    pg_config c;
+    /* the module docstring, as the evaluator records it */
+    check_input in = q_config_of(&t, src, "Regen: patchgen m.q.q_gpu_patch_gen_config", &abs, &c);
     pg_object o;
     memset(&o, 0, sizeof(o));
     o.name = "f";
@@ -535,21 +559,12 @@ static void test_comment_markers(void **state)
     o.text_len = strlen(src);
     o.start_line = 8;
     o.end_line = 16;
-    pg_config c;
-    memset(&c, 0, sizeof(c));
-    c.file = abs.buf;
     pg_patch p;
     memset(&p, 0, sizeof(p));
     p.type = PG_METHOD_OVERRIDE;
     p.target = "Q.forward";
     p.replacement = &o;
     VEC_PUSH(&c.patches, p);
-    /* the module docstring, as the evaluator records it */
-    c.docstring = "Regen: patchgen m.q.q_gpu_patch_gen_config";
-    c.docstring_line = 1;
-    check_input in = input("m.q.q_gpu_patch_gen_config", "m/q/q_gpu_patch_gen_config.py",
-                           "m/q/generated/patched_q_gpu.py");
-    in.cfg = &c;
     findings fs = FINDINGS_INIT;
     assert_int_equal(run_check(&check_protocol_comments, &t, &in, 1, &fs), CHECK_RAN);
     findings_sort(&fs);
@@ -588,8 +603,7 @@ static void test_comment_markers(void **state)
                   "regen_command = \"patchgen {module} -o {dir}/generated --diff\"\n");
     put(t2.ws.root, "m/q/q_gpu_patch_gen_config.py",
         "\"\"\"patchgen m.q.q_gpu_patch_gen_config -o m/q/generated --diff\"\"\"\n");
-    check_input in2 = input("m.q.q_gpu_patch_gen_config", "m/q/q_gpu_patch_gen_config.py",
-                            "m/q/generated/patched_q_gpu.py");
+    check_input in2 = q_gpu_input();
     assert_int_equal(run_check(&check_protocol_comments, &t2, &in2, 1, &fs), CHECK_RAN);
     assert_int_equal(fs.len, 0);
     put(t2.ws.root, "m/q/q_gpu_patch_gen_config.py",
@@ -632,9 +646,9 @@ static void test_shared_headers(void **state)
                       "@config.override_method(\"M.get_c\")\n"            /* 15 */
                       "def c(self):\n"                                    /* 16 */
                       "    return 4\n";                                   /* 17 */
-    put(t.ws.root, "m/q/q_gpu_patch_gen_config.py", src);
     strbuf abs = STRBUF_INIT;
-    fs_join(&abs, t.ws.root, "m/q/q_gpu_patch_gen_config.py");
+    pg_config c;
+    check_input in = q_config_of(&t, src, "patchgen m.q.q_gpu_patch_gen_config", &abs, &c);
     pg_object objs[4] = {
         def_in("a", abs.buf, src, 3, 5),
         def_in("b", abs.buf, src, 6, 8),
@@ -642,9 +656,6 @@ static void test_shared_headers(void **state)
         def_in("c", abs.buf, src, 15, 17),
     };
     const char *targets[4] = {"M.get_a", "M.get_b", "M.forward", "M.get_c"};
-    pg_config c;
-    memset(&c, 0, sizeof(c));
-    c.file = abs.buf;
     for (int i = 0; i < 4; i++) {
         pg_patch p;
         memset(&p, 0, sizeof(p));
@@ -652,11 +663,6 @@ static void test_shared_headers(void **state)
         p.replacement = &objs[i];
         VEC_PUSH(&c.patches, p);
     }
-    c.docstring = "patchgen m.q.q_gpu_patch_gen_config";
-    c.docstring_line = 1;
-    check_input in = input("m.q.q_gpu_patch_gen_config", "m/q/q_gpu_patch_gen_config.py",
-                           "m/q/generated/patched_q_gpu.py");
-    in.cfg = &c;
     findings fs = FINDINGS_INIT;
     assert_int_equal(run_check(&check_protocol_comments, &t, &in, 1, &fs), CHECK_RAN);
     assert_int_equal(fs.len, 1);

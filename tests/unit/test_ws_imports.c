@@ -26,6 +26,7 @@
 #include "index/index.h"
 #include "py/parse_set.h"
 
+#include "survey_case.h"
 #include "survey_twice.h"
 #include "tmp_pkg.h"
 
@@ -123,21 +124,6 @@ static char *write_ws(const wcase *wc)
     return root;
 }
 
-static index_module *index_named(const char *src, const char *name)
-{
-    index_module *m;
-    assert_int_equal(index_module_from_source(&m, src, strlen(src), "m.py", name), 0);
-    return m;
-}
-
-static unsigned count_lines(const char *s)
-{
-    unsigned n = 0;
-    for (; *s; s++)
-        n += *s == '\n';
-    return n;
-}
-
 /* "severity path:line: title" of each ws-import-removed finding of the survey of
  * the case's config, the same with the run's memos as without. */
 static char *survey_case(const wcase *wc)
@@ -151,10 +137,7 @@ static char *survey_case(const wcase *wc)
     };
     char *cfg_file = pgci_asprintf("%s/pkg/cfg.py", root);
     pg_config cfg;
-    memset(&cfg, 0, sizeof(cfg));
-    cfg.source_module = MODEL;
-    cfg.file = cfg_file;
-    cfg.module = "pkg.cfg";
+    config_of(&cfg, MODEL, cfg_file, "pkg.cfg");
     const char *names[] = {wc->name ? wc->name : "AuxMixin"};
     pg_import im = {.module = wc->add ? wc->add : "pkg.outputs",
                     .names = names,
@@ -164,32 +147,11 @@ static char *survey_case(const wcase *wc)
         VEC_PUSH(&cfg.post_import_blocks, wc->block);
     else
         VEC_PUSH(&cfg.additional_imports, im);
-    const char *bt = wc->body ? wc->body : body_aux;
-    pg_object body = {.name = "forward",
-                      .module = "pkg.cfg",
-                      .file = cfg_file,
-                      .text = bt,
-                      .start_line = 1,
-                      .end_line = count_lines(bt),
-                      .text_len = strlen(bt)};
-    pg_patch p = {0};
-    p.type = PG_METHOD_OVERRIDE;
-    p.target = "ToyForCausalLM.forward";
-    p.replacement = &body;
-    VEC_PUSH(&cfg.patches, p);
-    survey_pair sp = {.config = "cfg",
-                      .config_path = "pkg/cfg.py",
-                      .cfg = &cfg,
-                      .a = a,
-                      .b = b,
-                      .tag_a = "v1.0",
-                      .tag_b = "v2.0",
-                      .src_a = ma,
-                      .src_a_len = strlen(ma),
-                      .src_b = model_b,
-                      .src_b_len = strlen(model_b),
-                      .ws_ext = ws_ext,
-                      .n_ws_ext = 1};
+    pg_object body = body_of("forward", "pkg.cfg", cfg_file, wc->body ? wc->body : body_aux);
+    override_with(&cfg, "ToyForCausalLM.forward", &body);
+    survey_pair sp = pair_of(&cfg, "pkg/cfg.py", a, ma, b, model_b);
+    sp.ws_ext = ws_ext;
+    sp.n_ws_ext = 1;
     char *got = survey_twice(&sp, import_line, wc);
     VEC_FREE(&cfg.patches);
     VEC_FREE(&cfg.additional_imports);
@@ -361,25 +323,12 @@ static void test_modules(void **state)
     char *root = write_ws(&wc);
     char *cfg_file = pgci_asprintf("%s/pkg/cfg.py", root);
     pg_config cfg;
-    memset(&cfg, 0, sizeof(cfg));
-    cfg.source_module = MODEL;
-    cfg.file = cfg_file;
-    cfg.module = "pkg.cfg";
+    config_of(&cfg, MODEL, cfg_file, "pkg.cfg");
     const char *names[] = {"AuxMixin"};
     pg_import im = {.module = "pkg.outputs", .names = names, .names_len = 1, .is_from_import = 1};
     VEC_PUSH(&cfg.additional_imports, im);
-    pg_object body = {.name = "forward",
-                      .module = "pkg.cfg",
-                      .file = cfg_file,
-                      .text = body_aux,
-                      .start_line = 1,
-                      .end_line = count_lines(body_aux),
-                      .text_len = strlen(body_aux)};
-    pg_patch p = {0};
-    p.type = PG_METHOD_OVERRIDE;
-    p.target = "ToyForCausalLM.forward";
-    p.replacement = &body;
-    VEC_PUSH(&cfg.patches, p);
+    pg_object body = body_of("forward", "pkg.cfg", cfg_file, body_aux);
+    override_with(&cfg, "ToyForCausalLM.forward", &body);
     index_module *a = index_named(model_a, MODEL);
     survey_pair sp = {.config = "cfg", .cfg = &cfg, .a = a, .b = a};
     strvec read = STRVEC_INIT, mods = STRVEC_INIT;
