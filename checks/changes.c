@@ -297,6 +297,7 @@ typedef struct change {
     char *successor;
     const char *advice;  /* what upstream's deprecation notice said to do instead (borrowed) */
     strvec also;         /* the names a ruff failure's title lists past its first cause */
+    VEC(char) also_rule; /* each one's rule, beside it: ALSO_REDEFINED, ALSO_UNDEFINED, ... */
     size_t also_n;       /* how many causes past the first it counts ("and 4 more") */
     strvec also_configs; /* the configs whose failure has them */
     int callee_body;     /* a callee signature change whose body changed too (joined) */
@@ -387,10 +388,27 @@ static char *named_successor(json_t *f)
     return e ? pgci_strndup(p + 1, (size_t)(e - p - 1)) : NULL;
 }
 
+/* What ruff says of a name a regeneration failure's title lists past its first
+ * cause: F811 (upstream now defines it as well), F821 (nothing defines it), or
+ * another rule. */
+enum { ALSO_REDEFINED = 'r', ALSO_UNDEFINED = 'u', ALSO_OTHER = 'o' };
+
+/* The rule of the cause whose name opens at `o`, from the code before it ("F811
+ * `causal_conv1d_fn`", regen_cause_short). */
+static char also_rule_at(const char *from, const char *o)
+{
+    if (o - from < 5 || o[-1] != ' ')
+        return ALSO_OTHER;
+    if (!strncmp(o - 5, "F811", 4))
+        return ALSO_REDEFINED;
+    return !strncmp(o - 5, "F821", 4) ? ALSO_UNDEFINED : ALSO_OTHER;
+}
+
 /* A regeneration failure's causes past the first, as its title lists them ("...
  * (and 4 more: F811 `causal_conv1d_fn`, F821 `logger`)", regen_finding.c): their
- * names join c->also, their number c->also_n. Ruff refuses the generated file for
- * each, and the change the first cause names is not the whole of why. */
+ * names join c->also with their rules, their number c->also_n. Ruff refuses the
+ * generated file for each, and the change the first cause names is not the whole
+ * of why. */
 static void take_other_causes(change *c, json_t *f)
 {
     static const char needle[] = " more: ";
@@ -399,7 +417,7 @@ static void take_other_causes(change *c, json_t *f)
     unsigned long n = p ? strtoul(p + 6, &end, 10) : 0;
     if (!n || strncmp(end, needle, sizeof(needle) - 1))
         return;
-    const char *q = end + sizeof(needle) - 1, *stop = strchr(q, ')');
+    const char *q = end + sizeof(needle) - 1, *from = q, *stop = strchr(q, ')');
     stop = stop ? stop : q + strlen(q);
     while (q < stop) {
         const char *o = memchr(q, '`', (size_t)(stop - q));
@@ -407,10 +425,12 @@ static void take_other_causes(change *c, json_t *f)
         if (!e)
             break;
         char *name = pgci_strndup(o + 1, (size_t)(e - o - 1));
-        if (strcmp(name, c->f.symbol) && strvec_find(&c->also, name) < 0)
+        if (strcmp(name, c->f.symbol) && strvec_find(&c->also, name) < 0) {
             strvec_push_owned(&c->also, name);
-        else
+            VEC_PUSH(&c->also_rule, also_rule_at(from, o));
+        } else {
             free(name);
+        }
         q = e + 1;
     }
     if (n > c->also_n)
@@ -776,10 +796,28 @@ static void title_of_contract(strbuf *t, strbuf *act, const change *c)
     }
 }
 
-/* The causes of the change's regeneration failures past the one its title
- * names: "; ruff also flags `a`, `b`, `c` and `d`" (four named at most, "and 2
- * more" past them), "in 2 configs" when not every config it hits fails on them. */
+/* The causes of the change's regeneration failures past the one its title names,
+ * by what ruff says of them: "; upstream now defines `a` too; `b`, `c` and `d` are
+ * undefined" (F811, F821; any other rule "ruff also flags `e`"), four named at most
+ * ("ruff also flags 2 more causes" past them), "in 2 configs, ..." when not every
+ * config it hits fails on them. */
 #define ALSO_NAMED 4
+
+/* The names of the first `named` causes whose rule is `rule`, "`a`, `b` and `c`"
+ * (", `c`" when `then` more follow); how many. */
+static size_t also_names(strbuf *t, const change *c, size_t named, char rule, int then)
+{
+    size_t k = 0, n = 0;
+    for (size_t i = 0; i < named; i++)
+        n += c->also_rule.items[i] == rule;
+    for (size_t i = 0; i < named; i++) {
+        if (c->also_rule.items[i] != rule)
+            continue;
+        strbuf_addf(t, "%s`%s`", !k ? "" : k + 1 == n && !then ? " and " : ", ", c->also.items[i]);
+        k++;
+    }
+    return n;
+}
 
 static void title_other_causes(strbuf *t, const change *c)
 {
@@ -787,15 +825,32 @@ static void title_other_causes(strbuf *t, const change *c)
         return;
     size_t named = c->also.len < ALSO_NAMED ? c->also.len : ALSO_NAMED;
     size_t rest = c->also_n > named ? c->also_n - named : 0;
-    strbuf_adds(t, "; ruff also flags ");
+    size_t n[3] = {0, 0, 0};
     for (size_t i = 0; i < named; i++)
-        strbuf_addf(t, "%s`%s`", i ? (i + 1 == named && !rest ? " and " : ", ") : "",
-                    c->also.items[i]);
-    if (rest)
-        strbuf_addf(t, "%s%zu more %s", named ? " and " : "", rest, rest == 1 ? "cause" : "causes");
+        n[c->also_rule.items[i] == ALSO_REDEFINED   ? 0
+          : c->also_rule.items[i] == ALSO_UNDEFINED ? 1
+                                                    : 2]++;
+    strbuf_adds(t, "; ");
     if (c->also_configs.len < c->configs.len)
-        strbuf_addf(t, " in %zu %s", c->also_configs.len,
+        strbuf_addf(t, "in %zu %s, ", c->also_configs.len,
                     c->also_configs.len == 1 ? "config" : "configs");
+    if (n[0]) {
+        strbuf_adds(t, "upstream now defines ");
+        also_names(t, c, named, ALSO_REDEFINED, 0);
+        strbuf_adds(t, " too");
+    }
+    if (n[1]) {
+        strbuf_adds(t, n[0] ? "; " : "");
+        strbuf_adds(t, also_names(t, c, named, ALSO_UNDEFINED, 0) == 1 ? " is undefined"
+                                                                       : " are undefined");
+    }
+    if (n[2] || rest) { /* the causes past those named join ruff's other rules */
+        strbuf_adds(t, n[0] || n[1] ? "; ruff also flags " : "ruff also flags ");
+        also_names(t, c, named, ALSO_OTHER, rest > 0);
+        if (rest)
+            strbuf_addf(t, "%s%zu more %s", n[2] ? " and " : "", rest,
+                        rest == 1 ? "cause" : "causes");
+    }
 }
 
 static void title_of(strbuf *t, strbuf *act, const change *c)
@@ -899,6 +954,7 @@ static void change_free(change *c)
     strvec_free(&c->configs);
     strvec_free(&c->phrases);
     strvec_free(&c->also);
+    VEC_FREE(&c->also_rule);
     strvec_free(&c->also_configs);
     free(c->successor);
     free(c);

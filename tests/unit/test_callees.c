@@ -2877,7 +2877,9 @@ static void test_changes_group(void **state)
 /* A regeneration failure is grouped by its first cause, and its title lists the
  * others ("(and 4 more: ...)", regen_finding.c): the change's title names them too,
  * since the first alone is not why the file fails (the Qwen3.5 configs at 5.16.1:
- * a redefinition, then four more names), and says in how many configs when not all. */
+ * a redefinition, then four more names), each by what ruff says of it (F811: upstream
+ * defines it too; F821: undefined; another rule by ruff's word), and says in how many
+ * configs when not all. */
 static void test_changes_other_regen_causes(void **state)
 {
     (void)state;
@@ -2901,17 +2903,24 @@ static void test_changes_other_regen_causes(void **state)
     json_array_append_new(fs,
                           jfinding("regen", "error", "c.c",
                                    "fails to regenerate: F821 Undefined name `Plain`", NULL, NULL));
+    json_array_append_new(fs, jfinding("regen", "error", "c.d",
+                                       "fails to regenerate: F821 Undefined name `Mix` (and 3 "
+                                       "more: F823 `loc`, F811 `dup`, F821 `gone`)",
+                                       NULL, NULL));
     json_t *cs = changes_group(fs);
-    assert_int_equal(json_array_size(cs), 3);
+    assert_int_equal(json_array_size(cs), 4);
     const char *want[] = {
-        "`conv_update` is now defined upstream as well as by the config; ruff also flags "
-        "`conv_fn`, `old_update`, `fast_path`, `logger` and 1 more cause",
-        "`Out` is no longer imported by the modeling module upstream; ruff also flags `BaseOut` "
-        "in 1 config",
-        "`Plain` is no longer imported by the modeling module upstream"};
-    for (size_t i = 0; i < 3; i++) {
+        "`conv_update` is now defined upstream as well as by the config; upstream now defines "
+        "`conv_fn` too; `old_update`, `fast_path` and `logger` are undefined; ruff also flags 1 "
+        "more cause",
+        "`Out` is no longer imported by the modeling module upstream; in 1 config, `BaseOut` is "
+        "undefined",
+        "`Plain` is no longer imported by the modeling module upstream",
+        "`Mix` is no longer imported by the modeling module upstream; upstream now defines `dup` "
+        "too; `gone` is undefined; ruff also flags `loc`"};
+    for (size_t i = 0; i < 4; i++) {
         const char *got = NULL;
-        for (size_t k = 0; k < 3; k++) {
+        for (size_t k = 0; k < 4; k++) {
             const char *t = json_string_value(json_object_get(json_array_get(cs, k), "title"));
             if (!strncmp(t, want[i], 5))
                 got = t;
