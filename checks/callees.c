@@ -41,6 +41,7 @@ typedef struct cctx {
     const pg_patch *patch; /* NULL for a helper */
     const char *where;     /* the patch target or the helper's name */
     strvec emitted;
+    unsigned line, col; /* where a helper's findings go (signatures_helper_line) */
 } cctx;
 
 static finding *add(cctx *c, severity sev, json_t *data, const char *kind, const char *target,
@@ -66,8 +67,8 @@ static finding *add(cctx *c, severity sev, json_t *data, const char *kind, const
         json_object_set_new(data, "from", json_string(c->p->tag_a));
         json_object_set_new(data, "to", json_string(c->p->tag_b));
         f = findings_add(c->out, "callees", sev, c->p->config, c->p->config_path,
-                         c->patch ? c->patch->reg_line : 0, c->patch ? c->patch->reg_col : 0, data,
-                         "%s", t.buf);
+                         c->patch ? c->patch->reg_line : c->line,
+                         c->patch ? c->patch->reg_col : c->col, data, "%s", t.buf);
     } else if (data) {
         json_decref(data);
     }
@@ -1404,7 +1405,7 @@ void check_callees(findings *out, const survey_pair *p)
 {
     if (!p->a || !p->b)
         return;
-    cctx c = {out, p, NULL, NULL, STRVEC_INIT};
+    cctx c = {out, p, NULL, NULL, STRVEC_INIT, 0, 0};
     strvec classes = STRVEC_INIT;
     VEC(const pg_patch *) first = VEC_INIT; /* the first patch of each class, beside it */
     for (size_t i = 0; i < p->cfg->patches.len; i++) {
@@ -1433,12 +1434,14 @@ void check_callees(findings *out, const survey_pair *p)
     auto_built(&c, &classes);
     for (size_t i = 0; i < p->cfg->helpers.len; i++) {
         c.where = p->cfg->helpers.items[i]->name;
+        c.line = signatures_helper_line(p, p->cfg->helpers.items[i], NULL, &c.col);
         follow(&c, p->cfg->helpers.items[i], NULL);
     }
     for (size_t i = 0; i < p->cfg->positioned_helpers.len; i++) {
-        const pg_object *h = p->cfg->positioned_helpers.items[i].helper;
-        c.where = h->name;
-        follow(&c, h, NULL);
+        const pg_positioned_helper *ph = &p->cfg->positioned_helpers.items[i];
+        c.where = ph->helper->name;
+        c.line = signatures_helper_line(p, ph->helper, ph, &c.col);
+        follow(&c, ph->helper, NULL);
     }
     strvec_free(&classes);
     strvec_free(&c.emitted);

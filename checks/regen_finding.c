@@ -51,11 +51,37 @@ static void others(strbuf *more, const char *message, size_t first)
     regen_causes_free(&c);
 }
 
-void regen_finding(findings *out, const char *config, const char *path, const char *what,
-                   const char *message)
+/* codegen's error for add_helper_after targets missing from the output (codegen.c) */
+#define HELPER_MISSING "positioned helper target(s) not found in generated output: "
+
+/* The add_helper_after in the config's file that names the first target the
+ * message says the output lacks. */
+static void helper_located(const char *message, const char *path, const pg_config *cfg,
+                           unsigned *line, unsigned *col)
+{
+    const char *m = cfg ? strstr(message, HELPER_MISSING) : NULL;
+    if (!m)
+        return;
+    m += strlen(HELPER_MISSING);
+    size_t n = strcspn(m, ", \n");
+    for (size_t i = 0; i < cfg->positioned_helpers.len; i++) {
+        const pg_positioned_helper *h = &cfg->positioned_helpers.items[i];
+        if (h->target && strlen(h->target) == n && !strncmp(h->target, m, n) && h->reg_line &&
+            h->reg_file && path && !strcmp(h->reg_file, path)) {
+            *line = h->reg_line;
+            *col = h->reg_col;
+            return;
+        }
+    }
+}
+
+void regen_finding(findings *out, const char *config, const char *path, const pg_config *cfg,
+                   const char *what, const char *message)
 {
     unsigned line = 0, col = 0;
     message = located(message, path, &line, &col);
+    if (!line)
+        helper_located(message, path, cfg, &line, &col);
     const char *nl = strchr(message, '\n');
     int first = nl ? (int)(nl - message) : (int)strlen(message);
     strbuf more = STRBUF_INIT;

@@ -5,11 +5,15 @@
 #define PGCI_CHECKS_REGEN_FINDING_H
 
 #include "checks/finding.h"
+#include "patchgen/patch_spec.h"
 
 /* Adds a "regen" error "<what>: <first line of message>", and what other causes the
  * message gives (regen_causes.h: " (and 4 more: F811 `causal_conv1d_fn`, ...)"); the other lines of
- * the message (ruff's diagnostics, say) become the detail. */
-void regen_finding(findings *out, const char *config, const char *path, const char *what,
-                   const char *message);
+ * the message (ruff's diagnostics, say) become the detail. The finding is at the
+ * config's line the message names (the evaluator's errors), else, when the
+ * evaluated config cfg (may be NULL) has a positioned helper whose target the
+ * output lacks, at the add_helper_after in the config's file that names it. */
+void regen_finding(findings *out, const char *config, const char *path, const pg_config *cfg,
+                   const char *what, const char *message);
 
 #endif

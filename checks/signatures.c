@@ -43,7 +43,8 @@ typedef struct sig_ctx {
     const char *patch_text; /* the replacement's source, when it has one */
     strvec *emitted;        /* keys of the facts reported so far (see first_time) */
     const strvec *renames;  /* the owning class's __init__ renames (old, new), for a method */
-    int replaced; /* the target is replaced (class, function, import): the config's source */
+    int replaced;       /* the target is replaced (class, function, import): the config's source */
+    unsigned line, col; /* where a finding goes when there is no patch (a helper's) */
 } sig_ctx;
 
 static finding *add(sig_ctx *c, severity sev, json_t *data, const char *kind, const char *target,
@@ -66,8 +67,8 @@ static finding *add(sig_ctx *c, severity sev, json_t *data, const char *kind, co
     json_object_set_new(data, "to", json_string(c->p->tag_b));
     const char *check = !strncmp(kind, "auto-docstring", 14) ? "auto-docstring" : "signatures";
     finding *f = findings_add(c->out, check, sev, c->p->config, c->p->config_path,
-                              c->patch ? c->patch->reg_line : 0, c->patch ? c->patch->reg_col : 0,
-                              data, "%s", t.buf);
+                              c->patch ? c->patch->reg_line : c->line,
+                              c->patch ? c->patch->reg_col : c->col, data, "%s", t.buf);
     strbuf_free(&t);
     return f;
 }
@@ -2586,6 +2587,27 @@ static void compare_target(sig_ctx *c, const pg_patch *patch, const char *target
 /* A helper's names, `add_helper` or `add_helper_after`: its text lands in the
  * generated module, decorators and all (transformers 5.24.0's Qwen3.5 module no
  * longer imports the `dataclass` a positioned helper of the configs is under). */
+unsigned signatures_positioned_line(const survey_pair *p, const pg_positioned_helper *ph,
+                                    unsigned *col)
+{
+    *col = 0;
+    if (!ph || !ph->reg_line || !ph->reg_file || !p->config_path ||
+        strcmp(ph->reg_file, p->config_path))
+        return 0;
+    *col = ph->reg_col;
+    return ph->reg_line;
+}
+
+unsigned signatures_helper_line(const survey_pair *p, const pg_object *h,
+                                const pg_positioned_helper *ph, unsigned *col)
+{
+    if (h && h->start_line && h->file && p->cfg && p->cfg->file && !strcmp(h->file, p->cfg->file)) {
+        *col = 1;
+        return h->start_line;
+    }
+    return signatures_positioned_line(p, ph, col);
+}
+
 static void helper_imports(sig_ctx *c, const pg_object *helper)
 {
     if (!helper || !helper->name)
@@ -2601,7 +2623,7 @@ static void helper_imports(sig_ctx *c, const pg_object *helper)
 void signatures_compare(findings *out, const survey_pair *p)
 {
     strvec seen = STRVEC_INIT, emitted = STRVEC_INIT;
-    sig_ctx c = {out, p, NULL, NULL, &emitted, NULL, 0};
+    sig_ctx c = {out, p, NULL, NULL, &emitted, NULL, 0, 0, 0};
     const pg_config *cfg = p->cfg;
     for (size_t i = 0; i < cfg->patches.len; i++) {
         const pg_patch *patch = &cfg->patches.items[i];
@@ -2626,12 +2648,16 @@ void signatures_compare(findings *out, const survey_pair *p)
         c.patch_text = NULL;
         const index_def *da = p->a ? index_find(p->a, h->target) : NULL;
         const index_def *db = p->b ? index_find(p->b, h->target) : NULL;
+        c.line = signatures_positioned_line(p, h, &c.col);
         if (da && !db)
             vanished(&c, h->target);
+        c.line = signatures_helper_line(p, h->helper, h, &c.col);
         helper_imports(&c, h->helper);
     }
-    for (size_t i = 0; i < cfg->helpers.len; i++)
+    for (size_t i = 0; i < cfg->helpers.len; i++) {
+        c.line = signatures_helper_line(p, cfg->helpers.items[i], NULL, &c.col);
         helper_imports(&c, cfg->helpers.items[i]);
+    }
     strvec_free(&seen);
     strvec_free(&emitted);
 }

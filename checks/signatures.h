@@ -98,6 +98,17 @@ size_t signatures_rename_candidates(const index_module *a, const index_module *b
  * NULL when the object has no text. */
 char *signatures_object_text(const pg_object *o);
 
+/* Where in the config's own file a finding about a helper belongs: the helper's
+ * first line when the config's file defines it, else the line of the
+ * add_helper_after that registered it there (ph may be NULL), else 0 (the
+ * finding then names the file only). *col gets the column (1 for a helper's
+ * line). */
+unsigned signatures_helper_line(const survey_pair *p, const pg_object *h,
+                                const pg_positioned_helper *ph, unsigned *col);
+/* The line of the add_helper_after call in the config's own file, else 0. */
+unsigned signatures_positioned_line(const survey_pair *p, const pg_positioned_helper *ph,
+                                    unsigned *col);
+
 /* Renders "name(a, b: int = 3, *, c=None, **kw) -> T" into out. */
 void signatures_render(strbuf *out, const index_def *fn);
 

@@ -347,6 +347,9 @@ static int add_helper_after(ce_ctx *c, TSNode where, ce_config *cfg, const char 
     h->target = target;
     h->helper = obj;
     h->placement = "after";
+    h->reg_file = c->mod->rel_path;
+    h->reg_line = py_line(where);
+    h->reg_col = py_col(where);
     VEC_PUSH(&cfg->positioned_helpers, h);
     return 0;
 }

@@ -143,7 +143,12 @@ int ce_finalize(const ce_module *m, const char *var, const ce_config *src, pg_co
         VEC_PUSH(&pc->helpers, fin_obj(&f, src->helpers.items[i]));
     for (size_t i = 0; i < src->positioned_helpers.len; i++) {
         const pg_positioned_helper *p = src->positioned_helpers.items[i];
-        pg_positioned_helper q = {fin_str(&f, p->target), fin_obj(&f, p->helper), "after"};
+        pg_positioned_helper q = {fin_str(&f, p->target),
+                                  fin_obj(&f, p->helper),
+                                  "after",
+                                  fin_str(&f, p->reg_file),
+                                  p->reg_line,
+                                  p->reg_col};
         VEC_PUSH(&pc->positioned_helpers, q);
     }
     for (size_t i = 0; i < src->drop_imported_names.len; i++)

@@ -88,6 +88,10 @@ typedef struct pg_positioned_helper {
     const char *target;
     const pg_object *helper;
     const char *placement; /* "after" */
+    /* where add_helper_after named the target, for findings (the workspace-relative
+     * file of the call, which another config's list may have made) */
+    const char *reg_file;
+    unsigned reg_line, reg_col;
 } pg_positioned_helper;
 
 typedef struct pg_config {

@@ -383,7 +383,8 @@ static void gate_read_inputs(gate_state *s)
                 c->raw_len = g->raw.len;
             }
             c->error = g->error ? g->error : "regeneration failed";
-            regen_finding(&out->fs, c->module, c->config_path, "cannot regenerate", c->error);
+            regen_finding(&out->fs, c->module, c->config_path, c->cfg, "cannot regenerate",
+                          c->error);
             out->n_failed++;
             continue;
         }

@@ -304,7 +304,7 @@ static int survey_evaluate(survey_state *s)
     size_t nmods = 0;
     for (size_t i = 0; i < n; i++) {
         if (!cfgs[i]) {
-            regen_finding(&s->out->fs, sel[i]->module, sel[i]->path, "cannot evaluate",
+            regen_finding(&s->out->fs, sel[i]->module, sel[i]->path, NULL, "cannot evaluate",
                           s->eval_errs[i]);
             continue;
         }
@@ -572,7 +572,7 @@ static void survey_regenerate(survey_state *s)
         }
         if (outs[i].status < 0) {
             char *what = pgci_asprintf("fails to regenerate against %s", out->to);
-            regen_finding(&out->fs, sel[i]->module, sel[i]->path, what,
+            regen_finding(&out->fs, sel[i]->module, sel[i]->path, s->cfgs[i], what,
                           outs[i].error ? outs[i].error : "error");
             free(what);
             continue;
@@ -916,7 +916,7 @@ static void standing_other_causes(survey_state *s)
                 pgci_asprintf("fails to regenerate against %s, for %s it had not at %s "
                               "(%s)",
                               out->to, fresh.len > 1 ? "causes" : "a cause", out->from, list.buf);
-            regen_finding(&out->fs, s->sel[i]->module, s->sel[i]->path, what, err);
+            regen_finding(&out->fs, s->sel[i]->module, s->sel[i]->path, s->cfgs[i], what, err);
             free(what);
             strbuf_free(&list);
         }

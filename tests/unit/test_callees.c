@@ -425,6 +425,11 @@ typedef struct tpatch {
 /* A post-import block the next survey's config adds (NULL: none). */
 static const char *post_block;
 static const char *helper_after, *helper_body; /* an add_helper_after's target and text */
+/* the helper's first line in helper_body (0: 1) and the add_helper_after's line in
+ * "cfg.py" (0: none) */
+static unsigned helper_line, helper_reg_line;
+/* 1: each finding's line and column follow its title in the next survey's text */
+static int show_line;
 /* the name_map entry of every patch of the next survey (NULL: none) */
 static const char *map_from, *map_to;
 /* transformers.modeling_utils at both tags for the next survey (NULL: none). */
@@ -496,12 +501,13 @@ static char *survey_with(const char *src_a, const char *src_b, const tpatch *ps,
                         .module = "cfg",
                         .file = "/x/cfg.py",
                         .text = helper_body,
-                        .start_line = 1,
+                        .start_line = helper_line ? helper_line : 1,
                         .end_line = helper_body ? count_lines(helper_body) : 0,
                         .text_len = helper_body ? strlen(helper_body) : 0,
                         .is_class = 1};
     if (helper_body) {
-        pg_positioned_helper h = {helper_after, &helper, "after"};
+        pg_positioned_helper h = {helper_after, &helper,         "after",
+                                  "cfg.py",     helper_reg_line, helper_reg_line ? 5 : 0};
         VEC_PUSH(&cfg.positioned_helpers, h);
     }
     pg_object *objs = calloc(n + 1, sizeof(*objs));
@@ -550,10 +556,14 @@ static char *survey_with(const char *src_a, const char *src_b, const tpatch *ps,
         survey_compare(&fs, &p, NULL, &targets);
         if (settle_mods)
             settle(&fs, b, base);
-        for (size_t i = 0; i < fs.len; i++)
-            strbuf_addf(&got[pass], "%s %s: %s\n", severity_name(fs.items[i]->sev),
+        for (size_t i = 0; i < fs.len; i++) {
+            strbuf_addf(&got[pass], "%s %s: %s", severity_name(fs.items[i]->sev),
                         json_string_value(json_object_get(fs.items[i]->data, "kind")),
                         fs.items[i]->title);
+            if (show_line)
+                strbuf_addf(&got[pass], " @%u:%u", fs.items[i]->line, fs.items[i]->col);
+            strbuf_addc(&got[pass], '\n');
+        }
         for (size_t i = 0; show_detail && i < fs.len; i++)
             strbuf_adds(&got[pass], fs.items[i]->detail ? fs.items[i]->detail : "");
         findings_free(&fs);
@@ -1852,6 +1862,52 @@ static void test_positioned_helper_name_removed(void **state)
     expect(got, "error import-removed: `Helper` uses `dataclass`, which upstream no longer imports "
                 "at v2.0\n");
     free(got);
+}
+
+/* Findings about a positioned helper are at the config's lines (they had none:
+ * 5.24.0's Qwen3.5 configs got three errors with no line, and annotations without
+ * a line): its target's vanishing at the add_helper_after that names it, what the
+ * helper's own text uses at its first line when the config's file defines it,
+ * else at the add_helper_after too. */
+static void test_positioned_helper_lines(void **state)
+{
+    (void)state;
+    static const char a[] = "from dataclasses import dataclass\n"
+                            "@dataclass\n"
+                            "class Out:\n"
+                            "    x: int = 0\n";
+    static const char b[] = "class Other:\n"
+                            "    y: int = 0\n";
+    /* the config's file: 39 lines, then the helper */
+    static const char text[] = "\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n"
+                               "\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n"
+                               "@dataclass\n"
+                               "class Helper(Out):\n"
+                               "    y: int = 1\n";
+    helper_after = "Out";
+    helper_body = text;
+    helper_line = 40;
+    helper_reg_line = 90; /* config.add_helper_after("Out", Helper) */
+    show_line = 1;
+    cfg_file = "/x/cfg.py";
+    char *got = survey(a, b, NULL, 0);
+    expect(got, "error vanished: `Out` vanished upstream between v1.0 and v2.0 @90:5\n"
+                "error import-removed: `Helper` uses `dataclass`, which upstream no longer imports "
+                "at v2.0 @40:1\n"
+                "error name-removed: `Helper` uses `Out`, which upstream no longer defines at "
+                "v2.0 @40:1\n");
+    free(got);
+    cfg_file = NULL; /* the helper comes from another file */
+    got = survey(a, b, NULL, 0);
+    expect(got, "error vanished: `Out` vanished upstream between v1.0 and v2.0 @90:5\n"
+                "error import-removed: `Helper` uses `dataclass`, which upstream no longer imports "
+                "at v2.0 @90:5\n"
+                "error name-removed: `Helper` uses `Out`, which upstream no longer defines at "
+                "v2.0 @90:5\n");
+    free(got);
+    helper_after = helper_body = NULL;
+    helper_line = helper_reg_line = 0;
+    show_line = 0;
 }
 
 /* A body reused through name_map reads the renamed names (patchgen rewrites its
@@ -4020,6 +4076,7 @@ int main(void)
         cmocka_unit_test(test_post_import_block_binds),
         cmocka_unit_test(test_decorator_name_removed),
         cmocka_unit_test(test_positioned_helper_name_removed),
+        cmocka_unit_test(test_positioned_helper_lines),
         cmocka_unit_test(test_name_map_reads_renamed_names),
         cmocka_unit_test(test_successor_named_once),
         cmocka_unit_test(test_callee_inherited),

@@ -432,7 +432,7 @@ static void test_generate_matches_patchgen(void **state)
     cg_result_free(&r);
 
     /* a positioned helper whose target does not exist is an error naming it */
-    pg_positioned_helper h = {"Nope", &new_helper, "after"};
+    pg_positioned_helper h = {"Nope", &new_helper, "after", NULL, 0, 0};
     VEC_PUSH(&c.positioned_helpers, h);
     rc = codegen_generate(&c, upstream_src, strlen(upstream_src), "9.9.9", &r);
     assert_int_equal(rc, PGCI_ENOTFOUND);

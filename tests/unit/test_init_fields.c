@@ -231,7 +231,7 @@ static char *survey_case(const fcase *fc)
                         .end_line = count_lines(ht),
                         .text_len = strlen(ht),
                         .is_class = 1};
-    pg_positioned_helper h = {"ToyCausalLMOutputWithPast", &helper, "after"};
+    pg_positioned_helper h = {"ToyCausalLMOutputWithPast", &helper, "after", NULL, 0, 0};
     VEC_PUSH(&cfg.positioned_helpers, h);
     pg_object body = body_of("forward", "pkg.cfg", cfg_file, fc->body);
     override_with(&cfg, "ToyForCausalLM.forward", &body);
@@ -456,7 +456,7 @@ static void test_modules(void **state)
                             .end_line = count_lines(helper_text),
                             .text_len = strlen(helper_text),
                             .is_class = 1};
-        pg_positioned_helper h = {"ToyCausalLMOutputWithPast", &helper, "after"};
+        pg_positioned_helper h = {"ToyCausalLMOutputWithPast", &helper, "after", NULL, 0, 0};
         VEC_PUSH(&cfg.positioned_helpers, h);
         survey_pair sp = {.config = "cfg", .cfg = &cfg, .a = a, .b = a};
         strvec mods = STRVEC_INIT;

@@ -185,11 +185,11 @@ static void test_title_names_every_cause(void **state)
 {
     (void)state;
     findings fs = FINDINGS_INIT;
-    regen_finding(&fs, "m.q", "m/q/q_gpu_patch_gen_config.py", "fails to regenerate against v2",
-                  listed_b);
-    regen_finding(&fs, "m.q", "m/q/q_gpu_patch_gen_config.py", "fails", same_past);
-    regen_finding(&fs, "m.q", "m/q/q_gpu_patch_gen_config.py", "fails", unlisted);
-    regen_finding(&fs, "m.q", "m/q/q_gpu_patch_gen_config.py", "fails", positioned);
+    regen_finding(&fs, "m.q", "m/q/q_gpu_patch_gen_config.py", NULL,
+                  "fails to regenerate against v2", listed_b);
+    regen_finding(&fs, "m.q", "m/q/q_gpu_patch_gen_config.py", NULL, "fails", same_past);
+    regen_finding(&fs, "m.q", "m/q/q_gpu_patch_gen_config.py", NULL, "fails", unlisted);
+    regen_finding(&fs, "m.q", "m/q/q_gpu_patch_gen_config.py", NULL, "fails", positioned);
     assert_int_equal(fs.len, 4);
     const char *t = fs.items[0]->title;
     assert_non_null(strstr(t, "status 1: F811 Redefinition of unused `causal_conv1d_update` from "
@@ -206,6 +206,40 @@ static void test_title_names_every_cause(void **state)
     free(sh);
 }
 
+/* A config that fails for an add_helper_after whose target the output lacks is at
+ * the add_helper_after in the config's file that names the first such target (it
+ * had no line: 5.24.0's Qwen3.5 configs); one another config's list brought in, or
+ * a target the message does not name, leaves the finding without one. */
+static void test_positioned_helper_located(void **state)
+{
+    (void)state;
+    pg_config cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    pg_positioned_helper hs[] = {
+        {"Kept", NULL, "after", "m/q/q_gpu_patch_gen_config.py", 7, 1},
+        {"Qwen3_5CausalLMOutputWithPast", NULL, "after", "m/q/q_gpu_patch_gen_config.py", 1431, 2},
+        {"Other", NULL, "after", "m/q/other.py", 12, 1},
+    };
+    for (size_t i = 0; i < 3; i++)
+        VEC_PUSH(&cfg.positioned_helpers, hs[i]);
+    findings fs = FINDINGS_INIT;
+    const char *path = "m/q/q_gpu_patch_gen_config.py";
+    regen_finding(&fs, "m.q", path, &cfg, "fails", positioned);
+    regen_finding(&fs, "m.q", path, NULL, "fails", positioned);
+    regen_finding(&fs, "m.q", path, &cfg, "fails",
+                  "x.py: positioned helper target(s) not found in generated output: Other (...)");
+    regen_finding(&fs, "m.q", path, &cfg, "fails",
+                  "x.py: positioned helper target(s) not found in generated output: Kep (...)");
+    assert_int_equal(fs.len, 4);
+    assert_int_equal(fs.items[0]->line, 1431);
+    assert_int_equal(fs.items[0]->col, 2);
+    assert_int_equal(fs.items[1]->line, 0);
+    assert_int_equal(fs.items[2]->line, 0);
+    assert_int_equal(fs.items[3]->line, 0);
+    findings_free(&fs);
+    VEC_FREE(&cfg.positioned_helpers);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -213,6 +247,7 @@ int main(void)
         cmocka_unit_test(test_new),
         cmocka_unit_test(test_listed_past_the_cut),
         cmocka_unit_test(test_title_names_every_cause),
+        cmocka_unit_test(test_positioned_helper_located),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
