@@ -1295,11 +1295,13 @@ static void auto_built(cctx *c, const strvec *patched)
                 json_object_set_new(data, "builder", json_string(xb->name));
                 json_object_set_new(data, "patched", arr);
                 c->where = xb->name;
+                c->line = signatures_class_line(p, under.items[0], &c->col);
                 add(c, SEV_ERROR, data, "auto-built", t->name,
                     "`%s` builds its `%s` through `AutoModel` at %s (%s named the class): "
                     "transformers' own class runs there, so the patches of %s silently stop "
                     "applying inside `%s`",
                     xb->name, t->name, p->tag_b, p->tag_a, list.buf, xb->name);
+                c->line = c->col = 0;
                 strbuf_free(&list);
             }
             strvec_free(&under);

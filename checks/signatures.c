@@ -2587,6 +2587,24 @@ static void compare_target(sig_ctx *c, const pg_patch *patch, const char *target
 /* A helper's names, `add_helper` or `add_helper_after`: its text lands in the
  * generated module, decorators and all (transformers 5.24.0's Qwen3.5 module no
  * longer imports the `dataclass` a positioned helper of the configs is under). */
+unsigned signatures_class_line(const survey_pair *p, const char *cls, unsigned *col)
+{
+    unsigned best = 0;
+    *col = 0;
+    size_t n = cls ? strlen(cls) : 0;
+    for (size_t i = 0; n && p->cfg && i < p->cfg->patches.len; i++) {
+        const pg_patch *pt = &p->cfg->patches.items[i];
+        if (!pt->target || strncmp(pt->target, cls, n) ||
+            (pt->target[n] != '\0' && pt->target[n] != '.') || !pt->reg_line || !pt->reg_file ||
+            !p->config_path || strcmp(pt->reg_file, p->config_path) ||
+            (best && pt->reg_line >= best))
+            continue;
+        best = pt->reg_line;
+        *col = pt->reg_col;
+    }
+    return best;
+}
+
 unsigned signatures_positioned_line(const survey_pair *p, const pg_positioned_helper *ph,
                                     unsigned *col)
 {

@@ -105,6 +105,11 @@ char *signatures_object_text(const pg_object *o);
  * line). */
 unsigned signatures_helper_line(const survey_pair *p, const pg_object *h,
                                 const pg_positioned_helper *ph, unsigned *col);
+/* Where in the config's own file a finding about a patched class belongs: the
+ * first line that registers a patch of it (the class replaced, or one of its
+ * methods overridden), else 0. */
+unsigned signatures_class_line(const survey_pair *p, const char *cls, unsigned *col);
+
 /* The line of the add_helper_after call in the config's own file, else 0. */
 unsigned signatures_positioned_line(const survey_pair *p, const pg_positioned_helper *ph,
                                     unsigned *col);

@@ -516,6 +516,9 @@ static char *survey_with(const char *src_a, const char *src_b, const tpatch *ps,
         pg_patch p = {0};
         p.type = ps[i].type;
         p.target = ps[i].target;
+        p.reg_file = "cfg.py"; /* the i-th patch registered at line 10 * (i + 1) */
+        p.reg_line = 10 * ((unsigned)i + 1);
+        p.reg_col = 1;
         if (ps[i].body) {
             objs[i] = body_of("body", "cfg", "/x/cfg.py", ps[i].body);
             p.replacement = &objs[i];
@@ -2727,6 +2730,14 @@ static void test_auto_built_bypasses_patched(void **state)
     expect(got, want.buf);
     free(got);
     strbuf_free(&want);
+    /* each at the patch it is about: Vision.forward's, and Layer.forward's for the
+     * patches of `Layer` */
+    show_line = 1;
+    got = survey(a, b, ps, 2);
+    show_line = 0;
+    assert_non_null(strstr(got, "stops applying @20:1\n"));
+    assert_non_null(strstr(got, "inside `Model` @10:1\n"));
+    free(got);
     /* the config's own Model.__init__ builds both by name */
     ps[2].body = "def __init__(self, config):\n"
                  "    self.visual = Vision._from_config(config.vision_config)\n"
@@ -2819,6 +2830,11 @@ static void test_inherited_module_keyed(void **state)
     p1.type = p2.type = PG_METHOD_OVERRIDE;
     p1.target = "ToyModel.forward";
     p2.target = "ToyMLP.forward";
+    /* registered in the config's file: the finding is at ToyModel's patch */
+    p1.reg_file = p2.reg_file = "cfg.py";
+    p1.reg_line = 12;
+    p2.reg_line = 20;
+    p1.reg_col = p2.reg_col = 1;
     VEC_PUSH(&cfg.patches, p1);
     VEC_PUSH(&cfg.patches, p2);
     survey_pair p;
@@ -2842,6 +2858,8 @@ static void test_inherited_module_keyed(void **state)
                         "`ToyModel` inherits `PreTrainedModel.is_custom_code`, which now tells "
                         "classes by their module at v2.0: the generated class lives outside "
                         "`transformers.`");
+    assert_int_equal(fs.items[0]->line, 12);
+    assert_int_equal(fs.items[0]->col, 1);
     findings_free(&fs);
     /* the same base at both tags: nothing */
     p.base_b = ba;
