@@ -590,6 +590,19 @@ static void test_github_gate_error(void **state)
     run_doc_free(&d);
 }
 
+/* A survey's run with one fact under two configs (ws/out.py line 39), the same
+ * title at another line, and, when warning, at the same place as a warning. */
+static void grouped_run(run_doc *d, findings *fs, int warning)
+{
+    run_doc_init(d, "survey", 0);
+    findings_add(fs, "callees", SEV_ERROR, "a_cfg", "ws/out.py", 39, 0, NULL, "imports X");
+    findings_add(fs, "callees", SEV_ERROR, "b_cfg", "ws/out.py", 39, 0, NULL, "imports X");
+    findings_add(fs, "callees", SEV_ERROR, "b_cfg", "ws/out.py", 40, 0, NULL, "imports X");
+    if (warning)
+        findings_add(fs, "callees", SEV_WARNING, "c_cfg", "ws/out.py", 39, 0, NULL, "imports X");
+    run_doc_set_findings(d, fs);
+}
+
 /* One fact under several configs (a workspace file every config imports) is one
  * annotation naming its configs, not one per config: GitHub shows ten of a kind,
  * and 145 of 181 errors of a real survey were five such facts. */
@@ -597,13 +610,8 @@ static void test_github_groups(void **state)
 {
     (void)state;
     run_doc d;
-    run_doc_init(&d, "survey", 0);
     findings fs = FINDINGS_INIT;
-    findings_add(&fs, "callees", SEV_ERROR, "a_cfg", "ws/out.py", 39, 0, NULL, "imports X");
-    findings_add(&fs, "callees", SEV_ERROR, "b_cfg", "ws/out.py", 39, 0, NULL, "imports X");
-    findings_add(&fs, "callees", SEV_ERROR, "b_cfg", "ws/out.py", 40, 0, NULL, "imports X");
-    findings_add(&fs, "callees", SEV_WARNING, "c_cfg", "ws/out.py", 39, 0, NULL, "imports X");
-    run_doc_set_findings(&d, &fs);
+    grouped_run(&d, &fs, 1);
     strbuf out = STRBUF_INIT;
     report_github(&out, &d);
     assert_string_equal(out.buf,
@@ -693,12 +701,8 @@ static void test_sarif_groups(void **state)
 {
     (void)state;
     run_doc d;
-    run_doc_init(&d, "survey", 0);
     findings fs = FINDINGS_INIT;
-    findings_add(&fs, "callees", SEV_ERROR, "a_cfg", "ws/out.py", 39, 0, NULL, "imports X");
-    findings_add(&fs, "callees", SEV_ERROR, "b_cfg", "ws/out.py", 39, 0, NULL, "imports X");
-    findings_add(&fs, "callees", SEV_ERROR, "b_cfg", "ws/out.py", 40, 0, NULL, "imports X");
-    run_doc_set_findings(&d, &fs);
+    grouped_run(&d, &fs, 0);
     strbuf out = STRBUF_INIT;
     report_sarif(&out, &d);
     json_error_t e;
