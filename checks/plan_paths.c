@@ -1,7 +1,7 @@
 /*
  * plan_paths.c - the keys of a workspace parallel plan, resolved through the
- * model's `__init__` attributes at both tags (see plan_paths.h). Read from the
- * texts without a parse: logical lines, brackets and strings followed.
+ * model's `__init__` attributes at both tags (see plan_paths.h), over the classes
+ * plan_classes.h reads.
  */
 #include "checks/plan_paths.h"
 
@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks/plan_classes.h"
 #include "checks/source_text.h"
 #include "checks/survey_trees.h"
 #include "core/error.h"
@@ -16,542 +17,12 @@
 #include "core/strbuf.h"
 #include "core/vec.h"
 
-#define PLAN_CHAIN_MAX 16
-#define PLAN_ALTS_MAX 8
 #define PLAN_SEARCH_MAX 4000
 
-/* ---- text ---------------------------------------------------------------------------- */
-
-static int ident_char(char c)
-{
-    return isalnum((unsigned char)c) || c == '_';
-}
-
-/* The '\n' that ends the logical line starting at p (or end): brackets, strings,
- * comments and backslash continuations followed. */
-static const char *logical_end(const char *p, const char *end)
-{
-    int depth = 0;
-    while (p < end) {
-        char c = *p;
-        if (c == '"' || c == '\'') {
-            p = source_string_end(p, end);
-            continue;
-        }
-        if (c == '#') {
-            while (p < end && *p != '\n')
-                p++;
-            continue;
-        }
-        if (c == '\\' && p + 1 < end && p[1] == '\n') {
-            p += 2;
-            continue;
-        }
-        if (c == '(' || c == '[' || c == '{')
-            depth++;
-        else if ((c == ')' || c == ']' || c == '}') && depth > 0)
-            depth--;
-        else if (c == '\n' && !depth)
-            return p;
-        p++;
-    }
-    return end;
-}
-
-/* One logical line of code: [s, e), indented by indent. */
-typedef struct lline {
-    const char *s, *e;
-    size_t indent;
-} lline;
-
-/* The next logical line of code at or after *p in [.., end) into *l; 0 at the end. */
-static int next_line(const char **p, const char *end, lline *l)
-{
-    while (*p < end) {
-        const char *q = *p;
-        while (q < end && (*q == ' ' || *q == '\t'))
-            q++;
-        if (q >= end)
-            break;
-        if (*q == '\n' || *q == '#') {
-            while (q < end && *q != '\n')
-                q++;
-            *p = q < end ? q + 1 : end;
-            continue;
-        }
-        l->indent = (size_t)(q - *p);
-        l->s = q;
-        l->e = logical_end(q, end);
-        *p = l->e < end ? l->e + 1 : end;
-        return 1;
-    }
-    return 0;
-}
-
-static int starts(const lline *l, const char *w)
-{
-    size_t n = strlen(w);
-    return (size_t)(l->e - l->s) >= n && !strncmp(l->s, w, n);
-}
-
-/* The body of the block whose header is the logical line h (a def, a class):
- * [*bs, *be) and its indentation; 0 when it has no body on lines of its own. */
-static int body_of(const lline *h, const char *end, const char **bs, const char **be,
-                   size_t *indent)
-{
-    const char *p = h->e < end ? h->e + 1 : end;
-    lline l;
-    if (!next_line(&p, end, &l) || l.indent <= h->indent)
-        return 0;
-    *bs = l.s - l.indent;
-    *indent = l.indent;
-    *be = end;
-    while (next_line(&p, end, &l))
-        if (l.indent <= h->indent) {
-            *be = l.s - l.indent;
-            break;
-        }
-    return 1;
-}
-
-/* The header of `def name(` at indentation indent in [s, end) (any indentation
- * when indent is (size_t)-1; name NULL: the first def). */
-static int find_def(const char *s, const char *end, const char *name, size_t indent, lline *out)
-{
-    const char *p = s;
-    lline l;
-    while (next_line(&p, end, &l)) {
-        if (indent != (size_t)-1 && l.indent != indent)
-            continue;
-        const char *q = l.s;
-        if (!strncmp(q, "async ", 6))
-            q += 6;
-        if (strncmp(q, "def ", 4))
-            continue;
-        q += 4;
-        size_t n = name ? strlen(name) : 0;
-        if (!name || (!strncmp(q, name, n) && q[n] == '(')) {
-            *out = l;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* The value text [v, e) folded: comments out, whitespace runs one space, none
- * inside brackets' edges. */
-static char *fold(const char *v, const char *e)
-{
-    strbuf b = STRBUF_INIT;
-    int space = 0;
-    for (const char *p = v; p < e; p++) {
-        if (*p == '"' || *p == '\'') {
-            const char *q = source_string_end(p, e);
-            if (space && b.len)
-                strbuf_addc(&b, ' ');
-            space = 0;
-            strbuf_add(&b, p, (size_t)(q - p));
-            p = q - 1;
-            continue;
-        }
-        if (*p == '#') {
-            while (p < e && *p != '\n')
-                p++;
-            space = 1;
-            continue;
-        }
-        if (isspace((unsigned char)*p) || *p == '\\') {
-            space = 1;
-            continue;
-        }
-        if (space && b.len && !strchr("([{", b.buf[b.len - 1]) && !strchr(")]},", *p))
-            strbuf_addc(&b, ' ');
-        space = 0;
-        strbuf_addc(&b, *p);
-    }
-    return strbuf_detach(&b, NULL);
-}
-
-/* 1 when the text mentions `self.<name>` or the string "name" / 'name'. */
-static int mentions(const char *s, size_t len, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *p = s; (p = memmem(p, (size_t)(s + len - p), name, n)) != NULL; p++) {
-        const char *after = p + n;
-        if (after < s + len && ident_char(*after))
-            continue;
-        if (p > s && (p[-1] == '"' || p[-1] == '\'') && after < s + len && *after == p[-1])
-            return 1;
-        if (p - s >= 5 && !strncmp(p - 5, "self.", 5) && (p - s == 5 || !ident_char(p[-6])))
-            return 1;
-    }
-    return 0;
-}
-
-/* ---- what __init__ assigns ------------------------------------------------------------ */
-
-typedef enum vkind { V_UNKNOWN, V_CLASS, V_LIST, V_PARAM } vkind;
-
-typedef struct asg {
-    char *attr;
-    vkind kind;
-    char *cls; /* V_CLASS, V_LIST: the class's name */
-    int top;   /* at the body's own indentation: always runs */
-} asg;
-
-/* The ')' matching the '(' at p in [p, e), or NULL. */
-static const char *close_paren(const char *p, const char *e)
-{
-    int depth = 0;
-    for (; p < e; p++) {
-        if (*p == '"' || *p == '\'') {
-            p = source_string_end(p, e) - 1;
-            continue;
-        }
-        if (*p == '(' || *p == '[' || *p == '{')
-            depth++;
-        else if ((*p == ')' || *p == ']' || *p == '}') && !--depth)
-            return p;
-    }
-    return NULL;
-}
-
-/* `Cls(...)` or `Cls._from_config(...)` at v, the call the whole of [v, e): the
- * name's length, 0 when not. */
-static size_t class_call(const char *v, const char *e)
-{
-    const char *q = v;
-    if (!isalpha((unsigned char)*q) && *q != '_')
-        return 0;
-    while (q < e && ident_char(*q))
-        q++;
-    size_t n = (size_t)(q - v);
-    if ((size_t)(e - q) >= 14 && !memcmp(q, "._from_config(", 14))
-        q += 13;
-    if (q >= e || *q != '(')
-        return 0;
-    const char *c = close_paren(q, e);
-    return c && c + 1 == e ? n : 0;
-}
-
-static vkind classify(const char *v, char **cls)
-{
-    const char *e = v + strlen(v);
-    *cls = NULL;
-    const char *w = v;
-    if (!strncmp(w, "torch.", 6))
-        w += 6;
-    if (!strncmp(w, "nn.", 3))
-        w += 3;
-    if (!strncmp(w, "Parameter(", 10))
-        return close_paren(w + 9, e) == e - 1 ? V_PARAM : V_UNKNOWN;
-    if (!strncmp(w, "ModuleList([", 12) && w != v) {
-        const char *c = close_paren(w + 10, e);
-        const char *q = w + 12;
-        while (q < e && ident_char(*q))
-            q++;
-        size_t len = (size_t)(q - (w + 12));
-        if (c == e - 1 && len &&
-            (*q == '(' || ((size_t)(e - q) >= 14 && !memcmp(q, "._from_config(", 14))) &&
-            strstr(w, " for ") && e[-2] == ']') {
-            *cls = pgci_strndup(w + 12, len);
-            return V_LIST;
-        }
-        return V_UNKNOWN;
-    }
-    size_t n = class_call(v, e);
-    if (!n)
-        return V_UNKNOWN;
-    *cls = pgci_strndup(v, n);
-    return V_CLASS;
-}
-
-typedef VEC(asg) asgs;
-
-static void asgs_free(asgs *a)
-{
-    for (size_t i = 0; i < a->len; i++) {
-        free(a->items[i].attr);
-        free(a->items[i].cls);
-    }
-    VEC_FREE(a);
-}
-
-/* One logical line of an __init__'s body: `self.x = v`, `self.x: T = v`,
- * `self.register_parameter("x", ...)`. */
-static void read_assign(asgs *out, const lline *l, size_t body_indent)
-{
-    const char *q = l->s, *e = l->e;
-    if (strncmp(q, "self.", 5))
-        return;
-    q += 5;
-    const char *n = q;
-    while (q < e && ident_char(*q))
-        q++;
-    if (q == n)
-        return;
-    asg a = {0};
-    a.top = l->indent == body_indent;
-    if ((size_t)(q - n) == 18 && !strncmp(n, "register_parameter", 18) && e - q > 2 &&
-        q[0] == '(' && (q[1] == '"' || q[1] == '\'')) {
-        const char *s = q + 2, *t = memchr(s, q[1], (size_t)(e - s));
-        if (!t)
-            return;
-        a.attr = pgci_strndup(s, (size_t)(t - s));
-        a.kind = V_PARAM;
-        VEC_PUSH(out, a);
-        return;
-    }
-    const char *r = q;
-    while (r < e && *r == ' ')
-        r++;
-    if (r < e && *r == ':')
-        while (r < e && !(*r == '=' && r[1] != '='))
-            r++;
-    if (r >= e || *r != '=' || r[1] == '=')
-        return;
-    char *v = fold(r + 1, e);
-    a.attr = pgci_strndup(n, (size_t)(q - n));
-    a.kind = classify(v, &a.cls);
-    free(v);
-    VEC_PUSH(out, a);
-}
-
-static void read_assigns(asgs *out, const char *bs, const char *be, size_t indent)
-{
-    const char *p = bs;
-    lline l;
-    while (next_line(&p, be, &l))
-        read_assign(out, &l, indent);
-}
-
-/* ---- the classes the generated module holds, at one tag -------------------------------- */
-
-typedef struct kcls {
-    char *name;
-    int side;
-    int ok;
-    const char *text; /* the class's definition */
-    size_t len;
-    asgs init; /* what its __init__ (the config's, when it overrides it) assigns */
-    int has_init;
-    strvec bases;
-} kcls;
-
 typedef struct pctx {
-    const survey_pair *p;
-    VEC(kcls *) classes;
-    strvec texts; /* owned texts the classes point into */
+    plan_model m;
     findings *out;
 } pctx;
-
-/* The last patch of type t for target (a later one supersedes), or NULL. */
-static const pg_patch *config_patch(const pg_config *cfg, pg_patch_type t, const char *target)
-{
-    const pg_patch *found = NULL;
-    for (size_t i = 0; i < cfg->patches.len; i++) {
-        const pg_patch *x = &cfg->patches.items[i];
-        if (x->type == t && x->replacement && !strcmp(x->target, target))
-            found = x;
-    }
-    return found;
-}
-
-/* The bases of the class header h, each trimmed, into out. */
-static void header_bases(strvec *out, const lline *h)
-{
-    const char *o = memchr(h->s, '(', (size_t)(h->e - h->s));
-    const char *c = o ? close_paren(o, h->e) : NULL;
-    if (!c)
-        return;
-    char *all = fold(o + 1, c);
-    int depth = 0;
-    const char *s = all;
-    for (const char *q = all;; q++) {
-        if (*q == '[' || *q == '(')
-            depth++;
-        else if (*q == ']' || *q == ')')
-            depth--;
-        if ((*q == ',' && !depth) || !*q) {
-            while (*s == ' ')
-                s++;
-            const char *t = q;
-            while (t > s && t[-1] == ' ')
-                t--;
-            if (t > s)
-                strvec_pushn(out, s, (size_t)(t - s));
-            s = q + 1;
-        }
-        if (!*q)
-            break;
-    }
-    free(all);
-}
-
-/* Reads a class's text: its bases, and its __init__'s assignments (from the
- * config's override of it when there is one). */
-static void read_class(pctx *c, kcls *k)
-{
-    const char *end = k->text + k->len;
-    const char *p = k->text;
-    lline h, l;
-    int found = 0;
-    while (!found && next_line(&p, end, &h))
-        found = !h.indent && starts(&h, "class ");
-    const char *bs, *be;
-    size_t bi;
-    if (!found || !body_of(&h, end, &bs, &be, &bi))
-        return;
-    header_bases(&k->bases, &h);
-    k->ok = 1;
-    char *target = pgci_asprintf("%s.__init__", k->name);
-    const pg_patch *ov = config_patch(c->p->cfg, PG_METHOD_OVERRIDE, target);
-    free(target);
-    if (ov) {
-        char *t = signatures_object_text(ov->replacement);
-        if (!t) {
-            k->ok = 0;
-            return;
-        }
-        strvec_push_owned(&c->texts, t);
-        bs = t;
-        be = t + strlen(t);
-        bi = (size_t)-1;
-    }
-    const char *ds, *de;
-    size_t di;
-    if (find_def(bs, be, ov ? NULL : "__init__", bi, &l) && body_of(&l, be, &ds, &de, &di)) {
-        k->has_init = 1;
-        read_assigns(&k->init, ds, de, di);
-    } else if (ov) {
-        k->ok = 0;
-    }
-}
-
-/* Class name as the generated module defines it at side: the config's
- * replacement, else upstream's top-level class; NULL when neither. */
-static const kcls *get_class(pctx *c, int side, const char *name)
-{
-    for (size_t i = 0; i < c->classes.len; i++)
-        if (c->classes.items[i]->side == side && !strcmp(c->classes.items[i]->name, name))
-            return c->classes.items[i]->ok ? c->classes.items[i] : NULL;
-    kcls *k = pgci_calloc(1, sizeof(*k));
-    k->name = pgci_strdup(name);
-    k->side = side;
-    VEC_PUSH(&c->classes, k);
-    const pg_patch *r = config_patch(c->p->cfg, PG_CLASS_REPLACEMENT, name);
-    if (r) {
-        char *t = signatures_object_text(r->replacement);
-        if (!t)
-            return NULL;
-        strvec_push_owned(&c->texts, t);
-        k->text = t;
-        k->len = strlen(t);
-    } else {
-        const index_module *m = side ? c->p->b : c->p->a;
-        const char *src = side ? c->p->src_b : c->p->src_a;
-        size_t len = side ? c->p->src_b_len : c->p->src_a_len;
-        const index_def *d = m ? index_find(m, name) : NULL;
-        if (!d || d->kind != INDEX_CLASS || d->parent || d->conditional || !src ||
-            d->end_byte > len || d->start_byte >= d->end_byte)
-            return NULL;
-        k->text = src + d->start_byte;
-        k->len = d->end_byte - d->start_byte;
-    }
-    read_class(c, k);
-    return k->ok ? k : NULL;
-}
-
-/* A base that holds no submodule or parameter of its own. */
-static int inert_base(const char *b)
-{
-    static const char *const inert[] = {
-        "nn.Module", "torch.nn.Module",           "Module", "PreTrainedModel", "GenerationMixin",
-        "object",    "GradientCheckpointingLayer"};
-    for (size_t i = 0; i < sizeof(inert) / sizeof(*inert); i++)
-        if (!strcmp(b, inert[i]))
-            return 1;
-    return 0;
-}
-
-/* The classes of name's chain at side, depth first in base order, each once;
- * -1 when a base is not read (another module's, a keyword, written `mod.Base`). */
-static int chain_of(pctx *c, int side, const char *name, const kcls **out, size_t *n)
-{
-    for (size_t i = 0; i < *n; i++)
-        if (!strcmp(out[i]->name, name))
-            return 0;
-    const kcls *k = get_class(c, side, name);
-    if (!k || *n >= PLAN_CHAIN_MAX)
-        return -1;
-    out[(*n)++] = k;
-    for (size_t i = 0; i < k->bases.len; i++) {
-        char *b = pgci_strdup(k->bases.items[i]);
-        char *br = strchr(b, '[');
-        if (br)
-            *br = 0;
-        int r = inert_base(b)                      ? 0
-                : strchr(b, '.') || strchr(b, '=') ? -1
-                                                   : chain_of(c, side, b, out, n);
-        free(b);
-        if (r < 0)
-            return -1;
-    }
-    return 0;
-}
-
-typedef enum look { L_UNKNOWN, L_ABSENT, L_FOUND } look;
-
-/* What the chain of cls at side sets `self.<attr>` to: the assignments of the
- * first __init__ of the chain that makes any (L_FOUND, into *first and *n), none
- * with certainty (L_ABSENT), or cannot tell. */
-static look lookup_attr(pctx *c, int side, const char *cls, const char *attr, const asg **found,
-                        size_t *n)
-{
-    const kcls *chain[PLAN_CHAIN_MAX];
-    size_t len = 0;
-    *n = 0;
-    if (chain_of(c, side, cls, chain, &len) < 0)
-        return L_UNKNOWN;
-    for (size_t i = 0; i < len; i++) {
-        const asgs *a = &chain[i]->init;
-        size_t k = 0;
-        for (size_t j = 0; j < a->len; j++)
-            if (!strcmp(a->items[j].attr, attr)) {
-                if (k == PLAN_ALTS_MAX)
-                    return L_UNKNOWN;
-                found[k++] = &a->items[j];
-            }
-        if (k) {
-            *n = k;
-            return L_FOUND;
-        }
-    }
-    static const char *const dynamic[] = {"setattr(",         "add_module(",
-                                          "register_module(", "register_parameter(",
-                                          "__getattr__",      "__dict__"};
-    for (size_t i = 0; i < len; i++) {
-        if (mentions(chain[i]->text, chain[i]->len, attr))
-            return L_UNKNOWN;
-        for (size_t d = 0; d < sizeof(dynamic) / sizeof(*dynamic); d++)
-            if (memmem(chain[i]->text, chain[i]->len, dynamic[d], strlen(dynamic[d])))
-                return L_UNKNOWN;
-        /* the config's overrides of the class's methods run in it too */
-        size_t nl = strlen(chain[i]->name);
-        for (size_t j = 0; j < c->p->cfg->patches.len; j++) {
-            const pg_patch *x = &c->p->cfg->patches.items[j];
-            if (x->type != PG_METHOD_OVERRIDE || !x->replacement ||
-                strncmp(x->target, chain[i]->name, nl) || x->target[nl] != '.')
-                continue;
-            char *t = signatures_object_text(x->replacement);
-            int m = !t || mentions(t, strlen(t), attr);
-            free(t);
-            if (m)
-                return L_UNKNOWN;
-        }
-    }
-    return L_ABSENT;
-}
 
 /* ---- one key at one tag ---------------------------------------------------------------- */
 
@@ -589,12 +60,12 @@ static int step(pctx *c, int side, const strvec *segs, size_t i, state *st, size
     for (size_t s = 0; s < *n; s++) {
         if (st[s].list)
             return 1;
-        const asg *f[PLAN_ALTS_MAX];
+        const plan_asg *f[PLAN_ALTS_MAX];
         size_t nf;
-        look lk = lookup_attr(c, side, st[s].cls, segs->items[i], f, &nf);
-        if (lk == L_UNKNOWN)
+        plan_look lk = plan_class_lookup(&c->m, side, st[s].cls, segs->items[i], f, &nf);
+        if (lk == PLAN_L_UNKNOWN)
             return 1;
-        if (lk == L_ABSENT) {
+        if (lk == PLAN_L_ABSENT) {
             if (*n == 1 && *certain) {
                 *r = (res){R_BROKEN, i, st[s].cls, st[s].cls};
                 return 1;
@@ -604,18 +75,18 @@ static int step(pctx *c, int side, const strvec *segs, size_t i, state *st, size
         if (nf > 1 || !f[0]->top)
             *certain = 0;
         for (size_t k = 0; k < nf; k++) {
-            if (f[k]->kind == V_UNKNOWN)
+            if (f[k]->kind == PLAN_V_UNKNOWN)
                 return 1;
-            if (last && f[k]->kind == V_PARAM) {
+            if (last && f[k]->kind == PLAN_V_PARAM) {
                 *r = (res){R_OK, i, st[s].cls, NULL};
                 return 1;
             }
-            if (last || f[k]->kind == V_PARAM)
+            if (last || f[k]->kind == PLAN_V_PARAM)
                 continue;
-            if (!get_class(c, side, f[k]->cls))
+            if (!plan_class_get(&c->m, side, f[k]->cls))
                 return 1;
             if (nn < PLAN_ALTS_MAX)
-                next[nn++] = (state){f[k]->cls, f[k]->kind == V_LIST};
+                next[nn++] = (state){f[k]->cls, f[k]->kind == PLAN_V_LIST};
         }
     }
     memcpy(st, next, nn * sizeof(*st));
@@ -627,7 +98,7 @@ static int step(pctx *c, int side, const strvec *segs, size_t i, state *st, size
 static res resolve(pctx *c, int side, const char *owner, const strvec *segs)
 {
     res r = {R_UNKNOWN, 0, NULL, NULL};
-    if (!get_class(c, side, owner))
+    if (!plan_class_get(&c->m, side, owner))
         return r;
     state st[PLAN_ALTS_MAX] = {{owner, 0}};
     size_t n = 1;
@@ -654,11 +125,11 @@ static const char *prefix_class(pctx *c, int side, const char *owner, const strv
 {
     const char *cls = owner;
     for (size_t i = 0; i < at && cls; i++) {
-        const asg *f[PLAN_ALTS_MAX];
+        const plan_asg *f[PLAN_ALTS_MAX];
         size_t nf;
         if (is_index(segs->items[i]) ||
-            lookup_attr(c, side, cls, segs->items[i], f, &nf) != L_FOUND || nf != 1 ||
-            f[0]->kind != V_CLASS)
+            plan_class_lookup(&c->m, side, cls, segs->items[i], f, &nf) != PLAN_L_FOUND ||
+            nf != 1 || f[0]->kind != PLAN_V_CLASS)
             return NULL;
         cls = f[0]->cls;
     }
@@ -691,25 +162,26 @@ static char *search(pctx *c, const char *owner, const char *holder, const char *
             VEC_PUSH(&q, ((node){x.cls, 0, pgci_asprintf("%s%s*", x.path, sep), x.depth + 1}));
             continue;
         }
-        const asg *f[PLAN_ALTS_MAX];
+        const plan_asg *f[PLAN_ALTS_MAX];
         size_t nf;
         if (!strcmp(x.cls, holder) && x.depth < max_depth &&
-            lookup_attr(c, 1, x.cls, leaf, f, &nf) == L_FOUND && nf == 1 && f[0]->kind == V_PARAM) {
+            plan_class_lookup(&c->m, 1, x.cls, leaf, f, &nf) == PLAN_L_FOUND && nf == 1 &&
+            f[0]->kind == PLAN_V_PARAM) {
             found = pgci_asprintf("%s%s%s", x.path, sep, leaf);
             break;
         }
-        const kcls *chain[PLAN_CHAIN_MAX];
+        const plan_class *chain[PLAN_CHAIN_MAX];
         size_t len = 0;
-        if (x.depth + 1 >= max_depth || chain_of(c, 1, x.cls, chain, &len) < 0)
+        if (x.depth + 1 >= max_depth || plan_class_chain(&c->m, 1, x.cls, chain, &len) < 0)
             continue;
         for (size_t i = 0; i < len; i++)
             for (size_t j = 0; j < chain[i]->init.len; j++) {
-                const asg *a = &chain[i]->init.items[j];
-                if ((a->kind != V_CLASS && a->kind != V_LIST) || strvec_find(&seen, a->cls) >= 0 ||
-                    !get_class(c, 1, a->cls))
+                const plan_asg *a = &chain[i]->init.items[j];
+                if ((a->kind != PLAN_V_CLASS && a->kind != PLAN_V_LIST) ||
+                    strvec_find(&seen, a->cls) >= 0 || !plan_class_get(&c->m, 1, a->cls))
                     continue;
                 strvec_push(&seen, a->cls);
-                VEC_PUSH(&q, ((node){a->cls, a->kind == V_LIST,
+                VEC_PUSH(&q, ((node){a->cls, a->kind == PLAN_V_LIST,
                                      pgci_asprintf("%s%s%s", x.path, sep, a->attr), x.depth + 1}));
             }
     }
@@ -738,7 +210,7 @@ static int plan_key(const char *s, size_t n)
                 return 0;
             dots++;
             seg = 0;
-        } else if (ident_char(s[i]) || s[i] == '*') {
+        } else if (plan_ident_char(s[i]) || s[i] == '*') {
             seg++;
         } else {
             return 0;
@@ -764,7 +236,7 @@ static void read_keys(pkeys *out, const char *text, const char *s, const char *e
             continue;
         }
         const char *q = source_string_end(p, e);
-        int plain = !(p > s && ident_char(p[-1])) && q - p >= 2 && q[-1] == *p &&
+        int plain = !(p > s && plan_ident_char(p[-1])) && q - p >= 2 && q[-1] == *p &&
                     !(q - p >= 6 && p[1] == *p && p[2] == *p);
         const char *r = q;
         while (r < e && (*r == ' ' || *r == '\t' || *r == '\n'))
@@ -784,28 +256,28 @@ static void read_keys(pkeys *out, const char *text, const char *s, const char *e
 
 /* `from <dots><module> import <name> [as <alias>]` of a body line: 1 and the
  * parts (malloc'ed). */
-static int read_from(const lline *l, int *level, char **module, char **name, char **alias)
+static int read_from(const plan_line *l, int *level, char **module, char **name, char **alias)
 {
     const char *q = l->s + 5, *e = l->e;
     *level = 0;
     while (q < e && *q == '.')
         (*level)++, q++;
     const char *m = q;
-    while (q < e && (ident_char(*q) || *q == '.'))
+    while (q < e && (plan_ident_char(*q) || *q == '.'))
         q++;
     if (q >= e || *q != ' ' || strncmp(q, " import ", 8))
         return 0;
     *module = pgci_strndup(m, (size_t)(q - m));
     q += 8;
     const char *n = q;
-    while (q < e && ident_char(*q))
+    while (q < e && plan_ident_char(*q))
         q++;
     *name = pgci_strndup(n, (size_t)(q - n));
     *alias = NULL;
     if (!strncmp(q, " as ", 4)) {
         const char *a = q + 4;
         q = a;
-        while (q < e && ident_char(*q))
+        while (q < e && plan_ident_char(*q))
             q++;
         *alias = pgci_strndup(a, (size_t)(q - a));
     }
@@ -849,7 +321,7 @@ static int calls(const char *text, const char *name)
 {
     size_t n = strlen(name);
     for (const char *p = text; (p = strstr(p, name)) != NULL; p++)
-        if ((p == text || !ident_char(p[-1])) && p[n] == '(' && (p == text || p[-1] != '.'))
+        if ((p == text || !plan_ident_char(p[-1])) && p[n] == '(' && (p == text || p[-1] != '.'))
             return 1;
     return 0;
 }
@@ -871,7 +343,7 @@ static char *joined(const strvec *segs, size_t n)
 
 static void report(pctx *c, const site *s, const strvec *segs, const res *ra, const res *rb)
 {
-    const survey_pair *p = c->p;
+    const survey_pair *p = c->m.p;
     char *prefix = joined(segs, rb->at);
     const char *was = prefix_class(c, 0, s->owner, segs, rb->at);
     char *now = search(c, s->owner, ra->holder, segs->items[segs->len - 1], segs->len + 3);
@@ -934,13 +406,13 @@ static void judge_plan(pctx *c, const char *root, const char *module, const char
     for (const char *q = module; *q; q++)
         strbuf_addc(&path, *q == '.' ? '/' : *q);
     strbuf_adds(&path, ".py");
-    lline h;
+    plan_line h;
     const char *bs, *be;
     size_t bi;
     pkeys keys = VEC_INIT;
     if (fs_is_file(path.buf) && fs_read_file(&text, path.buf, 4u << 20) == 0 &&
-        find_def(text.buf, text.buf + text.len, fn, 0, &h) &&
-        body_of(&h, text.buf + text.len, &bs, &be, &bi))
+        plan_find_def(text.buf, text.buf + text.len, fn, 0, &h) &&
+        plan_body_of(&h, text.buf + text.len, &bs, &be, &bi))
         read_keys(&keys, text.buf, bs, be);
     pgci_error_clear();
     const char *rel = path.buf + strlen(root) + 1;
@@ -984,13 +456,13 @@ static void follow_override(pctx *c, const pg_patch *x, const char *root, strvec
     }
     char *owner = pgci_strndup(x->target, (size_t)(strrchr(x->target, '.') - x->target));
     const char *p = text, *end = text + strlen(text);
-    lline l;
-    while (next_line(&p, end, &l)) {
+    plan_line l;
+    while (plan_next_line(&p, end, &l)) {
         int level;
         char *module, *name, *alias;
-        if (!starts(&l, "from ") || !read_from(&l, &level, &module, &name, &alias))
+        if (!plan_starts(&l, "from ") || !read_from(&l, &level, &module, &name, &alias))
             continue;
-        char *abs = calls(text, alias ? alias : name) ? absolute(c->p->cfg, level, module) : NULL;
+        char *abs = calls(text, alias ? alias : name) ? absolute(c->m.p->cfg, level, module) : NULL;
         if (abs)
             judge_plan(c, root, abs, name, owner, done);
         free(abs);
@@ -1010,24 +482,16 @@ void plan_paths_compare(findings *out, const survey_pair *p)
     char *root = survey_workspace_root(p->cfg);
     if (!root)
         return;
-    pctx c = {.p = p, .out = out};
+    pctx c = {.m = {.p = p}, .out = out};
     strvec done = STRVEC_INIT;
     for (size_t i = 0; i < p->cfg->patches.len; i++) {
         const pg_patch *x = &p->cfg->patches.items[i];
         if (x->type == PG_METHOD_OVERRIDE && x->replacement && strchr(x->target, '.') &&
-            config_patch(p->cfg, PG_METHOD_OVERRIDE, x->target) == x &&
+            plan_config_patch(p->cfg, PG_METHOD_OVERRIDE, x->target) == x &&
             strstr(x->target, "__init__") == NULL)
             follow_override(&c, x, root, &done);
     }
-    for (size_t i = 0; i < c.classes.len; i++) {
-        kcls *k = c.classes.items[i];
-        free(k->name);
-        asgs_free(&k->init);
-        strvec_free(&k->bases);
-        free(k);
-    }
-    VEC_FREE(&c.classes);
-    strvec_free(&c.texts);
+    plan_model_free(&c.m);
     strvec_free(&done);
     free(root);
 }
