@@ -194,56 +194,6 @@ const char *plan_close_paren(const char *p, const char *e)
     return NULL;
 }
 
-/* `Cls(...)` or `Cls._from_config(...)` at v, the call the whole of [v, e): the
- * name's length, 0 when not. */
-static size_t class_call(const char *v, const char *e)
-{
-    const char *q = v;
-    if (!isalpha((unsigned char)*q) && *q != '_')
-        return 0;
-    while (q < e && plan_ident_char(*q))
-        q++;
-    size_t n = (size_t)(q - v);
-    if ((size_t)(e - q) >= 14 && !memcmp(q, "._from_config(", 14))
-        q += 13;
-    if (q >= e || *q != '(')
-        return 0;
-    const char *c = plan_close_paren(q, e);
-    return c && c + 1 == e ? n : 0;
-}
-
-static plan_vkind classify(const char *v, char **cls)
-{
-    const char *e = v + strlen(v);
-    *cls = NULL;
-    const char *w = v;
-    if (!strncmp(w, "torch.", 6))
-        w += 6;
-    if (!strncmp(w, "nn.", 3))
-        w += 3;
-    if (!strncmp(w, "Parameter(", 10))
-        return plan_close_paren(w + 9, e) == e - 1 ? PLAN_V_PARAM : PLAN_V_UNKNOWN;
-    if (!strncmp(w, "ModuleList([", 12) && w != v) {
-        const char *c = plan_close_paren(w + 10, e);
-        const char *q = w + 12;
-        while (q < e && plan_ident_char(*q))
-            q++;
-        size_t len = (size_t)(q - (w + 12));
-        if (c == e - 1 && len &&
-            (*q == '(' || ((size_t)(e - q) >= 14 && !memcmp(q, "._from_config(", 14))) &&
-            strstr(w, " for ") && e[-2] == ']') {
-            *cls = pgci_strndup(w + 12, len);
-            return PLAN_V_LIST;
-        }
-        return PLAN_V_UNKNOWN;
-    }
-    size_t n = class_call(v, e);
-    if (!n)
-        return PLAN_V_UNKNOWN;
-    *cls = pgci_strndup(v, n);
-    return PLAN_V_CLASS;
-}
-
 static void asgs_free(plan_asgs *a)
 {
     for (size_t i = 0; i < a->len; i++) {
@@ -253,9 +203,9 @@ static void asgs_free(plan_asgs *a)
     VEC_FREE(a);
 }
 
-/* One logical line of an __init__'s body: `self.x = v`, `self.x: T = v`,
- * `self.register_parameter("x", ...)`. */
-static void read_assign(plan_asgs *out, const plan_line *l, size_t body_indent)
+/* One logical line of the body of the def whose header is h: `self.x = v`,
+ * `self.x: T = v`, `self.register_parameter("x", ...)`. */
+static void read_assign(plan_asgs *out, const plan_line *l, size_t body_indent, const plan_line *h)
 {
     const char *q = l->s, *e = l->e;
     if (strncmp(q, "self.", 5))
@@ -288,17 +238,19 @@ static void read_assign(plan_asgs *out, const plan_line *l, size_t body_indent)
         return;
     char *v = plan_fold(r + 1, e);
     a.attr = pgci_strndup(n, (size_t)(q - n));
-    a.kind = classify(v, &a.cls);
+    a.kind =
+        plan_value_kind(v, h ? h->s : NULL, h ? (size_t)(h->e - h->s) : 0, out, &a.cls, &a.leaf);
     free(v);
     VEC_PUSH(out, a);
 }
 
-static void read_assigns(plan_asgs *out, const char *bs, const char *be, size_t indent)
+static void read_assigns(plan_asgs *out, const char *bs, const char *be, size_t indent,
+                         const plan_line *h)
 {
     const char *p = bs;
     plan_line l;
     while (plan_next_line(&p, be, &l))
-        read_assign(out, &l, indent);
+        read_assign(out, &l, indent, h);
 }
 
 /* ---- the classes the generated module holds, at one tag -------------------------------- */
@@ -381,7 +333,7 @@ static void read_class(plan_model *m, plan_class *k)
     if (plan_find_def(bs, be, ov ? NULL : "__init__", bi, &l) &&
         plan_body_of(&l, be, &ds, &de, &di)) {
         k->has_init = 1;
-        read_assigns(&k->init, ds, de, di);
+        read_assigns(&k->init, ds, de, di, &l);
     } else if (ov) {
         k->ok = 0;
     }
@@ -508,6 +460,171 @@ plan_look plan_class_lookup(plan_model *m, int side, const char *cls, const char
         }
     }
     return PLAN_L_ABSENT;
+}
+
+/* ---- every store of a class, for its parameters (plan_params.h) ------------------------ */
+
+/* 1 when [s, e) names `self.` (not `myself.`). */
+static int names_self(const char *s, const char *e)
+{
+    for (const char *p = s; (p = memmem(p, (size_t)(e - p), "self.", 5)) != NULL; p++)
+        if (p == s || !plan_ident_char(p[-1]))
+            return 1;
+    return 0;
+}
+
+/* What the logical line l stores to `self`: 0 nothing, 1 a plain `self.x = v` (or
+ * `self.x: T = v`) that read_assign reads, -1 anything else (`a, self.x = ...`,
+ * `self.x.y = ...`, `self.x[0] = ...`, `a = self.x = ...`, `for self.x in`, `with
+ * ... as self.x`). An augmented assignment stores nothing new. */
+static int line_store(const plan_line *l)
+{
+    const char *s = l->s, *e = l->e, *last = NULL;
+    int depth = 0, eqs = 0;
+    if (plan_starts(l, "for ") || plan_starts(l, "async for ")) {
+        const char *in = memmem(s, (size_t)(e - s), " in ", 4);
+        return in && names_self(s, in) ? -1 : 0;
+    }
+    if ((plan_starts(l, "with ") || plan_starts(l, "async with ")) &&
+        memmem(s, (size_t)(e - s), "as self.", 8))
+        return -1;
+    for (const char *q = s; q < e; q++) {
+        if (*q == '"' || *q == '\'') {
+            q = source_string_end(q, e) - 1;
+            continue;
+        }
+        if (*q == '(' || *q == '[' || *q == '{')
+            depth++;
+        else if ((*q == ')' || *q == ']' || *q == '}') && depth > 0)
+            depth--;
+        else if (*q == '=' && !depth) {
+            if (q + 1 < e && q[1] == '=') {
+                q++;
+                continue;
+            }
+            char b = q > s ? q[-1] : 0;
+            if (b == '!' || b == ':' || ((b == '<' || b == '>') && !(q - 1 > s && q[-2] == b)))
+                continue; /* !=, :=, <=, >= */
+            if (b && strchr("+-*/%&|^@<>", b))
+                return 0; /* an augmented assignment: nothing new */
+            eqs++;
+            last = q;
+        }
+    }
+    if (!eqs || !names_self(s, last))
+        return 0;
+    if (eqs > 1 || strncmp(s, "self.", 5))
+        return -1;
+    const char *q = s + 5;
+    while (q < last && plan_ident_char(*q))
+        q++;
+    while (q < last && *q == ' ')
+        q++;
+    return q == last || *q == ':' ? 1 : -1;
+}
+
+/* The stores of [s, e) (a class, a method) into out, each read in the def it is
+ * in (its parameters); -1 when one is not a plain `self.x = v`. */
+static int read_stores(plan_asgs *out, const char *s, const char *e)
+{
+    plan_line defs[PLAN_CHAIN_MAX], l;
+    size_t nd = 0;
+    const char *p = s;
+    while (plan_next_line(&p, e, &l)) {
+        while (nd && l.indent <= defs[nd - 1].indent)
+            nd--;
+        if (plan_starts(&l, "def ") || plan_starts(&l, "async def ")) {
+            if (nd == PLAN_CHAIN_MAX)
+                return -1;
+            defs[nd++] = l;
+            continue;
+        }
+        int r = line_store(&l);
+        if (r < 0)
+            return -1;
+        if (r)
+            read_assign(out, &l, l.indent, nd ? &defs[nd - 1] : NULL);
+    }
+    return 0;
+}
+
+/* 1 when every decorator over the class header in [s, e) is one known to add no
+ * parameter: transformers' auto_docstring, and the kernels hooks, which replace a
+ * forward or a function, or set flags (use_experts_implementation); or a patch
+ * decorator of a config's replacement (`@config.replace_class(...)`), which
+ * patchgen drops (PATCHGEN_SPEC.md section 2). */
+static int known_decorators(const char *s, const char *e)
+{
+    static const char *const known[] = {"auto_docstring",
+                                        "use_kernel_forward_from_hub",
+                                        "use_kernelized_func",
+                                        "use_experts_implementation",
+                                        "config",
+                                        "replace_class",
+                                        "override_method",
+                                        "replace_function",
+                                        "modify_init",
+                                        "add_helper",
+                                        "add_helper_after"};
+    const char *p = s;
+    plan_line l;
+    while (plan_next_line(&p, e, &l) && *l.s == '@') {
+        const char *q = l.s + 1;
+        while (q < l.e && plan_ident_char(*q))
+            q++;
+        int ok = 0;
+        for (size_t i = 0; i < sizeof(known) / sizeof(*known); i++)
+            ok |= strlen(known[i]) == (size_t)(q - l.s - 1) &&
+                  !strncmp(l.s + 1, known[i], (size_t)(q - l.s - 1));
+        if (!ok || (q < l.e && *q != '(' && strncmp(l.s, "@config.", 8)))
+            return 0;
+    }
+    return 1;
+}
+
+static int sets_by_name(const char *s, size_t len)
+{
+    static const char *const dynamic[] = {
+        "setattr(",    "add_module(", "register_module(", "register_parameter(",
+        "__getattr__", "__setattr__", "__dict__"};
+    for (size_t d = 0; d < sizeof(dynamic) / sizeof(*dynamic); d++)
+        if (memmem(s, len, dynamic[d], strlen(dynamic[d])))
+            return 1;
+    return 0;
+}
+
+/* Reads k's stores: its text's, then those of the config's overrides of its methods. */
+static int read_class_stores(plan_model *m, plan_class *k)
+{
+    if (!known_decorators(k->text, k->text + k->len) || sets_by_name(k->text, k->len) ||
+        read_stores(&k->stores, k->text, k->text + k->len) < 0)
+        return -1;
+    size_t nl = strlen(k->name);
+    for (size_t j = 0; j < m->p->cfg->patches.len; j++) {
+        const pg_patch *x = &m->p->cfg->patches.items[j];
+        if (x->type != PG_METHOD_OVERRIDE || !x->replacement || strncmp(x->target, k->name, nl) ||
+            x->target[nl] != '.')
+            continue;
+        char *t = signatures_object_text(x->replacement);
+        int r = !t || sets_by_name(t, strlen(t)) ? -1 : read_stores(&k->stores, t, t + strlen(t));
+        free(t);
+        if (r < 0)
+            return -1;
+    }
+    return 0;
+}
+
+const plan_asgs *plan_class_stores(plan_model *m, const plan_class *kc)
+{
+    plan_class *k = NULL;
+    for (size_t i = 0; i < m->classes.len && !k; i++)
+        if (m->classes.items[i] == kc)
+            k = m->classes.items[i];
+    if (!k || !k->ok)
+        return NULL;
+    if (!k->stores_read)
+        k->stores_read = read_class_stores(m, k) < 0 ? -1 : 1;
+    return k->stores_read > 0 ? &k->stores : NULL;
 }
 
 void plan_model_free(plan_model *m)

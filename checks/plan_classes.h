@@ -87,6 +87,13 @@ typedef struct plan_asg {
 
 typedef VEC(plan_asg) plan_asgs;
 
+/* What the folded value v, assigned in the def whose header is sig[0..sig_len)
+ * (NULL: none) after the assignments prior, holds: the class's name into *cls
+ * (malloc'ed) for PLAN_V_CLASS and PLAN_V_LIST, *leaf for PLAN_V_LEAF
+ * (plan_values.c). */
+plan_vkind plan_value_kind(const char *v, const char *sig, size_t sig_len, const plan_asgs *prior,
+                           char **cls, plan_leaf *leaf);
+
 /* 1 when the leaf certainly has the parameter name (must), or may have it. */
 int plan_leaf_must(const plan_leaf *l, const char *name);
 int plan_leaf_may(const plan_leaf *l, const char *name);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "checks/plan_classes.h"
+#include "checks/plan_params.h"
 #include "checks/source_text.h"
 #include "checks/survey_trees.h"
 #include "core/error.h"
@@ -30,7 +31,8 @@ typedef enum rkind { R_UNKNOWN, R_OK, R_BROKEN } rkind;
 
 typedef struct state {
     const char *cls;
-    int list; /* a ModuleList of cls: the next segment must index it */
+    int list;             /* a ModuleList of cls: the next segment must index it */
+    const plan_asg *leaf; /* a torch leaf module (cls NULL): the next segment names its parameter */
 } state;
 
 typedef struct res {
@@ -50,6 +52,21 @@ static int is_index(const char *s)
     return *s != 0;
 }
 
+/* The segment seg after a torch leaf module: R_OK when the leaf certainly has
+ * that parameter and the key ends there, R_BROKEN when it certainly has not and
+ * the way here was certain, R_UNKNOWN (settled) when it cannot tell, -1 when this
+ * way reaches nothing. */
+static int leaf_step(const plan_leaf *l, const char *seg, int last, int certain)
+{
+    if (!last)
+        return R_UNKNOWN; /* a parameter has no attributes, and one more may be near */
+    if (plan_leaf_must(l, seg))
+        return R_OK;
+    if (plan_leaf_may(l, seg))
+        return R_UNKNOWN;
+    return certain ? R_BROKEN : -1;
+}
+
 /* One attribute segment from each state; 0 to go on, 1 when r is settled. */
 static int step(pctx *c, int side, const strvec *segs, size_t i, state *st, size_t *n, int *certain,
                 res *r)
@@ -60,6 +77,14 @@ static int step(pctx *c, int side, const strvec *segs, size_t i, state *st, size
     for (size_t s = 0; s < *n; s++) {
         if (st[s].list)
             return 1;
+        if (st[s].leaf) {
+            int k = leaf_step(&st[s].leaf->leaf, segs->items[i], last, *n == 1 && *certain);
+            if (k == R_OK || k == R_BROKEN)
+                *r = (res){(rkind)k, i, st[s].leaf->leaf.cls, NULL};
+            if (k >= 0)
+                return 1;
+            continue;
+        }
         const plan_asg *f[PLAN_ALTS_MAX];
         size_t nf;
         plan_look lk = plan_class_lookup(&c->m, side, st[s].cls, segs->items[i], f, &nf);
@@ -75,7 +100,7 @@ static int step(pctx *c, int side, const strvec *segs, size_t i, state *st, size
         if (nf > 1 || !f[0]->top)
             *certain = 0;
         for (size_t k = 0; k < nf; k++) {
-            if (f[k]->kind == PLAN_V_UNKNOWN)
+            if (f[k]->kind == PLAN_V_UNKNOWN || f[k]->kind == PLAN_V_DATA)
                 return 1;
             if (last && f[k]->kind == PLAN_V_PARAM) {
                 *r = (res){R_OK, i, st[s].cls, NULL};
@@ -83,10 +108,15 @@ static int step(pctx *c, int side, const strvec *segs, size_t i, state *st, size
             }
             if (last || f[k]->kind == PLAN_V_PARAM)
                 continue;
+            if (f[k]->kind == PLAN_V_LEAF) {
+                if (nn < PLAN_ALTS_MAX)
+                    next[nn++] = (state){NULL, 0, f[k]};
+                continue;
+            }
             if (!plan_class_get(&c->m, side, f[k]->cls))
                 return 1;
             if (nn < PLAN_ALTS_MAX)
-                next[nn++] = (state){f[k]->cls, f[k]->kind == PLAN_V_LIST};
+                next[nn++] = (state){f[k]->cls, f[k]->kind == PLAN_V_LIST, NULL};
         }
     }
     memcpy(st, next, nn * sizeof(*st));
@@ -100,7 +130,7 @@ static res resolve(pctx *c, int side, const char *owner, const strvec *segs)
     res r = {R_UNKNOWN, 0, NULL, NULL};
     if (!plan_class_get(&c->m, side, owner))
         return r;
-    state st[PLAN_ALTS_MAX] = {{owner, 0}};
+    state st[PLAN_ALTS_MAX] = {{owner, 0, NULL}};
     size_t n = 1;
     int certain = 1;
     for (size_t i = 0; i < segs->len; i++) {
@@ -341,60 +371,170 @@ static char *joined(const strvec *segs, size_t n)
     return strbuf_detach(&b, NULL);
 }
 
-static void report(pctx *c, const site *s, const strvec *segs, const res *ra, const res *rb)
+/* Where a key breaks at B: segs[0..at) reach a `holder` that has no `segment`
+ * (segs[at]); or, past the key's `*` (rest), nothing under `prefix` matches. */
+typedef struct brk {
+    size_t at;
+    const char *holder;
+    char *prefix;
+    const char *segment;
+    int rest;     /* segment is the rest of the key after prefix */
+    size_t paths; /* past the `*`: the parameter paths read under the prefix, 0 before */
+} brk;
+
+/* The finding's data: the path that went (dead), and where it went when the rest
+ * of the key follows it (moved_to). */
+static json_t *report_data(const pctx *c, const site *s, const strvec *segs, const brk *b,
+                           const char *now)
 {
-    const survey_pair *p = c->m.p;
-    char *prefix = joined(segs, rb->at);
-    const char *was = prefix_class(c, 0, s->owner, segs, rb->at);
-    char *now = search(c, s->owner, ra->holder, segs->items[segs->len - 1], segs->len + 3);
     json_t *data = json_object();
     json_object_set_new(data, "kind", json_string("plan-key-unmatched"));
     json_object_set_new(data, "target", json_string(s->key));
     json_object_set_new(data, "key", json_string(s->key));
     json_object_set_new(data, "owner", json_string(s->owner));
-    json_object_set_new(data, "segment", json_string(segs->items[rb->at]));
-    json_object_set_new(data, "class", json_string(rb->holder));
+    json_object_set_new(data, "segment", json_string(b->segment));
+    json_object_set_new(data, "class", json_string(b->holder));
     json_object_set_new(data, "file", json_string(s->rel));
     json_object_set_new(data, "line", json_integer(s->line));
     json_object_set_new(data, "now", now ? json_string(now) : json_null());
-    /* the path that went, and where it went when the rest of the key follows it */
-    char *dead = joined(segs, rb->at + 1);
+    char *dead = b->rest ? pgci_strdup(s->key) : joined(segs, b->at + 1);
     const char *rest = s->key + strlen(dead);
-    size_t nl = now ? strlen(now) : 0, rl = strlen(rest) + strlen(segs->items[rb->at]);
-    json_object_set_new(data, "prefix", json_string(prefix));
+    size_t nl = now ? strlen(now) : 0, rl = strlen(rest) + strlen(b->segment);
+    json_object_set_new(data, "prefix", json_string(b->prefix));
     json_object_set_new(data, "dead", json_string(dead));
-    if (now && nl > rl && now[nl - rl - 1] == '.' && !strcmp(now + nl - strlen(rest), rest) &&
-        !strncmp(now + nl - rl, segs->items[rb->at], strlen(segs->items[rb->at])))
+    if (!b->rest && now && nl > rl && now[nl - rl - 1] == '.' &&
+        !strcmp(now + nl - strlen(rest), rest) &&
+        !strncmp(now + nl - rl, b->segment, strlen(b->segment)))
         json_object_set_new(data, "moved_to", json_stringn(now, nl - strlen(rest)));
+    if (b->paths)
+        json_object_set_new(data, "paths", json_integer((json_int_t)b->paths));
     free(dead);
-    json_object_set_new(data, "from", json_string(p->tag_a));
-    json_object_set_new(data, "to", json_string(p->tag_b));
+    json_object_set_new(data, "from", json_string(c->m.p->tag_a));
+    json_object_set_new(data, "to", json_string(c->m.p->tag_b));
+    return data;
+}
+
+/* What B lacks, in the detail: a class's attribute, a leaf's parameter, or
+ * anything under the prefix that matches. */
+static void report_why(strbuf *d, const char *tag, const char *where, const strvec *segs,
+                       const brk *b)
+{
+    if (!b->rest && !strncmp(b->holder, "nn.", 3))
+        strbuf_addf(d, "%s: %s: its constructor call gives it no `%s`.\n", tag, where, b->segment);
+    else if (!b->rest)
+        strbuf_addf(d, "%s: %s: no `__init__` of its chain sets `self.%s`, nothing else does.\n",
+                    tag, where, b->segment);
+    if (b->paths) {
+        size_t star = 0;
+        while (star < segs->len && !strchr(segs->items[star], '*'))
+            star++;
+        char *under = joined(segs, star);
+        strbuf_addf(d,
+                    "%s: every parameter under `%s` read, every branch taken (%zu paths): "
+                    "none matches the key.\n",
+                    tag, under, b->paths);
+        free(under);
+    }
+}
+
+static void report(pctx *c, const site *s, const strvec *segs, const res *ra, const brk *b)
+{
+    const survey_pair *p = c->m.p;
+    const char *was = b->rest ? NULL : prefix_class(c, 0, s->owner, segs, b->at);
+    char *now = strchr(ra->holder, '.')
+                    ? NULL /* a torch leaf's: every nn.Linear has one */
+                    : search(c, s->owner, ra->holder, segs->items[segs->len - 1], segs->len + 3);
+    json_t *data = report_data(c, s, segs, b, now);
     strbuf where = STRBUF_INIT;
-    if (rb->at)
-        strbuf_addf(&where, "`%s` (a `%s`)", prefix, rb->holder);
+    if (*b->prefix)
+        strbuf_addf(&where, "`%s` (a `%s`)", b->prefix, b->holder);
     else
-        strbuf_addf(&where, "the model (a `%s`)", rb->holder);
+        strbuf_addf(&where, "the model (a `%s`)", b->holder);
     finding *f = findings_add(c->out, "callees", SEV_ERROR, p->config, s->rel, s->line, 0, data,
                               "`%s` line %u: the parallel plan key `%s` matches no parameter at "
                               "%s: %s has no `%s`%s%s%s: "
                               "ParallelPlan.apply leaves them replicated, silently",
-                              s->rel, s->line, s->key, p->tag_b, where.buf, segs->items[rb->at],
+                              s->rel, s->line, s->key, p->tag_b, where.buf, b->segment,
                               now ? " (now `" : "", now ? now : "", now ? "`)" : "");
     strbuf d = STRBUF_INIT;
     strbuf_addf(&d, "%s: `%s.get_parallel_plan`'s key reaches a parameter of `%s`", p->tag_a,
                 s->owner, ra->holder);
     if (was)
-        strbuf_addf(&d, " through %s%s%s (a `%s`)", rb->at ? "`" : "the model", prefix,
-                    rb->at ? "`" : "", was);
-    strbuf_addf(&d, ".\n%s: %s: no `__init__` of its chain sets `self.%s`, nothing else does.\n",
-                p->tag_b, where.buf, segs->items[rb->at]);
+        strbuf_addf(&d, " through %s%s%s (a `%s`)", b->at ? "`" : "the model", b->prefix,
+                    b->at ? "`" : "", was);
+    strbuf_adds(&d, ".\n");
+    report_why(&d, p->tag_b, where.buf, segs, b);
     if (now)
         strbuf_addf(&d, "%s: the same parameter of a `%s` is `%s`.\n", p->tag_b, ra->holder, now);
     finding_set_detail(f, d.buf);
     strbuf_free(&d);
     strbuf_free(&where);
-    free(prefix);
     free(now);
+}
+
+/* The module segs[0..at) certainly reach at side: at each step one store of the
+ * attribute in all the chain's methods, at its `__init__`'s own indentation, of
+ * a known class or a list of one (an index segment indexes the list). */
+static int certain_prefix(pctx *c, int side, const char *owner, const strvec *segs, size_t at,
+                          state *out)
+{
+    state s = {owner, 0, NULL};
+    for (size_t i = 0; i < at; i++) {
+        const char *seg = segs->items[i];
+        if (is_index(seg)) {
+            if (!s.list)
+                return 0;
+            s.list = 0;
+            continue;
+        }
+        const plan_asg *f[PLAN_ALTS_MAX];
+        size_t nf, stores = 0, len = 0;
+        const plan_class *chain[PLAN_CHAIN_MAX];
+        if (s.list || plan_class_lookup(&c->m, side, s.cls, seg, f, &nf) != PLAN_L_FOUND ||
+            nf != 1 || !f[0]->top || (f[0]->kind != PLAN_V_CLASS && f[0]->kind != PLAN_V_LIST) ||
+            !plan_class_get(&c->m, side, f[0]->cls) ||
+            plan_class_chain(&c->m, side, s.cls, chain, &len) < 0)
+            return 0;
+        for (size_t k = 0; k < len; k++) {
+            const plan_asgs *st = plan_class_stores(&c->m, chain[k]);
+            if (!st)
+                return 0;
+            for (size_t j = 0; j < st->len; j++)
+                stores += !strcmp(st->items[j].attr, seg);
+        }
+        if (stores != 1)
+            return 0;
+        s = (state){f[0]->cls, f[0]->kind == PLAN_V_LIST, NULL};
+    }
+    *out = s;
+    return 1;
+}
+
+/* A key whose break at B lies past its first `*` (segs[star]): reported when
+ * every parameter under the certain prefix before the `*` is read and none
+ * matches the key (plan_params.h). */
+static void judge_past_star(pctx *c, const site *s, const strvec *segs, size_t star, const res *ra,
+                            const res *rb)
+{
+    state st;
+    size_t paths = 0;
+    if (!certain_prefix(c, 1, s->owner, segs, star, &st))
+        return;
+    char *under = joined(segs, star);
+    plan_params_verdict v = plan_params_match(&c->m, 1, st.cls, st.list, under, s->key, &paths);
+    free(under);
+    if (v != PLAN_PARAMS_NONE)
+        return;
+    brk b;
+    if (rb->kind == R_BROKEN) { /* the way the key takes at A names the segment */
+        b = (brk){rb->at, rb->holder, joined(segs, rb->at), segs->items[rb->at], 0, paths};
+    } else {
+        size_t at = star + (st.list && !strcmp(segs->items[star], "*"));
+        b = (brk){at, st.cls, joined(segs, at), s->key, 1, paths};
+        b.segment = s->key + strlen(b.prefix) + (*b.prefix ? 1 : 0);
+    }
+    report(c, s, segs, ra, &b);
+    free(b.prefix);
 }
 
 /* Judges each key of the plan function `fn` of workspace module `module`. */
@@ -430,13 +570,17 @@ static void judge_plan(pctx *c, const char *root, const char *module, const char
                 break;
         }
         size_t star = 0;
-        while (star < segs.len && strcmp(segs.items[star], "*"))
+        while (star < segs.len && !strchr(segs.items[star], '*'))
             star++;
         res ra = seen ? (res){0} : resolve(c, 0, owner, &segs);
         res rb = ra.kind == R_OK ? resolve(c, 1, owner, &segs) : (res){0};
+        site s = {owner, rel, keys.items[i].key, keys.items[i].line};
         if (rb.kind == R_BROKEN && rb.at < star) {
-            site s = {owner, rel, keys.items[i].key, keys.items[i].line};
-            report(c, &s, &segs, &ra, &rb);
+            brk b = {rb.at, rb.holder, joined(&segs, rb.at), segs.items[rb.at], 0, 0};
+            report(c, &s, &segs, &ra, &b);
+            free(b.prefix);
+        } else if (ra.kind == R_OK && rb.kind != R_OK && star < segs.len) {
+            judge_past_star(c, &s, &segs, star, &ra, &rb);
         }
         strvec_free(&segs);
         free(keys.items[i].key);

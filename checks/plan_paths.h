@@ -21,13 +21,18 @@
  * before it one assignment of a known class, the class and its bases all read
  * (nn.Module, PreTrainedModel, GenerationMixin, GradientCheckpointingLayer hold
  * no submodules), no `self.<name>` set anywhere else in them nor by a config
- * override of theirs, no setattr/add_module/register_*, and the break before the
- * key's first `*` (a `*` may span several segments). A key that resolves at A to
- * a parameter and certainly not at B is a `plan-key-unmatched` error (check
- * callees) at the key's line of the workspace file, naming the segment that broke
- * and the path where a bounded search finds the same parameter at B. Anything
- * else (a conditional expression, AutoModel, a factory, a class of another
- * module) leaves the key unjudged.
+ * override of theirs, no setattr/add_module/register_*. A break past the key's
+ * first `*` (a `*` may span several segments) counts only when the prefix before
+ * the `*` is certain and every parameter path under it is read and none matches
+ * the key as ParallelPlan.apply matches (plan_params.h). A torch leaf module's
+ * parameters (nn.Linear's weight, its bias unless bias=False) are the ones its
+ * constructor call certainly gives it at A, and the ones it may give at B. A key
+ * that resolves at A to a parameter and certainly not at B is a
+ * `plan-key-unmatched` error (check callees) at the key's line of the workspace
+ * file, naming the segment that broke (or, past a `*` where the way branches, the
+ * rest of the key) and the path where a bounded search finds the same parameter
+ * at B. Anything else (a conditional expression, AutoModel, a factory, a class of
+ * another module) leaves the key unjudged.
  */
 #ifndef PGCI_CHECKS_PLAN_PATHS_H
 #define PGCI_CHECKS_PLAN_PATHS_H
