@@ -523,20 +523,42 @@ static int line_store(const plan_line *l)
     return q == last || *q == ':' ? 1 : -1;
 }
 
-/* The stores of [s, e) (a class, a method) into out, each read in the def it is
- * in (its parameters); -1 when one is not a plain `self.x = v`. */
-static int read_stores(plan_asgs *out, const char *s, const char *e)
+/* 1 when the def header l names a method of cls the config overrides: the
+ * generated module runs the override instead. */
+static int overridden(const plan_model *m, const char *cls, const plan_line *l)
+{
+    const char *q = l->s + (plan_starts(l, "async ") ? 10 : 4), *n = q;
+    while (q < l->e && plan_ident_char(*q))
+        q++;
+    char *target = pgci_asprintf("%s.%.*s", cls, (int)(q - n), n);
+    int r = plan_config_patch(m->p->cfg, PG_METHOD_OVERRIDE, target) != NULL;
+    free(target);
+    return r;
+}
+
+/* The stores of [s, e) (a class of cls, when cls is not NULL, or a method) into
+ * out, each read in the def it is in (its parameters), the bodies of the class's
+ * methods the config overrides left out; -1 when one is not a plain
+ * `self.x = v`. */
+static int read_stores(const plan_model *m, const char *cls, plan_asgs *out, const char *s,
+                       const char *e)
 {
     plan_line defs[PLAN_CHAIN_MAX], l;
-    size_t nd = 0;
+    size_t nd = 0, skip = (size_t)-1; /* the indentation of an overridden method's def */
     const char *p = s;
     while (plan_next_line(&p, e, &l)) {
+        if (skip != (size_t)-1 && l.indent > skip)
+            continue;
+        skip = (size_t)-1;
         while (nd && l.indent <= defs[nd - 1].indent)
             nd--;
         if (plan_starts(&l, "def ") || plan_starts(&l, "async def ")) {
             if (nd == PLAN_CHAIN_MAX)
                 return -1;
-            defs[nd++] = l;
+            if (cls && !nd && overridden(m, cls, &l))
+                skip = l.indent;
+            else
+                defs[nd++] = l;
             continue;
         }
         int r = line_store(&l);
@@ -597,7 +619,7 @@ static int sets_by_name(const char *s, size_t len)
 static int read_class_stores(plan_model *m, plan_class *k)
 {
     if (!known_decorators(k->text, k->text + k->len) || sets_by_name(k->text, k->len) ||
-        read_stores(&k->stores, k->text, k->text + k->len) < 0)
+        read_stores(m, k->name, &k->stores, k->text, k->text + k->len) < 0)
         return -1;
     size_t nl = strlen(k->name);
     for (size_t j = 0; j < m->p->cfg->patches.len; j++) {
@@ -606,7 +628,9 @@ static int read_class_stores(plan_model *m, plan_class *k)
             x->target[nl] != '.')
             continue;
         char *t = signatures_object_text(x->replacement);
-        int r = !t || sets_by_name(t, strlen(t)) ? -1 : read_stores(&k->stores, t, t + strlen(t));
+        int r = !t || sets_by_name(t, strlen(t))
+                    ? -1
+                    : read_stores(m, NULL, &k->stores, t, t + strlen(t));
         free(t);
         if (r < 0)
             return -1;

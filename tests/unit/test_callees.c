@@ -4080,6 +4080,21 @@ static void test_plan_key_past_star(void **state)
                 "`thinker.model.layers.*.mlp.routed.down_proj`.\n");
     free(got);
     free(b);
+    /* the config's override of a method of the layer runs instead of upstream's,
+     * whose stores are not read (a tuple's targets) */
+    static const tpatch reset[] = {
+        {PG_METHOD_OVERRIDE, "Layer.reset", "def reset(self):\n    self.a = None\n"}};
+    b = plan_layer_block(plan_b, "    def reset(self):\n        self.a, self.b = None, None\n");
+    got = plan_survey(plan_a, b, reset, 1);
+    assert_non_null(strstr(got, "line 9: the parallel plan key "
+                                "`thinker.model.layers.*.mlp.experts.gate_up_proj` matches no "
+                                "parameter at v2.0: `thinker.model.layers.*` (a `Layer`) has no "
+                                "`mlp`"));
+    free(got);
+    got = plan_survey(plan_a, b, NULL, 0);
+    expect(got, "");
+    free(got);
+    free(b);
     /* one parameter renamed: its key alone */
     b = plan_with(plan_a, "self.gate_up_proj = ", "self.gate_up = ");
     got = plan_survey(plan_a, b, NULL, 0);
