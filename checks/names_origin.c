@@ -89,7 +89,8 @@ static void consider(const pg_object *o, const gen_site *g, const pg_object **be
 
 /* The object (patch replacement or helper) the generated line most likely came
  * from, and its line there; NULL when no object holds that text. */
-static const pg_object *find_origin(const pg_config *c, const gen_site *g, unsigned *line)
+static const pg_object *find_origin(const pg_config *c, const gen_site *g, unsigned *line,
+                                    int *score_out)
 {
     const pg_object *best = NULL;
     int best_score = 0;
@@ -99,7 +100,30 @@ static const pg_object *find_origin(const pg_config *c, const gen_site *g, unsig
         consider(c->helpers.items[i], g, &best, line, &best_score);
     for (size_t i = 0; i < c->positioned_helpers.len; i++)
         consider(c->positioned_helpers.items[i].helper, g, &best, line, &best_score);
+    *score_out = best_score;
     return best;
+}
+
+const pg_object *names_origin_find(const pg_config *c, const char *src, size_t len, unsigned line,
+                                   int min_score, unsigned *cfg_line, int *shift)
+{
+    gen_site g = {src, len, line};
+    const char *s, *cs;
+    size_t n, cn;
+    unsigned gen_indent = 0, cfg_indent = 0;
+    int sc = 0;
+    *cfg_line = 0;
+    *shift = 0;
+    if (!c || !line_text(src, len, line, &s, &n, &gen_indent))
+        return NULL;
+    const pg_object *o = find_origin(c, &g, cfg_line, &sc);
+    if (!o || sc < min_score ||
+        !line_text(o->text, o->text_len, *cfg_line, &cs, &cn, &cfg_indent)) {
+        *cfg_line = 0;
+        return NULL;
+    }
+    *shift = (int)cfg_indent - (int)gen_indent;
+    return o;
 }
 
 static const char *relative(const char *path, const char *root)
@@ -124,7 +148,8 @@ void names_to_config(findings *out, size_t from, const check_input *in, const ch
             !line_text(src, len, f->line, &s, &n, &gen_indent))
             continue;
         gen_site g = {src, len, f->line};
-        const pg_object *o = find_origin(in->cfg, &g, &line);
+        int sc;
+        const pg_object *o = find_origin(in->cfg, &g, &line, &sc);
         const char *cs;
         size_t cn;
         if (!o || !line_text(o->text, o->text_len, line, &cs, &cn, &cfg_indent))

@@ -19,4 +19,13 @@
 void names_to_config(findings *out, size_t from, const check_input *in, const char *src, size_t len,
                      const char *root);
 
+/* The config object (patch replacement or helper) that line `line` of src (a
+ * generated file, or some consecutive lines of one) most likely came from, the
+ * line there (*cfg_line) and the column shift from src's indentation to the
+ * object's (*shift, added to a column of src's line); NULL when no object holds
+ * that line's text with at least min_score - 1 of its neighbours (up to 3 each
+ * way) too. */
+const pg_object *names_origin_find(const pg_config *c, const char *src, size_t len, unsigned line,
+                                   int min_score, unsigned *cfg_line, int *shift);
+
 #endif

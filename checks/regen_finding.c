@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks/names_origin.h"
 #include "checks/regen_causes.h"
 #include "core/strbuf.h"
 
@@ -75,6 +76,90 @@ static void helper_located(const char *message, const char *path, const pg_confi
     }
 }
 
+/* A decimal number at *p, advancing *p past it; 0 when none. */
+static unsigned number(const char **p)
+{
+    unsigned n = 0;
+    while (**p >= '0' && **p <= '9' && n < 100000000)
+        n = n * 10 + (unsigned)(*(*p)++ - '0');
+    return n;
+}
+
+/* The first diagnostic's frame in ruff's output: "--> FILE:LINE:COL", then the
+ * source lines it shows, numbered ("1816 |         text") between marker lines
+ * ("     |    ^^^"). The consecutive numbered lines become a small source (src),
+ * *at the diagnostic's line among them (1-based; 0: not shown), *col its
+ * column. */
+static void ruff_frame(const char *msg, strbuf *src, unsigned *at, unsigned *col)
+{
+    *at = *col = 0;
+    const char *p = strstr(msg, "--> ");
+    if (!p)
+        return;
+    const char *e = strchr(p, '\n');
+    if (!e)
+        return;
+    /* "path:LINE:COL" ends the line */
+    const char *c2 = e;
+    while (c2 > p && c2[-1] != ':')
+        c2--;
+    const char *c1 = c2 > p + 1 ? c2 - 1 : p;
+    while (c1 > p && c1[-1] != ':')
+        c1--;
+    const char *q = c1;
+    unsigned want = number(&q);
+    q = c2;
+    unsigned dcol = number(&q);
+    if (!want || c1 == p)
+        return;
+    unsigned next = 0, n = 0;
+    for (const char *end = e; *end == '\n';) { /* end: where the last line read ends */
+        p = end + 1;
+        e = strchr(p, '\n');
+        if (!e)
+            e = p + strlen(p);
+        end = e;
+        const char *s = p;
+        while (*s == ' ')
+            s++;
+        if (*s == '|' && s > p) /* a marker line */
+            continue;
+        unsigned num = number(&s);
+        if (!num || s[0] != ' ' || s[1] != '|' || (next && num != next))
+            break;
+        s += 2;
+        if (*s == ' ')
+            s++;
+        strbuf_add(src, s, (size_t)(e - s > 0 ? e - s : 0));
+        strbuf_addc(src, '\n');
+        n++;
+        if (num == want) {
+            *at = n;
+            *col = dcol;
+        }
+        next = num + 1;
+    }
+}
+
+/* The config line that wrote the line ruff's first diagnostic is on (a patch
+ * body or a helper of the config's own file, found by its text and neighbours as
+ * names_origin.h finds it). */
+static void ruff_located(const char *message, const pg_config *cfg, unsigned *line, unsigned *col)
+{
+    if (!cfg || !cfg->file)
+        return;
+    strbuf src = STRBUF_INIT;
+    unsigned at, dcol, l;
+    int shift;
+    ruff_frame(message, &src, &at, &dcol);
+    const pg_object *o = at ? names_origin_find(cfg, src.buf, src.len, at, 2, &l, &shift) : NULL;
+    if (o && o->file && !strcmp(o->file, cfg->file)) {
+        *line = l;
+        *col = (int)dcol + shift > 0 ? (unsigned)((int)dcol + shift) : 0;
+    }
+    strbuf_free(&src);
+}
+
 void regen_finding(findings *out, const char *config, const char *path, const pg_config *cfg,
                    const char *what, const char *message)
 {
@@ -82,6 +167,8 @@ void regen_finding(findings *out, const char *config, const char *path, const pg
     message = located(message, path, &line, &col);
     if (!line)
         helper_located(message, path, cfg, &line, &col);
+    if (!line)
+        ruff_located(message, cfg, &line, &col);
     const char *nl = strchr(message, '\n');
     int first = nl ? (int)(nl - message) : (int)strlen(message);
     strbuf more = STRBUF_INIT;

@@ -12,7 +12,10 @@
  * the message (ruff's diagnostics, say) become the detail. The finding is at the
  * config's line the message names (the evaluator's errors), else, when the
  * evaluated config cfg (may be NULL) has a positioned helper whose target the
- * output lacks, at the add_helper_after in the config's file that names it. */
+ * output lacks, at the add_helper_after in the config's file that names it, else,
+ * when ruff refused the output, at the line of the config's file that wrote the
+ * line of ruff's first diagnostic (its frame's lines found among the config's
+ * patch bodies and helpers, names_origin.h). */
 void regen_finding(findings *out, const char *config, const char *path, const pg_config *cfg,
                    const char *what, const char *message);
 

@@ -240,6 +240,78 @@ static void test_positioned_helper_located(void **state)
     VEC_FREE(&cfg.positioned_helpers);
 }
 
+/* ruff refusing the output: the finding is at the config line that wrote the line
+ * of ruff's first diagnostic, found by its text and neighbours among the config's
+ * own patch bodies (5.24.0's Qwen3-VL GPU configs: line 1054, column 14); a
+ * patch of another file, or a line no body holds, leaves it without one. */
+static void test_ruff_located(void **state)
+{
+    (void)state;
+    static const char text[] = "import torch\n"
+                               "\n"
+                               "@config.override_method(\"M.forward\")\n"
+                               "def forward(\n"
+                               "    self,\n"
+                               "    x,\n"
+                               ") -> tuple | GoneOutput:\n"
+                               "    return GoneOutput(x)\n";
+    pg_object body = {.name = "forward",
+                      .file = "/ws/m/q/q_gpu_patch_gen_config.py",
+                      .text = text,
+                      .text_len = sizeof(text) - 1,
+                      .start_line = 3,
+                      .end_line = 8};
+    pg_config cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.file = "/ws/m/q/q_gpu_patch_gen_config.py";
+    pg_patch p = {0};
+    p.type = PG_METHOD_OVERRIDE;
+    p.target = "M.forward";
+    p.replacement = &body;
+    VEC_PUSH(&cfg.patches, p);
+    static const char msg[] =
+        "m/q/q_gpu_patch_gen_config.py: ruff normalisation failed: 'ruff check --fix "
+        "<tmp>/patched_q.py' exited with status 1: F821 Undefined name `GoneOutput`\n"
+        "    --> <tmp>/patched_q.py:1818:18\n"
+        "     |\n"
+        "1816 |         self,\n"
+        "1817 |         x,\n"
+        "1818 |     ) -> tuple | GoneOutput:\n"
+        "     |                  ^^^^^^^^^^\n"
+        "1819 |         return GoneOutput(x)\n"
+        "     |\n"
+        "\n"
+        "F821 Undefined name `GoneOutput`\n";
+    const char *path = "m/q/q_gpu_patch_gen_config.py";
+    findings fs = FINDINGS_INIT;
+    regen_finding(&fs, "m.q", path, &cfg, "fails", msg);
+    assert_int_equal(fs.items[0]->line, 7);
+    assert_int_equal(fs.items[0]->col, 14);
+    body.file = "/ws/m/q/other.py"; /* a body the config imports */
+    regen_finding(&fs, "m.q", path, &cfg, "fails", msg);
+    assert_int_equal(fs.items[1]->line, 0);
+    body.file = cfg.file;
+    /* the line alone, none of its neighbours in the body: not enough to say */
+    static const char lone[] = "m/q/q_gpu_patch_gen_config.py: ruff normalisation failed: "
+                               "F821 Undefined name `GoneOutput`\n"
+                               "    --> <tmp>/patched_q.py:90:18\n"
+                               "   |\n"
+                               "89 |     def other(self):\n"
+                               "90 |     ) -> tuple | GoneOutput:\n"
+                               "   |                  ^^^^^^^^^^\n"
+                               "91 |         pass\n";
+    regen_finding(&fs, "m.q", path, &cfg, "fails", lone);
+    assert_int_equal(fs.items[2]->line, 0);
+    /* the output ending in a marker line, no line break after it (read past its
+     * end before: fuzz_regen_finding, under ASan) */
+    char *cut = strndup(msg, (size_t)(strstr(msg, "^^^^^^^^^^") - msg));
+    regen_finding(&fs, "m.q", path, &cfg, "fails", cut);
+    assert_int_equal(fs.items[3]->line, 7);
+    free(cut);
+    findings_free(&fs);
+    VEC_FREE(&cfg.patches);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -248,6 +320,7 @@ int main(void)
         cmocka_unit_test(test_listed_past_the_cut),
         cmocka_unit_test(test_title_names_every_cause),
         cmocka_unit_test(test_positioned_helper_located),
+        cmocka_unit_test(test_ruff_located),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
