@@ -41,7 +41,7 @@ typedef struct cctx {
     const pg_patch *patch; /* NULL for a helper */
     const char *where;     /* the patch target or the helper's name */
     strvec emitted;
-    unsigned line, col; /* where a helper's findings go (signatures_helper_line) */
+    survey_site site; /* where a finding goes when there is no patch (a helper's) */
 } cctx;
 
 static finding *add(cctx *c, severity sev, json_t *data, const char *kind, const char *target,
@@ -66,9 +66,11 @@ static finding *add(cctx *c, severity sev, json_t *data, const char *kind, const
         json_object_set_new(data, "module", json_string(c->p->cfg->source_module));
         json_object_set_new(data, "from", json_string(c->p->tag_a));
         json_object_set_new(data, "to", json_string(c->p->tag_b));
-        f = findings_add(c->out, "callees", sev, c->p->config, c->p->config_path,
-                         c->patch ? c->patch->reg_line : c->line,
-                         c->patch ? c->patch->reg_col : c->col, data, "%s", t.buf);
+        survey_site s = c->site;
+        if (c->patch)
+            s.path = pg_patch_site(c->patch, c->p->config_path, &s.line, &s.col);
+        f = findings_add(c->out, "callees", sev, c->p->config, s.path ? s.path : c->p->config_path,
+                         s.line, s.col, data, "%s", t.buf);
     } else if (data) {
         json_decref(data);
     }
@@ -1295,13 +1297,13 @@ static void auto_built(cctx *c, const strvec *patched)
                 json_object_set_new(data, "builder", json_string(xb->name));
                 json_object_set_new(data, "patched", arr);
                 c->where = xb->name;
-                c->line = signatures_class_line(p, under.items[0], &c->col);
+                c->site = signatures_class_site(p, under.items[0]);
                 add(c, SEV_ERROR, data, "auto-built", t->name,
                     "`%s` builds its `%s` through `AutoModel` at %s (%s named the class): "
                     "transformers' own class runs there, so the patches of %s silently stop "
                     "applying inside `%s`",
                     xb->name, t->name, p->tag_b, p->tag_a, list.buf, xb->name);
-                c->line = c->col = 0;
+                c->site = (survey_site){NULL, 0, 0};
                 strbuf_free(&list);
             }
             strvec_free(&under);
@@ -1407,7 +1409,7 @@ void check_callees(findings *out, const survey_pair *p)
 {
     if (!p->a || !p->b)
         return;
-    cctx c = {out, p, NULL, NULL, STRVEC_INIT, 0, 0};
+    cctx c = {out, p, NULL, NULL, STRVEC_INIT, {NULL, 0, 0}};
     strvec classes = STRVEC_INIT;
     VEC(const pg_patch *) first = VEC_INIT; /* the first patch of each class, beside it */
     for (size_t i = 0; i < p->cfg->patches.len; i++) {
@@ -1436,13 +1438,13 @@ void check_callees(findings *out, const survey_pair *p)
     auto_built(&c, &classes);
     for (size_t i = 0; i < p->cfg->helpers.len; i++) {
         c.where = p->cfg->helpers.items[i]->name;
-        c.line = signatures_helper_line(p, p->cfg->helpers.items[i], NULL, &c.col);
+        c.site = signatures_helper_site(p, p->cfg->helpers.items[i], NULL);
         follow(&c, p->cfg->helpers.items[i], NULL);
     }
     for (size_t i = 0; i < p->cfg->positioned_helpers.len; i++) {
         const pg_positioned_helper *ph = &p->cfg->positioned_helpers.items[i];
         c.where = ph->helper->name;
-        c.line = signatures_helper_line(p, ph->helper, ph, &c.col);
+        c.site = signatures_helper_site(p, ph->helper, ph);
         follow(&c, ph->helper, NULL);
     }
     strvec_free(&classes);

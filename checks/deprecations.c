@@ -187,8 +187,9 @@ static void report_kwargs(findings *out, const survey_pair *p, const pg_patch *p
             strbuf_addf(&t, " in favour of `%s`", k.new_name);
         if (v)
             strbuf_addf(&t, " (%s)", removal_phrase(v, p->tag_b, when, sizeof(when)));
-        findings_add(out, "deprecations", sev, p->config, p->config_path,
-                     patch ? patch->reg_line : 0, patch ? patch->reg_col : 0, data, "%s", t.buf);
+        unsigned line, col;
+        const char *path = pg_patch_site(patch, p->config_path, &line, &col);
+        findings_add(out, "deprecations", sev, p->config, path, line, col, data, "%s", t.buf);
         strbuf_free(&t);
         deprecated_kwarg_free(&k);
     }
@@ -243,8 +244,9 @@ static void report(findings *out, const survey_pair *p, const pg_patch *patch, c
     if (advice)
         json_object_set_new(data, "advice", json_string(advice));
     char when[96];
-    findings_add(out, "deprecations", sev, p->config, p->config_path, patch ? patch->reg_line : 0,
-                 patch ? patch->reg_col : 0, data,
+    unsigned line, col;
+    const char *path = pg_patch_site(patch, p->config_path, &line, &col);
+    findings_add(out, "deprecations", sev, p->config, path, line, col, data,
                  "`%s`, which %s, is deprecated upstream at %s%s%s%s%s%s", d->qualname, how,
                  p->tag_b, ver ? ": " : "",
                  ver ? removal_phrase(ver, p->tag_b, when, sizeof(when)) : "",

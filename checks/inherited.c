@@ -78,9 +78,9 @@ static void report(findings *out, const survey_pair *p, const char *cls, const c
     json_object_set_new(data, "class", json_string(cls));
     json_object_set_new(data, "base", json_string(base));
     json_object_set_new(data, "module", json_string("transformers.modeling_utils"));
-    unsigned col, line = signatures_class_line(p, cls, &col);
+    survey_site site = signatures_class_site(p, cls);
     finding *f = findings_add(
-        out, "inherited", SEV_WARNING, p->config, p->config_path, line, col, data,
+        out, "inherited", SEV_WARNING, p->config, site.path, site.line, site.col, data,
         "`%s` inherits `%s`, which now tells classes by their module at %s: the generated "
         "class lives outside `transformers.`",
         cls, mb->qualname, p->tag_b);

@@ -160,8 +160,9 @@ static void check_call(findings *out, const survey_pair *p, const pg_patch *patc
         json_object_set_new(data, "target", json_string(patch->target));
         json_object_set_new(data, "dataclass", json_string(renamed));
         json_object_set_new(data, "original", json_string(orig));
-        findings_add(out, "name-map-fields", SEV_WARNING, p->config, p->config_path,
-                     patch->reg_line, patch->reg_col, data,
+        unsigned line, col;
+        const char *path = pg_patch_site(patch, p->config_path, &line, &col);
+        findings_add(out, "name-map-fields", SEV_WARNING, p->config, path, line, col, data,
                      "`%s` (reused through name_map) builds `%s` without %s, which `%s` has%s%s%s: "
                      "they stay None",
                      patch->target, renamed, missing.buf, renamed, orig_cls ? " and `" : "",

@@ -55,9 +55,9 @@ static void others(strbuf *more, const char *message, size_t first)
 /* codegen's error for add_helper_after targets missing from the output (codegen.c) */
 #define HELPER_MISSING "positioned helper target(s) not found in generated output: "
 
-/* The add_helper_after in the config's file that names the first target the
- * message says the output lacks. */
-static void helper_located(const char *message, const char *path, const pg_config *cfg,
+/* The add_helper_after that names the first target the message says the output
+ * lacks, in the file that holds it (*path). */
+static void helper_located(const char *message, const char **path, const pg_config *cfg,
                            unsigned *line, unsigned *col)
 {
     const char *m = cfg ? strstr(message, HELPER_MISSING) : NULL;
@@ -68,7 +68,8 @@ static void helper_located(const char *message, const char *path, const pg_confi
     for (size_t i = 0; i < cfg->positioned_helpers.len; i++) {
         const pg_positioned_helper *h = &cfg->positioned_helpers.items[i];
         if (h->target && strlen(h->target) == n && !strncmp(h->target, m, n) && h->reg_line &&
-            h->reg_file && path && !strcmp(h->reg_file, path)) {
+            h->reg_file) {
+            *path = h->reg_file;
             *line = h->reg_line;
             *col = h->reg_col;
             return;
@@ -141,19 +142,33 @@ static void ruff_frame(const char *msg, strbuf *src, unsigned *at, unsigned *col
     }
 }
 
-/* The config line that wrote the line ruff's first diagnostic is on (a patch
- * body or a helper of the config's own file, found by its text and neighbours as
- * names_origin.h finds it). */
-static void ruff_located(const char *message, const pg_config *cfg, unsigned *line, unsigned *col)
+/* The workspace-relative form of abs, a file of the workspace whose config file
+ * is cfg_file (absolute) and path (relative); NULL outside it. */
+static const char *ws_relative(const char *abs, const char *cfg_file, const char *path)
 {
-    if (!cfg || !cfg->file)
+    size_t fl = strlen(cfg_file), cl = strlen(path);
+    if (!abs || fl <= cl || strcmp(cfg_file + fl - cl, path) || cfg_file[fl - cl - 1] != '/' ||
+        strncmp(abs, cfg_file, fl - cl))
+        return NULL;
+    return abs + fl - cl;
+}
+
+/* The config line that wrote the line ruff's first diagnostic is on (a patch
+ * body or a helper, found by its text and neighbours as names_origin.h finds it),
+ * in the file that holds it (*path). */
+static void ruff_located(const char *message, const char **path, const pg_config *cfg,
+                         unsigned *line, unsigned *col)
+{
+    if (!cfg || !cfg->file || !*path)
         return;
     strbuf src = STRBUF_INIT;
     unsigned at, dcol, l;
     int shift;
     ruff_frame(message, &src, &at, &dcol);
     const pg_object *o = at ? names_origin_find(cfg, src.buf, src.len, at, 2, &l, &shift) : NULL;
-    if (o && o->file && !strcmp(o->file, cfg->file)) {
+    const char *rel = o ? ws_relative(o->file, cfg->file, *path) : NULL;
+    if (rel) {
+        *path = rel;
         *line = l;
         *col = (int)dcol + shift > 0 ? (unsigned)((int)dcol + shift) : 0;
     }
@@ -166,9 +181,9 @@ void regen_finding(findings *out, const char *config, const char *path, const pg
     unsigned line = 0, col = 0;
     message = located(message, path, &line, &col);
     if (!line)
-        helper_located(message, path, cfg, &line, &col);
+        helper_located(message, &path, cfg, &line, &col);
     if (!line)
-        ruff_located(message, cfg, &line, &col);
+        ruff_located(message, &path, cfg, &line, &col);
     const char *nl = strchr(message, '\n');
     int first = nl ? (int)(nl - message) : (int)strlen(message);
     strbuf more = STRBUF_INIT;

@@ -83,8 +83,9 @@ void check_rope_compat(findings *out, const survey_pair *p)
             json_object_set_new(data, "partial_rotary_factor", json_string(partial));
         if (interleaved)
             json_object_set_new(data, "mrope_interleaved", json_true());
-        findings_add(out, "rope-compat", SEV_ERROR, p->config, p->config_path, patch->reg_line,
-                     patch->reg_col, data,
+        unsigned line, col;
+        const char *path = pg_patch_site(patch, p->config_path, &line, &col);
+        findings_add(out, "rope-compat", SEV_ERROR, p->config, path, line, col, data,
                      "`%s` is replaced by a full-head rotary, but the model's configuration "
                      "defaults to %s at %s",
                      patch->target,

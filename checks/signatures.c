@@ -43,8 +43,8 @@ typedef struct sig_ctx {
     const char *patch_text; /* the replacement's source, when it has one */
     strvec *emitted;        /* keys of the facts reported so far (see first_time) */
     const strvec *renames;  /* the owning class's __init__ renames (old, new), for a method */
-    int replaced;       /* the target is replaced (class, function, import): the config's source */
-    unsigned line, col; /* where a finding goes when there is no patch (a helper's) */
+    int replaced;     /* the target is replaced (class, function, import): the config's source */
+    survey_site site; /* where a finding goes when there is no patch (a helper's) */
 } sig_ctx;
 
 static finding *add(sig_ctx *c, severity sev, json_t *data, const char *kind, const char *target,
@@ -66,9 +66,11 @@ static finding *add(sig_ctx *c, severity sev, json_t *data, const char *kind, co
     json_object_set_new(data, "from", json_string(c->p->tag_a));
     json_object_set_new(data, "to", json_string(c->p->tag_b));
     const char *check = !strncmp(kind, "auto-docstring", 14) ? "auto-docstring" : "signatures";
-    finding *f = findings_add(c->out, check, sev, c->p->config, c->p->config_path,
-                              c->patch ? c->patch->reg_line : c->line,
-                              c->patch ? c->patch->reg_col : c->col, data, "%s", t.buf);
+    survey_site s = c->site;
+    if (c->patch)
+        s.path = pg_patch_site(c->patch, c->p->config_path, &s.line, &s.col);
+    finding *f = findings_add(c->out, check, sev, c->p->config, s.path ? s.path : c->p->config_path,
+                              s.line, s.col, data, "%s", t.buf);
     strbuf_free(&t);
     return f;
 }
@@ -2584,48 +2586,66 @@ static void compare_target(sig_ctx *c, const pg_patch *patch, const char *target
         compare_init_attrs(c, da->parent->qualname, da->parent, db->parent);
 }
 
-/* A helper's names, `add_helper` or `add_helper_after`: its text lands in the
- * generated module, decorators and all (transformers 5.24.0's Qwen3.5 module no
- * longer imports the `dataclass` a positioned helper of the configs is under). */
-unsigned signatures_class_line(const survey_pair *p, const char *cls, unsigned *col)
+/* The workspace-relative form of an absolute path of the workspace: the config's
+ * file is both (cfg->file ends in "/" + config_path); NULL outside it. */
+static const char *ws_relative(const survey_pair *p, const char *abs)
 {
-    unsigned best = 0;
-    *col = 0;
+    if (!abs || !p->cfg || !p->cfg->file || !p->config_path)
+        return NULL;
+    size_t fl = strlen(p->cfg->file), cl = strlen(p->config_path);
+    if (fl <= cl || strcmp(p->cfg->file + fl - cl, p->config_path) ||
+        p->cfg->file[fl - cl - 1] != '/')
+        return NULL;
+    size_t root = fl - cl; /* with the slash */
+    return !strncmp(abs, p->cfg->file, root) ? abs + root : NULL;
+}
+
+survey_site signatures_class_site(const survey_pair *p, const char *cls)
+{
+    survey_site s = {p->config_path, 0, 0};
     size_t n = cls ? strlen(cls) : 0;
     for (size_t i = 0; n && p->cfg && i < p->cfg->patches.len; i++) {
         const pg_patch *pt = &p->cfg->patches.items[i];
         if (!pt->target || strncmp(pt->target, cls, n) ||
-            (pt->target[n] != '\0' && pt->target[n] != '.') || !pt->reg_line || !pt->reg_file ||
-            !p->config_path || strcmp(pt->reg_file, p->config_path) ||
-            (best && pt->reg_line >= best))
+            (pt->target[n] != '\0' && pt->target[n] != '.') || !pt->reg_line || !pt->reg_file)
             continue;
-        best = pt->reg_line;
-        *col = pt->reg_col;
+        /* the config's own file first, then the earliest line */
+        int own = p->config_path && !strcmp(pt->reg_file, p->config_path);
+        int best_own = s.line && p->config_path && !strcmp(s.path, p->config_path);
+        if (s.line && (best_own > own || (best_own == own && pt->reg_line >= s.line)))
+            continue;
+        s.path = pt->reg_file;
+        s.line = pt->reg_line;
+        s.col = pt->reg_col;
     }
-    return best;
+    return s;
 }
 
-unsigned signatures_positioned_line(const survey_pair *p, const pg_positioned_helper *ph,
-                                    unsigned *col)
+survey_site signatures_positioned_site(const survey_pair *p, const pg_positioned_helper *ph)
 {
-    *col = 0;
-    if (!ph || !ph->reg_line || !ph->reg_file || !p->config_path ||
-        strcmp(ph->reg_file, p->config_path))
-        return 0;
-    *col = ph->reg_col;
-    return ph->reg_line;
-}
-
-unsigned signatures_helper_line(const survey_pair *p, const pg_object *h,
-                                const pg_positioned_helper *ph, unsigned *col)
-{
-    if (h && h->start_line && h->file && p->cfg && p->cfg->file && !strcmp(h->file, p->cfg->file)) {
-        *col = 1;
-        return h->start_line;
+    survey_site s = {p->config_path, 0, 0};
+    if (ph && ph->reg_line && ph->reg_file) {
+        s.path = ph->reg_file;
+        s.line = ph->reg_line;
+        s.col = ph->reg_col;
     }
-    return signatures_positioned_line(p, ph, col);
+    return s;
 }
 
+survey_site signatures_helper_site(const survey_pair *p, const pg_object *h,
+                                   const pg_positioned_helper *ph)
+{
+    const char *rel = h && h->start_line ? ws_relative(p, h->file) : NULL;
+    if (rel) {
+        survey_site s = {rel, h->start_line, 1};
+        return s;
+    }
+    return signatures_positioned_site(p, ph);
+}
+
+/* A helper's names, `add_helper` or `add_helper_after`: its text lands in the
+ * generated module, decorators and all (transformers 5.24.0's Qwen3.5 module no
+ * longer imports the `dataclass` a positioned helper of the configs is under). */
 static void helper_imports(sig_ctx *c, const pg_object *helper)
 {
     if (!helper || !helper->name)
@@ -2641,7 +2661,7 @@ static void helper_imports(sig_ctx *c, const pg_object *helper)
 void signatures_compare(findings *out, const survey_pair *p)
 {
     strvec seen = STRVEC_INIT, emitted = STRVEC_INIT;
-    sig_ctx c = {out, p, NULL, NULL, &emitted, NULL, 0, 0, 0};
+    sig_ctx c = {out, p, NULL, NULL, &emitted, NULL, 0, {NULL, 0, 0}};
     const pg_config *cfg = p->cfg;
     for (size_t i = 0; i < cfg->patches.len; i++) {
         const pg_patch *patch = &cfg->patches.items[i];
@@ -2666,14 +2686,14 @@ void signatures_compare(findings *out, const survey_pair *p)
         c.patch_text = NULL;
         const index_def *da = p->a ? index_find(p->a, h->target) : NULL;
         const index_def *db = p->b ? index_find(p->b, h->target) : NULL;
-        c.line = signatures_positioned_line(p, h, &c.col);
+        c.site = signatures_positioned_site(p, h);
         if (da && !db)
             vanished(&c, h->target);
-        c.line = signatures_helper_line(p, h->helper, h, &c.col);
+        c.site = signatures_helper_site(p, h->helper, h);
         helper_imports(&c, h->helper);
     }
     for (size_t i = 0; i < cfg->helpers.len; i++) {
-        c.line = signatures_helper_line(p, cfg->helpers.items[i], NULL, &c.col);
+        c.site = signatures_helper_site(p, cfg->helpers.items[i], NULL);
         helper_imports(&c, cfg->helpers.items[i]);
     }
     strvec_free(&seen);

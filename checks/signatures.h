@@ -98,21 +98,27 @@ size_t signatures_rename_candidates(const index_module *a, const index_module *b
  * NULL when the object has no text. */
 char *signatures_object_text(const pg_object *o);
 
-/* Where in the config's own file a finding about a helper belongs: the helper's
- * first line when the config's file defines it, else the line of the
- * add_helper_after that registered it there (ph may be NULL), else 0 (the
- * finding then names the file only). *col gets the column (1 for a helper's
- * line). */
-unsigned signatures_helper_line(const survey_pair *p, const pg_object *h,
-                                const pg_positioned_helper *ph, unsigned *col);
-/* Where in the config's own file a finding about a patched class belongs: the
- * first line that registers a patch of it (the class replaced, or one of its
- * methods overridden), else 0. */
-unsigned signatures_class_line(const survey_pair *p, const char *cls, unsigned *col);
+/* Where a finding goes: a workspace-relative file and a line in it (0: the file
+ * only). */
+typedef struct survey_site {
+    const char *path;
+    unsigned line, col;
+} survey_site;
 
-/* The line of the add_helper_after call in the config's own file, else 0. */
-unsigned signatures_positioned_line(const survey_pair *p, const pg_positioned_helper *ph,
-                                    unsigned *col);
+/* Where a finding about a patched class belongs: the first line that registers
+ * a patch of it (the class replaced, or one of its methods overridden), in the
+ * file that registers it (pg_patch_site); else the config's file. */
+survey_site signatures_class_site(const survey_pair *p, const char *cls);
+
+/* Where a finding about a positioned helper's target belongs: the
+ * add_helper_after that names it, in its file; else the config's file. */
+survey_site signatures_positioned_site(const survey_pair *p, const pg_positioned_helper *ph);
+
+/* Where a finding about what a helper's text uses belongs: the helper's first
+ * line in its file (column 1) when that file is the workspace's, else the
+ * add_helper_after that registered it (ph may be NULL), else the config's file. */
+survey_site signatures_helper_site(const survey_pair *p, const pg_object *h,
+                                   const pg_positioned_helper *ph);
 
 /* Renders "name(a, b: int = 3, *, c=None, **kw) -> T" into out. */
 void signatures_render(strbuf *out, const index_def *fn);

@@ -50,7 +50,8 @@ static const char *statement_words(const char *type)
 static void note_finding(findings *out, const check_input *in, const cg_note *n, const char *near)
 {
     const pg_patch *p = patch_of(in, n->patch);
-    unsigned line = p ? p->reg_line : 0, col = p ? p->reg_col : 0;
+    unsigned line, col;
+    const char *path = pg_patch_site(p, in->config_path, &line, &col);
     const char *kind = cg_note_kind_name(n->kind);
     json_t *data = json_object();
     json_object_set_new(data, "kind", json_string(kind));
@@ -64,7 +65,7 @@ static void note_finding(findings *out, const check_input *in, const cg_note *n,
         json_object_set_new(data, "kind", json_string("missing-target"));
         if (near)
             json_object_set_new(data, "did_you_mean", json_string(near));
-        f = findings_add(out, "targets", SEV_ERROR, in->module, in->config_path, line, col, data,
+        f = findings_add(out, "targets", SEV_ERROR, in->module, path, line, col, data,
                          "patch target `%s` is not in %s: patchgen drops the patch without a "
                          "word%s%s%s",
                          n->target, src, near ? "; did you mean `" : "", near ? near : "",
@@ -75,32 +76,31 @@ static void note_finding(findings *out, const check_input *in, const cg_note *n,
             /* a typo, most likely: the method it meant stays unpatched */
             json_object_set_new(data, "kind", json_string("near-miss"));
             json_object_set_new(data, "did_you_mean", json_string(near));
-            f = findings_add(out, "targets", SEV_WARNING, in->module, in->config_path, line, col,
-                             data,
+            f = findings_add(out, "targets", SEV_WARNING, in->module, path, line, col, data,
                              "`%s` is not defined upstream: did you mean `%s`? (the config adds "
                              "it as a new method, and `%s` stays unpatched)",
                              n->target, near, near);
             break;
         }
-        f = findings_add(out, "targets", SEV_INFO, in->module, in->config_path, line, col, data,
+        f = findings_add(out, "targets", SEV_INFO, in->module, path, line, col, data,
                          "`%s` is not defined upstream; the config adds it", n->target);
         break;
     case CG_NOTE_SUPERSEDED:
-        f = findings_add(out, "targets", SEV_WARNING, in->module, in->config_path, line, col, data,
+        f = findings_add(out, "targets", SEV_WARNING, in->module, path, line, col, data,
                          "two patches on `%s`: a later registration replaces this one", n->target);
         break;
     case CG_NOTE_SHADOWED:
-        f = findings_add(out, "targets", SEV_WARNING, in->module, in->config_path, line, col, data,
+        f = findings_add(out, "targets", SEV_WARNING, in->module, path, line, col, data,
                          "override of `%s` never applies: its class is replaced whole", n->target);
         break;
     case CG_NOTE_UNAPPLIED_INIT:
-        f = findings_add(out, "targets", SEV_WARNING, in->module, in->config_path, line, col, data,
+        f = findings_add(out, "targets", SEV_WARNING, in->module, path, line, col, data,
                          "modify_init on `%s` is listed in the header but never applied by "
                          "patchgen",
                          n->target);
         break;
     case CG_NOTE_UNAPPLIED:
-        f = findings_add(out, "targets", SEV_WARNING, in->module, in->config_path, line, col, data,
+        f = findings_add(out, "targets", SEV_WARNING, in->module, path, line, col, data,
                          "patch on `%s` is listed but not applied", n->target);
         break;
     case CG_NOTE_DROPPED_STATEMENT:
@@ -151,16 +151,37 @@ static const char *seek_line(line_seek *s, const char *text, unsigned *line)
     return s->at;
 }
 
+/* Where an object's lines are: its file, workspace-relative; the config's path
+ * when it is the config's own file and root is not known, or no file is
+ * recorded. *outside: its file is known and none of these. */
+static const char *object_path(const pg_object *o, const check_input *in, const char *root,
+                               int *outside)
+{
+    *outside = 0;
+    if (!o->file)
+        return in->config_path;
+    size_t n = root ? strlen(root) : 0;
+    if (n && !strncmp(o->file, root, n) && o->file[n] == '/')
+        return o->file + n + 1;
+    if (in->cfg->file && !strcmp(o->file, in->cfg->file))
+        return in->config_path;
+    *outside = 1;
+    return NULL;
+}
+
 /* A patch decorator written on another name (`@gpu_config.override_method(...)`)
  * registers the patch, but patchgen strips only `@config.` lines from the
- * replacement's source, so the decorator lands in the generated file. */
-static void foreign_decorators(findings *out, const check_input *in)
+ * replacement's source, so the decorator lands in the generated file. The
+ * finding is at the decorator's line in the file that holds it. */
+static void foreign_decorators(findings *out, const check_input *in, const char *root)
 {
     const pg_config *cfg = in->cfg;
     line_seek seek = {0};
     for (size_t i = 0; cfg && i < cfg->patches.len; i++) {
         const pg_object *o = cfg->patches.items[i].replacement;
-        if (!o || !o->text)
+        int outside = 0;
+        const char *path = o ? object_path(o, in, root, &outside) : NULL;
+        if (!o || !o->text || outside)
             continue;
         unsigned line = o->start_line;
         const char *p = seek_line(&seek, o->text, &line);
@@ -177,8 +198,8 @@ static void foreign_decorators(findings *out, const check_input *in)
                         size_t n = strlen(patch_decorators[k]);
                         if (!strncmp(dot + 1, patch_decorators[k], n) &&
                             !isalnum((unsigned char)dot[1 + n]) && dot[1 + n] != '_') {
-                            findings_add(out, "targets", SEV_WARNING, in->module, in->config_path,
-                                         line, (unsigned)(q - p) + 1, NULL,
+                            findings_add(out, "targets", SEV_WARNING, in->module, path, line,
+                                         (unsigned)(q - p) + 1, NULL,
                                          "patch decorator `@%.*s.%s` is on a config not named "
                                          "`config`: patchgen will not strip it from the output",
                                          (int)(dot - name), name, patch_decorators[k]);
@@ -355,7 +376,7 @@ static int one_targets(const check_ctx *ctx, const check_input *in, void *arg, f
     for (size_t k = 0; k < in->n_notes; k++)
         note_finding(out, in, &in->notes[k], *near.items[k] ? near.items[k] : NULL);
     strvec_free(&near);
-    foreign_decorators(out, in);
+    foreign_decorators(out, in, ctx->ws ? ctx->ws->root : NULL);
     return 0;
 }
 

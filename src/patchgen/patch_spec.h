@@ -121,4 +121,21 @@ typedef struct pg_config {
  * struct itself). Accepts NULL and hand-built configs. */
 void pg_config_free(pg_config *c);
 
+/* Where a finding about patch p belongs: the file and line that registered it (a
+ * config that imports another's PatchConfig and extends it, as VeOmni's NPU
+ * configs do, holds patches registered in that other file: their lines are
+ * there; no file recorded: config_path), else config_path at no line. Returns
+ * the file; *line, *col 0 when none. */
+static inline const char *pg_patch_site(const pg_patch *p, const char *config_path, unsigned *line,
+                                        unsigned *col)
+{
+    if (p && p->reg_line) {
+        *line = p->reg_line;
+        *col = p->reg_col;
+        return p->reg_file ? p->reg_file : config_path;
+    }
+    *line = *col = 0;
+    return config_path;
+}
+
 #endif

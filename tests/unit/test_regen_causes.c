@@ -207,9 +207,9 @@ static void test_title_names_every_cause(void **state)
 }
 
 /* A config that fails for an add_helper_after whose target the output lacks is at
- * the add_helper_after in the config's file that names the first such target (it
- * had no line: 5.24.0's Qwen3.5 configs); one another config's list brought in, or
- * a target the message does not name, leaves the finding without one. */
+ * the add_helper_after that names the first such target (it had no line: 5.24.0's
+ * Qwen3.5 configs), in the file that registered it; a target the message does not
+ * name leaves the finding at the config's file. */
 static void test_positioned_helper_located(void **state)
 {
     (void)state;
@@ -233,17 +233,23 @@ static void test_positioned_helper_located(void **state)
     assert_int_equal(fs.len, 4);
     assert_int_equal(fs.items[0]->line, 1431);
     assert_int_equal(fs.items[0]->col, 2);
+    assert_string_equal(fs.items[0]->path, path);
     assert_int_equal(fs.items[1]->line, 0);
-    assert_int_equal(fs.items[2]->line, 0);
+    /* registered in another file (a PatchConfig another config's file extends):
+     * there */
+    assert_int_equal(fs.items[2]->line, 12);
+    assert_string_equal(fs.items[2]->path, "m/q/other.py");
     assert_int_equal(fs.items[3]->line, 0);
+    assert_string_equal(fs.items[3]->path, path);
     findings_free(&fs);
     VEC_FREE(&cfg.positioned_helpers);
 }
 
-/* ruff refusing the output: the finding is at the config line that wrote the line
- * of ruff's first diagnostic, found by its text and neighbours among the config's
- * own patch bodies (5.24.0's Qwen3-VL GPU configs: line 1054, column 14); a
- * patch of another file, or a line no body holds, leaves it without one. */
+/* ruff refusing the output: the finding is at the line that wrote the line of
+ * ruff's first diagnostic, found by its text and neighbours among the config's
+ * patch bodies (5.24.0's Qwen3-VL GPU configs: line 1054, column 14), in the file
+ * that holds the body; a body outside the workspace, or a line no body holds,
+ * leaves it at the config's file. */
 static void test_ruff_located(void **state)
 {
     (void)state;
@@ -287,9 +293,14 @@ static void test_ruff_located(void **state)
     regen_finding(&fs, "m.q", path, &cfg, "fails", msg);
     assert_int_equal(fs.items[0]->line, 7);
     assert_int_equal(fs.items[0]->col, 14);
-    body.file = "/ws/m/q/other.py"; /* a body the config imports */
+    body.file = "/ws/m/q/other.py"; /* a body the config imports: there */
     regen_finding(&fs, "m.q", path, &cfg, "fails", msg);
-    assert_int_equal(fs.items[1]->line, 0);
+    assert_int_equal(fs.items[1]->line, 7);
+    assert_string_equal(fs.items[1]->path, "m/q/other.py");
+    body.file = "/elsewhere/other.py"; /* outside the workspace: the config's file */
+    regen_finding(&fs, "m.q", path, &cfg, "fails", msg);
+    assert_int_equal(fs.items[2]->line, 0);
+    assert_string_equal(fs.items[2]->path, path);
     body.file = cfg.file;
     /* the line alone, none of its neighbours in the body: not enough to say */
     static const char lone[] = "m/q/q_gpu_patch_gen_config.py: ruff normalisation failed: "
@@ -301,12 +312,12 @@ static void test_ruff_located(void **state)
                                "   |                  ^^^^^^^^^^\n"
                                "91 |         pass\n";
     regen_finding(&fs, "m.q", path, &cfg, "fails", lone);
-    assert_int_equal(fs.items[2]->line, 0);
+    assert_int_equal(fs.items[3]->line, 0);
     /* the output ending in a marker line, no line break after it (read past its
      * end before: fuzz_regen_finding, under ASan) */
     char *cut = strndup(msg, (size_t)(strstr(msg, "^^^^^^^^^^") - msg));
     regen_finding(&fs, "m.q", path, &cfg, "fails", cut);
-    assert_int_equal(fs.items[3]->line, 7);
+    assert_int_equal(fs.items[4]->line, 7);
     free(cut);
     findings_free(&fs);
     VEC_FREE(&cfg.patches);

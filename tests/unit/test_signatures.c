@@ -37,6 +37,9 @@ static index_module *load(const char *tag, const char *model)
     return m;
 }
 
+/* The file that registers the next survey's patches (NULL: none recorded). */
+static const char *reg_file;
+
 /* Runs the survey for one patch between two indexed modules (the sources in
  * last_src); returns the findings as "severity kind: title" lines. */
 static char *survey_patches(index_module *a, index_module *b, const pg_patch *patches, size_t n)
@@ -47,6 +50,7 @@ static char *survey_patches(index_module *a, index_module *b, const pg_patch *pa
     for (size_t i = 0; i < n; i++) {
         pg_patch patch = patches[i];
         patch.reg_line = 7;
+        patch.reg_file = reg_file;
         VEC_PUSH(&cfg.patches, patch);
     }
     survey_pair p = {.config = "cfg",
@@ -71,6 +75,7 @@ static char *survey_patches(index_module *a, index_module *b, const pg_patch *pa
         if (with_detail && fs.items[i]->detail)
             strbuf_adds(&out, fs.items[i]->detail);
         assert_int_equal(fs.items[i]->line, 7);
+        assert_string_equal(fs.items[i]->path, reg_file ? reg_file : "cfg.py");
     }
     findings_free(&fs);
     VEC_FREE(&cfg.patches);
@@ -375,6 +380,20 @@ static void test_reordered(void **state)
                                 "reordered: (self, hidden_states, routing_weights, "
                                 "selected_experts) → (self, hidden_states, selected_experts, "
                                 "routing_weights)\n"));
+    free(got);
+}
+
+/* A patch registered in another file (VeOmni's NPU configs import the GPU
+ * config's PatchConfig and extend it) is reported at its line in that file: the
+ * NPU config's path with the GPU file's line pointed past the end of a 55-line
+ * file for 149 findings of the corpus. */
+static void test_finding_in_registering_file(void **state)
+{
+    (void)state;
+    reg_file = "m/qwen3_moe_gpu_patch_gen_config.py";
+    char *got = survey("qwen3_moe", PG_METHOD_OVERRIDE, "Qwen3MoeExperts.forward", NULL);
+    reg_file = NULL;
+    assert_non_null(strstr(got, "error param-reordered: "));
     free(got);
 }
 
@@ -1177,6 +1196,7 @@ int main(void)
         cmocka_unit_test(test_param_added_and_removed),
         cmocka_unit_test(test_class_renamed_candidate),
         cmocka_unit_test(test_reordered),
+        cmocka_unit_test(test_finding_in_registering_file),
         cmocka_unit_test(test_default_changed),
         cmocka_unit_test(test_init_attr_renamed_used_by_patch),
         cmocka_unit_test(test_init_attr_moved_into_submodule),
