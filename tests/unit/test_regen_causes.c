@@ -289,6 +289,25 @@ static void test_ruff_located(void **state)
         "\n"
         "F821 Undefined name `GoneOutput`\n";
     const char *path = "m/q/q_gpu_patch_gen_config.py";
+    /* a body earlier in the file holding those lines inside longer ones (comments,
+     * another indentation is fine but not another text): not a match */
+    static const char commented[] = "# @config.override_method(\"M.forward\")\n"
+                                    "# def forward(\n"
+                                    "#     self,\n"
+                                    "#     x,\n"
+                                    "# ) -> tuple | GoneOutput:\n"
+                                    "#     return GoneOutput(x)\n";
+    pg_object decoy = {.name = "decoy",
+                       .file = "/ws/m/q/q_gpu_patch_gen_config.py",
+                       .text = commented,
+                       .text_len = sizeof(commented) - 1,
+                       .start_line = 1,
+                       .end_line = 6};
+    pg_patch dp = {0};
+    dp.type = PG_METHOD_OVERRIDE;
+    dp.target = "M.other";
+    dp.replacement = &decoy;
+    VEC_PUSH(&cfg.patches, dp);
     findings fs = FINDINGS_INIT;
     regen_finding(&fs, "m.q", path, &cfg, "fails", msg);
     assert_int_equal(fs.items[0]->line, 7);
