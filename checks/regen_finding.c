@@ -142,17 +142,6 @@ static void ruff_frame(const char *msg, strbuf *src, unsigned *at, unsigned *col
     }
 }
 
-/* The workspace-relative form of abs, a file of the workspace whose config file
- * is cfg_file (absolute) and path (relative); NULL outside it. */
-static const char *ws_relative(const char *abs, const char *cfg_file, const char *path)
-{
-    size_t fl = strlen(cfg_file), cl = strlen(path);
-    if (!abs || fl <= cl || strcmp(cfg_file + fl - cl, path) || cfg_file[fl - cl - 1] != '/' ||
-        strncmp(abs, cfg_file, fl - cl))
-        return NULL;
-    return abs + fl - cl;
-}
-
 /* The config line that wrote the line ruff's first diagnostic is on (a patch
  * body or a helper, found by its text and neighbours as names_origin.h finds it),
  * in the file that holds it (*path). */
@@ -166,7 +155,7 @@ static void ruff_located(const char *message, const char **path, const pg_config
     int shift;
     ruff_frame(message, &src, &at, &dcol);
     const pg_object *o = at ? names_origin_find(cfg, src.buf, src.len, at, 2, &l, &shift) : NULL;
-    const char *rel = o ? ws_relative(o->file, cfg->file, *path) : NULL;
+    const char *rel = o ? pg_workspace_relative(o->file, cfg->file, *path) : NULL;
     if (rel) {
         *path = rel;
         *line = l;

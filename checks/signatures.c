@@ -2586,20 +2586,6 @@ static void compare_target(sig_ctx *c, const pg_patch *patch, const char *target
         compare_init_attrs(c, da->parent->qualname, da->parent, db->parent);
 }
 
-/* The workspace-relative form of an absolute path of the workspace: the config's
- * file is both (cfg->file ends in "/" + config_path); NULL outside it. */
-static const char *ws_relative(const survey_pair *p, const char *abs)
-{
-    if (!abs || !p->cfg || !p->cfg->file || !p->config_path)
-        return NULL;
-    size_t fl = strlen(p->cfg->file), cl = strlen(p->config_path);
-    if (fl <= cl || strcmp(p->cfg->file + fl - cl, p->config_path) ||
-        p->cfg->file[fl - cl - 1] != '/')
-        return NULL;
-    size_t root = fl - cl; /* with the slash */
-    return !strncmp(abs, p->cfg->file, root) ? abs + root : NULL;
-}
-
 survey_site signatures_class_site(const survey_pair *p, const char *cls)
 {
     survey_site s = {p->config_path, 0, 0};
@@ -2635,7 +2621,9 @@ survey_site signatures_positioned_site(const survey_pair *p, const pg_positioned
 survey_site signatures_helper_site(const survey_pair *p, const pg_object *h,
                                    const pg_positioned_helper *ph)
 {
-    const char *rel = h && h->start_line ? ws_relative(p, h->file) : NULL;
+    const char *rel = h && h->start_line && p->cfg
+                          ? pg_workspace_relative(h->file, p->cfg->file, p->config_path)
+                          : NULL;
     if (rel) {
         survey_site s = {rel, h->start_line, 1};
         return s;

@@ -14,6 +14,7 @@
 #define PGCI_PATCHGEN_PATCH_SPEC_H
 
 #include <stddef.h>
+#include <string.h>
 
 #include "core/arena.h"
 #include "core/vec.h"
@@ -120,6 +121,21 @@ typedef struct pg_config {
 /* Frees the config's vectors and its arena (which, for an evaluated config, holds the
  * struct itself). Accepts NULL and hand-built configs. */
 void pg_config_free(pg_config *c);
+
+/* The workspace-relative form of abs, a file of the workspace whose config file
+ * is cfg_file (absolute) and config_path (relative: cfg_file ends in "/" +
+ * config_path); NULL when any is NULL or abs is outside the workspace. */
+static inline const char *pg_workspace_relative(const char *abs, const char *cfg_file,
+                                                const char *config_path)
+{
+    if (!abs || !cfg_file || !config_path)
+        return NULL;
+    size_t fl = strlen(cfg_file), cl = strlen(config_path);
+    if (fl <= cl || strcmp(cfg_file + fl - cl, config_path) || cfg_file[fl - cl - 1] != '/' ||
+        strncmp(abs, cfg_file, fl - cl))
+        return NULL;
+    return abs + fl - cl;
+}
 
 /* Where a finding about patch p belongs: the file and line that registered it (a
  * config that imports another's PatchConfig and extends it, as VeOmni's NPU
