@@ -32,7 +32,10 @@ echo "ok: transformers 5.9.0: $(cat "$tmp/out")"
 # targets (a method misspelt, __init__ as __int__, letters added or lost): the gate's
 # "did you mean" findings, cold at -j1 and -j2 and warm from the cache, are the ones
 # recorded in 11-near-miss.expected, which full indexes gave (pgci before
-# names-only indexes, commit 4c45c8c).
+# names-only indexes, commit 4c45c8c). The Qwen3-Omni NPU config extends the GPU
+# config's PatchConfig: its four suggestions are at the GPU file's lines, where
+# the patches are registered (they named the NPU file, 55 lines, with those lines
+# until the twenty-ninth session).
 . tests/corpus/veomni_ws.sh
 PGCI=${PGCI:-bin/pgci}
 if ! ws=$(veomni_sdist 0.1.12); then
