@@ -72,9 +72,10 @@ static int score(const pg_object *o, unsigned l, const gen_site *g)
 }
 
 /* Keeps the best (object, line) for the site among o's lines. Only the lines
- * whose text is the site's are scored: their places are found by a search of the
- * text, not by reading each line of o from the file's start (which cost a
- * regeneration's failure 600 M instructions on 2,000-line configs). */
+ * that hold the site's text are scored (score() compares them whole): they are
+ * found by a search of the text, not by reading each line of o from the file's
+ * start (which cost a regeneration's failure 600 M instructions on 2,000-line
+ * configs). */
 static void consider(const pg_object *o, const gen_site *g, const pg_object **best, unsigned *line,
                      int *best_score)
 {
@@ -91,12 +92,7 @@ static void consider(const pg_object *o, const gen_site *g, const pg_object **be
         from = hit; /* l is hit's line */
         if (l > o->end_line)
             return;
-        const char *b = hit, *e = hit + n;
-        while (b > text && (b[-1] == ' ' || b[-1] == '\t'))
-            b--;
-        while (e < end && *e != '\n' && isspace((unsigned char)*e))
-            e++;
-        if (l < o->start_line || (b > text && b[-1] != '\n') || (e < end && *e != '\n'))
+        if (l < o->start_line)
             continue;
         int sc = score(o, l, g);
         if (sc > *best_score) {

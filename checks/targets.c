@@ -151,37 +151,27 @@ static const char *seek_line(line_seek *s, const char *text, unsigned *line)
     return s->at;
 }
 
-/* Where an object's lines are: its file, workspace-relative; the config's path
- * when it is the config's own file and root is not known, or no file is
- * recorded. *outside: its file is known and none of these. */
-static const char *object_path(const pg_object *o, const check_input *in, const char *root,
-                               int *outside)
+/* Where an object's lines are: its file, workspace-relative (the config's file
+ * when no file is recorded); NULL when its file is outside the workspace. */
+static const char *object_path(const pg_object *o, const check_input *in)
 {
-    *outside = 0;
     if (!o->file)
         return in->config_path;
-    size_t n = root ? strlen(root) : 0;
-    if (n && !strncmp(o->file, root, n) && o->file[n] == '/')
-        return o->file + n + 1;
-    if (in->cfg->file && !strcmp(o->file, in->cfg->file))
-        return in->config_path;
-    *outside = 1;
-    return NULL;
+    return pg_workspace_relative(o->file, in->cfg->file, in->config_path);
 }
 
 /* A patch decorator written on another name (`@gpu_config.override_method(...)`)
  * registers the patch, but patchgen strips only `@config.` lines from the
  * replacement's source, so the decorator lands in the generated file. The
  * finding is at the decorator's line in the file that holds it. */
-static void foreign_decorators(findings *out, const check_input *in, const char *root)
+static void foreign_decorators(findings *out, const check_input *in)
 {
     const pg_config *cfg = in->cfg;
     line_seek seek = {0};
     for (size_t i = 0; cfg && i < cfg->patches.len; i++) {
         const pg_object *o = cfg->patches.items[i].replacement;
-        int outside = 0;
-        const char *path = o ? object_path(o, in, root, &outside) : NULL;
-        if (!o || !o->text || outside)
+        const char *path = o ? object_path(o, in) : NULL;
+        if (!o || !o->text || (o->file && !path))
             continue;
         unsigned line = o->start_line;
         const char *p = seek_line(&seek, o->text, &line);
@@ -376,7 +366,7 @@ static int one_targets(const check_ctx *ctx, const check_input *in, void *arg, f
     for (size_t k = 0; k < in->n_notes; k++)
         note_finding(out, in, &in->notes[k], *near.items[k] ? near.items[k] : NULL);
     strvec_free(&near);
-    foreign_decorators(out, in, ctx->ws ? ctx->ws->root : NULL);
+    foreign_decorators(out, in);
     return 0;
 }
 

@@ -277,6 +277,25 @@ static void test_foreign_decorators(void **state)
     assert_non_null(strstr(fs.items[2]->title, "`@cfg2.add_helper`"));
     VEC_FREE(&cfg.patches);
     findings_free(&fs);
+    /* a replacement of another file of the workspace (an NPU config extending the
+     * GPU config's patches): at its line in that file, not under the config's path
+     * (that line is not the config's); one outside the workspace: none */
+    in.config_path = "m/npu_patch_gen_config.py";
+    cfg.file = "/ws/m/npu_patch_gen_config.py";
+    const pg_object other[] = {
+        {.text = a, .start_line = 3, .end_line = 5, .file = "/ws/m/gpu_patch_gen_config.py"},
+        {.text = a, .start_line = 3, .end_line = 5, .file = "/elsewhere/gpu.py"},
+    };
+    for (size_t i = 0; i < 2; i++) {
+        pg_patch p = {.type = PG_METHOD_OVERRIDE, .target = "A.f", .replacement = &other[i]};
+        VEC_PUSH(&cfg.patches, p);
+    }
+    assert_int_equal(run(&check_targets, &in, 0, &fs), CHECK_RAN);
+    assert_int_equal(fs.len, 1);
+    assert_string_equal(fs.items[0]->path, "m/gpu_patch_gen_config.py");
+    assert_int_equal(fs.items[0]->line, 3);
+    VEC_FREE(&cfg.patches);
+    findings_free(&fs);
     strbuf_free(&diff);
 }
 

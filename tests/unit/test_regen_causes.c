@@ -245,36 +245,24 @@ static void test_positioned_helper_located(void **state)
     VEC_FREE(&cfg.positioned_helpers);
 }
 
+/* An override of `target` with replacement o, pushed on cfg's patches. */
+static void add_override(pg_config *cfg, const char *target, const pg_object *o)
+{
+    pg_patch p = {0};
+    p.type = PG_METHOD_OVERRIDE;
+    p.target = target;
+    p.replacement = o;
+    VEC_PUSH(&cfg->patches, p);
+}
+
 /* ruff refusing the output: the finding is at the line that wrote the line of
  * ruff's first diagnostic, found by its text and neighbours among the config's
  * patch bodies (5.24.0's Qwen3-VL GPU configs: line 1054, column 14), in the file
- * that holds the body; a body outside the workspace, or a line no body holds,
- * leaves it at the config's file. */
+ * that holds the body; a body outside the workspace, a line no body holds whole,
+ * or a line no neighbour confirms, leaves it at the config's file. */
 static void test_ruff_located(void **state)
 {
     (void)state;
-    static const char text[] = "import torch\n"
-                               "\n"
-                               "@config.override_method(\"M.forward\")\n"
-                               "def forward(\n"
-                               "    self,\n"
-                               "    x,\n"
-                               ") -> tuple | GoneOutput:\n"
-                               "    return GoneOutput(x)\n";
-    pg_object body = {.name = "forward",
-                      .file = "/ws/m/q/q_gpu_patch_gen_config.py",
-                      .text = text,
-                      .text_len = sizeof(text) - 1,
-                      .start_line = 3,
-                      .end_line = 8};
-    pg_config cfg;
-    memset(&cfg, 0, sizeof(cfg));
-    cfg.file = "/ws/m/q/q_gpu_patch_gen_config.py";
-    pg_patch p = {0};
-    p.type = PG_METHOD_OVERRIDE;
-    p.target = "M.forward";
-    p.replacement = &body;
-    VEC_PUSH(&cfg.patches, p);
     static const char msg[] =
         "m/q/q_gpu_patch_gen_config.py: ruff normalisation failed: 'ruff check --fix "
         "<tmp>/patched_q.py' exited with status 1: F821 Undefined name `GoneOutput`\n"
@@ -289,8 +277,11 @@ static void test_ruff_located(void **state)
         "\n"
         "F821 Undefined name `GoneOutput`\n";
     const char *path = "m/q/q_gpu_patch_gen_config.py";
-    /* a body earlier in the file holding those lines inside longer ones (comments,
-     * another indentation is fine but not another text): not a match */
+    pg_config cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.file = "/ws/m/q/q_gpu_patch_gen_config.py";
+    /* a body holding those lines only inside longer ones (comments): the text is
+     * found in it, but no line of it is the line */
     static const char commented[] = "# @config.override_method(\"M.forward\")\n"
                                     "# def forward(\n"
                                     "#     self,\n"
@@ -298,16 +289,31 @@ static void test_ruff_located(void **state)
                                     "# ) -> tuple | GoneOutput:\n"
                                     "#     return GoneOutput(x)\n";
     pg_object decoy = {.name = "decoy",
-                       .file = "/ws/m/q/q_gpu_patch_gen_config.py",
+                       .file = cfg.file,
                        .text = commented,
                        .text_len = sizeof(commented) - 1,
                        .start_line = 1,
                        .end_line = 6};
-    pg_patch dp = {0};
-    dp.type = PG_METHOD_OVERRIDE;
-    dp.target = "M.other";
-    dp.replacement = &decoy;
-    VEC_PUSH(&cfg.patches, dp);
+    add_override(&cfg, "M.other", &decoy);
+    findings none = FINDINGS_INIT;
+    regen_finding(&none, "m.q", path, &cfg, "fails", msg);
+    assert_int_equal(none.items[0]->line, 0);
+    findings_free(&none);
+    static const char text[] = "import torch\n"
+                               "\n"
+                               "@config.override_method(\"M.forward\")\n"
+                               "def forward(\n"
+                               "    self,\n"
+                               "    x,\n"
+                               ") -> tuple | GoneOutput:\n"
+                               "    return GoneOutput(x)\n";
+    pg_object body = {.name = "forward",
+                      .file = cfg.file,
+                      .text = text,
+                      .text_len = sizeof(text) - 1,
+                      .start_line = 3,
+                      .end_line = 8};
+    add_override(&cfg, "M.forward", &body);
     findings fs = FINDINGS_INIT;
     regen_finding(&fs, "m.q", path, &cfg, "fails", msg);
     assert_int_equal(fs.items[0]->line, 7);
