@@ -39,26 +39,36 @@ static void statements(TSNode parent, node_vec *out)
     ts_tree_cursor_delete(&c);
 }
 
-/* The donor's module-level statements (kind 0) and those of its module-level
+/* A donor's statement: its node and the tree it is in. */
+typedef struct given {
+    TSNode node;
+    const py_tree *t;
+} given;
+typedef VEC(given) given_vec;
+
+/* The module-level statements of donor d (kind 0) and those of its module-level
  * classes' bodies (kind 1), keyed, with their nodes in the same order. */
-static void donor_keys(const py_tree *d, py_keys *k, node_vec dn[2])
+static void donor_keys(const py_tree *d, py_keys *k, given_vec dn[2])
 {
-    k->src = d->src;
-    node_vec tops = VEC_INIT;
+    node_vec tops = VEC_INIT, body = VEC_INIT;
     statements(py_root(d), &tops);
     for (size_t i = 0; i < tops.len; i++) {
         TSNode n = tops.items[i];
-        py_keys_add(k, 0, ts_node_start_byte(n), ts_node_end_byte(n));
-        VEC_PUSH(&dn[0], n);
+        py_keys_add_in(k, 0, d->src, ts_node_start_byte(n), ts_node_end_byte(n));
+        VEC_PUSH(&dn[0], ((given){n, d}));
         TSNode cls = class_of(n);
         if (ts_node_is_null(cls))
             continue;
-        size_t from = dn[1].len;
-        statements(py_field(cls, "body"), &dn[1]);
-        for (size_t m = from; m < dn[1].len; m++)
-            py_keys_add(k, 1, ts_node_start_byte(dn[1].items[m]), ts_node_end_byte(dn[1].items[m]));
+        body.len = 0;
+        statements(py_field(cls, "body"), &body);
+        for (size_t m = 0; m < body.len; m++) {
+            TSNode b = body.items[m];
+            py_keys_add_in(k, 1, d->src, ts_node_start_byte(b), ts_node_end_byte(b));
+            VEC_PUSH(&dn[1], ((given){b, d}));
+        }
     }
     VEC_FREE(&tops);
+    VEC_FREE(&body);
 }
 
 static uint32_t col_of(const char *s, uint32_t at)
@@ -72,12 +82,13 @@ static uint32_t col_of(const char *s, uint32_t at)
 /* A donated statement: the donor's node n for the source's statement at byte
  * `start`, row `row`. -1 when it stands at another column there (its positions
  * would not be the source's). */
-static int donated(py_forest *f, py_forest_stmt *s, TSNode n, uint32_t start, uint32_t row)
+static int donated(py_forest *f, py_forest_stmt *s, given g, uint32_t start, uint32_t row)
 {
+    TSNode n = g.node;
     if (ts_node_start_point(n).column != col_of(f->file.src, start))
         return -1;
     s->node = n;
-    s->t = f->donor;
+    s->t = g.t;
     s->delta = (long)start - (long)ts_node_start_byte(n);
     s->row_delta = (long)row - (long)ts_node_start_point(n).row;
     s->start = start;
@@ -103,7 +114,7 @@ static int parsed(py_forest *f, const py_pieces *ps, py_forest_stmt *s, TSNode n
 
 /* The statements of a class parsed in part (s, piece p): its parsed body's and
  * the donor's, in the order of its plan. */
-static int assemble_class(py_forest *f, const py_pieces *ps, const node_vec *dm, py_forest_stmt *s,
+static int assemble_class(py_forest *f, const py_pieces *ps, const given_vec *dm, py_forest_stmt *s,
                           const py_piece *p)
 {
     TSNode cls = class_of(s->node);
@@ -134,7 +145,7 @@ static int assemble_class(py_forest *f, const py_pieces *ps, const node_vec *dm,
 }
 
 /* The forest's statements, from the plan and the parsed text's tree. */
-static int assemble(py_forest *f, const py_pieces *ps, const node_vec dn[2])
+static int assemble(py_forest *f, const py_pieces *ps, const given_vec dn[2])
 {
     node_vec kids = VEC_INIT;
     statements(py_root(&f->parsed), &kids);
@@ -160,14 +171,16 @@ static int assemble(py_forest *f, const py_pieces *ps, const node_vec dn[2])
 }
 
 int py_forest_build(py_forest *f, const char *src, size_t len, const char *path,
-                    const py_tree *donor)
+                    const py_tree *donor, const py_tree *const *kin, size_t nkin)
 {
     memset(f, 0, sizeof(*f));
     f->donor = donor;
     py_keys k;
     memset(&k, 0, sizeof(k));
-    node_vec dn[2] = {VEC_INIT, VEC_INIT};
-    donor_keys(donor, &k, dn);
+    given_vec dn[2] = {VEC_INIT, VEC_INIT};
+    for (size_t i = 0; i < nkin; i++)
+        donor_keys(kin[i], &k, dn);
+    donor_keys(donor, &k, dn); /* a statement the donor has too is the donor's */
     py_pieces ps;
     int r = py_pieces_plan(&k, src, len, &ps);
     f->file.src = pgci_malloc(len + 1);

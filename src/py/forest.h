@@ -29,7 +29,7 @@
 
 typedef struct py_forest_stmt {
     TSNode node;         /* the statement (a decorated definition whole) */
-    const py_tree *t;    /* the tree it is in: the donor's or the parsed text's */
+    const py_tree *t;    /* the tree it is in: a donor's or the parsed text's */
     long delta;          /* the source's byte of the node's byte b: b + delta */
     long row_delta;      /* the source's row of the node's row r: r + row_delta */
     uint32_t start, end; /* its bytes in the source (a class parsed in part: to its
@@ -51,10 +51,16 @@ typedef struct py_forest {
 } py_forest;
 
 /* The forest of src[0..len) against donor, a tree without syntax errors that
- * must outlive the forest. 0, or PGCI_EUNSUPPORTED (nothing to free) when the
- * file must be parsed whole, or another negative code with the message set. */
+ * must outlive the forest. kin[0..nkin) are more donors, trees without syntax
+ * errors that must outlive it too: the `parsed` of earlier forests against the
+ * same donor, whose statements the forest takes as it takes the donor's (the
+ * configs regenerated from one upstream module share much of what is not the
+ * module's: a GPU config and its NPU sibling override the same methods); a
+ * statement both have is the donor's. 0, or PGCI_EUNSUPPORTED (nothing to free)
+ * when the file must be parsed whole, or another negative code with the message
+ * set. */
 int py_forest_build(py_forest *f, const char *src, size_t len, const char *path,
-                    const py_tree *donor);
+                    const py_tree *donor, const py_tree *const *kin, size_t nkin);
 
 void py_forest_free(py_forest *f);
 

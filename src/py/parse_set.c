@@ -26,6 +26,13 @@ typedef struct parsed {
     size_t users;                 /* copies handed out and not released */
     py_tree tree;                 /* owns the source and the tree */
     char key[SHA256_HEX_LEN + 1]; /* the SHA-256 of the source, its key */
+    /* the parsed texts of forests made against this source as their donor (each
+     * a copy of the forest's `parsed`, its own source and a reference to the
+     * tree): later forests against it take their statements too (forest.h).
+     * They go with the tree: no forest against it is alive then, as each holds
+     * a copy of the tree */
+    py_tree *kin[PY_PARSE_SET_KIN];
+    size_t nkin;
 } parsed;
 
 /* A source's forest against a donor (forest.h), by the source's address. */
@@ -60,9 +67,19 @@ py_parse_set *py_parse_set_new(void)
     return s;
 }
 
+static void kin_free(parsed *e)
+{
+    for (size_t i = 0; i < e->nkin; i++) {
+        py_tree_free(e->kin[i]);
+        free(e->kin[i]);
+    }
+    e->nkin = 0;
+}
+
 static void parsed_free(void *p)
 {
     parsed *e = p;
+    kin_free(e);
     py_tree_free(&e->tree);
     pthread_mutex_destroy(&e->lock);
     free(e);
@@ -297,6 +314,7 @@ int py_parse_set_digest(py_parse_set *s, const char *src, size_t len, char hex[S
  * Called with e->lock held. */
 static void drop_tree(parsed *e)
 {
+    kin_free(e);
     py_tree_free(&e->tree);
     e->done = 0;
     e->forgotten = 0;
@@ -325,6 +343,41 @@ static forested *forest_entry(py_parse_set *s, const char *src, size_t len)
     return entry_in(s, &s->forests, k, sizeof(forested));
 }
 
+/* e's forest of src[0..len) against e->donor (a copy of the donor's tree, which
+ * keeps the donor's entry and its kin alive while the forest is), with the
+ * statements of the donor's kin; the forest's parsed text joins the kin. The kin
+ * are read under the donor entry's lock, and a forest made at the same time as
+ * another against the same donor may not see it: a parse more, never a wrong
+ * tree (a statement's node depends on its bytes only). */
+static int forest_with_kin(forested *e, const char *src, size_t len, const char *path)
+{
+    parsed *d = e->donor.shared;
+    const py_tree *kin[PY_PARSE_SET_KIN];
+    pthread_mutex_lock(&d->lock);
+    size_t nkin = d->nkin;
+    memcpy(kin, d->kin, nkin * sizeof(kin[0]));
+    pthread_mutex_unlock(&d->lock);
+    int r = py_forest_build(&e->f, src, len, path, &e->donor, kin, nkin);
+    if (r < 0)
+        return r;
+    py_tree *k = pgci_calloc(1, sizeof(*k));
+    k->tree = ts_tree_copy(e->f.parsed.tree);
+    k->len = e->f.parsed.len;
+    k->src = pgci_malloc(k->len + 1);
+    memcpy(k->src, e->f.parsed.src, k->len + 1);
+    k->path = pgci_strdup("<kin>");
+    pthread_mutex_lock(&d->lock);
+    int kept = d->nkin < PY_PARSE_SET_KIN;
+    if (kept)
+        d->kin[d->nkin++] = k;
+    pthread_mutex_unlock(&d->lock);
+    if (!kept) {
+        py_tree_free(k);
+        free(k);
+    }
+    return 0;
+}
+
 const py_forest *py_parse_set_get_forest(py_parse_set *s, const char *src, size_t len,
                                          const char *path, const char *donor, size_t donor_len)
 {
@@ -337,8 +390,7 @@ const py_forest *py_parse_set_get_forest(py_parse_set *s, const char *src, size_
     if (e->state == 0) {
         e->state = -1;
         if (py_parse_set_get(s, donor, donor_len, "<upstream>", &e->donor) == 0) {
-            if (py_check_syntax(&e->donor) == 0 &&
-                py_forest_build(&e->f, src, len, path, &e->donor) == 0)
+            if (py_check_syntax(&e->donor) == 0 && forest_with_kin(e, src, len, path) == 0)
                 e->state = 1;
             else
                 py_parse_set_release(&e->donor);

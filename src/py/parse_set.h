@@ -24,6 +24,9 @@
 
 typedef struct py_parse_set py_parse_set;
 
+/* The parsed texts of forests kept per donor (py_parse_set_get_forest). */
+#define PY_PARSE_SET_KIN 8
+
 py_parse_set *py_parse_set_new(void);
 void py_parse_set_free(py_parse_set *s);
 /* The same, the trees freed on up to `jobs` threads. */
@@ -55,7 +58,10 @@ int py_parse_set_get_near(py_parse_set *s, const char *src, size_t len, const ch
 
 /* The forest of src[0..len) against the source `donor` (py/forest.h; the donor's
  * tree from the set), made once per source like a tree; NULL when the forest
- * declines, and the caller then asks for the tree. Release it with
+ * declines, and the caller then asks for the tree. The set keeps the parsed texts
+ * of the first PY_PARSE_SET_KIN forests against a donor, as long as the donor's
+ * tree, and a later forest against it takes their statements as it takes the
+ * donor's (a GPU config and its NPU sibling override the same methods). Release it with
  * py_parse_set_release_forest(); py_parse_set_forget() forgets it too. */
 const py_forest *py_parse_set_get_forest(py_parse_set *s, const char *src, size_t len,
                                          const char *path, const char *donor, size_t donor_len);

@@ -20,10 +20,15 @@ static void text_key(char key[KEY_LEN], const char *s, size_t n)
 
 size_t py_keys_add(py_keys *k, int kind, uint32_t start, uint32_t end)
 {
-    py_span sp = {start, end};
+    return py_keys_add_in(k, kind, k->src, start, end);
+}
+
+size_t py_keys_add_in(py_keys *k, int kind, const char *text, uint32_t start, uint32_t end)
+{
+    py_key_span sp = {text, start, end};
     VEC_PUSH(&k->spans[kind], sp);
     char key[KEY_LEN];
-    text_key(key, k->src + start, end - start);
+    text_key(key, text + start, end - start);
     hashmap_put(&k->by[kind], key, (void *)(uintptr_t)k->spans[kind].len);
     return k->spans[kind].len;
 }
@@ -33,8 +38,8 @@ long py_keys_find(const py_keys *k, int kind, const char *s, size_t len)
     char key[KEY_LEN];
     text_key(key, s, len);
     size_t i = (size_t)(uintptr_t)hashmap_get(&k->by[kind], key);
-    const py_span *sp = i ? &k->spans[kind].items[i - 1] : NULL;
-    if (!sp || sp->end - sp->start != len || memcmp(k->src + sp->start, s, len))
+    const py_key_span *sp = i ? &k->spans[kind].items[i - 1] : NULL;
+    if (!sp || sp->end - sp->start != len || memcmp(sp->src + sp->start, s, len))
         return 0;
     return (long)i;
 }

@@ -35,14 +35,23 @@ typedef struct py_span {
     uint32_t start, end;
 } py_span;
 
+typedef struct py_key_span {
+    const char *src; /* the text the span indexes */
+    uint32_t start, end;
+} py_key_span;
+
 typedef struct py_keys {
-    const char *src; /* the text the spans index */
-    VEC(py_span) spans[2];
+    const char *src; /* the text py_keys_add() indexes */
+    VEC(py_key_span) spans[2];
     hashmap by[2];
 } py_keys;
 
 /* Adds the statement src[start..end) of the kind; returns its number. */
 size_t py_keys_add(py_keys *k, int kind, uint32_t start, uint32_t end);
+
+/* The same for a statement of another text, text[start..end), which must outlive
+ * the keys (a forest's donors are several texts). */
+size_t py_keys_add_in(py_keys *k, int kind, const char *text, uint32_t start, uint32_t end);
 
 /* The number of a statement of the kind whose bytes are s[0..len), or 0. */
 long py_keys_find(const py_keys *k, int kind, const char *s, size_t len);

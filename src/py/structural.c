@@ -1060,7 +1060,7 @@ int structural_compare_forest(const char *donor, size_t donor_len, const char *a
     py_forest f;
     int r = py_parse(&td, donor, donor_len, "<upstream>");
     if (r == 0 && (r = py_check_syntax(&td)) == 0)
-        r = py_forest_build(&f, a, alen, "<regenerated>", &td);
+        r = py_forest_build(&f, a, alen, "<regenerated>", &td, NULL, 0);
     if (r == 0) {
         r = compare_pieces(NULL, &f, a, alen, b, blen, res);
         py_forest_free(&f);

@@ -8,7 +8,11 @@
  *  - the structural comparison of the text with the module, the text read as a
  *    forest, says what the whole comparison says, to the lines and the message;
  *  - the forest declines only a text with a syntax error or one whose
- *    statements the scan (py_top_split) cannot tell.
+ *    statements the scan (py_top_split) cannot tell;
+ *  - a second forest of the text, with the first one's parse as kin (as the
+ *    second config of a module takes its sibling's: here nearly every statement
+ *    the first one parsed), is made too, and its names findings are the whole
+ *    tree's as well.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -42,13 +46,22 @@ static void names_like_whole(const py_tree *tu, const char *a, size_t alen)
     int clean = check_names_tree(&fw, &ta, "m", "a.py", NULL) == 0;
     pgci_error_clear();
     py_forest f;
-    if (py_forest_build(&f, a, alen, "a.py", tu) == 0) {
+    if (py_forest_build(&f, a, alen, "a.py", tu, NULL, 0) == 0) {
         CHECK(clean);
         CHECK(check_names_forest(&ff, &f, "m", "a.py", NULL) == 0);
         char *x = names_json(&fw), *y = names_json(&ff);
         CHECK(!strcmp(x, y));
+        free(y);
+        const py_tree *kin[] = {&f.parsed};
+        py_forest g;
+        CHECK(py_forest_build(&g, a, alen, "a.py", tu, kin, 1) == 0);
+        findings_free(&ff);
+        CHECK(check_names_forest(&ff, &g, "m", "a.py", NULL) == 0);
+        y = names_json(&ff);
+        CHECK(!strcmp(x, y));
         free(x);
         free(y);
+        py_forest_free(&g);
         py_forest_free(&f);
     } else {
         py_top *t = NULL;

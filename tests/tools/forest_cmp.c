@@ -53,7 +53,7 @@ int main(int argc, char **argv)
         scope_diags whole = SCOPE_DIAGS_INIT, forest = SCOPE_DIAGS_INIT;
         int rw = scope_analyze(&ta, &o, &whole);
         py_forest f;
-        int r = py_check_syntax(&tu) == 0 ? py_forest_build(&f, a.buf, a.len, argv[i], &tu)
+        int r = py_check_syntax(&tu) == 0 ? py_forest_build(&f, a.buf, a.len, argv[i], &tu, NULL, 0)
                                           : PGCI_EUNSUPPORTED;
         pgci_error_clear();
         if (r == 0) {

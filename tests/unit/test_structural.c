@@ -15,6 +15,7 @@
 #include "checks/names.h"
 #include "index/index.h"
 #include "py/forest.h"
+#include "py/parse_set.h"
 #include "py/pytop.h"
 #include "py/structural.h"
 #include "core/error.h"
@@ -574,7 +575,7 @@ static void names_both(const char *u, size_t ulen, const char *a, size_t alen, c
     *whole = json_dumps(j, JSON_COMPACT);
     json_decref(j);
     py_forest f;
-    if (py_check_syntax(&tu) == 0 && py_forest_build(&f, a, alen, "a.py", &tu) == 0) {
+    if (py_check_syntax(&tu) == 0 && py_forest_build(&f, a, alen, "a.py", &tu, NULL, 0) == 0) {
         assert_int_equal(check_names_forest(&ff, &f, "m", "a.py", NULL), 0);
         j = findings_to_json(&ff);
         *forest = json_dumps(j, JSON_COMPACT);
@@ -706,6 +707,168 @@ static void test_forest_like_whole(void **state)
     assert_true(taken >= cases / 3);
 }
 
+/* Where a statement of forest f starting with `text` came from: 'd' the donor,
+ * 'p' the forest's own parse, 'k' an earlier forest's (kin); 0 when none starts
+ * so. Module-level statements and those of classes parsed in part. */
+static char origin(const py_forest *f, const char *text)
+{
+    size_t n = strlen(text);
+    for (int pass = 0; pass < 2; pass++) {
+        const py_forest_stmt *v = pass ? f->members : f->tops;
+        size_t len = pass ? f->nmembers : f->ntops;
+        for (size_t i = 0; i < len; i++) {
+            if (v[i].start + n > f->file.len || memcmp(f->file.src + v[i].start, text, n))
+                continue;
+            return v[i].t == f->donor ? 'd' : v[i].t == &f->parsed ? 'p' : 'k';
+        }
+    }
+    return 0;
+}
+
+/* The names findings of a forest, as JSON text. */
+static char *names_of_forest(const py_forest *f)
+{
+    findings fs = FINDINGS_INIT;
+    assert_int_equal(check_names_forest(&fs, f, "m", "a.py", NULL), 0);
+    json_t *j = findings_to_json(&fs);
+    char *out = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    findings_free(&fs);
+    return out;
+}
+
+/* a through the set as a forest against u: read as a whole parse of it is, by the
+ * names check and the structural comparison with b. Returns the number of its
+ * statements taken from kin; -1 when the forest declined. */
+static int kin_case(py_parse_set *set, const char *u, size_t ul, const char *a, size_t al,
+                    const char *b, size_t bl, const char *what, int k)
+{
+    const py_forest *f = py_parse_set_get_forest(set, a, al, "a.py", u, ul);
+    if (!f) {
+        pgci_error_clear();
+        return -1;
+    }
+    char *nw, *nf;
+    names_both(u, ul, a, al, &nw, &nf);
+    char *nk = names_of_forest(f);
+    if (!nw || strcmp(nw, nk))
+        fail_msg("%s, case %d: names whole %s, forest with kin %s", what, k, nw ? nw : "-", nk);
+    free(nw);
+    free(nf);
+    free(nk);
+    int kin = 0;
+    for (size_t i = 0; i < f->ntops + f->nmembers; i++) {
+        const py_forest_stmt *st = i < f->ntops ? &f->tops[i] : &f->members[i - f->ntops];
+        kin += st->t != f->donor && st->t != &f->parsed;
+    }
+    py_parse_set_release_forest(set, f);
+    structural_result whole, got;
+    assert_int_equal(structural_compare_whole(a, al, b, bl, &whole), 0);
+    assert_int_equal(structural_compare_in(set, u, ul, a, al, b, bl, &got), 0);
+    if (!structural_result_same(&whole, &got))
+        fail_msg("%s, case %d: whole %d %u %u '%s', with kin %d %u %u '%s'", what, k, whole.equal,
+                 whole.line_a, whole.line_b, whole.what.buf, got.equal, got.line_a, got.line_b,
+                 got.what.buf);
+    structural_result_free(&whole);
+    structural_result_free(&got);
+    return kin;
+}
+
+/* Forests against one upstream module, through a parse set, share what they
+ * parse: a second regenerated file takes from the first one's parse the
+ * statements it has too (a helper, an overridden method), and reads as a whole
+ * parse of it does; a statement upstream has as well stays upstream's. Then
+ * chains of mutations of the fixture modules, each against the module, each
+ * read through the forests of the ones before. */
+static void test_forest_kin(void **state)
+{
+    (void)state;
+    const char *u = "import os\n\n\nclass A:\n    def f(self):\n        return os\n\n"
+                    "    def g(self):\n        return 1\n\n\nclass B:\n    x = 1\n\n"
+                    "    def k(self):\n        return 5\n\n\ndef top():\n    return 2\n";
+    const char *a1 = "import os\n\n\ndef h(x):\n    return x + missing\n\n\nclass A:\n"
+                     "    def f(self):\n        return os\n\n    def g(self):\n"
+                     "        return h(3)\n\n\nclass B(Base):\n    x = 1\n\n    def k(self):\n"
+                     "        return 5\n\n\ndef top():\n    return 2\n";
+    const char *a2 = "import os\nimport sys\n\n\ndef h(x):\n    return x + missing\n\n\n"
+                     "class A:\n    def f(self):\n        return sys\n\n    def g(self):\n"
+                     "        return h(3)\n\n\nclass B(Base):\n    x = 1\n\n    def k(self):\n"
+                     "        return 5\n\n    def n(self):\n        return 6\n\n\n"
+                     "def top():\n    return 2\n";
+    py_parse_set *set = py_parse_set_new();
+    const py_forest *f1 = py_parse_set_get_forest(set, a1, strlen(a1), "a1.py", u, strlen(u));
+    assert_non_null(f1);
+    assert_int_equal(origin(f1, "def h"), 'p');
+    assert_int_equal(origin(f1, "def g"), 'p');
+    assert_int_equal(origin(f1, "x = 1"), 'p'); /* a class parsed in part keeps one */
+    py_parse_set_release_forest(set, f1);
+    const py_forest *f2 = py_parse_set_get_forest(set, a2, strlen(a2), "a2.py", u, strlen(u));
+    assert_non_null(f2);
+    assert_int_equal(origin(f2, "import os"), 'd');
+    assert_int_equal(origin(f2, "import sys"), 'p');
+    assert_int_equal(origin(f2, "def h"), 'k');
+    assert_int_equal(origin(f2, "def f"), 'p');
+    assert_int_equal(origin(f2, "def g"), 'k');
+    assert_int_equal(origin(f2, "x = 1"), 'd'); /* in a1's parse too */
+    assert_int_equal(origin(f2, "def n"), 'p');
+    assert_int_equal(origin(f2, "def top"), 'd');
+    py_parse_set_release_forest(set, f2);
+    assert_int_equal(kin_case(set, u, strlen(u), a2, strlen(a2), a1, strlen(a1), "fixed", 0), 2);
+    py_parse_set_free(set);
+
+    const char *dirs[] = {"fixtures/upstream/v1.0.0/transformers/models/llama",
+                          "fixtures/upstream/v1.1.0/transformers/models/qwen3_moe"};
+    unsigned seed = 31;
+    size_t cases = 0, with_kin = 0;
+    for (size_t d = 0; d < 2; d++) {
+        strvec names = STRVEC_INIT;
+        assert_int_equal(fs_list_dir(&names, dirs[d]), 0);
+        for (size_t f = 0; f < names.len; f++) {
+            if (!pgci_ends_with(names.items[f], ".py"))
+                continue;
+            strbuf path = STRBUF_INIT, up = STRBUF_INIT, a = STRBUF_INIT, m = STRBUF_INIT;
+            fs_join(&path, dirs[d], names.items[f]);
+            assert_int_equal(fs_read_file(&up, path.buf, 0), 0);
+            set = py_parse_set_new();
+            char *kept[40];
+            size_t nkept = 0;
+            /* each text one or two mutations from the last one read as a forest
+             * (a mutation to a text the forest declines, a syntax error, is
+             * undone): most of what the forest parses, an earlier forest parsed */
+            strbuf_add(&a, up.buf, up.len);
+            for (int k = 0; k < 40; k++) {
+                for (int r = 1 + rand_r(&seed) % 2; r > 0; r--) {
+                    mutate(&m, a.buf, a.len, &seed);
+                    strbuf_reset(&a);
+                    strbuf_add(&a, m.buf, m.len);
+                }
+                kept[nkept] = pgci_strdup(a.buf); /* a source is its buffer in the set */
+                int kin =
+                    kin_case(set, up.buf, up.len, kept[nkept], a.len, up.buf, up.len, path.buf, k);
+                if (kin < 0) {
+                    strbuf_reset(&a);
+                    strbuf_adds(&a, nkept ? kept[nkept - 1] : up.buf);
+                    free(kept[nkept]);
+                    continue;
+                }
+                nkept++;
+                cases++;
+                with_kin += kin > 0;
+            }
+            py_parse_set_free(set);
+            for (size_t k = 0; k < nkept; k++)
+                free(kept[k]);
+            strbuf_free(&path);
+            strbuf_free(&up);
+            strbuf_free(&a);
+            strbuf_free(&m);
+        }
+        strvec_free(&names);
+    }
+    assert_true(cases >= 80);
+    assert_true(with_kin >= cases / 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -713,7 +876,7 @@ int main(void)
         cmocka_unit_test(test_real_differences),   cmocka_unit_test(test_syntax_error),
         cmocka_unit_test(test_ruff_oracle),        cmocka_unit_test(test_def_bodies_from_trees),
         cmocka_unit_test(test_local_annotations),  cmocka_unit_test(test_pieces_like_whole),
-        cmocka_unit_test(test_forest_like_whole),
+        cmocka_unit_test(test_forest_like_whole),  cmocka_unit_test(test_forest_kin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
