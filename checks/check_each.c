@@ -75,13 +75,15 @@ typedef struct group {
     findings *per;
     int *rc;
     char **why;
-    double *ms; /* per slot */
+    double *ms;    /* per slot */
+    size_t *order; /* the inputs in the order the workers take them */
 } group;
 
-static void group_one(void *p, size_t worker, size_t i)
+static void group_one(void *p, size_t worker, size_t at)
 {
     (void)worker;
     group *g = p;
+    size_t i = g->order[at];
     const check_input *in = &g->ctx->inputs[i];
     size_t n = g->ctx->n_inputs;
     for (size_t c = 0; c < g->k; c++) {
@@ -101,6 +103,38 @@ static void group_one(void *p, size_t worker, size_t i)
         py_parse_set_forget(g->ctx->parses, in->raw, in->raw_len);
     if (g->ctx->parses && in->expected_py && in->expected_py != in->raw)
         py_parse_set_forget(g->ctx->parses, in->expected_py, in->expected_py_len);
+}
+
+static int same_upstream(const check_input *a, const check_input *b)
+{
+    return a->upstream && b->upstream && a->upstream_len == b->upstream_len &&
+           (a->upstream == b->upstream || !memcmp(a->upstream, b->upstream, a->upstream_len));
+}
+
+/* The order the workers take the inputs in: the first config of each upstream
+ * module, then the second of each, and so on (stable). The forests of configs
+ * regenerated from one module share what they parse (py_parse_set_get_forest),
+ * when made one after the other: in the configs' order, a GPU config and its NPU
+ * sibling would be taken by two workers at once. */
+static size_t *work_order(const check_ctx *ctx)
+{
+    size_t n = ctx->n_inputs;
+    size_t *rank = pgci_calloc(n ? n : 1, sizeof(*rank));
+    size_t *order = pgci_calloc(n ? n : 1, sizeof(*order));
+    size_t most = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = 0; j < i; j++)
+            rank[i] += (size_t)same_upstream(&ctx->inputs[i], &ctx->inputs[j]);
+        if (rank[i] > most)
+            most = rank[i];
+    }
+    size_t at = 0;
+    for (size_t r = 0; r <= most; r++)
+        for (size_t i = 0; i < n; i++)
+            if (rank[i] == r)
+                order[at++] = i;
+    free(rank);
+    return order;
 }
 
 /* Check c's outcome from its slots and end(). */
@@ -144,6 +178,7 @@ void check_run_group(const check_ctx *ctx, const check_def *const *defs, size_t 
     g.rc = pgci_calloc(slots, sizeof(*g.rc));
     g.why = pgci_calloc(slots, sizeof(*g.why));
     g.ms = pgci_calloc(slots, sizeof(*g.ms));
+    g.order = work_order(ctx);
     for (size_t c = 0; c < k; c++) {
         check_outcome *o = &out[c];
         memset(o, 0, sizeof(*o));
@@ -167,6 +202,7 @@ void check_run_group(const check_ctx *ctx, const check_def *const *defs, size_t 
     free(g.rc);
     free(g.why);
     free(g.ms);
+    free(g.order);
 }
 
 void check_outcome_free(check_outcome *o)

@@ -309,6 +309,59 @@ static void test_group_statuses(void **state)
     }
 }
 
+/* The order a group's workers take the configs in: the first config of each
+ * upstream module, then the second of each, and so on, each level in the
+ * configs' order; a config without an upstream module is a first. (The forests
+ * of configs regenerated from one module share what they parse when made one
+ * after the other.) The findings stay in the configs' order. */
+static int order_seen[8];
+static atomic_int order_n;
+
+static int order_one(const check_ctx *ctx, const check_input *in, void *arg, findings *out)
+{
+    (void)arg;
+    int i = (int)(in - ctx->inputs);
+    order_seen[atomic_fetch_add(&order_n, 1)] = i;
+    findings_add(out, "order", SEV_INFO, in->module, NULL, (unsigned)i, 0, NULL, "input %d", i);
+    return 0;
+}
+
+static void test_group_order(void **state)
+{
+    (void)state;
+    static const check_each_def order_each = {.one = order_one};
+    static const check_def check_order = {.id = "order", .summary = "order", .each = &order_each};
+    const check_def *defs[] = {&check_order};
+    static char a2[] = "module a";
+    /* A, A (the same buffer), B, A (the same bytes elsewhere), C, none, B, A */
+    const char *up[] = {"module a", NULL, "module b", a2, "module c", NULL, "module b", a2};
+    check_input in[8];
+    char names[8][16];
+    memset(in, 0, sizeof(in));
+    for (int i = 0; i < 8; i++) {
+        snprintf(names[i], sizeof(names[i]), "m%d", i);
+        in[i].module = names[i];
+        in[i].upstream = i == 1 ? up[0] : up[i];
+        in[i].upstream_len = in[i].upstream ? strlen(in[i].upstream) : 0;
+    }
+    check_ctx ctx;
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.inputs = in;
+    ctx.n_inputs = 8;
+    ctx.jobs = 1;
+    atomic_store(&order_n, 0);
+    check_outcome o;
+    check_run_group(&ctx, defs, 1, &o);
+    const int want[] = {0, 2, 4, 5, 1, 6, 3, 7};
+    assert_int_equal(atomic_load(&order_n), 8);
+    for (int i = 0; i < 8; i++)
+        assert_int_equal(order_seen[i], want[i]);
+    assert_int_equal(o.fs.len, 8);
+    for (size_t i = 0; i < o.fs.len; i++)
+        assert_int_equal(o.fs.items[i]->line, i);
+    check_outcome_free(&o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -317,6 +370,7 @@ int main(void)
         cmocka_unit_test(test_no_inputs),
         cmocka_unit_test(test_group_is_each_check_alone),
         cmocka_unit_test(test_group_statuses),
+        cmocka_unit_test(test_group_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
