@@ -40,6 +40,11 @@ typedef struct forested {
     pthread_mutex_t lock;
     int state;     /* 0: none, 1: f made, -1: the forest declined these bytes */
     py_tree donor; /* the set's copy of the donor's tree, while f is made */
+    /* copies of the donor's kin trees f may read, while f is made (tree-sitter
+     * wants a copy of a tree per thread that uses it); their sources are the
+     * kin's own, which outlive f as the donor's tree does */
+    py_tree kin[PY_PARSE_SET_KIN];
+    size_t nkin;
     py_forest f;
     size_t users;
     int forgotten;
@@ -100,10 +105,20 @@ static void free_one(void *arg, size_t worker, size_t i)
     }
 }
 
+/* The forest's copies of its donor's kin trees go (not their sources). */
+static void kin_copies_drop(forested *e)
+{
+    for (size_t i = 0; i < e->nkin; i++)
+        ts_tree_delete(e->kin[i].tree);
+    memset(e->kin, 0, sizeof(e->kin));
+    e->nkin = 0;
+}
+
 static void forest_drop(forested *e)
 {
     if (e->state == 1) {
         py_forest_free(&e->f);
+        kin_copies_drop(e);
         py_parse_set_release(&e->donor);
     }
     e->state = 0;
@@ -345,7 +360,8 @@ static forested *forest_entry(py_parse_set *s, const char *src, size_t len)
 
 /* e's forest of src[0..len) against e->donor (a copy of the donor's tree, which
  * keeps the donor's entry and its kin alive while the forest is), with the
- * statements of the donor's kin; the forest's parsed text joins the kin. The kin
+ * statements of the donor's kin (through copies of their trees, e->kin); the
+ * forest's parsed text joins the kin. The kin
  * are read under the donor entry's lock, and a forest made at the same time as
  * another against the same donor may not see it: a parse more, never a wrong
  * tree (a statement's node depends on its bytes only). */
@@ -354,12 +370,19 @@ static int forest_with_kin(forested *e, const char *src, size_t len, const char 
     parsed *d = e->donor.shared;
     const py_tree *kin[PY_PARSE_SET_KIN];
     pthread_mutex_lock(&d->lock);
-    size_t nkin = d->nkin;
-    memcpy(kin, d->kin, nkin * sizeof(kin[0]));
+    for (e->nkin = 0; e->nkin < d->nkin; e->nkin++) {
+        py_tree *c = &e->kin[e->nkin];
+        *c = *d->kin[e->nkin];
+        c->tree = ts_tree_copy(c->tree);
+        c->path = NULL;
+        kin[e->nkin] = c;
+    }
     pthread_mutex_unlock(&d->lock);
-    int r = py_forest_build(&e->f, src, len, path, &e->donor, kin, nkin);
-    if (r < 0)
+    int r = py_forest_build(&e->f, src, len, path, &e->donor, kin, e->nkin);
+    if (r < 0) {
+        kin_copies_drop(e);
         return r;
+    }
     py_tree *k = pgci_calloc(1, sizeof(*k));
     k->tree = ts_tree_copy(e->f.parsed.tree);
     k->len = e->f.parsed.len;
