@@ -116,6 +116,13 @@ char *proto_target_stem(const check_input *in);
 /* Reads ws-relative rel into out; 0, or negative when missing (error cleared). */
 int proto_read(const workspace *ws, const char *rel, strbuf *out);
 
+/* The tree of src, the workspace file rel: from the run's parse set when it has
+ * one (the registration and the retired-module rules both read each package's
+ * __init__.py), else parsed; release it with proto_tree_free(ctx, t). 0, or
+ * negative (error cleared). */
+int proto_parse(const check_ctx *ctx, const strbuf *src, const char *rel, py_tree *t);
+void proto_tree_free(const check_ctx *ctx, py_tree *t);
+
 /* 1 when ws-relative rel is a file. */
 int proto_exists(const workspace *ws, const char *rel);
 

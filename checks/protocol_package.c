@@ -10,6 +10,7 @@
 #include "checks/protocol.h"
 #include "core/error.h"
 #include "core/fs.h"
+#include "py/parse_set.h"
 
 static const char cfg_suffix[] = "_patch_gen_config";
 
@@ -113,6 +114,23 @@ int proto_read(const workspace *ws, const char *rel, strbuf *out)
     if (r < 0)
         pgci_error_clear();
     return r;
+}
+
+int proto_parse(const check_ctx *ctx, const strbuf *src, const char *rel, py_tree *t)
+{
+    int r = ctx->parses ? py_parse_set_get(ctx->parses, src->buf, src->len, rel, t)
+                        : py_parse(t, src->buf, src->len, rel);
+    if (r < 0)
+        pgci_error_clear();
+    return r;
+}
+
+void proto_tree_free(const check_ctx *ctx, py_tree *t)
+{
+    if (ctx->parses)
+        py_parse_set_release(t);
+    else
+        py_tree_free(t);
 }
 
 int proto_exists(const workspace *ws, const char *rel)

@@ -576,10 +576,8 @@ static void check_package(const check_ctx *ctx, const proto_settings *s, const p
         goto done;
     }
     py_tree t;
-    if (py_parse(&t, src.buf, src.len, rel.buf) < 0) {
-        pgci_error_clear();
+    if (proto_parse(ctx, &src, rel.buf, &t) < 0)
         goto done;
-    }
     reg_model m;
     memset(&m, 0, sizeof(m));
     walker w = {&t, s, &m, 0, ctx->tag};
@@ -590,7 +588,7 @@ static void check_package(const check_ctx *ctx, const proto_settings *s, const p
         check_npu_branch(s, p, &m, rel.buf, out);
     check_converter(ctx, s, p, &m, rel.buf, out);
     reg_model_free(&m);
-    py_tree_free(&t);
+    proto_tree_free(ctx, &t);
 done:
     strbuf_free(&rel);
     strbuf_free(&src);

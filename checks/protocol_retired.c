@@ -32,9 +32,9 @@ static void legacy_modules(const check_ctx *ctx, const proto_package *p, strvec 
     strbuf rel = STRBUF_INIT, src = STRBUF_INIT;
     fs_join(&rel, p->dir, "__init__.py");
     py_tree t;
-    if (proto_read(ctx->ws, rel.buf, &src) == 0 && py_parse(&t, src.buf, src.len, rel.buf) == 0) {
+    if (proto_read(ctx->ws, rel.buf, &src) == 0 && proto_parse(ctx, &src, rel.buf, &t) == 0) {
         proto_dead_imports(&t, ctx->tag, out);
-        py_tree_free(&t);
+        proto_tree_free(ctx, &t);
     }
     pgci_error_clear();
     for (size_t i = 0; i < out->len; i++) {

@@ -16,6 +16,7 @@
 #include "checks/protocol.h"
 #include "core/error.h"
 #include "core/fs.h"
+#include "py/parse_set.h"
 
 /* --- helpers ----------------------------------------------------------------- */
 
@@ -86,10 +87,14 @@ static check_input q_gpu_input(void)
                  "m/q/generated/patched_q_gpu.py");
 }
 
+/* The run's parse set the checks get (NULL: none, as most cases run). */
+static py_parse_set *run_parses;
+
 static int run_check(const check_def *c, const tws *t, check_input *in, size_t n, findings *fs)
 {
     check_ctx ctx;
     memset(&ctx, 0, sizeof(ctx));
+    ctx.parses = run_parses;
     ctx.ws = &t->ws;
     ctx.inputs = in;
     ctx.n_inputs = n;
@@ -477,6 +482,36 @@ static void test_version_gated_legacy(void **state)
     tws_close(&t);
 }
 
+/* The registration and retired-module rules read a package's __init__.py through
+ * the run's parse set: one parse for both, the same findings as without a set. */
+static void test_init_parsed_once(void **state)
+{
+    (void)state;
+    tws t;
+    gated_open(&t);
+    char src[1024];
+    snprintf(src, sizeof(src),
+             GATED_HEAD "    if is_transformers_version_greater_or_equal_to(\"%s\"):\n" GATED_NEW
+                        "    else:\n" GATED_LEGACY GATED_TAIL,
+             "2.0");
+    findings fs = FINDINGS_INIT;
+    size_t alone[2] = {registration(&t, src, 0, 0, &fs), 0};
+    findings_free(&fs);
+    alone[1] = gated_retired(&t, &fs);
+    run_parses = py_parse_set_new();
+    assert_int_equal(registration(&t, src, 0, 0, &fs), alone[0]);
+    findings_free(&fs);
+    assert_int_equal(gated_retired(&t, &fs), alone[1]);
+    assert_true(alone[0] >= 1 && alone[1] == 2);
+    size_t parses, reused;
+    py_parse_set_counts(run_parses, &parses, &reused);
+    assert_int_equal(parses, 1);
+    assert_int_equal(reused, 1);
+    py_parse_set_free(run_parses);
+    run_parses = NULL;
+    tws_close(&t);
+}
+
 /* The same test with an `elif`: the clauses are weighed in order at the tag, the
  * first that holds runs and the rest are dead; a clause before it whose test the
  * tag does not decide leaves the statement as it was (every branch read). */
@@ -824,6 +859,7 @@ int main(void)
         cmocka_unit_test(test_registration_forms),
         cmocka_unit_test(test_version_gated_legacy),
         cmocka_unit_test(test_version_gated_elif),
+        cmocka_unit_test(test_init_parsed_once),
         cmocka_unit_test(test_comment_markers),
         cmocka_unit_test(test_shared_headers),
         cmocka_unit_test(test_copied_body),
