@@ -4,6 +4,7 @@
 #include "checks/names_origin.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,26 +121,102 @@ static const pg_object *find_origin(const pg_config *c, const gen_site *g, unsig
     return best;
 }
 
-const pg_object *names_origin_find(const pg_config *c, const char *src, size_t len, unsigned line,
-                                   int min_score, unsigned *cfg_line, int *shift)
+/* o (found with score sc, at *cfg_line) when the score reaches min_score, with the
+ * column shift from the generated line's indentation to o's line's; NULL else. */
+static const pg_object *settle(const pg_object *o, int sc, int min_score, const char *src,
+                               size_t len, unsigned line, unsigned *cfg_line, int *shift)
 {
-    gen_site g = {src, len, line};
     const char *s, *cs;
     size_t n, cn;
     unsigned gen_indent = 0, cfg_indent = 0;
-    int sc = 0;
-    *cfg_line = 0;
-    *shift = 0;
-    if (!c || !line_text(src, len, line, &s, &n, &gen_indent))
-        return NULL;
-    const pg_object *o = find_origin(c, &g, cfg_line, &sc);
-    if (!o || sc < min_score ||
+    if (!o || sc < min_score || !line_text(src, len, line, &s, &n, &gen_indent) ||
         !line_text(o->text, o->text_len, *cfg_line, &cs, &cn, &cfg_indent)) {
         *cfg_line = 0;
         return NULL;
     }
     *shift = (int)cfg_indent - (int)gen_indent;
     return o;
+}
+
+const pg_object *names_origin_find(const pg_config *c, const char *src, size_t len, unsigned line,
+                                   int min_score, unsigned *cfg_line, int *shift)
+{
+    gen_site g = {src, len, line};
+    int sc = 0;
+    *cfg_line = 0;
+    *shift = 0;
+    if (!c)
+        return NULL;
+    const pg_object *o = find_origin(c, &g, cfg_line, &sc);
+    return settle(o, sc, min_score, src, len, line, cfg_line, shift);
+}
+
+/* The rank of the file of o among those a line of the config may be in: 0 the
+ * config's own file, 1 another file of its directory (its GPU sibling), 2 any
+ * other (a file it takes patches from); text found alike in several is the first
+ * rank's. */
+static int file_rank(const pg_config *c, const pg_object *o)
+{
+    if (!c->file || !o->file)
+        return 2;
+    if (!strcmp(o->file, c->file))
+        return 0;
+    const char *a = strrchr(c->file, '/'), *b = strrchr(o->file, '/');
+    return a && b && a - c->file == b - o->file && !strncmp(c->file, o->file, (size_t)(a - c->file))
+               ? 1
+               : 2;
+}
+
+/* Keeps in *in the file of o, when it has the rank and a text not seen yet
+ * (seen[0..*nseen)), if a line of it beats the best so far. */
+static void consider_file(const pg_config *c, const pg_object *o, int rank, const gen_site *g,
+                          const char ***seen, size_t *nseen, pg_object *in, unsigned *line,
+                          int *best_score)
+{
+    if (!o || !o->text || file_rank(c, o) != rank)
+        return;
+    for (size_t i = 0; i < *nseen; i++)
+        if ((*seen)[i] == o->text)
+            return;
+    *seen = pgci_realloc(*seen, (*nseen + 1) * sizeof(**seen));
+    (*seen)[(*nseen)++] = o->text;
+    pg_object whole = {.file = o->file,
+                       .module = o->module,
+                       .text = o->text,
+                       .text_len = o->text_len,
+                       .start_line = 1,
+                       .end_line = UINT_MAX - 8};
+    const pg_object *best = NULL;
+    consider(&whole, g, &best, line, best_score);
+    if (best)
+        *in = whole;
+}
+
+const pg_object *names_origin_find_in_files(const pg_config *c, const char *src, size_t len,
+                                            unsigned line, int min_score, pg_object *in,
+                                            unsigned *cfg_line, int *shift)
+{
+    gen_site g = {src, len, line};
+    int sc = 0;
+    *cfg_line = 0;
+    *shift = 0;
+    memset(in, 0, sizeof(*in));
+    if (!c)
+        return NULL;
+    const char **seen = NULL;
+    size_t nseen = 0;
+    for (int rank = 0; rank < 3; rank++) {
+        for (size_t i = 0; i < c->patches.len; i++)
+            consider_file(c, c->patches.items[i].replacement, rank, &g, &seen, &nseen, in, cfg_line,
+                          &sc);
+        for (size_t i = 0; i < c->helpers.len; i++)
+            consider_file(c, c->helpers.items[i], rank, &g, &seen, &nseen, in, cfg_line, &sc);
+        for (size_t i = 0; i < c->positioned_helpers.len; i++)
+            consider_file(c, c->positioned_helpers.items[i].helper, rank, &g, &seen, &nseen, in,
+                          cfg_line, &sc);
+    }
+    free(seen);
+    return settle(in->text ? in : NULL, sc, min_score, src, len, line, cfg_line, shift);
 }
 
 static const char *relative(const char *path, const char *root)

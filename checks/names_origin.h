@@ -28,4 +28,15 @@ void names_to_config(findings *out, size_t from, const check_input *in, const ch
 const pg_object *names_origin_find(const pg_config *c, const char *src, size_t len, unsigned line,
                                    int min_score, unsigned *cfg_line, int *shift);
 
+/* The same among the whole text of each file that defines one of the config's
+ * objects (its own file, and those it takes patches from), for a line the config
+ * writes from outside its objects: a post-import block, a string it passes. Text
+ * found alike in several files is the config's own file's, else that of a file
+ * in its directory (the GPU sibling an NPU config extends), else the first's. *in
+ * becomes that file (an object spanning it, named NULL) and is returned; NULL
+ * when no line there holds the text with min_score - 1 of its neighbours. */
+const pg_object *names_origin_find_in_files(const pg_config *c, const char *src, size_t len,
+                                            unsigned line, int min_score, pg_object *in,
+                                            unsigned *cfg_line, int *shift);
+
 #endif

@@ -86,17 +86,14 @@ static unsigned number(const char **p)
     return n;
 }
 
-/* The first diagnostic's frame in ruff's output: "--> FILE:LINE:COL", then the
- * source lines it shows, numbered ("1816 |         text") between marker lines
- * ("     |    ^^^"). The consecutive numbered lines become a small source (src),
- * *at the diagnostic's line among them (1-based; 0: not shown), *col its
- * column. */
-static void ruff_frame(const char *msg, strbuf *src, unsigned *at, unsigned *col)
+/* The frame of ruff's output whose header line ("--> FILE:LINE:COL", or "::: " for
+ * a further place of the same diagnostic) starts at p: the source lines it shows,
+ * numbered ("1816 |         text") between marker lines ("     |    ^^^"). The
+ * consecutive numbered lines become a small source (src), *at the diagnostic's
+ * line among them (1-based; 0: not shown), *col its column. */
+static void ruff_frame(const char *p, strbuf *src, unsigned *at, unsigned *col)
 {
     *at = *col = 0;
-    const char *p = strstr(msg, "--> ");
-    if (!p)
-        return;
     const char *e = strchr(p, '\n');
     if (!e)
         return;
@@ -142,26 +139,59 @@ static void ruff_frame(const char *msg, strbuf *src, unsigned *at, unsigned *col
     }
 }
 
-/* The config line that wrote the line ruff's first diagnostic is on (a patch
- * body or a helper, found by its text and neighbours as names_origin.h finds it),
- * in the file that holds it (*path). */
+/* The header lines of the first diagnostic's frames in ruff's output, at most
+ * max: its place ("--> "), then its further places ("::: ", an F811's previous
+ * definition), up to the blank line that ends the diagnostic. */
+static size_t ruff_frames(const char *msg, const char **out, size_t max)
+{
+    const char *p = strstr(msg, "--> ");
+    if (!p)
+        return 0;
+    const char *stop = strstr(p, "\n\n");
+    size_t n = 0;
+    out[n++] = p;
+    for (const char *q = p; n < max && (q = strstr(q + 4, "::: ")) && (!stop || q < stop);)
+        out[n++] = q;
+    return n;
+}
+
+/* The config line that wrote a line of the generated file ruff's first diagnostic
+ * shows, in the file that holds it (*path): the first of its frames whose line a
+ * patch body or helper holds (found by its text and neighbours as names_origin.h
+ * finds it), else the first whose line and two neighbours are lines of a file
+ * that defines the config's objects, outside them (a post-import block: at 5.16.1
+ * the Qwen3.5 configs' block sets `causal_conv1d_update = None`, which upstream's
+ * new function of that name redefines, and ruff refuses the F811 at upstream's
+ * def, the block's line being the diagnostic's previous definition). */
 static void ruff_located(const char *message, const char **path, const pg_config *cfg,
                          unsigned *line, unsigned *col)
 {
     if (!cfg || !cfg->file || !*path)
         return;
-    strbuf src = STRBUF_INIT;
-    unsigned at, dcol, l;
-    int shift;
-    ruff_frame(message, &src, &at, &dcol);
-    const pg_object *o = at ? names_origin_find(cfg, src.buf, src.len, at, 2, &l, &shift) : NULL;
-    const char *rel = o ? pg_workspace_relative(o->file, cfg->file, *path) : NULL;
-    if (rel) {
-        *path = rel;
-        *line = l;
-        *col = (int)dcol + shift > 0 ? (unsigned)((int)dcol + shift) : 0;
+    const char *frames[8];
+    size_t nf = ruff_frames(message, frames, sizeof frames / sizeof frames[0]);
+    for (int whole_files = 0; whole_files < 2; whole_files++) {
+        for (size_t i = 0; i < nf; i++) {
+            strbuf src = STRBUF_INIT;
+            unsigned at, dcol, l;
+            int shift;
+            pg_object file;
+            ruff_frame(frames[i], &src, &at, &dcol);
+            const pg_object *o =
+                !at ? NULL
+                : whole_files
+                    ? names_origin_find_in_files(cfg, src.buf, src.len, at, 3, &file, &l, &shift)
+                    : names_origin_find(cfg, src.buf, src.len, at, 2, &l, &shift);
+            const char *rel = o ? pg_workspace_relative(o->file, cfg->file, *path) : NULL;
+            strbuf_free(&src);
+            if (rel) {
+                *path = rel;
+                *line = l;
+                *col = (int)dcol + shift > 0 ? (unsigned)((int)dcol + shift) : 0;
+                return;
+            }
+        }
     }
-    strbuf_free(&src);
 }
 
 void regen_finding(findings *out, const char *config, const char *path, const pg_config *cfg,

@@ -348,6 +348,104 @@ static void test_ruff_located(void **state)
     VEC_FREE(&cfg.patches);
 }
 
+/* ruff's first diagnostic at a line no patch body holds (upstream's new function
+ * redefining a name the config's post-import block set: the Qwen3.5 configs at
+ * 5.16.1): its further place, the previous definition, is the block's line in the
+ * file that holds it, found with two neighbours among the lines of the files the
+ * config's objects are in, outside them; text alike in a file the config takes
+ * patches from and in its directory's file is the latter's; with one neighbour
+ * only, nothing. */
+static void test_ruff_located_block(void **state)
+{
+    (void)state;
+    static const char msg[] =
+        "m/q/q_npu_patch_gen_config.py: ruff normalisation failed: 'ruff check --fix "
+        "<tmp>/patched_q.py' exited with status 1: F811 Redefinition of unused `conv_update` "
+        "from line 12\n"
+        "   --> <tmp>/patched_q.py:40:5\n"
+        "    |\n"
+        "39 | @kernel(\"conv_update\")\n"
+        "40 | def conv_update(\n"
+        "    |     ^^^^^^^^^^^ `conv_update` redefined here\n"
+        "41 |     hidden_states,\n"
+        "    |\n"
+        "   ::: <tmp>/patched_q.py:12:1\n"
+        "    |\n"
+        "11 | conv_fn = None\n"
+        "12 | conv_update = None\n"
+        "    | ----------- previous definition of `conv_update` here\n"
+        "13 | delta_rule = None\n"
+        "    |\n"
+        "help: Remove definition: `conv_update`\n"
+        "\n"
+        "F821 Undefined name `logger`\n"
+        "  --> <tmp>/patched_q.py:90:5\n"
+        "   |\n"
+        "88 |     conv_fn = None\n"
+        "89 |     conv_update = None\n"
+        "90 |     delta_rule = None\n";
+    const char *path = "m/q/q_npu_patch_gen_config.py";
+    /* the block in the config's GPU sibling (its directory) and, alike, in another
+     * model's config it takes a patch from */
+    static const char sibling[] = "config.add_post_import_block(\n"
+                                  "    \"\"\"\n"
+                                  "    conv_fn = None\n"
+                                  "    conv_update = None\n"
+                                  "    delta_rule = None\n"
+                                  "    \"\"\"\n"
+                                  ")\n"
+                                  "\n"
+                                  "def forward(self):\n"
+                                  "    return 1\n";
+    static const char other[] = "import torch\n"
+                                "config.add_post_import_block(\n"
+                                "    \"\"\"\n"
+                                "    conv_fn = None\n"
+                                "    conv_update = None\n"
+                                "    delta_rule = None\n"
+                                "    \"\"\"\n"
+                                ")\n"
+                                "def helper():\n"
+                                "    return 2\n";
+    pg_config cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.file = "/ws/m/q/q_npu_patch_gen_config.py";
+    pg_object from_other = {.name = "helper",
+                            .file = "/ws/m/r/r_gpu_patch_gen_config.py",
+                            .text = other,
+                            .text_len = sizeof(other) - 1,
+                            .start_line = 9,
+                            .end_line = 10};
+    pg_object from_sibling = {.name = "forward",
+                              .file = "/ws/m/q/q_gpu_patch_gen_config.py",
+                              .text = sibling,
+                              .text_len = sizeof(sibling) - 1,
+                              .start_line = 9,
+                              .end_line = 10};
+    findings fs = FINDINGS_INIT;
+    add_override(&cfg, "R.helper", &from_other);
+    regen_finding(&fs, "m.q_npu", path, &cfg, "fails", msg);
+    assert_string_equal(fs.items[0]->path, "m/r/r_gpu_patch_gen_config.py");
+    assert_int_equal(fs.items[0]->line, 5);
+    assert_int_equal(fs.items[0]->col, 5);
+    add_override(&cfg, "Q.forward", &from_sibling);
+    regen_finding(&fs, "m.q_npu", path, &cfg, "fails", msg);
+    assert_string_equal(fs.items[1]->path, "m/q/q_gpu_patch_gen_config.py");
+    assert_int_equal(fs.items[1]->line, 4);
+    assert_int_equal(fs.items[1]->col, 5);
+    /* the previous definition's frame without its line after: one neighbour */
+    char *cut = strdup(msg);
+    char *after = strstr(cut, "13 | delta_rule = None\n");
+    memmove(after, after + strlen("13 | delta_rule = None\n"),
+            strlen(after) + 1 - strlen("13 | delta_rule = None\n"));
+    regen_finding(&fs, "m.q_npu", path, &cfg, "fails", cut);
+    assert_int_equal(fs.items[2]->line, 0);
+    assert_string_equal(fs.items[2]->path, path);
+    free(cut);
+    findings_free(&fs);
+    VEC_FREE(&cfg.patches);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -357,6 +455,7 @@ int main(void)
         cmocka_unit_test(test_title_names_every_cause),
         cmocka_unit_test(test_positioned_helper_located),
         cmocka_unit_test(test_ruff_located),
+        cmocka_unit_test(test_ruff_located_block),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
