@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "core/strbuf.h"
+#include "core/vec.h"
+#include "patchgen/codegen_source.h"
 
 /* Line `line` (1-based) of src without its indentation (*indent columns) and
  * trailing space. */
@@ -77,8 +79,8 @@ static int score(const pg_object *o, unsigned l, const gen_site *g)
  * found by a search of the text, not by reading each line of o from the file's
  * start (which cost a regeneration's failure 600 M instructions on 2,000-line
  * configs). */
-static void consider(const pg_object *o, const gen_site *g, const pg_object **best, unsigned *line,
-                     int *best_score)
+static void consider(const pg_object *o, const pg_object *report, const gen_site *g,
+                     const pg_object **best, unsigned *line, int *best_score)
 {
     const char *s;
     size_t n;
@@ -98,33 +100,94 @@ static void consider(const pg_object *o, const gen_site *g, const pg_object **be
         int sc = score(o, l, g);
         if (sc > *best_score) {
             *best_score = sc;
-            *best = o;
+            *best = report;
             *line = l;
         }
     }
 }
 
+/* A config object as its lines read in the generated file: a patch's body with
+ * its name_map applied (codegen replaces each name in the text, longest first;
+ * applied to the whole file, which keeps its lines, since no name holds a line
+ * break), another object as it is. */
+typedef struct origin {
+    pg_object search;        /* the lines searched */
+    const pg_object *report; /* the config's object */
+    char *mapped;            /* search.text, when mapped */
+} origin;
+typedef VEC(origin) origin_vec;
+
+static int maps_lines(const pg_patch *p)
+{
+    for (size_t i = 0; i < p->name_map_len; i++)
+        if (strchr(p->name_map[i].from, '\n') || strchr(p->name_map[i].to, '\n'))
+            return 0;
+    return p->name_map_len > 0;
+}
+
+static void origin_add(origin_vec *v, const pg_object *o, const pg_patch *p)
+{
+    if (!o || !o->text)
+        return;
+    origin r = {*o, o, NULL};
+    if (p && maps_lines(p)) {
+        strbuf sb = STRBUF_INIT;
+        strbuf_add(&sb, o->text, o->text_len);
+        cgsrc_apply_name_map(&sb, p->name_map, p->name_map_len);
+        r.search.text_len = sb.len;
+        r.search.text = r.mapped = strbuf_detach(&sb, NULL);
+    }
+    VEC_PUSH(v, r);
+}
+
+/* The objects a generated line may come from: patch replacements, helpers,
+ * positioned helpers. */
+static void origins_build(const pg_config *c, origin_vec *v)
+{
+    for (size_t i = 0; i < c->patches.len; i++)
+        origin_add(v, c->patches.items[i].replacement, &c->patches.items[i]);
+    for (size_t i = 0; i < c->helpers.len; i++)
+        origin_add(v, c->helpers.items[i], NULL);
+    for (size_t i = 0; i < c->positioned_helpers.len; i++)
+        origin_add(v, c->positioned_helpers.items[i].helper, NULL);
+}
+
+static void origins_free(origin_vec *v)
+{
+    for (size_t i = 0; i < v->len; i++)
+        free(v->items[i].mapped);
+    VEC_FREE(v);
+}
+
 /* The object (patch replacement or helper) the generated line most likely came
  * from, and its line there; NULL when no object holds that text. */
-static const pg_object *find_origin(const pg_config *c, const gen_site *g, unsigned *line,
+static const pg_object *find_origin(const origin_vec *v, const gen_site *g, unsigned *line,
                                     int *score_out)
 {
     const pg_object *best = NULL;
     int best_score = 0;
-    for (size_t i = 0; i < c->patches.len; i++)
-        consider(c->patches.items[i].replacement, g, &best, line, &best_score);
-    for (size_t i = 0; i < c->helpers.len; i++)
-        consider(c->helpers.items[i], g, &best, line, &best_score);
-    for (size_t i = 0; i < c->positioned_helpers.len; i++)
-        consider(c->positioned_helpers.items[i].helper, g, &best, line, &best_score);
+    for (size_t i = 0; i < v->len; i++)
+        consider(&v->items[i].search, v->items[i].report, g, &best, line, &best_score);
     *score_out = best_score;
     return best;
 }
 
-/* o (found with score sc, at *cfg_line) when the score reaches min_score, with the
- * column shift from the generated line's indentation to o's line's; NULL else. */
+/* The config's column of a generated line's column col (1-based; 0: none): the
+ * same text, indented as the config writes it; the line's first character when
+ * the config's line reads otherwise (a name_map renamed a name on it). */
+static unsigned config_col(const char *s, size_t n, unsigned gen_indent, const char *cs, size_t cn,
+                           unsigned cfg_indent, unsigned col)
+{
+    if (n != cn || memcmp(s, cs, n))
+        return cfg_indent + 1;
+    return col > gen_indent ? col - gen_indent + cfg_indent : 0;
+}
+
+/* o (found with score sc, at *cfg_line) when the score reaches min_score, with
+ * the config's column of the generated line's column col; NULL else. */
 static const pg_object *settle(const pg_object *o, int sc, int min_score, const char *src,
-                               size_t len, unsigned line, unsigned *cfg_line, int *shift)
+                               size_t len, unsigned line, unsigned col, unsigned *cfg_line,
+                               unsigned *cfg_col)
 {
     const char *s, *cs;
     size_t n, cn;
@@ -134,21 +197,24 @@ static const pg_object *settle(const pg_object *o, int sc, int min_score, const 
         *cfg_line = 0;
         return NULL;
     }
-    *shift = (int)cfg_indent - (int)gen_indent;
+    *cfg_col = config_col(s, n, gen_indent, cs, cn, cfg_indent, col);
     return o;
 }
 
 const pg_object *names_origin_find(const pg_config *c, const char *src, size_t len, unsigned line,
-                                   int min_score, unsigned *cfg_line, int *shift)
+                                   unsigned col, int min_score, unsigned *cfg_line,
+                                   unsigned *cfg_col)
 {
     gen_site g = {src, len, line};
     int sc = 0;
-    *cfg_line = 0;
-    *shift = 0;
+    *cfg_line = *cfg_col = 0;
     if (!c)
         return NULL;
-    const pg_object *o = find_origin(c, &g, cfg_line, &sc);
-    return settle(o, sc, min_score, src, len, line, cfg_line, shift);
+    origin_vec v = VEC_INIT;
+    origins_build(c, &v);
+    const pg_object *o = find_origin(&v, &g, cfg_line, &sc);
+    origins_free(&v);
+    return settle(o, sc, min_score, src, len, line, col, cfg_line, cfg_col);
 }
 
 /* The rank of the file of o among those a line of the config may be in: 0 the
@@ -187,19 +253,18 @@ static void consider_file(const pg_config *c, const pg_object *o, int rank, cons
                        .start_line = 1,
                        .end_line = UINT_MAX - 8};
     const pg_object *best = NULL;
-    consider(&whole, g, &best, line, best_score);
+    consider(&whole, &whole, g, &best, line, best_score);
     if (best)
         *in = whole;
 }
 
 const pg_object *names_origin_find_in_files(const pg_config *c, const char *src, size_t len,
-                                            unsigned line, int min_score, pg_object *in,
-                                            unsigned *cfg_line, int *shift)
+                                            unsigned line, unsigned col, int min_score,
+                                            pg_object *in, unsigned *cfg_line, unsigned *cfg_col)
 {
     gen_site g = {src, len, line};
     int sc = 0;
-    *cfg_line = 0;
-    *shift = 0;
+    *cfg_line = *cfg_col = 0;
     memset(in, 0, sizeof(*in));
     if (!c)
         return NULL;
@@ -216,7 +281,7 @@ const pg_object *names_origin_find_in_files(const pg_config *c, const char *src,
                           cfg_line, &sc);
     }
     free(seen);
-    return settle(in->text ? in : NULL, sc, min_score, src, len, line, cfg_line, shift);
+    return settle(in->text ? in : NULL, sc, min_score, src, len, line, col, cfg_line, cfg_col);
 }
 
 static const char *relative(const char *path, const char *root)
@@ -232,6 +297,7 @@ void names_to_config(findings *out, size_t from, const check_input *in, const ch
 {
     if (!in->cfg || !in->py_path)
         return;
+    origin_vec v = VEC_INIT;
     for (size_t k = from; k < out->len; k++) {
         finding *f = out->items[k];
         const char *s;
@@ -242,7 +308,9 @@ void names_to_config(findings *out, size_t from, const check_input *in, const ch
             continue;
         gen_site g = {src, len, f->line};
         int sc;
-        const pg_object *o = find_origin(in->cfg, &g, &line, &sc);
+        if (!v.len)
+            origins_build(in->cfg, &v);
+        const pg_object *o = find_origin(&v, &g, &line, &sc);
         const char *cs;
         size_t cn;
         if (!o || !line_text(o->text, o->text_len, line, &cs, &cn, &cfg_indent))
@@ -255,8 +323,8 @@ void names_to_config(findings *out, size_t from, const check_input *in, const ch
         f->detail = strbuf_detach(&d, NULL);
         free(f->path);
         f->path = pgci_strdup(relative(o->file, root));
-        /* the same text, indented as the config writes it */
-        f->col = f->col > gen_indent ? f->col - gen_indent + cfg_indent : 0;
+        f->col = config_col(s, n, gen_indent, cs, cn, cfg_indent, f->col);
         f->line = line;
     }
+    origins_free(&v);
 }

@@ -21,12 +21,15 @@ void names_to_config(findings *out, size_t from, const check_input *in, const ch
 
 /* The config object (patch replacement or helper) that line `line` of src (a
  * generated file, or some consecutive lines of one) most likely came from, the
- * line there (*cfg_line) and the column shift from src's indentation to the
- * object's (*shift, added to a column of src's line); NULL when no object holds
- * that line's text with at least min_score - 1 of its neighbours (up to 3 each
- * way) too. */
+ * line there (*cfg_line) and the column there of the generated line's column col
+ * (*cfg_col: the same text, indented as the config writes it; the line's first
+ * character when a name_map renamed a name on it; 0 for col 0); NULL when no
+ * object holds that line's text with at least min_score - 1 of its neighbours
+ * (up to 3 each way) too. A patch's body is read with its name_map applied, as
+ * codegen writes it. */
 const pg_object *names_origin_find(const pg_config *c, const char *src, size_t len, unsigned line,
-                                   int min_score, unsigned *cfg_line, int *shift);
+                                   unsigned col, int min_score, unsigned *cfg_line,
+                                   unsigned *cfg_col);
 
 /* The same among the whole text of each file that defines one of the config's
  * objects (its own file, and those it takes patches from), for a line the config
@@ -36,7 +39,7 @@ const pg_object *names_origin_find(const pg_config *c, const char *src, size_t l
  * becomes that file (an object spanning it, named NULL) and is returned; NULL
  * when no line there holds the text with min_score - 1 of its neighbours. */
 const pg_object *names_origin_find_in_files(const pg_config *c, const char *src, size_t len,
-                                            unsigned line, int min_score, pg_object *in,
-                                            unsigned *cfg_line, int *shift);
+                                            unsigned line, unsigned col, int min_score,
+                                            pg_object *in, unsigned *cfg_line, unsigned *cfg_col);
 
 #endif

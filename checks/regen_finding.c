@@ -173,21 +173,20 @@ static void ruff_located(const char *message, const char **path, const pg_config
     for (int whole_files = 0; whole_files < 2; whole_files++) {
         for (size_t i = 0; i < nf; i++) {
             strbuf src = STRBUF_INIT;
-            unsigned at, dcol, l;
-            int shift;
+            unsigned at, dcol, l, c;
             pg_object file;
             ruff_frame(frames[i], &src, &at, &dcol);
             const pg_object *o =
                 !at ? NULL
                 : whole_files
-                    ? names_origin_find_in_files(cfg, src.buf, src.len, at, 3, &file, &l, &shift)
-                    : names_origin_find(cfg, src.buf, src.len, at, 2, &l, &shift);
+                    ? names_origin_find_in_files(cfg, src.buf, src.len, at, dcol, 3, &file, &l, &c)
+                    : names_origin_find(cfg, src.buf, src.len, at, dcol, 2, &l, &c);
             const char *rel = o ? pg_workspace_relative(o->file, cfg->file, *path) : NULL;
             strbuf_free(&src);
             if (rel) {
                 *path = rel;
                 *line = l;
-                *col = (int)dcol + shift > 0 ? (unsigned)((int)dcol + shift) : 0;
+                *col = c;
                 return;
             }
         }

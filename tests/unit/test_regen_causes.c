@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "checks/regen_causes.h"
+#include "checks/names_origin.h"
 #include "checks/regen_finding.h"
 
 #define RUFF_HEAD                                                                                  \
@@ -446,6 +447,97 @@ static void test_ruff_located_block(void **state)
     VEC_FREE(&cfg.patches);
 }
 
+/* A body a config takes from another model's config with a name_map (VeOmni's
+ * Qwen3.5-MoE NPU config: Qwen3_5TextModel's forward with {"Qwen3_5":
+ * "Qwen3_5Moe"}): its lines in the generated file read with the names replaced,
+ * so it is searched as codegen writes it; the finding is at the body's line, at
+ * the line's first character where a name was replaced on it (a column there
+ * would not be the same text's). Before, the gate left such an undefined name in
+ * the generated file, or put it on a line of another function that reads the
+ * same once replaced. */
+static void test_name_mapped_origin(void **state)
+{
+    (void)state;
+    static const char body[] = "import torch\n"
+                               "\n"
+                               "def text_forward(\n"
+                               "    self,\n"
+                               "    x,\n"
+                               ") -> Qwen3_5ModelOutputWithPast:\n"
+                               "    h = self.norm(x)\n"
+                               "    return Qwen3_5ModelOutputWithPast(\n"
+                               "        last_hidden_state=h,\n"
+                               "    )\n";
+    /* another function, in the config itself, holding the replaced line alone */
+    static const char own[] = "def causal_forward(self, out):\n"
+                              "    return Qwen3_5MoeModelOutputWithPast(\n"
+                              "        **out,\n"
+                              "    )\n";
+    pg_config cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.file = "/ws/m/q_moe/q_moe_npu_patch_gen_config.py";
+    pg_object mapped = {.name = "text_forward",
+                        .file = "/ws/m/q/q_npu_patch_gen_config.py",
+                        .text = body,
+                        .text_len = sizeof(body) - 1,
+                        .start_line = 3,
+                        .end_line = 10};
+    pg_object mine = {.name = "causal_forward",
+                      .file = cfg.file,
+                      .text = own,
+                      .text_len = sizeof(own) - 1,
+                      .start_line = 1,
+                      .end_line = 4};
+    pg_name_map_entry map[] = {{"Qwen3_5", "Qwen3_5Moe"}};
+    add_override(&cfg, "QMoeForCausalLM.forward", &mine);
+    add_override(&cfg, "QMoeTextModel.forward", &mapped);
+    cfg.patches.items[1].name_map = map;
+    cfg.patches.items[1].name_map_len = 1;
+    static const char gen[] = "class QMoeTextModel:\n"
+                              "    def forward(\n"
+                              "        self,\n"
+                              "        x,\n"
+                              "    ) -> Qwen3_5MoeModelOutputWithPast:\n"
+                              "        h = self.norm(x)\n"
+                              "        return Qwen3_5MoeModelOutputWithPast(\n"
+                              "            last_hidden_state=h,\n"
+                              "        )\n"
+                              "        y = self.norm(x)\n";
+    unsigned line, col;
+    const pg_object *o = names_origin_find(&cfg, gen, sizeof(gen) - 1, 5, 10, 2, &line, &col);
+    assert_ptr_equal(o, &mapped);
+    assert_int_equal(line, 6);
+    assert_int_equal(col, 1);
+    o = names_origin_find(&cfg, gen, sizeof(gen) - 1, 7, 16, 2, &line, &col);
+    assert_ptr_equal(o, &mapped);
+    assert_int_equal(line, 8);
+    assert_int_equal(col, 5);
+    /* a line the map leaves alone: its column, as without a map */
+    o = names_origin_find(&cfg, gen, sizeof(gen) - 1, 6, 13, 2, &line, &col);
+    assert_ptr_equal(o, &mapped);
+    assert_int_equal(line, 7);
+    assert_int_equal(col, 9);
+    /* the gate's names findings, through names_to_config */
+    check_input in;
+    memset(&in, 0, sizeof(in));
+    in.cfg = &cfg;
+    in.py_path = "m/q_moe/generated/patched_q_moe_npu.py";
+    findings fs = FINDINGS_INIT;
+    findings_add(&fs, "names", SEV_ERROR, "m.q_moe", in.py_path, 5, 10, NULL,
+                 "undefined name 'Qwen3_5MoeModelOutputWithPast'");
+    findings_add(&fs, "names", SEV_ERROR, "m.q_moe", in.py_path, 7, 16, NULL,
+                 "undefined name 'Qwen3_5MoeModelOutputWithPast'");
+    names_to_config(&fs, 0, &in, gen, sizeof(gen) - 1, "/ws");
+    assert_string_equal(fs.items[0]->path, "m/q/q_npu_patch_gen_config.py");
+    assert_int_equal(fs.items[0]->line, 6);
+    assert_int_equal(fs.items[0]->col, 1);
+    assert_string_equal(fs.items[1]->path, "m/q/q_npu_patch_gen_config.py");
+    assert_int_equal(fs.items[1]->line, 8);
+    assert_int_equal(fs.items[1]->col, 5);
+    findings_free(&fs);
+    VEC_FREE(&cfg.patches);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -456,6 +548,7 @@ int main(void)
         cmocka_unit_test(test_positioned_helper_located),
         cmocka_unit_test(test_ruff_located),
         cmocka_unit_test(test_ruff_located_block),
+        cmocka_unit_test(test_name_mapped_origin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
