@@ -3,11 +3,13 @@
  * error message (the evaluator's, the code generator's, ruff's output) made a
  * finding, located in the config where the message allows.
  *
- * The config has one patch body (lines 3-8 of its file) and one positioned
- * helper (registered at line 20). The target aborts when an invariant breaks:
+ * The config has one patch body (lines 3-8 of its 8-line file), taken a second
+ * time with a name_map, and one positioned helper (registered at line 20). The
+ * target aborts when an invariant breaks:
  *  - each message makes exactly one finding, titled "<what>: ...";
  *  - a finding with a line is at one the message names (its "path:LINE:COL: "
- *    prefix), at the helper's registration, or inside the patch body;
+ *    prefix), at the helper's registration, or in the body's file (inside the
+ *    body, or outside it where ruff's frame shows a line of the file's);
  *  - without the config, a line comes only from the message's prefix;
  *  - the same message gives the same finding.
  */
@@ -61,6 +63,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     p.target = "M.forward";
     p.replacement = &body;
     VEC_PUSH(&cfg.patches, p);
+    pg_name_map_entry map[] = {{"GoneOutput", "GoneOutputMoe"}, {"x", "y"}};
+    p.target = "N.forward";
+    p.name_map = map;
+    p.name_map_len = 2;
+    VEC_PUSH(&cfg.patches, p);
     pg_positioned_helper h = {"GoneOutput", &body, "after", PATH, 20, 1};
     VEC_PUSH(&cfg.positioned_helpers, h);
     findings fs = FINDINGS_INIT;
@@ -74,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     CHECK(a->line == b->line && a->col == b->col && !strcmp(a->title, b->title));
     CHECK(!strcmp(a->title, c->title));
     unsigned pre = prefixed(msg);
-    CHECK(!a->line || a->line == pre || a->line == 20 || (a->line >= 3 && a->line <= 8));
+    CHECK(!a->line || a->line == pre || a->line == 20 || a->line <= 8);
     CHECK(!c->line || c->line == pre);
     findings_free(&fs);
     VEC_FREE(&cfg.patches);
