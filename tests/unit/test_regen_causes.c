@@ -349,6 +349,18 @@ static void test_ruff_located(void **state)
     VEC_FREE(&cfg.patches);
 }
 
+/* An object of the config: name, its file, the file's text, its lines there. */
+static pg_object object_in(const char *name, const char *file, const char *text, unsigned start,
+                           unsigned end)
+{
+    return (pg_object){.name = name,
+                       .file = file,
+                       .text = text,
+                       .text_len = strlen(text),
+                       .start_line = start,
+                       .end_line = end};
+}
+
 /* ruff's first diagnostic at a line no patch body holds (upstream's new function
  * redefining a name the config's post-import block set: the Qwen3.5 configs at
  * 5.16.1): its further place, the previous definition, is the block's line in the
@@ -411,18 +423,9 @@ static void test_ruff_located_block(void **state)
     pg_config cfg;
     memset(&cfg, 0, sizeof(cfg));
     cfg.file = "/ws/m/q/q_npu_patch_gen_config.py";
-    pg_object from_other = {.name = "helper",
-                            .file = "/ws/m/r/r_gpu_patch_gen_config.py",
-                            .text = other,
-                            .text_len = sizeof(other) - 1,
-                            .start_line = 9,
-                            .end_line = 10};
-    pg_object from_sibling = {.name = "forward",
-                              .file = "/ws/m/q/q_gpu_patch_gen_config.py",
-                              .text = sibling,
-                              .text_len = sizeof(sibling) - 1,
-                              .start_line = 9,
-                              .end_line = 10};
+    pg_object from_other = object_in("helper", "/ws/m/r/r_gpu_patch_gen_config.py", other, 9, 10);
+    pg_object from_sibling =
+        object_in("forward", "/ws/m/q/q_gpu_patch_gen_config.py", sibling, 9, 10);
     findings fs = FINDINGS_INIT;
     add_override(&cfg, "R.helper", &from_other);
     regen_finding(&fs, "m.q_npu", path, &cfg, "fails", msg);
@@ -476,18 +479,8 @@ static void test_name_mapped_origin(void **state)
     pg_config cfg;
     memset(&cfg, 0, sizeof(cfg));
     cfg.file = "/ws/m/q_moe/q_moe_npu_patch_gen_config.py";
-    pg_object mapped = {.name = "text_forward",
-                        .file = "/ws/m/q/q_npu_patch_gen_config.py",
-                        .text = body,
-                        .text_len = sizeof(body) - 1,
-                        .start_line = 3,
-                        .end_line = 10};
-    pg_object mine = {.name = "causal_forward",
-                      .file = cfg.file,
-                      .text = own,
-                      .text_len = sizeof(own) - 1,
-                      .start_line = 1,
-                      .end_line = 4};
+    pg_object mapped = object_in("text_forward", "/ws/m/q/q_npu_patch_gen_config.py", body, 3, 10);
+    pg_object mine = object_in("causal_forward", cfg.file, own, 1, 4);
     pg_name_map_entry map[] = {{"Qwen3_5", "Qwen3_5Moe"}};
     add_override(&cfg, "QMoeForCausalLM.forward", &mine);
     add_override(&cfg, "QMoeTextModel.forward", &mapped);
