@@ -178,6 +178,8 @@ static const pg_object *find_origin(const origin_vec *v, const gen_site *g, unsi
 static unsigned config_col(const char *s, size_t n, unsigned gen_indent, const char *cs, size_t cn,
                            unsigned cfg_indent, unsigned col)
 {
+    if (!col)
+        return 0;
     if (n != cn || memcmp(s, cs, n))
         return cfg_indent + 1;
     return col > gen_indent ? col - gen_indent + cfg_indent : 0;
@@ -207,8 +209,11 @@ const pg_object *names_origin_find(const pg_config *c, const char *src, size_t l
 {
     gen_site g = {src, len, line};
     int sc = 0;
+    const char *s;
+    size_t n;
+    unsigned indent;
     *cfg_line = *cfg_col = 0;
-    if (!c)
+    if (!c || !line_text(src, len, line, &s, &n, &indent))
         return NULL;
     origin_vec v = VEC_INIT;
     origins_build(c, &v);

@@ -505,6 +505,10 @@ static void test_name_mapped_origin(void **state)
     assert_ptr_equal(o, &mapped);
     assert_int_equal(line, 8);
     assert_int_equal(col, 5);
+    /* no column asked: none given, on a renamed line too */
+    o = names_origin_find(&cfg, gen, sizeof(gen) - 1, 5, 0, 2, &line, &col);
+    assert_ptr_equal(o, &mapped);
+    assert_int_equal(col, 0);
     /* a line the map leaves alone: its column, as without a map */
     o = names_origin_find(&cfg, gen, sizeof(gen) - 1, 6, 13, 2, &line, &col);
     assert_ptr_equal(o, &mapped);
