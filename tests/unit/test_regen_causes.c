@@ -256,6 +256,18 @@ static void add_override(pg_config *cfg, const char *target, const pg_object *o)
     VEC_PUSH(&cfg->patches, p);
 }
 
+/* An object of the config: name, its file, the file's text, its lines there. */
+static pg_object object_in(const char *name, const char *file, const char *text, unsigned start,
+                           unsigned end)
+{
+    return (pg_object){.name = name,
+                       .file = file,
+                       .text = text,
+                       .text_len = strlen(text),
+                       .start_line = start,
+                       .end_line = end};
+}
+
 /* ruff refusing the output: the finding is at the line that wrote the line of
  * ruff's first diagnostic, found by its text and neighbours among the config's
  * patch bodies (5.24.0's Qwen3-VL GPU configs: line 1054, column 14), in the file
@@ -289,12 +301,7 @@ static void test_ruff_located(void **state)
                                     "#     x,\n"
                                     "# ) -> tuple | GoneOutput:\n"
                                     "#     return GoneOutput(x)\n";
-    pg_object decoy = {.name = "decoy",
-                       .file = cfg.file,
-                       .text = commented,
-                       .text_len = sizeof(commented) - 1,
-                       .start_line = 1,
-                       .end_line = 6};
+    pg_object decoy = object_in("decoy", cfg.file, commented, 1, 6);
     add_override(&cfg, "M.other", &decoy);
     findings none = FINDINGS_INIT;
     regen_finding(&none, "m.q", path, &cfg, "fails", msg);
@@ -308,12 +315,7 @@ static void test_ruff_located(void **state)
                                "    x,\n"
                                ") -> tuple | GoneOutput:\n"
                                "    return GoneOutput(x)\n";
-    pg_object body = {.name = "forward",
-                      .file = cfg.file,
-                      .text = text,
-                      .text_len = sizeof(text) - 1,
-                      .start_line = 3,
-                      .end_line = 8};
+    pg_object body = object_in("forward", cfg.file, text, 3, 8);
     add_override(&cfg, "M.forward", &body);
     findings fs = FINDINGS_INIT;
     regen_finding(&fs, "m.q", path, &cfg, "fails", msg);
@@ -347,18 +349,6 @@ static void test_ruff_located(void **state)
     free(cut);
     findings_free(&fs);
     VEC_FREE(&cfg.patches);
-}
-
-/* An object of the config: name, its file, the file's text, its lines there. */
-static pg_object object_in(const char *name, const char *file, const char *text, unsigned start,
-                           unsigned end)
-{
-    return (pg_object){.name = name,
-                       .file = file,
-                       .text = text,
-                       .text_len = strlen(text),
-                       .start_line = start,
-                       .end_line = end};
 }
 
 /* ruff's first diagnostic at a line no patch body holds (upstream's new function

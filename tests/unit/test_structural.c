@@ -465,6 +465,17 @@ static void mutate(strbuf *out, const char *a, size_t alen, unsigned *seed)
     free(t);
 }
 
+/* Fails the test, naming both, when got (read as `how`) does not say what the
+ * whole comparison says. */
+static void same_as_whole(const structural_result *whole, const structural_result *got,
+                          const char *how, const char *what, int k)
+{
+    if (!structural_result_same(whole, got))
+        fail_msg("%s, case %d: whole %d %u %u '%s', %s %d %u %u '%s'", what, k, whole->equal,
+                 whole->line_a, whole->line_b, whole->what.buf, how, got->equal, got->line_a,
+                 got->line_b, got->what.buf);
+}
+
 /* The comparison by pieces (only the checked-in file's statements that are not
  * the regenerated file's byte for byte parsed) says what the whole one says, to
  * the lines and the message, on every fixture module against ruff's rewrite of it
@@ -526,10 +537,7 @@ static void test_pieces_like_whole(void **state)
                 if (rp == 0) {
                     by_pieces++;
                     assert_int_equal(rw, 0);
-                    if (!structural_result_same(&whole, &pieces))
-                        fail_msg("%s, case %d: whole %d %u %u '%s', pieces %d %u %u '%s'", src.buf,
-                                 k, whole.equal, whole.line_a, whole.line_b, whole.what.buf,
-                                 pieces.equal, pieces.line_a, pieces.line_b, pieces.what.buf);
+                    same_as_whole(&whole, &pieces, "pieces", src.buf, k);
                     unequal += !pieces.equal;
                     structural_result_free(&pieces);
                 } else {
@@ -603,10 +611,7 @@ static int forest_case(const char *u, size_t ul, const char *a, size_t al, const
     int rf = structural_compare_forest(u, ul, a, al, b, bl, &forest);
     if (rf == 0) {
         assert_int_equal(rw, 0);
-        if (!structural_result_same(&whole, &forest))
-            fail_msg("%s, case %d: whole %d %u %u '%s', forest %d %u %u '%s'", what, k, whole.equal,
-                     whole.line_a, whole.line_b, whole.what.buf, forest.equal, forest.line_a,
-                     forest.line_b, forest.what.buf);
+        same_as_whole(&whole, &forest, "forest", what, k);
         structural_result_free(&forest);
     } else {
         assert_int_equal(rf, PGCI_EUNSUPPORTED);
@@ -765,10 +770,7 @@ static int kin_case(py_parse_set *set, const char *u, size_t ul, const char *a, 
     structural_result whole, got;
     assert_int_equal(structural_compare_whole(a, al, b, bl, &whole), 0);
     assert_int_equal(structural_compare_in(set, u, ul, a, al, b, bl, &got), 0);
-    if (!structural_result_same(&whole, &got))
-        fail_msg("%s, case %d: whole %d %u %u '%s', with kin %d %u %u '%s'", what, k, whole.equal,
-                 whole.line_a, whole.line_b, whole.what.buf, got.equal, got.line_a, got.line_b,
-                 got.what.buf);
+    same_as_whole(&whole, &got, "with kin", what, k);
     structural_result_free(&whole);
     structural_result_free(&got);
     return kin;
