@@ -560,11 +560,11 @@ static void test_github_escaping(void **state)
     run_doc_set_findings(&d, &fs);
     strbuf out = STRBUF_INIT;
     report_github(&out, &d);
-    /* findings without a config sort first */
+    /* errors first, then warnings, then notes */
     assert_string_equal(out.buf,
-                        "::notice title=pgci targets::note\n"
                         "::error file=a%2Cb%3Ac.py,line=3,col=7,title=pgci names (cfg)::100%25 "
-                        "bad%0Aline\n");
+                        "bad%0Aline\n"
+                        "::notice title=pgci targets::note\n");
     strbuf_free(&out);
     findings_free(&fs);
     run_doc_free(&d);
@@ -619,6 +619,54 @@ static void test_github_groups(void **state)
                         "X%0A%0Aconfigs: a_cfg, b_cfg\n"
                         "::error file=ws/out.py,line=40,title=pgci callees (b_cfg)::imports X\n"
                         "::warning file=ws/out.py,line=39,title=pgci callees (c_cfg)::imports X\n");
+    strbuf_free(&out);
+    findings_free(&fs);
+    run_doc_free(&d);
+}
+
+/* The facts of a kind at one line are one annotation, a line of it each (the
+ * checks named when several; the configs after each fact when they differ, once
+ * at the end when not; the column only when they share it), and a kind's
+ * annotations go broadest first, then one for each file before a second for any:
+ * a survey's 41 errors were 33 places, and its first ten were five lines of one
+ * file before. */
+static void test_github_places(void **state)
+{
+    (void)state;
+    run_doc d;
+    run_doc_init(&d, "survey", 0);
+    const char *all[] = {"a_cfg", "b_cfg", "c_cfg", "d_cfg"};
+    for (size_t i = 0; i < 4; i++)
+        run_doc_set_config(&d, all[i], "x.py", "ok", NULL);
+    findings fs = FINDINGS_INIT;
+    findings_add(&fs, "signatures", SEV_ERROR, "a_cfg", "a.py", 9, 1, NULL, "renamed");
+    findings_add(&fs, "signatures", SEV_ERROR, "a_cfg", "a.py", 12, 0, NULL, "vanished");
+    findings_add(&fs, "regen", SEV_ERROR, "a_cfg", "a.py", 12, 3, NULL, "fails");
+    findings_add(&fs, "callees", SEV_ERROR, "a_cfg", "a.py", 12, 0, NULL, "uses X");
+    findings_add(&fs, "regen", SEV_ERROR, "b_cfg", "b.py", 5, 2, NULL, "fails here");
+    findings_add(&fs, "regen", SEV_ERROR, "c_cfg", "b.py", 5, 2, NULL, "fails there");
+    findings_add(&fs, "signatures", SEV_WARNING, "a_cfg", "a.py", 12, 0, NULL, "body changed");
+    findings_add(&fs, "signatures", SEV_WARNING, "b_cfg", "a.py", 12, 0, NULL, "body changed");
+    for (size_t i = 0; i < 4; i++) {
+        findings_add(&fs, "callees", SEV_ERROR, all[i], "ws/out.py", 39, 0, NULL, "imports Y");
+        findings_add(&fs, "callees", SEV_ERROR, all[i], "ws/out.py", 39, 0, NULL, "imports Z");
+    }
+    run_doc_set_findings(&d, &fs);
+    strbuf out = STRBUF_INIT;
+    report_github(&out, &d);
+    assert_string_equal(out.buf,
+                        /* every config's fact first, named so */
+                        "::error file=ws/out.py,line=39,title=pgci callees (4 configs)::- imports "
+                        "Y%0A- imports Z%0A%0Aconfigs: every config of the run (4)\n"
+                        /* then the first place of each file */
+                        "::error file=b.py,line=5,col=2,title=pgci regen (2 configs)::- fails "
+                        "here (b_cfg)%0A- fails there (c_cfg)\n"
+                        "::error file=a.py,line=9,col=1,title=pgci signatures (a_cfg)::renamed\n"
+                        /* in the run's order (findings sort by column) */
+                        "::error file=a.py,line=12,title=pgci callees%2C signatures%2C regen "
+                        "(a_cfg)::- callees: uses X%0A- signatures: vanished%0A- regen: fails\n"
+                        "::warning file=a.py,line=12,title=pgci signatures (2 configs)::body "
+                        "changed%0A%0Aconfigs: a_cfg, b_cfg\n");
     strbuf_free(&out);
     findings_free(&fs);
     run_doc_free(&d);
@@ -892,6 +940,7 @@ int main(void)
         cmocka_unit_test(test_github_escaping),
         cmocka_unit_test(test_github_gate_error),
         cmocka_unit_test(test_github_groups),
+        cmocka_unit_test(test_github_places),
         cmocka_unit_test(test_github_limit),
         cmocka_unit_test(test_sarif_groups),
         cmocka_unit_test(test_sarif),
