@@ -1011,10 +1011,12 @@ int codegen_generate_shared(const pg_config *cfg, const char *source, size_t len
         strbuf m = STRBUF_INIT;
         for (size_t i = 0; i < missing.len; i++)
             strbuf_addf(&m, "%s%s", i ? ", " : "", missing.items[i]);
+        /* the caller names the config, by its path in the workspace: this file's
+         * absolute path in the message too would put the machine's in reports */
         r = pgci_error_set(PGCI_ENOTFOUND,
-                           "%s: positioned helper target(s) not found in generated output: %s "
+                           "positioned helper target(s) not found in generated output: %s "
                            "(add_helper_after needs a top-level class or function of %s)",
-                           cfg->file ? cfg->file : cfg->module, m.buf, cfg->source_module);
+                           m.buf, cfg->source_module);
         strbuf_free(&m);
         strvec_free(&missing);
         goto done;

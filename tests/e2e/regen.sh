@@ -138,6 +138,10 @@ def helper():
 PY
 expect_error "positioned helper target" "positioned helper target(s) not found in generated output: NoSuchClass" \
     -C "$tmp/bad" --no-ruff
+# the config named once, by its path in the workspace: no machine path in a report
+grep -q "^pgci: error: pkg/models/m/m_patch_gen_config.py: positioned helper" "$tmp/err" ||
+    fail "the refusal does not name the config by its workspace path: $(cat "$tmp/err")"
+! grep -q "$tmp" "$tmp/err" || fail "the refusal names a machine path: $(cat "$tmp/err")"
 [ ! -e "$tmp/bad/pkg/models/m/generated" ] || fail "an output directory appeared"
 
 mkws <<'PY'
