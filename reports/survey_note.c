@@ -10,10 +10,12 @@
  */
 #include "reports/survey_note.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "checks/changes.h"
+#include "core/hashmap.h"
 #include "core/vec.h"
 #include "reports/render.h"
 
@@ -268,9 +270,101 @@ static void item_block(strbuf *sb, const char *det)
     strbuf_free(&block);
 }
 
+/* The findings of a change that say one thing under several configs: one bullet
+ * naming each config with its place, its detail once. A workspace file every
+ * config imports (one place, 29 configs), or a GPU config and its NPU sibling
+ * overriding the same upstream method (two places, one upstream diff). */
+typedef struct same_finding {
+    json_t *first;
+    VEC(json_t *) members; /* the findings, in the run's order */
+} same_finding;
+
+typedef struct same_findings {
+    same_finding *items;
+    size_t len, cap;
+} same_findings;
+
+static void same_findings_build(same_findings *out, json_t *fs, const char *id)
+{
+    hashmap at = HASHMAP_INIT; /* key -> index + 1 */
+    strbuf k = STRBUF_INIT;
+    size_t i;
+    json_t *f;
+    json_array_foreach(fs, i, f)
+    {
+        if (!in_change(f, id))
+            continue;
+        strbuf_reset(&k);
+        strbuf_addf(&k, "%s\x1f%s\x1f%s\x1f%s", str(f, "severity"), str(f, "check"),
+                    str(f, "title"), str(f, "detail"));
+        size_t n = (size_t)(uintptr_t)hashmap_get(&at, k.buf);
+        if (!n) {
+            same_finding g = {f, VEC_INIT};
+            VEC_PUSH(out, g);
+            n = out->len;
+            hashmap_put(&at, k.buf, (void *)(uintptr_t)n);
+        }
+        VEC_PUSH(&out->items[n - 1].members, f);
+    }
+    strbuf_free(&k);
+    hashmap_free(&at);
+}
+
+static void same_findings_free(same_findings *g)
+{
+    for (size_t i = 0; i < g->len; i++)
+        VEC_FREE(&g->items[i].members);
+    VEC_FREE(g);
+}
+
+/* "path:line", "path", or "" (malloc'ed). */
+static char *where_of(json_t *f)
+{
+    long line = (long)json_integer_value(json_object_get(f, "line"));
+    if (!*str(f, "path"))
+        return pgci_strdup("");
+    return line ? pgci_asprintf("%s:%ld", str(f, "path"), line) : pgci_strdup(str(f, "path"));
+}
+
+/* "`a`, `b` (`p:41`); `c` (`q:7`)": the configs of each place, the places in the
+ * order their first finding has in the run. */
+static void who_and_where(strbuf *sb, const same_finding *g)
+{
+    strvec wheres = STRVEC_INIT;
+    for (size_t m = 0; m < g->members.len; m++) {
+        char *w = where_of(g->members.items[m]);
+        if (strvec_find(&wheres, w) < 0)
+            strvec_push(&wheres, w);
+        free(w);
+    }
+    for (size_t w = 0; w < wheres.len; w++) {
+        strvec cfgs = STRVEC_INIT;
+        for (size_t m = 0; m < g->members.len; m++) {
+            json_t *f = g->members.items[m];
+            char *fw = where_of(f);
+            const char *cfg = *str(f, "config") ? str(f, "config") : "-";
+            if (!strcmp(fw, wheres.items[w]) && strvec_find(&cfgs, cfg) < 0)
+                strvec_push(&cfgs, cfg);
+            free(fw);
+        }
+        strbuf_adds(sb, w ? "; " : "");
+        for (size_t c = 0; c < cfgs.len; c++) {
+            strbuf_adds(sb, c ? ", " : "");
+            short_config(sb, cfgs.items[c]);
+        }
+        if (*wheres.items[w]) {
+            strbuf_adds(sb, " (");
+            md_code(sb, wheres.items[w]);
+            strbuf_adds(sb, ")");
+        }
+        strvec_free(&cfgs);
+    }
+    strvec_free(&wheres);
+}
+
 /* Every finding of the change with its detail, folded; a detail they all share
  * once, before them, or not at all when `above` (what the section shows already)
- * holds it. */
+ * holds it; findings equal but for their config and place one bullet. */
 static void finding_list(strbuf *sb, json_t *fs, const char *id, size_t n, const char *above)
 {
     strbuf_addf(sb, "<details><summary>%zu %s</summary>\n\n", n, n == 1 ? "finding" : "findings");
@@ -282,23 +376,12 @@ static void finding_list(strbuf *sb, json_t *fs, const char *id, size_t n, const
         fenced(sb, common, is_diff(common) ? "diff" : "");
         strbuf_adds(sb, "\n");
     }
-    size_t i;
-    json_t *f;
-    json_array_foreach(fs, i, f)
-    {
-        if (!in_change(f, id))
-            continue;
+    same_findings gs = {NULL, 0, 0};
+    same_findings_build(&gs, fs, id);
+    for (size_t i = 0; i < gs.len; i++) {
+        json_t *f = gs.items[i].first;
         strbuf_addf(sb, "- **%s** ", str(f, "severity"));
-        short_config(sb, *str(f, "config") ? str(f, "config") : "-");
-        long line = (long)json_integer_value(json_object_get(f, "line"));
-        if (*str(f, "path")) {
-            char *where =
-                line ? pgci_asprintf("%s:%ld", str(f, "path"), line) : pgci_strdup(str(f, "path"));
-            strbuf_adds(sb, " (");
-            md_code(sb, where);
-            strbuf_adds(sb, ")");
-            free(where);
-        }
+        who_and_where(sb, &gs.items[i]);
         strbuf_adds(sb, ": ");
         survey_note_inline(sb, str(f, "title"));
         strbuf_addc(sb, '\n');
@@ -306,6 +389,7 @@ static void finding_list(strbuf *sb, json_t *fs, const char *id, size_t n, const
         if (*det && !common)
             item_block(sb, det);
     }
+    same_findings_free(&gs);
     strbuf_adds(sb, "\n</details>\n\n");
 }
 

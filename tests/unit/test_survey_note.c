@@ -122,6 +122,63 @@ static void test_shared_detail_once(void **state)
     run_doc_free(&d);
 }
 
+/* The findings of a change equal but for their config and place are one bullet
+ * naming each config at its place, their detail once: a GPU config and its NPU
+ * sibling overriding one upstream method, or a workspace file every config
+ * imports (a real survey's note listed one import chain 29 times). */
+static void test_same_finding_once(void **state)
+{
+    (void)state;
+    run_doc d;
+    assert_int_equal(run_doc_load(&d, "tests/e2e/expected/golden/survey/run.json"), 0);
+    static const char uses[] = ": `Qwen3ForCausalLM.forward` uses `Optional`, which upstream";
+    strbuf md = STRBUF_INIT;
+    report_markdown(&md, &d);
+    assert_int_equal(occurrences(md.buf, uses), 1);
+    assert_non_null(strstr(md.buf,
+                           "- **error** `qwen3_gpu` "
+                           "(`demo/models/qwen3/qwen3_gpu_patch_gen_config.py:132`); "
+                           "`qwen3_npu` (`demo/models/qwen3/qwen3_npu_patch_gen_config.py:48`)"
+                           ": `Qwen3ForCausalLM.forward` uses"));
+    strbuf_free(&md);
+    /* one place: the configs, then the place once */
+    json_t *npu = NULL, *gpu = NULL;
+    size_t i;
+    json_t *f;
+    json_array_foreach(json_object_get(d.root, "findings"), i, f)
+    {
+        const char *t = json_string_value(json_object_get(f, "title"));
+        if (!strstr(t, "`Qwen3ForCausalLM.forward` uses `Optional`"))
+            continue;
+        if (strstr(json_string_value(json_object_get(f, "config")), "npu"))
+            npu = f;
+        else
+            gpu = f;
+    }
+    assert_non_null(npu);
+    assert_non_null(gpu);
+    json_object_set(npu, "path", json_object_get(gpu, "path"));
+    json_object_set(npu, "line", json_object_get(gpu, "line"));
+    /* longer than "What changed" shows */
+    static const char chain[] = "the chain that reaches it\na\nb\nc\nd\n";
+    json_object_set_new(npu, "detail", json_string(chain));
+    json_object_set_new(gpu, "detail", json_string(chain));
+    report_markdown(&md, &d);
+    assert_non_null(strstr(md.buf, "- **error** `qwen3_gpu`, `qwen3_npu` "
+                                   "(`demo/models/qwen3/qwen3_gpu_patch_gen_config.py:132`): "
+                                   "`Qwen3ForCausalLM.forward` uses"));
+    assert_int_equal(occurrences(md.buf, "the chain that reaches it"), 1);
+    strbuf_free(&md);
+    /* another detail: another bullet, each with its own */
+    json_object_set_new(npu, "detail", json_string("another chain\na\nb\nc\nd\n"));
+    report_markdown(&md, &d);
+    assert_int_equal(occurrences(md.buf, uses), 2);
+    assert_int_equal(occurrences(md.buf, "the chain that reaches it"), 1);
+    assert_int_equal(occurrences(md.buf, "another chain"), 1);
+    strbuf_free(&md);
+    run_doc_free(&d);
+}
+
 /* A survey's Configs table is folded; a fitted comment that has no room for it
  * shows its brief, one line counting how the configs fare at the new tag, instead
  * of leaving the section out. */
@@ -187,6 +244,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_inline), cmocka_unit_test(test_comment_keeps_error_sections),
-        cmocka_unit_test(test_shared_detail_once), cmocka_unit_test(test_configs_brief)};
+        cmocka_unit_test(test_shared_detail_once), cmocka_unit_test(test_same_finding_once),
+        cmocka_unit_test(test_configs_brief)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
