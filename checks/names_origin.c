@@ -173,16 +173,26 @@ static const pg_object *find_origin(const origin_vec *v, const gen_site *g, unsi
 }
 
 /* The config's column of a generated line's column col (1-based; 0: none): the
- * same text, indented as the config writes it; the line's first character when
- * the config's line reads otherwise (a name_map renamed a name on it). */
+ * same text, indented as the config writes it. Where the config's line reads
+ * otherwise (a name_map renamed names on it), a column in the text both lines
+ * begin with, or end with, is the same character there; one between them is the
+ * start of what was renamed ("Qwen3_5MoeOutput(" from "Qwen3_5Output(": the
+ * name's first character, which both share). */
 static unsigned config_col(const char *s, size_t n, unsigned gen_indent, const char *cs, size_t cn,
                            unsigned cfg_indent, unsigned col)
 {
-    if (!col)
+    if (!col || col <= gen_indent)
         return 0;
-    if (n != cn || memcmp(s, cs, n))
-        return cfg_indent + 1;
-    return col > gen_indent ? col - gen_indent + cfg_indent : 0;
+    size_t at = col - 1 - gen_indent; /* in s */
+    if (at >= n)
+        return 0;
+    size_t pre = 0, suf = 0, least = n < cn ? n : cn;
+    while (pre < least && s[pre] == cs[pre])
+        pre++;
+    while (suf < least - pre && s[n - 1 - suf] == cs[cn - 1 - suf])
+        suf++;
+    size_t cat = at < pre ? at : at >= n - suf ? cn - (n - at) : pre;
+    return cfg_indent + (unsigned)cat + 1;
 }
 
 /* o (found with score sc, at *cfg_line) when the score reaches min_score, with

@@ -444,10 +444,10 @@ static void test_ruff_located_block(void **state)
  * Qwen3.5-MoE NPU config: Qwen3_5TextModel's forward with {"Qwen3_5":
  * "Qwen3_5Moe"}): its lines in the generated file read with the names replaced,
  * so it is searched as codegen writes it; the finding is at the body's line, at
- * the line's first character where a name was replaced on it (a column there
- * would not be the same text's). Before, the gate left such an undefined name in
- * the generated file, or put it on a line of another function that reads the
- * same once replaced. */
+ * the config's column of the name that was replaced. Before, the gate left such
+ * an undefined name in the generated file, or put it on a line of another
+ * function that reads the same once replaced, and then at the line's first
+ * character. */
 static void test_name_mapped_origin(void **state)
 {
     (void)state;
@@ -490,11 +490,19 @@ static void test_name_mapped_origin(void **state)
     const pg_object *o = names_origin_find(&cfg, gen, sizeof(gen) - 1, 5, 10, 2, &line, &col);
     assert_ptr_equal(o, &mapped);
     assert_int_equal(line, 6);
-    assert_int_equal(col, 1);
+    assert_int_equal(col, 6); /* ") -> Qwen3_5ModelOutputWithPast:" */
     o = names_origin_find(&cfg, gen, sizeof(gen) - 1, 7, 16, 2, &line, &col);
     assert_ptr_equal(o, &mapped);
     assert_int_equal(line, 8);
-    assert_int_equal(col, 5);
+    assert_int_equal(col, 12); /* "    return Qwen3_5ModelOutputWithPast(" */
+    /* the text after the renamed name: the same character there */
+    o = names_origin_find(&cfg, gen, sizeof(gen) - 1, 5, 39, 2, &line, &col);
+    assert_ptr_equal(o, &mapped);
+    assert_int_equal(col, 32); /* the ':' */
+    /* a column between the text both begin with ("... Qwen3_5Mo") and the text
+     * both end with ("delOutputWithPast:"): where the config's line parts */
+    o = names_origin_find(&cfg, gen, sizeof(gen) - 1, 5, 19, 2, &line, &col);
+    assert_int_equal(col, 15);
     /* no column asked: none given, on a renamed line too */
     o = names_origin_find(&cfg, gen, sizeof(gen) - 1, 5, 0, 2, &line, &col);
     assert_ptr_equal(o, &mapped);
@@ -517,10 +525,10 @@ static void test_name_mapped_origin(void **state)
     names_to_config(&fs, 0, &in, gen, sizeof(gen) - 1, "/ws");
     assert_string_equal(fs.items[0]->path, "m/q/q_npu_patch_gen_config.py");
     assert_int_equal(fs.items[0]->line, 6);
-    assert_int_equal(fs.items[0]->col, 1);
+    assert_int_equal(fs.items[0]->col, 6);
     assert_string_equal(fs.items[1]->path, "m/q/q_npu_patch_gen_config.py");
     assert_int_equal(fs.items[1]->line, 8);
-    assert_int_equal(fs.items[1]->col, 5);
+    assert_int_equal(fs.items[1]->col, 12);
     findings_free(&fs);
     VEC_FREE(&cfg.patches);
 }
