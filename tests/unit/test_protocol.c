@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "py/parse_set.h"
+#include "tmp_pkg.h"
 
 /* --- helpers ----------------------------------------------------------------- */
 
@@ -36,17 +37,6 @@ static pg_object def_in(const char *name, const char *file, const char *text, un
                        .start_line = first,
                        .end_line = last,
                        .text_len = strlen(text)};
-}
-
-static void put(const char *root, const char *rel, const char *content)
-{
-    strbuf p = STRBUF_INIT;
-    fs_join(&p, root, rel);
-    char *dir = fs_dirname(p.buf);
-    assert_int_equal(fs_mkdirs(dir), 0);
-    free(dir);
-    assert_int_equal(fs_write_atomic(p.buf, content, strlen(content)), 0);
-    strbuf_free(&p);
 }
 
 /* A workspace in a fresh temporary directory whose pyproject.toml is `toml`. */
@@ -216,16 +206,16 @@ static const char pyproject[] = "[tool.pgci]\n";
 
 static size_t registration(tws *t, const char *init, int npu, int converter, findings *fs)
 {
-    put(t->ws.root, "m/q/q_gpu_patch_gen_config.py", "\"\"\"patchgen x\"\"\"\n");
+    tmp_put(t->ws.root, "m/q/q_gpu_patch_gen_config.py", "\"\"\"patchgen x\"\"\"\n");
     if (npu)
-        put(t->ws.root, "m/q/q_npu_patch_gen_config.py", "\"\"\"patchgen x\"\"\"\n");
+        tmp_put(t->ws.root, "m/q/q_npu_patch_gen_config.py", "\"\"\"patchgen x\"\"\"\n");
     strbuf conv = STRBUF_INIT;
     fs_join(&conv, t->ws.root, "m/q/checkpoint_tensor_converter.py");
     remove(conv.buf);
     strbuf_free(&conv);
     if (converter)
-        put(t->ws.root, "m/q/checkpoint_tensor_converter.py", "def c(m):\n    return m\n");
-    put(t->ws.root, "m/q/__init__.py", init);
+        tmp_put(t->ws.root, "m/q/checkpoint_tensor_converter.py", "def c(m):\n    return m\n");
+    tmp_put(t->ws.root, "m/q/__init__.py", init);
     check_input in[2] = {
         q_gpu_input(),
         input("m.q.q_npu_patch_gen_config", "m/q/q_npu_patch_gen_config.py",
@@ -363,13 +353,13 @@ static void test_registration_forms(void **state)
 
     /* upstream imports: a class the source module defines is flagged unless the
      * config excludes it; one it does not define (a base class) is not */
-    put(t.ws.root, "m/q/__init__.py",
-        "@MODELING_REGISTRY.register(\"q\")\n"
-        "def reg(a):\n"
-        "    from transformers.models.q.modeling_q import QTalker, QVision\n"
-        "    from transformers.modeling_utils import PreTrainedModel\n"
-        "    from .generated.patched_q_gpu import QModel\n"
-        "    return QModel\n");
+    tmp_put(t.ws.root, "m/q/__init__.py",
+            "@MODELING_REGISTRY.register(\"q\")\n"
+            "def reg(a):\n"
+            "    from transformers.models.q.modeling_q import QTalker, QVision\n"
+            "    from transformers.modeling_utils import PreTrainedModel\n"
+            "    from .generated.patched_q_gpu import QModel\n"
+            "    return QModel\n");
     static const char up[] = "class QTalker(nn.Module):\n    pass\n\n\nclass QVision:\n    pass\n";
     const char *excl[] = {"QTalker"};
     pg_config ec;
@@ -432,8 +422,8 @@ static void test_registration_forms(void **state)
 static void gated_open(tws *t)
 {
     tws_open(t, pyproject);
-    put(t->ws.root, "m/q/modeling_q.py", "from .gpu_patch import apply_legacy_patch\n");
-    put(t->ws.root, "m/q/gpu_patch.py", "def apply_legacy_patch():\n    pass\n");
+    tmp_put(t->ws.root, "m/q/modeling_q.py", "from .gpu_patch import apply_legacy_patch\n");
+    tmp_put(t->ws.root, "m/q/gpu_patch.py", "def apply_legacy_patch():\n    pass\n");
 }
 
 /* How many files the retired check finds in t for m/q's GPU config. */
@@ -550,7 +540,7 @@ static void test_version_gated_elif(void **state)
 static check_input q_config_of(tws *t, const char *src, const char *docstring, strbuf *abs,
                                pg_config *c)
 {
-    put(t->ws.root, "m/q/q_gpu_patch_gen_config.py", src);
+    tmp_put(t->ws.root, "m/q/q_gpu_patch_gen_config.py", src);
     fs_join(abs, t->ws.root, "m/q/q_gpu_patch_gen_config.py");
     memset(c, 0, sizeof(*c));
     c->file = abs->buf;
@@ -618,7 +608,7 @@ static void test_comment_markers(void **state)
     char *src2 = pgci_strdup(src);
     memcpy(strstr(src2, "m.q.q_gpu"), "m.x.q_gpu", 9);
     memcpy(strstr(src2, "Patch: Q.forward"), "Patch: R.forward", 16);
-    put(t.ws.root, "m/q/q_gpu_patch_gen_config.py", src2);
+    tmp_put(t.ws.root, "m/q/q_gpu_patch_gen_config.py", src2);
     o.text = src2;
     c.docstring = "Regen: patchgen m.x.q_gpu_patch_gen_config";
     assert_int_equal(run_check(&check_protocol_comments, &t, &in, 1, &fs), CHECK_RAN);
@@ -636,13 +626,13 @@ static void test_comment_markers(void **state)
     tws t2;
     tws_open(&t2, "[tool.pgci.protocol.comments]\n"
                   "regen_command = \"patchgen {module} -o {dir}/generated --diff\"\n");
-    put(t2.ws.root, "m/q/q_gpu_patch_gen_config.py",
-        "\"\"\"patchgen m.q.q_gpu_patch_gen_config -o m/q/generated --diff\"\"\"\n");
+    tmp_put(t2.ws.root, "m/q/q_gpu_patch_gen_config.py",
+            "\"\"\"patchgen m.q.q_gpu_patch_gen_config -o m/q/generated --diff\"\"\"\n");
     check_input in2 = q_gpu_input();
     assert_int_equal(run_check(&check_protocol_comments, &t2, &in2, 1, &fs), CHECK_RAN);
     assert_int_equal(fs.len, 0);
-    put(t2.ws.root, "m/q/q_gpu_patch_gen_config.py",
-        "\"\"\"patchgen m.q.q_gpu_patch_gen_config -o m/x/generated --diff\"\"\"\n");
+    tmp_put(t2.ws.root, "m/q/q_gpu_patch_gen_config.py",
+            "\"\"\"patchgen m.q.q_gpu_patch_gen_config -o m/x/generated --diff\"\"\"\n");
     assert_int_equal(run_check(&check_protocol_comments, &t2, &in2, 1, &fs), CHECK_RAN);
     assert_int_equal(fs.len, 1);
     assert_string_equal(fs.items[0]->title,
@@ -725,8 +715,8 @@ static void test_copied_body(void **state)
                       "@config.override_method(\"Q.forward\", description=\"NPU\")\n"
                       "def q_npu_forward_patched(self, x):\n"
                       "    return self.q_forward_patched(x) + 1\n";
-    put(t.ws.root, "m/q/q_gpu_patch_gen_config.py", gpu);
-    put(t.ws.root, "m/q/q_npu_patch_gen_config.py", npu);
+    tmp_put(t.ws.root, "m/q/q_gpu_patch_gen_config.py", gpu);
+    tmp_put(t.ws.root, "m/q/q_npu_patch_gen_config.py", npu);
     strbuf ga = STRBUF_INIT, na = STRBUF_INIT;
     fs_join(&ga, t.ws.root, "m/q/q_gpu_patch_gen_config.py");
     fs_join(&na, t.ws.root, "m/q/q_npu_patch_gen_config.py");
@@ -800,13 +790,13 @@ static void test_tables(void **state)
     tws t;
     tws_open(&t, "[tool.pgci.protocol.tests]\ntoy_config_dir = \"tests/toy\"\n"
                  "registry_test = \"tests/t.py\"\nregistry_marker = \"cases = [\"\n");
-    put(t.ws.root, "tests/toy/Qwen3Moe_toy/config.json", "{}");
-    put(t.ws.root, "tests/t.py",
-        "other = ['qwen3']\n"
-        "cases = [\n"
-        "    './tests/toy/Qwen3Moe_toy',\n"
-        "]\n"
-        "later = ['qwen3']\n");
+    tmp_put(t.ws.root, "tests/toy/Qwen3Moe_toy/config.json", "{}");
+    tmp_put(t.ws.root, "tests/t.py",
+            "other = ['qwen3']\n"
+            "cases = [\n"
+            "    './tests/toy/Qwen3Moe_toy',\n"
+            "]\n"
+            "later = ['qwen3']\n");
     check_input in[2] = {
         input("m.qwen3.a", "m/qwen3/qwen3_gpu_patch_gen_config.py", "m/qwen3/generated/p.py"),
         input("m.qwen3_moe.a", "m/qwen3_moe/qwen3_moe_gpu_patch_gen_config.py",

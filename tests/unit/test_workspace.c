@@ -16,6 +16,7 @@
 #include "core/fs.h"
 #include "core/strbuf.h"
 #include "workspace/workspace.h"
+#include "tmp_pkg.h"
 
 /* --- helpers --------------------------------------------------------------------- */
 
@@ -27,17 +28,6 @@ static char *tmpdir(void)
 }
 
 /* Writes root/rel (creating directories). */
-static void put(const char *root, const char *rel, const char *content)
-{
-    strbuf p = STRBUF_INIT;
-    fs_join(&p, root, rel);
-    char *dir = fs_dirname(p.buf);
-    assert_int_equal(fs_mkdirs(dir), 0);
-    free(dir);
-    assert_int_equal(fs_write_atomic(p.buf, content, strlen(content)), 0);
-    strbuf_free(&p);
-}
-
 static const char *PATCHGEN = "[tool.patchgen]\n"
                               "search_root = \"pkg/models\"\n"
                               "package_prefix = \"pkg.models\"\n";
@@ -328,7 +318,7 @@ static void test_discovery_order(void **state)
 {
     (void)state;
     char *root = tmpdir();
-    put(root, "pyproject.toml", PATCHGEN);
+    tmp_put(root, "pyproject.toml", PATCHGEN);
     const char *files[] = {
         "pkg/models/a/x_patch_gen_config.py",
         "pkg/models/a-b/y_patch_gen_config.py",
@@ -345,7 +335,7 @@ static void test_discovery_order(void **state)
         "pkg/other/o_patch_gen_config.py", /* outside search_root */
     };
     for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
-        put(root, files[i], "x = 1\n");
+        tmp_put(root, files[i], "x = 1\n");
     /* a directory named like a config is not a config */
     strbuf d = STRBUF_INIT;
     fs_join(&d, root, "pkg/models/dir_patch_gen_config.py");
@@ -390,14 +380,15 @@ static void test_discovery_order(void **state)
     workspace_free(ws);
 
     /* search_root "." and "./pkg/models/" spellings */
-    put(root, "pyproject.toml",
-        "[tool.patchgen]\nsearch_root = \"./pkg/models/\"\n"
-        "package_prefix = \"pkg.models\"\n");
+    tmp_put(root, "pyproject.toml",
+            "[tool.patchgen]\nsearch_root = \"./pkg/models/\"\n"
+            "package_prefix = \"pkg.models\"\n");
     assert_int_equal(workspace_open(&ws, root), 0);
     assert_int_equal(ws->configs.len, nwant);
     assert_string_equal(ws->configs.items[2].path, want[2]);
     workspace_free(ws);
-    put(root, "pyproject.toml", "[tool.patchgen]\nsearch_root = \".\"\npackage_prefix = \"r\"\n");
+    tmp_put(root, "pyproject.toml",
+            "[tool.patchgen]\nsearch_root = \".\"\npackage_prefix = \"r\"\n");
     assert_int_equal(workspace_open(&ws, root), 0);
     assert_int_equal(ws->configs.len, nwant + 1); /* pkg/other too */
     assert_string_equal(ws->configs.items[0].module, "r.pkg.models..hidden.h_patch_gen_config");
@@ -411,10 +402,10 @@ static void test_open_walks_up_and_errors(void **state)
 {
     (void)state;
     char *root = tmpdir();
-    put(root, "pyproject.toml", PATCHGEN);
-    put(root, "pkg/models/m/m_patch_gen_config.py", "x = 1\n");
+    tmp_put(root, "pyproject.toml", PATCHGEN);
+    tmp_put(root, "pkg/models/m/m_patch_gen_config.py", "x = 1\n");
     /* a pyproject without [tool.patchgen] in a subdirectory is passed over */
-    put(root, "pkg/pyproject.toml", "[project]\nname = \"inner\"\n");
+    tmp_put(root, "pkg/pyproject.toml", "[project]\nname = \"inner\"\n");
     strbuf sub = STRBUF_INIT;
     fs_join(&sub, root, "pkg/models/m");
     workspace *ws = NULL;
@@ -429,7 +420,7 @@ static void test_open_walks_up_and_errors(void **state)
     strbuf_free(&sub);
 
     /* a syntax error names the file and line */
-    put(root, "pyproject.toml", "[tool.patchgen]\nsearch_root = \"pkg/models\n");
+    tmp_put(root, "pyproject.toml", "[tool.patchgen]\nsearch_root = \"pkg/models\n");
     assert_int_equal(workspace_open(&ws, root), PGCI_EINVALID);
     assert_null(ws);
     strbuf want = STRBUF_INIT;
@@ -438,9 +429,9 @@ static void test_open_walks_up_and_errors(void **state)
     strbuf_free(&want);
 
     /* a search_root that does not exist */
-    put(root, "pyproject.toml",
-        "[tool.patchgen]\nsearch_root = \"missing\"\n"
-        "package_prefix = \"x\"\n");
+    tmp_put(root, "pyproject.toml",
+            "[tool.patchgen]\nsearch_root = \"missing\"\n"
+            "package_prefix = \"x\"\n");
     assert_int_equal(workspace_open(&ws, root), PGCI_ENOTFOUND);
     assert_non_null(strstr(pgci_error_last(), "search_root 'missing' is not a directory under"));
 
@@ -462,11 +453,11 @@ static void test_path_safety(void **state)
 {
     (void)state;
     char *outside = tmpdir();
-    put(outside, "evil/e_patch_gen_config.py", "x = 1\n");
-    put(outside, "e2_patch_gen_config.py", "x = 1\n");
+    tmp_put(outside, "evil/e_patch_gen_config.py", "x = 1\n");
+    tmp_put(outside, "e2_patch_gen_config.py", "x = 1\n");
     char *root = tmpdir();
-    put(root, "pyproject.toml", PATCHGEN);
-    put(root, "pkg/models/ok/ok_patch_gen_config.py", "x = 1\n");
+    tmp_put(root, "pyproject.toml", PATCHGEN);
+    tmp_put(root, "pkg/models/ok/ok_patch_gen_config.py", "x = 1\n");
     strbuf link = STRBUF_INIT, target = STRBUF_INIT;
 
     /* a symlinked directory inside search_root is not entered (as rglob) */
@@ -493,7 +484,8 @@ static void test_path_safety(void **state)
     unlink(link.buf);
 
     /* a search_root that is a symlink out of the workspace is refused */
-    put(root, "pyproject.toml", "[tool.patchgen]\nsearch_root = \"out\"\npackage_prefix = \"o\"\n");
+    tmp_put(root, "pyproject.toml",
+            "[tool.patchgen]\nsearch_root = \"out\"\npackage_prefix = \"o\"\n");
     strbuf_reset(&link);
     fs_join(&link, root, "out");
     assert_int_equal(symlink(outside, link.buf), 0);
@@ -501,9 +493,9 @@ static void test_path_safety(void **state)
     assert_non_null(strstr(pgci_error_last(), "[tool.patchgen] search_root 'out' resolves to"));
 
     /* and '..' never reaches the filesystem */
-    put(root, "pyproject.toml",
-        "[tool.patchgen]\nsearch_root = \"pkg/../..\"\n"
-        "package_prefix = \"o\"\n");
+    tmp_put(root, "pyproject.toml",
+            "[tool.patchgen]\nsearch_root = \"pkg/../..\"\n"
+            "package_prefix = \"o\"\n");
     assert_int_equal(workspace_open(&ws, root), PGCI_EINVALID);
     assert_non_null(strstr(pgci_error_last(), "pyproject.toml:2: [tool.patchgen] search_root "
                                               "'pkg/../..' escapes its root with '..'"));
@@ -521,8 +513,9 @@ static void test_source_modules(void **state)
 {
     (void)state;
     char *root = tmpdir();
-    put(root, "pyproject.toml", PATCHGEN);
-    put(root, "pkg/models/a/a_patch_gen_config.py",
+    tmp_put(root, "pyproject.toml", PATCHGEN);
+    tmp_put(
+        root, "pkg/models/a/a_patch_gen_config.py",
         "from veomni.patchgen.patch_spec import PatchConfig\n"
         "config = PatchConfig(\n"
         "    source_module='transformers.models.b.modeling_b',\n"
@@ -530,9 +523,9 @@ static void test_source_modules(void **state)
         ")\n"
         "other = patch_spec.PatchConfig(source_module=\"transformers.models.\" 'a.modeling_a')\n"
         "not_a_config = Other(source_module=\"ignored\")\n");
-    put(root, "pkg/models/b/b_patch_gen_config.py",
-        "def make():\n"
-        "    return PatchConfig(source_module=\"transformers.models.b.modeling_b\")\n");
+    tmp_put(root, "pkg/models/b/b_patch_gen_config.py",
+            "def make():\n"
+            "    return PatchConfig(source_module=\"transformers.models.b.modeling_b\")\n");
     workspace *ws = NULL;
     assert_int_equal(workspace_open(&ws, root), 0);
     strvec mods = STRVEC_INIT;
@@ -544,19 +537,19 @@ static void test_source_modules(void **state)
     strvec_free(&mods);
 
     /* a computed source_module is refused with its position */
-    put(root, "pkg/models/b/b_patch_gen_config.py",
-        "\nconfig = PatchConfig(source_module=PREFIX + \"b\")\n");
+    tmp_put(root, "pkg/models/b/b_patch_gen_config.py",
+            "\nconfig = PatchConfig(source_module=PREFIX + \"b\")\n");
     assert_int_equal(workspace_source_modules(ws, &mods), PGCI_EUNSUPPORTED);
     assert_string_equal(pgci_error_last(), "pkg/models/b/b_patch_gen_config.py:2:36: "
                                            "source_module must be a string literal, not "
                                            "binary_operator");
     /* an f-string with a field has no constant value */
-    put(root, "pkg/models/b/b_patch_gen_config.py",
-        "config = PatchConfig(source_module=f\"transformers.{name}\")\n");
+    tmp_put(root, "pkg/models/b/b_patch_gen_config.py",
+            "config = PatchConfig(source_module=f\"transformers.{name}\")\n");
     assert_true(workspace_source_modules(ws, &mods) < 0);
     assert_non_null(strstr(pgci_error_last(), "pkg/models/b/b_patch_gen_config.py:1:"));
     /* and a config that is not Python */
-    put(root, "pkg/models/b/b_patch_gen_config.py", "config = PatchConfig(\n");
+    tmp_put(root, "pkg/models/b/b_patch_gen_config.py", "config = PatchConfig(\n");
     assert_true(workspace_source_modules(ws, &mods) < 0);
     assert_non_null(strstr(pgci_error_last(), "pkg/models/b/b_patch_gen_config.py:"));
     assert_int_equal(mods.len, 0);
