@@ -260,10 +260,12 @@ static void classify(json_t *f, fact *x)
         return;
     }
     if (!strcmp(x->family, "ws-import")) {
-        /* a name gone from one module: one fact, whichever workspace files import it */
+        /* the names gone from the modules one workspace file imports them from: one
+         * edit of that file (veomni's model_outputs.py, five classes 5.24.0 removed),
+         * however many configs import it */
         x->target = pgci_strdup(target);
         x->symbol = pgci_strdup(target);
-        x->key = pgci_asprintf("ws-import:%s:%s", target, str(d, "module") ? str(d, "module") : "");
+        x->key = pgci_asprintf("ws-import:%s", str(d, "file") ? str(d, "file") : "");
         return;
     }
     x->target = pgci_strdup(target);
@@ -363,6 +365,9 @@ static char *phrase_of(json_t *f)
         ph = pgci_asprintf("`self.%s`", str(d, "attribute"));
     else if (!strcmp(kind, "body-changed"))
         ph = pgci_strdup(BODY_PHRASE);
+    else if (!strcmp(kind, "ws-import-removed") && str(d, "target") && str(d, "module"))
+        ph = pgci_asprintf("`%s` from `%s` (line %lld)", str(d, "target"), str(d, "module"),
+                           (long long)json_integer_value(json_object_get(d, "line")));
     else if (!strncmp(kind, "method-", 7))
         ph = pgci_asprintf("%s methods", !strcmp(kind, "method-added") ? "added" : "removed");
     return ph;
@@ -485,6 +490,30 @@ static int is_typing_name(const char *n)
     return 0;
 }
 
+/* "the workspace's `f` imports `X` from `m`, which no longer has it", or, for
+ * several names (one edit of that file), each with its module and line. */
+static void title_of_ws_import(strbuf *t, strbuf *act, const change *c, const char *s)
+{
+    json_t *d = json_object_get(c->first, "data");
+    const char *file = str(d, "file") ? str(d, "file") : "?";
+    if (c->phrases.len > 1) {
+        strbuf_addf(t,
+                    "the workspace's `%s` imports names upstream's modules no longer have: ", file);
+        for (size_t i = 0; i < c->phrases.len; i++)
+            strbuf_addf(t, "%s%s", i ? (i + 1 == c->phrases.len ? " and " : ", ") : "",
+                        c->phrases.items[i]);
+        strbuf_adds(t, "; the generated modules that import that file fail at import");
+        strbuf_addf(act, "import each from where it moved, or drop it (`%s`)", file);
+        return;
+    }
+    strbuf_addf(t,
+                "the workspace's `%s` imports `%s` from `%s`, which no longer has it: the "
+                "generated modules that import that file fail at import",
+                file, s, str(d, "module") ? str(d, "module") : "?");
+    strbuf_addf(act, "import it from where it moved, or drop it (`%s` line %lld)", file,
+                (long long)json_integer_value(json_object_get(d, "line")));
+}
+
 /* Titles of what breaks: names, targets, classes and attributes that went. 0 when
  * the change is of another family. */
 /* Keys of a workspace parallel plan that broke at one segment (plan-key). */
@@ -600,15 +629,7 @@ static int title_of_removal(strbuf *t, strbuf *act, const change *c)
     } else if (!strcmp(fam, "plan-key")) {
         title_of_plan_key(t, act, d, s);
     } else if (!strcmp(fam, "ws-import")) {
-        const char *m = str(d, "module") ? str(d, "module") : "?";
-        const char *file = str(d, "file") ? str(d, "file") : "?";
-        json_int_t line = json_integer_value(json_object_get(d, "line"));
-        strbuf_addf(t,
-                    "the workspace's `%s` imports `%s` from `%s`, which no longer has it: the "
-                    "generated modules that import that file fail at import",
-                    file, s, m);
-        strbuf_addf(act, "import it from where it moved, or drop it (`%s` line %lld)", file,
-                    (long long)line);
+        title_of_ws_import(t, act, c, s);
     } else if (!strcmp(fam, "callee-vanished")) {
         strbuf_addf(t, "`%s` is gone, and patch bodies call it", s);
         if (succ)

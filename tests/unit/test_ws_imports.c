@@ -347,24 +347,29 @@ static void test_modules(void **state)
     tmp_pkg_rm(root);
 }
 
+/* A finding of config cfg: `name` gone from `module`, imported at file:line. */
+static void add_removed(json_t *fs, const char *cfg, const char *name, const char *module,
+                        const char *file, int line)
+{
+    json_t *f = json_object();
+    json_object_set_new(f, "check", json_string("callees"));
+    json_object_set_new(f, "severity", json_string("error"));
+    json_object_set_new(f, "config", json_string(cfg));
+    json_object_set_new(f, "title", json_string("t"));
+    json_object_set_new(f, "data",
+                        json_pack("{s:s, s:s, s:s, s:s, s:i}", "kind", "ws-import-removed",
+                                  "target", name, "module", module, "file", file, "line", line));
+    json_array_append_new(fs, f);
+}
+
 /* The configs' findings of one name gone from one module are one change, with the
  * file and line in its action. */
 static void test_changes_title(void **state)
 {
     (void)state;
     json_t *fs = json_array();
-    for (int i = 0; i < 2; i++) {
-        json_t *f = json_object();
-        json_object_set_new(f, "check", json_string("callees"));
-        json_object_set_new(f, "severity", json_string("error"));
-        json_object_set_new(f, "config", json_string(i ? "c.a" : "c.b"));
-        json_object_set_new(f, "title", json_string("t"));
-        json_object_set_new(f, "data",
-                            json_pack("{s:s, s:s, s:s, s:s, s:i}", "kind", "ws-import-removed",
-                                      "target", "ToyOutput", "module", MODEL, "file",
-                                      "pkg/outputs.py", "line", 7));
-        json_array_append_new(fs, f);
-    }
+    for (int i = 0; i < 2; i++)
+        add_removed(fs, i ? "c.a" : "c.b", "ToyOutput", MODEL, "pkg/outputs.py", 7);
     json_t *cs = changes_group(fs);
     assert_int_equal(json_array_size(cs), 1);
     json_t *c = json_array_get(cs, 0);
@@ -380,6 +385,40 @@ static void test_changes_title(void **state)
     json_decref(fs);
 }
 
+/* The names gone that one workspace file imports are one change, one edit of that
+ * file (veomni's model_outputs.py: five classes 5.24.0 removed from five modules
+ * were five sections of the note); another file importing one of them is a change
+ * of its own, whose action names its own file and line. */
+static void test_changes_by_file(void **state)
+{
+    (void)state;
+    json_t *fs = json_array();
+    for (int i = 0; i < 2; i++) {
+        const char *cfg = i ? "c.a" : "c.b";
+        add_removed(fs, cfg, "ToyOutput", MODEL, "pkg/outputs.py", 7);
+        add_removed(fs, cfg, "OtherOutput", OTHER, "pkg/outputs.py", 8);
+    }
+    add_removed(fs, "c.a", "ToyOutput", MODEL, "pkg/legacy.py", 3);
+    json_t *cs = changes_group(fs);
+    assert_int_equal(json_array_size(cs), 2);
+    json_t *c = json_array_get(cs, 0);
+    assert_int_equal(json_array_size(json_object_get(c, "configs")), 2);
+    assert_int_equal(json_integer_value(json_object_get(c, "findings")), 4);
+    assert_string_equal(json_string_value(json_object_get(c, "title")),
+                        "the workspace's `pkg/outputs.py` imports names upstream's modules no "
+                        "longer have: `ToyOutput` from `" MODEL "` (line 7) and `OtherOutput` "
+                        "from `" OTHER "` (line 8); the generated modules that import that file "
+                        "fail at import");
+    assert_string_equal(json_string_value(json_object_get(c, "action")),
+                        "import each from where it moved, or drop it (`pkg/outputs.py`)");
+    c = json_array_get(cs, 1);
+    assert_int_equal(json_array_size(json_object_get(c, "configs")), 1);
+    assert_string_equal(json_string_value(json_object_get(c, "action")),
+                        "import it from where it moved, or drop it (`pkg/legacy.py` line 3)");
+    json_decref(cs);
+    json_decref(fs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -391,6 +430,7 @@ int main(void)
         cmocka_unit_test(test_parsed_when_not_split),
         cmocka_unit_test(test_modules),
         cmocka_unit_test(test_changes_title),
+        cmocka_unit_test(test_changes_by_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
