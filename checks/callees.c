@@ -23,6 +23,7 @@
 #include "checks/body_uses.h"
 #include "checks/contracts.h"
 #include "checks/survey_trees.h"
+#include "checks/written_instead.h"
 #include "checks/deprecate_kwarg.h"
 #include "checks/external_bases.h"
 #include "checks/inherited.h"
@@ -1098,8 +1099,15 @@ static void module_names(cctx *c, const strvec *loads)
                     strbuf_addf(&detail, "; similarity %.2f", scores[k]);
             strbuf_adds(&detail, ")\n");
         }
-        if (near)
+        char *instead = near ? NULL : written_instead(c->p, name, c->where, &detail);
+        if (instead) /* upstream's own code writes it in the old name's place */
+            strbuf_addf(&succ, "; successor `%s` (upstream's code writes it in its place)",
+                        instead);
+        else if (near)
             strbuf_addf(&succ, "; likely successor `%s`", near);
+        if (instead)
+            json_object_set_new(data, "written_instead", json_string(instead));
+        free(instead);
         free(extra);
         /* what A's definition told its callers to do instead */
         contracts_note_advice(&succ, data, c->p, index_find(c->p->a, name));

@@ -297,13 +297,14 @@ typedef struct change {
     json_t *first;        /* borrowed */
     int imports, defines; /* name family: imports that went, definitions that went */
     char *successor;
-    const char *advice;  /* what upstream's deprecation notice said to do instead (borrowed) */
-    strvec also;         /* the names a ruff failure's title lists past its first cause */
-    VEC(char) also_rule; /* each one's rule, beside it: ALSO_REDEFINED, ALSO_UNDEFINED, ... */
-    size_t also_n;       /* how many causes past the first it counts ("and 4 more") */
-    strvec also_configs; /* the configs whose failure has them */
-    int callee_body;     /* a callee signature change whose body changed too (joined) */
-    json_t *shim;        /* its @deprecate_kwarg rename's data, joined (borrowed) */
+    int successors_differ; /* another finding of it names another successor */
+    const char *advice;    /* what upstream's deprecation notice said to do instead (borrowed) */
+    strvec also;           /* the names a ruff failure's title lists past its first cause */
+    VEC(char) also_rule;   /* each one's rule, beside it: ALSO_REDEFINED, ALSO_UNDEFINED, ... */
+    size_t also_n;         /* how many causes past the first it counts ("and 4 more") */
+    strvec also_configs;   /* the configs whose failure has them */
+    int callee_body;       /* a callee signature change whose body changed too (joined) */
+    json_t *shim;          /* its @deprecate_kwarg rename's data, joined (borrowed) */
 } change;
 
 #define BODY_PHRASE "changed its body"
@@ -466,8 +467,15 @@ static void change_take(change *c, json_t *f, const fact *x)
     const char *kind = str(d, "kind") ? str(d, "kind") : "";
     c->imports |= !strcmp(kind, "import-removed");
     c->defines |= !strcmp(kind, "name-removed");
-    if (!c->successor && strcmp(str(f, "check"), "regen"))
-        c->successor = named_successor(f);
+    if (strcmp(str(f, "check"), "regen")) {
+        char *succ = named_successor(f);
+        if (!c->successor)
+            c->successor = succ;
+        else {
+            c->successors_differ |= succ && strcmp(succ, c->successor);
+            free(succ);
+        }
+    }
     const char *advice = str(d, "advice");
     if (!c->advice && advice && *advice)
         c->advice = advice;
@@ -548,13 +556,17 @@ static int title_of_removal(strbuf *t, strbuf *act, const change *c)
 {
     const char *fam = c->f.family, *s = c->one_target ? c->f.target : c->f.symbol;
     json_t *d = json_object_get(c->first, "data");
-    const char *succ = c->successor;
+    /* findings that name different successors (what upstream builds at one place
+     * and annotates with at another): no one successor is true of the change */
+    const char *succ = c->successors_differ ? NULL : c->successor;
     if (!strcmp(fam, "name")) {
         strbuf_addf(t, "`%s` is no longer %s upstream", s,
                     c->imports || !c->defines ? "imported by the modeling module"
                                               : "defined by the modeling module");
         if (succ)
             strbuf_addf(t, "; successor `%s`", succ);
+        else if (c->successors_differ)
+            strbuf_adds(t, "; its successor differs by place");
         if (is_typing_name(s))
             strbuf_addf(act,
                         "add `from typing import %s` to the config's imports, or write the "
@@ -562,6 +574,9 @@ static int title_of_removal(strbuf *t, strbuf *act, const change *c)
                         s);
         else if (succ)
             strbuf_addf(act, "switch the patch bodies to `%s`, after reading its contract", succ);
+        else if (c->successors_differ)
+            strbuf_adds(act, "switch each use to the successor its finding names, after reading "
+                             "its contract");
         else
             strbuf_addf(act,
                         "import `%s` from where upstream keeps it now, or copy it into the "

@@ -5,7 +5,9 @@
  * renamed or dropped parameters written into A's text), returned values, names a
  * body reads, and what @auto_docstring leaves undocumented; and what the patch
  * bodies use (checks/callees.c): methods through self and their bases, module
- * functions, submodules, where a `**kwargs` keyword goes; and the search for a
+ * functions, submodules, where a `**kwargs` keyword goes, and what upstream
+ * writes in place of a name it dropped (checks/written_instead.c: another name B
+ * binds); and the search for a
  * submodule's calls (directly or as a ModuleList's elements in a loop), and of a
  * module-level function's, passing a keyword by name
  * (checks/keyword_calls.c), which must find a call only where its text passes the
@@ -25,6 +27,7 @@
 #include "checks/callees.h"
 #include "checks/keyword_calls.h"
 #include "checks/signatures.h"
+#include "checks/written_instead.h"
 #include "core/error.h"
 #include "core/strbuf.h"
 #include "fuzz.h"
@@ -62,6 +65,21 @@ static void compare(strbuf *out, pg_config *cfg, const index_module *a, const ch
     pgci_error_clear();
     check_callees(&fs, &p); /* what the patch bodies call and read, at both tags */
     pgci_error_clear();
+    /* what upstream writes in place of a name it dropped is another name B binds */
+    for (size_t i = 0; i < a->n_defs; i++) {
+        const char *name = a->defs[i]->name;
+        if (signatures_module_binds(b, name))
+            continue;
+        strbuf why = STRBUF_INIT;
+        char *w = written_instead(&p, name, a->defs[i]->qualname, &why);
+        if (w) {
+            CHECK(strcmp(w, name) != 0);
+            CHECK(signatures_module_binds(b, w));
+            CHECK(why.len > 0);
+        }
+        free(w);
+        strbuf_free(&why);
+    }
     for (size_t i = 0; i < fs.len; i++) {
         const finding *f = fs.items[i];
         CHECK(f->title && f->title[0]);

@@ -1913,6 +1913,138 @@ static void test_positioned_helper_lines(void **state)
     show_line = 0;
 }
 
+/* A class upstream dropped for one it imports: its own code now writes the new
+ * name where it wrote the old one (transformers 5.24.0: `return
+ * Qwen2VLModelOutputWithPast(` became `return MultimodalBaseModelOutputWithPast(`,
+ * no definition of the module like the old class), so that name is the
+ * successor; of two, what the overridden method itself builds (Qwen3.5's
+ * `Qwen3_5Model.forward` annotates with `BaseModelOutputWithPast` and builds
+ * `MultimodalBaseModelOutputWithPast`, its `Qwen3_5TextModel.forward` builds the
+ * first). Before, the action was to import the old class "from where upstream
+ * keeps it now": nowhere. */
+static void test_written_instead(void **state)
+{
+    (void)state;
+    static const char a[] = "class ToyOut:\n"
+                            "    x: int = 0\n"
+                            "class ToyText(nn.Module):\n"
+                            "    def forward(self, x):\n"
+                            "        y = self.norm(x)\n"
+                            "        return ToyOut(x=y)\n"
+                            "class ToyModel(nn.Module):\n"
+                            "    def forward(self, x) -> ToyOut:\n"
+                            "        h = self.text(x)\n"
+                            "        return ToyOut(x=h)\n"
+                            "class ToyTop(nn.Module):\n"
+                            "    def forward(self, x):\n"
+                            "        out: ToyOut = self.model(x)\n"
+                            "        return out\n";
+    static const char b[] = "from ...modeling_outputs import BaseOut, MultiOut\n"
+                            "class ToyText(nn.Module):\n"
+                            "    def forward(self, x):\n"
+                            "        y = self.norm(x)\n"
+                            "        return BaseOut(x=y)\n"
+                            "class ToyModel(nn.Module):\n"
+                            "    def forward(self, x) -> BaseOut:\n"
+                            "        h = self.text(x)\n"
+                            "        return MultiOut(x=h)\n"
+                            "class ToyTop(nn.Module):\n"
+                            "    def forward(self, x):\n"
+                            "        out: MultiOut = self.model(x)\n"
+                            "        return out\n";
+    tpatch ps[] = {{PG_METHOD_OVERRIDE, "ToyModel.forward",
+                    "def forward(self, x) -> ToyOut:\n"
+                    "    return ToyOut(x=self.text(x) + 1)\n"},
+                   {PG_METHOD_OVERRIDE, "ToyText.forward",
+                    "def forward(self, x):\n"
+                    "    return ToyOut(x=self.norm(x) + 1)\n"},
+                   {PG_METHOD_OVERRIDE, "ToyTop.forward",
+                    "def forward(self, x):\n"
+                    "    out: ToyOut = self.model(x)\n"
+                    "    return out\n"}};
+    show_detail = 1;
+    char *got = survey(a, b, ps, 3);
+    show_detail = 0;
+    static const char *const want[] = {
+        "error name-removed: `ToyModel.forward` uses `ToyOut`, which upstream no longer defines "
+        "at v2.0; successor `MultiOut` (upstream's code writes it in its place)\n",
+        "error name-removed: `ToyText.forward` uses `ToyOut`, which upstream no longer defines "
+        "at v2.0; successor `BaseOut` (upstream's code writes it in its place)\n",
+        /* ToyTop.forward builds nothing: what it writes, in most places */
+        "error name-removed: `ToyTop.forward` uses `ToyOut`, which upstream no longer defines "
+        "at v2.0; successor `MultiOut` (upstream's code writes it in its place)\n",
+        "upstream at v2.0 writes `MultiOut` where v1.0 wrote `ToyOut` (2 places):\n"
+        "  `ToyModel.forward`: `return ToyOut(x=h)` → `return MultiOut(x=h)`\n"
+        "  `ToyTop.forward`: `out: ToyOut = self.model(x)` → `out: MultiOut = self.model(x)`\n"
+        "  and `BaseOut` in 2 places\n"};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        if (!strstr(got, want[i])) {
+            fprintf(stderr, "--- got\n%s--- want (a part of)\n%s", got, want[i]);
+            fail();
+        }
+    free(got);
+
+    /* what B writes there but does not bind, or a line that only the name tells
+     * apart ("y = ToyOut" against "y = other"), is no successor */
+    static const char a2[] = "class ToyOut:\n"
+                             "    x: int = 0\n"
+                             "class ToyModel(nn.Module):\n"
+                             "    def forward(self, x):\n"
+                             "        y = ToyOut\n"
+                             "        return Wrapped(ToyOut(x=y))\n";
+    static const char b2[] = "other = 1\n"
+                             "class ToyModel(nn.Module):\n"
+                             "    def forward(self, x):\n"
+                             "        y = other\n"
+                             "        return Wrapped(Gone(x=y))\n";
+    tpatch ps2[] = {{PG_METHOD_OVERRIDE, "ToyModel.forward",
+                     "def forward(self, x):\n"
+                     "    return ToyOut(x=x)\n"}};
+    got = survey(a2, b2, ps2, 1);
+    expect(got, "warning body-changed: `ToyModel.forward`: the upstream body changed under the "
+                "patch (written against v1.0)\n"
+                "error name-removed: `ToyModel.forward` uses `ToyOut`, which upstream no longer "
+                "defines at v2.0\n");
+    free(got);
+
+    /* a line B dropped is not the line B renamed next to it: the `ToyRot` branch
+     * went, the `ToyUp` one became `ToyNewUp` (transformers 5.25.0's
+     * `Qwen2_5OmniPreTrainedModel._init_weights`, whose vision rotary branch went
+     * while `UpSample1d`'s became `Qwen2_5OmniUpSample1d`) */
+    static const char a3[] = "class ToyPos:\n"
+                             "    pos: int = 0\n"
+                             "class ToyRot:\n"
+                             "    dim: int = 0\n"
+                             "class ToyUp:\n"
+                             "    ratio: int = 0\n"
+                             "class ToyPre(nn.Module):\n"
+                             "    def _init_weights(self, module):\n"
+                             "        if isinstance(module, ToyPos):\n"
+                             "            init.zeros_(module.pos)\n"
+                             "        elif isinstance(module, ToyUp):\n"
+                             "            init.copy_(module.filter, 1)\n"
+                             "        elif isinstance(module, ToyRot):\n"
+                             "            init.copy_(module.inv_freq, 2)\n";
+    static const char b3[] = "class ToyPos:\n"
+                             "    pos: int = 0\n"
+                             "class ToyNewUp:\n"
+                             "    ratio: int = 0\n"
+                             "class ToyPre(nn.Module):\n"
+                             "    def _init_weights(self, module):\n"
+                             "        if isinstance(module, ToyPos):\n"
+                             "            init.zeros_(module.pos)\n"
+                             "        elif isinstance(module, ToyNewUp):\n"
+                             "            init.copy_(module.filter, 1)\n";
+    tpatch ps3[] = {{PG_METHOD_OVERRIDE, "ToyPre._init_weights",
+                     "def _init_weights(self, module):\n"
+                     "    if isinstance(module, ToyRot):\n"
+                     "        init.copy_(module.inv_freq, 3)\n"}};
+    got = survey(a3, b3, ps3, 1);
+    expect_has(got, 3, "error", "name-removed: ",
+               "`ToyPre._init_weights` uses `ToyRot`, which upstream no longer defines at v2.0\n");
+    free(got);
+}
+
 /* A body reused through name_map reads the renamed names (patchgen rewrites its
  * text): upstream removing `ToyMoeOutput` breaks it though the body says
  * `ToyOutput`, and a class B no longer has is no dataclass left with fields to
@@ -4337,6 +4469,7 @@ int main(void)
         cmocka_unit_test(test_decorator_name_removed),
         cmocka_unit_test(test_positioned_helper_name_removed),
         cmocka_unit_test(test_positioned_helper_lines),
+        cmocka_unit_test(test_written_instead),
         cmocka_unit_test(test_name_map_reads_renamed_names),
         cmocka_unit_test(test_successor_named_once),
         cmocka_unit_test(test_callee_inherited),
