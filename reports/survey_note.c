@@ -193,10 +193,49 @@ static void why_it_breaks(strbuf *sb, json_t *fs, const char *id)
     strvec_free(&seen);
 }
 
+/* When the change's findings name different successors of a name upstream dropped
+ * (checks/written_instead.h: what upstream's code writes in its place, which
+ * differs by the method that used it), each method with its own; 0 when they name
+ * one or none. */
+static int successors_by_use(strbuf *sb, json_t *fs, const char *id)
+{
+    strvec pairs = STRVEC_INIT, names = STRVEC_INIT;
+    size_t i;
+    json_t *f;
+    json_array_foreach(fs, i, f)
+    {
+        json_t *d = json_object_get(f, "data");
+        const char *w = str(d, "written_instead"), *by = str(d, "used_by");
+        if (!in_change(f, id) || !*w || !*by)
+            continue;
+        char *pair = pgci_asprintf("`%s`: `%s`", by, w);
+        if (strvec_find(&pairs, pair) < 0)
+            strvec_push(&pairs, pair);
+        free(pair);
+        if (strvec_find(&names, w) < 0)
+            strvec_push(&names, w);
+    }
+    int shown = names.len > 1;
+    if (shown) {
+        strbuf text = STRBUF_INIT;
+        for (size_t k = 0; k < pairs.len; k++)
+            strbuf_addf(&text, "%s\n", pairs.items[k]);
+        strbuf_adds(sb, "What upstream writes in its place, by the method that uses it:\n\n");
+        fenced(sb, text.buf, "");
+        strbuf_addc(sb, '\n');
+        strbuf_free(&text);
+    }
+    strvec_free(&pairs);
+    strvec_free(&names);
+    return shown;
+}
+
 static void what_changed(strbuf *sb, json_t *fs, const char *id, const char *ta, const char *tb)
 {
     size_t i;
     json_t *f;
+    if (successors_by_use(sb, fs, id))
+        return;
     json_array_foreach(fs, i, f)
     {
         if (!in_change(f, id) || !strcmp(str(f, "check"), "regen"))

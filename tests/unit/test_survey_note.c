@@ -179,6 +179,49 @@ static void test_same_finding_once(void **state)
     run_doc_free(&d);
 }
 
+/* A change whose findings name different successors of a dropped name (what
+ * upstream writes in its place differs by the method that used it: Qwen3.5's
+ * `Qwen3_5Model.forward` builds `MultimodalBaseModelOutputWithPast` at 5.24.0, its
+ * `Qwen3_5TextModel.forward` `BaseModelOutputWithPast`) shows each method with its
+ * own, not the first finding's detail alone. */
+static void test_successors_by_use(void **state)
+{
+    (void)state;
+    run_doc d;
+    assert_int_equal(run_doc_load(&d, "tests/e2e/expected/golden/survey/run.json"), 0);
+    size_t i, k = 0;
+    json_t *f;
+    json_array_foreach(json_object_get(d.root, "findings"), i, f)
+    {
+        json_t *data = json_object_get(f, "data");
+        const char *c = json_string_value(json_object_get(data, "change"));
+        if (!c || strcmp(c, "name-optional") ||
+            !strcmp(json_string_value(json_object_get(f, "check")), "regen"))
+            continue;
+        const char *by = k++ ? "Qwen3ForCausalLM.forward" : "Qwen3DecoderLayer.forward";
+        json_object_set_new(data, "used_by", json_string(by));
+        json_object_set_new(data, "written_instead", json_string(k == 1 ? "OptA" : "OptB"));
+    }
+    assert_int_equal(k, 3);
+    strbuf md = STRBUF_INIT;
+    report_markdown(&md, &d);
+    assert_non_null(strstr(md.buf, "What upstream writes in its place, by the method that uses "
+                                   "it:\n\n```\n`Qwen3DecoderLayer.forward`: `OptA`\n"
+                                   "`Qwen3ForCausalLM.forward`: `OptB`\n```\n"));
+    strbuf_free(&md);
+    /* one successor for all: the section's usual "What changed" */
+    json_array_foreach(json_object_get(d.root, "findings"), i, f)
+    {
+        json_t *data = json_object_get(f, "data");
+        if (json_object_get(data, "written_instead"))
+            json_object_set_new(data, "written_instead", json_string("OptA"));
+    }
+    report_markdown(&md, &d);
+    assert_null(strstr(md.buf, "by the method that uses it"));
+    strbuf_free(&md);
+    run_doc_free(&d);
+}
+
 /* A survey's Configs table is folded; a fitted comment that has no room for it
  * shows its brief, one line counting how the configs fare at the new tag, instead
  * of leaving the section out. */
@@ -242,9 +285,11 @@ static void test_configs_brief(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_inline), cmocka_unit_test(test_comment_keeps_error_sections),
-        cmocka_unit_test(test_shared_detail_once), cmocka_unit_test(test_same_finding_once),
-        cmocka_unit_test(test_configs_brief)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_inline),
+                                       cmocka_unit_test(test_comment_keeps_error_sections),
+                                       cmocka_unit_test(test_shared_detail_once),
+                                       cmocka_unit_test(test_same_finding_once),
+                                       cmocka_unit_test(test_successors_by_use),
+                                       cmocka_unit_test(test_configs_brief)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
