@@ -59,17 +59,27 @@ static void test_comment_keeps_error_sections(void **state)
     run_doc_free(&d);
 }
 
-/* Sets the detail of every finding of change id to det. */
-static void set_details(run_doc *d, const char *id, const char *det)
+/* The findings of change id in the run's order, up to max (borrowed); how many. */
+static size_t of_change(run_doc *d, const char *id, json_t **out, size_t max)
 {
-    size_t i;
+    size_t i, n = 0;
     json_t *f;
     json_array_foreach(json_object_get(d->root, "findings"), i, f)
     {
         const char *c = json_string_value(json_object_get(json_object_get(f, "data"), "change"));
-        if (c && !strcmp(c, id))
-            json_object_set_new(f, "detail", json_string(det));
+        if (c && !strcmp(c, id) && n < max)
+            out[n++] = f;
     }
+    return n;
+}
+
+/* Sets the detail of every finding of change id to det. */
+static void set_details(run_doc *d, const char *id, const char *det)
+{
+    json_t *fs[64];
+    size_t n = of_change(d, id, fs, 64);
+    for (size_t i = 0; i < n; i++)
+        json_object_set_new(fs[i], "detail", json_string(det));
 }
 
 static size_t occurrences(const char *hay, const char *needle)
@@ -103,17 +113,10 @@ static void test_shared_detail_once(void **state)
     assert_non_null(what);
     strbuf_free(&md);
     /* one finding's detail differs: each keeps its own */
-    json_t *f = NULL;
-    size_t i;
-    json_t *it;
-    json_array_foreach(json_object_get(d.root, "findings"), i, it)
-    {
-        const char *c = json_string_value(json_object_get(json_object_get(it, "data"), "change"));
-        if (c && !strcmp(c, "body-forcausallm-forward"))
-            f = it;
-    }
-    assert_non_null(f);
-    json_object_set_new(f, "detail", json_string("--- a\n+++ b\n@@ -1 +1 @@\n-x\n+y\n"));
+    json_t *fs[64];
+    size_t n = of_change(&d, "body-forcausallm-forward", fs, 64);
+    assert_true(n > 0);
+    json_object_set_new(fs[n - 1], "detail", json_string("--- a\n+++ b\n@@ -1 +1 @@\n-x\n+y\n"));
     report_markdown(&md, &d);
     /* two findings (`Qwen3ForCausalLM.forward` at both Qwen3 configs): each its own */
     assert_int_equal(occurrences(md.buf, "+new_line_of_upstream"), 1);
@@ -189,14 +192,11 @@ static void test_successors_by_use(void **state)
     (void)state;
     run_doc d;
     assert_int_equal(run_doc_load(&d, "tests/e2e/expected/golden/survey/run.json"), 0);
-    size_t i, k = 0;
-    json_t *f;
-    json_array_foreach(json_object_get(d.root, "findings"), i, f)
-    {
-        json_t *data = json_object_get(f, "data");
-        const char *c = json_string_value(json_object_get(data, "change"));
-        if (!c || strcmp(c, "name-optional") ||
-            !strcmp(json_string_value(json_object_get(f, "check")), "regen"))
+    json_t *fs[64];
+    size_t n = of_change(&d, "name-optional", fs, 64), k = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_t *data = json_object_get(fs[i], "data");
+        if (!strcmp(json_string_value(json_object_get(fs[i], "check")), "regen"))
             continue;
         const char *by = k++ ? "Qwen3ForCausalLM.forward" : "Qwen3DecoderLayer.forward";
         json_object_set_new(data, "used_by", json_string(by));
@@ -210,9 +210,8 @@ static void test_successors_by_use(void **state)
                                    "`Qwen3ForCausalLM.forward`: `OptB`\n```\n"));
     strbuf_free(&md);
     /* one successor for all: the section's usual "What changed" */
-    json_array_foreach(json_object_get(d.root, "findings"), i, f)
-    {
-        json_t *data = json_object_get(f, "data");
+    for (size_t i = 0; i < n; i++) {
+        json_t *data = json_object_get(fs[i], "data");
         if (json_object_get(data, "written_instead"))
             json_object_set_new(data, "written_instead", json_string("OptA"));
     }
