@@ -7,7 +7,9 @@
  * checked by pytok_indent_line (src/py/pytok.c), as Parser/tokenizer.c checks
  * it (TabError, "unindent does not match any outer indentation level"), with the
  * parser's rules: "unexpected indent" (an indent not right after a line ending in
- * ':') and "expected an indented block".
+ * ':') and "expected an indented block". And the characters tree-sitter skips as
+ * blank between tokens where CPython's tokenizer refuses them (U+000B, U+FEFF,
+ * U+2060, U+200B: "invalid non-printable character").
  */
 #include "patchgen/codegen_syntax.h"
 
@@ -177,6 +179,57 @@ static int skippable(const leaf_walk *w, TSNode n)
            ts_node_end_byte(k) > ts_node_start_byte(k);
 }
 
+/* The characters tree-sitter-python skips as blank between tokens (its grammar's
+ * extras) that CPython's tokenizer refuses there: a tree without an error may
+ * hold them where ast.parse() stops. */
+static const struct {
+    const char *bytes, *why;
+} ts_blanks[] = {
+    {"\v", "invalid non-printable character U+000B"},
+    {"\xef\xbb\xbf", "invalid non-printable character U+FEFF"},
+    {"\xe2\x81\xa0", "invalid non-printable character U+2060"},
+    {"\xe2\x80\x8b", "invalid non-printable character U+200B"},
+};
+
+/* Whether byte at of t is a token's own: a comment's or a string's text. */
+static int in_token(const py_tree *t, uint32_t at)
+{
+    TSNode n = ts_node_descendant_for_byte_range(py_root(t), at, at + 1);
+    if (ts_node_is_null(n) || ts_node_start_byte(n) > at || ts_node_end_byte(n) <= at)
+        return 0;
+    if (py_is(n, "comment") || py_is(n, "string_content"))
+        return 1;
+    TSNode up = ts_node_parent(n); /* an escape sequence's */
+    return !ts_node_is_null(up) && py_is(up, "string_content");
+}
+
+/* The 1-based line of the first of ts_blanks outside every token (0: none), *why
+ * CPython's message for it. Most texts hold none of their bytes at all. */
+static unsigned blank_error_line(const py_tree *t, const char **why)
+{
+    uint32_t first = UINT32_MAX;
+    for (size_t k = 0; k < sizeof(ts_blanks) / sizeof(ts_blanks[0]); k++) {
+        size_t n = strlen(ts_blanks[k].bytes);
+        for (const char *p = t->src, *e = t->src + t->len;
+             (p = memchr(p, ts_blanks[k].bytes[0], (size_t)(e - p))) != NULL; p++) {
+            uint32_t at = (uint32_t)(p - t->src);
+            if (at >= first)
+                break;
+            if ((size_t)(e - p) >= n && !memcmp(p, ts_blanks[k].bytes, n) && !in_token(t, at)) {
+                first = at;
+                *why = ts_blanks[k].why;
+                break;
+            }
+        }
+    }
+    if (first == UINT32_MAX)
+        return 0;
+    unsigned line = 1;
+    for (const char *p = t->src; (p = memchr(p, '\n', (size_t)(t->src + first - p))) != NULL; p++)
+        line++;
+    return line;
+}
+
 static unsigned indent_error_line(const py_tree *t, const char **why, int skip)
 {
     pthread_once(&leaves.once, leaves_init);
@@ -206,6 +259,13 @@ static unsigned indent_error_line(const py_tree *t, const char **why, int skip)
     if (!s.bad_line && w.have_last && w.last_colon) {
         s.bad_line = (unsigned)w.last_row + 1;
         s.why = "expected an indented block";
+    }
+    /* the tokenizer stops at the first; on one line the indentation comes first */
+    const char *blank_why = NULL;
+    unsigned blank = blank_error_line(t, &blank_why);
+    if (blank && (!s.bad_line || blank < s.bad_line)) {
+        s.bad_line = blank;
+        s.why = blank_why;
     }
     if (why)
         *why = s.why;

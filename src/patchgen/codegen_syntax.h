@@ -3,10 +3,12 @@
  *
  * patchgen re-parses text with ast.parse() at several points and silently keeps
  * the text unchanged (or skips an override) when Python rejects it. tree-sitter is
- * more forgiving than CPython about indentation: it accepts an unexpected indent, a
- * dedent to a column no enclosing block uses, and tabs mixed with spaces in ways
- * CPython calls a TabError. This adds CPython's tokenizer rules for indentation on
- * top of tree-sitter's error nodes, so that pgci takes the same branch patchgen does.
+ * more forgiving than CPython: it accepts an unexpected indent, a dedent to a
+ * column no enclosing block uses, tabs mixed with spaces in ways CPython calls a
+ * TabError, and it skips as blank four characters CPython refuses between tokens
+ * (a zero-width space among them). This adds CPython's tokenizer rules for these
+ * on top of tree-sitter's error nodes, so that pgci takes the same branch
+ * patchgen does.
  *
  * (Internal to the code generator.)
  */
@@ -19,7 +21,9 @@
  * tokenizer and parser accept; 0 otherwise. */
 int cgsyn_python_accepts(const py_tree *t);
 
-/* The 1-based line of the first indentation error, 0 when there is none. */
+/* The 1-based line of the first indentation error, or of a character tree-sitter
+ * skipped as blank between tokens that CPython refuses (a vertical tab, U+FEFF,
+ * U+2060, U+200B), 0 when there is none. */
 unsigned cgsyn_indent_error_line(const py_tree *t, const char **why);
 
 /* The same answer from a walk that visits every leaf, where the one above steps

@@ -10,9 +10,10 @@
  * exactly those of the module node's children that are not comments (the unit
  * tests check it on the real corpus, fuzz_pytop on anything). It declines a text
  * it cannot read with certainty: an unterminated string or bracket, a carriage
- * return, a form feed or other control byte at a line's start, a byte order mark,
- * a NUL, an f-string whose fields hold a quote, comment or backslash (read
- * differently before and after Python 3.12), a t-string, statements joined by a
+ * return, a form feed or other control byte at a line's start, a NUL, a vertical
+ * tab, U+FEFF (a byte order mark), U+2060 or U+200B anywhere (tree-sitter skips
+ * them as blank where CPython refuses them), an f-string whose fields hold a quote, comment or
+ * backslash (read differently before and after Python 3.12), a t-string, statements joined by a
  * semicolon (tree-sitter's statements, on one line), a logical line that wants
  * more (an operator, comma or keyword at its end: tree-sitter reads on into the
  * next line, Python refuses it), and indentation or clauses Python refuses.

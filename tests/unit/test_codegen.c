@@ -202,6 +202,16 @@ static void test_indentation_like_cpython(void **state)
         {"def f():\n    return (a +\n b)\n  x = 1\n", 0},
         /* around an error tree-sitter's string rows are not CPython's: no stepping */
         {"\"\"\"\"\"\"ensors.\n d", 0},
+        /* characters tree-sitter skips as blank between tokens, CPython refuses
+         * ("invalid non-printable character"), but not in a string or a comment */
+        {"x = 1\ny =\x0b 2\n", 0},
+        {"x = 1\n\xe2\x80\x8by = 2\n", 0},
+        {"x = f(a,\xef\xbb\xbf b)\n", 0},
+        {"x = a\xe2\x81\xa0 + 1\n", 0},
+        {"s = '\xe2\x80\x8b\x0b'  # \xef\xbb\xbf\n", 1},
+        {"s = '\\\x0b'\n", 1},
+        {"s = f'{a}\xe2\x80\x8b'\n", 1},
+        {"x = \"\"\"\n\xe2\x80\x8b\"\"\"\n", 1},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         py_tree t;
@@ -211,6 +221,25 @@ static void test_indentation_like_cpython(void **state)
         assert_int_equal(cgsyn_indent_error_line(&t, &w1),
                          cgsyn_indent_error_line_every_leaf(&t, &w2));
         assert_ptr_equal(w1, w2);
+        py_tree_free(&t);
+    }
+    /* the line and the message: the first such character's, an indentation error
+     * on its line before it */
+    struct {
+        const char *src, *why;
+        unsigned line;
+    } first[] = {
+        {"a = 1\nb = [\n  2,\xe2\x81\xa0\n]\nc =\x0b 3\n", "invalid non-printable character U+2060",
+         3},
+        {"if x:\n    y = 1\n  \xe2\x80\x8bz = 2\n",
+         "unindent does not match any outer indentation level", 3},
+    };
+    for (size_t i = 0; i < sizeof(first) / sizeof(first[0]); i++) {
+        py_tree t;
+        assert_int_equal(py_parse(&t, first[i].src, strlen(first[i].src), "<t>"), 0);
+        const char *why = NULL;
+        assert_int_equal(cgsyn_indent_error_line(&t, &why), first[i].line);
+        assert_string_equal(why, first[i].why);
         py_tree_free(&t);
     }
 }
