@@ -31,6 +31,14 @@ static int before(const pytok_error *a, const pytok_error *b)
     return a->line && (!b->line || a->line < b->line || (a->line == b->line && a->col < b->col));
 }
 
+/* The parser's indentation error (tok's) before b, or at b's token: CPython's
+ * "expected an indented block" is raised at the token tree-sitter's own error
+ * may name too (a `case` whose body is not indented). */
+static int indent_first(const pytok_error *a, const pytok_error *b)
+{
+    return before(a, b) || (a->line && a->line == b->line && a->col == b->col);
+}
+
 /* The byte at 1-based line and column. */
 static uint32_t byte_at(const py_tree *t, unsigned line, unsigned col)
 {
@@ -229,7 +237,7 @@ int ce_check_syntax(const py_tree *t)
     /* what the parser refuses before any of these, in what tree-sitter took
      * (`x.None`): the compile walk finds it where there is none */
     const pytok_error *first = &parser;
-    if (before(&tok.parser_indent, first))
+    if (indent_first(&tok.parser_indent, first))
         first = &tok.parser_indent;
     if (before(&tok.error, first))
         first = &tok.error;
@@ -243,7 +251,7 @@ int ce_check_syntax(const py_tree *t)
                 parser = k;
         }
     }
-    if (before(&tok.parser_indent, &parser) || !parser.line)
+    if (indent_first(&tok.parser_indent, &parser) || !parser.line)
         parser = tok.parser_indent;
     const pytok_error *e = &parser;
     if (tok.error.line && (before(&tok.error, &parser) ||
@@ -253,8 +261,8 @@ int ce_check_syntax(const py_tree *t)
         e = &tok.unclosed;
     int r = 0;
     if (e->line)
-        r = pgci_error_set(PGCI_EINVALID, "%s:%u:%u: syntax error: %s", t->path, e->line, e->col,
-                           e->why);
+        r = pgci_error_set(PGCI_EINVALID, "%s:%u:%u: syntax error: %s", t->path, e->line,
+                           e->shown_col ? e->shown_col : e->col, e->why);
     pytok_result_free(&tok);
     return r;
 }

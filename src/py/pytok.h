@@ -6,9 +6,9 @@
  * runs on after its end; and where it does report an error, its ERROR node often
  * starts far from the token CPython names (an unterminated string swallows the
  * rest of the file). This scans the source as Parser/tokenizer.c does (strings,
- * comments, brackets, backslash continuations, indentation) and reports the
- * first refusal with CPython's message at CPython's line, and the bracket left
- * open at the end (CPython's "'(' was never closed").
+ * comments, brackets, backslash continuations, indentation, characters it does
+ * not print) and reports the first refusal with CPython's message at CPython's
+ * line, and the bracket left open at the end (CPython's "'(' was never closed").
  */
 #ifndef PGCI_PY_PYTOK_H
 #define PGCI_PY_PYTOK_H
@@ -36,6 +36,9 @@ const char *pytok_indent_line(pytok_indent *s, const char *line, int opens_block
 
 typedef struct pytok_error {
     unsigned line, col; /* 1-based; line 0 when there is none */
+    unsigned shown_col; /* the column CPython's message gives, where it is not the
+                           place it stopped at (col, which orders the errors): the
+                           end of the line for a dedent to no outer level; 0 else */
     char why[160];      /* CPython's message, with its details */
     int parser;         /* raised by CPython's parser, not its tokenizer */
     int late;           /* a tokenizer error CPython reports even when its parser failed
@@ -49,9 +52,12 @@ typedef struct pytok_result {
     VEC(size_t) lines;         /* the offset of each logical line's first token, up to the error */
 } pytok_result;
 
-/* Scans src[0..len) (NUL-terminated, line breaks already "\n") as CPython 3.11's
- * tokenizer does. Returns 1 when it found a refusal or an unclosed bracket, else
- * 0. Free out with pytok_result_free. */
+/* Scans src[0..len) (NUL-terminated, line breaks already "\n"; decoded text, as
+ * compile() of a str reads it: a byte order mark is a character like any other)
+ * as CPython 3.11's tokenizer does, a character it does not print outside strings and comments
+ * refused as it refuses it ("invalid non-printable character U+200B": tree-sitter
+ * skips four of them as blank). Returns 1 when it found a refusal or an unclosed
+ * bracket, else 0. Free out with pytok_result_free. */
 int pytok_scan(const char *src, size_t len, pytok_result *out);
 
 void pytok_result_free(pytok_result *r);

@@ -138,11 +138,11 @@ accept() { # after-line text: Python compiles it, and pgci evaluates past its sy
     fi
     a=$((a + 1))
 }
-mutate 11 '  y = 3'                                   # unexpected indent
-mutate 11 'if True:\n\tx = 1\n        y = 2'        # TabError
-mutate 11 'if True:\n    if True:\n        x = 1\n  y = 2' # unindent matches no level
-mutate 37 '      zz = 1'                             # over-indented in a replacement
-mutate 37 '    if x is None:\n\tx = 1'              # a tab after a space-indented if
+exact 11 '  y = 3'                                   # unexpected indent
+exact 11 'if True:\n\tx = 1\n        y = 2'        # TabError
+exact 11 'if True:\n    if True:\n        x = 1\n  y = 2' # unindent matches no level
+exact 37 '      zz = 1'                             # over-indented in a replacement
+exact 37 '    if x is None:\n\tx = 1'              # a tab after a space-indented if
 mutate 11 'x = (1, 2'
 mutate 11 'x = """abc'
 mutate 11 'def f(:'
@@ -242,6 +242,17 @@ exact 11 'f = lambda *: 1'
 exact 11 '[*a for a in b]'
 exact 11 'def f[T](x):\n    pass'
 exact 11 'type X = int'
+# characters Python does not print, outside strings and comments: tree-sitter skips
+# four of them as blank (U+000B, U+FEFF, U+2060, U+200B: evaluated before), the
+# others it stopped on with its own "invalid syntax"
+exact 11 'y =\x0b 1'
+exact 11 'y = 1\xe2\x80\x8b'
+exact 11 'y = 0x1\xe2\x80\x8b'
+exact 11 'y = 1\xe2\x82\xac'
+exact 11 'y = f(1,\n\xef\xbb\xbf  2)'
+exact 11 'y\xe2\x81\xa0 = 1'
+exact 11 'y =\xc2\xa01'
+exact 11 'y =\x01 1'
 echo "$n configs Python cannot compile refused at its line; workspace untouched"
 
 # What Python compiles is not refused for its syntax: the symbol table's rules
@@ -264,4 +275,5 @@ accept 11 '(a) += 1\n(a.b) += 1'
 accept 11 'type(a).b = 1'
 accept 11 '*a, = b\na[*b] = 1\nx = *a, b\ndel (a), [b]'
 accept 0 '"""doc"""\nfrom __future__ import annotations'
+accept 11 'y = "\xe2\x80\x8b\x0b"  # \xef\xbb\xbf\xc2\xa0'
 echo "$a configs Python compiles evaluated past their syntax"

@@ -13,7 +13,8 @@
 # reads a name (`x.None`), `__debug__` bound, f-strings, bytes and str literals
 # concatenated, `f(a for a in b, c)`, an assignment expression where the grammar
 # takes none (`return y := 1`) or on an operand that is no name (`(a.b := 1)`)
-# (config_parse.c, config_debug.c, config_target.c).
+# (config_parse.c, config_debug.c, config_target.c), characters no name may hold
+# (a zero-width space tree-sitter skips as blank, `€`: pytok.c).
 set -eu
 cd "$(dirname "$0")/../.."
 build=${PGCI_BUILD:-build}
@@ -834,6 +835,52 @@ x = lambda a=1: a; if b=1: pass
 [lambda a=1: a=2]
 x = (lambda a=1: a, b=2)
 [lambda a=1, b=2: a]
+x =\x0b1
+x = 1\n\xe2\x80\x8by = 2
+x =\xe2\x81\xa01
+x = 1\n\xef\xbb\xbfy = 2
+x =\xc2\xa01
+x =\x011
+x = 1\x7f
+ab\xe2\x80\x8bc = 1
+x = f(a,\x0b b)
+x = '\x0b' # \xe2\x80\x8b
+if x:\n    y = 1\n    \xe2\x80\x8bz = 2
+x = 1 \xe2\x82\xac 2
+x\xe2\x86\x92 = 1
+y = 1\xe2\x80\x8b
+y = 0x1\xe2\x80\x8b
+a\xc2\xb7b = 1
+\xe2\x84\x98 = 1
+x = a\xcd\xb5
+x = 1\n  y = 2
+if x:\ny = 2
+if x:\n    y = 1\n  z = 2
+if x:\n\ty = 1\n        z = 2
+if x:\n        y = 1\n\tz = 2
+def f():\n    pass\n      x = 1
+class A:\n    x = 1\n   y = 2
+if x:\n    y = 1\n  # c\n  z = (1,\n 2)
+x = (1,\n    2)\n  y = 3
+for a in b:\n\n# c\nz = 1
+def f():\n  if y:\n  z = 1
+@d\ndef f():\nx = 1
+async def f():\n    async with a:\n    pass
+async def f():\n    async for a in b:\n    pass
+try:\n    x\nexcept* E:\ny
+try:\n    x\nexcept E:\ny
+try:\n    x\nfinally:\ny
+while x:\ny
+if x:\n    y\nelif z:\nw
+match x:\n    case 1:\n    pass
+if x:\n    y = 1\n  z = 2  # c
+with a:\n\tx\n        y
+class A:
+if x:  # c
+if x:\n# c
+def f():\n    if y:
+if x:\n
+class A:\n    def f(self):\n        pass\n    def g(self):
 CASES
 echo "$i modules of a few lines"
 python3 tests/oracle/compile_compare.py --exact "$tool" "$tmp/cases"

@@ -351,7 +351,7 @@ static void test_parses_alone(void **state)
     expect_src_error(HEAD "@config.override_method('A.f')\ndef f(self):\n    return 1\n\n\n"
                           "def other():\n    if x:\n        y = 1\n      z = 2\n",
                      PGCI_EINVALID,
-                     "/cfg/inline_patch_gen_config.py:11:7: syntax error: unindent does not match "
+                     "/cfg/inline_patch_gen_config.py:11:12: syntax error: unindent does not match "
                      "any outer indentation level");
 }
 
@@ -997,7 +997,8 @@ static void test_python_refusals(void **state)
 }
 
 /* A config Python cannot compile is refused at Python's line (CPython 3.11's
- * compile() gave each line here; tests/e2e/config_errors.sh asks python3 itself):
+ * compile() gave each line here, and the indentation errors' columns and
+ * messages; tests/e2e/config_errors.sh asks python3 itself):
  * tree-sitter-python accepts the indentation errors and `x = 1 +` running on into
  * the next line, and put the others' errors far from Python's line. */
 static void test_syntax_like_python(void **state)
@@ -1006,16 +1007,17 @@ static void test_syntax_like_python(void **state)
     static const struct {
         const char *src, *msg;
     } cases[] = {
-        {"  y = 3\n", "3:3: syntax error: unexpected indent"},
+        {"  y = 3\n", "3:2: syntax error: unexpected indent"},
         {"if True:\n\tx = 1\n        y = 2\n",
-         "5:9: syntax error: inconsistent use of tabs and spaces in indentation"},
+         "5:1: syntax error: inconsistent use of tabs and spaces in indentation"},
         {"if True:\n    if True:\n        x = 1\n  y = 2\n",
-         "6:3: syntax error: unindent does not match any outer indentation level"},
+         "6:8: syntax error: unindent does not match any outer indentation level"},
         {"def f(x):\n    if x is None:\n\tx = 1\n    return x\n",
-         "5:2: syntax error: inconsistent use of tabs and spaces in indentation"},
+         "5:1: syntax error: inconsistent use of tabs and spaces in indentation"},
         {"def f():\n    a = 1\n      zz = 1\n    return a\n",
-         "5:7: syntax error: unexpected indent"},
-        {"if True:\nx = 1\n", "4:1: syntax error: expected an indented block"},
+         "5:6: syntax error: unexpected indent"},
+        {"if True:\nx = 1\n",
+         "4:1: syntax error: expected an indented block after 'if' statement on line 3"},
         {"x = (1, 2\n\ny = 3\n", "3:5: syntax error: '(' was never closed"},
         {"x = \"\"\"abc\ny = 1\n",
          "3:5: syntax error: unterminated triple-quoted string literal (detected at line 4)"},
@@ -1034,7 +1036,7 @@ static void test_syntax_like_python(void **state)
         {"x = 0x\n", "3:5: syntax error: invalid hexadecimal literal"},
         /* a Python 2 statement on a line the tokenizer refuses: CPython's TabError */
         {"if True:\n        x = 1\n\tprint 'x'\n",
-         "5:2: syntax error: inconsistent use of tabs and spaces in indentation"},
+         "5:1: syntax error: inconsistent use of tabs and spaces in indentation"},
         /* what CPython's compiler refuses in a tree that parsed (config_compile.c) */
         {"def f():\n    await g()\n", "4:5: syntax error: 'await' outside async function"},
         {"async def f():\n    g = lambda: await h()\n",
