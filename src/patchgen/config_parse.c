@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/vec.h"
 #include "patchgen/config_compile.h"
 #include "patchgen/config_internal.h"
 
@@ -609,64 +610,75 @@ static int check_fstring(fscan *f, uint32_t body)
     }
 }
 
+/* A string token of a run of literals: where it, its text and its text's end are;
+ * its prefix's flags. */
+typedef struct str_tok {
+    uint32_t start, body, body_end;
+    int flags;
+} str_tok;
+
+/* The first of the checks below that literal j of the run fails: 1 and e set, else
+ * 0. `after` is where the token after the run is, where CPython reports most. */
+static int check_one_string(const py_tree *t, TSNode n, const str_tok *toks, size_t j,
+                            uint32_t after, perr *e)
+{
+    const str_tok *k = &toks[j];
+    if (k->flags & S_BYTES)
+        for (uint32_t b = k->body; b < k->body_end; b++)
+            if ((unsigned char)t->src[b] >= 0x80)
+                return fail(e, k->start, "", "bytes can only contain ASCII literal characters");
+    char why[200];
+    if (!(k->flags & (S_RAW | S_F)) &&
+        bad_escape(t->src, k->body, k->body_end, k->flags & S_BYTES, why, sizeof(why)))
+        return fail(e, after, "", why);
+    if (j > 0 && (k->flags & S_BYTES) != (toks[0].flags & S_BYTES))
+        return fail(e, after, "", "cannot mix bytes and nonbytes literals");
+    if (!(k->flags & S_F))
+        return 0;
+    /* tree-sitter's node of this token, for its expressions */
+    TSNode s = n;
+    if (is(n, "concatenated_string")) {
+        s = (TSNode){0};
+        for (uint32_t c = 0; c < ts_node_named_child_count(n); c++)
+            if (ts_node_start_byte(ts_node_named_child(n, c)) == k->start)
+                s = ts_node_named_child(n, c);
+    }
+    fscan f = {t, s, k->start, k->body_end, (k->flags & S_RAW) != 0, e, after};
+    if (ts_node_is_null(s))
+        f.string = n;
+    return check_fstring(&f, k->body);
+}
+
 /* The string literals that begin at node n's first byte, as Python 3.11 tokenizes
  * them (it ends a string at its quote where tree-sitter-python reads Python 3.12's
- * nested f-string), checked as its parser's action does: the first error. `stop`:
- * the end of the f-string expression n is in (its sub-parser's ')'), or UINT32_MAX. */
+ * nested f-string), checked as its parser's action does: the first error, however
+ * many literals the run has (a codec's table of 256 lines is one). `stop`: the end
+ * of the f-string expression n is in (its sub-parser's ')'), or UINT32_MAX. */
 static int check_strings(const py_tree *t, TSNode n, uint32_t stop, perr *e)
 {
     int brackets = stop != UINT32_MAX ? 1 : -1;
     /* the tokens and, first, where the one after them is */
-    uint32_t starts[64], bodies[64], body_ends[64];
-    int flags[64];
-    size_t k = 0;
+    VEC(str_tok) toks = VEC_INIT;
     uint32_t i = ts_node_start_byte(n);
+    int r = 0;
     for (;;) {
         int fl;
         int len = string_prefix(t, i, &fl);
         if (len < 0 || i >= stop)
             break;
-        uint32_t body, body_end;
-        uint32_t end = string_token_end(t, i + (uint32_t)len, &body, &body_end);
-        if (!end)
+        str_tok k = {i, 0, 0, fl};
+        uint32_t end = string_token_end(t, i + (uint32_t)len, &k.body, &k.body_end);
+        if (!end) {
+            VEC_FREE(&toks);
             return 0; /* the tokenizer's error, not the parser's */
-        if (k < sizeof(starts) / sizeof(*starts)) {
-            starts[k] = i, bodies[k] = body, body_ends[k] = body_end;
-            flags[k] = fl;
-            k++;
         }
+        VEC_PUSH(&toks, k);
         i = next_token(t, n, end, &brackets, stop);
     }
-    uint32_t after = i;
-    for (size_t j = 0; j < k; j++) {
-        if (flags[j] & S_BYTES)
-            for (uint32_t b = bodies[j]; b < body_ends[j]; b++)
-                if ((unsigned char)t->src[b] >= 0x80)
-                    return fail(e, starts[j], "",
-                                "bytes can only contain ASCII literal characters");
-        char why[200];
-        if (!(flags[j] & (S_RAW | S_F)) &&
-            bad_escape(t->src, bodies[j], body_ends[j], flags[j] & S_BYTES, why, sizeof(why)))
-            return fail(e, after, "", why);
-        if (j > 0 && (flags[j] & S_BYTES) != (flags[0] & S_BYTES))
-            return fail(e, after, "", "cannot mix bytes and nonbytes literals");
-        if (!(flags[j] & S_F))
-            continue;
-        /* tree-sitter's node of this token, for its expressions */
-        TSNode s = n;
-        if (is(n, "concatenated_string")) {
-            s = (TSNode){0};
-            for (uint32_t c = 0; c < ts_node_named_child_count(n); c++)
-                if (ts_node_start_byte(ts_node_named_child(n, c)) == starts[j])
-                    s = ts_node_named_child(n, c);
-        }
-        fscan f = {t, s, starts[j], body_ends[j], (flags[j] & S_RAW) != 0, e, after};
-        if (ts_node_is_null(s))
-            f.string = n;
-        if (check_fstring(&f, bodies[j]))
-            return 1;
-    }
-    return 0;
+    for (size_t j = 0; j < toks.len && !r; j++)
+        r = check_one_string(t, n, toks.items, j, i, e);
+    VEC_FREE(&toks);
+    return r;
 }
 
 /* `for x in a, b` in a comprehension (tree-sitter takes Python 2's tuple). */
