@@ -84,6 +84,7 @@ enum {
     C_INTERP,
     C_IMPORT,
     C_CASE,
+    C_RAISE,
     C_N
 };
 
@@ -136,7 +137,8 @@ static const struct {
              {"interpolation", C_INTERP},
              {"format_expression", C_INTERP},
              {"import_statement", C_IMPORT},
-             {"case_clause", C_CASE}};
+             {"case_clause", C_CASE},
+             {"raise_statement", C_RAISE}};
 
 static unsigned char *kind_of; /* symbol -> C_* */
 static uint32_t n_symbols;
@@ -741,6 +743,36 @@ static void check_annotated(cc *c, TSNode n)
 
 /* An annotated assignment: its target, and after a global or nonlocal declaration
  * of its name. */
+/* The first child of n of type `type` (a token), or n. */
+static TSNode token_in(TSNode n, const char *type)
+{
+    for (uint32_t i = 0; i < ts_node_child_count(n); i++)
+        if (!strcmp(ts_node_type(ts_node_child(n, i)), type))
+            return ts_node_child(n, i);
+    return n;
+}
+
+/* `x = y: int`, `x += y: int`: tree-sitter takes an annotated assignment as the
+ * value of another (its chained assignments nest), CPython's parser stops at the
+ * colon. */
+static int annotated_value(cc *c, TSNode n, const level *up)
+{
+    if (!up || (up->kind != C_ASSIGN && up->kind != C_AUGMENTED) ||
+        !ts_node_eq(ts_node_child_by_field_id(up->node, field_right), n))
+        return 0;
+    return cc_refuse(c, token_in(n, ":"), CC_PARSER, "invalid syntax");
+}
+
+/* `raise E, v`: Python 2's form, a tuple tree-sitter takes unparenthesised; CPython's
+ * parser stops at the comma. */
+static int check_raise(cc *c, TSNode n)
+{
+    TSNode v = ts_node_named_child(n, 0);
+    if (ts_node_is_null(v) || strcmp(ts_node_type(v), "expression_list"))
+        return 0;
+    return cc_refuse(c, token_in(v, ","), CC_PARSER, "invalid syntax");
+}
+
 static void check_assign(cc *c, TSNode n)
 {
     if (ts_node_is_null(ts_node_child_by_field_id(n, field_type)))
@@ -819,6 +851,8 @@ static int check_one(cc *c, int kind, TSNode n, levels *lv, int depth)
     case C_CASE:
         cc_debug_case(c, n);
         return 0;
+    case C_RAISE:
+        return check_raise(c, n) && c->stage == CC_PARSER;
     case C_RETURN:
         check_return(c, n);
         return 0;
@@ -868,6 +902,8 @@ static int check_one(cc *c, int kind, TSNode n, levels *lv, int depth)
         return c->stage == CC_PARSER;
     }
     case C_ASSIGN:
+        if (!ts_node_is_null(ts_node_child_by_field_id(n, field_type)) && annotated_value(c, n, up))
+            return c->stage == CC_PARSER;
         check_assign(c, n);
         cc_debug_assign(c, n);
         return 0;

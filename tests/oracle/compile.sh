@@ -16,7 +16,8 @@
 # (config_parse.c, config_debug.c, config_target.c), characters no name may hold
 # (a zero-width space tree-sitter skips as blank, `€`: pytok.c), a string's escape
 # its codec refuses (`'\x1'`, a docstring's `C:\users`, the 70th of a run of
-# literals: config_parse.c).
+# literals: config_parse.c), an annotated assignment as another's value and Python
+# 2's `raise E, v` (config_compile.c).
 set -eu
 cd "$(dirname "$0")/../.."
 build=${PGCI_BUILD:-build}
@@ -898,6 +899,14 @@ x = '\xc3\xa9\\u1'
 x = 'a' '\\x1' 'b'
 x = f"{a!z}" "\\x4" + '\\x5'
 x = ('a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     'a'\n     '\\x1')
+x = s:elf.c(0)
+x = y = z: int
+x += y: int
+x = a:b = c
+raise E,t(1)
+def f():\n    raise E , t(1) from z
+x: int = 3
+raise (a, b)
 CASES
 echo "$i modules of a few lines"
 python3 tests/oracle/compile_compare.py --exact "$tool" "$tmp/cases"
