@@ -288,12 +288,19 @@ static int is_keyword(const char *s, size_t n)
     return 0;
 }
 
-/* f(a=1, 2), f(**k, 2), f(**k, *a), f(a=1, a=2), f(a, pass) */
+/* f(a=1, 2), f(**k, 2), f(**k, *a), f(a=1, a=2), f(a, pass); `f(,)`, a comma and no
+ * argument, which tree-sitter takes and CPython's parser stops at */
 static int check_args(cc *c, TSNode args)
 {
     int keyword = 0, kwsplat = 0;
     int bad = 0;
     uint32_t k = ts_node_named_child_count(args);
+    TSNode first = ts_node_child(args, 1);
+    for (uint32_t i = 2; !ts_node_is_null(first) && ts_node_is_extra(first); i++)
+        first = ts_node_child(args, i); /* a comment */
+    if (!ts_node_is_null(first) && !strcmp(ts_node_type(first), ",") &&
+        !strcmp(ts_node_type(ts_node_child(args, 0)), "("))
+        return cc_refuse(c, first, CC_PARSER, "invalid syntax") && c->stage == CC_PARSER;
     cc_keyword kws[16]; /* the keyword arguments' names: on the heap past 16 */
     VEC(cc_keyword) more = VEC_INIT;
     size_t nkw = 0;

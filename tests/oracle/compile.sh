@@ -16,8 +16,8 @@
 # (config_parse.c, config_debug.c, config_target.c), characters no name may hold
 # (a zero-width space tree-sitter skips as blank, `€`: pytok.c), a string's escape
 # its codec refuses (`'\x1'`, a docstring's `C:\users`, the 70th of a run of
-# literals: config_parse.c), an annotated assignment as another's value and Python
-# 2's `raise E, v` (config_compile.c).
+# literals: config_parse.c), an annotated assignment as another's value, Python
+# 2's `raise E, v` and a call's comma with no argument `f(,)` (config_compile.c).
 set -eu
 cd "$(dirname "$0")/../.."
 build=${PGCI_BUILD:-build}
@@ -907,6 +907,11 @@ raise E,t(1)
 def f():\n    raise E , t(1) from z
 x: int = 3
 raise (a, b)
+f(,)
+x = f(\n  ,\n)
+class A(,): pass
+f(# c\n,)
+f(# c\na,)
 CASES
 echo "$i modules of a few lines"
 python3 tests/oracle/compile_compare.py --exact "$tool" "$tmp/cases"
