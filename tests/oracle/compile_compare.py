@@ -41,6 +41,17 @@ def cpython(path):
             return None
 
 
+def verdicts(tool, want):
+    """(path, CPython's verdict, compile_check's tab-separated fields) of each file
+    of want (path -> verdict) that compile_check could read."""
+    out = subprocess.run([tool, "--files-from", "-"], input="\n".join(want) + "\n",
+                         capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        f = line.split("\t")
+        if f[1] != "unreadable":
+            yield f[0], want[f[0]], f
+
+
 def main():
     exact = sys.argv[1] == "--exact"
     tool, listfile = sys.argv[1 + exact], sys.argv[2 + exact]
@@ -50,15 +61,9 @@ def main():
         got = cpython(path) if path else None
         if got is not None:
             want[path] = got
-    out = subprocess.run([tool, "--files-from", "-"], input="\n".join(want) + "\n",
-                         capture_output=True, text=True, check=True).stdout
     n = collections.Counter()
     failures = 0
-    for line in out.splitlines():
-        f = line.split("\t")
-        w = want[f[0]]
-        if f[1] == "unreadable":
-            continue
+    for _, w, f in verdicts(tool, want):
         if w == "ok" and f[1] == "ok":
             n["compiled by both"] += 1
         elif w == "ok":

@@ -12,11 +12,12 @@ Prints the counts, then each kind of disagreement with one example."""
 import collections
 import os
 import random
-import subprocess
 import sys
 import sysconfig
 import tempfile
-import warnings
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compile_compare import cpython, verdicts  # noqa: E402  (the oracle's own readings)
 
 INSERTS = ["\x0b", "\u200b", "\u00a0", "\t", " ", "\\", "\n", "(", ")", ":", ";", "#", '"',
            "'", "@", "*", "=", "lambda ", "yield ", "await ", "async ", "nonlocal x\n",
@@ -53,18 +54,6 @@ def mutate(rng, s):
     return s
 
 
-def cpython(path):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            compile(open(path, "rb").read(), path, "exec", dont_inherit=True)
-            return "ok"
-        except SyntaxError as e:
-            return (e.lineno, e.offset, e.msg)
-        except (ValueError, RecursionError, MemoryError):
-            return None
-
-
 def main():
     tool = sys.argv[1]
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 1
@@ -86,16 +75,10 @@ def main():
             w = cpython(path)
             if w is not None:
                 want[path] = w
-        out = subprocess.run([tool, "--files-from", "-"], input="\n".join(want) + "\n",
-                             capture_output=True, text=True, check=True).stdout
         n_ = collections.Counter()
         kinds = collections.Counter()
         example = {}
-        for line in out.splitlines():
-            f = line.split("\t")
-            w = want[f[0]]
-            if f[1] == "unreadable":
-                continue
+        for _, w, f in verdicts(tool, want):
             if w == "ok" and f[1] == "ok":
                 n_["compiled by both"] += 1
             elif w == "ok":
