@@ -179,18 +179,6 @@ static int skippable(const leaf_walk *w, TSNode n)
            ts_node_end_byte(k) > ts_node_start_byte(k);
 }
 
-/* The characters tree-sitter-python skips as blank between tokens (its grammar's
- * extras) that CPython's tokenizer refuses there: a tree without an error may
- * hold them where ast.parse() stops. */
-static const struct {
-    const char *bytes, *why;
-} ts_blanks[] = {
-    {"\v", "invalid non-printable character U+000B"},
-    {"\xef\xbb\xbf", "invalid non-printable character U+FEFF"},
-    {"\xe2\x81\xa0", "invalid non-printable character U+2060"},
-    {"\xe2\x80\x8b", "invalid non-printable character U+200B"},
-};
-
 /* Whether byte at of t is a token's own: a comment's or a string's text. */
 static int in_token(const py_tree *t, uint32_t at)
 {
@@ -203,29 +191,23 @@ static int in_token(const py_tree *t, uint32_t at)
     return !ts_node_is_null(up) && py_is(up, "string_content");
 }
 
-/* The 1-based line of the first of ts_blanks outside every token (0: none), *why
- * CPython's message for it. Most texts hold none of their bytes at all. */
+/* The 1-based line of the first character tree-sitter skipped as blank outside
+ * every token (py_next_ts_blank; 0: none), *why CPython's message for it. Most texts
+ * hold none of them at all. */
 static unsigned blank_error_line(const py_tree *t, const char **why)
 {
-    uint32_t first = UINT32_MAX;
-    for (size_t k = 0; k < sizeof(ts_blanks) / sizeof(ts_blanks[0]); k++) {
-        size_t n = strlen(ts_blanks[k].bytes);
-        for (const char *p = t->src, *e = t->src + t->len;
-             (p = memchr(p, ts_blanks[k].bytes[0], (size_t)(e - p))) != NULL; p++) {
-            uint32_t at = (uint32_t)(p - t->src);
-            if (at >= first)
-                break;
-            if ((size_t)(e - p) >= n && !memcmp(p, ts_blanks[k].bytes, n) && !in_token(t, at)) {
-                first = at;
-                *why = ts_blanks[k].why;
-                break;
-            }
-        }
-    }
-    if (first == UINT32_MAX)
+    const char *e = t->src + t->len, *p = t->src;
+    unsigned cp = 0;
+    while ((p = py_next_ts_blank(p, e, &cp)) && in_token(t, (uint32_t)(p - t->src)))
+        p++;
+    if (!p)
         return 0;
+    *why = cp == 0x0B     ? "invalid non-printable character U+000B"
+           : cp == 0xFEFF ? "invalid non-printable character U+FEFF"
+           : cp == 0x2060 ? "invalid non-printable character U+2060"
+                          : "invalid non-printable character U+200B";
     unsigned line = 1;
-    for (const char *p = t->src; (p = memchr(p, '\n', (size_t)(t->src + first - p))) != NULL; p++)
+    for (const char *q = t->src; (q = memchr(q, '\n', (size_t)(p - q))) != NULL; q++)
         line++;
     return line;
 }

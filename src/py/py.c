@@ -113,6 +113,29 @@ int py_check_syntax(const py_tree *t)
                           py_col(e), (int)show, s);
 }
 
+const char *py_next_ts_blank(const char *p, const char *end, unsigned *cp)
+{
+    static const struct {
+        const char *bytes;
+        unsigned cp;
+    } blanks[] = {
+        {"\v", 0x0B}, {"\xef\xbb\xbf", 0xFEFF}, {"\xe2\x81\xa0", 0x2060}, {"\xe2\x80\x8b", 0x200B}};
+    const char *first = NULL;
+    for (size_t k = 0; k < sizeof(blanks) / sizeof(blanks[0]); k++) {
+        size_t n = strlen(blanks[k].bytes);
+        const char *stop = first ? first : end;
+        for (const char *q = p; q < stop && (q = memchr(q, blanks[k].bytes[0], (size_t)(stop - q)));
+             q++)
+            if ((size_t)(end - q) >= n && !memcmp(q, blanks[k].bytes, n)) {
+                first = q;
+                if (cp)
+                    *cp = blanks[k].cp;
+                break;
+            }
+    }
+    return first;
+}
+
 const char *py_text(const py_tree *t, TSNode n, size_t *len)
 {
     uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);

@@ -42,6 +42,12 @@ int py_first_error(const py_tree *t, TSNode *err);
  * first error and returns PGCI_EINVALID; returns 0 when the tree is clean. */
 int py_check_syntax(const py_tree *t);
 
+/* The characters tree-sitter-python's grammar skips as blank between tokens (its
+ * extras) where CPython's tokenizer refuses them ("invalid non-printable
+ * character"): a vertical tab, U+FEFF, U+2060 and U+200B. The first of them in
+ * [p, end), its code point in *cp (when cp is not NULL); NULL when there is none. */
+const char *py_next_ts_blank(const char *p, const char *end, unsigned *cp);
+
 /* The node's source bytes (not NUL-terminated) and their length. */
 const char *py_text(const py_tree *t, TSNode n, size_t *len);
 /* A malloc'ed NUL-terminated copy of the node's source. */

@@ -13,6 +13,7 @@
 
 #include "core/error.h"
 #include "core/vec.h"
+#include "py/py.h"
 
 /* f-strings nest (a field's string may be an f-string); deeper is declined */
 #define MAX_NEST 16
@@ -522,27 +523,13 @@ decline:
     return PGCI_EUNSUPPORTED;
 }
 
-/* Whether src[0..len) holds a character tree-sitter-python skips as blank (its
- * grammar's extras) where the scan sees code: a vertical tab, U+FEFF, U+2060,
- * U+200B. A statement whose line starts with one starts past it in the tree
- * (fuzz_pytop: a byte order mark on line 2); CPython refuses all four outside
- * strings and comments, and the real corpus has none anywhere. */
-static bool has_ts_blank(const char *src, size_t len)
-{
-    if (memchr(src, '\v', len))
-        return true;
-    static const char *const seq[] = {"\xef\xbb\xbf", "\xe2\x81\xa0", "\xe2\x80\x8b"};
-    for (size_t i = 0; i < sizeof(seq) / sizeof(seq[0]); i++)
-        for (const char *p = src, *e = src + len; (p = memchr(p, seq[i][0], (size_t)(e - p))); p++)
-            if (e - p >= 3 && !memcmp(p, seq[i], 3))
-                return true;
-    return false;
-}
-
 static bool readable(const char *src, size_t len)
 {
+    /* a character tree-sitter skips as blank where the scan sees code: a statement
+     * whose line starts with one starts past it in the tree (fuzz_pytop: a byte
+     * order mark on line 2); the real corpus has none anywhere */
     return len <= UINT32_MAX / 2 && !memchr(src, '\r', len) && !memchr(src, '\0', len) &&
-           !has_ts_blank(src, len);
+           !py_next_ts_blank(src, src + len, NULL);
 }
 
 int py_top_split(const char *src, size_t len, py_top **tops, size_t *n)
